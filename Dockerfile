@@ -1,0 +1,22 @@
+# Hearth in a container: a static binary on a small base, run as an unprivileged user, with
+# all state in the /data volume.
+#   docker build -t hearth --build-arg VERSION=1.0.0 .
+#   docker run -p 8080:8080 -v hearth-data:/data -e HEARTH_BASE_URL=https://chat.example.com hearth
+FROM golang:1.26-bookworm AS build
+WORKDIR /src
+COPY go.mod go.sum ./
+RUN go mod download
+COPY . .
+ARG VERSION=dev
+RUN CGO_ENABLED=0 go build -trimpath -ldflags "-s -w -X main.version=${VERSION}" -o /out/hearth ./cmd/hearth
+
+FROM alpine:3.22
+RUN adduser -D -H -u 10001 hearth && mkdir /data && chown hearth:hearth /data
+COPY --from=build /out/hearth /usr/local/bin/hearth
+USER hearth
+VOLUME /data
+ENV HEARTH_DATA=/data HEARTH_ADDR=:8080
+EXPOSE 8080
+HEALTHCHECK --interval=30s --timeout=3s --start-period=10s \
+  CMD wget -q -O /dev/null http://127.0.0.1:8080/healthz || exit 1
+ENTRYPOINT ["hearth"]

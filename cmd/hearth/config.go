@@ -1,0 +1,178 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"log/slog"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"hearth/auth"
+	"hearth/blob"
+	"hearth/engine"
+)
+
+// Config is everything the server is told at start, from flags and HEARTH_* variables.
+type Config struct {
+	Addr           string
+	Data           string
+	BaseURL        string
+	Bucket         string
+	TrustedIssuers []string
+	Owner          string
+	Name           string
+	TLSCert        string
+	TLSKey         string
+	UpdateFeed     string
+	LogLevel       string
+	NoLocalIssuer  bool
+}
+
+// listFlag is a repeatable flag; from the environment it takes a comma-separated list.
+type listFlag []string
+
+func (l *listFlag) String() string { return strings.Join(*l, ",") }
+
+func (l *listFlag) Set(v string) error {
+	for _, s := range strings.Split(v, ",") {
+		if s = strings.TrimSpace(s); s != "" {
+			*l = append(*l, s)
+		}
+	}
+	return nil
+}
+
+// serveFlags declares the server's flags on fs.
+func serveFlags(fs *flag.FlagSet, c *Config) {
+	fs.StringVar(&c.Addr, "addr", ":8080", "address to listen on")
+	fs.StringVar(&c.Data, "data", "./data", "data directory: database, keys, files")
+	fs.StringVar(&c.BaseURL, "base-url", "http://localhost:8080", "the server's canonical URL, also the token audience")
+	fs.StringVar(&c.Bucket, "bucket", "", "file bucket URL (file://, s3://, gs://, azblob://, mem://); default file://<data>/files")
+	fs.Var((*listFlag)(&c.TrustedIssuers), "trusted-issuer", "token issuer to trust (repeatable; comma list in the environment)")
+	fs.StringVar(&c.Owner, "owner", "", "the login ISS#SUB that becomes the owner (default: the first person to join)")
+	fs.StringVar(&c.Name, "name", "Hearth", "the community's name when it is created")
+	fs.StringVar(&c.TLSCert, "tls-cert", "", "TLS certificate file (with -tls-key)")
+	fs.StringVar(&c.TLSKey, "tls-key", "", "TLS key file (with -tls-cert)")
+	fs.StringVar(&c.UpdateFeed, "update-feed", "", "URL of a JSON feed of releases per track, checked at most daily")
+	fs.StringVar(&c.LogLevel, "log-level", "info", "debug, info, warn or error")
+	fs.BoolVar(&c.NoLocalIssuer, "no-local-issuer", false, "do not act as a token issuer; trust only -trusted-issuer")
+}
+
+// parseFlags parses args, then fills every flag not given on the command line from its
+// HEARTH_<NAME> variable (-base-url reads HEARTH_BASE_URL).
+func parseFlags(fs *flag.FlagSet, args []string) error {
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	given := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+	var err error
+	fs.VisitAll(func(f *flag.Flag) {
+		if given[f.Name] || err != nil {
+			return
+		}
+		name := "HEARTH_" + strings.ToUpper(strings.ReplaceAll(f.Name, "-", "_"))
+		if v, ok := os.LookupEnv(name); ok {
+			if e := fs.Set(f.Name, v); e != nil {
+				err = fmt.Errorf("%s: %v", name, e)
+			}
+		}
+	})
+	return err
+}
+
+// validate checks the configuration before anything starts, so a mistake is one clear line.
+func (c *Config) validate() error {
+	u, err := url.Parse(c.BaseURL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" {
+		return fmt.Errorf("-base-url %q must be an absolute http or https URL without query or fragment", c.BaseURL)
+	}
+	c.BaseURL = strings.TrimSuffix(c.BaseURL, "/")
+	if c.Bucket != "" {
+		if err := blob.ValidateURL(c.Bucket); err != nil {
+			return fmt.Errorf("-bucket: %v", err)
+		}
+	}
+	for _, iss := range c.TrustedIssuers {
+		if err := auth.ValidateIssuerURL(iss); err != nil {
+			return fmt.Errorf("-trusted-issuer: %v", err)
+		}
+	}
+	if c.NoLocalIssuer && len(c.TrustedIssuers) == 0 {
+		return errors.New("-no-local-issuer needs at least one -trusted-issuer, or nobody could log in")
+	}
+	if c.Owner != "" {
+		if _, err := c.ownerLogin(); err != nil {
+			return err
+		}
+	}
+	if (c.TLSCert == "") != (c.TLSKey == "") {
+		return errors.New("-tls-cert and -tls-key go together")
+	}
+	if c.UpdateFeed != "" {
+		if u, err := url.Parse(c.UpdateFeed); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return fmt.Errorf("-update-feed %q must be an http or https URL", c.UpdateFeed)
+		}
+	}
+	if _, err := c.level(); err != nil {
+		return err
+	}
+	return checkWritableDir(c.Data)
+}
+
+// ownerLogin parses -owner ISS#SUB.
+func (c *Config) ownerLogin() (*engine.Login, error) {
+	if c.Owner == "" {
+		return nil, nil
+	}
+	iss, sub, ok := strings.Cut(c.Owner, "#")
+	if !ok || iss == "" || sub == "" {
+		return nil, fmt.Errorf("-owner %q must be ISSUER#SUBJECT, e.g. https://login.example.com#alice", c.Owner)
+	}
+	return &engine.Login{Issuer: strings.TrimSuffix(iss, "/"), Subject: sub}, nil
+}
+
+// issuers is every issuer the server trusts: itself (unless told not to) and -trusted-issuer.
+func (c *Config) issuers() []string {
+	var out []string
+	if !c.NoLocalIssuer {
+		out = append(out, c.BaseURL)
+	}
+	for _, iss := range c.TrustedIssuers {
+		out = append(out, strings.TrimSuffix(iss, "/"))
+	}
+	return out
+}
+
+func (c *Config) level() (slog.Level, error) {
+	var l slog.Level
+	if err := l.UnmarshalText([]byte(c.LogLevel)); err != nil {
+		return 0, fmt.Errorf("-log-level %q must be debug, info, warn or error", c.LogLevel)
+	}
+	return l, nil
+}
+
+// checkWritableDir creates dir if needed and proves we can write in it.
+func checkWritableDir(dir string) error {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("-data %s: cannot create the data directory: %v", dir, unwrapPathError(err))
+	}
+	f, err := os.CreateTemp(dir, ".write-check-*")
+	if err != nil {
+		return fmt.Errorf("-data %s: the data directory is not writable: %v", dir, unwrapPathError(err))
+	}
+	name := f.Name()
+	f.Close()
+	return os.Remove(filepath.Clean(name))
+}
+
+func unwrapPathError(err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}

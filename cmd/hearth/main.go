@@ -1,0 +1,62 @@
+// Command hearth is the Hearth community chat server.
+//
+//	hearth [serve] [flags]     run the server (the default)
+//	hearth token [flags]       print a login token from the local issuer
+//	hearth version             print the version
+//
+// Every flag can also be set with HEARTH_<NAME> in the environment (-base-url reads
+// HEARTH_BASE_URL). `hearth <command> -h` lists a command's flags.
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+)
+
+// version is set at build time with -ldflags "-X main.version=1.2.3".
+var version = "dev"
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// run dispatches to a command and returns the exit code: 2 for bad flags or configuration.
+func run(args []string, stdout, stderr io.Writer) int {
+	cmd := "serve"
+	if len(args) > 0 && len(args[0]) > 0 && args[0][0] != '-' {
+		cmd, args = args[0], args[1:]
+	}
+	var err error
+	switch cmd {
+	case "serve":
+		err = serve(args, stdout, stderr)
+	case "token":
+		err = token(args, stdout, stderr)
+	case "version":
+		fmt.Fprintln(stdout, version)
+	default:
+		err = usageError{fmt.Errorf("unknown command %q: use serve, token or version", cmd)}
+	}
+	var ue usageError
+	switch {
+	case err == nil:
+		return 0
+	case errors.Is(err, flag.ErrHelp):
+		return 0
+	case errors.As(err, &ue):
+		fmt.Fprintln(stderr, "hearth:", ue.err)
+		return 2
+	default:
+		fmt.Fprintln(stderr, "hearth:", err)
+		return 1
+	}
+}
+
+// usageError is a mistake in flags or configuration: one line, exit code 2.
+type usageError struct{ err error }
+
+func (e usageError) Error() string { return e.err.Error() }
+func (e usageError) Unwrap() error { return e.err }

@@ -1,0 +1,395 @@
+package engine
+
+import (
+	"maps"
+	"slices"
+	"sort"
+	"strings"
+
+	"hearth/engine/store"
+	"hearth/engine/store/storepb"
+	svcv1 "hearth/proto/svc/v1"
+)
+
+// Directory is the community's small state in memory: settings, members, channels and their
+// membership, roles, blocks and mutes. Messages, read states and the event log stay in Badger.
+//
+// A published Directory is immutable and shared: handlers read it without locks, and every
+// event in the hub carries the Directory of its batch, so delivery decides visibility against
+// the community exactly as it was when the event happened. The writer changes a draft copy
+// (maps are cloned on first write, values replaced, never mutated), writes the same change to
+// Badger in the same step, and publishes the draft after the commit. A failed batch simply
+// drops its draft.
+type Directory struct {
+	// seq is the seq of the newest event whose change this Directory includes.
+	seq int64
+
+	settings   *storepb.Settings
+	members    map[string]*storepb.MemberRecord
+	byLogin    map[login]string
+	byUsername map[string]string
+	byBotHash  map[[32]byte]string
+	channels   map[string]*storepb.ChannelRecord
+	dms        map[string]string              // dmKey(member ids) -> channel id
+	joined     map[string]map[string]struct{} // channel id -> members who joined it (OPT_IN TEXT)
+	roles      map[string]*svcv1.Role
+	blocks     map[string]map[string]struct{} // blocker -> blocked
+	mutes      map[string]map[string]struct{} // muter -> muted
+}
+
+type login struct{ iss, sub string }
+
+// Seq is the seq of the newest event the Directory includes.
+func (d *Directory) Seq() int64 { return d.seq }
+
+func emptyDirectory() *Directory {
+	return &Directory{
+		settings:   &storepb.Settings{},
+		members:    map[string]*storepb.MemberRecord{},
+		byLogin:    map[login]string{},
+		byUsername: map[string]string{},
+		byBotHash:  map[[32]byte]string{},
+		channels:   map[string]*storepb.ChannelRecord{},
+		dms:        map[string]string{},
+		joined:     map[string]map[string]struct{}{},
+		roles:      map[string]*svcv1.Role{},
+		blocks:     map[string]map[string]struct{}{},
+		mutes:      map[string]map[string]struct{}{},
+	}
+}
+
+// loadDirectory reads the small state from the database when the engine opens.
+func loadDirectory(r *store.Reader, seq int64) (*Directory, error) {
+	d := &draft{Directory: emptyDirectory(), owned: ^uint16(0)}
+	s, err := r.Settings()
+	if err != nil {
+		return nil, err
+	}
+	if s != nil {
+		d.settings = s
+	}
+	err = r.Members(func(m *storepb.MemberRecord) error {
+		d.setMember(m)
+		return nil
+	})
+	if err == nil {
+		err = r.Channels(func(c *storepb.ChannelRecord) error {
+			d.setChannel(c)
+			return nil
+		})
+	}
+	if err == nil {
+		err = r.Joined(func(ch, m string) error {
+			d.setJoined(ch, m, true)
+			return nil
+		})
+	}
+	if err == nil {
+		err = r.Roles(func(role *svcv1.Role) error {
+			d.setRole(role)
+			return nil
+		})
+	}
+	if err == nil {
+		err = r.Blocks(func(a, b string) error {
+			d.setBlock(a, b, true)
+			return nil
+		})
+	}
+	if err == nil {
+		err = r.Mutes(func(a, b string) error {
+			d.setMute(a, b, true)
+			return nil
+		})
+	}
+	if err != nil {
+		return nil, err
+	}
+	return d.publish(seq), nil
+}
+
+// --- reads ---
+
+// Settings are the community's settings.
+func (d *Directory) Settings() *storepb.Settings { return d.settings }
+
+// Member returns a member row in any state, or nil.
+func (d *Directory) Member(id string) *storepb.MemberRecord { return d.members[id] }
+
+// Active returns the member if it is currently in the community, else nil.
+func (d *Directory) Active(id string) *storepb.MemberRecord {
+	if m := d.members[id]; m != nil && m.GetState() == storepb.MemberState_MEMBER_STATE_ACTIVE {
+		return m
+	}
+	return nil
+}
+
+// MemberByLogin returns the member row of a login, in any state, or nil.
+func (d *Directory) MemberByLogin(iss, sub string) *storepb.MemberRecord {
+	return d.members[d.byLogin[login{iss, sub}]]
+}
+
+// BotByTokenHash returns the active bot holding the token, or nil.
+func (d *Directory) BotByTokenHash(h [32]byte) *storepb.MemberRecord {
+	return d.Active(d.byBotHash[h])
+}
+
+// UsernameTaken reports whether a username (any case) belongs to a member other than except.
+func (d *Directory) UsernameTaken(name, except string) bool {
+	id, ok := d.byUsername[strings.ToLower(name)]
+	return ok && id != except
+}
+
+// ActiveMembers returns the members currently in the community, sorted by username.
+func (d *Directory) ActiveMembers() []*storepb.MemberRecord {
+	out := make([]*storepb.MemberRecord, 0, len(d.members))
+	for _, m := range d.members {
+		if m.GetState() == storepb.MemberState_MEMBER_STATE_ACTIVE {
+			out = append(out, m)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].GetMember().GetUsername() < out[j].GetMember().GetUsername() })
+	return out
+}
+
+// ActiveCount is the number of members currently in the community.
+func (d *Directory) ActiveCount() int {
+	n := 0
+	for _, m := range d.members {
+		if m.GetState() == storepb.MemberState_MEMBER_STATE_ACTIVE {
+			n++
+		}
+	}
+	return n
+}
+
+// Rank is a member's permission rank; MEMBER_ROLE_UNSPECIFIED for someone not in the
+// community.
+func (d *Directory) Rank(id string) svcv1.MemberRole {
+	if m := d.Active(id); m != nil {
+		return m.GetMember().GetRole()
+	}
+	return svcv1.MemberRole_MEMBER_ROLE_UNSPECIFIED
+}
+
+// Channel returns a channel row or nil.
+func (d *Directory) Channel(id string) *storepb.ChannelRecord { return d.channels[id] }
+
+// DM returns the DM channel between exactly these members, or nil.
+func (d *Directory) DM(memberIDs []string) *storepb.ChannelRecord {
+	return d.channels[d.dms[dmKey(memberIDs)]]
+}
+
+// Channels returns every channel row, sorted for the sidebar.
+func (d *Directory) Channels() []*storepb.ChannelRecord {
+	out := slices.Collect(maps.Values(d.channels))
+	sortChannels(out)
+	return out
+}
+
+// Role returns a custom role or nil.
+func (d *Directory) Role(id string) *svcv1.Role { return d.roles[id] }
+
+// Roles returns the custom roles sorted by position (then name, so the order is stable).
+func (d *Directory) Roles() []*svcv1.Role {
+	out := slices.Collect(maps.Values(d.roles))
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].GetPosition() != out[j].GetPosition() {
+			return out[i].GetPosition() < out[j].GetPosition()
+		}
+		return out[i].GetName() < out[j].GetName()
+	})
+	return out
+}
+
+// Blocked reports whether a blocked b.
+func (d *Directory) Blocked(a, b string) bool {
+	_, ok := d.blocks[a][b]
+	return ok
+}
+
+// Muted reports whether a muted b.
+func (d *Directory) Muted(a, b string) bool {
+	_, ok := d.mutes[a][b]
+	return ok
+}
+
+// BlockedIDs and MutedIDs list whom a member blocked or muted, sorted.
+func (d *Directory) BlockedIDs(id string) []string { return sortedKeys(d.blocks[id]) }
+func (d *Directory) MutedIDs(id string) []string   { return sortedKeys(d.mutes[id]) }
+
+// Joined reports whether a member joined a TEXT channel (OPT_IN mode).
+func (d *Directory) Joined(channelID, memberID string) bool {
+	_, ok := d.joined[channelID][memberID]
+	return ok
+}
+
+// JoinedCount is how many members joined a TEXT channel.
+func (d *Directory) JoinedCount(channelID string) int { return len(d.joined[channelID]) }
+
+func sortedKeys(m map[string]struct{}) []string {
+	out := slices.Collect(maps.Keys(m))
+	slices.Sort(out)
+	return out
+}
+
+// dmKey identifies a DM by its set of members.
+func dmKey(ids []string) string {
+	s := slices.Clone(ids)
+	slices.Sort(s)
+	return strings.Join(slices.Compact(s), ",")
+}
+
+// sortChannels orders channels for the sidebar: by category, then position, then name, then
+// creation.
+func sortChannels(cs []*storepb.ChannelRecord) {
+	sort.Slice(cs, func(i, j int) bool {
+		a, b := cs[i].GetChannel(), cs[j].GetChannel()
+		if a.GetCategory() != b.GetCategory() {
+			return a.GetCategory() < b.GetCategory()
+		}
+		if a.GetPosition() != b.GetPosition() {
+			return a.GetPosition() < b.GetPosition()
+		}
+		if a.GetName() != b.GetName() {
+			return a.GetName() < b.GetName()
+		}
+		return a.GetId() < b.GetId()
+	})
+}
+
+// --- the writer's draft ---
+
+// draft is a Directory being changed by the writer. Each map is cloned the first time the
+// batch writes to it, and each inner set the first time it is written, so a published
+// Directory is never touched.
+type draft struct {
+	*Directory
+	owned      uint16
+	ownedInner map[innerSet]bool
+}
+
+// innerSet names one inner set of a nested map: which map (by its ownership bit) and which key.
+type innerSet struct {
+	bit uint16
+	key string
+}
+
+const (
+	ownMembers uint16 = 1 << iota
+	ownLogins
+	ownUsernames
+	ownBots
+	ownChannels
+	ownDMs
+	ownJoined
+	ownRoles
+	ownBlocks
+	ownMutes
+)
+
+func (d *Directory) newDraft() *draft {
+	c := *d
+	return &draft{Directory: &c}
+}
+
+// publish ends the draft: the Directory it returns must not be changed again.
+func (d *draft) publish(seq int64) *Directory {
+	d.seq = seq
+	out := d.Directory
+	d.Directory = nil
+	return out
+}
+
+func own[K comparable, V any](d *draft, bit uint16, m *map[K]V) {
+	if d.owned&bit == 0 {
+		*m = maps.Clone(*m)
+		d.owned |= bit
+	}
+}
+
+func (d *draft) setSettings(s *storepb.Settings) { d.settings = s }
+
+// setMember adds or replaces a member row and keeps the lookups in step with it.
+func (d *draft) setMember(m *storepb.MemberRecord) {
+	id := m.GetMember().GetId()
+	own(d, ownMembers, &d.members)
+	if old := d.members[id]; old != nil {
+		if old.GetIssuer() != "" {
+			own(d, ownLogins, &d.byLogin)
+			delete(d.byLogin, login{old.GetIssuer(), old.GetSubject()})
+		}
+		own(d, ownUsernames, &d.byUsername)
+		delete(d.byUsername, strings.ToLower(old.GetMember().GetUsername()))
+		if len(old.GetBotTokenHash()) == 32 {
+			own(d, ownBots, &d.byBotHash)
+			delete(d.byBotHash, [32]byte(old.GetBotTokenHash()))
+		}
+	}
+	d.members[id] = m
+	if m.GetIssuer() != "" {
+		own(d, ownLogins, &d.byLogin)
+		d.byLogin[login{m.GetIssuer(), m.GetSubject()}] = id
+	}
+	// A deleted bot frees its username; everyone else keeps theirs, to come back to.
+	if m.GetState() != storepb.MemberState_MEMBER_STATE_DELETED {
+		own(d, ownUsernames, &d.byUsername)
+		d.byUsername[strings.ToLower(m.GetMember().GetUsername())] = id
+		if len(m.GetBotTokenHash()) == 32 {
+			own(d, ownBots, &d.byBotHash)
+			d.byBotHash[[32]byte(m.GetBotTokenHash())] = id
+		}
+	}
+}
+
+func (d *draft) setChannel(c *storepb.ChannelRecord) {
+	own(d, ownChannels, &d.channels)
+	d.channels[c.GetChannel().GetId()] = c
+	if c.GetChannel().GetKind() == svcv1.ChannelKind_CHANNEL_KIND_DM {
+		own(d, ownDMs, &d.dms)
+		d.dms[dmKey(c.GetChannel().GetMemberIds())] = c.GetChannel().GetId()
+	}
+}
+
+func (d *draft) setRole(r *svcv1.Role) {
+	own(d, ownRoles, &d.roles)
+	d.roles[r.GetId()] = r
+}
+
+func (d *draft) deleteRole(id string) {
+	own(d, ownRoles, &d.roles)
+	delete(d.roles, id)
+}
+
+func (d *draft) setJoined(channelID, memberID string, on bool) {
+	d.setIn(ownJoined, &d.joined, channelID, memberID, on)
+}
+
+func (d *draft) setBlock(a, b string, on bool) { d.setIn(ownBlocks, &d.blocks, a, b, on) }
+func (d *draft) setMute(a, b string, on bool)  { d.setIn(ownMutes, &d.mutes, a, b, on) }
+
+// setIn adds or removes b in the set outer[a], cloning what a published Directory shares.
+func (d *draft) setIn(bit uint16, outer *map[string]map[string]struct{}, a, b string, on bool) {
+	own(d, bit, outer)
+	if d.ownedInner == nil {
+		d.ownedInner = map[innerSet]bool{}
+	}
+	which := innerSet{bit, a}
+	set := (*outer)[a]
+	if set == nil {
+		set = map[string]struct{}{}
+	} else if !d.ownedInner[which] {
+		set = maps.Clone(set)
+	}
+	d.ownedInner[which] = true
+	if on {
+		set[b] = struct{}{}
+	} else {
+		delete(set, b)
+	}
+	if len(set) == 0 {
+		delete(*outer, a)
+		return
+	}
+	(*outer)[a] = set
+}

@@ -1,0 +1,294 @@
+// Package engine is the community itself: members, channels, messages, read states, roles,
+// moderation, invites, events and presence. It knows nothing of HTTP or of the wire: the web
+// package authenticates callers and maps the engine's errors to Connect codes.
+//
+// Reads run on the published Directory (the small state, in memory) and on Badger read
+// transactions. Every change goes through the one writer (writer.go), which commits many
+// changes with one sync and hands their events to the hub (hub.go) for the Subscribe streams.
+package engine
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"strconv"
+	"sync/atomic"
+	"time"
+
+	"hearth/engine/store"
+	"hearth/engine/store/storepb"
+	svcv1 "hearth/proto/svc/v1"
+)
+
+// Options configure an Engine. Zero values take the defaults noted.
+type Options struct {
+	// BaseURL is the server's canonical URL (GetServerInfo.base_url, the JWT audience).
+	BaseURL string
+	// TrustedIssuers are listed in GetServerInfo.
+	TrustedIssuers []string
+	// Owner, when set, is the login that becomes the owner on Join (instead of the first
+	// person to join).
+	Owner *Login
+	// Name is the community's name when the database is new (default "Hearth").
+	Name string
+	// Version is the server's version (GetMe.server_version; default "dev").
+	Version string
+	// Updates, when set, tells GetMe about newer versions.
+	Updates UpdateChecker
+	// BotRate and BotBurst limit how fast each bot sends (default 20/s, burst 40).
+	BotRate  float64
+	BotBurst int
+	// ReplayDays and ReplayEvents: the event log keeps at least this many days and at least
+	// this many events (default 7 and 100,000).
+	ReplayDays   int
+	ReplayEvents int
+	// RingSize is how many of the newest events the hub keeps for the streams; a stream that
+	// falls further behind gets resync (default 8192).
+	RingSize int
+	// Heartbeat is how often a stream gets a heartbeat (default 25 s).
+	Heartbeat time.Duration
+	// PresenceGrace is how long a member stays ONLINE after their last stream closes
+	// (default 30 s).
+	PresenceGrace time.Duration
+	// Now is the clock (default time.Now).
+	Now func() time.Time
+	// Log receives the engine's log lines (default slog.Default()).
+	Log *slog.Logger
+}
+
+// Login is a person's identity: the pair (issuer, subject).
+type Login struct {
+	Issuer, Subject string
+}
+
+// UpdateChecker answers GetMe.update_available.
+type UpdateChecker interface {
+	// Newer returns a newer version than current on the same track, or "".
+	Newer(current, track string) string
+}
+
+// Engine is one open community.
+type Engine struct {
+	opts Options
+	db   *store.DB
+	log  *slog.Logger
+	now  func() time.Time
+
+	dir      atomic.Pointer[Directory]
+	hub      *hub
+	seq      int64 // the writer's: seq of the newest committed event
+	presence *presence
+	limits   *limiter
+	// logStart is the seq of the oldest event kept in the log (0 while it is empty).
+	logStart atomic.Int64
+
+	queue      chan *change
+	closing    chan struct{}
+	writerDone chan struct{}
+	jobsDone   chan struct{}
+	closed     atomic.Bool
+}
+
+// Open starts the engine on an open database. The caller closes the database after Close.
+func Open(db *store.DB, opts Options) (*Engine, error) {
+	if opts.Name == "" {
+		opts.Name = "Hearth"
+	}
+	if opts.Version == "" {
+		opts.Version = "dev"
+	}
+	if opts.BotRate == 0 {
+		opts.BotRate = 20
+	}
+	if opts.BotBurst == 0 {
+		opts.BotBurst = 40
+	}
+	if opts.ReplayDays == 0 {
+		opts.ReplayDays = 7
+	}
+	if opts.ReplayEvents == 0 {
+		opts.ReplayEvents = 100_000
+	}
+	if opts.RingSize == 0 {
+		opts.RingSize = 8192
+	}
+	if opts.Heartbeat == 0 {
+		opts.Heartbeat = 25 * time.Second
+	}
+	if opts.PresenceGrace == 0 {
+		opts.PresenceGrace = 30 * time.Second
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if opts.Log == nil {
+		opts.Log = slog.Default()
+	}
+	e := &Engine{
+		opts:       opts,
+		db:         db,
+		log:        opts.Log,
+		now:        opts.Now,
+		queue:      make(chan *change, maxBatch),
+		closing:    make(chan struct{}),
+		writerDone: make(chan struct{}),
+		jobsDone:   make(chan struct{}),
+	}
+	var dir *Directory
+	err := db.View(func(r *store.Reader) error {
+		seq, err := r.LastSeq()
+		if err != nil {
+			return err
+		}
+		e.seq = seq
+		first, err := r.FirstSeq()
+		if err != nil {
+			return err
+		}
+		e.logStart.Store(first)
+		dir, err = loadDirectory(r, seq)
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("load the community: %w", err)
+	}
+	e.dir.Store(dir)
+	e.hub = newHub(opts.RingSize, e.seq, dir)
+	e.limits = newLimiter(e.now)
+	e.presence = newPresence(opts.PresenceGrace, func(id string, p svcv1.Presence) {
+		e.hub.publishEphemeral(&svcv1.Event{AtMs: e.now().UnixMilli(), Kind: &svcv1.Event_Presence{
+			Presence: &svcv1.PresenceEvent{MemberId: id, Presence: p},
+		}}, toEveryone())
+	})
+	go e.runWriter()
+	go e.runJobs()
+	if err := e.initSettings(); err != nil {
+		e.Close()
+		return nil, err
+	}
+	return e, nil
+}
+
+// runJobs does the background work every minute until Close.
+func (e *Engine) runJobs() {
+	defer close(e.jobsDone)
+	t := time.NewTicker(time.Minute)
+	defer t.Stop()
+	for {
+		select {
+		case <-e.closing:
+			return
+		case <-t.C:
+			if err := e.PruneLog(); err != nil && CodeOf(err) != CodeUnavailable {
+				e.log.Error("pruning the event log", "err", err)
+			}
+		}
+	}
+}
+
+// PruneLog deletes the events beyond the kept window now; it also runs every minute.
+func (e *Engine) PruneLog() error { return e.pruneLog() }
+
+// initSettings writes the settings row of a new community.
+func (e *Engine) initSettings() error {
+	if e.dir.Load().Settings().GetChannelMode() != svcv1.ChannelMode_CHANNEL_MODE_UNSPECIFIED {
+		return nil
+	}
+	_, err := write(e, func(tx *Tx) (struct{}, error) {
+		return struct{}{}, tx.putSettings(&storepb.Settings{
+			Name:        e.opts.Name,
+			ChannelMode: svcv1.ChannelMode_CHANNEL_MODE_ROLES,
+		})
+	})
+	return err
+}
+
+// CloseStreams ends every Subscribe stream; the server calls it first when shutting down so
+// that the HTTP server can drain.
+func (e *Engine) CloseStreams() { e.hub.close() }
+
+// Close ends the streams, applies the changes already queued and stops the writer. Calls made
+// afterwards get ErrClosed.
+func (e *Engine) Close() {
+	if e.closed.Swap(true) {
+		return
+	}
+	e.hub.close()
+	close(e.closing)
+	<-e.jobsDone
+	<-e.writerDone
+}
+
+// Dir is the community as of the newest commit.
+func (e *Engine) Dir() *Directory { return e.dir.Load() }
+
+// Seq is the seq of the newest event handlers can see.
+func (e *Engine) Seq() int64 { return e.dir.Load().Seq() }
+
+// Caller is who makes a call: an active member.
+type Caller struct {
+	ID string
+}
+
+// MemberForLogin returns the active member of a login.
+func (e *Engine) MemberForLogin(l Login) (Caller, bool) {
+	m := e.dir.Load().MemberByLogin(l.Issuer, l.Subject)
+	if m == nil || m.GetState() != storepb.MemberState_MEMBER_STATE_ACTIVE {
+		return Caller{}, false
+	}
+	return Caller{ID: m.GetMember().GetId()}, true
+}
+
+// BotForTokenHash returns the bot holding a token.
+func (e *Engine) BotForTokenHash(h [32]byte) (Caller, bool) {
+	m := e.dir.Load().BotByTokenHash(h)
+	if m == nil {
+		return Caller{}, false
+	}
+	return Caller{ID: m.GetMember().GetId()}, true
+}
+
+// NeedsSetup reports whether the owner has not finished the setup wizard yet.
+func (e *Engine) NeedsSetup() bool { return !e.dir.Load().Settings().GetSetupComplete() }
+
+// IsOwner reports whether the caller owns the community.
+func (e *Engine) IsOwner(c Caller) bool {
+	return e.dir.Load().Rank(c.ID) == svcv1.MemberRole_MEMBER_ROLE_OWNER
+}
+
+// member returns the caller's row, or permission_denied when they are no longer in the
+// community (left, kicked or banned since they authenticated).
+func (d *Directory) caller(c Caller) (*storepb.MemberRecord, error) {
+	if m := d.Active(c.ID); m != nil {
+		return m, nil
+	}
+	return nil, denied("you are not a member of this community")
+}
+
+// requireRank fails unless the caller has at least the rank.
+func (d *Directory) requireRank(c Caller, min svcv1.MemberRole, what string) (*storepb.MemberRecord, error) {
+	m, err := d.caller(c)
+	if err != nil {
+		return nil, err
+	}
+	if m.GetMember().GetRole() < min {
+		return nil, denied("%s needs the %s rank or higher", what, rankName(min))
+	}
+	return m, nil
+}
+
+func rankName(r svcv1.MemberRole) string {
+	switch r {
+	case svcv1.MemberRole_MEMBER_ROLE_MODERATOR:
+		return "moderator"
+	case svcv1.MemberRole_MEMBER_ROLE_ADMIN:
+		return "admin"
+	case svcv1.MemberRole_MEMBER_ROLE_OWNER:
+		return "owner"
+	}
+	return "member"
+}
+
+func isNotFound(err error) bool { return errors.Is(err, store.ErrNotFound) }
+
+func itoa(i int) string { return strconv.Itoa(i) }

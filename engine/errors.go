@@ -1,0 +1,73 @@
+package engine
+
+import (
+	"errors"
+	"fmt"
+	"time"
+)
+
+// Code says what kind of failure an Error is; the web layer maps each to one Connect code.
+type Code int
+
+const (
+	CodeInternal Code = iota
+	CodeInvalidArgument
+	CodeNotFound
+	CodeAlreadyExists
+	CodePermissionDenied
+	CodeFailedPrecondition
+	CodeResourceExhausted
+	CodeUnauthenticated
+	CodeUnavailable
+	CodeUnimplemented
+)
+
+// Error is the engine's error: a code and a message for the person who made the call. Messages
+// say what was wrong with the input, never internals.
+type Error struct {
+	Code Code
+	Msg  string
+	// RetryAfter is set on rate limit errors: how long until the call may succeed.
+	RetryAfter time.Duration
+}
+
+func (e *Error) Error() string { return e.Msg }
+
+func newError(code Code, format string, args ...any) *Error {
+	return &Error{Code: code, Msg: fmt.Sprintf(format, args...)}
+}
+
+func invalid(format string, args ...any) *Error { return newError(CodeInvalidArgument, format, args...) }
+func notFound(format string, args ...any) *Error {
+	return newError(CodeNotFound, format, args...)
+}
+func denied(format string, args ...any) *Error { return newError(CodePermissionDenied, format, args...) }
+func precondition(format string, args ...any) *Error {
+	return newError(CodeFailedPrecondition, format, args...)
+}
+func exists(format string, args ...any) *Error { return newError(CodeAlreadyExists, format, args...) }
+
+// rateLimited is a resource_exhausted error that says when to retry.
+func rateLimited(what string, wait time.Duration) *Error {
+	wait = wait.Round(time.Millisecond)
+	if wait < time.Millisecond {
+		wait = time.Millisecond
+	}
+	return &Error{
+		Code:       CodeResourceExhausted,
+		Msg:        fmt.Sprintf("%s: rate limit reached; retry in %s", what, wait),
+		RetryAfter: wait,
+	}
+}
+
+// ErrClosed is returned by calls made while the server shuts down.
+var ErrClosed = &Error{Code: CodeUnavailable, Msg: "the server is shutting down"}
+
+// CodeOf returns the code of an engine error, CodeInternal for anything else.
+func CodeOf(err error) Code {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Code
+	}
+	return CodeInternal
+}

@@ -1,0 +1,148 @@
+package engine
+
+import (
+	"sync"
+
+	"hearth/engine/store/storepb"
+	svcv1 "hearth/proto/svc/v1"
+)
+
+// The hub hands committed events (and ephemeral ones: typing, presence) to the open Subscribe
+// streams. It is a ring of the newest events that every stream reads at its own pace with its
+// own cursor:
+//   - publishing is O(1) for the writer, whatever the number of streams;
+//   - each stream filters what it may see in its own goroutine, against the Directory the
+//     event carries (the community as of the event's batch);
+//   - all streams share one Frame per event, so each wire encoding is computed once;
+//   - a slow or dead stream costs the others nothing: it falls behind, and when the ring has
+//     moved on by more than its size the stream gets resync and ends. The ring is the bounded
+//     buffer of every stream at once, so idle streams cost no buffer of their own.
+
+// hubEntry is one event in the ring.
+type hubEntry struct {
+	frame *Frame
+	aud   *storepb.Audience
+	dir   *Directory
+}
+
+type hub struct {
+	mu     sync.RWMutex
+	ring   []hubEntry
+	head   uint64 // position the next entry takes
+	seq    int64  // seq of the newest logged event published
+	dir    *Directory
+	wake   chan struct{} // closed and replaced on every publish
+	closed bool
+}
+
+func newHub(size int, seq int64, dir *Directory) *hub {
+	return &hub{ring: make([]hubEntry, size), seq: seq, dir: dir, wake: make(chan struct{})}
+}
+
+// publish appends entries that share one Directory and wakes every stream.
+func (h *hub) publish(entries []hubEntry, dir *Directory) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.closed {
+		return
+	}
+	for _, en := range entries {
+		en.dir = dir
+		h.ring[h.head%uint64(len(h.ring))] = en
+		h.head++
+		if s := en.frame.Event.GetSeq(); s > 0 {
+			h.seq = s
+		}
+	}
+	h.dir = dir
+	close(h.wake)
+	h.wake = make(chan struct{})
+}
+
+// publishEphemeral adds one event that is not logged (seq 0) against the newest Directory.
+func (h *hub) publishEphemeral(ev *svcv1.Event, aud *storepb.Audience) {
+	h.mu.RLock()
+	dir := h.dir
+	h.mu.RUnlock()
+	h.publish([]hubEntry{{frame: newFrame(ev), aud: aud}}, dir)
+}
+
+// cursor is where a new stream starts reading: everything logged up to seq is in the database,
+// everything after arrives in the ring from pos.
+type cursor struct {
+	pos uint64
+	seq int64
+	dir *Directory
+}
+
+func (h *hub) cursor() cursor {
+	h.mu.RLock()
+	defer h.mu.RUnlock()
+	return cursor{pos: h.head, seq: h.seq, dir: h.dir}
+}
+
+// readResult is what a stream gets from one read of the ring.
+type readResult struct {
+	entries []hubEntry
+	next    uint64
+	lost    bool          // the stream fell further behind than the ring holds
+	closed  bool          // the hub is closing
+	wake    chan struct{} // closed at the next publish
+}
+
+// read copies the entries from pos on into buf.
+func (h *hub) read(pos uint64, buf []hubEntry) readResult {
+	h.mu.RLock()
+	defer h.mu.RUnlock()
+	if h.head-pos > uint64(len(h.ring)) {
+		return readResult{lost: true}
+	}
+	for p := pos; p < h.head; p++ {
+		buf = append(buf, h.ring[p%uint64(len(h.ring))])
+	}
+	return readResult{entries: buf, next: h.head, closed: h.closed, wake: h.wake}
+}
+
+// close ends every stream.
+func (h *hub) close() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if !h.closed {
+		h.closed = true
+		close(h.wake)
+	}
+}
+
+// Frame is one event as the streams send it. Every stream that receives the event shares the
+// same Frame, so each wire format is encoded once, by whichever stream needs it first.
+type Frame struct {
+	Event *svcv1.Event
+
+	mu  sync.Mutex
+	enc []encoding
+}
+
+type encoding struct {
+	format string
+	bytes  []byte
+}
+
+func newFrame(ev *svcv1.Event) *Frame { return &Frame{Event: ev} }
+
+// Encoded returns the event encoded in format, encoding it with marshal the first time. The
+// bytes are shared: callers must not change them.
+func (f *Frame) Encoded(format string, marshal func(*svcv1.Event) ([]byte, error)) ([]byte, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for _, e := range f.enc {
+		if e.format == format {
+			return e.bytes, nil
+		}
+	}
+	b, err := marshal(f.Event)
+	if err != nil {
+		return nil, err
+	}
+	f.enc = append(f.enc, encoding{format, b})
+	return b, nil
+}

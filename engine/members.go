@@ -1,0 +1,301 @@
+package engine
+
+import (
+	"context"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+	"golang.org/x/time/rate"
+	"google.golang.org/protobuf/proto"
+
+	"hearth/engine/store/storepb"
+	svcv1 "hearth/proto/svc/v1"
+)
+
+// Join limits: 10 per minute per client address (DECISIONS.md).
+var joinRate = rate.Every(6 * time.Second)
+
+const joinBurst = 10
+
+// JoinInput is a Join call: who the token says the person is, and what they sent.
+type JoinInput struct {
+	Login Login
+	// The token's preferred_username and name claims, for the username.
+	PreferredUsername, Name string
+	// ClientAddr is the address the call came from, for the rate limit.
+	ClientAddr string
+	Req        *svcv1.JoinRequest
+}
+
+// Join makes the person a member (or returns their existing member).
+func (e *Engine) Join(ctx context.Context, in JoinInput) (*svcv1.Member, bool, error) {
+	if wait := e.limits.allow("join:"+in.ClientAddr, joinRate, joinBurst); wait > 0 {
+		return nil, false, rateLimited("joining", wait)
+	}
+	req := in.Req
+	if err := checkLen("display_name", req.GetDisplayName(), displayNameMax); err != nil {
+		return nil, false, err
+	}
+	if err := checkLen("bio", req.GetBio(), bioMax); err != nil {
+		return nil, false, err
+	}
+	if err := checkWebURL("avatar_url", req.GetAvatarUrl(), avatarURLMax); err != nil {
+		return nil, false, err
+	}
+	for i, a := range req.GetAnswers() {
+		if err := checkLen("answers["+itoa(i)+"]", a, joinAnswerMax); err != nil {
+			return nil, false, err
+		}
+	}
+	type joined struct {
+		m       *svcv1.Member
+		created bool
+	}
+	out, err := write(e, func(tx *Tx) (joined, error) {
+		d := tx.Dir()
+		rec := d.MemberByLogin(in.Login.Issuer, in.Login.Subject)
+		if rec != nil {
+			switch rec.GetState() {
+			case storepb.MemberState_MEMBER_STATE_ACTIVE:
+				return joined{m: e.memberView(rec.GetMember()), created: false}, nil
+			case storepb.MemberState_MEMBER_STATE_BANNED:
+				return joined{}, denied("this login is banned from the community")
+			}
+		}
+		if err := e.admit(tx, req); err != nil {
+			return joined{}, err
+		}
+		m, err := e.addMember(tx, rec, in)
+		if err != nil {
+			return joined{}, err
+		}
+		return joined{m: e.memberView(m), created: true}, nil
+	})
+	return out.m, out.created, err
+}
+
+// admit checks what a newcomer must bring: the invite of an invite-only community and one answer
+// per join question. It uses up one invite use.
+func (e *Engine) admit(tx *Tx, req *svcv1.JoinRequest) error {
+	s := tx.Dir().Settings()
+	if q, a := len(s.GetJoinQuestions()), len(req.GetAnswers()); q != a {
+		return invalid("answers has %s; the community asks %s", plural(a, "answer", "answers"), plural(q, "question", "questions"))
+	}
+	if !s.GetInviteOnly() {
+		return nil
+	}
+	code := strings.ToUpper(strings.TrimSpace(req.GetInviteCode()))
+	if code == "" {
+		return denied("this community is invite only: invite_code is required")
+	}
+	inv, err := tx.read().Invite(code)
+	if isNotFound(err) || (err == nil && inv.GetRevoked()) {
+		return denied("invite_code %q is not a valid invite", req.GetInviteCode())
+	}
+	if err != nil {
+		return err
+	}
+	i := inv.GetInvite()
+	if i.GetExpiresAtMs() > 0 && tx.NowMs() >= i.GetExpiresAtMs() {
+		return denied("invite_code %q has expired", req.GetInviteCode())
+	}
+	if i.GetMaxUses() > 0 && i.GetUses() >= i.GetMaxUses() {
+		return denied("invite_code %q has been used up", req.GetInviteCode())
+	}
+	inv = proto.Clone(inv).(*storepb.InviteRecord)
+	inv.Invite.Uses++
+	return tx.write().PutInvite(inv)
+}
+
+// addMember creates a member for a login, or brings back one who left (same id).
+func (e *Engine) addMember(tx *Tx, prev *storepb.MemberRecord, in JoinInput) (*svcv1.Member, error) {
+	d := tx.Dir()
+	req := in.Req
+	var m *svcv1.Member
+	if prev != nil {
+		m = proto.Clone(prev.GetMember()).(*svcv1.Member)
+		// Someone coming back starts over as a plain member.
+		m.Role = svcv1.MemberRole_MEMBER_ROLE_MEMBER
+		m.RoleIds = nil
+	} else {
+		base := normalizeUsername(firstNonEmpty(in.PreferredUsername, in.Name, in.Login.Subject))
+		m = &svcv1.Member{
+			Id:       uuid.Must(uuid.NewV7()).String(),
+			Kind:     svcv1.MemberKind_MEMBER_KIND_HUMAN,
+			Role:     svcv1.MemberRole_MEMBER_ROLE_MEMBER,
+			Username: uniqueUsername(base, func(u string) bool { return d.UsernameTaken(u, "") }),
+		}
+		m.DisplayName = firstNonEmpty(in.Name, m.Username)
+	}
+	m.JoinedAtMs = tx.NowMs()
+	if req.GetDisplayName() != "" {
+		m.DisplayName = req.GetDisplayName()
+	}
+	if req.GetAvatarUrl() != "" {
+		m.AvatarUrl = req.GetAvatarUrl()
+	}
+	if req.GetBio() != "" {
+		m.Bio = req.GetBio()
+	}
+	s := d.Settings()
+	becomesOwner := s.GetOwnerId() == "" &&
+		(e.opts.Owner == nil || *e.opts.Owner == in.Login)
+	if becomesOwner {
+		m.Role = svcv1.MemberRole_MEMBER_ROLE_OWNER
+		s = proto.Clone(s).(*storepb.Settings)
+		s.OwnerId = m.Id
+		if err := tx.putSettings(s); err != nil {
+			return nil, err
+		}
+	}
+	rec := &storepb.MemberRecord{
+		Member:  m,
+		Issuer:  in.Login.Issuer,
+		Subject: in.Login.Subject,
+		State:   storepb.MemberState_MEMBER_STATE_ACTIVE,
+	}
+	if err := tx.putMember(rec); err != nil {
+		return nil, err
+	}
+	if err := e.joinDefaultChannels(tx, m.Id); err != nil {
+		return nil, err
+	}
+	if _, err := tx.emit(toEveryone(), &svcv1.Event{Kind: &svcv1.Event_MemberJoined{MemberJoined: m}}); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// GetMe is the caller's member, with the server's version for admins and the owner.
+func (e *Engine) GetMe(ctx context.Context, c Caller, _ *svcv1.GetMeRequest) (*svcv1.GetMeResponse, error) {
+	rec, err := e.dir.Load().caller(c)
+	if err != nil {
+		return nil, err
+	}
+	out := &svcv1.GetMeResponse{Member: e.memberView(rec.GetMember())}
+	if rec.GetMember().GetRole() >= svcv1.MemberRole_MEMBER_ROLE_ADMIN {
+		out.ServerVersion = e.opts.Version
+		out.ServerTrack = TrackOf(e.opts.Version)
+		if e.opts.Updates != nil {
+			out.UpdateAvailable = e.opts.Updates.Newer(out.ServerVersion, out.ServerTrack)
+		}
+	}
+	return out, nil
+}
+
+// TrackOf tells a version's release track from its form: "1.4.0" is stable, "1.5.0-beta.2"
+// (or -rc) beta, "nightly-2026-11-20" and development builds ("dev") nightly.
+func TrackOf(version string) string {
+	v := strings.ToLower(version)
+	switch {
+	case v == "dev" || strings.Contains(v, "nightly"):
+		return "nightly"
+	case strings.Contains(v, "beta") || strings.Contains(v, "-rc"):
+		return "beta"
+	}
+	return "stable"
+}
+
+// UpdateProfile changes the caller's own profile fields that are set.
+func (e *Engine) UpdateProfile(ctx context.Context, c Caller, req *svcv1.UpdateProfileRequest) (*svcv1.UpdateProfileResponse, error) {
+	if req.Username != nil {
+		if err := checkUsername("username", req.GetUsername()); err != nil {
+			return nil, err
+		}
+	}
+	if err := checkLen("display_name", req.GetDisplayName(), displayNameMax); err != nil {
+		return nil, err
+	}
+	if req.DisplayName != nil && strings.TrimSpace(req.GetDisplayName()) == "" {
+		return nil, invalid("display_name must not be empty")
+	}
+	if err := checkLen("bio", req.GetBio(), bioMax); err != nil {
+		return nil, err
+	}
+	if err := checkLen("status_text", req.GetStatusText(), statusTextMax); err != nil {
+		return nil, err
+	}
+	if err := checkBytes("status_emoji", req.GetStatusEmoji(), statusEmojiMax); err != nil {
+		return nil, err
+	}
+	if req.GetAvatarUrl() != "" {
+		return nil, &Error{Code: CodeUnimplemented, Msg: "avatar_url from an upload arrives with file uploads; an empty string removes the avatar"}
+	}
+	return write(e, func(tx *Tx) (*svcv1.UpdateProfileResponse, error) {
+		d := tx.Dir()
+		rec, err := d.caller(c)
+		if err != nil {
+			return nil, err
+		}
+		if req.Username != nil && d.UsernameTaken(req.GetUsername(), c.ID) {
+			return nil, exists("username %q is taken", req.GetUsername())
+		}
+		rec = proto.Clone(rec).(*storepb.MemberRecord)
+		m := rec.Member
+		if req.Username != nil {
+			m.Username = req.GetUsername()
+		}
+		if req.DisplayName != nil {
+			m.DisplayName = req.GetDisplayName()
+		}
+		if req.AvatarUrl != nil {
+			m.AvatarUrl = req.GetAvatarUrl()
+		}
+		if req.Bio != nil {
+			m.Bio = req.GetBio()
+		}
+		if req.StatusText != nil {
+			m.StatusText = req.GetStatusText()
+		}
+		if req.StatusEmoji != nil {
+			m.StatusEmoji = req.GetStatusEmoji()
+		}
+		if err := tx.putMember(rec); err != nil {
+			return nil, err
+		}
+		if err := e.emitMemberUpdated(tx, m); err != nil {
+			return nil, err
+		}
+		return &svcv1.UpdateProfileResponse{Member: e.memberView(m)}, nil
+	})
+}
+
+func (e *Engine) emitMemberUpdated(tx *Tx, m *svcv1.Member) error {
+	_, err := tx.emit(toEveryone(), &svcv1.Event{Kind: &svcv1.Event_MemberUpdated{MemberUpdated: m}})
+	return err
+}
+
+// ListMembers is everyone currently in the community.
+func (e *Engine) ListMembers(ctx context.Context, c Caller, _ *svcv1.ListMembersRequest) (*svcv1.ListMembersResponse, error) {
+	d := e.dir.Load()
+	if _, err := d.caller(c); err != nil {
+		return nil, err
+	}
+	return &svcv1.ListMembersResponse{Members: e.memberViews(d)}, nil
+}
+
+func (e *Engine) memberViews(d *Directory) []*svcv1.Member {
+	recs := d.ActiveMembers()
+	out := make([]*svcv1.Member, len(recs))
+	for i, r := range recs {
+		out[i] = e.memberView(r.GetMember())
+	}
+	return out
+}
+
+// memberView is a member as the API shows it: the stored row plus live presence.
+func (e *Engine) memberView(m *svcv1.Member) *svcv1.Member {
+	out := proto.Clone(m).(*svcv1.Member)
+	out.Presence = e.presence.get(m.GetId())
+	return out
+}
+
+func firstNonEmpty(ss ...string) string {
+	for _, s := range ss {
+		if strings.TrimSpace(s) != "" {
+			return s
+		}
+	}
+	return ""
+}

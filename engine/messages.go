@@ -1,0 +1,408 @@
+package engine
+
+import (
+	"context"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+	"unicode"
+
+	"github.com/google/uuid"
+	"golang.org/x/time/rate"
+	"google.golang.org/protobuf/proto"
+
+	"hearth/engine/store/storepb"
+	svcv1 "hearth/proto/svc/v1"
+)
+
+// People send at most 5 messages a second with a burst of 10 (API.md); bots at -bot-rate.
+const (
+	personRate  = rate.Limit(5)
+	personBurst = 10
+)
+
+// clientIDTTL is how long a client_id makes SendMessage idempotent.
+const clientIDTTL = 24 * time.Hour
+
+// mentionPattern finds `<@member_id>` mentions.
+var mentionPattern = regexp.MustCompile(`<@([0-9a-fA-F-]{36})>`)
+
+// SendMessage posts a message or a thread reply.
+func (e *Engine) SendMessage(ctx context.Context, c Caller, req *svcv1.SendMessageRequest) (*svcv1.SendMessageResponse, error) {
+	if err := checkMessageText(req.GetText(), len(req.GetAttachmentIds()) > 0); err != nil {
+		return nil, err
+	}
+	if n := len(req.GetAttachmentIds()); n > attachmentsMax {
+		return nil, invalid("attachment_ids has %d ids; the limit is %d", n, attachmentsMax)
+	}
+	if len(req.GetAttachmentIds()) > 0 {
+		return nil, &Error{Code: CodeUnimplemented, Msg: "attachments arrive with file uploads"}
+	}
+	if err := checkBytes("client_id", req.GetClientId(), clientIDMax); err != nil {
+		return nil, err
+	}
+	if err := e.sendAllowed(c); err != nil {
+		return nil, err
+	}
+	return write(e, func(tx *Tx) (*svcv1.SendMessageResponse, error) {
+		m, err := e.send(tx, c, req)
+		if err != nil {
+			return nil, err
+		}
+		return &svcv1.SendMessageResponse{Message: m}, nil
+	})
+}
+
+// sendAllowed applies the per-member send rate.
+func (e *Engine) sendAllowed(c Caller) error {
+	m := e.dir.Load().Active(c.ID)
+	if m == nil {
+		return denied("you are not a member of this community")
+	}
+	every, burst := personRate, personBurst
+	if m.GetMember().GetKind() == svcv1.MemberKind_MEMBER_KIND_BOT {
+		every, burst = rate.Limit(e.opts.BotRate), e.opts.BotBurst
+	}
+	if wait := e.limits.allow("send:"+c.ID, every, burst); wait > 0 {
+		return rateLimited("sending messages", wait)
+	}
+	return nil
+}
+
+// send is SendMessage inside the writer.
+func (e *Engine) send(tx *Tx, c Caller, req *svcv1.SendMessageRequest) (*svcv1.Message, error) {
+	d := tx.Dir()
+	if _, err := d.caller(c); err != nil {
+		return nil, err
+	}
+	rec, err := d.visibleChannel(c, req.GetChannelId())
+	if err != nil {
+		return nil, err
+	}
+	ch := rec.GetChannel()
+	if id := req.GetClientId(); id != "" {
+		prev, err := tx.read().ClientID(c.ID, id)
+		if err != nil {
+			return nil, err
+		}
+		if prev != nil && tx.NowMs()-prev.GetCreatedAtMs() < clientIDTTL.Milliseconds() {
+			m, err := tx.read().Message(prev.GetMessageId())
+			if err == nil {
+				return m, nil
+			}
+			if !isNotFound(err) {
+				return nil, err
+			}
+		}
+	}
+	if ch.GetKind() == svcv1.ChannelKind_CHANNEL_KIND_DM {
+		if err := dmBlocked(d, c.ID, ch.GetMemberIds()); err != nil {
+			return nil, err
+		}
+	}
+	var root *svcv1.Message
+	if rootID := req.GetThreadRootId(); rootID != "" {
+		if root, err = threadRoot(tx, ch.GetId(), rootID); err != nil {
+			return nil, err
+		}
+	}
+	seq := tx.nextSeq()
+	m := &svcv1.Message{
+		Id:           uuid.Must(uuid.NewV7()).String(),
+		ChannelId:    ch.GetId(),
+		AuthorId:     c.ID,
+		Text:         req.GetText(),
+		CreatedAtMs:  tx.NowMs(),
+		ThreadRootId: req.GetThreadRootId(),
+		ClientId:     req.GetClientId(),
+		Seq:          seq,
+		CreatedSeq:   seq,
+	}
+	entry := &storepb.MessageEntry{
+		MessageId:   m.Id,
+		AuthorId:    c.ID,
+		ThreadReply: root != nil,
+		MentionIds:  mentions(d, m.Text),
+		CreatedAtMs: m.CreatedAtMs,
+	}
+	if err := tx.write().AddMessage(m, entry); err != nil {
+		return nil, err
+	}
+	if _, err := tx.emit(toChannel(ch.GetId()), &svcv1.Event{Kind: &svcv1.Event_MessageCreated{MessageCreated: m}}); err != nil {
+		return nil, err
+	}
+	if root != nil {
+		root = proto.Clone(root).(*svcv1.Message)
+		root.ReplyCount++
+		root.LastReplyAtMs = m.CreatedAtMs
+		if err := e.messageUpdated(tx, root); err != nil {
+			return nil, err
+		}
+	}
+	if err := e.unhideDM(tx, rec); err != nil {
+		return nil, err
+	}
+	if err := tx.write().PutReadState(c.ID, ch.GetId(), seq); err != nil {
+		return nil, err
+	}
+	if m.ClientId != "" {
+		rec := &storepb.ClientIDRecord{MessageId: m.Id, CreatedAtMs: m.CreatedAtMs}
+		if err := tx.write().PutClientID(c.ID, m.ClientId, rec, clientIDTTL); err != nil {
+			return nil, err
+		}
+	}
+	return m, nil
+}
+
+// threadRoot finds the root of a reply: a top-level, not deleted message of the channel.
+func threadRoot(tx *Tx, channelID, rootID string) (*svcv1.Message, error) {
+	root, err := tx.read().Message(rootID)
+	if isNotFound(err) || (err == nil && root.GetChannelId() != channelID) {
+		return nil, notFound("thread_root_id %s is not a message of this channel", rootID)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if root.GetThreadRootId() != "" {
+		return nil, invalid("thread_root_id %s is itself a reply; reply to its root %s", rootID, root.GetThreadRootId())
+	}
+	if root.GetDeleted() {
+		return nil, precondition("thread_root_id %s was deleted", rootID)
+	}
+	return root, nil
+}
+
+// dmBlocked refuses a DM action when the caller and another member blocked each other.
+func dmBlocked(d *Directory, caller string, members []string) error {
+	for _, other := range members {
+		if other != caller && (d.Blocked(caller, other) || d.Blocked(other, caller)) {
+			return denied("you and a member of this DM have blocked each other")
+		}
+	}
+	return nil
+}
+
+// unhideDM puts back the members who hid a DM, now that someone wrote there.
+func (e *Engine) unhideDM(tx *Tx, rec *storepb.ChannelRecord) error {
+	if len(rec.GetHiddenMemberIds()) == 0 {
+		return nil
+	}
+	back := rec.GetHiddenMemberIds()
+	rec = proto.Clone(rec).(*storepb.ChannelRecord)
+	rec.HiddenMemberIds = nil
+	if err := tx.putChannel(rec); err != nil {
+		return err
+	}
+	_, err := e.channelUpdated(tx, rec, toMembers(back...))
+	return err
+}
+
+// mentions lists the members a text mentions, once each.
+func mentions(d *Directory, text string) []string {
+	var out []string
+	for _, m := range mentionPattern.FindAllStringSubmatch(text, -1) {
+		id := strings.ToLower(m[1])
+		if d.Member(id) != nil && !slices.Contains(out, id) {
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+func checkMessageText(text string, hasAttachments bool) error {
+	if err := checkLen("text", text, messageTextMax); err != nil {
+		return err
+	}
+	if strings.TrimSpace(text) == "" && !hasAttachments {
+		return invalid("text must not be empty (or send an attachment)")
+	}
+	return nil
+}
+
+// messageUpdated bumps a message's seq to the event that changes it, stores it and emits
+// message_updated.
+func (e *Engine) messageUpdated(tx *Tx, m *svcv1.Message) error {
+	m.Seq = tx.nextSeq()
+	if err := tx.write().PutMessage(m); err != nil {
+		return err
+	}
+	_, err := tx.emit(toChannel(m.GetChannelId()), &svcv1.Event{Kind: &svcv1.Event_MessageUpdated{MessageUpdated: m}})
+	return err
+}
+
+// visibleMessage finds a message in a channel the caller can see.
+func (e *Engine) visibleMessage(tx *Tx, c Caller, id string) (*svcv1.Message, *storepb.ChannelRecord, error) {
+	if id == "" {
+		return nil, nil, invalid("message_id is required")
+	}
+	m, err := tx.read().Message(id)
+	if isNotFound(err) {
+		return nil, nil, notFound("message %s does not exist", id)
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	d := tx.Dir()
+	if _, err := d.caller(c); err != nil {
+		return nil, nil, err
+	}
+	rec := d.Channel(m.GetChannelId())
+	if !d.Sees(c.ID, rec) {
+		return nil, nil, denied("you cannot see this message")
+	}
+	return m, rec, nil
+}
+
+// EditMessage changes the text of the caller's own message.
+func (e *Engine) EditMessage(ctx context.Context, c Caller, req *svcv1.EditMessageRequest) (*svcv1.EditMessageResponse, error) {
+	if err := checkLen("text", req.GetText(), messageTextMax); err != nil {
+		return nil, err
+	}
+	return write(e, func(tx *Tx) (*svcv1.EditMessageResponse, error) {
+		m, _, err := e.visibleMessage(tx, c, req.GetMessageId())
+		if err != nil {
+			return nil, err
+		}
+		if m.GetAuthorId() != c.ID {
+			return nil, denied("only the author can edit a message")
+		}
+		if m.GetDeleted() {
+			return nil, precondition("message %s was deleted", m.GetId())
+		}
+		if err := checkMessageText(req.GetText(), len(m.GetAttachments()) > 0); err != nil {
+			return nil, err
+		}
+		m = proto.Clone(m).(*svcv1.Message)
+		m.Text = req.GetText()
+		m.EditedAtMs = tx.NowMs()
+		entry, err := tx.read().Entry(m.GetChannelId(), m.GetCreatedSeq())
+		if err != nil {
+			return nil, err
+		}
+		entry.MentionIds = mentions(tx.Dir(), m.Text)
+		if err := tx.write().PutEntry(m.GetChannelId(), m.GetCreatedSeq(), entry); err != nil {
+			return nil, err
+		}
+		if err := e.messageUpdated(tx, m); err != nil {
+			return nil, err
+		}
+		return &svcv1.EditMessageResponse{Message: m}, nil
+	})
+}
+
+// DeleteMessage deletes a message: the author, or a moderator or higher who sees the channel.
+func (e *Engine) DeleteMessage(ctx context.Context, c Caller, req *svcv1.DeleteMessageRequest) (*svcv1.DeleteMessageResponse, error) {
+	return write(e, func(tx *Tx) (*svcv1.DeleteMessageResponse, error) {
+		m, _, err := e.visibleMessage(tx, c, req.GetMessageId())
+		if err != nil {
+			return nil, err
+		}
+		if m.GetAuthorId() != c.ID && tx.Dir().Rank(c.ID) < svcv1.MemberRole_MEMBER_ROLE_MODERATOR {
+			return nil, denied("only the author or a moderator can delete a message")
+		}
+		if m.GetDeleted() {
+			return &svcv1.DeleteMessageResponse{}, nil
+		}
+		m = proto.Clone(m).(*svcv1.Message)
+		m.Deleted = true
+		m.Text = ""
+		m.Attachments = nil
+		m.Reactions = nil
+		m.Seq = tx.nextSeq()
+		entry, err := tx.read().Entry(m.GetChannelId(), m.GetCreatedSeq())
+		if err != nil {
+			return nil, err
+		}
+		entry.DeletedSeq = m.Seq
+		entry.MentionIds = nil
+		if err := tx.write().PutEntry(m.GetChannelId(), m.GetCreatedSeq(), entry); err != nil {
+			return nil, err
+		}
+		if err := tx.write().PutMessage(m); err != nil {
+			return nil, err
+		}
+		if _, err := tx.emit(toChannel(m.GetChannelId()), &svcv1.Event{Kind: &svcv1.Event_MessageDeleted{MessageDeleted: m}}); err != nil {
+			return nil, err
+		}
+		return &svcv1.DeleteMessageResponse{}, nil
+	})
+}
+
+var shortcodePattern = regexp.MustCompile(`^:[a-z0-9_\-]{1,62}:$`)
+
+// checkEmoji accepts a `:shortcode:` or one unicode emoji (a short run without spaces, letters
+// or digits).
+func checkEmoji(s string) error {
+	if strings.HasPrefix(s, ":") {
+		if !shortcodePattern.MatchString(s) {
+			return invalid("emoji %q: a shortcode is :name: with 1 to %d of a-z, 0-9, hyphen and underscore", s, shortcodeMax)
+		}
+		return nil
+	}
+	if s == "" {
+		return invalid("emoji is required")
+	}
+	if err := checkBytes("emoji", s, emojiBytesMax); err != nil {
+		return err
+	}
+	for _, r := range s {
+		if unicode.IsSpace(r) || unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.IsControl(r) || r == '<' || r == '>' {
+			return invalid("emoji %q is neither a unicode emoji nor a :shortcode:", s)
+		}
+	}
+	return nil
+}
+
+// React adds or removes the caller's reaction.
+func (e *Engine) React(ctx context.Context, c Caller, req *svcv1.ReactRequest) (*svcv1.ReactResponse, error) {
+	if err := checkEmoji(req.GetEmoji()); err != nil {
+		return nil, err
+	}
+	return write(e, func(tx *Tx) (*svcv1.ReactResponse, error) {
+		m, _, err := e.visibleMessage(tx, c, req.GetMessageId())
+		if err != nil {
+			return nil, err
+		}
+		if m.GetDeleted() {
+			return nil, precondition("message %s was deleted", m.GetId())
+		}
+		next, changed, err := react(m, c.ID, req.GetEmoji(), req.GetRemove())
+		if err != nil {
+			return nil, err
+		}
+		if changed {
+			if err := e.messageUpdated(tx, next); err != nil {
+				return nil, err
+			}
+		}
+		return &svcv1.ReactResponse{Message: next}, nil
+	})
+}
+
+// react returns the message with the member's reaction added or removed, and whether that
+// changed anything.
+func react(m *svcv1.Message, member, emoji string, remove bool) (*svcv1.Message, bool, error) {
+	i := slices.IndexFunc(m.GetReactions(), func(r *svcv1.Reaction) bool { return r.GetEmoji() == emoji })
+	has := i >= 0 && slices.Contains(m.GetReactions()[i].GetMemberIds(), member)
+	if remove == !has {
+		return m, false, nil
+	}
+	if !remove && i < 0 && len(m.GetReactions()) >= reactionsMax {
+		return nil, false, invalid("message %s already has %d different emoji reactions; the limit is %d", m.GetId(), reactionsMax, reactionsMax)
+	}
+	m = proto.Clone(m).(*svcv1.Message)
+	switch {
+	case remove:
+		r := m.Reactions[i]
+		r.MemberIds = slices.DeleteFunc(r.MemberIds, func(id string) bool { return id == member })
+		if len(r.MemberIds) == 0 {
+			m.Reactions = slices.Delete(m.Reactions, i, i+1)
+		}
+	case i >= 0:
+		m.Reactions[i].MemberIds = append(m.Reactions[i].MemberIds, member)
+	default:
+		m.Reactions = append(m.Reactions, &svcv1.Reaction{Emoji: emoji, MemberIds: []string{member}})
+	}
+	return m, true, nil
+}

@@ -1,0 +1,182 @@
+package engine
+
+import (
+	"context"
+	"math"
+	"slices"
+
+	"hearth/engine/store"
+	svcv1 "hearth/proto/svc/v1"
+)
+
+// ListMessages pages through a channel's top-level messages or a thread's replies.
+func (e *Engine) ListMessages(ctx context.Context, c Caller, req *svcv1.ListMessagesRequest) (*svcv1.ListMessagesResponse, error) {
+	limit := int(req.GetLimit())
+	if limit == 0 {
+		limit = listMessagesDef
+	}
+	if limit < 1 || limit > listMessagesMax {
+		return nil, invalid("limit must be 1 to %d; got %d", listMessagesMax, req.GetLimit())
+	}
+	anchors := 0
+	for _, id := range []string{req.GetBeforeId(), req.GetAfterId(), req.GetAroundId()} {
+		if id != "" {
+			anchors++
+		}
+	}
+	if anchors > 1 {
+		return nil, invalid("set at most one of before_id, after_id and around_id")
+	}
+	d := e.dir.Load()
+	if _, err := d.caller(c); err != nil {
+		return nil, err
+	}
+	rec, err := d.visibleChannel(c, req.GetChannelId())
+	if err != nil {
+		return nil, err
+	}
+	chID := rec.GetChannel().GetId()
+	out := &svcv1.ListMessagesResponse{}
+	err = e.db.View(func(r *store.Reader) error {
+		ix := store.TopLevel(chID)
+		if root := req.GetThreadRootId(); root != "" {
+			m, err := r.Message(root)
+			if isNotFound(err) || (err == nil && m.GetChannelId() != chID) {
+				return notFound("thread_root_id %s is not a message of this channel", root)
+			}
+			if err != nil {
+				return err
+			}
+			if m.GetThreadRootId() != "" {
+				return invalid("thread_root_id %s is a reply, not a thread root", root)
+			}
+			ix = store.Thread(root)
+		}
+		anchor := func(field, id string) (int64, error) {
+			m, err := r.Message(id)
+			if isNotFound(err) || (err == nil && (m.GetChannelId() != chID || m.GetThreadRootId() != req.GetThreadRootId())) {
+				where := "this channel's top-level messages"
+				if req.GetThreadRootId() != "" {
+					where = "this thread"
+				}
+				return 0, notFound("%s %s is not among %s", field, id, where)
+			}
+			return m.GetCreatedSeq(), err
+		}
+		var ids []string
+		switch {
+		case req.GetBeforeId() != "":
+			s, err := anchor("before_id", req.GetBeforeId())
+			if err != nil {
+				return err
+			}
+			ids, out.HasMore, err = walk(r, ix, s-1, true, limit)
+			if err != nil {
+				return err
+			}
+		case req.GetAfterId() != "":
+			s, err := anchor("after_id", req.GetAfterId())
+			if err != nil {
+				return err
+			}
+			ids, out.HasMoreAfter, err = walk(r, ix, s+1, false, limit)
+			if err != nil {
+				return err
+			}
+			// The anchor itself is older than what is returned.
+			out.HasMore = true
+		case req.GetAroundId() != "":
+			s, err := anchor("around_id", req.GetAroundId())
+			if err != nil {
+				return err
+			}
+			older, hasMore, err := walk(r, ix, s-1, true, limit/2)
+			if err != nil {
+				return err
+			}
+			newer, hasMoreAfter, err := walk(r, ix, s, false, limit-len(older))
+			if err != nil {
+				return err
+			}
+			ids, out.HasMore, out.HasMoreAfter = append(older, newer...), hasMore, hasMoreAfter
+		default:
+			ids, out.HasMore, err = walk(r, ix, math.MaxInt64, true, limit)
+			if err != nil {
+				return err
+			}
+		}
+		out.Messages = make([]*svcv1.Message, 0, len(ids))
+		for _, id := range ids {
+			m, err := r.Message(id)
+			if err != nil {
+				return err
+			}
+			out.Messages = append(out.Messages, m)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// walk takes up to n message ids from seq `from` towards older or newer messages, oldest first,
+// and reports whether more lie beyond them.
+func walk(r *store.Reader, ix store.Index, from int64, older bool, n int) ([]string, bool, error) {
+	if n == 0 {
+		more := false
+		err := r.Walk(ix, from, older, func(int64, string) bool {
+			more = true
+			return false
+		})
+		return nil, more, err
+	}
+	var ids []string
+	more := false
+	err := r.Walk(ix, from, older, func(_ int64, id string) bool {
+		if len(ids) == n {
+			more = true
+			return false
+		}
+		ids = append(ids, id)
+		return true
+	})
+	if older {
+		slices.Reverse(ids)
+	}
+	return ids, more, err
+}
+
+// MarkRead moves the caller's read position in a channel (backwards too).
+func (e *Engine) MarkRead(ctx context.Context, c Caller, req *svcv1.MarkReadRequest) (*svcv1.MarkReadResponse, error) {
+	if req.GetSeq() < 0 {
+		return nil, invalid("seq must not be negative; got %d", req.GetSeq())
+	}
+	return write(e, func(tx *Tx) (*svcv1.MarkReadResponse, error) {
+		d := tx.Dir()
+		if _, err := d.caller(c); err != nil {
+			return nil, err
+		}
+		rec, err := d.visibleChannel(c, req.GetChannelId())
+		if err != nil {
+			return nil, err
+		}
+		chID := rec.GetChannel().GetId()
+		last, err := tx.read().LastMessageSeq(chID, tx.seq)
+		if err != nil {
+			return nil, err
+		}
+		if err := tx.write().PutReadState(c.ID, chID, min(req.GetSeq(), last)); err != nil {
+			return nil, err
+		}
+		rs, err := readState(tx.read(), d, c.ID, rec, tx.seq)
+		if err != nil {
+			return nil, err
+		}
+		if _, err := tx.emit(toMembers(c.ID), &svcv1.Event{Kind: &svcv1.Event_ReadState{ReadState: rs}}); err != nil {
+			return nil, err
+		}
+		return &svcv1.MarkReadResponse{ReadState: rs}, nil
+	})
+}

@@ -1,0 +1,134 @@
+package engine
+
+import (
+	"context"
+
+	"google.golang.org/protobuf/proto"
+
+	"hearth/engine/store/storepb"
+	svcv1 "hearth/proto/svc/v1"
+)
+
+// ProtocolVersion is GetServerInfo.protocol_version.
+const ProtocolVersion = 1
+
+// ServerInfo is the community's public card.
+func (e *Engine) ServerInfo() *svcv1.GetServerInfoResponse {
+	return e.serverInfo(e.dir.Load())
+}
+
+func (e *Engine) serverInfo(d *Directory) *svcv1.GetServerInfoResponse {
+	s := d.Settings()
+	return &svcv1.GetServerInfoResponse{
+		Name:            s.GetName(),
+		Description:     s.GetDescription(),
+		AccentColor:     s.GetAccentColor(),
+		BaseUrl:         e.opts.BaseURL,
+		InviteOnly:      s.GetInviteOnly(),
+		JoinQuestions:   s.GetJoinQuestions(),
+		MemberCount:     int32(d.ActiveCount()),
+		NeedsSetup:      !s.GetSetupComplete(),
+		ProtocolVersion: ProtocolVersion,
+		RetentionDays:   s.GetRetentionDays(),
+		TrustedIssuers:  e.opts.TrustedIssuers,
+	}
+}
+
+// UpdateServerSettings changes the settings that are set in the request.
+func (e *Engine) UpdateServerSettings(ctx context.Context, c Caller, req *svcv1.UpdateServerSettingsRequest) (*svcv1.GetServerInfoResponse, error) {
+	if err := checkSettings(req); err != nil {
+		return nil, err
+	}
+	return write(e, func(tx *Tx) (*svcv1.GetServerInfoResponse, error) {
+		d := tx.Dir()
+		if _, err := d.requireRank(c, svcv1.MemberRole_MEMBER_ROLE_ADMIN, "changing the settings"); err != nil {
+			return nil, err
+		}
+		if req.SetupComplete != nil && d.Rank(c.ID) != svcv1.MemberRole_MEMBER_ROLE_OWNER {
+			return nil, denied("only the owner can finish the setup")
+		}
+		if req.IconId != nil || req.BannerId != nil {
+			return nil, &Error{Code: CodeUnimplemented, Msg: "settings images arrive with file uploads"}
+		}
+		s := proto.Clone(d.Settings()).(*storepb.Settings)
+		oldMode := s.GetChannelMode()
+		if req.Name != nil {
+			s.Name = req.GetName()
+		}
+		if req.Description != nil {
+			s.Description = req.GetDescription()
+		}
+		if req.AccentColor != nil {
+			s.AccentColor = req.GetAccentColor()
+		}
+		if req.InviteOnly != nil {
+			s.InviteOnly = req.GetInviteOnly()
+		}
+		if req.RetentionDays != nil {
+			s.RetentionDays = req.GetRetentionDays()
+		}
+		if req.SetupComplete != nil {
+			s.SetupComplete = req.GetSetupComplete()
+		}
+		if req.GetSetJoinQuestions() {
+			s.JoinQuestions = req.GetJoinQuestions()
+		}
+		if req.ChannelMode != nil {
+			s.ChannelMode = req.GetChannelMode()
+		}
+		if err := tx.putSettings(s); err != nil {
+			return nil, err
+		}
+		if s.GetChannelMode() != oldMode {
+			if err := e.switchChannelMode(tx, s.GetChannelMode()); err != nil {
+				return nil, err
+			}
+		}
+		if _, err := tx.emit(toEveryone(), &svcv1.Event{Kind: &svcv1.Event_ServerUpdated{ServerUpdated: true}}); err != nil {
+			return nil, err
+		}
+		return e.serverInfo(tx.Dir()), nil
+	})
+}
+
+func checkSettings(req *svcv1.UpdateServerSettingsRequest) error {
+	if req.Name != nil {
+		if req.GetName() == "" {
+			return invalid("name must not be empty")
+		}
+		if err := checkLen("name", req.GetName(), serverNameMax); err != nil {
+			return err
+		}
+	}
+	if err := checkLen("description", req.GetDescription(), descriptionMax); err != nil {
+		return err
+	}
+	if err := checkColor("accent_color", req.GetAccentColor()); err != nil {
+		return err
+	}
+	if d := req.GetRetentionDays(); d < 0 || d > retentionDaysMax {
+		return invalid("retention_days must be 0 (keep forever) to %s; got %d", thousands(retentionDaysMax), d)
+	}
+	if req.ChannelMode != nil {
+		switch req.GetChannelMode() {
+		case svcv1.ChannelMode_CHANNEL_MODE_ROLES, svcv1.ChannelMode_CHANNEL_MODE_OPT_IN:
+		default:
+			return invalid("channel_mode must be CHANNEL_MODE_ROLES or CHANNEL_MODE_OPT_IN")
+		}
+	}
+	if !req.GetSetJoinQuestions() && len(req.GetJoinQuestions()) > 0 {
+		return invalid("join_questions is only applied with set_join_questions true")
+	}
+	if n := len(req.GetJoinQuestions()); n > joinQuestionsMax {
+		return invalid("join_questions has %d questions; the limit is %d", n, joinQuestionsMax)
+	}
+	for _, q := range req.GetJoinQuestions() {
+		if q == "" {
+			return invalid("join_questions must not contain an empty question")
+		}
+		if err := checkLen("each of join_questions", q, joinQuestionMax); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,102 @@
+package engine
+
+import (
+	"context"
+	"slices"
+
+	"google.golang.org/protobuf/proto"
+
+	"hearth/engine/store"
+	"hearth/engine/store/storepb"
+	svcv1 "hearth/proto/svc/v1"
+)
+
+// GetState is the caller's snapshot of the community, consistent with its seq. The small
+// state comes from one published Directory (which includes exactly the events up to its seq);
+// what lives in Badger (last_message_seq, unread and mention counts) is read bounded by that
+// seq, so a commit racing the read adds nothing above it.
+func (e *Engine) GetState(ctx context.Context, c Caller, _ *svcv1.GetStateRequest) (*svcv1.GetStateResponse, error) {
+	d := e.dir.Load()
+	me, err := d.caller(c)
+	if err != nil {
+		return nil, err
+	}
+	seq := d.Seq()
+	out := &svcv1.GetStateResponse{
+		Me:               e.memberView(me.GetMember()),
+		Members:          e.memberViews(d),
+		Roles:            d.Roles(),
+		ChannelMode:      d.Settings().GetChannelMode(),
+		MutedMemberIds:   d.MutedIDs(c.ID),
+		BlockedMemberIds: d.BlockedIDs(c.ID),
+		Seq:              seq,
+	}
+	err = e.db.View(func(r *store.Reader) error {
+		for _, rec := range d.Sidebar(c.ID) {
+			ch, err := e.channelView(r, rec, seq)
+			if err != nil {
+				return err
+			}
+			rs, err := readState(r, d, c.ID, rec, seq)
+			if err != nil {
+				return err
+			}
+			out.Channels = append(out.Channels, ch)
+			out.ReadStates = append(out.ReadStates, rs)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// channelView is a channel as the API shows it: the stored row plus its last_message_seq as of
+// seq.
+func (e *Engine) channelView(r *store.Reader, rec *storepb.ChannelRecord, seq int64) (*svcv1.Channel, error) {
+	ch := proto.Clone(rec.GetChannel()).(*svcv1.Channel)
+	last, err := r.LastMessageSeq(ch.GetId(), seq)
+	if err != nil {
+		return nil, err
+	}
+	ch.LastMessageSeq = last
+	return ch, nil
+}
+
+// readState computes a member's read state in a channel as of seq: unread_count counts the
+// top-level messages after last_read_seq that are not deleted, not the member's own and not from
+// members they muted or blocked; mention_count counts, in the same window and thread replies
+// included, those that mention the member (in a DM, every message from someone else).
+func readState(r *store.Reader, d *Directory, memberID string, rec *storepb.ChannelRecord, seq int64) (*svcv1.ReadState, error) {
+	chID := rec.GetChannel().GetId()
+	last, err := r.ReadState(memberID, chID)
+	if err != nil {
+		return nil, err
+	}
+	rs := &svcv1.ReadState{ChannelId: chID, LastReadSeq: last}
+	dm := rec.GetChannel().GetKind() == svcv1.ChannelKind_CHANNEL_KIND_DM
+	err = r.Entries(chID, last, seq, func(_ int64, en *storepb.MessageEntry) error {
+		if !counts(d, memberID, en, seq) {
+			return nil
+		}
+		if !en.GetThreadReply() {
+			rs.UnreadCount++
+		}
+		if dm || slices.Contains(en.GetMentionIds(), memberID) {
+			rs.MentionCount++
+		}
+		return nil
+	})
+	return rs, err
+}
+
+// counts reports whether a message counts toward a member's unread and mention counts as of
+// seq. Muting and blocking apply here, so a change of either is reflected at once.
+func counts(d *Directory, memberID string, en *storepb.MessageEntry, seq int64) bool {
+	if del := en.GetDeletedSeq(); del != 0 && del <= seq {
+		return false
+	}
+	author := en.GetAuthorId()
+	return author != memberID && !d.Muted(memberID, author) && !d.Blocked(memberID, author)
+}

@@ -1,0 +1,162 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/dgraph-io/badger/v4"
+)
+
+// Profile sizes Badger's memory use.
+type Profile string
+
+const (
+	// ProfileDefault keeps Badger's own defaults, sized for a server with memory to spare.
+	ProfileDefault Profile = "default"
+	// ProfileSmall fits a 512 MB VPS: small memtables and caches (see docs/performance.md).
+	ProfileSmall Profile = "small"
+)
+
+// ParseProfile checks a -memory value.
+func ParseProfile(s string) (Profile, error) {
+	switch Profile(s) {
+	case ProfileDefault, ProfileSmall:
+		return Profile(s), nil
+	}
+	return "", fmt.Errorf("unknown memory profile %q: use %q or %q", s, ProfileSmall, ProfileDefault)
+}
+
+// schemaVersion is written into a new database; Open refuses a database from a newer version.
+const schemaVersion = 1
+
+// DB is the open database.
+type DB struct {
+	bdb  *badger.DB
+	stop context.CancelFunc
+	done chan struct{}
+}
+
+// Open opens (or creates) the database in dir. Every commit is synced to disk: the engine's
+// single writer commits many changes at once, so one sync serves many of them.
+func Open(dir string, profile Profile, log *slog.Logger) (*DB, error) {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, err
+	}
+	opts := badger.DefaultOptions(dir).
+		WithSyncWrites(true).
+		WithLogger(badgerLogger{log}).
+		WithLoggingLevel(badger.WARNING)
+	if profile == ProfileSmall {
+		opts = opts.
+			WithMemTableSize(8 << 20).
+			WithNumMemtables(2).
+			WithBlockCacheSize(16 << 20).
+			WithIndexCacheSize(8 << 20).
+			WithValueLogFileSize(64 << 20).
+			WithNumLevelZeroTables(2).
+			WithNumLevelZeroTablesStall(4).
+			WithNumCompactors(2).
+			WithBaseTableSize(2 << 20).
+			WithValueThreshold(1 << 10)
+	}
+	bdb, err := badger.Open(opts)
+	if err != nil {
+		return nil, fmt.Errorf("open database in %s: %w", filepath.Clean(dir), err)
+	}
+	db := &DB{bdb: bdb, done: make(chan struct{})}
+	if err := db.checkSchema(); err != nil {
+		bdb.Close()
+		return nil, err
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	db.stop = cancel
+	go db.collectGarbage(ctx)
+	return db, nil
+}
+
+func (db *DB) checkSchema() error {
+	return db.bdb.Update(func(txn *badger.Txn) error {
+		item, err := txn.Get(metaKey("schema"))
+		if errors.Is(err, badger.ErrKeyNotFound) {
+			return txn.Set(metaKey("schema"), putSeq(nil, schemaVersion))
+		}
+		if err != nil {
+			return err
+		}
+		v, err := item.ValueCopy(nil)
+		if err != nil {
+			return err
+		}
+		if got := getSeq(v); got > schemaVersion {
+			return fmt.Errorf("the database was written by a newer Hearth (schema %d, this one reads up to %d)", got, schemaVersion)
+		}
+		return nil
+	})
+}
+
+// collectGarbage reclaims value log space now and then; Badger never does it by itself.
+func (db *DB) collectGarbage(ctx context.Context) {
+	defer close(db.done)
+	t := time.NewTicker(10 * time.Minute)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			for db.bdb.RunValueLogGC(0.5) == nil {
+			}
+		}
+	}
+}
+
+// Close closes the database after the last commit.
+func (db *DB) Close() error {
+	db.stop()
+	<-db.done
+	return db.bdb.Close()
+}
+
+// View runs fn on a read-only snapshot of the database.
+func (db *DB) View(fn func(r *Reader) error) error {
+	return db.bdb.View(func(txn *badger.Txn) error { return fn(&Reader{txn: txn}) })
+}
+
+// NewBatch starts a read-write transaction. Reads through it see its own writes.
+func (db *DB) NewBatch() *Batch {
+	return &Batch{Reader: Reader{txn: db.bdb.NewTransaction(true)}}
+}
+
+// Size reports the on-disk sizes of the LSM tree and the value log.
+func (db *DB) Size() (lsm, vlog int64) { return db.bdb.Size() }
+
+// ErrTooBig reports a batch that does not fit in one transaction; the writer splits it.
+var ErrTooBig = badger.ErrTxnTooBig
+
+// Reader reads inside a transaction.
+type Reader struct {
+	txn *badger.Txn
+}
+
+// Batch writes inside a transaction; nothing is visible to others before Commit.
+type Batch struct {
+	Reader
+}
+
+// Commit makes the batch durable (synced) and visible.
+func (b *Batch) Commit() error { return b.txn.Commit() }
+
+// Discard drops the batch. Safe after Commit.
+func (b *Batch) Discard() { b.txn.Discard() }
+
+type badgerLogger struct{ log *slog.Logger }
+
+func (l badgerLogger) Errorf(f string, a ...any)   { l.log.Error(fmt.Sprintf(f, a...), "component", "badger") }
+func (l badgerLogger) Warningf(f string, a ...any) { l.log.Warn(fmt.Sprintf(f, a...), "component", "badger") }
+func (l badgerLogger) Infof(f string, a ...any)    { l.log.Debug(fmt.Sprintf(f, a...), "component", "badger") }
+func (l badgerLogger) Debugf(f string, a ...any)   { l.log.Debug(fmt.Sprintf(f, a...), "component", "badger") }

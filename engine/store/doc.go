@@ -1,0 +1,35 @@
+// Package store keeps Hearth's state in Badger: the key layout, the codecs and the domain-shaped
+// reads and writes the engine does inside one transaction.
+//
+// Values are protobuf (the API types of proto/svc/v1 where they fit, the records of
+// proto/store/v1 otherwise), so rows written by older versions stay readable. Keys start with
+// one prefix byte; the prefixes below are never renumbered. Ids are the API's string ids
+// (UUIDv7), seqs are 8-byte big-endian so that keys sort by seq, and 0x00 separates two
+// variable parts.
+//
+//	0x00 meta      name                       schema version and other single values
+//	0x01 settings                             storepb.Settings
+//	0x02 event     seq                        storepb.LoggedEvent (the event log)
+//	0x10 member    member id                  storepb.MemberRecord
+//	0x20 channel   channel id                 storepb.ChannelRecord
+//	0x21 joined    channel id 0x00 member id  empty: the member joined the TEXT channel (OPT_IN)
+//	0x30 message   message id                 svcv1.Message
+//	0x31 chanlog   channel id 0x00 seq        storepb.MessageEntry of every message, by created_seq
+//	0x32 toplevel  channel id 0x00 seq        message id of each top-level message, by created_seq
+//	0x33 thread    root id 0x00 seq           message id of each reply, by created_seq
+//	0x34 clientid  author id 0x00 client id   storepb.ClientIDRecord, with a 24 h TTL
+//	0x40 readstate member id 0x00 channel id  last_read_seq, 8 bytes
+//	0x50 role      role id                    svcv1.Role
+//	0x60 block     blocker id 0x00 blocked id empty
+//	0x61 mute      muter id 0x00 muted id     empty
+//	0x70 invite    code                       storepb.InviteRecord
+//	0x71 report    report id                  storepb.ReportRecord
+//
+// Indexes that only serve lookups of small state (login to member, username to member, bot
+// token hash to bot, member set to DM) are not stored: the engine derives them in memory from
+// the member and channel rows when it opens the database.
+//
+// The chanlog index is what makes the unread counters and the retention purge cheap: counting
+// unread messages is a scan of one channel from a seq, and deleting everything older than a
+// time is a scan of each channel from its start up to the first newer message.
+package store

@@ -1,0 +1,210 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"hearth/engine/store"
+	"hearth/engine/store/storepb"
+	svcv1 "hearth/proto/svc/v1"
+)
+
+// replayChunk is how many logged events one read transaction of a replay covers, so that a
+// slow client never holds a transaction open for long.
+const replayChunk = 256
+
+// errGone ends a stream whose member left the community.
+var errGone = errors.New("the member left the community")
+
+// errResync ends a replay that found part of the log pruned.
+var errResync = errors.New("resync")
+
+// Subscribe streams events to one client: first every event after afterSeq the caller may see,
+// from the log; then live events from the hub; a heartbeat every 25 s. It returns when the
+// client goes away (ctx), the stream must resync, the member leaves, or the server closes;
+// a nil error means the stream ended normally.
+func (e *Engine) Subscribe(ctx context.Context, c Caller, afterSeq int64, send func(*Frame) error) error {
+	if _, err := e.dir.Load().caller(c); err != nil {
+		return err
+	}
+	cur := e.hub.cursor()
+	e.presence.opened(c.ID)
+	defer e.presence.closed(c.ID)
+	s := &stream{e: e, member: c.ID, send: send}
+	if afterSeq > cur.seq || afterSeq < e.firstKeptSeq()-1 {
+		return s.resync()
+	}
+	err := s.replay(ctx, afterSeq, cur.seq, cur.dir)
+	if errors.Is(err, errResync) {
+		return s.resync()
+	}
+	if err == nil {
+		err = s.live(ctx, cur.pos)
+	}
+	if errors.Is(err, errGone) || errors.Is(err, context.Canceled) {
+		return nil
+	}
+	return err
+}
+
+// firstKeptSeq is the seq of the oldest event still in the log (1 while nothing was pruned).
+func (e *Engine) firstKeptSeq() int64 {
+	if s := e.logStart.Load(); s > 0 {
+		return s
+	}
+	return 1
+}
+
+type stream struct {
+	e       *Engine
+	member  string
+	send    func(*Frame) error
+	visible []hubEntry
+}
+
+func (s *stream) resync() error {
+	return s.send(newFrame(&svcv1.Event{AtMs: s.e.now().UnixMilli(), Kind: &svcv1.Event_Resync{Resync: true}}))
+}
+
+// replay sends the logged events after..until the member may see, judged against dir (the
+// community now), a chunk per read transaction. Seqs are consecutive, so a missing one means
+// the pruner deleted it meanwhile: the client must resync.
+func (s *stream) replay(ctx context.Context, after, until int64, dir *Directory) error {
+	for after < until {
+		var frames []*Frame
+		gap := false
+		err := s.e.db.View(func(r *store.Reader) error {
+			return r.Events(after, until, func(le *storepb.LoggedEvent) (bool, error) {
+				seq := le.GetEvent().GetSeq()
+				if seq != after+1 {
+					gap = true
+					return false, nil
+				}
+				after = seq
+				if dir.Receives(s.member, le.GetAudience()) {
+					frames = append(frames, newFrame(le.GetEvent()))
+				}
+				return len(frames) < replayChunk, nil
+			})
+		})
+		if err != nil {
+			return err
+		}
+		if gap {
+			return errResync
+		}
+		for _, f := range frames {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			if err := s.send(f); err != nil {
+				return err
+			}
+		}
+		if len(frames) < replayChunk {
+			break
+		}
+	}
+	return nil
+}
+
+// live sends what the hub publishes from pos on, until the stream ends.
+func (s *stream) live(ctx context.Context, pos uint64) error {
+	heartbeat := time.NewTicker(s.e.opts.Heartbeat)
+	defer heartbeat.Stop()
+	var buf []hubEntry
+	for {
+		rr := s.e.hub.read(pos, buf[:0])
+		if rr.lost {
+			return s.resync()
+		}
+		if len(rr.entries) > 0 {
+			if err := s.deliver(rr.entries); err != nil {
+				return err
+			}
+			pos, buf = rr.next, rr.entries
+			clear(buf)
+			continue
+		}
+		if rr.closed {
+			return nil
+		}
+		select {
+		case <-rr.wake:
+		case <-heartbeat.C:
+			hb := newFrame(&svcv1.Event{AtMs: s.e.now().UnixMilli(), Kind: &svcv1.Event_Heartbeat{Heartbeat: true}})
+			if err := s.send(hb); err != nil {
+				return err
+			}
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}
+
+// deliver sends the entries this member may receive, in order. When more than one presence
+// change is among them, they go as one presence_batch (the latest change per member) in the
+// place of the last one.
+func (s *stream) deliver(entries []hubEntry) error {
+	s.visible = s.visible[:0]
+	presences, gone := 0, false
+	for _, en := range entries {
+		if en.dir.Active(s.member) == nil {
+			gone = true
+			break
+		}
+		if !en.dir.Receives(s.member, en.aud) {
+			continue
+		}
+		if en.frame.Event.GetPresence() != nil {
+			presences++
+		}
+		s.visible = append(s.visible, en)
+	}
+	var batch *Frame
+	if presences > 1 {
+		batch = s.presenceBatch()
+	}
+	seen := 0
+	for _, en := range s.visible {
+		f := en.frame
+		if batch != nil && f.Event.GetPresence() != nil {
+			if seen++; seen < presences {
+				continue
+			}
+			f = batch
+		}
+		if err := s.send(f); err != nil {
+			return err
+		}
+	}
+	clear(s.visible)
+	if gone {
+		return errGone
+	}
+	return nil
+}
+
+// presenceBatch folds the visible presence events into one, keeping each member's latest.
+func (s *stream) presenceBatch() *Frame {
+	latest := map[string]int{}
+	var changes []*svcv1.PresenceEvent
+	var at int64
+	for _, en := range s.visible {
+		p := en.frame.Event.GetPresence()
+		if p == nil {
+			continue
+		}
+		at = en.frame.Event.GetAtMs()
+		if i, ok := latest[p.GetMemberId()]; ok {
+			changes[i] = p
+			continue
+		}
+		latest[p.GetMemberId()] = len(changes)
+		changes = append(changes, p)
+	}
+	return newFrame(&svcv1.Event{AtMs: at, Kind: &svcv1.Event_PresenceBatch{
+		PresenceBatch: &svcv1.PresenceBatch{Changes: changes},
+	}})
+}

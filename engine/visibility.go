@@ -1,0 +1,110 @@
+package engine
+
+import (
+	"slices"
+
+	"hearth/engine/store/storepb"
+	svcv1 "hearth/proto/svc/v1"
+)
+
+// The visibility rules of the API, in one place. Every call that reads or writes a channel, and
+// every event delivery, asks these.
+
+// Sees reports whether a member can see a channel at all: a TEXT channel without role_ids is
+// seen by every member, one with role_ids by holders of one of them plus admins and the owner;
+// PRIVATE channels and DMs only by their member_ids (admins included: no exception).
+func (d *Directory) Sees(memberID string, c *storepb.ChannelRecord) bool {
+	m := d.Active(memberID)
+	if m == nil || c == nil {
+		return false
+	}
+	ch := c.GetChannel()
+	switch ch.GetKind() {
+	case svcv1.ChannelKind_CHANNEL_KIND_TEXT:
+		if len(ch.GetRoleIds()) == 0 || m.GetMember().GetRole() >= svcv1.MemberRole_MEMBER_ROLE_ADMIN {
+			return true
+		}
+		for _, r := range m.GetMember().GetRoleIds() {
+			if slices.Contains(ch.GetRoleIds(), r) {
+				return true
+			}
+		}
+		return false
+	default:
+		return slices.Contains(ch.GetMemberIds(), memberID)
+	}
+}
+
+// In reports whether a member is in a channel: receives its messages and typing. ROLES mode:
+// every TEXT channel they see; OPT_IN mode: the TEXT channels they see and joined; PRIVATE and
+// DM: member_ids, a hidden DM included.
+func (d *Directory) In(memberID string, c *storepb.ChannelRecord) bool {
+	if !d.Sees(memberID, c) {
+		return false
+	}
+	if c.GetChannel().GetKind() == svcv1.ChannelKind_CHANNEL_KIND_TEXT && d.OptIn() {
+		return d.Joined(c.GetChannel().GetId(), memberID)
+	}
+	return true
+}
+
+// InSidebar reports whether a channel is in a member's sidebar: In, except a DM they hid.
+func (d *Directory) InSidebar(memberID string, c *storepb.ChannelRecord) bool {
+	return d.In(memberID, c) && !slices.Contains(c.GetHiddenMemberIds(), memberID)
+}
+
+// OptIn reports whether the community is in CHANNEL_MODE_OPT_IN.
+func (d *Directory) OptIn() bool {
+	return d.settings.GetChannelMode() == svcv1.ChannelMode_CHANNEL_MODE_OPT_IN
+}
+
+// Sidebar returns the channels in a member's sidebar, sorted.
+func (d *Directory) Sidebar(memberID string) []*storepb.ChannelRecord {
+	var out []*storepb.ChannelRecord
+	for _, c := range d.channels {
+		if d.InSidebar(memberID, c) {
+			out = append(out, c)
+		}
+	}
+	sortChannels(out)
+	return out
+}
+
+// Receives reports whether a member may receive an event with this audience.
+func (d *Directory) Receives(memberID string, a *storepb.Audience) bool {
+	if slices.Contains(a.GetExceptMemberIds(), memberID) {
+		return false
+	}
+	if slices.Contains(a.GetMemberIds(), memberID) {
+		return true
+	}
+	switch a.GetKind() {
+	case storepb.Audience_KIND_EVERYONE:
+		return d.Active(memberID) != nil
+	case storepb.Audience_KIND_CHANNEL:
+		return d.In(memberID, d.channels[a.GetChannelId()])
+	case storepb.Audience_KIND_VIEWERS:
+		return d.Sees(memberID, d.channels[a.GetChannelId()])
+	case storepb.Audience_KIND_ADMINS:
+		return d.Rank(memberID) >= svcv1.MemberRole_MEMBER_ROLE_ADMIN
+	}
+	return false
+}
+
+// Audiences, as the events of the API name them.
+
+func toEveryone() *storepb.Audience { return &storepb.Audience{Kind: storepb.Audience_KIND_EVERYONE} }
+
+func toChannel(id string) *storepb.Audience {
+	return &storepb.Audience{Kind: storepb.Audience_KIND_CHANNEL, ChannelId: id}
+}
+
+func toViewers(id string) *storepb.Audience {
+	return &storepb.Audience{Kind: storepb.Audience_KIND_VIEWERS, ChannelId: id}
+}
+
+func toMembers(ids ...string) *storepb.Audience {
+	return &storepb.Audience{Kind: storepb.Audience_KIND_MEMBERS, MemberIds: ids}
+}
+
+func toAdmins() *storepb.Audience { return &storepb.Audience{Kind: storepb.Audience_KIND_ADMINS} }

@@ -1,0 +1,78 @@
+package web
+
+import (
+	"fmt"
+
+	"connectrpc.com/connect"
+	"google.golang.org/protobuf/encoding/protojson"
+	"google.golang.org/protobuf/proto"
+
+	"hearth/engine"
+	svcv1 "hearth/proto/svc/v1"
+)
+
+// codec replaces Connect's protobuf and JSON codecs (same options, same bytes) so that an event
+// sent to many streams is encoded once per format: Subscribe sends *engine.Frame values, and
+// every stream that receives the same event shares the Frame and its cached encodings.
+type codec struct {
+	name string
+	json bool
+}
+
+func codecs() []connect.Option {
+	return []connect.Option{
+		connect.WithCodec(codec{name: "proto"}),
+		connect.WithCodec(codec{name: "json", json: true}),
+		connect.WithCodec(codec{name: "json; charset=utf-8", json: true}),
+	}
+}
+
+func (c codec) Name() string { return c.name }
+
+// format is the Frame cache key: both JSON names produce the same bytes.
+func (c codec) format() string {
+	if c.json {
+		return "json"
+	}
+	return "proto"
+}
+
+func (c codec) Marshal(m any) ([]byte, error) { return c.MarshalAppend(nil, m) }
+
+func (c codec) MarshalAppend(dst []byte, m any) ([]byte, error) {
+	if f, ok := m.(*engine.Frame); ok {
+		b, err := f.Encoded(c.format(), c.marshalEvent)
+		if err != nil {
+			return nil, err
+		}
+		return append(dst, b...), nil
+	}
+	pm, ok := m.(proto.Message)
+	if !ok {
+		return nil, fmt.Errorf("%T is not a proto.Message", m)
+	}
+	if c.json {
+		return protojson.MarshalOptions{}.MarshalAppend(dst, pm)
+	}
+	return proto.MarshalOptions{}.MarshalAppend(dst, pm)
+}
+
+func (c codec) marshalEvent(ev *svcv1.Event) ([]byte, error) { return c.MarshalAppend(nil, ev) }
+
+func (c codec) Unmarshal(b []byte, m any) error {
+	pm, ok := m.(proto.Message)
+	if !ok {
+		return fmt.Errorf("%T is not a proto.Message", m)
+	}
+	if c.json {
+		if len(b) == 0 {
+			// An empty JSON body is an empty message, as in Connect's own codec.
+			return nil
+		}
+		return protojson.UnmarshalOptions{DiscardUnknown: true}.Unmarshal(b, pm)
+	}
+	return proto.Unmarshal(b, pm)
+}
+
+// IsBinary tells Connect whether the bytes need base64 in GET requests.
+func (c codec) IsBinary() bool { return !c.json }

@@ -1,0 +1,90 @@
+// Package web is Hearth's HTTP surface: the Connect handlers of the three services (thin: each
+// calls one engine method), the plain endpoints, and the middleware that authenticates callers
+// and logs requests.
+package web
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"connectrpc.com/connect"
+
+	"hearth/auth"
+	"hearth/engine"
+	"hearth/proto/svc/v1/svcv1connect"
+)
+
+// Options configure the HTTP surface.
+type Options struct {
+	Engine   *engine.Engine
+	Verifier *auth.Verifier
+	// Issuer, when set, serves the local issuer's discovery document and keys.
+	Issuer *auth.Issuer
+	Log    *slog.Logger
+}
+
+// New returns the handler of every endpoint of the server.
+func New(opts Options) http.Handler {
+	if opts.Log == nil {
+		opts.Log = slog.Default()
+	}
+	a := &authenticator{eng: opts.Engine, verifier: opts.Verifier}
+	handlerOpts := append(codecs(), connect.WithInterceptors(interceptor{a}))
+	mux := http.NewServeMux()
+	mux.Handle(svcv1connect.NewChatServiceHandler(&chatService{eng: opts.Engine}, handlerOpts...))
+	mux.Handle(svcv1connect.NewServerServiceHandler(&serverService{eng: opts.Engine}, handlerOpts...))
+	mux.Handle(svcv1connect.NewBotServiceHandler(&botService{eng: opts.Engine}, handlerOpts...))
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		w.Write([]byte("ok"))
+	})
+	if opts.Issuer != nil {
+		mux.Handle("GET /.well-known/", opts.Issuer.Handler())
+	}
+	return logRequests(opts.Log, mux)
+}
+
+// call runs a unary engine method for the authenticated caller.
+func call[Req, Res any](ctx context.Context, req *connect.Request[Req], fn func(context.Context, engine.Caller, *Req) (*Res, error)) (*connect.Response[Res], error) {
+	res, err := fn(ctx, callerOf(ctx), req.Msg)
+	if err != nil {
+		return nil, toConnect(err)
+	}
+	return connect.NewResponse(res), nil
+}
+
+// logRequests writes one line per request at debug level.
+func logRequests(log *slog.Logger, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !log.Enabled(r.Context(), slog.LevelDebug) {
+			next.ServeHTTP(w, r)
+			return
+		}
+		start := time.Now()
+		sw := &statusWriter{ResponseWriter: w, status: http.StatusOK}
+		next.ServeHTTP(sw, r)
+		log.Debug("request", "method", r.Method, "path", r.URL.Path, "status", sw.status, "took", time.Since(start))
+	})
+}
+
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+}
+
+func (w *statusWriter) WriteHeader(code int) {
+	w.status = code
+	w.ResponseWriter.WriteHeader(code)
+}
+
+// Flush keeps streaming responses streaming through the wrapper.
+func (w *statusWriter) Flush() {
+	if f, ok := w.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+// Unwrap lets http.ResponseController reach the real writer.
+func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }

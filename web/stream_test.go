@@ -1,0 +1,353 @@
+package web_test
+
+import (
+	"fmt"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"connectrpc.com/connect"
+
+	"hearth/engine"
+	svcv1 "hearth/proto/svc/v1"
+	"hearth/web/webtest"
+)
+
+func itoa(i int64) string { return strconv.FormatInt(i, 10) }
+
+// TestReconnectReplaysExactlyWhatWasMissed: a client that misses 100 events and subscribes
+// again from its last seq gets exactly those 100, in order, then live events.
+func TestReconnectReplaysExactlyWhatWasMissed(t *testing.T) {
+	s := webtest.Start(t)
+	alice := s.Join("alice")
+	bob := s.Join("bob")
+	ch := mustChannel(t, alice, "general", svcv1.ChannelKind_CHANNEL_KIND_TEXT)
+	st := bob.Subscribe(t, s.Engine.Seq())
+	mustSend(t, alice, &svcv1.SendMessageRequest{ChannelId: ch.GetId(), Text: "before"})
+	last := st.Next().GetSeq()
+	st.Close()
+	for i := range 100 {
+		mustSend(t, alice, &svcv1.SendMessageRequest{ChannelId: ch.GetId(), Text: fmt.Sprint("missed ", i)})
+	}
+	st = bob.Subscribe(t, last)
+	for i := range 100 {
+		ev := st.Next()
+		if ev.GetSeq() != last+1+int64(i) || ev.GetMessageCreated().GetText() != fmt.Sprint("missed ", i) {
+			t.Fatalf("replayed event %d = seq %d %s, want seq %d missed %d", i, ev.GetSeq(), kind(ev), last+1+int64(i), i)
+		}
+	}
+	mustSend(t, alice, &svcv1.SendMessageRequest{ChannelId: ch.GetId(), Text: "live"})
+	if ev := st.Next(); ev.GetSeq() != last+101 || ev.GetMessageCreated().GetText() != "live" {
+		t.Fatalf("after the replay got seq %d %s, want the live message at %d", ev.GetSeq(), kind(ev), last+101)
+	}
+}
+
+// TestResync: an after_seq older than the kept log, or newer than the server's seq, gets resync
+// and the stream ends.
+func TestResync(t *testing.T) {
+	clock := webtest.NewClock()
+	s := webtest.Start(t, webtest.WithClock(clock), func(o *engine.Options) { o.ReplayEvents = 10; o.ReplayDays = 1 })
+	alice := s.Join("alice")
+	ch := mustChannel(t, alice, "general", svcv1.ChannelKind_CHANNEL_KIND_TEXT)
+	for i := range 30 {
+		mustSend(t, alice, &svcv1.SendMessageRequest{ChannelId: ch.GetId(), Text: fmt.Sprint(i)})
+	}
+	clock.Advance(25 * time.Hour)
+	if err := s.Engine.PruneLog(); err != nil {
+		t.Fatal(err)
+	}
+	seq := s.Engine.Seq()
+	// The newest 10 events are kept: replay from seq-10 works, from seq-11 does not.
+	st := alice.Subscribe(t, seq-10)
+	if ev := st.Next(); ev.GetSeq() != seq-9 {
+		t.Fatalf("replay from the oldest kept: %s seq %d, want seq %d", kind(ev), ev.GetSeq(), seq-9)
+	}
+	for _, after := range []int64{seq - 11, 0, seq + 1} {
+		st := alice.Subscribe(t, after)
+		if ev := st.Next(); !ev.GetResync() {
+			t.Fatalf("after_seq %d (server at %d): %s, want resync", after, seq, kind(ev))
+		}
+		if err := st.Ended(); err != nil {
+			t.Fatalf("after_seq %d: the stream ended with %v", after, err)
+		}
+	}
+}
+
+// TestSlowSubscriberGetsResync: a stream that falls further behind than the hub keeps gets
+// resync and ends; the other streams go on.
+func TestSlowSubscriberGetsResync(t *testing.T) {
+	s := webtest.Start(t, func(o *engine.Options) { o.RingSize = 16 })
+	alice := s.Join("alice")
+	ch := mustChannel(t, alice, "general", svcv1.ChannelKind_CHANNEL_KIND_TEXT)
+	frames := make(chan *engine.Frame)
+	ended := make(chan error, 1)
+	// A subscriber that never reads: the engine's send blocks on it.
+	go func() {
+		ended <- s.Engine.Subscribe(ctx, engine.Caller{ID: alice.Member.GetId()}, s.Engine.Seq(), func(f *engine.Frame) error {
+			frames <- f
+			return nil
+		})
+	}()
+	fast := alice.Subscribe(t, s.Engine.Seq())
+	for i := range 40 {
+		mustSend(t, alice, &svcv1.SendMessageRequest{ChannelId: ch.GetId(), Text: fmt.Sprint(i)})
+		if ev := fast.Next(); ev.GetMessageCreated().GetText() != fmt.Sprint(i) {
+			t.Fatalf("the fast stream got %s, want message %d", kind(ev), i)
+		}
+	}
+	// Now let the slow one read: it has fallen 40 events behind a ring of 16.
+	var last *svcv1.Event
+	for {
+		select {
+		case f := <-frames:
+			last = f.Event
+			continue
+		case err := <-ended:
+			if err != nil || !last.GetResync() {
+				t.Fatalf("the slow stream ended with %v after %s, want resync", err, kind(last))
+			}
+			return
+		case <-time.After(webtest.Wait):
+			t.Fatal("the slow stream did not end")
+		}
+	}
+}
+
+// TestSeqsAreConsecutiveAcrossARestart.
+func TestSeqsAreConsecutiveAcrossARestart(t *testing.T) {
+	s := webtest.Start(t)
+	alice := s.Join("alice")
+	ch := mustChannel(t, alice, "general", svcv1.ChannelKind_CHANNEL_KIND_TEXT)
+	start := s.Engine.Seq()
+	for i := range 5 {
+		mustSend(t, alice, &svcv1.SendMessageRequest{ChannelId: ch.GetId(), Text: fmt.Sprint("before ", i)})
+	}
+	s.Restart()
+	for i := range 5 {
+		mustSend(t, alice, &svcv1.SendMessageRequest{ChannelId: ch.GetId(), Text: fmt.Sprint("after ", i)})
+	}
+	st := alice.Subscribe(t, start)
+	for i := range 10 {
+		ev := st.Next()
+		want := fmt.Sprint("before ", i)
+		if i >= 5 {
+			want = fmt.Sprint("after ", i-5)
+		}
+		if ev.GetSeq() != start+1+int64(i) || ev.GetMessageCreated().GetText() != want {
+			t.Fatalf("event %d: seq %d %s, want seq %d %q", i, ev.GetSeq(), kind(ev), start+1+int64(i), want)
+		}
+	}
+}
+
+// TestGetStateThenSubscribeMissesNothing: while messages are being sent, a client takes
+// GetState and subscribes from its seq; the messages in the snapshot plus those on the stream
+// are every message exactly once.
+func TestGetStateThenSubscribeMissesNothing(t *testing.T) {
+	s := webtest.Start(t)
+	alice := s.Join("alice")
+	bob := s.Join("bob")
+	ch := mustChannel(t, alice, "general", svcv1.ChannelKind_CHANNEL_KIND_TEXT)
+	const total = 200
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for i := range total {
+			mustSend(t, alice, &svcv1.SendMessageRequest{ChannelId: ch.GetId(), Text: fmt.Sprint(i)})
+		}
+	}()
+	state, err := bob.Chat.GetState(ctx, req(&svcv1.GetStateRequest{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := bob.Subscribe(t, state.Msg.GetSeq())
+	var lastInState int64
+	for _, c := range state.Msg.GetChannels() {
+		if c.GetId() == ch.GetId() {
+			lastInState = c.GetLastMessageSeq()
+		}
+	}
+	wg.Wait()
+	seen := map[string]bool{}
+	list, err := bob.Chat.ListMessages(ctx, req(&svcv1.ListMessagesRequest{ChannelId: ch.GetId(), Limit: 200}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range list.Msg.GetMessages() {
+		if m.GetCreatedSeq() <= lastInState {
+			seen[m.GetText()] = true
+		}
+	}
+	fromState := len(seen)
+	for len(seen) < total {
+		ev := st.Next()
+		m := ev.GetMessageCreated()
+		if m == nil {
+			continue
+		}
+		if ev.GetSeq() <= state.Msg.GetSeq() || seen[m.GetText()] {
+			t.Fatalf("message %q (seq %d) arrived again after a snapshot at seq %d", m.GetText(), ev.GetSeq(), state.Msg.GetSeq())
+		}
+		seen[m.GetText()] = true
+	}
+	t.Logf("%d messages in the snapshot, %d on the stream", fromState, total-fromState)
+}
+
+func TestTypingIsEphemeralAndThrottled(t *testing.T) {
+	clock := webtest.NewClock()
+	s := webtest.Start(t, webtest.WithClock(clock))
+	alice := s.Join("alice")
+	bob := s.Join("bob")
+	ch := mustChannel(t, alice, "general", svcv1.ChannelKind_CHANNEL_KIND_TEXT)
+	bobSt := bob.Subscribe(t, s.Engine.Seq())
+	bobSt.Ephemeral = true
+	aliceSt := alice.Subscribe(t, s.Engine.Seq())
+	aliceSt.Ephemeral = true
+	seq := s.Engine.Seq()
+	for range 3 {
+		if _, err := alice.Chat.SetTyping(ctx, req(&svcv1.SetTypingRequest{ChannelId: ch.GetId()})); err != nil {
+			t.Fatal(err)
+		}
+	}
+	clock.Advance(3 * time.Second)
+	if _, err := alice.Chat.SetTyping(ctx, req(&svcv1.SetTypingRequest{ChannelId: ch.GetId(), ThreadRootId: "t"})); err != nil {
+		t.Fatal(err)
+	}
+	if s.Engine.Seq() != seq {
+		t.Fatal("typing was logged")
+	}
+	mustSend(t, alice, &svcv1.SendMessageRequest{ChannelId: ch.GetId(), Text: "done typing"})
+	var typing []*svcv1.TypingEvent
+	for _, ev := range bobSt.Until(func(ev *svcv1.Event) bool { return ev.GetMessageCreated() != nil }) {
+		if tp := ev.GetTyping(); tp != nil {
+			if ev.GetSeq() != 0 {
+				t.Fatalf("typing with seq %d", ev.GetSeq())
+			}
+			typing = append(typing, tp)
+		}
+	}
+	if len(typing) != 2 || typing[0].GetMemberId() != alice.Member.GetId() || typing[1].GetThreadRootId() != "t" {
+		t.Fatalf("bob got typing %v, want two (throttled to one per 3 s)", typing)
+	}
+	for _, ev := range aliceSt.Until(func(ev *svcv1.Event) bool { return ev.GetMessageCreated() != nil }) {
+		if ev.GetTyping() != nil {
+			t.Fatal("alice got her own typing")
+		}
+	}
+}
+
+func TestPresence(t *testing.T) {
+	s := webtest.Start(t, func(o *engine.Options) { o.PresenceGrace = 20 * time.Millisecond })
+	alice := s.Join("alice")
+	bob := s.Join("bob")
+	watch := alice.Subscribe(t, s.Engine.Seq())
+	watch.Ephemeral = true
+	presenceOf := func(id string) svcv1.Presence {
+		t.Helper()
+		for {
+			ev := watch.Next()
+			if p := ev.GetPresence(); p != nil && p.GetMemberId() == id {
+				return p.GetPresence()
+			}
+			for _, p := range ev.GetPresenceBatch().GetChanges() {
+				if p.GetMemberId() == id {
+					return p.GetPresence()
+				}
+			}
+		}
+	}
+	bobSt := bob.Subscribe(t, s.Engine.Seq())
+	if p := presenceOf(bob.Member.GetId()); p != svcv1.Presence_PRESENCE_ONLINE {
+		t.Fatalf("bob opened a stream: %v", p)
+	}
+	if _, err := bob.Chat.SetPresence(ctx, req(&svcv1.SetPresenceRequest{Presence: svcv1.Presence_PRESENCE_AWAY})); err != nil {
+		t.Fatal(err)
+	}
+	if p := presenceOf(bob.Member.GetId()); p != svcv1.Presence_PRESENCE_AWAY {
+		t.Fatalf("bob set away: %v", p)
+	}
+	state, _ := alice.Chat.GetState(ctx, req(&svcv1.GetStateRequest{}))
+	for _, m := range state.Msg.GetMembers() {
+		if m.GetId() == bob.Member.GetId() && m.GetPresence() != svcv1.Presence_PRESENCE_AWAY {
+			t.Fatalf("GetState shows bob %v", m.GetPresence())
+		}
+	}
+	bobSt.Close()
+	if p := presenceOf(bob.Member.GetId()); p != svcv1.Presence_PRESENCE_OFFLINE {
+		t.Fatalf("bob closed his stream: %v", p)
+	}
+	_, err := bob.Chat.SetPresence(ctx, req(&svcv1.SetPresenceRequest{Presence: svcv1.Presence_PRESENCE_OFFLINE}))
+	if codeOf(err) != connect.CodeInvalidArgument {
+		t.Fatalf("SetPresence OFFLINE: %v", err)
+	}
+}
+
+// TestPresenceBatch: changes waiting for a stream arrive as one presence_batch with the latest
+// change per member.
+func TestPresenceBatch(t *testing.T) {
+	s := webtest.Start(t)
+	alice := s.Join("alice")
+	frames := make(chan *engine.Frame, 100)
+	release := make(chan struct{})
+	go s.Engine.Subscribe(ctx, engine.Caller{ID: alice.Member.GetId()}, s.Engine.Seq(), func(f *engine.Frame) error {
+		if f.Event.GetPresence() != nil && f.Event.GetPresence().GetMemberId() == alice.Member.GetId() {
+			<-release // hold the stream while others change
+		}
+		frames <- f
+		return nil
+	})
+	var others []*webtest.Client
+	for i := range 3 {
+		c := s.Join(fmt.Sprint("m", i))
+		others = append(others, c)
+		c.Subscribe(t, s.Engine.Seq())
+	}
+	if _, err := others[0].Chat.SetPresence(ctx, req(&svcv1.SetPresenceRequest{Presence: svcv1.Presence_PRESENCE_AWAY})); err != nil {
+		t.Fatal(err)
+	}
+	mustChannel(t, alice, "after", svcv1.ChannelKind_CHANNEL_KIND_TEXT) // a logged event to end the wait
+	close(release)
+	var batch *svcv1.PresenceBatch
+	for batch == nil {
+		select {
+		case f := <-frames:
+			batch = f.Event.GetPresenceBatch()
+		case <-time.After(webtest.Wait):
+			t.Fatal("no presence_batch")
+		}
+	}
+	want := map[string]svcv1.Presence{
+		others[0].Member.GetId(): svcv1.Presence_PRESENCE_AWAY,
+		others[1].Member.GetId(): svcv1.Presence_PRESENCE_ONLINE,
+		others[2].Member.GetId(): svcv1.Presence_PRESENCE_ONLINE,
+	}
+	got := map[string]svcv1.Presence{}
+	for _, c := range batch.GetChanges() {
+		if _, dup := got[c.GetMemberId()]; dup {
+			t.Fatalf("member %s twice in one batch", c.GetMemberId())
+		}
+		got[c.GetMemberId()] = c.GetPresence()
+	}
+	for id, p := range want {
+		if got[id] != p {
+			t.Fatalf("batch %v, want %v", got, want)
+		}
+	}
+}
+
+func TestHeartbeat(t *testing.T) {
+	s := webtest.Start(t, func(o *engine.Options) { o.Heartbeat = 10 * time.Millisecond })
+	alice := s.Join("alice")
+	st := alice.Subscribe(t, s.Engine.Seq())
+	st.Ephemeral = true
+	for {
+		ev := st.Next()
+		if ev.GetHeartbeat() {
+			if ev.GetSeq() != 0 {
+				t.Fatalf("heartbeat with seq %d", ev.GetSeq())
+			}
+			return
+		}
+	}
+}

@@ -1,0 +1,210 @@
+// Package webtest starts a real Hearth for tests: a Badger database in a temp dir, the local
+// token issuer, the engine and the HTTP surface on a loopback httptest server that speaks
+// HTTP/1.1 and cleartext HTTP/2 — and hands out Connect clients logged in as anyone.
+package webtest
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"connectrpc.com/connect"
+
+	"hearth/auth"
+	"hearth/engine"
+	"hearth/engine/store"
+	svcv1 "hearth/proto/svc/v1"
+	"hearth/proto/svc/v1/svcv1connect"
+	"hearth/web"
+)
+
+// Server is a running Hearth.
+type Server struct {
+	URL    string
+	Dir    string
+	Engine *engine.Engine
+	Issuer *auth.Issuer
+
+	t       testing.TB
+	opts    engine.Options
+	http    *httptest.Server
+	handler atomic.Pointer[http.Handler]
+	db      *store.DB
+}
+
+// Option changes the engine options of a test server.
+type Option func(*engine.Options)
+
+// Start starts a server that stops when the test ends.
+func Start(t testing.TB, options ...Option) *Server {
+	t.Helper()
+	s := &Server{t: t, Dir: t.TempDir()}
+	s.http = httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		(*s.handler.Load()).ServeHTTP(w, r)
+	}))
+	s.http.Config.Protocols = new(http.Protocols)
+	s.http.Config.Protocols.SetHTTP1(true)
+	s.http.Config.Protocols.SetUnencryptedHTTP2(true)
+	s.URL = "http://" + s.http.Listener.Addr().String()
+	s.opts = engine.Options{
+		BaseURL:       s.URL,
+		Log:           Logger(),
+		PresenceGrace: 50 * time.Millisecond,
+	}
+	for _, o := range options {
+		o(&s.opts)
+	}
+	s.open()
+	s.http.Start()
+	t.Cleanup(func() {
+		s.http.Close()
+		s.close()
+	})
+	return s
+}
+
+// Logger is quiet unless a test fails loudly: warnings and errors only.
+func Logger() *slog.Logger {
+	return slog.New(slog.NewTextHandler(io.Discard, &slog.HandlerOptions{Level: slog.LevelWarn}))
+}
+
+func (s *Server) open() {
+	t := s.t
+	t.Helper()
+	db, err := store.Open(filepath.Join(s.Dir, "db"), store.ProfileSmall, s.opts.Log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.db = db
+	s.Issuer, err = auth.LoadOrCreateIssuer(s.Dir, s.URL, time.Now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := s.opts
+	opts.TrustedIssuers = append([]string{s.URL}, opts.TrustedIssuers...)
+	s.Engine, err = engine.Open(db, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	verifier, err := auth.NewVerifier(context.Background(), auth.VerifierConfig{
+		Audience:       s.URL,
+		TrustedIssuers: opts.TrustedIssuers,
+		HTTPClient:     http.DefaultClient,
+		Now:            time.Now,
+		Issuer:         s.Issuer,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := web.New(web.Options{Engine: s.Engine, Verifier: verifier, Issuer: s.Issuer, Log: opts.Log})
+	s.handler.Store(&h)
+}
+
+func (s *Server) close() {
+	s.Engine.Close()
+	if err := s.db.Close(); err != nil {
+		s.t.Error(err)
+	}
+}
+
+// Restart stops the engine and the database and opens them again on the same data directory,
+// at the same address. Open streams end.
+func (s *Server) Restart() {
+	s.t.Helper()
+	s.Engine.CloseStreams()
+	s.close()
+	s.open()
+}
+
+// Token mints a login token for sub from the server's local issuer.
+func (s *Server) Token(sub string) string {
+	s.t.Helper()
+	tok, err := s.Issuer.Mint(sub, "", time.Hour)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	return tok
+}
+
+// Client is a set of Connect clients that all send one bearer token.
+type Client struct {
+	Token  string
+	Chat   svcv1connect.ChatServiceClient
+	Server svcv1connect.ServerServiceClient
+	Bot    svcv1connect.BotServiceClient
+	// Member is the member the client joined as (set by Join).
+	Member *svcv1.Member
+}
+
+// HTTPClient speaks HTTP/1.1 and cleartext HTTP/2 to the test server.
+func HTTPClient() *http.Client {
+	tr := &http.Transport{}
+	tr.Protocols = new(http.Protocols)
+	tr.Protocols.SetHTTP1(true)
+	tr.Protocols.SetUnencryptedHTTP2(true)
+	return &http.Client{Transport: tr}
+}
+
+// Client returns clients that send token (Connect protocol unless opts say otherwise).
+func (s *Server) Client(token string, opts ...connect.ClientOption) *Client {
+	opts = append([]connect.ClientOption{connect.WithInterceptors(bearer(token))}, opts...)
+	hc := HTTPClient()
+	return &Client{
+		Token:  token,
+		Chat:   svcv1connect.NewChatServiceClient(hc, s.URL, opts...),
+		Server: svcv1connect.NewServerServiceClient(hc, s.URL, opts...),
+		Bot:    svcv1connect.NewBotServiceClient(hc, s.URL, opts...),
+	}
+}
+
+// Join logs sub in and joins the community; the first to join becomes the owner and finishes
+// the setup, so that tests start from a community in use.
+func (s *Server) Join(sub string) *Client {
+	s.t.Helper()
+	c := s.Client(s.Token(sub))
+	res, err := c.Server.Join(context.Background(), connect.NewRequest(&svcv1.JoinRequest{}))
+	if err != nil {
+		s.t.Fatalf("join %s: %v", sub, err)
+	}
+	c.Member = res.Msg.GetMember()
+	if c.Member.GetRole() == svcv1.MemberRole_MEMBER_ROLE_OWNER && s.Engine.NeedsSetup() {
+		done := true
+		_, err := c.Server.UpdateServerSettings(context.Background(), connect.NewRequest(&svcv1.UpdateServerSettingsRequest{SetupComplete: &done}))
+		if err != nil {
+			s.t.Fatalf("finish setup: %v", err)
+		}
+	}
+	return c
+}
+
+// bearer adds the Authorization header to every call.
+type bearer string
+
+func (b bearer) WrapUnary(next connect.UnaryFunc) connect.UnaryFunc {
+	return func(ctx context.Context, req connect.AnyRequest) (connect.AnyResponse, error) {
+		if b != "" {
+			req.Header().Set("Authorization", "Bearer "+string(b))
+		}
+		return next(ctx, req)
+	}
+}
+
+func (b bearer) WrapStreamingClient(next connect.StreamingClientFunc) connect.StreamingClientFunc {
+	return func(ctx context.Context, spec connect.Spec) connect.StreamingClientConn {
+		conn := next(ctx, spec)
+		if b != "" {
+			conn.RequestHeader().Set("Authorization", "Bearer "+string(b))
+		}
+		return conn
+	}
+}
+
+func (b bearer) WrapStreamingHandler(next connect.StreamingHandlerFunc) connect.StreamingHandlerFunc {
+	return next
+}
