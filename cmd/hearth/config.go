@@ -29,6 +29,10 @@ type Config struct {
 	UpdateFeed     string
 	LogLevel       string
 	NoLocalIssuer  bool
+	BotRate        float64
+	BotBurst       int
+	ReplayDays     int
+	ReplayEvents   int
 }
 
 // listFlag is a repeatable flag; from the environment it takes a comma-separated list.
@@ -59,6 +63,10 @@ func serveFlags(fs *flag.FlagSet, c *Config) {
 	fs.StringVar(&c.UpdateFeed, "update-feed", "", "URL of a JSON feed of releases per track, checked at most daily")
 	fs.StringVar(&c.LogLevel, "log-level", "info", "debug, info, warn or error")
 	fs.BoolVar(&c.NoLocalIssuer, "no-local-issuer", false, "do not act as a token issuer; trust only -trusted-issuer")
+	fs.Float64Var(&c.BotRate, "bot-rate", 20, "messages per second each bot may send")
+	fs.IntVar(&c.BotBurst, "bot-burst", 40, "messages a bot may send in a burst")
+	fs.IntVar(&c.ReplayDays, "replay-days", 7, "the event log keeps at least this many days of events for reconnecting clients")
+	fs.IntVar(&c.ReplayEvents, "replay-events", 100000, "the event log keeps at least this many events for reconnecting clients")
 }
 
 // parseFlags parses args, then fills every flag not given on the command line from its
@@ -86,11 +94,11 @@ func parseFlags(fs *flag.FlagSet, args []string) error {
 
 // validate checks the configuration before anything starts, so a mistake is one clear line.
 func (c *Config) validate() error {
-	u, err := url.Parse(c.BaseURL)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" {
-		return fmt.Errorf("-base-url %q must be an absolute http or https URL without query or fragment", c.BaseURL)
+	base, err := checkBaseURL(c.BaseURL)
+	if err != nil {
+		return err
 	}
-	c.BaseURL = strings.TrimSuffix(c.BaseURL, "/")
+	c.BaseURL = base
 	if c.Bucket != "" {
 		if err := blob.ValidateURL(c.Bucket); err != nil {
 			return fmt.Errorf("-bucket: %v", err)
@@ -117,10 +125,31 @@ func (c *Config) validate() error {
 			return fmt.Errorf("-update-feed %q must be an http or https URL", c.UpdateFeed)
 		}
 	}
+	if c.BotRate <= 0 || c.BotRate > 10000 {
+		return fmt.Errorf("-bot-rate %g must be more than 0 and at most 10000 messages a second", c.BotRate)
+	}
+	if c.BotBurst < 1 || c.BotBurst > 100000 {
+		return fmt.Errorf("-bot-burst %d must be 1 to 100000", c.BotBurst)
+	}
+	if c.ReplayDays < 1 || c.ReplayDays > 3650 {
+		return fmt.Errorf("-replay-days %d must be 1 to 3650", c.ReplayDays)
+	}
+	if c.ReplayEvents < 1000 || c.ReplayEvents > 100_000_000 {
+		return fmt.Errorf("-replay-events %d must be 1000 to 100000000", c.ReplayEvents)
+	}
 	if _, err := c.level(); err != nil {
 		return err
 	}
 	return checkWritableDir(c.Data)
+}
+
+// checkBaseURL checks -base-url and returns it without a trailing slash.
+func checkBaseURL(s string) (string, error) {
+	u, err := url.Parse(s)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" {
+		return "", fmt.Errorf("-base-url %q must be an absolute http or https URL without query or fragment", s)
+	}
+	return strings.TrimSuffix(s, "/"), nil
 }
 
 // ownerLogin parses -owner ISS#SUB.

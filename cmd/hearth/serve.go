@@ -96,6 +96,10 @@ func openApp(ctx context.Context, c Config, log *slog.Logger) (*app, error) {
 		Name:           c.Name,
 		Version:        version,
 		Updates:        updates,
+		BotRate:        c.BotRate,
+		BotBurst:       c.BotBurst,
+		ReplayDays:     c.ReplayDays,
+		ReplayEvents:   c.ReplayEvents,
 		Log:            log,
 	})
 	if err != nil {

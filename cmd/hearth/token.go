@@ -32,11 +32,14 @@ func token(args []string, stdout, stderr io.Writer) error {
 	if *ttl <= 0 || *ttl > 366*24*time.Hour {
 		return usageError{fmt.Errorf("token: -ttl %s must be positive and at most a year", *ttl)}
 	}
-	c := Config{BaseURL: *baseURL, Data: *data, LogLevel: "info"}
-	if err := c.validate(); err != nil {
+	base, err := checkBaseURL(*baseURL)
+	if err != nil {
 		return usageError{err}
 	}
-	iss, err := auth.LoadOrCreateIssuer(c.Data, c.BaseURL, time.Now)
+	if err := checkWritableDir(*data); err != nil {
+		return usageError{err}
+	}
+	iss, err := auth.LoadOrCreateIssuer(*data, base, time.Now)
 	if err != nil {
 		return err
 	}
