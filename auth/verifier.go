@@ -1,0 +1,240 @@
+package auth
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/lestrrat-go/jwx/v2/jwa"
+	"github.com/lestrrat-go/jwx/v2/jwk"
+	"github.com/lestrrat-go/jwx/v2/jws"
+	"github.com/lestrrat-go/jwx/v2/jwt"
+)
+
+const (
+	// clockSkew is how far nbf and iat may lie in our future, for clocks that disagree a little.
+	clockSkew = 60 * time.Second
+	// maxTokenBytes bounds the work a token can ask for; real ones are a few KiB at most.
+	maxTokenBytes = 16 << 10
+	// defaultHTTPTimeout applies when the config brings no HTTP client.
+	defaultHTTPTimeout = 10 * time.Second
+)
+
+// Identity is a verified login: who the issuer says the person is.
+type Identity struct {
+	// Issuer is the trusted issuer URL as configured (no trailing slash), so that a login
+	// is the same whether or not a token's iss ends in "/".
+	Issuer  string
+	Subject string
+	// PreferredUsername and Name are the claims of those names, when they are strings.
+	PreferredUsername string
+	Name              string
+}
+
+// VerifierConfig says which tokens a Verifier accepts.
+type VerifierConfig struct {
+	// Audience is the server's base URL; a token's aud must contain it.
+	Audience string
+	// TrustedIssuers are the issuers whose tokens are accepted (a trailing "/" is ignored).
+	TrustedIssuers []string
+	// HTTPClient fetches discovery documents and key sets; nil means a client with a 10 s
+	// timeout.
+	HTTPClient *http.Client
+	// Now is the clock for exp, nbf, iat and the refetch rate limit; nil means time.Now.
+	Now func() time.Time
+	// Issuer is the server's own issuer, if it runs one. Its URL must be among
+	// TrustedIssuers; its tokens are checked against its keys in memory, without HTTP.
+	Issuer *Issuer
+}
+
+// Verifier checks human login tokens. It is safe for concurrent use.
+type Verifier struct {
+	audience string
+	now      func() time.Time
+	local    *Issuer
+	remotes  map[string]*remoteIssuer
+}
+
+// NewVerifier prepares a Verifier. It fetches nothing: an issuer's discovery document and
+// keys are fetched on first use, so a server starts even while an issuer is down. ctx bounds
+// the life of the background key refresh.
+func NewVerifier(ctx context.Context, cfg VerifierConfig) (*Verifier, error) {
+	if cfg.Audience == "" {
+		return nil, errors.New("auth: the verifier needs an audience (the server's base URL)")
+	}
+	v := &Verifier{
+		audience: strings.TrimSuffix(cfg.Audience, "/"),
+		now:      cfg.Now,
+		local:    cfg.Issuer,
+		remotes:  make(map[string]*remoteIssuer),
+	}
+	if v.now == nil {
+		v.now = time.Now
+	}
+	client := cfg.HTTPClient
+	if client == nil {
+		client = &http.Client{Timeout: defaultHTTPTimeout}
+	}
+	cache := &keyCache{ctx: ctx, client: client, now: v.now}
+	localTrusted := false
+	for _, iss := range cfg.TrustedIssuers {
+		iss = strings.TrimSuffix(iss, "/")
+		if v.local != nil && iss == v.local.URL() {
+			// The server's own base URL may be plain http on a LAN; it is never fetched.
+			localTrusted = true
+			continue
+		}
+		if err := ValidateIssuerURL(iss); err != nil {
+			return nil, fmt.Errorf("auth: trusted issuer: %w", err)
+		}
+		v.remotes[iss] = newRemoteIssuer(iss, cache)
+	}
+	if v.local != nil && !localTrusted {
+		return nil, fmt.Errorf("auth: the local issuer %s is not among the trusted issuers", v.local.URL())
+	}
+	return v, nil
+}
+
+// Verify checks token and returns who it names. Every error says which check failed, in
+// words fit for the client; none says why a signature did not verify.
+func (v *Verifier) Verify(ctx context.Context, token string) (Identity, error) {
+	msg, alg, err := parseHeader(token)
+	if err != nil {
+		return Identity{}, err
+	}
+	claims, err := parseClaims(msg.Payload())
+	if err != nil {
+		return Identity{}, err
+	}
+	// iss is read before the signature is checked only to choose whose keys check it; an
+	// issuer that is not trusted is refused here, before any request could be made for it.
+	rawIss := claims.Issuer()
+	iss := strings.TrimSuffix(rawIss, "/")
+	if iss == "" {
+		return Identity{}, fail(ErrMissingClaim, "token has no issuer (iss)")
+	}
+	key, err := v.key(ctx, iss, rawIss, msg.Signatures()[0].ProtectedHeaders().KeyID())
+	if err != nil {
+		return Identity{}, err
+	}
+	if err := checkKeyFits(key, alg); err != nil {
+		return Identity{}, err
+	}
+	// Header keys such as jku, x5u and jwk are never used: keys come from the issuer only.
+	if _, err := jws.Verify([]byte(token), jws.WithKey(alg, key), jws.WithCompact()); err != nil {
+		return Identity{}, fail(ErrSignature, "invalid token signature")
+	}
+	if err := v.checkClaims(claims); err != nil {
+		return Identity{}, err
+	}
+	return Identity{
+		Issuer:            iss,
+		Subject:           claims.Subject(),
+		PreferredUsername: stringClaim(claims, "preferred_username"),
+		Name:              stringClaim(claims, "name"),
+	}, nil
+}
+
+// key finds the key of issuer iss named kid.
+func (v *Verifier) key(ctx context.Context, iss, rawIss, kid string) (jwk.Key, error) {
+	if v.local != nil && iss == v.local.URL() {
+		if k, ok := pickKey(v.local.public, kid); ok {
+			return k, nil
+		}
+		return nil, fail(ErrUnknownKey, "unknown signing key")
+	}
+	r, ok := v.remotes[iss]
+	if !ok {
+		return nil, fail(ErrUntrustedIssuer, fmt.Sprintf("issuer %s is not trusted", printable(rawIss)))
+	}
+	return r.key(ctx, kid)
+}
+
+// parseHeader reads the token's one signature header and refuses any algorithm but the
+// asymmetric ones, before a key is looked at.
+func parseHeader(token string) (*jws.Message, jwa.SignatureAlgorithm, error) {
+	malformed := fail(ErrMalformed, "malformed token")
+	if len(token) > maxTokenBytes {
+		return nil, "", fail(ErrMalformed, fmt.Sprintf("malformed token: longer than %d bytes", maxTokenBytes))
+	}
+	// Compact serialization only (header.payload.signature): the JSON serialization may
+	// carry several signatures, and jwt.Parse would even take an unsigned JSON object.
+	if strings.Count(token, ".") != 2 {
+		return nil, "", malformed
+	}
+	msg, err := jws.Parse([]byte(token), jws.WithCompact())
+	if err != nil || len(msg.Signatures()) != 1 {
+		return nil, "", malformed
+	}
+	h := msg.Signatures()[0].ProtectedHeaders()
+	alg := h.Algorithm()
+	if !allowedAlgorithm(alg) {
+		return nil, "", fail(ErrAlgorithm, "unsupported signing algorithm "+printable(alg.String()))
+	}
+	// RFC 7515 section 4.1.11: a token whose crit lists extensions we do not implement
+	// must be refused, and we implement none.
+	if len(h.Critical()) > 0 {
+		return nil, "", fail(ErrMalformed, "malformed token: critical header extensions (crit) are not supported")
+	}
+	return msg, alg, nil
+}
+
+// parseClaims reads the claims. They are not trusted until the signature is checked.
+func parseClaims(payload []byte) (jwt.Token, error) {
+	// A JSON object and nothing else: jwt.Parse would also unwrap a nested JWS or JWE.
+	if !bytes.HasPrefix(bytes.TrimSpace(payload), []byte("{")) {
+		return nil, fail(ErrMalformed, "malformed token")
+	}
+	claims, err := jwt.Parse(payload, jwt.WithVerify(false), jwt.WithValidate(false))
+	if err != nil {
+		return nil, fail(ErrMalformed, "malformed token")
+	}
+	return claims, nil
+}
+
+// checkClaims checks the time and audience claims. exp gets no leeway (the token must not
+// have expired), nbf and iat get clockSkew (a token minted a moment "in the future" by an
+// issuer whose clock runs ahead is still fine).
+func (v *Verifier) checkClaims(claims jwt.Token) error {
+	now := v.now()
+	exp := claims.Expiration()
+	switch {
+	case exp.IsZero():
+		return fail(ErrMissingClaim, "token has no expiry (exp)")
+	case !now.Before(exp):
+		return fail(ErrExpired, "token expired")
+	}
+	if nbf := claims.NotBefore(); !nbf.IsZero() && nbf.After(now.Add(clockSkew)) {
+		return fail(ErrNotYetValid, "token is not valid yet")
+	}
+	if iat := claims.IssuedAt(); !iat.IsZero() && iat.After(now.Add(clockSkew)) {
+		return fail(ErrNotYetValid, "token was issued in the future")
+	}
+	if !v.audienceIn(claims.Audience()) {
+		return fail(ErrAudience, "token audience does not include "+v.audience)
+	}
+	if claims.Subject() == "" {
+		return fail(ErrMissingClaim, "token has no subject (sub)")
+	}
+	return nil
+}
+
+// audienceIn compares like issuers: a trailing "/" makes no difference.
+func (v *Verifier) audienceIn(aud []string) bool {
+	for _, a := range aud {
+		if strings.TrimSuffix(a, "/") == v.audience {
+			return true
+		}
+	}
+	return false
+}
+
+func stringClaim(claims jwt.Token, name string) string {
+	v, _ := claims.Get(name)
+	s, _ := v.(string)
+	return s
+}
