@@ -20,7 +20,8 @@ var errGone = errors.New("the member left the community")
 // errResync ends a replay that found part of the log pruned.
 var errResync = errors.New("resync")
 
-// Subscribe streams events to one client: first every event after afterSeq the caller may see,
+// Subscribe streams events to one client: a heartbeat at once (so the client and any proxy see
+// the stream open before the first event), then every event after afterSeq the caller may see,
 // from the log; then live events from the hub; a heartbeat every 25 s. It returns when the
 // client goes away (ctx), the stream must resync, the member leaves, or the server closes;
 // a nil error means the stream ended normally.
@@ -34,6 +35,9 @@ func (e *Engine) Subscribe(ctx context.Context, c Caller, afterSeq int64, send f
 	s := &stream{e: e, member: c.ID, send: send}
 	if afterSeq > cur.seq || afterSeq < e.firstKeptSeq()-1 {
 		return s.resync()
+	}
+	if err := s.heartbeat(); err != nil {
+		return err
 	}
 	err := s.replay(ctx, afterSeq, cur.seq, cur.dir)
 	if errors.Is(err, errResync) {
@@ -61,6 +65,10 @@ type stream struct {
 	member  string
 	send    func(*Frame) error
 	visible []hubEntry
+}
+
+func (s *stream) heartbeat() error {
+	return s.send(newFrame(&svcv1.Event{AtMs: s.e.now().UnixMilli(), Kind: &svcv1.Event_Heartbeat{Heartbeat: true}}))
 }
 
 func (s *stream) resync() error {
@@ -133,8 +141,7 @@ func (s *stream) live(ctx context.Context, pos uint64) error {
 		select {
 		case <-rr.wake:
 		case <-heartbeat.C:
-			hb := newFrame(&svcv1.Event{AtMs: s.e.now().UnixMilli(), Kind: &svcv1.Event_Heartbeat{Heartbeat: true}})
-			if err := s.send(hb); err != nil {
+			if err := s.heartbeat(); err != nil {
 				return err
 			}
 		case <-ctx.Done():

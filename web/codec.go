@@ -19,8 +19,8 @@ type codec struct {
 	json bool
 }
 
-func codecs() []connect.Option {
-	return []connect.Option{
+func codecs() []connect.HandlerOption {
+	return []connect.HandlerOption{
 		connect.WithCodec(codec{name: "proto"}),
 		connect.WithCodec(codec{name: "json", json: true}),
 		connect.WithCodec(codec{name: "json; charset=utf-8", json: true}),

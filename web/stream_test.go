@@ -19,7 +19,8 @@ func itoa(i int64) string { return strconv.FormatInt(i, 10) }
 // TestReconnectReplaysExactlyWhatWasMissed: a client that misses 100 events and subscribes
 // again from its last seq gets exactly those 100, in order, then live events.
 func TestReconnectReplaysExactlyWhatWasMissed(t *testing.T) {
-	s := webtest.Start(t)
+	clock := webtest.NewClock()
+	s := webtest.Start(t, webtest.WithClock(clock))
 	alice := s.Join("alice")
 	bob := s.Join("bob")
 	ch := mustChannel(t, alice, "general", svcv1.ChannelKind_CHANNEL_KIND_TEXT)
@@ -28,6 +29,7 @@ func TestReconnectReplaysExactlyWhatWasMissed(t *testing.T) {
 	last := st.Next().GetSeq()
 	st.Close()
 	for i := range 100 {
+		clock.Advance(200 * time.Millisecond)
 		mustSend(t, alice, &svcv1.SendMessageRequest{ChannelId: ch.GetId(), Text: fmt.Sprint("missed ", i)})
 	}
 	st = bob.Subscribe(t, last)
@@ -50,9 +52,7 @@ func TestResync(t *testing.T) {
 	s := webtest.Start(t, webtest.WithClock(clock), func(o *engine.Options) { o.ReplayEvents = 10; o.ReplayDays = 1 })
 	alice := s.Join("alice")
 	ch := mustChannel(t, alice, "general", svcv1.ChannelKind_CHANNEL_KIND_TEXT)
-	for i := range 30 {
-		mustSend(t, alice, &svcv1.SendMessageRequest{ChannelId: ch.GetId(), Text: fmt.Sprint(i)})
-	}
+	sendMany(t, alice, clock, ch.GetId(), "", 30)
 	clock.Advance(25 * time.Hour)
 	if err := s.Engine.PruneLog(); err != nil {
 		t.Fatal(err)
@@ -77,7 +77,8 @@ func TestResync(t *testing.T) {
 // TestSlowSubscriberGetsResync: a stream that falls further behind than the hub keeps gets
 // resync and ends; the other streams go on.
 func TestSlowSubscriberGetsResync(t *testing.T) {
-	s := webtest.Start(t, func(o *engine.Options) { o.RingSize = 16 })
+	clock := webtest.NewClock()
+	s := webtest.Start(t, webtest.WithClock(clock), func(o *engine.Options) { o.RingSize = 16 })
 	alice := s.Join("alice")
 	ch := mustChannel(t, alice, "general", svcv1.ChannelKind_CHANNEL_KIND_TEXT)
 	frames := make(chan *engine.Frame)
@@ -91,6 +92,7 @@ func TestSlowSubscriberGetsResync(t *testing.T) {
 	}()
 	fast := alice.Subscribe(t, s.Engine.Seq())
 	for i := range 40 {
+		clock.Advance(200 * time.Millisecond)
 		mustSend(t, alice, &svcv1.SendMessageRequest{ChannelId: ch.GetId(), Text: fmt.Sprint(i)})
 		if ev := fast.Next(); ev.GetMessageCreated().GetText() != fmt.Sprint(i) {
 			t.Fatalf("the fast stream got %s, want message %d", kind(ev), i)
@@ -144,7 +146,8 @@ func TestSeqsAreConsecutiveAcrossARestart(t *testing.T) {
 // GetState and subscribes from its seq; the messages in the snapshot plus those on the stream
 // are every message exactly once.
 func TestGetStateThenSubscribeMissesNothing(t *testing.T) {
-	s := webtest.Start(t)
+	clock := webtest.NewClock()
+	s := webtest.Start(t, webtest.WithClock(clock))
 	alice := s.Join("alice")
 	bob := s.Join("bob")
 	ch := mustChannel(t, alice, "general", svcv1.ChannelKind_CHANNEL_KIND_TEXT)
@@ -154,6 +157,7 @@ func TestGetStateThenSubscribeMissesNothing(t *testing.T) {
 	go func() {
 		defer wg.Done()
 		for i := range total {
+			clock.Advance(200 * time.Millisecond)
 			mustSend(t, alice, &svcv1.SendMessageRequest{ChannelId: ch.GetId(), Text: fmt.Sprint(i)})
 		}
 	}()

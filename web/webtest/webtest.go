@@ -36,6 +36,8 @@ type Server struct {
 	http    *httptest.Server
 	handler atomic.Pointer[http.Handler]
 	db      *store.DB
+	// stopAuth ends the verifier's background key refreshes.
+	stopAuth context.CancelFunc
 }
 
 // Option changes the engine options of a test server.
@@ -92,7 +94,9 @@ func (s *Server) open() {
 	if err != nil {
 		t.Fatal(err)
 	}
-	verifier, err := auth.NewVerifier(context.Background(), auth.VerifierConfig{
+	authCtx, stopAuth := context.WithCancel(context.Background())
+	s.stopAuth = stopAuth
+	verifier, err := auth.NewVerifier(authCtx, auth.VerifierConfig{
 		Audience:       s.URL,
 		TrustedIssuers: opts.TrustedIssuers,
 		HTTPClient:     http.DefaultClient,
@@ -107,6 +111,7 @@ func (s *Server) open() {
 }
 
 func (s *Server) close() {
+	s.stopAuth()
 	s.Engine.Close()
 	if err := s.db.Close(); err != nil {
 		s.t.Error(err)
@@ -142,11 +147,11 @@ type Client struct {
 	Member *svcv1.Member
 }
 
-// HTTPClient speaks HTTP/1.1 and cleartext HTTP/2 to the test server.
+// HTTPClient speaks cleartext HTTP/2 to the test server (one connection carries every call and
+// stream of a client, as gRPC needs). Plain HTTP/1.1 is tested with http.DefaultClient.
 func HTTPClient() *http.Client {
 	tr := &http.Transport{}
 	tr.Protocols = new(http.Protocols)
-	tr.Protocols.SetHTTP1(true)
 	tr.Protocols.SetUnencryptedHTTP2(true)
 	return &http.Client{Transport: tr}
 }

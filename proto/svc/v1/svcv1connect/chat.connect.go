@@ -207,8 +207,9 @@ type ChatServiceClient interface {
 	// A snapshot of the community for the caller, consistent with its seq: no event at or below
 	// seq is missing from it, none above is in it. Subscribe with after_seq = seq next.
 	GetState(context.Context, *connect.Request[v1.GetStateRequest]) (*connect.Response[v1.GetStateResponse], error)
-	// The live event stream: first every event after after_seq that the caller may see, then
-	// live events as they happen, a heartbeat every 25 seconds. resync (and the end of the
+	// The live event stream: a heartbeat at once (the stream is open), then every event after
+	// after_seq that the caller may see, then live events as they happen, a heartbeat every 25
+	// seconds. resync (and the end of the
 	// stream) when after_seq is older than the kept log or newer than the server's seq, or when
 	// the client reads too slowly and its buffer overflows. The stream also ends when the caller
 	// leaves, is kicked or banned, or the server shuts down.
@@ -594,8 +595,9 @@ type ChatServiceHandler interface {
 	// A snapshot of the community for the caller, consistent with its seq: no event at or below
 	// seq is missing from it, none above is in it. Subscribe with after_seq = seq next.
 	GetState(context.Context, *connect.Request[v1.GetStateRequest]) (*connect.Response[v1.GetStateResponse], error)
-	// The live event stream: first every event after after_seq that the caller may see, then
-	// live events as they happen, a heartbeat every 25 seconds. resync (and the end of the
+	// The live event stream: a heartbeat at once (the stream is open), then every event after
+	// after_seq that the caller may see, then live events as they happen, a heartbeat every 25
+	// seconds. resync (and the end of the
 	// stream) when after_seq is older than the kept log or newer than the server's seq, or when
 	// the client reads too slowly and its buffer overflows. The stream also ends when the caller
 	// leaves, is kicked or banned, or the server shuts down.
