@@ -37,11 +37,15 @@ func newError(code Code, format string, args ...any) *Error {
 	return &Error{Code: code, Msg: fmt.Sprintf(format, args...)}
 }
 
-func invalid(format string, args ...any) *Error { return newError(CodeInvalidArgument, format, args...) }
+func invalid(format string, args ...any) *Error {
+	return newError(CodeInvalidArgument, format, args...)
+}
 func notFound(format string, args ...any) *Error {
 	return newError(CodeNotFound, format, args...)
 }
-func denied(format string, args ...any) *Error { return newError(CodePermissionDenied, format, args...) }
+func denied(format string, args ...any) *Error {
+	return newError(CodePermissionDenied, format, args...)
+}
 func precondition(format string, args ...any) *Error {
 	return newError(CodeFailedPrecondition, format, args...)
 }

@@ -59,12 +59,16 @@ func (r *Reader) Roles(fn func(*svcv1.Role) error) error {
 		func(_ []byte, role *svcv1.Role) error { return fn(role) })
 }
 
-func (b *Batch) PutRole(role *svcv1.Role) error { return b.putProto(key(prefixRole, role.GetId()), role) }
+func (b *Batch) PutRole(role *svcv1.Role) error {
+	return b.putProto(key(prefixRole, role.GetId()), role)
+}
 
 func (b *Batch) DeleteRole(id string) error { return b.delete(key(prefixRole, id)) }
 
 // Blocks calls fn for every (blocker, blocked) pair.
-func (r *Reader) Blocks(fn func(blocker, blocked string) error) error { return r.pairs(prefixBlock, fn) }
+func (r *Reader) Blocks(fn func(blocker, blocked string) error) error {
+	return r.pairs(prefixBlock, fn)
+}
 
 // SetBlock records or removes a block.
 func (b *Batch) SetBlock(blocker, blocked string, on bool) error {

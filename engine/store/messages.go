@@ -21,7 +21,9 @@ func (r *Reader) Message(id string) (*svcv1.Message, error) {
 }
 
 // PutMessage writes a message row. The indexes are written once, by AddMessage.
-func (b *Batch) PutMessage(m *svcv1.Message) error { return b.putProto(key(prefixMessage, m.GetId()), m) }
+func (b *Batch) PutMessage(m *svcv1.Message) error {
+	return b.putProto(key(prefixMessage, m.GetId()), m)
+}
 
 // AddMessage writes a new message with its channel log entry and its top-level or thread index.
 func (b *Batch) AddMessage(m *svcv1.Message, e *storepb.MessageEntry) error {
