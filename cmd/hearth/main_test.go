@@ -1,0 +1,263 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"connectrpc.com/connect"
+
+	svcv1 "hearth/proto/svc/v1"
+	"hearth/proto/svc/v1/svcv1connect"
+)
+
+// TestBadConfigurationIsOneLineAndExitCode2: every mistake in flags or environment stops the
+// server before it starts, with one line naming what is wrong.
+func TestBadConfigurationIsOneLineAndExitCode2(t *testing.T) {
+	notADir := filepath.Join(t.TempDir(), "file")
+	if err := os.WriteFile(notADir, []byte("x"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	data := t.TempDir()
+	for _, tc := range []struct {
+		name string
+		args []string
+		env  map[string]string
+		want string
+	}{
+		{"bad base url", []string{"-base-url", "localhost:8080"}, nil, `-base-url "localhost:8080" must be an absolute http or https URL`},
+		{"base url with a query", []string{"-base-url", "https://chat.example.com/?x=1"}, nil, "without query or fragment"},
+		{"unknown bucket scheme", []string{"-bucket", "ftp://files.example.com/b"}, nil, `-bucket: unknown bucket scheme "ftp"`},
+		{"unwritable data dir", []string{"-data", filepath.Join(notADir, "data")}, nil, "-data " + filepath.Join(notADir, "data") + ": cannot create the data directory"},
+		{"untrusted plain-http issuer", []string{"-trusted-issuer", "http://login.example.com"}, nil, "-trusted-issuer"},
+		{"no issuer at all", []string{"-no-local-issuer"}, nil, "-no-local-issuer needs at least one -trusted-issuer"},
+		{"bad owner", []string{"-owner", "alice"}, nil, `-owner "alice" must be ISSUER#SUBJECT`},
+		{"half of tls", []string{"-tls-cert", "cert.pem"}, nil, "-tls-cert and -tls-key go together"},
+		{"bad log level", []string{"-log-level", "loud"}, nil, `-log-level "loud"`},
+		{"bad bot rate", []string{"-bot-rate", "0"}, nil, "-bot-rate 0 must be more than 0"},
+		{"bad replay days", []string{"-replay-days", "0"}, nil, "-replay-days 0 must be 1 to 3650"},
+		{"bad value from the environment", nil, map[string]string{"HEARTH_BOT_BURST": "many"}, "HEARTH_BOT_BURST"},
+		{"bad base url from the environment", nil, map[string]string{"HEARTH_BASE_URL": "nope"}, `-base-url "nope"`},
+		{"unknown flag", []string{"-colour", "red"}, nil, "flag provided but not defined: -colour"},
+		{"unknown command", []string{"launch"}, nil, `unknown command "launch"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			for k, v := range tc.env {
+				t.Setenv(k, v)
+			}
+			args := tc.args
+			if !slices.Contains(args, "launch") && !slices.Contains(args, "-data") {
+				args = append([]string{"-data", data, "-addr", "127.0.0.1:0"}, args...)
+			}
+			var stdout, stderr bytes.Buffer
+			code := run(args, &stdout, &stderr)
+			if code != 2 {
+				t.Fatalf("exit code %d, want 2 (stderr %q)", code, stderr.String())
+			}
+			if !strings.Contains(stderr.String(), tc.want) {
+				t.Fatalf("stderr %q does not say %q", stderr.String(), tc.want)
+			}
+			if lines := strings.Count(strings.TrimSpace(stderr.String()), "\n"); lines > 0 && !strings.Contains(tc.name, "unknown flag") {
+				t.Fatalf("stderr has %d lines, want one: %q", lines+1, stderr.String())
+			}
+		})
+	}
+}
+
+// TestTheBinaryServesAndShutsDownCleanly builds hearth, starts it on a loopback port, logs in
+// with `hearth token`, joins, holds a stream open, stops it with SIGTERM and starts it again on
+// the same data directory: the member is still there.
+func TestTheBinaryServesAndShutsDownCleanly(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the binary")
+	}
+	bin := filepath.Join(t.TempDir(), "hearth")
+	build := exec.Command(goTool(), "build", "-o", bin, ".")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	data := t.TempDir()
+	const base = "http://chat.test"
+
+	srv, url := startBinary(t, bin, "-data", data, "-addr", "127.0.0.1:0", "-base-url", base)
+	tok, err := exec.Command(bin, "token", "-data", data, "-base-url", base, "-sub", "alice", "-name", "Alice").Output()
+	if err != nil {
+		t.Fatalf("hearth token: %v", err)
+	}
+	token := strings.TrimSpace(string(tok))
+	server := svcv1connect.NewServerServiceClient(http.DefaultClient, url, connect.WithInterceptors(bearerToken(token)))
+	join, err := server.Join(context.Background(), connect.NewRequest(&svcv1.JoinRequest{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m := join.Msg.GetMember(); m.GetRole() != svcv1.MemberRole_MEMBER_ROLE_OWNER || m.GetDisplayName() != "Alice" {
+		t.Fatalf("first join = %v", m)
+	}
+	if resp, err := http.Get(url + "/healthz"); err != nil || resp.StatusCode != 200 {
+		t.Fatalf("/healthz: %v %v", resp, err)
+	}
+
+	// A stream open at shutdown ends; the process exits 0 and says it stopped.
+	chat := svcv1connect.NewChatServiceClient(http.DefaultClient, url, connect.WithInterceptors(bearerToken(token)))
+	stream, err := chat.Subscribe(context.Background(), connect.NewRequest(&svcv1.SubscribeRequest{AfterSeq: 0}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !stream.Receive() || !stream.Msg().GetHeartbeat() {
+		t.Fatalf("the stream did not open with a heartbeat: %v", stream.Err())
+	}
+	ended := make(chan struct{})
+	go func() {
+		for stream.Receive() {
+		}
+		close(ended)
+	}()
+	if err := srv.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-ended:
+	case <-time.After(20 * time.Second):
+		t.Fatal("the stream stayed open after SIGTERM")
+	}
+	if err := srv.wait(20 * time.Second); err != nil {
+		t.Fatalf("after SIGTERM: %v\n%s", err, srv.stderr())
+	}
+	if !strings.Contains(srv.stderr(), "stopped") {
+		t.Fatalf("the log does not say it stopped:\n%s", srv.stderr())
+	}
+
+	// The same data directory, the same member.
+	_, url = startBinary(t, bin, "-data", data, "-addr", "127.0.0.1:0", "-base-url", base)
+	server = svcv1connect.NewServerServiceClient(http.DefaultClient, url, connect.WithInterceptors(bearerToken(token)))
+	me, err := server.GetMe(context.Background(), connect.NewRequest(&svcv1.GetMeRequest{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if me.Msg.GetMember().GetId() != join.Msg.GetMember().GetId() {
+		t.Fatalf("after a restart GetMe = %v, want member %s", me.Msg.GetMember(), join.Msg.GetMember().GetId())
+	}
+}
+
+type process struct {
+	cmd    *exec.Cmd
+	errBuf *lockedBuffer
+	done   chan error
+}
+
+func (p *process) stderr() string { return p.errBuf.String() }
+
+func (p *process) wait(d time.Duration) error {
+	select {
+	case err := <-p.done:
+		return err
+	case <-time.After(d):
+		p.cmd.Process.Kill()
+		return <-p.done
+	}
+}
+
+var listening = regexp.MustCompile(`listening on (\S+)\)`)
+
+// startBinary runs the server and returns it with the URL it listens on; it is killed when the
+// test ends if it is still running.
+func startBinary(t *testing.T, bin string, args ...string) (*process, string) {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
+	cmd.Env = append(os.Environ(), "HEARTH_LOG_LEVEL=info")
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &process{cmd: cmd, errBuf: &lockedBuffer{}, done: make(chan error, 1)}
+	cmd.Stderr = p.errBuf
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	lines := make(chan string, 16)
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+		close(lines)
+		p.done <- cmd.Wait()
+	}()
+	t.Cleanup(func() {
+		cmd.Process.Kill()
+		p.wait(10 * time.Second)
+	})
+	timeout := time.After(30 * time.Second)
+	for {
+		select {
+		case line, ok := <-lines:
+			if !ok {
+				t.Fatalf("hearth exited before listening:\n%s", p.stderr())
+			}
+			if m := listening.FindStringSubmatch(line); m != nil {
+				go func() {
+					for range lines {
+					}
+				}()
+				return p, "http://" + m[1]
+			}
+		case <-timeout:
+			t.Fatalf("hearth did not start within 30s:\n%s", p.stderr())
+		}
+	}
+}
+
+func goTool() string {
+	return filepath.Join(runtime.GOROOT(), "bin", "go")
+}
+
+type bearerToken string
+
+func (b bearerToken) WrapUnary(next connect.UnaryFunc) connect.UnaryFunc {
+	return func(ctx context.Context, r connect.AnyRequest) (connect.AnyResponse, error) {
+		r.Header().Set("Authorization", "Bearer "+string(b))
+		return next(ctx, r)
+	}
+}
+
+func (b bearerToken) WrapStreamingClient(next connect.StreamingClientFunc) connect.StreamingClientFunc {
+	return func(ctx context.Context, s connect.Spec) connect.StreamingClientConn {
+		conn := next(ctx, s)
+		conn.RequestHeader().Set("Authorization", "Bearer "+string(b))
+		return conn
+	}
+}
+
+func (b bearerToken) WrapStreamingHandler(next connect.StreamingHandlerFunc) connect.StreamingHandlerFunc {
+	return next
+}
+
+// lockedBuffer collects a process's output while tests read it.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
