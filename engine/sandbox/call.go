@@ -30,7 +30,15 @@ func (s *Sandbox) call(ctx context.Context, op string, payload []byte) (*wire.Re
 	case <-s.ctx.Done():
 		return nil, ErrClosed
 	}
-	defer func() { <-s.sem }()
+	defer func() {
+		<-s.sem
+		if len(s.sem) == 0 {
+			select { // tell the refill goroutine; a signal already pending will do
+			case s.quiet <- struct{}{}:
+			default:
+			}
+		}
+	}()
 
 	inst, err := s.take(ctx)
 	if err != nil {

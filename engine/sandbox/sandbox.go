@@ -63,6 +63,7 @@ type Sandbox struct {
 	cancel context.CancelCauseFunc
 
 	sem   chan struct{}  // one token per running call
+	quiet chan struct{}  // signaled when the last running call ends
 	idle  chan *instance // started instances waiting for input
 	slots chan struct{}  // one token per instance in idle or being started for it
 
@@ -116,6 +117,7 @@ func New(ctx context.Context, opts Options) (*Sandbox, error) {
 		modCfg:   moduleConfig(),
 		timeout:  opts.Timeout,
 		sem:      make(chan struct{}, opts.Concurrency),
+		quiet:    make(chan struct{}, 1),
 		finished: make(chan struct{}),
 	}
 	// The instances' context is not New's: it must outlive this call.
@@ -224,6 +226,11 @@ drain:
 
 // refill keeps the pool full: whenever a slot is free it starts an instance and, once the
 // guest is up and waiting for input, puts it in idle.
+//
+// It starts one only while no call is running. A start competing with the call that took
+// the last instance would slow that call by about what the pool saved it on a small
+// machine; between calls it costs nobody. Under steady overlapping load the pool stays
+// empty and calls start their own instances, which is all the cores can do anyway.
 func (s *Sandbox) refill() {
 	defer s.refilling.Done()
 	for {
@@ -231,6 +238,14 @@ func (s *Sandbox) refill() {
 		case s.slots <- struct{}{}:
 		case <-s.ctx.Done():
 			return
+		}
+		for len(s.sem) > 0 {
+			select {
+			case <-s.quiet:
+			case <-s.ctx.Done():
+				<-s.slots
+				return
+			}
 		}
 		inst, err := s.startReady(s.ctx)
 		if err != nil {
