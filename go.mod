@@ -5,6 +5,8 @@ go 1.26.0
 require (
 	connectrpc.com/connect v1.21.1
 	github.com/lestrrat-go/jwx/v2 v2.1.7
+	github.com/tetratelabs/wazero v1.12.0
+	golang.org/x/image v0.47.0
 	google.golang.org/protobuf v1.36.12
 )
 
@@ -32,6 +34,6 @@ require (
 	go.opentelemetry.io/otel/trace v1.41.0 // indirect
 	golang.org/x/crypto v0.53.0 // indirect
 	golang.org/x/mod v0.42.0 // indirect
-	golang.org/x/sys v0.46.0 // indirect
+	golang.org/x/sys v0.49.0 // indirect
 	golang.org/x/time v0.16.0 // indirect
 )

@@ -1,0 +1,166 @@
+package sandbox
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+)
+
+// cacheDir holds wazero's compiled code for the tests. Compiling the guest takes about a
+// second, and half a minute under the race detector (wazero's compiler is Go code the
+// detector instruments), so the cache outlasts the run, in the user's cache directory as
+// the go command's own caches are.
+//
+// wazero keys its entries by the module's hash but, in a test binary (which records no
+// module versions), not by its own version: the directory is named after a hash of
+// go.mod's wazero requirement and the modules, so code compiled by another wazero is
+// never loaded. Directories of other hashes are removed once a day old.
+var cacheDir string
+
+func TestMain(m *testing.M) {
+	dir, cleanup := testCacheDir()
+	cacheDir = dir
+	code := m.Run()
+	if shared.s != nil {
+		if err := shared.s.Close(context.Background()); err != nil && code == 0 {
+			fmt.Fprintln(os.Stderr, "closing the shared sandbox:", err)
+			code = 1
+		}
+	}
+	cleanup()
+	os.Exit(code)
+}
+
+// shared is one default Sandbox for the tests that only inspect inputs: every New costs
+// a load of the compiled guest, which the race detector makes slow.
+var shared struct {
+	once sync.Once
+	s    *Sandbox
+	err  error
+}
+
+func sharedSandbox(t testing.TB) *Sandbox {
+	t.Helper()
+	shared.once.Do(func() {
+		shared.s, shared.err = New(context.Background(), Options{CacheDir: cacheDir})
+	})
+	if shared.err != nil {
+		t.Fatal(shared.err)
+	}
+	return shared.s
+}
+
+func testCacheDir() (dir string, cleanup func()) {
+	if dir, err := sharedCacheDir(); err == nil {
+		return dir, func() {}
+	}
+	// No user cache directory: compile once per run instead.
+	dir, err := os.MkdirTemp("", "sandbox-test-cache-")
+	if err != nil {
+		panic(err)
+	}
+	return dir, func() { os.RemoveAll(dir) }
+}
+
+func sharedCacheDir() (string, error) {
+	base, err := os.UserCacheDir()
+	if err != nil {
+		return "", err
+	}
+	h := sha256.New()
+	for _, name := range []string{"../../go.mod", "guest.wasm", "testdata/evil.wasm"} {
+		b, err := os.ReadFile(name)
+		if err != nil {
+			return "", err
+		}
+		if name == "../../go.mod" {
+			i := bytes.Index(b, []byte("github.com/tetratelabs/wazero "))
+			if i < 0 {
+				return "", errors.New("go.mod does not require wazero")
+			}
+			b, _, _ = bytes.Cut(b[i:], []byte("\n"))
+		}
+		h.Write(b)
+	}
+	parent := filepath.Join(base, "hearth-sandbox-test")
+	dir := filepath.Join(parent, hex.EncodeToString(h.Sum(nil))[:16])
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", err
+	}
+	now := time.Now()
+	_ = os.Chtimes(dir, now, now)
+	if old, err := os.ReadDir(parent); err == nil {
+		for _, e := range old {
+			if info, err := e.Info(); err == nil && e.Name() != filepath.Base(dir) && now.Sub(info.ModTime()) > 24*time.Hour {
+				_ = os.RemoveAll(filepath.Join(parent, e.Name()))
+			}
+		}
+	}
+	return dir, nil
+}
+
+// newSandbox returns a Sandbox closed at the end of the test.
+func newSandbox(t testing.TB, opts Options) *Sandbox {
+	t.Helper()
+	opts.CacheDir = cacheDir
+	s, err := New(context.Background(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if err := s.Close(ctx); err != nil {
+			t.Errorf("Close: %v", err)
+		}
+	})
+	return s
+}
+
+// evilSandbox runs testdata/evil.wasm, which misbehaves as its payload says.
+func evilSandbox(t testing.TB, opts Options) *Sandbox {
+	t.Helper()
+	mod, err := os.ReadFile("testdata/evil.wasm")
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts.Module = mod
+	return newSandbox(t, opts)
+}
+
+// waitPoolFull waits until the refill goroutine has every pool slot filled.
+func waitPoolFull(t testing.TB, s *Sandbox) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for len(s.idle) < cap(s.idle) {
+		if time.Now().After(deadline) {
+			t.Fatalf("pool holds %d of %d after 10s", len(s.idle), cap(s.idle))
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+func TestOptionsValidation(t *testing.T) {
+	ctx := context.Background()
+	if _, err := New(ctx, Options{MemoryLimit: -1}); err == nil {
+		t.Error("negative memory limit accepted")
+	}
+	if _, err := New(ctx, Options{MemoryLimit: 5 << 30}); err == nil {
+		t.Error("memory limit over 4 GiB accepted")
+	}
+	if _, err := New(ctx, Options{Module: []byte("not wasm")}); err == nil {
+		t.Error("garbage module accepted")
+	}
+	// The Go guest's runtime needs more than one page to start.
+	if _, err := New(ctx, Options{CacheDir: cacheDir, MemoryLimit: 64 << 10}); err == nil {
+		t.Error("a memory limit the guest cannot start under was accepted")
+	}
+}
