@@ -86,6 +86,13 @@ func takeSight(d *Directory, members, channels []string) *sight {
 	return s
 }
 
+// memberSight is what one member sees of the role-limited channels, taken before a change of
+// their custom roles or their rank; announceSight after the change tells them what came and
+// went. Every call that changes either takes one (SetMemberRoles here; a rank change too).
+func memberSight(d *Directory, memberID string) *sight {
+	return takeSight(d, []string{memberID}, limitedChannels(d))
+}
+
 // limitedChannels are the TEXT channels some custom role limits: the only ones whose sight
 // changes with a member's roles or rank.
 func limitedChannels(d *Directory) []string {

@@ -193,7 +193,7 @@ func (e *Engine) SetMemberRoles(ctx context.Context, c Caller, req *svcv1.SetMem
 		if sameSet(rec.GetMember().GetRoleIds(), roleIDs) {
 			return &svcv1.SetMemberRolesResponse{Member: e.memberView(rec.GetMember())}, nil
 		}
-		before := takeSight(d, []string{target}, limitedChannels(d))
+		before := memberSight(d, target)
 		rec = proto.Clone(rec).(*storepb.MemberRecord)
 		rec.Member.RoleIds = roleIDs
 		if err := tx.putMember(rec); err != nil {

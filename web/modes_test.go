@@ -103,6 +103,32 @@ func TestChannelModes(t *testing.T) {
 	}
 }
 
+// TestOptInMembershipOutlivesLosingSight: in OPT_IN mode a member who joined a role-limited
+// channel and loses the role loses the channel; given the role back, it is back in their
+// sidebar, joined, without joining again.
+func TestOptInMembershipOutlivesLosingSight(t *testing.T) {
+	c := newCast(t)
+	setMode(t, c.owner, svcv1.ChannelMode_CHANNEL_MODE_OPT_IN)
+	gardeners := c.role(t, "gardeners")
+	garden := c.channel(t, c.owner, "garden", svcv1.ChannelKind_CHANNEL_KIND_TEXT)
+	mustAccess(t, c.owner, garden, false, gardeners)
+	mustSetRoles(t, c.owner, c.member, gardeners)
+	if _, err := c.member.Chat.JoinChannel(ctx, req(&svcv1.JoinChannelRequest{ChannelId: garden.GetId()})); err != nil {
+		t.Fatal(err)
+	}
+	st := c.member.Subscribe(t, c.s.Engine.Seq())
+	mustSetRoles(t, c.owner, c.member)
+	c.labels.expect(t, c.owner, []*webtest.Stream{st}, []string{"member"}, []string{"member_updated:member", "channel_deleted:#garden"})
+	if got := c.sidebar(t, c.member); slices.Contains(got, "#garden") {
+		t.Fatalf("sidebar without the role: %v", got)
+	}
+	mustSetRoles(t, c.owner, c.member, gardeners)
+	c.labels.expect(t, c.owner, []*webtest.Stream{st}, []string{"member"}, []string{"member_updated:member", "channel_created:#garden"})
+	if got := c.sidebar(t, c.member); !slices.Contains(got, "#garden") {
+		t.Fatalf("sidebar with the role back: %v", got)
+	}
+}
+
 func TestJoinChannelBadInput(t *testing.T) {
 	c := newCast(t)
 	setMode(t, c.owner, svcv1.ChannelMode_CHANNEL_MODE_OPT_IN)
