@@ -41,11 +41,6 @@ func newCast(t *testing.T, options ...webtest.Option) *cast {
 	return c
 }
 
-// all is everyone in the cast, owner first.
-func (c *cast) all() []*webtest.Client {
-	return []*webtest.Client{c.owner, c.admin, c.admin2, c.mod, c.mod2, c.member, c.member2, c.bot, c.bot2}
-}
-
 func ids(cs ...*webtest.Client) []string {
 	out := make([]string, len(cs))
 	for i, c := range cs {
