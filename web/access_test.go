@@ -112,6 +112,15 @@ func TestLimitedChannelIsInvisibleWithoutTheRole(t *testing.T) {
 		}
 	}
 
+	// Reconnecting from before it all replays nothing of the channel either.
+	outsider.Close()
+	mod.Close()
+	for _, w := range []*webtest.Client{c.member2, c.mod} {
+		if got := channelEvents(c.labels.received(t, c.owner, w.Subscribe(t, seq))[0]); len(got) != 0 {
+			t.Errorf("%s's replay has %v", w.Member.GetUsername(), got)
+		}
+	}
+
 	for _, w := range []*webtest.Client{c.member2, c.mod, c.bot} {
 		_, err := w.Chat.ListMessages(ctx, req(&svcv1.ListMessagesRequest{ChannelId: garden.GetId()}))
 		wantCode(t, "ListMessages without the role", err, connect.CodePermissionDenied, "you cannot see this channel")
