@@ -41,7 +41,7 @@ func newCast(t *testing.T, options ...webtest.Option) *cast {
 	return c
 }
 
-func ids(cs ...*webtest.Client) []string {
+func memberIDs(cs ...*webtest.Client) []string {
 	out := make([]string, len(cs))
 	for i, c := range cs {
 		out[i] = c.Member.GetId()
@@ -137,7 +137,7 @@ func (c *cast) role(t *testing.T, name string) *svcv1.Role {
 
 func mustAdd(t *testing.T, by *webtest.Client, ch *svcv1.Channel, who ...*webtest.Client) *svcv1.Channel {
 	t.Helper()
-	res, err := by.Chat.AddChannelMembers(ctx, req(&svcv1.AddChannelMembersRequest{ChannelId: ch.GetId(), MemberIds: ids(who...)}))
+	res, err := by.Chat.AddChannelMembers(ctx, req(&svcv1.AddChannelMembersRequest{ChannelId: ch.GetId(), MemberIds: memberIDs(who...)}))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -20,13 +20,13 @@ func TestOpenDM(t *testing.T) {
 	streams := []*webtest.Stream{alice.Subscribe(t, seq), bob.Subscribe(t, seq), carol.Subscribe(t, seq), dave.Subscribe(t, seq)}
 	names := []string{"alice", "bob", "carol", "dave"}
 
-	res, err := alice.Chat.OpenDM(ctx, req(&svcv1.OpenDMRequest{MemberIds: ids(bob)}))
+	res, err := alice.Chat.OpenDM(ctx, req(&svcv1.OpenDMRequest{MemberIds: memberIDs(bob)}))
 	if err != nil {
 		t.Fatal(err)
 	}
 	dm := res.Msg.GetChannel()
 	l[dm.GetId()] = "dm(alice,bob)"
-	wantMembers := ids(alice, bob)
+	wantMembers := memberIDs(alice, bob)
 	slices.Sort(wantMembers)
 	if dm.GetKind() != svcv1.ChannelKind_CHANNEL_KIND_DM || dm.GetName() != "" || !slices.Equal(dm.GetMemberIds(), wantMembers) || dm.GetCreatedAtMs() == 0 {
 		t.Fatalf("new DM = %v", dm)
@@ -38,8 +38,8 @@ func TestOpenDM(t *testing.T) {
 		by     *webtest.Client
 		others []string
 	}{
-		{alice, ids(bob, alice, bob)},
-		{bob, ids(alice)},
+		{alice, memberIDs(bob, alice, bob)},
+		{bob, memberIDs(alice)},
 	} {
 		res, err := tc.by.Chat.OpenDM(ctx, req(&svcv1.OpenDMRequest{MemberIds: tc.others}))
 		if err != nil || res.Msg.GetChannel().GetId() != dm.GetId() {
@@ -101,7 +101,7 @@ func TestOpenDMBadInput(t *testing.T) {
 	for i := range 9 {
 		others = append(others, s.Join(fmt.Sprint("m", i)))
 	}
-	res, err := alice.Chat.OpenDM(ctx, req(&svcv1.OpenDMRequest{MemberIds: ids(others[:8]...)}))
+	res, err := alice.Chat.OpenDM(ctx, req(&svcv1.OpenDMRequest{MemberIds: memberIDs(others[:8]...)}))
 	if err != nil || len(res.Msg.GetChannel().GetMemberIds()) != 9 {
 		t.Fatalf("a DM with 8 others: %v %v", res, err)
 	}
@@ -112,8 +112,8 @@ func TestOpenDMBadInput(t *testing.T) {
 		want string
 	}{
 		{nil, connect.CodeInvalidArgument, "member_ids must name 1 to 8 other members; got none"},
-		{ids(alice), connect.CodeInvalidArgument, "member_ids must name 1 to 8 other members; got none"},
-		{ids(others...), connect.CodeInvalidArgument, "member_ids names more than 8 other members"},
+		{memberIDs(alice), connect.CodeInvalidArgument, "member_ids must name 1 to 8 other members; got none"},
+		{memberIDs(others...), connect.CodeInvalidArgument, "member_ids names more than 8 other members"},
 		{[]string{others[0].Member.GetId(), ""}, connect.CodeInvalidArgument, "member_ids[1] is empty"},
 		{[]string{"no-such-member"}, connect.CodeNotFound, "member_ids: member no-such-member is not in this community"},
 	} {
@@ -130,7 +130,7 @@ func TestOpenDMBadInput(t *testing.T) {
 func TestOpenDMRefusedByBlocks(t *testing.T) {
 	s := webtest.Start(t)
 	alice, bob, carol := s.Join("alice"), s.Join("bob"), s.Join("carol")
-	before, err := bob.Chat.OpenDM(ctx, req(&svcv1.OpenDMRequest{MemberIds: ids(carol)}))
+	before, err := bob.Chat.OpenDM(ctx, req(&svcv1.OpenDMRequest{MemberIds: memberIDs(carol)}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -146,7 +146,7 @@ func TestOpenDMRefusedByBlocks(t *testing.T) {
 		{"the blocked", carol, []*webtest.Client{bob}, "you and a member of this DM have blocked each other"},
 		{"a third member, with both", alice, []*webtest.Client{bob, carol}, "two members of this DM have blocked each other"},
 	} {
-		_, err := tc.by.Chat.OpenDM(ctx, req(&svcv1.OpenDMRequest{MemberIds: ids(tc.others...)}))
+		_, err := tc.by.Chat.OpenDM(ctx, req(&svcv1.OpenDMRequest{MemberIds: memberIDs(tc.others...)}))
 		wantCode(t, "OpenDM by "+tc.what, err, connect.CodePermissionDenied, tc.want)
 	}
 	_, err = carol.Chat.SendMessage(ctx, req(&svcv1.SendMessageRequest{ChannelId: before.Msg.GetChannel().GetId(), Text: "hi"}))
@@ -156,14 +156,14 @@ func TestOpenDMRefusedByBlocks(t *testing.T) {
 	}
 	// Neither blocked alice: her DMs with each of them open.
 	for _, other := range []*webtest.Client{bob, carol} {
-		_, err := alice.Chat.OpenDM(ctx, req(&svcv1.OpenDMRequest{MemberIds: ids(other)}))
+		_, err := alice.Chat.OpenDM(ctx, req(&svcv1.OpenDMRequest{MemberIds: memberIDs(other)}))
 		wantOK(t, "alice opens a DM with "+other.Member.GetUsername(), err)
 	}
 }
 
 func dmOf(t *testing.T, l labels, by *webtest.Client, label string, others ...*webtest.Client) *svcv1.Channel {
 	t.Helper()
-	res, err := by.Chat.OpenDM(ctx, req(&svcv1.OpenDMRequest{MemberIds: ids(others...)}))
+	res, err := by.Chat.OpenDM(ctx, req(&svcv1.OpenDMRequest{MemberIds: memberIDs(others...)}))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -88,7 +88,7 @@ func TestNothingOfAPrivateChannelOrDMReachesOutsiders(t *testing.T) {
 	// the caller cannot see the channel) and that the error says nothing of it.
 	refused := func(what string, err error) {
 		t.Helper()
-		wantCode(t, what, err, denied)
+		wantCode(t, what, err, codeDenied)
 		for _, s := range secrets {
 			if err != nil && strings.Contains(err.Error(), s) {
 				t.Errorf("%s: the error reveals %q", what, s)
@@ -128,7 +128,7 @@ func TestNothingOfAPrivateChannelOrDMReachesOutsiders(t *testing.T) {
 					return err
 				},
 				"AddChannelMembers": func() error {
-					_, err := o.Chat.AddChannelMembers(ctx, req(&svcv1.AddChannelMembersRequest{ChannelId: ch.GetId(), MemberIds: ids(o)}))
+					_, err := o.Chat.AddChannelMembers(ctx, req(&svcv1.AddChannelMembersRequest{ChannelId: ch.GetId(), MemberIds: memberIDs(o)}))
 					return err
 				},
 				"RemoveChannelMember (self)": func() error {

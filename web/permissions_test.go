@@ -18,17 +18,17 @@ import (
 // on one another.
 
 const (
-	ok      = connect.Code(0)
-	denied  = connect.CodePermissionDenied
-	precond = connect.CodeFailedPrecondition
-	invalid = connect.CodeInvalidArgument
+	codeOK           = connect.Code(0)
+	codeDenied       = connect.CodePermissionDenied
+	codePrecondition = connect.CodeFailedPrecondition
+	codeInvalid      = connect.CodeInvalidArgument
 )
 
-// ranks are the columns (targets) and rows (callers) of the matrices, in this order.
-var ranks = []string{"member", "moderator", "admin", "owner", "bot"}
+// rankNames are the columns (targets) and rows (callers) of the matrices, in this order.
+var rankNames = []string{"member", "moderator", "admin", "owner", "bot"}
 
-// matrix is the expected code per caller rank (key) and target rank (index as in ranks).
-type matrix map[string][5]connect.Code
+// codeMatrix is the expected code per caller rank (key) and target rank (index as in rankNames).
+type codeMatrix map[string][5]connect.Code
 
 // one is the cast member of a rank.
 func (c *cast) one(rank string) *webtest.Client {
@@ -87,11 +87,11 @@ func (c *cast) private(t *testing.T, members ...*webtest.Client) *svcv1.Channel 
 	return ch
 }
 
-func check(t *testing.T, what string, err error, want connect.Code) {
+func checkCode(t *testing.T, what string, err error, want connect.Code) {
 	t.Helper()
 	if codeOf(err) != want {
 		w := "ok"
-		if want != ok {
+		if want != codeOK {
 			w = want.String()
 		}
 		t.Errorf("%s: got %v, want %s", what, err, w)
@@ -100,72 +100,72 @@ func check(t *testing.T, what string, err error, want connect.Code) {
 
 func TestPermissionsPrivateChannels(t *testing.T) {
 	c := newCast(t)
-	removeOther := matrix{
-		"member":    {denied, denied, denied, denied, denied},
-		"moderator": {ok, denied, denied, denied, ok},
-		"admin":     {ok, ok, denied, denied, ok},
-		"owner":     {ok, ok, ok, ok /* own id */, ok},
-		"bot":       {denied, denied, denied, denied, denied},
+	removeOther := codeMatrix{
+		"member":    {codeDenied, codeDenied, codeDenied, codeDenied, codeDenied},
+		"moderator": {codeOK, codeDenied, codeDenied, codeDenied, codeOK},
+		"admin":     {codeOK, codeOK, codeDenied, codeDenied, codeOK},
+		"owner":     {codeOK, codeOK, codeOK, codeOK /* own id */, codeOK},
+		"bot":       {codeDenied, codeDenied, codeDenied, codeDenied, codeDenied},
 	}
-	for _, cr := range ranks {
+	for _, cr := range rankNames {
 		caller := c.one(cr)
-		for i, tr := range ranks {
+		for i, tr := range rankNames {
 			target := c.target(caller, tr)
 			what := fmt.Sprintf("%s removes a %s", cr, tr)
 
 			ch := c.private(t, caller, target)
 			_, err := caller.Chat.RemoveChannelMember(ctx, req(&svcv1.RemoveChannelMemberRequest{ChannelId: ch.GetId(), MemberId: target.Member.GetId()}))
-			check(t, what+", both in the channel", err, removeOther[cr][i])
+			checkCode(t, what+", both in the channel", err, removeOther[cr][i])
 
 			ch = c.private(t, target)
 			_, err = caller.Chat.RemoveChannelMember(ctx, req(&svcv1.RemoveChannelMemberRequest{ChannelId: ch.GetId(), MemberId: target.Member.GetId()}))
-			want := denied
+			want := codeDenied
 			if caller == target {
-				want = ok // the owner removing themself: they are in, being the target
+				want = codeOK // the owner removing themself: they are in, being the target
 			}
-			check(t, what+", the caller out of the channel", err, want)
+			checkCode(t, what+", the caller out of the channel", err, want)
 
 			// Any member of the channel may add anyone; nobody outside may, admins included.
 			what = fmt.Sprintf("%s adds a %s", cr, tr)
 			ch = c.private(t, caller)
-			_, err = caller.Chat.AddChannelMembers(ctx, req(&svcv1.AddChannelMembersRequest{ChannelId: ch.GetId(), MemberIds: ids(target)}))
-			check(t, what+", the caller in the channel", err, ok)
+			_, err = caller.Chat.AddChannelMembers(ctx, req(&svcv1.AddChannelMembersRequest{ChannelId: ch.GetId(), MemberIds: memberIDs(target)}))
+			checkCode(t, what+", the caller in the channel", err, codeOK)
 			ch = c.private(t, c.member2)
-			_, err = caller.Chat.AddChannelMembers(ctx, req(&svcv1.AddChannelMembersRequest{ChannelId: ch.GetId(), MemberIds: ids(target)}))
-			check(t, what+", the caller out of the channel", err, denied)
+			_, err = caller.Chat.AddChannelMembers(ctx, req(&svcv1.AddChannelMembersRequest{ChannelId: ch.GetId(), MemberIds: memberIDs(target)}))
+			checkCode(t, what+", the caller out of the channel", err, codeDenied)
 		}
 		// Removing oneself: fine when in, refused (nothing to see) when out.
 		ch := c.private(t, caller)
 		_, err := caller.Chat.RemoveChannelMember(ctx, req(&svcv1.RemoveChannelMemberRequest{ChannelId: ch.GetId(), MemberId: caller.Member.GetId()}))
-		check(t, cr+" removes themself, in the channel", err, ok)
+		checkCode(t, cr+" removes themself, in the channel", err, codeOK)
 		_, err = caller.Chat.RemoveChannelMember(ctx, req(&svcv1.RemoveChannelMemberRequest{ChannelId: ch.GetId(), MemberId: caller.Member.GetId()}))
-		check(t, cr+" removes themself, out of the channel", err, denied)
+		checkCode(t, cr+" removes themself, out of the channel", err, codeDenied)
 	}
 }
 
 func TestPermissionsDMs(t *testing.T) {
 	c := newCast(t)
 	dms := map[[2]string]*svcv1.Channel{}
-	for _, cr := range ranks {
+	for _, cr := range rankNames {
 		caller := c.one(cr)
-		for _, tr := range ranks {
+		for _, tr := range rankNames {
 			target := c.target(caller, tr)
 			if target == caller {
 				continue // a DM needs someone else
 			}
-			res, err := caller.Chat.OpenDM(ctx, req(&svcv1.OpenDMRequest{MemberIds: ids(target)}))
-			check(t, fmt.Sprintf("%s opens a DM with a %s", cr, tr), err, ok)
+			res, err := caller.Chat.OpenDM(ctx, req(&svcv1.OpenDMRequest{MemberIds: memberIDs(target)}))
+			checkCode(t, fmt.Sprintf("%s opens a DM with a %s", cr, tr), err, codeOK)
 			dms[[2]string{cr, tr}] = res.Msg.GetChannel()
 
 			// In a DM nobody removes anyone else, whatever their rank.
 			_, err = caller.Chat.RemoveChannelMember(ctx, req(&svcv1.RemoveChannelMemberRequest{ChannelId: res.Msg.GetChannel().GetId(), MemberId: target.Member.GetId()}))
-			check(t, fmt.Sprintf("%s removes a %s from their DM", cr, tr), err, invalid)
+			checkCode(t, fmt.Sprintf("%s removes a %s from their DM", cr, tr), err, codeInvalid)
 		}
 	}
-	// With a block between the two, in either direction: refused whatever the ranks.
+	// With a block between the two, in either direction: refused whatever the rankNames.
 	c.s.Seed(func(b *store.Batch) error {
-		for _, cr := range ranks {
-			for _, tr := range ranks {
+		for _, cr := range rankNames {
+			for _, tr := range rankNames {
 				caller, target := c.one(cr), c.target(c.one(cr), tr)
 				if caller != target {
 					if err := b.SetBlock(target.Member.GetId(), caller.Member.GetId(), true); err != nil {
@@ -178,12 +178,12 @@ func TestPermissionsDMs(t *testing.T) {
 	})
 	for key, dm := range dms {
 		caller, target := c.one(key[0]), c.target(c.one(key[0]), key[1])
-		_, err := caller.Chat.OpenDM(ctx, req(&svcv1.OpenDMRequest{MemberIds: ids(target)}))
-		check(t, fmt.Sprintf("%s opens a DM with a %s who blocked them", key[0], key[1]), err, denied)
+		_, err := caller.Chat.OpenDM(ctx, req(&svcv1.OpenDMRequest{MemberIds: memberIDs(target)}))
+		checkCode(t, fmt.Sprintf("%s opens a DM with a %s who blocked them", key[0], key[1]), err, codeDenied)
 		_, err = caller.Chat.SendMessage(ctx, req(&svcv1.SendMessageRequest{ChannelId: dm.GetId(), Text: "hi"}))
-		check(t, fmt.Sprintf("%s writes to a %s who blocked them", key[0], key[1]), err, denied)
+		checkCode(t, fmt.Sprintf("%s writes to a %s who blocked them", key[0], key[1]), err, codeDenied)
 		_, err = target.Chat.SendMessage(ctx, req(&svcv1.SendMessageRequest{ChannelId: dm.GetId(), Text: "hi"}))
-		check(t, fmt.Sprintf("a %s writes to the %s they blocked", key[1], key[0]), err, denied)
+		checkCode(t, fmt.Sprintf("a %s writes to the %s they blocked", key[1], key[0]), err, codeDenied)
 	}
 }
 
@@ -198,7 +198,7 @@ func TestPermissionsChannelAccessAndModes(t *testing.T) {
 	for _, mode := range []svcv1.ChannelMode{svcv1.ChannelMode_CHANNEL_MODE_ROLES, svcv1.ChannelMode_CHANNEL_MODE_OPT_IN} {
 		setMode(t, c.owner, mode)
 		optIn := mode == svcv1.ChannelMode_CHANNEL_MODE_OPT_IN
-		for _, cr := range ranks {
+		for _, cr := range rankNames {
 			caller := c.one(cr)
 			for _, withRole := range []bool{true, false} {
 				if withRole {
@@ -214,42 +214,42 @@ func TestPermissionsChannelAccessAndModes(t *testing.T) {
 				var want connect.Code
 				switch {
 				case cr == "admin" || cr == "owner":
-					want = ok
+					want = codeOK
 				default:
-					want = denied
+					want = codeDenied
 				}
 				_, err := caller.Chat.SetChannelAccess(ctx, req(&svcv1.SetChannelAccessRequest{ChannelId: limited.GetId(), RoleIds: []string{r.GetId()}, IsDefault: true}))
-				check(t, "SetChannelAccess by "+what, err, want)
+				checkCode(t, "SetChannelAccess by "+what, err, want)
 
 				res, err := caller.Chat.BrowseChannels(ctx, req(&svcv1.BrowseChannelsRequest{}))
-				check(t, "BrowseChannels by "+what, err, ok)
+				checkCode(t, "BrowseChannels by "+what, err, codeOK)
 				listed := slices.ContainsFunc(res.Msg.GetChannels(), func(ch *svcv1.Channel) bool { return ch.GetId() == limited.GetId() })
 				if listed != sees {
 					t.Errorf("BrowseChannels by %s lists the limited channel: %v, want %v", what, listed, sees)
 				}
 
 				_, err = caller.Chat.ListMessages(ctx, req(&svcv1.ListMessagesRequest{ChannelId: limited.GetId()}))
-				check(t, "ListMessages by "+what, err, map[bool]connect.Code{true: ok, false: denied}[sees])
+				checkCode(t, "ListMessages by "+what, err, map[bool]connect.Code{true: codeOK, false: codeDenied}[sees])
 				_, err = caller.Chat.SendMessage(ctx, req(&svcv1.SendMessageRequest{ChannelId: limited.GetId(), Text: "x"}))
-				check(t, "SendMessage by "+what, err, map[bool]connect.Code{true: ok, false: denied}[sees])
+				checkCode(t, "SendMessage by "+what, err, map[bool]connect.Code{true: codeOK, false: codeDenied}[sees])
 
 				// Join and leave: OPT_IN mode only, and only what one sees; leaving what one does
 				// not see is nothing to do.
-				want = denied
+				want = codeDenied
 				switch {
 				case sees && optIn:
-					want = ok
+					want = codeOK
 				case sees:
-					want = precond
+					want = codePrecondition
 				}
 				_, err = caller.Chat.JoinChannel(ctx, req(&svcv1.JoinChannelRequest{ChannelId: limited.GetId()}))
-				check(t, "JoinChannel by "+what, err, want)
-				want = ok
+				checkCode(t, "JoinChannel by "+what, err, want)
+				want = codeOK
 				if sees && !optIn {
-					want = precond
+					want = codePrecondition
 				}
 				_, err = caller.Chat.LeaveChannel(ctx, req(&svcv1.LeaveChannelRequest{ChannelId: limited.GetId()}))
-				check(t, "LeaveChannel by "+what, err, want)
+				checkCode(t, "LeaveChannel by "+what, err, want)
 			}
 		}
 	}
@@ -257,41 +257,41 @@ func TestPermissionsChannelAccessAndModes(t *testing.T) {
 
 func TestPermissionsRoles(t *testing.T) {
 	c := newCast(t)
-	for _, cr := range ranks {
+	for _, cr := range rankNames {
 		caller := c.one(cr)
-		want := denied
+		want := codeDenied
 		if cr == "admin" || cr == "owner" {
-			want = ok
+			want = codeOK
 		}
 		_, err := caller.Server.CreateRole(ctx, req(&svcv1.CreateRoleRequest{Name: "by " + cr}))
-		check(t, "CreateRole by "+cr, err, want)
+		checkCode(t, "CreateRole by "+cr, err, want)
 		r := c.role(t, "for "+cr)
 		_, err = caller.Server.UpdateRole(ctx, req(&svcv1.UpdateRoleRequest{RoleId: r.GetId(), Color: ptr("#000000")}))
-		check(t, "UpdateRole by "+cr, err, want)
+		checkCode(t, "UpdateRole by "+cr, err, want)
 		_, err = caller.Server.DeleteRole(ctx, req(&svcv1.DeleteRoleRequest{RoleId: r.GetId()}))
-		check(t, "DeleteRole by "+cr, err, want)
+		checkCode(t, "DeleteRole by "+cr, err, want)
 	}
 
 	r := c.role(t, "r")
-	setRoles := matrix{
-		"member":    {denied, denied, denied, denied, denied},
-		"moderator": {denied, denied, denied, denied, denied},
-		"admin":     {ok, ok, denied, denied, ok},
-		"owner":     {ok, ok, ok, ok /* own */, ok},
-		"bot":       {denied, denied, denied, denied, denied},
+	setRoles := codeMatrix{
+		"member":    {codeDenied, codeDenied, codeDenied, codeDenied, codeDenied},
+		"moderator": {codeDenied, codeDenied, codeDenied, codeDenied, codeDenied},
+		"admin":     {codeOK, codeOK, codeDenied, codeDenied, codeOK},
+		"owner":     {codeOK, codeOK, codeOK, codeOK /* own */, codeOK},
+		"bot":       {codeDenied, codeDenied, codeDenied, codeDenied, codeDenied},
 	}
-	for _, cr := range ranks {
+	for _, cr := range rankNames {
 		caller := c.one(cr)
-		for i, tr := range ranks {
+		for i, tr := range rankNames {
 			target := c.target(caller, tr)
 			_, err := caller.Server.SetMemberRoles(ctx, req(&svcv1.SetMemberRolesRequest{MemberId: target.Member.GetId(), RoleIds: []string{r.GetId()}}))
-			check(t, fmt.Sprintf("SetMemberRoles by %s on a %s", cr, tr), err, setRoles[cr][i])
+			checkCode(t, fmt.Sprintf("SetMemberRoles by %s on a %s", cr, tr), err, setRoles[cr][i])
 		}
-		want := denied
+		want := codeDenied
 		if cr == "admin" || cr == "owner" {
-			want = ok
+			want = codeOK
 		}
 		_, err := caller.Server.SetMemberRoles(ctx, req(&svcv1.SetMemberRolesRequest{MemberId: caller.Member.GetId(), RoleIds: []string{r.GetId()}}))
-		check(t, fmt.Sprintf("SetMemberRoles by %s on themself", cr), err, want)
+		checkCode(t, fmt.Sprintf("SetMemberRoles by %s on themself", cr), err, want)
 	}
 }

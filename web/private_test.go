@@ -28,13 +28,13 @@ func TestPrivateChannelMembershipEvents(t *testing.T) {
 		c.labels.expect(t, c.owner, streams, names, want...)
 	}
 	secret := c.channel(t, c.owner, "secret", svcv1.ChannelKind_CHANNEL_KIND_PRIVATE)
-	if !slices.Equal(secret.GetMemberIds(), ids(c.owner)) {
+	if !slices.Equal(secret.GetMemberIds(), memberIDs(c.owner)) {
 		t.Fatalf("a new private channel has members %v, want its creator", secret.GetMemberIds())
 	}
 	expect([]string{"channel_created:#secret"}, nil, nil, nil, nil)
 
 	ch := mustAdd(t, c.owner, secret, c.member, c.mod)
-	if !slices.Equal(ch.GetMemberIds(), ids(c.owner, c.member, c.mod)) {
+	if !slices.Equal(ch.GetMemberIds(), memberIDs(c.owner, c.member, c.mod)) {
 		t.Fatalf("members after the add: %v", ch.GetMemberIds())
 	}
 	up := []string{"channel_updated:#secret"}
@@ -96,10 +96,10 @@ func TestPrivateChannelMembershipBadInput(t *testing.T) {
 		{"51 ids", &svcv1.AddChannelMembersRequest{ChannelId: secret.GetId(), MemberIds: many}, connect.CodeInvalidArgument, "member_ids must name 1 to 50 members; got 51"},
 		{"an empty id", &svcv1.AddChannelMembersRequest{ChannelId: secret.GetId(), MemberIds: []string{c.member.Member.GetId(), ""}}, connect.CodeInvalidArgument, "member_ids[1] is empty"},
 		{"an unknown member", &svcv1.AddChannelMembersRequest{ChannelId: secret.GetId(), MemberIds: []string{c.member.Member.GetId(), "ghost"}}, connect.CodeNotFound, "member_ids: member ghost is not in this community"},
-		{"no channel id", &svcv1.AddChannelMembersRequest{MemberIds: ids(c.member)}, connect.CodeInvalidArgument, "channel_id is required"},
-		{"an unknown channel", &svcv1.AddChannelMembersRequest{ChannelId: "nope", MemberIds: ids(c.member)}, connect.CodeNotFound, "channel nope does not exist"},
-		{"a TEXT channel", &svcv1.AddChannelMembersRequest{ChannelId: text.GetId(), MemberIds: ids(c.member)}, connect.CodeInvalidArgument, "private channels only; this is a TEXT channel"},
-		{"a DM", &svcv1.AddChannelMembersRequest{ChannelId: dm.GetId(), MemberIds: ids(c.member2)}, connect.CodeInvalidArgument, "private channels only; this is a DM"},
+		{"no channel id", &svcv1.AddChannelMembersRequest{MemberIds: memberIDs(c.member)}, connect.CodeInvalidArgument, "channel_id is required"},
+		{"an unknown channel", &svcv1.AddChannelMembersRequest{ChannelId: "nope", MemberIds: memberIDs(c.member)}, connect.CodeNotFound, "channel nope does not exist"},
+		{"a TEXT channel", &svcv1.AddChannelMembersRequest{ChannelId: text.GetId(), MemberIds: memberIDs(c.member)}, connect.CodeInvalidArgument, "private channels only; this is a TEXT channel"},
+		{"a DM", &svcv1.AddChannelMembersRequest{ChannelId: dm.GetId(), MemberIds: memberIDs(c.member2)}, connect.CodeInvalidArgument, "private channels only; this is a DM"},
 	} {
 		_, err := c.owner.Chat.AddChannelMembers(ctx, req(tc.r))
 		wantCode(t, "AddChannelMembers with "+tc.what, err, tc.code, tc.want)
@@ -126,7 +126,7 @@ func TestPrivateChannelMembershipBadInput(t *testing.T) {
 	if _, err := c.owner.Chat.AddChannelMembers(ctx, req(&svcv1.AddChannelMembersRequest{ChannelId: secret.GetId(), MemberIds: many[:50]})); err != nil {
 		t.Fatalf("50 ids: %v", err)
 	}
-	if !slices.Equal(ch.GetMemberIds(), ids(c.owner, c.member)) {
+	if !slices.Equal(ch.GetMemberIds(), memberIDs(c.owner, c.member)) {
 		t.Fatalf("the refused adds left members behind: %v", ch.GetMemberIds())
 	}
 }
