@@ -4,7 +4,6 @@ import (
 	"context"
 	"slices"
 
-	"github.com/google/uuid"
 	"google.golang.org/protobuf/proto"
 
 	"hearth/engine/store"
@@ -12,68 +11,19 @@ import (
 	svcv1 "hearth/proto/svc/v1"
 )
 
-// Who is in which conversation: DMs, private channel members, and joining TEXT channels in
-// OPT_IN mode.
-
-// OpenDM returns the DM between the caller and the given members, creating it the first time.
-func (e *Engine) OpenDM(ctx context.Context, c Caller, req *svcv1.OpenDMRequest) (*svcv1.OpenDMResponse, error) {
-	return write(e, func(tx *Tx) (*svcv1.OpenDMResponse, error) {
-		d := tx.Dir()
-		if _, err := d.caller(c); err != nil {
-			return nil, err
-		}
-		var others []string
-		for _, id := range req.GetMemberIds() {
-			if id != c.ID && !slices.Contains(others, id) {
-				others = append(others, id)
-			}
-		}
-		if len(others) < 1 || len(others) > dmOthersMax {
-			return nil, invalid("member_ids must name 1 to %d other members; got %d", dmOthersMax, len(others))
-		}
-		for _, id := range others {
-			if d.Active(id) == nil {
-				return nil, notFound("member %s is not in this community", id)
-			}
-		}
-		members := append([]string{c.ID}, others...)
-		if err := dmBlocked(d, c.ID, members); err != nil {
-			return nil, err
-		}
-		if rec := d.DM(members); rec != nil {
-			if !slices.Contains(rec.GetHiddenMemberIds(), c.ID) {
-				view, err := e.channelView(tx.read(), rec, tx.seq)
-				return &svcv1.OpenDMResponse{Channel: view}, err
-			}
-			rec = proto.Clone(rec).(*storepb.ChannelRecord)
-			rec.HiddenMemberIds = slices.DeleteFunc(rec.HiddenMemberIds, func(id string) bool { return id == c.ID })
-			if err := tx.putChannel(rec); err != nil {
-				return nil, err
-			}
-			view, err := e.channelUpdated(tx, rec, toMembers(c.ID))
-			return &svcv1.OpenDMResponse{Channel: view}, err
-		}
-		slices.Sort(members)
-		ch := &svcv1.Channel{
-			Id:          uuid.Must(uuid.NewV7()).String(),
-			Kind:        svcv1.ChannelKind_CHANNEL_KIND_DM,
-			MemberIds:   members,
-			CreatedAtMs: tx.NowMs(),
-		}
-		if err := tx.putChannel(&storepb.ChannelRecord{Channel: ch}); err != nil {
-			return nil, err
-		}
-		if _, err := tx.emit(toViewers(ch.Id), &svcv1.Event{Kind: &svcv1.Event_ChannelCreated{ChannelCreated: ch}}); err != nil {
-			return nil, err
-		}
-		return &svcv1.OpenDMResponse{Channel: ch}, nil
-	})
-}
+// Who is in which conversation: the member lists of private channels, and joining TEXT channels
+// in OPT_IN mode. DMs are in dms.go.
 
 // AddChannelMembers adds members to a private channel the caller is in.
 func (e *Engine) AddChannelMembers(ctx context.Context, c Caller, req *svcv1.AddChannelMembersRequest) (*svcv1.AddChannelMembersResponse, error) {
-	if n := len(req.GetMemberIds()); n == 0 || n > channelMembersAdd {
+	ids := req.GetMemberIds()
+	if n := len(ids); n == 0 || n > channelMembersAdd {
 		return nil, invalid("member_ids must name 1 to %d members; got %d", channelMembersAdd, n)
+	}
+	for i, id := range ids {
+		if id == "" {
+			return nil, invalid("member_ids[%d] is empty", i)
+		}
 	}
 	return write(e, func(tx *Tx) (*svcv1.AddChannelMembersResponse, error) {
 		d := tx.Dir()
@@ -85,26 +35,29 @@ func (e *Engine) AddChannelMembers(ctx context.Context, c Caller, req *svcv1.Add
 			return nil, err
 		}
 		if rec.GetChannel().GetKind() != svcv1.ChannelKind_CHANNEL_KIND_PRIVATE {
-			return nil, invalid("members are added to private channels only")
+			return nil, invalid("members are added to private channels only; this is %s", kindName(rec))
+		}
+		for _, id := range ids {
+			if d.Active(id) == nil {
+				return nil, notFound("member_ids: member %s is not in this community", id)
+			}
 		}
 		rec = proto.Clone(rec).(*storepb.ChannelRecord)
-		var added []string
-		for _, id := range req.GetMemberIds() {
-			if d.Active(id) == nil {
-				return nil, notFound("member %s is not in this community", id)
-			}
+		added := false
+		for _, id := range ids {
 			if !slices.Contains(rec.Channel.MemberIds, id) {
 				rec.Channel.MemberIds = append(rec.Channel.MemberIds, id)
-				added = append(added, id)
+				added = true
 			}
 		}
-		if len(added) == 0 {
+		if !added {
 			view, err := e.channelView(tx.read(), rec, tx.seq)
 			return &svcv1.AddChannelMembersResponse{Channel: view}, err
 		}
 		if err := tx.putChannel(rec); err != nil {
 			return nil, err
 		}
+		// Those who see it now are the members before and the new ones.
 		view, err := e.channelUpdated(tx, rec, toViewers(rec.GetChannel().GetId()))
 		return &svcv1.AddChannelMembersResponse{Channel: view}, err
 	})
@@ -112,6 +65,10 @@ func (e *Engine) AddChannelMembers(ctx context.Context, c Caller, req *svcv1.Add
 
 // RemoveChannelMember takes a member out of a private channel, or hides a DM for the caller.
 func (e *Engine) RemoveChannelMember(ctx context.Context, c Caller, req *svcv1.RemoveChannelMemberRequest) (*svcv1.RemoveChannelMemberResponse, error) {
+	target := req.GetMemberId()
+	if target == "" {
+		return nil, invalid("member_id is required")
+	}
 	return write(e, func(tx *Tx) (*svcv1.RemoveChannelMemberResponse, error) {
 		d := tx.Dir()
 		me, err := d.caller(c)
@@ -122,23 +79,19 @@ func (e *Engine) RemoveChannelMember(ctx context.Context, c Caller, req *svcv1.R
 		if err != nil {
 			return nil, err
 		}
-		target := req.GetMemberId()
 		switch rec.GetChannel().GetKind() {
 		case svcv1.ChannelKind_CHANNEL_KIND_TEXT:
-			return nil, invalid("TEXT channels have no member list: members leave them with LeaveChannel")
+			return nil, invalid("a TEXT channel has no member list; members leave it with LeaveChannel")
 		case svcv1.ChannelKind_CHANNEL_KIND_DM:
 			if target != c.ID {
-				return nil, invalid("in a DM you can only remove yourself (which hides it until someone writes)")
+				return nil, invalid("in a DM, member_id must be your own id (which hides the DM for you)")
 			}
 			view, err := e.hideDM(tx, rec, c.ID)
 			return &svcv1.RemoveChannelMemberResponse{Channel: view}, err
 		}
 		if target != c.ID {
-			if me.GetMember().GetRole() < svcv1.MemberRole_MEMBER_ROLE_MODERATOR {
-				return nil, denied("removing someone else needs the moderator rank or higher")
-			}
-			if t := d.Member(target); t != nil && t.GetMember().GetRole() >= me.GetMember().GetRole() && t.GetState() == storepb.MemberState_MEMBER_STATE_ACTIVE {
-				return nil, denied("you can only remove members of a lower rank than yours")
+			if err := mayRemove(d, me, target); err != nil {
+				return nil, err
 			}
 			if !slices.Contains(rec.GetChannel().GetMemberIds(), target) {
 				return nil, notFound("member %s is not in this channel", target)
@@ -149,8 +102,21 @@ func (e *Engine) RemoveChannelMember(ctx context.Context, c Caller, req *svcv1.R
 	})
 }
 
+// mayRemove checks that the caller may take someone else out of a private channel: moderator or
+// higher, of higher rank than the target. Someone who left the community keeps no rank.
+func mayRemove(d *Directory, me *storepb.MemberRecord, target string) error {
+	rank := me.GetMember().GetRole()
+	if rank < svcv1.MemberRole_MEMBER_ROLE_MODERATOR {
+		return denied("removing another member needs the moderator rank or higher")
+	}
+	if d.Rank(target) >= rank {
+		return denied("you can only remove members of a lower rank than yours")
+	}
+	return nil
+}
+
 // leavePrivate takes a member out of a private channel: channel_deleted to them,
-// channel_updated to the rest.
+// channel_updated to the members who remain.
 func (e *Engine) leavePrivate(tx *Tx, rec *storepb.ChannelRecord, memberID string) (*svcv1.Channel, error) {
 	rec = proto.Clone(rec).(*storepb.ChannelRecord)
 	chID := rec.GetChannel().GetId()
@@ -162,23 +128,6 @@ func (e *Engine) leavePrivate(tx *Tx, rec *storepb.ChannelRecord, memberID strin
 		return nil, err
 	}
 	return e.channelUpdated(tx, rec, toViewers(chID))
-}
-
-// hideDM hides a DM for one member until someone writes there: channel_deleted to their
-// devices.
-func (e *Engine) hideDM(tx *Tx, rec *storepb.ChannelRecord, memberID string) (*svcv1.Channel, error) {
-	chID := rec.GetChannel().GetId()
-	if !slices.Contains(rec.GetHiddenMemberIds(), memberID) {
-		rec = proto.Clone(rec).(*storepb.ChannelRecord)
-		rec.HiddenMemberIds = append(rec.HiddenMemberIds, memberID)
-		if err := tx.putChannel(rec); err != nil {
-			return nil, err
-		}
-		if _, err := tx.emit(toMembers(memberID), &svcv1.Event{Kind: &svcv1.Event_ChannelDeleted{ChannelDeleted: chID}}); err != nil {
-			return nil, err
-		}
-	}
-	return e.channelView(tx.read(), rec, tx.seq)
 }
 
 // JoinChannel joins a TEXT channel the caller sees (OPT_IN mode).
@@ -193,16 +142,17 @@ func (e *Engine) JoinChannel(ctx context.Context, c Caller, req *svcv1.JoinChann
 			return nil, err
 		}
 		if rec.GetChannel().GetKind() != svcv1.ChannelKind_CHANNEL_KIND_TEXT {
-			return nil, invalid("only TEXT channels are joined; private channels and DMs add members")
+			return nil, invalid("only TEXT channels are joined; this is %s, whose members are added by its members", kindName(rec))
 		}
 		if !d.OptIn() {
-			return nil, precondition("in CHANNEL_MODE_ROLES every member is in every channel they see; there is nothing to join")
+			return nil, precondition("in CHANNEL_MODE_ROLES every member is in every TEXT channel they see; JoinChannel needs CHANNEL_MODE_OPT_IN")
 		}
-		if d.Joined(rec.GetChannel().GetId(), c.ID) {
+		chID := rec.GetChannel().GetId()
+		if d.Joined(chID, c.ID) {
 			view, err := e.channelView(tx.read(), rec, tx.seq)
 			return &svcv1.JoinChannelResponse{Channel: view}, err
 		}
-		if err := tx.setJoined(rec.GetChannel().GetId(), c.ID, true); err != nil {
+		if err := tx.setJoined(chID, c.ID, true); err != nil {
 			return nil, err
 		}
 		view, err := e.channelUpdated(tx, rec, toMembers(c.ID))
@@ -210,18 +160,27 @@ func (e *Engine) JoinChannel(ctx context.Context, c Caller, req *svcv1.JoinChann
 	})
 }
 
-// LeaveChannel leaves a TEXT channel (OPT_IN mode) or a private channel, or hides a DM.
+// LeaveChannel leaves a TEXT channel (OPT_IN mode) or a private channel, or hides a DM. Leaving
+// a channel one is not in (any more) changes nothing and succeeds, so a retried call is fine;
+// it answers nothing about the channel.
 func (e *Engine) LeaveChannel(ctx context.Context, c Caller, req *svcv1.LeaveChannelRequest) (*svcv1.LeaveChannelResponse, error) {
+	if req.GetChannelId() == "" {
+		return nil, invalid("channel_id is required")
+	}
 	return write(e, func(tx *Tx) (*svcv1.LeaveChannelResponse, error) {
 		d := tx.Dir()
 		if _, err := d.caller(c); err != nil {
 			return nil, err
 		}
-		rec, err := d.visibleChannel(c, req.GetChannelId())
-		if err != nil {
-			return nil, err
+		rec := d.Channel(req.GetChannelId())
+		if rec == nil {
+			return nil, notFound("channel %s does not exist", req.GetChannelId())
+		}
+		if !d.Sees(c.ID, rec) {
+			return &svcv1.LeaveChannelResponse{}, nil
 		}
 		chID := rec.GetChannel().GetId()
+		var err error
 		switch rec.GetChannel().GetKind() {
 		case svcv1.ChannelKind_CHANNEL_KIND_PRIVATE:
 			_, err = e.leavePrivate(tx, rec, c.ID)
@@ -229,7 +188,7 @@ func (e *Engine) LeaveChannel(ctx context.Context, c Caller, req *svcv1.LeaveCha
 			_, err = e.hideDM(tx, rec, c.ID)
 		default:
 			if !d.OptIn() {
-				return nil, precondition("in CHANNEL_MODE_ROLES every member is in every channel they see; nobody leaves one")
+				return nil, precondition("in CHANNEL_MODE_ROLES every member is in every TEXT channel they see; LeaveChannel needs CHANNEL_MODE_OPT_IN")
 			}
 			if d.Joined(chID, c.ID) {
 				if err = tx.setJoined(chID, c.ID, false); err == nil {
@@ -244,7 +203,8 @@ func (e *Engine) LeaveChannel(ctx context.Context, c Caller, req *svcv1.LeaveCha
 	})
 }
 
-// BrowseChannels lists every TEXT channel the caller sees, joined or not, with member_count.
+// BrowseChannels lists every TEXT channel the caller sees, joined or not, with member_count: how
+// many members are in it (ROLES mode: everyone who sees it; OPT_IN mode: who joined and sees it).
 func (e *Engine) BrowseChannels(ctx context.Context, c Caller, _ *svcv1.BrowseChannelsRequest) (*svcv1.BrowseChannelsResponse, error) {
 	d := e.dir.Load()
 	if _, err := d.caller(c); err != nil {
@@ -261,13 +221,11 @@ func (e *Engine) BrowseChannels(ctx context.Context, c Caller, _ *svcv1.BrowseCh
 			if err != nil {
 				return err
 			}
-			var n int32
 			for _, m := range members {
 				if d.In(m.GetMember().GetId(), rec) {
-					n++
+					view.MemberCount++
 				}
 			}
-			view.MemberCount = n
 			out.Channels = append(out.Channels, view)
 		}
 		return nil
@@ -276,4 +234,17 @@ func (e *Engine) BrowseChannels(ctx context.Context, c Caller, _ *svcv1.BrowseCh
 		return nil, err
 	}
 	return out, nil
+}
+
+// kindName names a channel's kind in error messages, without naming the channel.
+func kindName(rec *storepb.ChannelRecord) string {
+	switch rec.GetChannel().GetKind() {
+	case svcv1.ChannelKind_CHANNEL_KIND_TEXT:
+		return "a TEXT channel"
+	case svcv1.ChannelKind_CHANNEL_KIND_PRIVATE:
+		return "a private channel"
+	case svcv1.ChannelKind_CHANNEL_KIND_DM:
+		return "a DM"
+	}
+	return "a channel of unknown kind"
 }

@@ -107,6 +107,9 @@ func (e *Engine) send(tx *Tx, c Caller, req *svcv1.SendMessageRequest) (*svcv1.M
 			return nil, err
 		}
 	}
+	if err := e.unhideDM(tx, rec); err != nil {
+		return nil, err
+	}
 	seq := tx.nextSeq()
 	m := &svcv1.Message{
 		Id:           uuid.Must(uuid.NewV7()).String(),
@@ -139,9 +142,6 @@ func (e *Engine) send(tx *Tx, c Caller, req *svcv1.SendMessageRequest) (*svcv1.M
 		if err := e.messageUpdated(tx, root); err != nil {
 			return nil, err
 		}
-	}
-	if err := e.unhideDM(tx, rec); err != nil {
-		return nil, err
 	}
 	if err := tx.write().PutReadState(c.ID, ch.GetId(), seq); err != nil {
 		return nil, err
@@ -181,21 +181,6 @@ func dmBlocked(d *Directory, caller string, members []string) error {
 		}
 	}
 	return nil
-}
-
-// unhideDM puts back the members who hid a DM, now that someone wrote there.
-func (e *Engine) unhideDM(tx *Tx, rec *storepb.ChannelRecord) error {
-	if len(rec.GetHiddenMemberIds()) == 0 {
-		return nil
-	}
-	back := rec.GetHiddenMemberIds()
-	rec = proto.Clone(rec).(*storepb.ChannelRecord)
-	rec.HiddenMemberIds = nil
-	if err := tx.putChannel(rec); err != nil {
-		return err
-	}
-	_, err := e.channelUpdated(tx, rec, toMembers(back...))
-	return err
 }
 
 // mentions lists the members a text mentions, once each.

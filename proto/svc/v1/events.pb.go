@@ -11,7 +11,10 @@
 //     channel's members are everyone who sees it; in OPT_IN mode its joined members; PRIVATE
 //     and DM channels: member_ids, a hidden DM included).
 //   - channel_created, channel_updated: those who see the channel, plus the upsert cases below.
-//   - channel_deleted: those who saw it, and a member removed from a private channel.
+//     A member who starts seeing a TEXT channel (its roles or theirs changed) gets
+//     channel_created, and no channel_updated for that change.
+//   - channel_deleted: those who saw it, and a member removed from a private channel, who left a
+//     channel, hid a DM or stopped seeing a TEXT channel.
 //   - member_joined/updated/left, presence, presence_batch, role_updated/deleted,
 //     channel_mode_changed, server_updated, emoji_changed: every member.
 //   - read_state, member_blocked/unblocked, member_muted/unmuted: the member's own devices.
@@ -387,8 +390,8 @@ type Event_ChannelUpdated struct {
 }
 
 type Event_ChannelDeleted struct {
-	// The channel id. Also sent to a member removed from a private channel, and to a member who
-	// can no longer see a channel.
+	// The channel id. Also sent to a member removed from a private channel, to a member who left
+	// a channel or hid a DM (their devices), and to a member who can no longer see a channel.
 	ChannelDeleted string `protobuf:"bytes,8,opt,name=channel_deleted,json=channelDeleted,proto3,oneof"`
 }
 
@@ -444,6 +447,8 @@ type Event_RoleDeleted struct {
 }
 
 type Event_ChannelModeChanged struct {
+	// The server-wide channel mode changed; call GetState, as which TEXT channels each member
+	// is in may have changed with it.
 	ChannelModeChanged ChannelMode `protobuf:"varint,20,opt,name=channel_mode_changed,json=channelModeChanged,proto3,enum=svc.v1.ChannelMode,oneof"`
 }
 

@@ -120,11 +120,12 @@ type ChatServiceClient interface {
 	UpdateChannel(context.Context, *connect.Request[v1.UpdateChannelRequest]) (*connect.Response[v1.UpdateChannelResponse], error)
 	// Returns the DM between the caller and 1 to 8 other members, creating it the first time; the
 	// same set of members always gets the same DM. Puts the caller back into it if they had hidden
-	// it. Any member may call. permission_denied if the caller and any other member blocked each
-	// other in either direction; not_found for an id that is not a current member;
-	// invalid_argument for 0 or more than 8 others (the caller's own id and repeats are ignored).
-	// Events: channel_created to every member when the DM is new; channel_updated to the caller
-	// when they are put back.
+	// it. Any member may call, bots included. member_ids: the others; the caller's own id and
+	// repeats are ignored; invalid_argument for an empty id, for none and for more than 8 others;
+	// not_found for an id that is not a current member. permission_denied if any two of the members
+	// (the caller included) blocked each other, in either direction; the message does not say who.
+	// Events: channel_created to every member of the DM when it is new; channel_updated to the
+	// caller's devices when they are put back; nothing otherwise.
 	OpenDM(context.Context, *connect.Request[v1.OpenDMRequest]) (*connect.Response[v1.OpenDMResponse], error)
 	// Lists messages of a channel the caller can see, oldest first. Without thread_root_id only
 	// top-level messages; with it, that thread's replies. At most one of before_id, after_id and
@@ -146,8 +147,9 @@ type ChatServiceClient interface {
 	// hidden the DM are put back. Rate limited per member: people 5 per second with a burst of
 	// 10, bots per the server's -bot-rate and -bot-burst (resource_exhausted).
 	// The sender's read position moves to the new message.
-	// Events: message_created to the channel's members; for a reply, message_updated of the root
-	// (reply_count, last_reply_at_ms, seq); channel_updated to DM members put back.
+	// Events: channel_updated to the DM members put back (first, so that their clients know the
+	// channel when the message arrives); message_created to the channel's members; for a reply,
+	// message_updated of the root (reply_count, last_reply_at_ms, seq).
 	SendMessage(context.Context, *connect.Request[v1.SendMessageRequest]) (*connect.Response[v1.SendMessageResponse], error)
 	// Changes the text of a message. The author only; not a deleted message (failed_precondition).
 	// Same text limits as SendMessage. Events: message_updated.
@@ -181,28 +183,44 @@ type ChatServiceClient interface {
 	// page once, caches it for a day and serves the preview image itself. Links without a preview
 	// are left out.
 	GetLinkPreviews(context.Context, *connect.Request[v1.GetLinkPreviewsRequest]) (*connect.Response[v1.GetLinkPreviewsResponse], error)
-	// Adds members to a private channel. Any member of the channel; at most 50 ids per call;
-	// members already in are skipped. Not for TEXT channels or DMs (invalid_argument).
-	// Events: channel_updated to the new and the existing members.
+	// Adds members to a private channel. Any member of the channel, whatever their rank; nobody
+	// outside it, admins included (permission_denied). member_ids: 1 to 50 ids (invalid_argument
+	// otherwise, or for an empty id) of current members (not_found otherwise, and nobody is added);
+	// repeats and members already in are skipped. Not for TEXT channels or DMs (invalid_argument).
+	// Events: channel_updated to every member of the channel, the new ones included (for them it
+	// is the channel's arrival); nothing when nobody was added.
 	AddChannelMembers(context.Context, *connect.Request[v1.AddChannelMembersRequest]) (*connect.Response[v1.AddChannelMembersResponse], error)
-	// Removes a member from a private channel or DM. With the caller's own id: leaves a private
-	// channel, or hides a DM until someone writes there again. With another id (private channels
-	// only): moderator or higher, of higher rank than the target.
-	// Events: channel_deleted to the removed member; channel_updated to the rest.
+	// Removes a member from a private channel, or hides a DM for the caller. The caller must be in
+	// the channel (permission_denied otherwise, admins included). With the caller's own id: leaves
+	// a private channel, or hides a DM until someone writes there or the caller opens it again
+	// (hiding twice is fine). With another id (private channels only; in a DM invalid_argument):
+	// moderator or higher, of higher rank than the target (permission_denied otherwise); not_found
+	// if the target is not in the channel. TEXT channels: invalid_argument (see LeaveChannel).
+	// Events: private channel: channel_deleted to the removed member, then channel_updated to the
+	// members who remain. DM: channel_deleted to the caller's devices (nothing if already hidden).
 	RemoveChannelMember(context.Context, *connect.Request[v1.RemoveChannelMemberRequest]) (*connect.Response[v1.RemoveChannelMemberResponse], error)
-	// Limits who sees a TEXT channel (admins and the owner only): role_ids replaces the channel's
-	// roles (empty: everyone sees it); is_default marks it for new members in OPT_IN mode.
-	// Events: channel_updated to those who see it; channel_deleted to those who no longer do;
-	// channel_created to those who newly do.
+	// Limits who sees a TEXT channel. Admins and the owner only (permission_denied otherwise).
+	// role_ids replaces the channel's roles: empty, every member sees it; otherwise the holders of
+	// one of them, plus admins and the owner. At most 250 ids; repeats dropped; an empty id:
+	// invalid_argument; an unknown one: not_found. is_default marks it for new members in OPT_IN
+	// mode. Private channels and DMs: invalid_argument for their members, permission_denied for
+	// everyone else. Setting what is already set changes nothing and sends nothing.
+	// Events, one to each member at most: channel_deleted to those who no longer see it,
+	// channel_created to those who newly do, channel_updated to those who saw it and still do.
 	SetChannelAccess(context.Context, *connect.Request[v1.SetChannelAccessRequest]) (*connect.Response[v1.SetChannelAccessResponse], error)
-	// Every TEXT channel the caller can see, joined or not, with member_count set.
+	// Every TEXT channel the caller can see, joined or not, in sidebar order, with member_count
+	// set: how many members are in it (ROLES mode: everyone who sees it; OPT_IN mode: those who
+	// joined it and see it). Works in both modes; private channels and DMs are never listed.
 	BrowseChannels(context.Context, *connect.Request[v1.BrowseChannelsRequest]) (*connect.Response[v1.BrowseChannelsResponse], error)
-	// Joins a TEXT channel the caller can see. OPT_IN mode only: failed_precondition in ROLES mode.
-	// Joining twice is fine. Events: channel_updated to the caller's devices.
+	// Joins a TEXT channel the caller can see (permission_denied otherwise). OPT_IN mode only:
+	// failed_precondition in ROLES mode. Private channels and DMs: invalid_argument. Joining twice
+	// is fine and sends nothing. Events: channel_updated to the caller's devices.
 	JoinChannel(context.Context, *connect.Request[v1.JoinChannelRequest]) (*connect.Response[v1.JoinChannelResponse], error)
-	// Leaves a TEXT channel (OPT_IN mode; in ROLES mode failed_precondition), or a private
-	// channel (as RemoveChannelMember with the caller's own id). Leaving twice is fine.
-	// Events: channel_deleted to the caller's devices.
+	// Leaves a TEXT channel (OPT_IN mode; in ROLES mode failed_precondition), a private channel
+	// (as RemoveChannelMember with the caller's own id), or hides a DM. Leaving a channel the
+	// caller is not in, or does not see, succeeds and changes nothing, so leaving twice is fine;
+	// not_found for an unknown id. Events: channel_deleted to the caller's devices; for a private
+	// channel also channel_updated to the members who remain.
 	LeaveChannel(context.Context, *connect.Request[v1.LeaveChannelRequest]) (*connect.Response[v1.LeaveChannelResponse], error)
 	// A snapshot of the community for the caller, consistent with its seq: no event at or below
 	// seq is missing from it, none above is in it. Subscribe with after_seq = seq next.
@@ -508,11 +526,12 @@ type ChatServiceHandler interface {
 	UpdateChannel(context.Context, *connect.Request[v1.UpdateChannelRequest]) (*connect.Response[v1.UpdateChannelResponse], error)
 	// Returns the DM between the caller and 1 to 8 other members, creating it the first time; the
 	// same set of members always gets the same DM. Puts the caller back into it if they had hidden
-	// it. Any member may call. permission_denied if the caller and any other member blocked each
-	// other in either direction; not_found for an id that is not a current member;
-	// invalid_argument for 0 or more than 8 others (the caller's own id and repeats are ignored).
-	// Events: channel_created to every member when the DM is new; channel_updated to the caller
-	// when they are put back.
+	// it. Any member may call, bots included. member_ids: the others; the caller's own id and
+	// repeats are ignored; invalid_argument for an empty id, for none and for more than 8 others;
+	// not_found for an id that is not a current member. permission_denied if any two of the members
+	// (the caller included) blocked each other, in either direction; the message does not say who.
+	// Events: channel_created to every member of the DM when it is new; channel_updated to the
+	// caller's devices when they are put back; nothing otherwise.
 	OpenDM(context.Context, *connect.Request[v1.OpenDMRequest]) (*connect.Response[v1.OpenDMResponse], error)
 	// Lists messages of a channel the caller can see, oldest first. Without thread_root_id only
 	// top-level messages; with it, that thread's replies. At most one of before_id, after_id and
@@ -534,8 +553,9 @@ type ChatServiceHandler interface {
 	// hidden the DM are put back. Rate limited per member: people 5 per second with a burst of
 	// 10, bots per the server's -bot-rate and -bot-burst (resource_exhausted).
 	// The sender's read position moves to the new message.
-	// Events: message_created to the channel's members; for a reply, message_updated of the root
-	// (reply_count, last_reply_at_ms, seq); channel_updated to DM members put back.
+	// Events: channel_updated to the DM members put back (first, so that their clients know the
+	// channel when the message arrives); message_created to the channel's members; for a reply,
+	// message_updated of the root (reply_count, last_reply_at_ms, seq).
 	SendMessage(context.Context, *connect.Request[v1.SendMessageRequest]) (*connect.Response[v1.SendMessageResponse], error)
 	// Changes the text of a message. The author only; not a deleted message (failed_precondition).
 	// Same text limits as SendMessage. Events: message_updated.
@@ -569,28 +589,44 @@ type ChatServiceHandler interface {
 	// page once, caches it for a day and serves the preview image itself. Links without a preview
 	// are left out.
 	GetLinkPreviews(context.Context, *connect.Request[v1.GetLinkPreviewsRequest]) (*connect.Response[v1.GetLinkPreviewsResponse], error)
-	// Adds members to a private channel. Any member of the channel; at most 50 ids per call;
-	// members already in are skipped. Not for TEXT channels or DMs (invalid_argument).
-	// Events: channel_updated to the new and the existing members.
+	// Adds members to a private channel. Any member of the channel, whatever their rank; nobody
+	// outside it, admins included (permission_denied). member_ids: 1 to 50 ids (invalid_argument
+	// otherwise, or for an empty id) of current members (not_found otherwise, and nobody is added);
+	// repeats and members already in are skipped. Not for TEXT channels or DMs (invalid_argument).
+	// Events: channel_updated to every member of the channel, the new ones included (for them it
+	// is the channel's arrival); nothing when nobody was added.
 	AddChannelMembers(context.Context, *connect.Request[v1.AddChannelMembersRequest]) (*connect.Response[v1.AddChannelMembersResponse], error)
-	// Removes a member from a private channel or DM. With the caller's own id: leaves a private
-	// channel, or hides a DM until someone writes there again. With another id (private channels
-	// only): moderator or higher, of higher rank than the target.
-	// Events: channel_deleted to the removed member; channel_updated to the rest.
+	// Removes a member from a private channel, or hides a DM for the caller. The caller must be in
+	// the channel (permission_denied otherwise, admins included). With the caller's own id: leaves
+	// a private channel, or hides a DM until someone writes there or the caller opens it again
+	// (hiding twice is fine). With another id (private channels only; in a DM invalid_argument):
+	// moderator or higher, of higher rank than the target (permission_denied otherwise); not_found
+	// if the target is not in the channel. TEXT channels: invalid_argument (see LeaveChannel).
+	// Events: private channel: channel_deleted to the removed member, then channel_updated to the
+	// members who remain. DM: channel_deleted to the caller's devices (nothing if already hidden).
 	RemoveChannelMember(context.Context, *connect.Request[v1.RemoveChannelMemberRequest]) (*connect.Response[v1.RemoveChannelMemberResponse], error)
-	// Limits who sees a TEXT channel (admins and the owner only): role_ids replaces the channel's
-	// roles (empty: everyone sees it); is_default marks it for new members in OPT_IN mode.
-	// Events: channel_updated to those who see it; channel_deleted to those who no longer do;
-	// channel_created to those who newly do.
+	// Limits who sees a TEXT channel. Admins and the owner only (permission_denied otherwise).
+	// role_ids replaces the channel's roles: empty, every member sees it; otherwise the holders of
+	// one of them, plus admins and the owner. At most 250 ids; repeats dropped; an empty id:
+	// invalid_argument; an unknown one: not_found. is_default marks it for new members in OPT_IN
+	// mode. Private channels and DMs: invalid_argument for their members, permission_denied for
+	// everyone else. Setting what is already set changes nothing and sends nothing.
+	// Events, one to each member at most: channel_deleted to those who no longer see it,
+	// channel_created to those who newly do, channel_updated to those who saw it and still do.
 	SetChannelAccess(context.Context, *connect.Request[v1.SetChannelAccessRequest]) (*connect.Response[v1.SetChannelAccessResponse], error)
-	// Every TEXT channel the caller can see, joined or not, with member_count set.
+	// Every TEXT channel the caller can see, joined or not, in sidebar order, with member_count
+	// set: how many members are in it (ROLES mode: everyone who sees it; OPT_IN mode: those who
+	// joined it and see it). Works in both modes; private channels and DMs are never listed.
 	BrowseChannels(context.Context, *connect.Request[v1.BrowseChannelsRequest]) (*connect.Response[v1.BrowseChannelsResponse], error)
-	// Joins a TEXT channel the caller can see. OPT_IN mode only: failed_precondition in ROLES mode.
-	// Joining twice is fine. Events: channel_updated to the caller's devices.
+	// Joins a TEXT channel the caller can see (permission_denied otherwise). OPT_IN mode only:
+	// failed_precondition in ROLES mode. Private channels and DMs: invalid_argument. Joining twice
+	// is fine and sends nothing. Events: channel_updated to the caller's devices.
 	JoinChannel(context.Context, *connect.Request[v1.JoinChannelRequest]) (*connect.Response[v1.JoinChannelResponse], error)
-	// Leaves a TEXT channel (OPT_IN mode; in ROLES mode failed_precondition), or a private
-	// channel (as RemoveChannelMember with the caller's own id). Leaving twice is fine.
-	// Events: channel_deleted to the caller's devices.
+	// Leaves a TEXT channel (OPT_IN mode; in ROLES mode failed_precondition), a private channel
+	// (as RemoveChannelMember with the caller's own id), or hides a DM. Leaving a channel the
+	// caller is not in, or does not see, succeeds and changes nothing, so leaving twice is fine;
+	// not_found for an unknown id. Events: channel_deleted to the caller's devices; for a private
+	// channel also channel_updated to the members who remain.
 	LeaveChannel(context.Context, *connect.Request[v1.LeaveChannelRequest]) (*connect.Response[v1.LeaveChannelResponse], error)
 	// A snapshot of the community for the caller, consistent with its seq: no event at or below
 	// seq is missing from it, none above is in it. Subscribe with after_seq = seq next.

@@ -133,7 +133,10 @@ type ServerServiceClient interface {
 	// forever) to 36,500. channel_mode: ROLES or OPT_IN. join_questions (with
 	// set_join_questions true): at most 10 questions of up to 200 characters each.
 	// setup_complete true clears needs_setup (owner only).
-	// Events: server_updated to every member; channel_mode_changed when the mode changes.
+	// Switching to OPT_IN keeps everyone in the TEXT channels they see (they join them all);
+	// switching to ROLES puts everyone in every TEXT channel they see.
+	// Events: channel_mode_changed to every member when the mode changes (clients call GetState:
+	// which TEXT channels each member is in may have changed), then server_updated to every member.
 	UpdateServerSettings(context.Context, *connect.Request[v1.UpdateServerSettingsRequest]) (*connect.Response[v1.GetServerInfoResponse], error)
 	// The caller's own member, and, for admins and the owner only, the server's version, track and
 	// whether a newer version on the same track is available.
@@ -209,19 +212,31 @@ type ServerServiceClient interface {
 	// Revokes an invite; it is no longer listed or accepted. Moderator or higher; not_found for an
 	// unknown code.
 	RevokeInvite(context.Context, *connect.Request[v1.RevokeInviteRequest]) (*connect.Response[v1.RevokeInviteResponse], error)
-	// Creates a custom role. Admin or owner. name: 1 to 32 characters, unique case-insensitive
-	// (already_exists); color `#rrggbb` or empty. It goes last in position.
+	// Creates a custom role. Admin or owner. name: 1 to 32 characters once the spaces around it
+	// are trimmed, no control characters, unique case-insensitive (already_exists); color
+	// `#rrggbb` or empty. At most 250 roles (failed_precondition). It goes last: its position is
+	// one more than the last role's.
 	// Events: role_updated to every member.
 	CreateRole(context.Context, *connect.Request[v1.CreateRoleRequest]) (*connect.Response[v1.CreateRoleResponse], error)
 	// Changes a role's name, color or position; only the fields that are set change. Admin or
-	// owner. Events: role_updated to every member.
+	// owner; not_found for an unknown role. name and color as in CreateRole. position (0 or more):
+	// the role's new place in the order, 0 first, past the end last; the roles are then numbered
+	// 0, 1, 2... in order. Changing nothing sends nothing.
+	// Events: role_updated to every member for each role whose fields or position changed, in the
+	// new order.
 	UpdateRole(context.Context, *connect.Request[v1.UpdateRoleRequest]) (*connect.Response[v1.UpdateRoleResponse], error)
-	// Deletes a role and takes it from every member. Admin or owner. failed_precondition while a
-	// channel is limited by the role. Events: role_deleted to every member.
+	// Deletes a role and takes it from every member. Admin or owner; not_found for an unknown
+	// role. failed_precondition while a channel is limited by the role (the message names the
+	// channel; take the role off with SetChannelAccess first).
+	// Events: role_deleted to every member (no member_updated: clients drop the role from their
+	// members themselves).
 	DeleteRole(context.Context, *connect.Request[v1.DeleteRoleRequest]) (*connect.Response[v1.DeleteRoleResponse], error)
-	// Replaces a member's custom roles (bots too). Admin or owner. Unknown role ids: not_found.
-	// Events: member_updated to every member; channel_deleted / channel_created to the member
-	// for channels they stop or start seeing.
+	// Replaces a member's custom roles (bots too). Admin or owner, on a member of lower rank or on
+	// themself (permission_denied otherwise); not_found for a member not in the community.
+	// role_ids: at most 250, repeats dropped, an empty id invalid_argument, an unknown one
+	// not_found. The same roles again change nothing and send nothing.
+	// Events: member_updated to every member; then, to that member alone, channel_deleted for each
+	// TEXT channel they no longer see and channel_created for each they now see, in sidebar order.
 	SetMemberRoles(context.Context, *connect.Request[v1.SetMemberRolesRequest]) (*connect.Response[v1.SetMemberRolesResponse], error)
 	// Changes a member's rank. Admin or owner; the new role is MEMBER, MODERATOR or ADMIN and
 	// lower than the caller's; the target ranks lower than the caller.
@@ -586,7 +601,10 @@ type ServerServiceHandler interface {
 	// forever) to 36,500. channel_mode: ROLES or OPT_IN. join_questions (with
 	// set_join_questions true): at most 10 questions of up to 200 characters each.
 	// setup_complete true clears needs_setup (owner only).
-	// Events: server_updated to every member; channel_mode_changed when the mode changes.
+	// Switching to OPT_IN keeps everyone in the TEXT channels they see (they join them all);
+	// switching to ROLES puts everyone in every TEXT channel they see.
+	// Events: channel_mode_changed to every member when the mode changes (clients call GetState:
+	// which TEXT channels each member is in may have changed), then server_updated to every member.
 	UpdateServerSettings(context.Context, *connect.Request[v1.UpdateServerSettingsRequest]) (*connect.Response[v1.GetServerInfoResponse], error)
 	// The caller's own member, and, for admins and the owner only, the server's version, track and
 	// whether a newer version on the same track is available.
@@ -662,19 +680,31 @@ type ServerServiceHandler interface {
 	// Revokes an invite; it is no longer listed or accepted. Moderator or higher; not_found for an
 	// unknown code.
 	RevokeInvite(context.Context, *connect.Request[v1.RevokeInviteRequest]) (*connect.Response[v1.RevokeInviteResponse], error)
-	// Creates a custom role. Admin or owner. name: 1 to 32 characters, unique case-insensitive
-	// (already_exists); color `#rrggbb` or empty. It goes last in position.
+	// Creates a custom role. Admin or owner. name: 1 to 32 characters once the spaces around it
+	// are trimmed, no control characters, unique case-insensitive (already_exists); color
+	// `#rrggbb` or empty. At most 250 roles (failed_precondition). It goes last: its position is
+	// one more than the last role's.
 	// Events: role_updated to every member.
 	CreateRole(context.Context, *connect.Request[v1.CreateRoleRequest]) (*connect.Response[v1.CreateRoleResponse], error)
 	// Changes a role's name, color or position; only the fields that are set change. Admin or
-	// owner. Events: role_updated to every member.
+	// owner; not_found for an unknown role. name and color as in CreateRole. position (0 or more):
+	// the role's new place in the order, 0 first, past the end last; the roles are then numbered
+	// 0, 1, 2... in order. Changing nothing sends nothing.
+	// Events: role_updated to every member for each role whose fields or position changed, in the
+	// new order.
 	UpdateRole(context.Context, *connect.Request[v1.UpdateRoleRequest]) (*connect.Response[v1.UpdateRoleResponse], error)
-	// Deletes a role and takes it from every member. Admin or owner. failed_precondition while a
-	// channel is limited by the role. Events: role_deleted to every member.
+	// Deletes a role and takes it from every member. Admin or owner; not_found for an unknown
+	// role. failed_precondition while a channel is limited by the role (the message names the
+	// channel; take the role off with SetChannelAccess first).
+	// Events: role_deleted to every member (no member_updated: clients drop the role from their
+	// members themselves).
 	DeleteRole(context.Context, *connect.Request[v1.DeleteRoleRequest]) (*connect.Response[v1.DeleteRoleResponse], error)
-	// Replaces a member's custom roles (bots too). Admin or owner. Unknown role ids: not_found.
-	// Events: member_updated to every member; channel_deleted / channel_created to the member
-	// for channels they stop or start seeing.
+	// Replaces a member's custom roles (bots too). Admin or owner, on a member of lower rank or on
+	// themself (permission_denied otherwise); not_found for a member not in the community.
+	// role_ids: at most 250, repeats dropped, an empty id invalid_argument, an unknown one
+	// not_found. The same roles again change nothing and send nothing.
+	// Events: member_updated to every member; then, to that member alone, channel_deleted for each
+	// TEXT channel they no longer see and channel_created for each they now see, in sidebar order.
 	SetMemberRoles(context.Context, *connect.Request[v1.SetMemberRolesRequest]) (*connect.Response[v1.SetMemberRolesResponse], error)
 	// Changes a member's rank. Admin or owner; the new role is MEMBER, MODERATOR or ADMIN and
 	// lower than the caller's; the target ranks lower than the caller.
