@@ -30,37 +30,95 @@ const partSize = 5 << 20
 // Put streams r into the object at key and returns the number of bytes stored. An empty
 // contentType stores application/octet-stream: the bucket never guesses a type (a guessed
 // text/html served from a bucket URL would render). If reading r fails, or ctx ends, the
-// write is aborted and no new object is left at key.
+// write is aborted, no new object is left at key, and the error wraps r's error (or
+// ctx's), so that callers can tell an http.MaxBytesError from a broken bucket.
 func (b *Bucket) Put(ctx context.Context, key string, r io.Reader, contentType string) (int64, error) {
 	if contentType == "" {
 		contentType = "application/octet-stream"
 	}
-	// Cancelling this context is how gocloud aborts a write: every driver checks it
-	// before making the object visible.
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
 	opts := &gcblob.WriterOptions{
 		ContentType:    contentType,
 		BufferSize:     partSize,
 		MaxConcurrency: 1,
 	}
-	if b.s3 != nil {
+	wctx, cancel := b.writeContext(ctx)
+	defer cancel()
+	src := &source{r: r, ctx: ctx}
+	if b.s3 == nil {
+		// Cancelling the write's context is how gocloud aborts a write: these drivers
+		// check it before making the object visible, so a failed read must cancel
+		// before Upload closes the writer. (S3 aborts on the read error itself.)
+		src.failed = cancel
+	} else {
 		opts.BeforeWrite = s3TuneUpload(b.s3)
 	}
-	w, err := b.b.NewWriter(ctx, key, opts)
+	err := b.b.Upload(wctx, key, src, opts)
+	if src.err != nil {
+		return 0, fmt.Errorf("put %s: %w", key, src.err)
+	}
 	if err != nil {
 		return 0, fmt.Errorf("put %s: %w", key, err)
 	}
-	n, err := io.Copy(w, r)
-	if err != nil {
+	return src.n, nil
+}
+
+// writeContext is the context a Put writes with. For most buckets it is ctx's. An S3
+// upload must outlive ctx a little: cut off mid-request, a part can be stored after the
+// abort that was meant to remove it (S3 documents this), so when ctx ends the source
+// stops giving bytes, the upload finishes its part in flight and aborts, and only
+// s3AbortTimeout later is it cancelled.
+func (b *Bucket) writeContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	if b.s3 == nil {
+		return context.WithCancel(ctx)
+	}
+	wctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	done := make(chan struct{})
+	stop := context.AfterFunc(ctx, func() {
+		select {
+		case <-time.After(s3AbortTimeout):
+			cancel()
+		case <-done:
+		}
+	})
+	return wctx, func() {
+		stop()
+		close(done)
 		cancel()
-		_ = w.Close()
-		return 0, fmt.Errorf("put %s: %w", key, err)
 	}
-	if err := w.Close(); err != nil {
-		return 0, fmt.Errorf("put %s: %w", key, err)
+}
+
+// source is the reader a Put uploads from. It counts the bytes, keeps the first error
+// (drivers may report it wrapped beyond recognition, or not at all), and fails as soon
+// as the Put's context ends.
+type source struct {
+	r      io.Reader
+	ctx    context.Context
+	failed func() // called on the first error, if set
+	n      int64
+	err    error
+}
+
+func (s *source) Read(p []byte) (int, error) {
+	if s.err != nil {
+		return 0, s.err
 	}
-	return n, nil
+	if err := s.ctx.Err(); err != nil {
+		return 0, s.fail(err)
+	}
+	n, err := s.r.Read(p)
+	s.n += int64(n)
+	if err != nil && err != io.EOF {
+		return n, s.fail(err)
+	}
+	return n, err
+}
+
+func (s *source) fail(err error) error {
+	s.err = err
+	if s.failed != nil {
+		s.failed()
+	}
+	return err
 }
 
 // Stat describes the object at key, or returns an error wrapping ErrNotFound.

@@ -7,7 +7,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 )
 
-// s3AbortTimeout bounds the request that aborts a failed multipart upload.
+// s3AbortTimeout is how long an S3 upload whose Put context ended may take to wind up
+// (finish its part in flight, abort), and bounds the abort of a failed multipart upload.
 const s3AbortTimeout = 30 * time.Second
 
 // s3TuneUpload replaces the settings of the transfer manager that gocloud's s3 driver
@@ -17,9 +18,10 @@ const s3AbortTimeout = 30 * time.Second
 //   - It reads the first 16 MiB into memory before deciding on a multipart upload, and
 //     then runs five 8 MiB parts at once: a 25 MB upload held whole, and more. We use
 //     5 MiB parts, one in flight, so an upload holds about three parts.
-//   - When the upload's context is cancelled (how Put aborts), it aborts the multipart
-//     upload with that same, cancelled, context: the abort fails and the parts stay in
-//     the bucket, invisible and billed. FailTimeout gives the abort a fresh context.
+//   - When the upload's context is cancelled, it aborts the multipart upload with that
+//     same, cancelled, context: the abort fails and the parts stay in the bucket,
+//     invisible and billed. FailTimeout gives the abort a fresh context. (Put cancels
+//     only when an upload takes too long to wind up; see writeContext.)
 //
 // The driver calls BeforeWrite before it uses the client, so replacing it is race-free.
 func s3TuneUpload(client *s3.Client) func(as func(any) bool) error {
