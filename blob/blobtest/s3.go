@@ -1,0 +1,264 @@
+package blobtest
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// The S3 server the tests run against: versitygw, Apache-2.0, a single Go binary that
+// serves a folder as S3.
+const (
+	versitygwModule  = "github.com/versity/versitygw/cmd/versitygw"
+	versitygwVersion = "v1.8.0"
+	// buildTimeout bounds building versitygw when it is not installed (1.5 to 2 minutes
+	// on two cores with the module cache warm).
+	buildTimeout = 8 * time.Minute
+)
+
+// StartS3 starts versitygw on a free 127.0.0.1 port, serving one empty bucket kept in a
+// temporary folder, and returns that bucket's URL for blob.Open. The server is stopped
+// when the test ends.
+//
+// versitygw is taken from PATH, then $(go env GOPATH)/bin, then a build cached in the
+// user cache folder; failing all three it is built there once (not in -short mode). If
+// it cannot be had, the test is skipped, or fails when HEARTH_REQUIRE_S3=1 (as in CI).
+//
+// gocloud's s3 driver reads credentials only from the environment (or AWS files), so
+// StartS3 sets them with tb.Setenv, along with settings that keep a developer's own AWS
+// configuration out. They are restored when the test ends; the test must not be parallel.
+func StartS3(tb testing.TB) string {
+	tb.Helper()
+	bin, err := findVersitygw(tb)
+	if err != nil {
+		unavailable(tb, "%v", err)
+	}
+	root := tb.TempDir()
+	const bucket = "hearth"
+	if err := os.Mkdir(filepath.Join(root, bucket), 0o700); err != nil {
+		tb.Fatal(err)
+	}
+	args := []string{"--quiet", "posix"}
+	if !xattrSupported(root) {
+		// versitygw keeps object metadata (content type) in extended attributes.
+		args = append(args, "--sidecar", tb.TempDir())
+	}
+	args = append(args, root)
+	access, secret := randomHex(tb, 10), randomHex(tb, 20)
+
+	var addr string
+	// A port found free may be taken before versitygw binds it: try a few.
+	for attempt := 1; ; attempt++ {
+		addr = freeLoopbackAddr(tb)
+		err := startVersitygw(tb, bin, addr, access, secret, args)
+		if err == nil {
+			break
+		}
+		if attempt == 3 {
+			tb.Fatalf("start versitygw: %v", err)
+		}
+	}
+
+	env := map[string]string{
+		"AWS_ACCESS_KEY_ID":     access,
+		"AWS_SECRET_ACCESS_KEY": secret,
+		// Whatever the developer's machine says, this test talks to this server only.
+		"AWS_SESSION_TOKEN":           "",
+		"AWS_PROFILE":                 "",
+		"AWS_DEFAULT_PROFILE":         "",
+		"AWS_REGION":                  "",
+		"AWS_DEFAULT_REGION":          "",
+		"AWS_ENDPOINT_URL":            "",
+		"AWS_ENDPOINT_URL_S3":         "",
+		"AWS_CONFIG_FILE":             filepath.Join(root, "no-aws-config"),
+		"AWS_SHARED_CREDENTIALS_FILE": filepath.Join(root, "no-aws-credentials"),
+		"AWS_EC2_METADATA_DISABLED":   "true",
+	}
+	for k, v := range env {
+		tb.Setenv(k, v)
+	}
+	q := url.Values{
+		"endpoint":       {"http://" + addr},
+		"use_path_style": {"true"},
+		"disable_https":  {"true"},
+		"region":         {"us-east-1"},
+	}
+	return "s3://" + bucket + "?" + q.Encode()
+}
+
+// startVersitygw runs the server and waits until it answers HTTP. On success the server
+// is stopped (killed and waited for) when the test ends.
+func startVersitygw(tb testing.TB, bin, addr, access, secret string, args []string) error {
+	cmd := exec.Command(bin, append([]string{"--port", addr}, args...)...)
+	// A small environment of our own: versitygw also reads settings from VGW_* and
+	// ROOT_* variables, which must not leak in. The keys go by environment, not argv, so
+	// they do not show in ps.
+	cmd.Env = []string{
+		"PATH=" + os.Getenv("PATH"),
+		"HOME=" + os.Getenv("HOME"),
+		"ROOT_ACCESS_KEY_ID=" + access,
+		"ROOT_SECRET_ACCESS_KEY=" + secret,
+	}
+	var out lockedBuffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+
+	client := &http.Client{Timeout: time.Second}
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		select {
+		case err := <-exited:
+			return fmt.Errorf("versitygw exited (%v): %s", err, strings.TrimSpace(out.String()))
+		default:
+		}
+		// Any HTTP answer, even 403 to an unsigned request, means it is serving.
+		resp, err := client.Get("http://" + addr + "/")
+		if err == nil {
+			resp.Body.Close()
+			break
+		}
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			<-exited
+			return fmt.Errorf("versitygw did not answer on %s within 15s: %v: %s", addr, err, strings.TrimSpace(out.String()))
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	tb.Cleanup(func() {
+		cmd.Process.Kill()
+		<-exited
+	})
+	return nil
+}
+
+// findVersitygw returns the path of a versitygw binary, building it if need be.
+func findVersitygw(tb testing.TB) (string, error) {
+	if p, err := exec.LookPath("versitygw"); err == nil {
+		return p, nil
+	}
+	gobin := goEnv("GOBIN")
+	if gobin == "" {
+		if gopath := goEnv("GOPATH"); gopath != "" {
+			gobin = filepath.Join(filepath.SplitList(gopath)[0], "bin")
+		}
+	}
+	if gobin != "" {
+		if p := filepath.Join(gobin, "versitygw"); isFile(p) {
+			return p, nil
+		}
+	}
+	cache, err := os.UserCacheDir()
+	if err != nil {
+		return "", fmt.Errorf("versitygw is not installed and there is no cache folder to build it in: %v", err)
+	}
+	dir := filepath.Join(cache, "hearth-test", "versitygw-"+versitygwVersion)
+	bin := filepath.Join(dir, "versitygw")
+	if isFile(bin) {
+		return bin, nil
+	}
+	if testing.Short() {
+		return "", errors.New("versitygw is not installed, and -short does not build it")
+	}
+	tb.Logf("building versitygw %s into %s (takes a minute or two, once)", versitygwVersion, dir)
+	return bin, buildVersitygw(dir, bin)
+}
+
+// buildVersitygw installs versitygw into a fresh folder and renames the binary into
+// place, so that two test processes building at once both end with a whole binary.
+func buildVersitygw(dir, bin string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	tmp, err := os.MkdirTemp(dir, "build-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	ctx, cancel := context.WithTimeout(context.Background(), buildTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "go", "install", versitygwModule+"@"+versitygwVersion)
+	cmd.Env = append(os.Environ(), "GOBIN="+tmp)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("go install %s@%s: %v: %s", versitygwModule, versitygwVersion, err, strings.TrimSpace(string(out)))
+	}
+	return os.Rename(filepath.Join(tmp, "versitygw"), bin)
+}
+
+// unavailable skips the test, or fails it when S3 tests are required.
+func unavailable(tb testing.TB, format string, args ...any) {
+	tb.Helper()
+	msg := fmt.Sprintf(format, args...)
+	if os.Getenv("HEARTH_REQUIRE_S3") == "1" {
+		tb.Fatalf("HEARTH_REQUIRE_S3=1 but no S3 server: %s", msg)
+	}
+	tb.Skipf("no S3 server, skipping: %s (go install %s@%s, or set HEARTH_REQUIRE_S3=1 to make this a failure)", msg, versitygwModule, versitygwVersion)
+}
+
+func goEnv(name string) string {
+	out, err := exec.Command("go", "env", name).Output()
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(out))
+}
+
+func isFile(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && fi.Mode().IsRegular()
+}
+
+// freeLoopbackAddr returns a 127.0.0.1 address whose port was free a moment ago.
+func freeLoopbackAddr(tb testing.TB) string {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().String()
+}
+
+func randomHex(tb testing.TB, n int) string {
+	b := make([]byte, n)
+	if _, err := rand.Read(b); err != nil {
+		tb.Fatal(err)
+	}
+	return hex.EncodeToString(b)
+}
+
+// lockedBuffer collects a child's output, written from exec's copying goroutine.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.buf.Len() > 64<<10 {
+		return len(p), nil // enough to say what went wrong
+	}
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}

@@ -1,0 +1,172 @@
+package blob
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	gcblob "gocloud.dev/blob"
+	"gocloud.dev/gcerrors"
+)
+
+// ErrNotFound is returned (wrapped) by Stat and Open, and by reads of an Object whose
+// bytes vanished, when there is no object at the key.
+var ErrNotFound = errors.New("no such object")
+
+// Info describes a stored object.
+type Info struct {
+	Size        int64
+	ModTime     time.Time
+	ContentType string
+}
+
+// partSize is the chunk in which uploads go to services that take them in parts (S3
+// multipart, GCS resumable, Azure blocks): 5 MiB is S3's smallest part. With one part in
+// flight and one being filled, an upload holds about three parts at most, whatever its size.
+const partSize = 5 << 20
+
+// Put streams r into the object at key and returns the number of bytes stored. An empty
+// contentType stores application/octet-stream: the bucket never guesses a type (a guessed
+// text/html served from a bucket URL would render). If reading r fails, or ctx ends, the
+// write is aborted, no new object is left at key, and the error wraps r's error (or
+// ctx's), so that callers can tell an http.MaxBytesError from a broken bucket.
+func (b *Bucket) Put(ctx context.Context, key string, r io.Reader, contentType string) (int64, error) {
+	if contentType == "" {
+		contentType = "application/octet-stream"
+	}
+	opts := &gcblob.WriterOptions{
+		ContentType:    contentType,
+		BufferSize:     partSize,
+		MaxConcurrency: 1,
+	}
+	wctx, cancel := b.writeContext(ctx)
+	defer cancel()
+	src := &source{r: r, ctx: ctx}
+	if b.s3 == nil {
+		// Cancelling the write's context is how gocloud aborts a write: these drivers
+		// check it before making the object visible, so a failed read must cancel
+		// before Upload closes the writer. (S3 aborts on the read error itself.)
+		src.failed = cancel
+	} else {
+		opts.BeforeWrite = s3TuneUpload(b.s3)
+	}
+	err := b.b.Upload(wctx, key, src, opts)
+	if src.err != nil {
+		return 0, fmt.Errorf("put %s: %w", key, src.err)
+	}
+	if err != nil {
+		return 0, fmt.Errorf("put %s: %w", key, err)
+	}
+	return src.n, nil
+}
+
+// writeContext is the context a Put writes with. For most buckets it is ctx's. An S3
+// upload must outlive ctx a little: cut off mid-request, a part can be stored after the
+// abort that was meant to remove it (S3 documents this), so when ctx ends the source
+// stops giving bytes, the upload finishes its part in flight and aborts, and only
+// s3AbortTimeout later is it cancelled.
+func (b *Bucket) writeContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	if b.s3 == nil {
+		return context.WithCancel(ctx)
+	}
+	wctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	done := make(chan struct{})
+	stop := context.AfterFunc(ctx, func() {
+		select {
+		case <-time.After(s3AbortTimeout):
+			cancel()
+		case <-done:
+		}
+	})
+	return wctx, func() {
+		stop()
+		close(done)
+		cancel()
+	}
+}
+
+// source is the reader a Put uploads from. It counts the bytes, keeps the first error
+// (drivers may report it wrapped beyond recognition, or not at all), and fails as soon
+// as the Put's context ends.
+type source struct {
+	r      io.Reader
+	ctx    context.Context
+	failed func() // called on the first error, if set
+	n      int64
+	err    error
+}
+
+func (s *source) Read(p []byte) (int, error) {
+	if s.err != nil {
+		return 0, s.err
+	}
+	if err := s.ctx.Err(); err != nil {
+		return 0, s.fail(err)
+	}
+	n, err := s.r.Read(p)
+	s.n += int64(n)
+	if err != nil && err != io.EOF {
+		return n, s.fail(err)
+	}
+	return n, err
+}
+
+func (s *source) fail(err error) error {
+	s.err = err
+	if s.failed != nil {
+		s.failed()
+	}
+	return err
+}
+
+// Stat describes the object at key, or returns an error wrapping ErrNotFound.
+func (b *Bucket) Stat(ctx context.Context, key string) (Info, error) {
+	a, err := b.b.Attributes(ctx, key)
+	if err != nil {
+		return Info{}, wrap("stat", key, err)
+	}
+	return Info{Size: a.Size, ModTime: a.ModTime, ContentType: a.ContentType}, nil
+}
+
+// Delete removes the object at key. A missing object is not an error, so that a sweep
+// that stopped halfway can simply run again.
+func (b *Bucket) Delete(ctx context.Context, key string) error {
+	err := b.b.Delete(ctx, key)
+	if err != nil && gcerrors.Code(err) != gcerrors.NotFound {
+		return fmt.Errorf("delete %s: %w", key, err)
+	}
+	return nil
+}
+
+// List calls fn for every object whose key starts with prefix, in key order on the
+// buckets we test. An error from fn stops the listing and is returned as is. Objects
+// written during a listing may or may not be seen.
+func (b *Bucket) List(ctx context.Context, prefix string, fn func(key string, size int64, modTime time.Time) error) error {
+	it := b.b.List(&gcblob.ListOptions{Prefix: prefix})
+	for {
+		o, err := it.Next(ctx)
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("list %s: %w", prefix, err)
+		}
+		if o.IsDir {
+			continue
+		}
+		if err := fn(o.Key, o.Size, o.ModTime); err != nil {
+			return err
+		}
+	}
+}
+
+// wrap names the operation and key in an error, and turns the driver's not-found into
+// ErrNotFound.
+func wrap(op, key string, err error) error {
+	if gcerrors.Code(err) == gcerrors.NotFound {
+		return fmt.Errorf("%s %s: %w", op, key, ErrNotFound)
+	}
+	return fmt.Errorf("%s %s: %w", op, key, err)
+}
