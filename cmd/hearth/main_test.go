@@ -154,19 +154,21 @@ func TestTheBinaryServesAndShutsDownCleanly(t *testing.T) {
 type process struct {
 	cmd    *exec.Cmd
 	errBuf *lockedBuffer
-	done   chan error
+	exited chan struct{} // closed when the process has exited; err is then set
+	err    error
 }
 
 func (p *process) stderr() string { return p.errBuf.String() }
 
+// wait returns how the process exited, killing it if it runs longer than d.
 func (p *process) wait(d time.Duration) error {
 	select {
-	case err := <-p.done:
-		return err
+	case <-p.exited:
 	case <-time.After(d):
 		p.cmd.Process.Kill()
-		return <-p.done
+		<-p.exited
 	}
+	return p.err
 }
 
 var listening = regexp.MustCompile(`listening on (\S+)\)`)
@@ -181,7 +183,7 @@ func startBinary(t *testing.T, bin string, args ...string) (*process, string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := &process{cmd: cmd, errBuf: &lockedBuffer{}, done: make(chan error, 1)}
+	p := &process{cmd: cmd, errBuf: &lockedBuffer{}, exited: make(chan struct{})}
 	cmd.Stderr = p.errBuf
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -193,12 +195,10 @@ func startBinary(t *testing.T, bin string, args ...string) (*process, string) {
 			lines <- sc.Text()
 		}
 		close(lines)
-		p.done <- cmd.Wait()
+		p.err = cmd.Wait()
+		close(p.exited)
 	}()
-	t.Cleanup(func() {
-		cmd.Process.Kill()
-		p.wait(10 * time.Second)
-	})
+	t.Cleanup(func() { p.wait(0) })
 	timeout := time.After(30 * time.Second)
 	for {
 		select {
