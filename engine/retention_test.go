@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"hearth/engine/store"
+	"hearth/engine/store/storepb"
 	svcv1 "hearth/proto/svc/v1"
 )
 
@@ -159,5 +160,54 @@ func TestPurgeResumesAfterARestart(t *testing.T) {
 	}
 	if got := c.check(); got.Messages != 1 || got.Replies != 0 {
 		t.Fatalf("after the purge: %d messages, %d replies; want only the fresh message", got.Messages, got.Replies)
+	}
+}
+
+// TestLogPrunedToRetentionKeepsTheSeq: the event log lets go of everything older than
+// retention but its newest event, which keeps the seq across a restart; the message copy in
+// that event is emptied.
+func TestLogPrunedToRetentionKeepsTheSeq(t *testing.T) {
+	c := openTestCommunity(t)
+	ctx := context.Background()
+	owner := c.join("owner")
+	days := int32(1)
+	if _, err := c.e.UpdateServerSettings(ctx, owner, &svcv1.UpdateServerSettingsRequest{RetentionDays: &days}); err != nil {
+		t.Fatal(err)
+	}
+	ch, err := c.e.CreateChannel(ctx, owner, &svcv1.CreateChannelRequest{Name: "general", Kind: svcv1.ChannelKind_CHANNEL_KIND_TEXT})
+	if err != nil {
+		t.Fatal(err)
+	}
+	last := c.send(owner, ch.GetChannel().GetId(), "the last word", "")
+	seq := c.e.Seq()
+	if last.GetCreatedSeq() != seq {
+		t.Fatalf("the message is event %d, the newest is %d", last.GetCreatedSeq(), seq)
+	}
+	c.clock.advance(48 * time.Hour)
+	if err := c.e.PruneLog(); err != nil {
+		t.Fatal(err)
+	}
+	var kept []*storepb.LoggedEvent
+	err = c.db.View(func(r *store.Reader) error {
+		return r.Events(0, 1<<62, func(le *storepb.LoggedEvent) (bool, error) {
+			kept = append(kept, le)
+			return true, nil
+		})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(kept) != 1 || kept[0].GetEvent().GetSeq() != seq {
+		t.Fatalf("the log keeps %d events, want only the newest (%d)", len(kept), seq)
+	}
+	if m := kept[0].GetEvent().GetMessageCreated(); m.GetId() != last.GetId() || m.GetText() != "" {
+		t.Fatalf("the newest event past retention still carries %v", m)
+	}
+	c.restart()
+	if c.e.Seq() != seq {
+		t.Fatalf("seq after the restart = %d, want %d", c.e.Seq(), seq)
+	}
+	if _, err := c.e.UpdateServerSettings(ctx, owner, &svcv1.UpdateServerSettingsRequest{RetentionDays: &days}); err != nil || c.e.Seq() != seq+1 {
+		t.Fatalf("the next event: seq %d (%v), want %d", c.e.Seq(), err, seq+1)
 	}
 }
