@@ -84,6 +84,15 @@ func TestInvites(t *testing.T) {
 	if got := listInvites(t, mod); len(got) != 3 || got[0].GetCode() != twice.GetCode() || got[2].GetCode() != forever.GetCode() {
 		t.Fatalf("ListInvites = %v, want the three, newest first", got)
 	}
+	// Invites are the moderators' business: creating and revoking one sends no event.
+	seq := c.s.Engine.Seq()
+	got := between(t, c.owner, func() {
+		extra := createInvite(t, mod, 0, 1)
+		if _, err := mod.Server.RevokeInvite(ctx, req(&svcv1.RevokeInviteRequest{Code: extra.GetCode()})); err != nil {
+			t.Fatal(err)
+		}
+	}, c.owner.Subscribe(t, seq), mod.Subscribe(t, seq))
+	wantEvents(t, got, [][]string{nil, nil}, "owner", "moderator")
 
 	// Not invite only: codes are not looked at, nor used.
 	if _, err := c.tryJoin("early", "whatever"); err != nil {

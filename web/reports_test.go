@@ -139,9 +139,13 @@ func TestReports(t *testing.T) {
 	if err := report(dave, m.GetId(), "me too"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := mod.Server.ResolveReport(ctx, req(&svcv1.ResolveReportRequest{ReportId: r.GetId()})); err != nil {
-		t.Fatal(err)
-	}
+	seq = c.s.Engine.Seq()
+	got = between(t, owner, func() {
+		if _, err := mod.Server.ResolveReport(ctx, req(&svcv1.ResolveReportRequest{ReportId: r.GetId()})); err != nil {
+			t.Fatal(err)
+		}
+	}, bob.Subscribe(t, seq), dave.Subscribe(t, seq), mod.Subscribe(t, seq))
+	wantEvents(t, got, [][]string{nil, nil, nil}, "bob", "dave", "the moderator")
 	if left := reportAbout(listReports(t, owner), m.GetId()); left != nil {
 		t.Fatalf("after ResolveReport a report of the message is still open: %v", left)
 	}
