@@ -77,8 +77,8 @@ func (s *stream) resync() error {
 
 // replay sends the logged events after..until the member may see, judged against dir (the
 // community now), a chunk per read transaction, leaving out events about messages past
-// retention. Seqs are consecutive, so a missing one means
-// the pruner deleted it meanwhile: the client must resync.
+// retention. Seqs are consecutive, so a missing one means the pruner deleted it meanwhile: the
+// client must resync.
 func (s *stream) replay(ctx context.Context, after, until int64, dir *Directory) error {
 	cutoff := cutoffMs(dir.Settings(), s.e.now())
 	for after < until {

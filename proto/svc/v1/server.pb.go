@@ -91,7 +91,8 @@ type GetServerInfoResponse struct {
 	// 0 = keep forever. Otherwise messages older than this many days are deleted, with their
 	// thread replies (a thread goes with its root), reactions and files, without per-message
 	// events. From the moment a message is past it, ListMessages, lookups, counts and replay
-	// leave it out; the deletion itself runs every minute. The event log keeps nothing older.
+	// leave it out; the deletion itself runs every minute. The event log lets go of events older
+	// than retention too.
 	RetentionDays int32 `protobuf:"varint,12,opt,name=retention_days,json=retentionDays,proto3" json:"retention_days,omitempty"`
 	// Token issuers this server accepts.
 	TrustedIssuers []string `protobuf:"bytes,13,rep,name=trusted_issuers,json=trustedIssuers,proto3" json:"trusted_issuers,omitempty"`
