@@ -97,13 +97,9 @@ func moderationTarget(d *Directory, c Caller, id, what string, departedToo bool)
 	return t, nil
 }
 
-// rankOf is the rank a member row stands for: a banned member's is their rank at ban time.
-func rankOf(m *storepb.MemberRecord) svcv1.MemberRole {
-	if m.GetState() == storepb.MemberState_MEMBER_STATE_BANNED && m.GetBannedProfile() != nil {
-		return m.GetBannedProfile().GetRole()
-	}
-	return m.GetMember().GetRole()
-}
+// rankOf is a member's rank; for one who left or was banned, their rank when they were last in
+// (a member row keeps its rank until the member joins again).
+func rankOf(m *storepb.MemberRecord) svcv1.MemberRole { return m.GetMember().GetRole() }
 
 func article(rank string) string {
 	if rank == "admin" || rank == "owner" {
