@@ -24,7 +24,7 @@
 //	0x61 mute      muter id 0x00 muted id     empty
 //	0x70 invite    code                       storepb.InviteRecord
 //	0x71 report    report id                  storepb.ReportRecord
-//	0x72 reportof  message id 0x00 reporter   report id: one report per message and reporter
+//	0x72 reportof  message id 0x00 reporter id  report id: a reporter's one report of a message
 //
 // Indexes that only serve lookups of small state (login to member, username to member, bot
 // token hash to bot, member set to DM) are not stored: the engine derives them in memory from
