@@ -186,6 +186,13 @@ func TestConcurrentJoinsOnAnInvite(t *testing.T) {
 		t.Fatal(err)
 	}
 	inv := createInvite(t, c.owner, 0, 5)
+	for _, ip := range []string{"127.0.0.2", "127.0.0.21"} {
+		ln, err := net.Listen("tcp", ip+":0")
+		if err != nil {
+			t.Skipf("this system has no loopback address %s (Linux has all of 127/8; on macOS add aliases with ifconfig lo0 alias): %v", ip, err)
+		}
+		ln.Close()
+	}
 	clients := make([]svcv1connect.ServerServiceClient, 20)
 	for i := range clients {
 		clients[i] = fromAddress(c.s, fmt.Sprintf("127.0.0.%d", 2+i), c.s.Token(fmt.Sprint("rush-", i)))
