@@ -76,9 +76,11 @@ type Engine struct {
 
 	dir      atomic.Pointer[Directory]
 	hub      *hub
-	seq      int64 // the writer's: seq of the newest committed event
+	seq      int64     // the writer's: seq of the newest committed event
+	lastNow  time.Time // the writer's: the time of its latest batch
 	presence *presence
 	limits   *limiter
+	purge    *purger
 	// logStart is the seq of the oldest event kept in the log (0 while it is empty).
 	logStart atomic.Int64
 
@@ -141,6 +143,14 @@ func Open(db *store.DB, opts Options) (*Engine, error) {
 			return err
 		}
 		e.seq = seq
+		// The writer's clock resumes where it stopped, even if the wall clock went back.
+		err = r.Events(seq-1, seq, func(le *storepb.LoggedEvent) (bool, error) {
+			e.lastNow = time.UnixMilli(le.GetEvent().GetAtMs())
+			return false, nil
+		})
+		if err != nil {
+			return err
+		}
 		first, err := r.FirstSeq()
 		if err != nil {
 			return err
@@ -155,6 +165,7 @@ func Open(db *store.DB, opts Options) (*Engine, error) {
 	e.dir.Store(dir)
 	e.hub = newHub(opts.RingSize, e.seq, dir)
 	e.limits = newLimiter(e.now)
+	e.purge = &purger{limit: purgeBatch}
 	e.presence = newPresence(opts.PresenceGrace, func(id string, p svcv1.Presence) {
 		e.hub.publishEphemeral(&svcv1.Event{AtMs: e.now().UnixMilli(), Kind: &svcv1.Event_Presence{
 			Presence: &svcv1.PresenceEvent{MemberId: id, Presence: p},
@@ -169,7 +180,9 @@ func Open(db *store.DB, opts Options) (*Engine, error) {
 	return e, nil
 }
 
-// runJobs does the background work every minute until Close.
+// runJobs does the background work every minute until Close: it prunes the event log and
+// purges the messages past retention. Readers hide those messages from the moment they are past
+// it, so the purge may lag a minute (or a restart) without anyone seeing the difference.
 func (e *Engine) runJobs() {
 	defer close(e.jobsDone)
 	t := time.NewTicker(time.Minute)
@@ -182,7 +195,14 @@ func (e *Engine) runJobs() {
 			if err := e.PruneLog(); err != nil && CodeOf(err) != CodeUnavailable {
 				e.log.Error("pruning the event log", "err", err)
 			}
+			e.runPurge()
 		}
+	}
+}
+
+func (e *Engine) runPurge() {
+	if err := e.PurgeNow(); err != nil && CodeOf(err) != CodeUnavailable {
+		e.log.Error("purging messages past retention", "err", err)
 	}
 }
 

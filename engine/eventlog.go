@@ -2,11 +2,18 @@ package engine
 
 import (
 	"time"
+
+	"hearth/engine/store/storepb"
 )
 
 // The event log keeps at least the last ReplayDays days and at least the last ReplayEvents
 // events; older events are deleted a bounded batch per transaction, so a large backlog never
 // holds the writer for long. A stream that asks for deleted events gets resync.
+//
+// Message retention comes first: events older than the retention cutoff go whatever the kept
+// window says, since they carry copies of messages the community chose not to keep. Only the
+// newest event always stays, because the log's last row is where the seq is kept across a
+// restart; when it is past retention, the copy of a message in it is emptied instead.
 
 // pruneBatch bounds the events deleted per transaction.
 const pruneBatch = 10_000
@@ -17,14 +24,16 @@ func (e *Engine) pruneLog() error {
 	for {
 		keepFrom := e.Seq() - int64(e.opts.ReplayEvents) // events at or below this may go
 		cutoffMs := e.now().Add(-time.Duration(e.opts.ReplayDays) * 24 * time.Hour).UnixMilli()
-		if keepFrom < 1 {
+		retainMs := e.readCutoff()
+		if keepFrom < 1 && retainMs == 0 {
 			return nil
 		}
 		n, err := write(e, func(tx *Tx) (int, error) {
 			n, last := 0, int64(0)
 			var del []int64
-			err := tx.read().OldEvents(keepFrom+1, func(seq, atMs int64) bool {
-				if atMs >= cutoffMs || n == pruneBatch {
+			err := tx.read().OldEvents(tx.seq, func(seq, atMs int64) bool {
+				old := seq <= keepFrom && atMs < cutoffMs
+				if !(old || atMs < retainMs) || n == pruneBatch {
 					return false
 				}
 				del = append(del, seq)
@@ -42,10 +51,39 @@ func (e *Engine) pruneLog() error {
 			if n > 0 {
 				tx.afterCommit(func() { e.logStart.Store(last + 1) })
 			}
+			if n < pruneBatch && retainMs > 0 {
+				return n, scrubEvent(tx, tx.seq, retainMs)
+			}
 			return n, nil
 		})
 		if err != nil || n < pruneBatch {
 			return err
 		}
 	}
+}
+
+// scrubEvent empties the message copy of a logged event older than retainMs, keeping the row
+// (and so its seq).
+func scrubEvent(tx *Tx, seq, retainMs int64) error {
+	var le *storepb.LoggedEvent
+	err := tx.read().Events(seq-1, seq, func(x *storepb.LoggedEvent) (bool, error) {
+		le = x
+		return false, nil
+	})
+	if err != nil || le == nil || le.GetEvent().GetAtMs() >= retainMs {
+		return err
+	}
+	ev := le.GetEvent()
+	m := ev.GetMessageCreated()
+	if m == nil {
+		m = ev.GetMessageUpdated()
+	}
+	if m == nil {
+		m = ev.GetMessageDeleted()
+	}
+	if m == nil || (m.GetText() == "" && len(m.GetAttachments()) == 0 && len(m.GetReactions()) == 0) {
+		return nil
+	}
+	m.Text, m.Attachments, m.Reactions, m.ClientId = "", nil, nil, ""
+	return tx.write().AppendEvent(le)
 }

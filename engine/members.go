@@ -43,6 +43,9 @@ func (e *Engine) Join(ctx context.Context, in JoinInput) (*svcv1.Member, bool, e
 	if err := checkWebURL("avatar_url", req.GetAvatarUrl(), avatarURLMax); err != nil {
 		return nil, false, err
 	}
+	if err := checkLen("invite_code", req.GetInviteCode(), inviteCodeInputMax); err != nil {
+		return nil, false, err
+	}
 	for i, a := range req.GetAnswers() {
 		if err := checkLen("answers["+itoa(i)+"]", a, joinAnswerMax); err != nil {
 			return nil, false, err

@@ -129,6 +129,9 @@ func (e *Engine) send(tx *Tx, c Caller, req *svcv1.SendMessageRequest) (*svcv1.M
 		MentionIds:  mentions(d, m.Text),
 		CreatedAtMs: m.CreatedAtMs,
 	}
+	if root != nil {
+		entry.RootCreatedAtMs = root.GetCreatedAtMs()
+	}
 	if err := tx.write().AddMessage(m, entry); err != nil {
 		return nil, err
 	}
@@ -155,9 +158,10 @@ func (e *Engine) send(tx *Tx, c Caller, req *svcv1.SendMessageRequest) (*svcv1.M
 	return m, nil
 }
 
-// threadRoot finds the root of a reply: a top-level, not deleted message of the channel.
+// threadRoot finds the root of a reply: a top-level, not deleted message of the channel (and
+// not past retention).
 func threadRoot(tx *Tx, channelID, rootID string) (*svcv1.Message, error) {
-	root, err := tx.read().Message(rootID)
+	root, err := liveMessage(tx.read(), rootID, tx.cutoff())
 	if isNotFound(err) || (err == nil && root.GetChannelId() != channelID) {
 		return nil, notFound("thread_root_id %s is not a message of this channel", rootID)
 	}
@@ -216,12 +220,13 @@ func (e *Engine) messageUpdated(tx *Tx, m *svcv1.Message) error {
 	return err
 }
 
-// visibleMessage finds a message in a channel the caller can see.
+// visibleMessage finds a message in a channel the caller can see; one past retention does not
+// exist any more.
 func (e *Engine) visibleMessage(tx *Tx, c Caller, id string) (*svcv1.Message, *storepb.ChannelRecord, error) {
 	if id == "" {
 		return nil, nil, invalid("message_id is required")
 	}
-	m, err := tx.read().Message(id)
+	m, err := liveMessage(tx.read(), id, tx.cutoff())
 	if isNotFound(err) {
 		return nil, nil, notFound("message %s does not exist", id)
 	}

@@ -36,11 +36,12 @@ func (e *Engine) ListMessages(ctx context.Context, c Caller, req *svcv1.ListMess
 		return nil, err
 	}
 	chID := rec.GetChannel().GetId()
+	cutoff := e.readCutoff()
 	out := &svcv1.ListMessagesResponse{}
 	err = e.db.View(func(r *store.Reader) error {
 		ix := store.TopLevel(chID)
 		if root := req.GetThreadRootId(); root != "" {
-			m, err := r.Message(root)
+			m, err := liveMessage(r, root, cutoff)
 			if isNotFound(err) || (err == nil && m.GetChannelId() != chID) {
 				return notFound("thread_root_id %s is not a message of this channel", root)
 			}
@@ -53,7 +54,7 @@ func (e *Engine) ListMessages(ctx context.Context, c Caller, req *svcv1.ListMess
 			ix = store.Thread(root)
 		}
 		anchor := func(field, id string) (int64, error) {
-			m, err := r.Message(id)
+			m, err := liveMessage(r, id, cutoff)
 			if isNotFound(err) || (err == nil && (m.GetChannelId() != chID || m.GetThreadRootId() != req.GetThreadRootId())) {
 				where := "this channel's top-level messages"
 				if req.GetThreadRootId() != "" {
@@ -63,14 +64,14 @@ func (e *Engine) ListMessages(ctx context.Context, c Caller, req *svcv1.ListMess
 			}
 			return m.GetCreatedSeq(), err
 		}
-		var ids []string
+		var err error
 		switch {
 		case req.GetBeforeId() != "":
 			s, err := anchor("before_id", req.GetBeforeId())
 			if err != nil {
 				return err
 			}
-			ids, out.HasMore, err = walk(r, ix, s-1, true, limit)
+			out.Messages, out.HasMore, err = walk(r, ix, s-1, true, limit, cutoff)
 			if err != nil {
 				return err
 			}
@@ -79,7 +80,7 @@ func (e *Engine) ListMessages(ctx context.Context, c Caller, req *svcv1.ListMess
 			if err != nil {
 				return err
 			}
-			ids, out.HasMoreAfter, err = walk(r, ix, s+1, false, limit)
+			out.Messages, out.HasMoreAfter, err = walk(r, ix, s+1, false, limit, cutoff)
 			if err != nil {
 				return err
 			}
@@ -90,30 +91,19 @@ func (e *Engine) ListMessages(ctx context.Context, c Caller, req *svcv1.ListMess
 			if err != nil {
 				return err
 			}
-			older, hasMore, err := walk(r, ix, s-1, true, limit/2)
+			older, hasMore, err := walk(r, ix, s-1, true, limit/2, cutoff)
 			if err != nil {
 				return err
 			}
-			newer, hasMoreAfter, err := walk(r, ix, s, false, limit-len(older))
+			newer, hasMoreAfter, err := walk(r, ix, s, false, limit-len(older), cutoff)
 			if err != nil {
 				return err
 			}
-			ids, out.HasMore, out.HasMoreAfter = append(older, newer...), hasMore, hasMoreAfter
+			out.Messages, out.HasMore, out.HasMoreAfter = append(older, newer...), hasMore, hasMoreAfter
 		default:
-			ids, out.HasMore, err = walk(r, ix, math.MaxInt64, true, limit)
-			if err != nil {
-				return err
-			}
+			out.Messages, out.HasMore, err = walk(r, ix, math.MaxInt64, true, limit, cutoff)
 		}
-		out.Messages = make([]*svcv1.Message, 0, len(ids))
-		for _, id := range ids {
-			m, err := r.Message(id)
-			if err != nil {
-				return err
-			}
-			out.Messages = append(out.Messages, m)
-		}
-		return nil
+		return err
 	})
 	if err != nil {
 		return nil, err
@@ -121,31 +111,36 @@ func (e *Engine) ListMessages(ctx context.Context, c Caller, req *svcv1.ListMess
 	return out, nil
 }
 
-// walk takes up to n message ids from seq `from` towards older or newer messages, oldest first,
-// and reports whether more lie beyond them.
-func walk(r *store.Reader, ix store.Index, from int64, older bool, n int) ([]string, bool, error) {
-	if n == 0 {
-		more := false
-		err := r.Walk(ix, from, older, func(int64, string) bool {
-			more = true
-			return false
-		})
-		return nil, more, err
-	}
-	var ids []string
+// walk takes up to n messages from seq `from` towards older or newer messages, oldest first,
+// and reports whether more lie beyond them. Messages past retention (created before cutoff) are
+// left out: going older the first of them ends the walk, since every older one is past it too.
+func walk(r *store.Reader, ix store.Index, from int64, older bool, n int, cutoff int64) ([]*svcv1.Message, bool, error) {
+	var out []*svcv1.Message
 	more := false
+	var readErr error
 	err := r.Walk(ix, from, older, func(_ int64, id string) bool {
-		if len(ids) == n {
+		m, err := r.Message(id)
+		if err != nil {
+			readErr = err
+			return false
+		}
+		if m.GetCreatedAtMs() < cutoff {
+			return !older
+		}
+		if len(out) == n {
 			more = true
 			return false
 		}
-		ids = append(ids, id)
+		out = append(out, m)
 		return true
 	})
-	if older {
-		slices.Reverse(ids)
+	if err == nil {
+		err = readErr
 	}
-	return ids, more, err
+	if older {
+		slices.Reverse(out)
+	}
+	return out, more, err
 }
 
 // MarkRead moves the caller's read position in a channel (backwards too).
@@ -163,14 +158,15 @@ func (e *Engine) MarkRead(ctx context.Context, c Caller, req *svcv1.MarkReadRequ
 			return nil, err
 		}
 		chID := rec.GetChannel().GetId()
-		last, err := tx.read().LastMessageSeq(chID, tx.seq)
+		cutoff := tx.cutoff()
+		last, err := tx.read().LastKeptMessageSeq(chID, tx.seq, cutoff)
 		if err != nil {
 			return nil, err
 		}
 		if err := tx.write().PutReadState(c.ID, chID, min(req.GetSeq(), last)); err != nil {
 			return nil, err
 		}
-		rs, err := readState(tx.read(), d, c.ID, rec, tx.seq)
+		rs, err := readState(tx.read(), d, c.ID, rec, tx.seq, cutoff)
 		if err != nil {
 			return nil, err
 		}

@@ -22,6 +22,7 @@ func (e *Engine) GetState(ctx context.Context, c Caller, _ *svcv1.GetStateReques
 		return nil, err
 	}
 	seq := d.Seq()
+	cutoff := e.readCutoff()
 	out := &svcv1.GetStateResponse{
 		Me:               e.memberView(me.GetMember()),
 		Members:          e.memberViews(d),
@@ -37,7 +38,7 @@ func (e *Engine) GetState(ctx context.Context, c Caller, _ *svcv1.GetStateReques
 			if err != nil {
 				return err
 			}
-			rs, err := readState(r, d, c.ID, rec, seq)
+			rs, err := readState(r, d, c.ID, rec, seq, cutoff)
 			if err != nil {
 				return err
 			}
@@ -53,10 +54,10 @@ func (e *Engine) GetState(ctx context.Context, c Caller, _ *svcv1.GetStateReques
 }
 
 // channelView is a channel as the API shows it: the stored row plus its last_message_seq as of
-// seq.
+// seq (messages past retention left out).
 func (e *Engine) channelView(r *store.Reader, rec *storepb.ChannelRecord, seq int64) (*svcv1.Channel, error) {
 	ch := proto.Clone(rec.GetChannel()).(*svcv1.Channel)
-	last, err := r.LastMessageSeq(ch.GetId(), seq)
+	last, err := r.LastKeptMessageSeq(ch.GetId(), seq, e.readCutoff())
 	if err != nil {
 		return nil, err
 	}
@@ -67,17 +68,27 @@ func (e *Engine) channelView(r *store.Reader, rec *storepb.ChannelRecord, seq in
 // readState computes a member's read state in a channel as of seq: unread_count counts the
 // top-level messages after last_read_seq that are not deleted, not the member's own and not from
 // members they muted or blocked; mention_count counts, in the same window and thread replies
-// included, those that mention the member (in a DM, every message from someone else).
-func readState(r *store.Reader, d *Directory, memberID string, rec *storepb.ChannelRecord, seq int64) (*svcv1.ReadState, error) {
+// included, those that mention the member (in a DM, every message from someone else). Messages
+// past retention (created before cutoff, or in a thread whose root is) count for nothing.
+func readState(r *store.Reader, d *Directory, memberID string, rec *storepb.ChannelRecord, seq, cutoff int64) (*svcv1.ReadState, error) {
 	chID := rec.GetChannel().GetId()
 	last, err := r.ReadState(memberID, chID)
 	if err != nil {
 		return nil, err
 	}
 	rs := &svcv1.ReadState{ChannelId: chID, LastReadSeq: last}
+	from := last
+	if cutoff > 0 {
+		// Skip the old messages the purge has not deleted yet without reading them.
+		kept, err := r.FirstKeptEntry(chID, cutoff)
+		if err != nil || kept == 0 {
+			return rs, err
+		}
+		from = max(from, kept-1)
+	}
 	dm := rec.GetChannel().GetKind() == svcv1.ChannelKind_CHANNEL_KIND_DM
-	err = r.Entries(chID, last, seq, func(_ int64, en *storepb.MessageEntry) error {
-		if !counts(d, memberID, en, seq) {
+	err = r.Entries(chID, from, seq, func(_ int64, en *storepb.MessageEntry) error {
+		if store.Expired(en, cutoff) || !counts(d, memberID, en, seq) {
 			return nil
 		}
 		if !en.GetThreadReply() {

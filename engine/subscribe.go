@@ -76,9 +76,11 @@ func (s *stream) resync() error {
 }
 
 // replay sends the logged events after..until the member may see, judged against dir (the
-// community now), a chunk per read transaction. Seqs are consecutive, so a missing one means
-// the pruner deleted it meanwhile: the client must resync.
+// community now), a chunk per read transaction, leaving out events about messages past
+// retention. Seqs are consecutive, so a missing one means the pruner deleted it meanwhile: the
+// client must resync.
 func (s *stream) replay(ctx context.Context, after, until int64, dir *Directory) error {
+	cutoff := cutoffMs(dir.Settings(), s.e.now())
 	for after < until {
 		var frames []*Frame
 		gap := false
@@ -90,9 +92,14 @@ func (s *stream) replay(ctx context.Context, after, until int64, dir *Directory)
 					return false, nil
 				}
 				after = seq
-				if dir.Receives(s.member, le.GetAudience()) {
-					frames = append(frames, newFrame(le.GetEvent()))
+				if !dir.Receives(s.member, le.GetAudience()) {
+					return true, nil
 				}
+				// Messages past retention are gone from replay as from ListMessages.
+				if gone, err := eventExpired(r, le.GetEvent(), cutoff); err != nil || gone {
+					return err == nil, err
+				}
+				frames = append(frames, newFrame(le.GetEvent()))
 				return len(frames) < replayChunk, nil
 			})
 		})

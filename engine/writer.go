@@ -224,7 +224,14 @@ func (e *Engine) apply(batch []*change) {
 func (e *Engine) tryBatch(batch []*change) ([]result, error) {
 	b := e.db.NewBatch()
 	defer b.Discard()
-	tx := &Tx{b: b, d: e.dir.Load().newDraft(), now: e.now(), seq: e.seq}
+	// The batch time never goes back, even when the wall clock does: messages then have
+	// created_at_ms in seq order, which the retention purge and its readers rely on.
+	now := e.now()
+	if now.Before(e.lastNow) {
+		now = e.lastNow
+	}
+	e.lastNow = now
+	tx := &Tx{b: b, d: e.dir.Load().newDraft(), now: now, seq: e.seq}
 	results := make([]result, len(batch))
 	for i, c := range batch {
 		writes, events, after := tx.writes, len(tx.events), len(tx.after)

@@ -7,6 +7,7 @@ import (
 	"context"
 	"log/slog"
 	"net/http"
+	"strings"
 	"time"
 
 	"connectrpc.com/connect"
@@ -22,6 +23,8 @@ type Options struct {
 	Verifier *auth.Verifier
 	// Issuer, when set, serves the local issuer's discovery document and keys.
 	Issuer *auth.Issuer
+	// WebURL is the web client's address, where invite links lead (default {base_url}/app).
+	WebURL string
 	Log    *slog.Logger
 }
 
@@ -40,6 +43,13 @@ func New(opts Options) http.Handler {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		w.Write([]byte("ok"))
 	})
+	base := opts.Engine.ServerInfo().GetBaseUrl()
+	webURL := strings.TrimSuffix(opts.WebURL, "/")
+	if webURL == "" {
+		webURL = base + "/app"
+	}
+	mux.HandleFunc("GET /invite/{code}", inviteRedirect(webURL, base))
+	mux.HandleFunc("GET /i/{code}", inviteRedirect(webURL, base))
 	if opts.Issuer != nil {
 		mux.Handle("GET /.well-known/", opts.Issuer.Handler())
 	}

@@ -21,6 +21,7 @@ type Config struct {
 	Data           string
 	BaseURL        string
 	Bucket         string
+	WebURL         string
 	TrustedIssuers []string
 	Owner          string
 	Name           string
@@ -55,6 +56,7 @@ func serveFlags(fs *flag.FlagSet, c *Config) {
 	fs.StringVar(&c.Data, "data", "./data", "data directory: database, keys, files")
 	fs.StringVar(&c.BaseURL, "base-url", "http://localhost:8080", "the server's canonical URL, also the token audience")
 	fs.StringVar(&c.Bucket, "bucket", "", "file bucket URL (file://, s3://, gs://, azblob://, mem://); default file://<data>/files")
+	fs.StringVar(&c.WebURL, "web-url", "", "the web client's URL, where invite links lead (default {base-url}/app)")
 	fs.Var((*listFlag)(&c.TrustedIssuers), "trusted-issuer", "token issuer to trust (repeatable; comma list in the environment)")
 	fs.StringVar(&c.Owner, "owner", "", "the login ISS#SUB that becomes the owner (default: the first person to join)")
 	fs.StringVar(&c.Name, "name", "Hearth", "the community's name when it is created")
@@ -99,6 +101,13 @@ func (c *Config) validate() error {
 		return err
 	}
 	c.BaseURL = base
+	if c.WebURL == "" {
+		c.WebURL = c.BaseURL + "/app"
+	}
+	if u, err := url.Parse(c.WebURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" {
+		return fmt.Errorf("-web-url %q must be an absolute http or https URL without query or fragment", c.WebURL)
+	}
+	c.WebURL = strings.TrimSuffix(c.WebURL, "/")
 	if c.Bucket != "" {
 		if err := blob.ValidateURL(c.Bucket); err != nil {
 			return fmt.Errorf("-bucket: %v", err)

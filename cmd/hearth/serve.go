@@ -118,7 +118,7 @@ func openApp(ctx context.Context, c Config, log *slog.Logger) (*app, error) {
 		return nil, err
 	}
 	a.srv = &http.Server{
-		Handler:           web.New(web.Options{Engine: a.eng, Verifier: verifier, Issuer: issuer, Log: log}),
+		Handler:           web.New(web.Options{Engine: a.eng, Verifier: verifier, Issuer: issuer, WebURL: c.WebURL, Log: log}),
 		ReadHeaderTimeout: 10 * time.Second,
 		IdleTimeout:       2 * time.Minute,
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"strings"
 
+	"github.com/dgraph-io/badger/v4"
+
 	"hearth/engine/store/storepb"
 	svcv1 "hearth/proto/svc/v1"
 )
@@ -125,8 +127,57 @@ func (r *Reader) Reports(fn func(*storepb.ReportRecord) error) error {
 		func(_ []byte, rep *storepb.ReportRecord) error { return fn(rep) })
 }
 
-func (b *Batch) PutReport(rep *storepb.ReportRecord) error {
-	return b.putProto(key(prefixReport, rep.GetId()), rep)
+// ReportOf reads a reporter's open report of a message; ErrNotFound if there is none.
+func (r *Reader) ReportOf(messageID, reporterID string) (*storepb.ReportRecord, error) {
+	item, err := r.txn.Get(key(prefixReportOf, messageID, reporterID))
+	if errors.Is(err, badger.ErrKeyNotFound) {
+		return nil, ErrNotFound
+	}
+	if err != nil {
+		return nil, err
+	}
+	id, err := item.ValueCopy(nil)
+	if err != nil {
+		return nil, err
+	}
+	return r.Report(string(id))
 }
 
-func (b *Batch) DeleteReport(id string) error { return b.delete(key(prefixReport, id)) }
+// ReportsOfMessage calls fn for every open report of a message.
+func (r *Reader) ReportsOfMessage(messageID string, fn func(*storepb.ReportRecord) error) error {
+	var ids []string
+	err := r.scan(append(key(prefixReportOf, messageID), sep), nil, false, false, func(_ []byte, item *badger.Item) (bool, error) {
+		id, err := item.ValueCopy(nil)
+		ids = append(ids, string(id))
+		return true, err
+	})
+	if err != nil {
+		return err
+	}
+	for _, id := range ids {
+		rep, err := r.Report(id)
+		if err != nil {
+			return err
+		}
+		if err := fn(rep); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// PutReport writes a report and its (message, reporter) index row.
+func (b *Batch) PutReport(rep *storepb.ReportRecord) error {
+	if err := b.putProto(key(prefixReport, rep.GetId()), rep); err != nil {
+		return err
+	}
+	return b.txn.Set(key(prefixReportOf, rep.GetMessage().GetId(), rep.GetReporterId()), []byte(rep.GetId()))
+}
+
+// DeleteReport removes a report and its index row.
+func (b *Batch) DeleteReport(rep *storepb.ReportRecord) error {
+	if err := b.delete(key(prefixReport, rep.GetId())); err != nil {
+		return err
+	}
+	return b.delete(key(prefixReportOf, rep.GetMessage().GetId(), rep.GetReporterId()))
+}

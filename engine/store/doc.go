@@ -24,6 +24,7 @@
 //	0x61 mute      muter id 0x00 muted id     empty
 //	0x70 invite    code                       storepb.InviteRecord
 //	0x71 report    report id                  storepb.ReportRecord
+//	0x72 reportof  message id 0x00 reporter id  report id: a reporter's one report of a message
 //
 // Indexes that only serve lookups of small state (login to member, username to member, bot
 // token hash to bot, member set to DM) are not stored: the engine derives them in memory from
@@ -31,5 +32,10 @@
 //
 // The chanlog index is what makes the unread counters and the retention purge cheap: counting
 // unread messages is a scan of one channel from a seq, and deleting everything older than a
-// time is a scan of each channel from its start up to the first newer message.
+// time is a scan of each channel from its start up to the first newer message. The writer's
+// clock never goes back, so along a channel's log created_at_ms only grows: the messages past
+// retention are a prefix of it, which readers skip with a binary search (FirstKeptEntry) while
+// the purge has not deleted them yet. A thread is as old as its root (MessageEntry carries the
+// root's time), and the purge deletes a root's replies before, or with, the root itself, so no
+// reply ever outlives its root in the store.
 package store

@@ -27,6 +27,7 @@ const (
 	prefixMute      byte = 0x61
 	prefixInvite    byte = 0x70
 	prefixReport    byte = 0x71
+	prefixReportOf  byte = 0x72
 )
 
 const sep = 0x00

@@ -587,10 +587,13 @@ type MessageEntry struct {
 	// Seq of the message_deleted event, 0 while not deleted.
 	DeletedSeq int64 `protobuf:"varint,4,opt,name=deleted_seq,json=deletedSeq,proto3" json:"deleted_seq,omitempty"`
 	// Members mentioned with <@id>.
-	MentionIds    []string `protobuf:"bytes,5,rep,name=mention_ids,json=mentionIds,proto3" json:"mention_ids,omitempty"`
-	CreatedAtMs   int64    `protobuf:"varint,6,opt,name=created_at_ms,json=createdAtMs,proto3" json:"created_at_ms,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	MentionIds  []string `protobuf:"bytes,5,rep,name=mention_ids,json=mentionIds,proto3" json:"mention_ids,omitempty"`
+	CreatedAtMs int64    `protobuf:"varint,6,opt,name=created_at_ms,json=createdAtMs,proto3" json:"created_at_ms,omitempty"`
+	// A thread reply's root's created_at_ms: a thread is as old as its root, and the retention
+	// purge takes a root's replies with it, so readers skip a reply whose root has aged out.
+	RootCreatedAtMs int64 `protobuf:"varint,7,opt,name=root_created_at_ms,json=rootCreatedAtMs,proto3" json:"root_created_at_ms,omitempty"`
+	unknownFields   protoimpl.UnknownFields
+	sizeCache       protoimpl.SizeCache
 }
 
 func (x *MessageEntry) Reset() {
@@ -661,6 +664,13 @@ func (x *MessageEntry) GetMentionIds() []string {
 func (x *MessageEntry) GetCreatedAtMs() int64 {
 	if x != nil {
 		return x.CreatedAtMs
+	}
+	return 0
+}
+
+func (x *MessageEntry) GetRootCreatedAtMs() int64 {
+	if x != nil {
+		return x.RootCreatedAtMs
 	}
 	return 0
 }
@@ -915,7 +925,7 @@ const file_store_v1_records_proto_rawDesc = "" +
 	"\fKIND_VIEWERS\x10\x05\"b\n" +
 	"\vLoggedEvent\x12#\n" +
 	"\x05event\x18\x01 \x01(\v2\r.svc.v1.EventR\x05event\x12.\n" +
-	"\baudience\x18\x02 \x01(\v2\x12.store.v1.AudienceR\baudience\"\xd3\x01\n" +
+	"\baudience\x18\x02 \x01(\v2\x12.store.v1.AudienceR\baudience\"\x80\x02\n" +
 	"\fMessageEntry\x12\x1d\n" +
 	"\n" +
 	"message_id\x18\x01 \x01(\tR\tmessageId\x12\x1b\n" +
@@ -925,7 +935,8 @@ const file_store_v1_records_proto_rawDesc = "" +
 	"deletedSeq\x12\x1f\n" +
 	"\vmention_ids\x18\x05 \x03(\tR\n" +
 	"mentionIds\x12\"\n" +
-	"\rcreated_at_ms\x18\x06 \x01(\x03R\vcreatedAtMs\"S\n" +
+	"\rcreated_at_ms\x18\x06 \x01(\x03R\vcreatedAtMs\x12+\n" +
+	"\x12root_created_at_ms\x18\a \x01(\x03R\x0frootCreatedAtMs\"S\n" +
 	"\x0eClientIDRecord\x12\x1d\n" +
 	"\n" +
 	"message_id\x18\x01 \x01(\tR\tmessageId\x12\"\n" +

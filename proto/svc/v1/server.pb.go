@@ -89,7 +89,10 @@ type GetServerInfoResponse struct {
 	// Currently 1.
 	ProtocolVersion int32 `protobuf:"varint,11,opt,name=protocol_version,json=protocolVersion,proto3" json:"protocol_version,omitempty"`
 	// 0 = keep forever. Otherwise messages older than this many days are deleted, with their
-	// thread replies, reactions and files, without per-message events.
+	// thread replies (a thread goes with its root), reactions and files, without per-message
+	// events. From the moment a message is past it, ListMessages, lookups, counts and replay
+	// leave it out; the deletion itself runs every minute. The event log lets go of events older
+	// than retention too.
 	RetentionDays int32 `protobuf:"varint,12,opt,name=retention_days,json=retentionDays,proto3" json:"retention_days,omitempty"`
 	// Token issuers this server accepts.
 	TrustedIssuers []string `protobuf:"bytes,13,rep,name=trusted_issuers,json=trustedIssuers,proto3" json:"trusted_issuers,omitempty"`

@@ -149,15 +149,18 @@ type ServerServiceClient interface {
 	// unique with a numeric suffix. display_name up to 64 characters, bio up to 1,024, avatar_url
 	// up to 2,048. A login that is already a member gets its member back with created false and
 	// nothing changes. Someone who left or was kicked gets the same member id back, created true.
-	// invite_code is checked only when the community is invite only (case-insensitive; expired,
-	// used-up and revoked codes refused with permission_denied); answers must match
-	// join_questions in number (invalid_argument). A banned login: permission_denied. Rate
-	// limited to 10 per minute per client address (resource_exhausted).
+	// invite_code (up to 64 characters) is checked only when the community is invite only
+	// (case-insensitive; expired, used-up and revoked codes refused with permission_denied) and
+	// uses up one use of the invite; answers must match join_questions in number
+	// (invalid_argument). A banned login: permission_denied. Rate limited to 10 per minute per
+	// client address (resource_exhausted).
 	// Events: member_joined to every member.
 	Join(context.Context, *connect.Request[v1.JoinRequest]) (*connect.Response[v1.JoinResponse], error)
-	// Leaves the community. Not the owner (failed_precondition). Leaves every private channel;
-	// DMs stay readable history for the others.
-	// Events: member_left to the other members.
+	// Leaves the community. Not the owner (failed_precondition). Leaves every private channel
+	// and every channel joined in OPT_IN mode; DMs stay readable history for the others. Joining
+	// again gives the same member back, as a plain member.
+	// Events: channel_updated to the remaining members of each private channel; member_left to
+	// the other members. The caller's streams end.
 	LeaveCommunity(context.Context, *connect.Request[v1.LeaveCommunityRequest]) (*connect.Response[v1.LeaveCommunityResponse], error)
 	// Changes the caller's own profile; only the fields that are set change. username: 2 to 32 of
 	// a-z, 0-9, underscore, dot, hyphen, unique (already_exists when taken). display_name up to 64
@@ -168,49 +171,64 @@ type ServerServiceClient interface {
 	// Everyone currently in the community, people and bots.
 	ListMembers(context.Context, *connect.Request[v1.ListMembersRequest]) (*connect.Response[v1.ListMembersResponse], error)
 	// Removes a member from the community and its private channels; they may Join again.
-	// Moderator or higher, of higher rank than the target; not for bots (use DeleteBot).
-	// Events: member_left to the other members; the target's streams end.
+	// Moderator or higher, of higher rank than the target (permission_denied); not for bots
+	// (failed_precondition: use DeleteBot); not_found for an id that is not in the community.
+	// Events: as LeaveCommunity; the target's streams end.
 	KickMember(context.Context, *connect.Request[v1.KickMemberRequest]) (*connect.Response[v1.KickMemberResponse], error)
 	// As KickMember, and the target's login (iss, sub) cannot Join again until unbanned. The
-	// member row stays, so its id keeps working in old messages.
+	// member row stays, so its id keeps working in old messages, and ListBans shows the profile at
+	// ban time. A member who already left can be banned too (judged by their rank when they
+	// left), so that leaving is no way around a ban; banning a banned member changes nothing.
 	BanMember(context.Context, *connect.Request[v1.BanMemberRequest]) (*connect.Response[v1.BanMemberResponse], error)
-	// Lets a banned login Join again. Moderator or higher; not_found if the member is not banned.
+	// Lets a banned login Join again; it comes back as the same member. Moderator or higher, of
+	// higher rank than the member was when banned; not_found if the member is not banned. No
+	// event: the member is not back until they Join.
 	UnbanMember(context.Context, *connect.Request[v1.UnbanMemberRequest]) (*connect.Response[v1.UnbanMemberResponse], error)
-	// Every ban, newest first, with the profile at ban time. Moderator or higher.
+	// Every ban, newest first, with the profile at ban time (presence OFFLINE). Moderator or
+	// higher.
 	ListBans(context.Context, *connect.Request[v1.ListBansRequest]) (*connect.Response[v1.ListBansResponse], error)
 	// Blocks a member for the caller: the two cannot open a DM with each other or send in a shared
 	// DM, and the blocked member's messages do not count toward the caller's unread or mention
-	// counts. Nothing else is hidden. Idempotent; not oneself (invalid_argument).
+	// counts. Nothing else is hidden. Idempotent (a repeat sends no event); not oneself
+	// (invalid_argument); not_found for an unknown id (a member who left can be blocked).
 	// Events: member_blocked to the caller's own devices.
 	BlockMember(context.Context, *connect.Request[v1.BlockMemberRequest]) (*connect.Response[v1.BlockMemberResponse], error)
 	// Undoes BlockMember. Idempotent. Events: member_unblocked to the caller's own devices.
 	UnblockMember(context.Context, *connect.Request[v1.UnblockMemberRequest]) (*connect.Response[v1.UnblockMemberResponse], error)
 	// Mutes a member for the caller: their messages do not count toward the caller's unread or
-	// mention counts. Does not stop DMs. Idempotent; not oneself (invalid_argument).
+	// mention counts. Does not stop DMs. Idempotent (a repeat sends no event); not oneself
+	// (invalid_argument); not_found for an unknown id.
 	// Events: member_muted to the caller's own devices.
 	MuteMember(context.Context, *connect.Request[v1.MuteMemberRequest]) (*connect.Response[v1.MuteMemberResponse], error)
 	// Undoes MuteMember. Idempotent. Events: member_unmuted to the caller's own devices.
 	UnmuteMember(context.Context, *connect.Request[v1.UnmuteMemberRequest]) (*connect.Response[v1.UnmuteMemberResponse], error)
 	// Reports a message the caller can see and did not write to the moderators. note: up to 1,000
-	// characters. Reporting the same message again replaces the note. The server keeps a copy of
-	// the message; a DM message is shared alone, never the DM. The reporter is never revealed to
-	// the author or anyone but the moderators who may list the report. Rate limited: 5 reports,
-	// then 1 every 10 minutes (resource_exhausted).
+	// characters. Reporting the same message again replaces the note (the copy stays the one
+	// taken by the first report, so a later edit hides nothing). The server keeps a copy of the
+	// message; a DM message is shared alone, never the DM. The reporter is never revealed to the
+	// author or anyone but the moderators who may list the report; no event is sent. Errors:
+	// not_found (unknown message), permission_denied (a channel the caller cannot see),
+	// invalid_argument (the caller's own message, a long note), failed_precondition (a deleted
+	// message). Rate limited: 5 reports, then 1 every 10 minutes, every call counting
+	// (resource_exhausted, saying when to retry).
 	ReportMessage(context.Context, *connect.Request[v1.ReportMessageRequest]) (*connect.Response[v1.ReportMessageResponse], error)
 	// Open reports, newest first, about members the caller outranks (the owner sees all, including
-	// reports about the owner). Moderator or higher.
+	// reports about the owner, without the reporter). Moderator or higher.
 	ListReports(context.Context, *connect.Request[v1.ListReportsRequest]) (*connect.Response[v1.ListReportsResponse], error)
 	// Resolves a report the caller can list: deletes every open report of that message.
-	// Moderator or higher.
+	// Moderator or higher; not_found for a report the caller cannot list.
 	ResolveReport(context.Context, *connect.Request[v1.ResolveReportRequest]) (*connect.Response[v1.ResolveReportResponse], error)
-	// Creates an invite code. Moderator or higher. expires_in_seconds: 0 (never) to one year;
-	// max_uses: 0 (no limit) or more.
+	// Creates an invite code of 10 random characters of A-Z and 2-7. Moderator or higher.
+	// expires_in_seconds: 0 (never) to 31,536,000 (one year); max_uses: 0 (no limit) or more;
+	// invalid_argument naming the field otherwise. Joins count uses one at a time, so max_uses
+	// holds however many join at once. GET {base_url}/invite/{code} (or /i/{code}) sends a browser
+	// to the web client's join page.
 	CreateInvite(context.Context, *connect.Request[v1.CreateInviteRequest]) (*connect.Response[v1.CreateInviteResponse], error)
 	// Every invite not revoked, newest first, expired and used-up ones included. Moderator or
 	// higher.
 	ListInvites(context.Context, *connect.Request[v1.ListInvitesRequest]) (*connect.Response[v1.ListInvitesResponse], error)
-	// Revokes an invite; it is no longer listed or accepted. Moderator or higher; not_found for an
-	// unknown code.
+	// Revokes an invite (code in any case); it is no longer listed or accepted. Moderator or
+	// higher; not_found for an unknown code; revoking it again is fine.
 	RevokeInvite(context.Context, *connect.Request[v1.RevokeInviteRequest]) (*connect.Response[v1.RevokeInviteResponse], error)
 	// Creates a custom role. Admin or owner. name: 1 to 32 characters once the spaces around it
 	// are trimmed, no control characters, unique case-insensitive (already_exists); color
@@ -238,9 +256,11 @@ type ServerServiceClient interface {
 	// Events: member_updated to every member; then, to that member alone, channel_deleted for each
 	// TEXT channel they no longer see and channel_created for each they now see, in sidebar order.
 	SetMemberRoles(context.Context, *connect.Request[v1.SetMemberRolesRequest]) (*connect.Response[v1.SetMemberRolesResponse], error)
-	// Changes a member's rank. Admin or owner; the new role is MEMBER, MODERATOR or ADMIN and
-	// lower than the caller's; the target ranks lower than the caller.
-	// Events: member_updated to every member.
+	// Changes a member's rank (bots too). Admin or owner; the new role is MEMBER, MODERATOR or
+	// ADMIN (invalid_argument otherwise) and lower than the caller's; the target ranks lower than
+	// the caller (permission_denied). The rank the member has already changes nothing.
+	// Events: member_updated to every member; channel_created / channel_deleted to the member for
+	// TEXT channels they start or stop seeing (admins see every one).
 	SetMemberRole(context.Context, *connect.Request[v1.SetMemberRoleRequest]) (*connect.Response[v1.SetMemberRoleResponse], error)
 	// Deletes a custom emoji. Moderator or higher; not_found for an unknown name.
 	// Events: emoji_changed to every member.
@@ -617,15 +637,18 @@ type ServerServiceHandler interface {
 	// unique with a numeric suffix. display_name up to 64 characters, bio up to 1,024, avatar_url
 	// up to 2,048. A login that is already a member gets its member back with created false and
 	// nothing changes. Someone who left or was kicked gets the same member id back, created true.
-	// invite_code is checked only when the community is invite only (case-insensitive; expired,
-	// used-up and revoked codes refused with permission_denied); answers must match
-	// join_questions in number (invalid_argument). A banned login: permission_denied. Rate
-	// limited to 10 per minute per client address (resource_exhausted).
+	// invite_code (up to 64 characters) is checked only when the community is invite only
+	// (case-insensitive; expired, used-up and revoked codes refused with permission_denied) and
+	// uses up one use of the invite; answers must match join_questions in number
+	// (invalid_argument). A banned login: permission_denied. Rate limited to 10 per minute per
+	// client address (resource_exhausted).
 	// Events: member_joined to every member.
 	Join(context.Context, *connect.Request[v1.JoinRequest]) (*connect.Response[v1.JoinResponse], error)
-	// Leaves the community. Not the owner (failed_precondition). Leaves every private channel;
-	// DMs stay readable history for the others.
-	// Events: member_left to the other members.
+	// Leaves the community. Not the owner (failed_precondition). Leaves every private channel
+	// and every channel joined in OPT_IN mode; DMs stay readable history for the others. Joining
+	// again gives the same member back, as a plain member.
+	// Events: channel_updated to the remaining members of each private channel; member_left to
+	// the other members. The caller's streams end.
 	LeaveCommunity(context.Context, *connect.Request[v1.LeaveCommunityRequest]) (*connect.Response[v1.LeaveCommunityResponse], error)
 	// Changes the caller's own profile; only the fields that are set change. username: 2 to 32 of
 	// a-z, 0-9, underscore, dot, hyphen, unique (already_exists when taken). display_name up to 64
@@ -636,49 +659,64 @@ type ServerServiceHandler interface {
 	// Everyone currently in the community, people and bots.
 	ListMembers(context.Context, *connect.Request[v1.ListMembersRequest]) (*connect.Response[v1.ListMembersResponse], error)
 	// Removes a member from the community and its private channels; they may Join again.
-	// Moderator or higher, of higher rank than the target; not for bots (use DeleteBot).
-	// Events: member_left to the other members; the target's streams end.
+	// Moderator or higher, of higher rank than the target (permission_denied); not for bots
+	// (failed_precondition: use DeleteBot); not_found for an id that is not in the community.
+	// Events: as LeaveCommunity; the target's streams end.
 	KickMember(context.Context, *connect.Request[v1.KickMemberRequest]) (*connect.Response[v1.KickMemberResponse], error)
 	// As KickMember, and the target's login (iss, sub) cannot Join again until unbanned. The
-	// member row stays, so its id keeps working in old messages.
+	// member row stays, so its id keeps working in old messages, and ListBans shows the profile at
+	// ban time. A member who already left can be banned too (judged by their rank when they
+	// left), so that leaving is no way around a ban; banning a banned member changes nothing.
 	BanMember(context.Context, *connect.Request[v1.BanMemberRequest]) (*connect.Response[v1.BanMemberResponse], error)
-	// Lets a banned login Join again. Moderator or higher; not_found if the member is not banned.
+	// Lets a banned login Join again; it comes back as the same member. Moderator or higher, of
+	// higher rank than the member was when banned; not_found if the member is not banned. No
+	// event: the member is not back until they Join.
 	UnbanMember(context.Context, *connect.Request[v1.UnbanMemberRequest]) (*connect.Response[v1.UnbanMemberResponse], error)
-	// Every ban, newest first, with the profile at ban time. Moderator or higher.
+	// Every ban, newest first, with the profile at ban time (presence OFFLINE). Moderator or
+	// higher.
 	ListBans(context.Context, *connect.Request[v1.ListBansRequest]) (*connect.Response[v1.ListBansResponse], error)
 	// Blocks a member for the caller: the two cannot open a DM with each other or send in a shared
 	// DM, and the blocked member's messages do not count toward the caller's unread or mention
-	// counts. Nothing else is hidden. Idempotent; not oneself (invalid_argument).
+	// counts. Nothing else is hidden. Idempotent (a repeat sends no event); not oneself
+	// (invalid_argument); not_found for an unknown id (a member who left can be blocked).
 	// Events: member_blocked to the caller's own devices.
 	BlockMember(context.Context, *connect.Request[v1.BlockMemberRequest]) (*connect.Response[v1.BlockMemberResponse], error)
 	// Undoes BlockMember. Idempotent. Events: member_unblocked to the caller's own devices.
 	UnblockMember(context.Context, *connect.Request[v1.UnblockMemberRequest]) (*connect.Response[v1.UnblockMemberResponse], error)
 	// Mutes a member for the caller: their messages do not count toward the caller's unread or
-	// mention counts. Does not stop DMs. Idempotent; not oneself (invalid_argument).
+	// mention counts. Does not stop DMs. Idempotent (a repeat sends no event); not oneself
+	// (invalid_argument); not_found for an unknown id.
 	// Events: member_muted to the caller's own devices.
 	MuteMember(context.Context, *connect.Request[v1.MuteMemberRequest]) (*connect.Response[v1.MuteMemberResponse], error)
 	// Undoes MuteMember. Idempotent. Events: member_unmuted to the caller's own devices.
 	UnmuteMember(context.Context, *connect.Request[v1.UnmuteMemberRequest]) (*connect.Response[v1.UnmuteMemberResponse], error)
 	// Reports a message the caller can see and did not write to the moderators. note: up to 1,000
-	// characters. Reporting the same message again replaces the note. The server keeps a copy of
-	// the message; a DM message is shared alone, never the DM. The reporter is never revealed to
-	// the author or anyone but the moderators who may list the report. Rate limited: 5 reports,
-	// then 1 every 10 minutes (resource_exhausted).
+	// characters. Reporting the same message again replaces the note (the copy stays the one
+	// taken by the first report, so a later edit hides nothing). The server keeps a copy of the
+	// message; a DM message is shared alone, never the DM. The reporter is never revealed to the
+	// author or anyone but the moderators who may list the report; no event is sent. Errors:
+	// not_found (unknown message), permission_denied (a channel the caller cannot see),
+	// invalid_argument (the caller's own message, a long note), failed_precondition (a deleted
+	// message). Rate limited: 5 reports, then 1 every 10 minutes, every call counting
+	// (resource_exhausted, saying when to retry).
 	ReportMessage(context.Context, *connect.Request[v1.ReportMessageRequest]) (*connect.Response[v1.ReportMessageResponse], error)
 	// Open reports, newest first, about members the caller outranks (the owner sees all, including
-	// reports about the owner). Moderator or higher.
+	// reports about the owner, without the reporter). Moderator or higher.
 	ListReports(context.Context, *connect.Request[v1.ListReportsRequest]) (*connect.Response[v1.ListReportsResponse], error)
 	// Resolves a report the caller can list: deletes every open report of that message.
-	// Moderator or higher.
+	// Moderator or higher; not_found for a report the caller cannot list.
 	ResolveReport(context.Context, *connect.Request[v1.ResolveReportRequest]) (*connect.Response[v1.ResolveReportResponse], error)
-	// Creates an invite code. Moderator or higher. expires_in_seconds: 0 (never) to one year;
-	// max_uses: 0 (no limit) or more.
+	// Creates an invite code of 10 random characters of A-Z and 2-7. Moderator or higher.
+	// expires_in_seconds: 0 (never) to 31,536,000 (one year); max_uses: 0 (no limit) or more;
+	// invalid_argument naming the field otherwise. Joins count uses one at a time, so max_uses
+	// holds however many join at once. GET {base_url}/invite/{code} (or /i/{code}) sends a browser
+	// to the web client's join page.
 	CreateInvite(context.Context, *connect.Request[v1.CreateInviteRequest]) (*connect.Response[v1.CreateInviteResponse], error)
 	// Every invite not revoked, newest first, expired and used-up ones included. Moderator or
 	// higher.
 	ListInvites(context.Context, *connect.Request[v1.ListInvitesRequest]) (*connect.Response[v1.ListInvitesResponse], error)
-	// Revokes an invite; it is no longer listed or accepted. Moderator or higher; not_found for an
-	// unknown code.
+	// Revokes an invite (code in any case); it is no longer listed or accepted. Moderator or
+	// higher; not_found for an unknown code; revoking it again is fine.
 	RevokeInvite(context.Context, *connect.Request[v1.RevokeInviteRequest]) (*connect.Response[v1.RevokeInviteResponse], error)
 	// Creates a custom role. Admin or owner. name: 1 to 32 characters once the spaces around it
 	// are trimmed, no control characters, unique case-insensitive (already_exists); color
@@ -706,9 +744,11 @@ type ServerServiceHandler interface {
 	// Events: member_updated to every member; then, to that member alone, channel_deleted for each
 	// TEXT channel they no longer see and channel_created for each they now see, in sidebar order.
 	SetMemberRoles(context.Context, *connect.Request[v1.SetMemberRolesRequest]) (*connect.Response[v1.SetMemberRolesResponse], error)
-	// Changes a member's rank. Admin or owner; the new role is MEMBER, MODERATOR or ADMIN and
-	// lower than the caller's; the target ranks lower than the caller.
-	// Events: member_updated to every member.
+	// Changes a member's rank (bots too). Admin or owner; the new role is MEMBER, MODERATOR or
+	// ADMIN (invalid_argument otherwise) and lower than the caller's; the target ranks lower than
+	// the caller (permission_denied). The rank the member has already changes nothing.
+	// Events: member_updated to every member; channel_created / channel_deleted to the member for
+	// TEXT channels they start or stop seeing (admins see every one).
 	SetMemberRole(context.Context, *connect.Request[v1.SetMemberRoleRequest]) (*connect.Response[v1.SetMemberRoleResponse], error)
 	// Deletes a custom emoji. Moderator or higher; not_found for an unknown name.
 	// Events: emoji_changed to every member.

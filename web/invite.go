@@ -1,0 +1,31 @@
+package web
+
+import (
+	"encoding/json"
+	"net/http"
+	"net/url"
+	"strings"
+	"unicode/utf8"
+)
+
+// inviteCodeMax bounds what the redirect passes on: real codes are 10 characters, and the web
+// client explains a wrong one better than this endpoint could.
+const inviteCodeMax = 64
+
+// inviteRedirect sends a browser that opened an invite link to the web client's join page:
+// {web}/#/join?url={base}&invite={code}, both values URL-encoded. It needs no token and looks
+// nothing up, so it tells nobody whether a code exists.
+func inviteRedirect(webURL, baseURL string) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		code := r.PathValue("code")
+		if !utf8.ValidString(code) || strings.TrimSpace(code) == "" || utf8.RuneCountInString(code) > inviteCodeMax {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusBadRequest)
+			json.NewEncoder(w).Encode(map[string]string{"error": "the invite code must be 1 to 64 characters"})
+			return
+		}
+		target := webURL + "/#/join?url=" + url.QueryEscape(baseURL) + "&invite=" + url.QueryEscape(code)
+		w.Header().Set("Cache-Control", "no-store")
+		http.Redirect(w, r, target, http.StatusFound)
+	}
+}
