@@ -106,5 +106,3 @@ func toViewers(id string) *storepb.Audience {
 func toMembers(ids ...string) *storepb.Audience {
 	return &storepb.Audience{Kind: storepb.Audience_KIND_MEMBERS, MemberIds: ids}
 }
-
-func toAdmins() *storepb.Audience { return &storepb.Audience{Kind: storepb.Audience_KIND_ADMINS} }

@@ -143,8 +143,8 @@ func TestBlockAndMute(t *testing.T) {
 }
 
 func openErr(c *community, a, b *webtest.Client) error {
-	_, err := c.s.Engine.OpenDM(ctx, as(a), &svcv1.OpenDMRequest{MemberIds: []string{b.Member.GetId()}})
-	return asConnect(err)
+	_, err := a.Chat.OpenDM(ctx, req(&svcv1.OpenDMRequest{MemberIds: []string{b.Member.GetId()}}))
+	return err
 }
 
 func blockErr(c *webtest.Client, id string) error {

@@ -6,9 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"connectrpc.com/connect"
 
-	"hearth/engine"
 	svcv1 "hearth/proto/svc/v1"
 	"hearth/web/webtest"
 )
@@ -136,48 +134,13 @@ func wantEvents(t *testing.T, got, want [][]string, names ...string) {
 	}
 }
 
-// wantCode checks an error's Connect code and that its message contains each of the words.
-func wantCode(t *testing.T, what string, err error, code connect.Code, words ...string) {
-	t.Helper()
-	if codeOf(err) != code {
-		t.Errorf("%s: %v, want %v", what, err, code)
-		return
-	}
-	for _, w := range words {
-		if err != nil && !strings.Contains(err.Error(), w) {
-			t.Errorf("%s: %q does not say %q", what, err, w)
-		}
-	}
-}
-
-// as is a client's member as the engine's caller. The calls of private channels and DMs are
-// wired to HTTP on another branch; until then tests set those up through the engine.
-func as(c *webtest.Client) engine.Caller { return engine.Caller{ID: c.Member.GetId()} }
-
 // openDM opens the DM of a and b.
 func openDM(t *testing.T, s *webtest.Server, a, b *webtest.Client) *svcv1.Channel {
 	t.Helper()
-	res, err := s.Engine.OpenDM(ctx, as(a), &svcv1.OpenDMRequest{MemberIds: []string{b.Member.GetId()}})
+	res, err := a.Chat.OpenDM(ctx, req(&svcv1.OpenDMRequest{MemberIds: []string{b.Member.GetId()}}))
 	if err != nil {
 		t.Fatal(err)
 	}
-	return res.GetChannel()
+	return res.Msg.GetChannel()
 }
 
-// asConnect gives an engine error the Connect code the web layer would, for the calls tests
-// make through the engine.
-func asConnect(err error) error {
-	if err == nil {
-		return nil
-	}
-	code := map[engine.Code]connect.Code{
-		engine.CodeInvalidArgument:    connect.CodeInvalidArgument,
-		engine.CodeNotFound:           connect.CodeNotFound,
-		engine.CodePermissionDenied:   connect.CodePermissionDenied,
-		engine.CodeFailedPrecondition: connect.CodeFailedPrecondition,
-	}[engine.CodeOf(err)]
-	if code == 0 {
-		code = connect.CodeInternal
-	}
-	return connect.NewError(code, err)
-}

@@ -18,7 +18,7 @@ func privateWith(t *testing.T, s *webtest.Server, owner *webtest.Client, name st
 	for _, m := range members {
 		ids = append(ids, m.Member.GetId())
 	}
-	if _, err := s.Engine.AddChannelMembers(ctx, as(owner), &svcv1.AddChannelMembersRequest{ChannelId: ch.GetId(), MemberIds: ids}); err != nil {
+	if _, err := owner.Chat.AddChannelMembers(ctx, req(&svcv1.AddChannelMembersRequest{ChannelId: ch.GetId(), MemberIds: ids})); err != nil {
 		t.Fatal(err)
 	}
 	return ch
@@ -117,7 +117,7 @@ func TestRejoinAfterLeaveOrKick(t *testing.T) {
 	general := c.channel("general")
 	bob := c.member(svcv1.MemberRole_MEMBER_ROLE_MODERATOR)
 	id := bob.Member.GetId()
-	if _, err := c.s.Engine.JoinChannel(ctx, as(bob), &svcv1.JoinChannelRequest{ChannelId: general.GetId()}); err != nil {
+	if _, err := bob.Chat.JoinChannel(ctx, req(&svcv1.JoinChannelRequest{ChannelId: general.GetId()})); err != nil {
 		t.Fatal(err)
 	}
 	os := owner.Subscribe(t, c.s.Engine.Seq())
