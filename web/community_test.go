@@ -6,7 +6,6 @@ import (
 	"testing"
 	"time"
 
-
 	svcv1 "hearth/proto/svc/v1"
 	"hearth/web/webtest"
 )
@@ -143,4 +142,3 @@ func openDM(t *testing.T, s *webtest.Server, a, b *webtest.Client) *svcv1.Channe
 	}
 	return res.Msg.GetChannel()
 }
-
