@@ -54,6 +54,8 @@ type Options struct {
 	Now func() time.Time
 	// Log receives the engine's log lines (default slog.Default()).
 	Log *slog.Logger
+	// Observer, when set, hears about every commit of the writer (for metrics).
+	Observer Observer
 }
 
 // Login is a person's identity: the pair (issuer, subject).
@@ -83,6 +85,8 @@ type Engine struct {
 	purge    *purger
 	// logStart is the seq of the oldest event kept in the log (0 while it is empty).
 	logStart atomic.Int64
+	// streams counts the open Subscribe streams.
+	streams atomic.Int64
 
 	queue      chan *change
 	closing    chan struct{}

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"sync"
+	"sync/atomic"
 
 	"hearth/engine/store/storepb"
 	svcv1 "hearth/proto/svc/v1"
@@ -33,10 +34,48 @@ type hub struct {
 	dir    *Directory
 	wake   chan struct{} // closed and replaced on every publish
 	closed bool
+	// live holds the read position of every stream reading the ring, so Stats can tell how far
+	// behind the streams are.
+	live map[*readPos]struct{}
 }
 
+// readPos is a live stream's position in the ring; the stream stores it after each read.
+type readPos struct{ pos atomic.Uint64 }
+
 func newHub(size int, seq int64, dir *Directory) *hub {
-	return &hub{ring: make([]hubEntry, size), seq: seq, dir: dir, wake: make(chan struct{})}
+	return &hub{ring: make([]hubEntry, size), seq: seq, dir: dir, wake: make(chan struct{}), live: map[*readPos]struct{}{}}
+}
+
+// join registers a stream that starts reading at pos; leave unregisters it.
+func (h *hub) join(pos uint64) *readPos {
+	p := &readPos{}
+	p.pos.Store(pos)
+	h.mu.Lock()
+	h.live[p] = struct{}{}
+	h.mu.Unlock()
+	return p
+}
+
+func (h *hub) leave(p *readPos) {
+	h.mu.Lock()
+	delete(h.live, p)
+	h.mu.Unlock()
+}
+
+// lags returns the ring's head and, for every live stream, how many published entries it has
+// not read yet.
+func (h *hub) lags() (head uint64, lags []uint64) {
+	h.mu.RLock()
+	defer h.mu.RUnlock()
+	lags = make([]uint64, 0, len(h.live))
+	for p := range h.live {
+		if pos := p.pos.Load(); pos < h.head {
+			lags = append(lags, h.head-pos)
+		} else {
+			lags = append(lags, 0)
+		}
+	}
+	return h.head, lags
 }
 
 // publish appends entries that share one Directory and wakes every stream.

@@ -29,6 +29,8 @@ func (e *Engine) Subscribe(ctx context.Context, c Caller, afterSeq int64, send f
 	if _, err := e.dir.Load().caller(c); err != nil {
 		return err
 	}
+	e.streams.Add(1)
+	defer e.streams.Add(-1)
 	cur := e.hub.cursor()
 	e.presence.opened(c.ID)
 	defer e.presence.closed(c.ID)
@@ -128,6 +130,8 @@ func (s *stream) replay(ctx context.Context, after, until int64, dir *Directory)
 func (s *stream) live(ctx context.Context, pos uint64) error {
 	heartbeat := time.NewTicker(s.e.opts.Heartbeat)
 	defer heartbeat.Stop()
+	reg := s.e.hub.join(pos)
+	defer s.e.hub.leave(reg)
 	var buf []hubEntry
 	for {
 		rr := s.e.hub.read(pos, buf[:0])
@@ -139,6 +143,7 @@ func (s *stream) live(ctx context.Context, pos uint64) error {
 				return err
 			}
 			pos, buf = rr.next, rr.entries
+			reg.pos.Store(pos)
 			clear(buf)
 			continue
 		}

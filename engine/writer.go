@@ -232,6 +232,7 @@ func (e *Engine) tryBatch(batch []*change) ([]result, error) {
 	}
 	e.lastNow = now
 	tx := &Tx{b: b, d: e.dir.Load().newDraft(), now: now, seq: e.seq}
+	start := time.Now()
 	results := make([]result, len(batch))
 	for i, c := range batch {
 		writes, events, after := tx.writes, len(tx.events), len(tx.after)
@@ -256,7 +257,10 @@ func (e *Engine) tryBatch(batch []*change) ([]result, error) {
 	if tx.writes == 0 {
 		return results, nil
 	}
-	if err := b.Commit(); err != nil {
+	applied := time.Now()
+	err := b.Commit()
+	e.observe(Commit{Changes: len(batch), Events: len(tx.events), Apply: applied.Sub(start), Sync: time.Since(applied), Failed: err != nil})
+	if err != nil {
 		e.log.Error("commit failed", "err", err, "changes", len(batch))
 		return nil, &Error{Code: CodeInternal, Msg: "the change could not be stored"}
 	}
