@@ -15,6 +15,7 @@ import (
 	"hearth/auth"
 	"hearth/engine"
 	"hearth/proto/svc/v1/svcv1connect"
+	"hearth/web/metrics"
 )
 
 // Options configure the HTTP surface.
@@ -26,6 +27,8 @@ type Options struct {
 	// WebURL is the web client's address, where invite links lead (default {base_url}/app).
 	WebURL string
 	Log    *slog.Logger
+	// Metrics, when set, counts and times every call and route.
+	Metrics *metrics.Metrics
 }
 
 // New returns the handler of every endpoint of the server.
@@ -34,7 +37,12 @@ func New(opts Options) http.Handler {
 		opts.Log = slog.Default()
 	}
 	a := &authenticator{eng: opts.Engine, verifier: opts.Verifier}
-	handlerOpts := append(codecs(), connect.WithInterceptors(interceptor{a}))
+	interceptors := []connect.Interceptor{interceptor{a}}
+	if opts.Metrics != nil {
+		// First, so that calls refused by authentication are counted too.
+		interceptors = append([]connect.Interceptor{opts.Metrics.Interceptor()}, interceptors...)
+	}
+	handlerOpts := append(codecs(), connect.WithInterceptors(interceptors...))
 	mux := http.NewServeMux()
 	mux.Handle(svcv1connect.NewChatServiceHandler(&chatService{eng: opts.Engine}, handlerOpts...))
 	mux.Handle(svcv1connect.NewServerServiceHandler(&serverService{eng: opts.Engine}, handlerOpts...))
@@ -53,7 +61,11 @@ func New(opts Options) http.Handler {
 	if opts.Issuer != nil {
 		mux.Handle("GET /.well-known/", opts.Issuer.Handler())
 	}
-	return logRequests(opts.Log, mux)
+	var h http.Handler = mux
+	if opts.Metrics != nil {
+		h = opts.Metrics.Routes(mux)
+	}
+	return logRequests(opts.Log, h)
 }
 
 // call runs a unary engine method for the authenticated caller.

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"log/slog"
+	"net"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -13,6 +14,7 @@ import (
 	"hearth/auth"
 	"hearth/blob"
 	"hearth/engine"
+	"hearth/engine/store"
 )
 
 // Config is everything the server is told at start, from flags and HEARTH_* variables.
@@ -34,6 +36,8 @@ type Config struct {
 	BotBurst       int
 	ReplayDays     int
 	ReplayEvents   int
+	Memory         string
+	MetricsAddr    string
 }
 
 // listFlag is a repeatable flag; from the environment it takes a comma-separated list.
@@ -69,6 +73,8 @@ func serveFlags(fs *flag.FlagSet, c *Config) {
 	fs.IntVar(&c.BotBurst, "bot-burst", 40, "messages a bot may send in a burst")
 	fs.IntVar(&c.ReplayDays, "replay-days", 7, "the event log keeps at least this many days of events for reconnecting clients")
 	fs.IntVar(&c.ReplayEvents, "replay-events", 100000, "the event log keeps at least this many events for reconnecting clients")
+	fs.StringVar(&c.Memory, "memory", "small", "database memory profile: small (fits a 512 MB VPS) or default (Badger's own, for hosts with memory to spare)")
+	fs.StringVar(&c.MetricsAddr, "metrics-addr", "", "serve Prometheus metrics at /metrics on this separate address, e.g. 127.0.0.1:9464 (default: off)")
 }
 
 // parseFlags parses args, then fills every flag not given on the command line from its
@@ -148,6 +154,14 @@ func (c *Config) validate() error {
 	}
 	if _, err := c.level(); err != nil {
 		return err
+	}
+	if _, err := store.ParseProfile(c.Memory); err != nil {
+		return fmt.Errorf("-memory: %v", err)
+	}
+	if c.MetricsAddr != "" {
+		if _, _, err := net.SplitHostPort(c.MetricsAddr); err != nil {
+			return fmt.Errorf("-metrics-addr %q must be host:port, e.g. 127.0.0.1:9464", c.MetricsAddr)
+		}
 	}
 	return checkWritableDir(c.Data)
 }

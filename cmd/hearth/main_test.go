@@ -47,6 +47,8 @@ func TestBadConfigurationIsOneLineAndExitCode2(t *testing.T) {
 		{"bad log level", []string{"-log-level", "loud"}, nil, `-log-level "loud"`},
 		{"bad bot rate", []string{"-bot-rate", "0"}, nil, "-bot-rate 0 must be more than 0"},
 		{"bad replay days", []string{"-replay-days", "0"}, nil, "-replay-days 0 must be 1 to 3650"},
+		{"bad memory profile", []string{"-memory", "huge"}, nil, `-memory: unknown memory profile "huge"`},
+		{"bad metrics address", []string{"-metrics-addr", "9464"}, nil, `-metrics-addr "9464" must be host:port`},
 		{"bad value from the environment", nil, map[string]string{"HEARTH_BOT_BURST": "many"}, "HEARTH_BOT_BURST"},
 		{"bad base url from the environment", nil, map[string]string{"HEARTH_BASE_URL": "nope"}, `-base-url "nope"`},
 		{"unknown flag", []string{"-colour", "red"}, nil, "flag provided but not defined: -colour"},

@@ -21,6 +21,7 @@ import (
 	"hearth/engine"
 	"hearth/engine/store"
 	"hearth/web"
+	"hearth/web/metrics"
 )
 
 func serve(args []string, stdout, stderr io.Writer) error {
@@ -51,6 +52,11 @@ func serve(args []string, stdout, stderr io.Writer) error {
 		a.close()
 		return usageError{fmt.Errorf("-addr %s: %v", c.Addr, err)}
 	}
+	if err := a.serveMetrics(c.MetricsAddr, stdout, log); err != nil {
+		ln.Close()
+		a.close()
+		return usageError{err}
+	}
 	fmt.Fprintf(stdout, "Hearth is running at %s (listening on %s)\n", c.BaseURL, ln.Addr())
 	if !c.NoLocalIssuer {
 		fmt.Fprintf(stdout, "Log in with a token from the local issuer:\n  go run ./cmd/hearth token -data %s -base-url %s -sub alice\n", c.Data, c.BaseURL)
@@ -64,6 +70,9 @@ type app struct {
 	bucket *blob.Bucket
 	eng    *engine.Engine
 	srv    *http.Server
+	// metrics is nil unless -metrics-addr is set; metricsSrv serves it there.
+	metrics    *metrics.Metrics
+	metricsSrv *http.Server
 }
 
 func openApp(ctx context.Context, c Config, log *slog.Logger) (*app, error) {
@@ -72,12 +81,18 @@ func openApp(ctx context.Context, c Config, log *slog.Logger) (*app, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open the file bucket: %w", err)
 	}
-	db, err := store.Open(filepath.Join(c.Data, "db"), store.ProfileDefault, log)
+	profile, _ := store.ParseProfile(c.Memory)
+	db, err := store.Open(filepath.Join(c.Data, "db"), profile, log)
 	if err != nil {
 		bucket.Close()
 		return nil, err
 	}
 	a := &app{db: db, bucket: bucket}
+	var observer engine.Observer
+	if c.MetricsAddr != "" {
+		a.metrics = metrics.New()
+		observer = a.metrics
+	}
 	var issuer *auth.Issuer
 	if !c.NoLocalIssuer {
 		if issuer, err = auth.LoadOrCreateIssuer(c.Data, c.BaseURL, time.Now); err != nil {
@@ -101,10 +116,14 @@ func openApp(ctx context.Context, c Config, log *slog.Logger) (*app, error) {
 		ReplayDays:     c.ReplayDays,
 		ReplayEvents:   c.ReplayEvents,
 		Log:            log,
+		Observer:       observer,
 	})
 	if err != nil {
 		a.close()
 		return nil, err
+	}
+	if a.metrics != nil {
+		a.metrics.Watch(a.eng.Stats)
 	}
 	verifier, err := auth.NewVerifier(ctx, auth.VerifierConfig{
 		Audience:       c.BaseURL,
@@ -118,7 +137,7 @@ func openApp(ctx context.Context, c Config, log *slog.Logger) (*app, error) {
 		return nil, err
 	}
 	a.srv = &http.Server{
-		Handler:           web.New(web.Options{Engine: a.eng, Verifier: verifier, Issuer: issuer, WebURL: c.WebURL, Log: log}),
+		Handler:           web.New(web.Options{Engine: a.eng, Verifier: verifier, Issuer: issuer, WebURL: c.WebURL, Log: log, Metrics: a.metrics}),
 		ReadHeaderTimeout: 10 * time.Second,
 		IdleTimeout:       2 * time.Minute,
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
@@ -172,6 +191,9 @@ func (a *app) serve(ctx context.Context, ln net.Listener, c Config, log *slog.Lo
 }
 
 func (a *app) close() {
+	if a.metricsSrv != nil {
+		a.metricsSrv.Close()
+	}
 	if a.eng != nil {
 		a.eng.Close()
 	}

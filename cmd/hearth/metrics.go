@@ -1,0 +1,39 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"time"
+)
+
+// serveMetrics serves /metrics on its own address when -metrics-addr is set. A separate
+// listener rather than a path on the public port: behind a reverse proxy every request comes
+// from loopback, so "localhost only" on the main port would publish the metrics to everyone.
+// The metrics hold no member data, but they do tell how busy the community is.
+func (a *app) serveMetrics(addr string, stdout io.Writer, log *slog.Logger) error {
+	if a.metrics == nil {
+		return nil
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return fmt.Errorf("-metrics-addr %s: %v", addr, err)
+	}
+	mux := http.NewServeMux()
+	mux.Handle("GET /metrics", a.metrics.Handler())
+	a.metricsSrv = &http.Server{
+		Handler:           mux,
+		ReadHeaderTimeout: 10 * time.Second,
+		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+	}
+	fmt.Fprintf(stdout, "Metrics at http://%s/metrics\n", ln.Addr())
+	go func() {
+		if err := a.metricsSrv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			log.Error("metrics listener stopped", "err", err)
+		}
+	}()
+	return nil
+}

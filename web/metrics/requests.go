@@ -1,0 +1,104 @@
+package metrics
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"connectrpc.com/connect"
+)
+
+// Interceptor counts and times every Connect call. Put it first among the interceptors, so
+// that calls refused by authentication are counted too.
+func (m *Metrics) Interceptor() connect.Interceptor { return interceptor{m} }
+
+type interceptor struct{ m *Metrics }
+
+func (i interceptor) WrapUnary(next connect.UnaryFunc) connect.UnaryFunc {
+	return func(ctx context.Context, req connect.AnyRequest) (connect.AnyResponse, error) {
+		start := time.Now()
+		res, err := next(ctx, req)
+		proc := req.Spec().Procedure
+		i.m.rpcRequests.WithLabelValues(proc, codeOf(err)).Inc()
+		i.m.rpcDuration.WithLabelValues(proc).Observe(time.Since(start).Seconds())
+		return res, err
+	}
+}
+
+func (i interceptor) WrapStreamingClient(next connect.StreamingClientFunc) connect.StreamingClientFunc {
+	return next
+}
+
+// WrapStreamingHandler counts a stream when it ends; how many are open is the engine's
+// hearth_subscribe_streams, and how long they last is no latency.
+func (i interceptor) WrapStreamingHandler(next connect.StreamingHandlerFunc) connect.StreamingHandlerFunc {
+	return func(ctx context.Context, conn connect.StreamingHandlerConn) error {
+		err := next(ctx, conn)
+		i.m.rpcRequests.WithLabelValues(conn.Spec().Procedure, codeOf(err)).Inc()
+		return err
+	}
+}
+
+func codeOf(err error) string {
+	if err == nil {
+		return "ok"
+	}
+	var ce *connect.Error
+	if errors.As(err, &ce) {
+		return ce.Code().String()
+	}
+	return connect.CodeUnknown.String()
+}
+
+// Routes counts and times the plain HTTP endpoints by the pattern that served them (never by
+// path, which would put ids in labels). Connect calls go straight through: the interceptor
+// counts them.
+func (m *Metrics) Routes(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasPrefix(r.URL.Path, "/svc.v1.") {
+			next.ServeHTTP(w, r)
+			return
+		}
+		start := time.Now()
+		sw := &statusWriter{ResponseWriter: w, status: http.StatusOK}
+		next.ServeHTTP(sw, r)
+		// ServeMux sets the pattern on the request it was given.
+		route := r.Pattern
+		if route == "" {
+			route = "unmatched"
+		}
+		m.httpRequests.WithLabelValues(route, strconv.Itoa(sw.status)).Inc()
+		m.httpDuration.WithLabelValues(route).Observe(time.Since(start).Seconds())
+	})
+}
+
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+	wrote  bool
+}
+
+func (w *statusWriter) WriteHeader(code int) {
+	if !w.wrote {
+		w.status, w.wrote = code, true
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *statusWriter) Write(b []byte) (int, error) {
+	w.wrote = true
+	return w.ResponseWriter.Write(b)
+}
+
+// Flush keeps streamed downloads streaming through the wrapper.
+func (w *statusWriter) Flush() {
+	if f, ok := w.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+// Unwrap lets http.ResponseController reach the real writer.
+func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
