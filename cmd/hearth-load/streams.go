@@ -1,0 +1,167 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"connectrpc.com/connect"
+
+	svcv1 "hearth/proto/svc/v1"
+)
+
+// textPrefix starts every message the tool sends; the rest is the run id, the message number
+// and the send time, then padding: "hl <run> <k> <unix ns> xxxx".
+const textPrefix = "hl"
+
+func messageText(run string, k int64, sent time.Time, size int) string {
+	s := textPrefix + " " + run + " " + strconv.FormatInt(k, 10) + " " + strconv.FormatInt(sent.UnixNano(), 10)
+	if pad := size - len(s) - 1; pad > 0 {
+		s += " " + strings.Repeat("x", pad)
+	}
+	return s
+}
+
+// parseText reads a message of this run; ok is false for anything else (other runs, people).
+func parseText(text, run string) (k int64, sent time.Time, ok bool) {
+	f := strings.SplitN(text, " ", 5)
+	if len(f) < 4 || f[0] != textPrefix || f[1] != run {
+		return 0, time.Time{}, false
+	}
+	k, err1 := strconv.ParseInt(f[2], 10, 64)
+	ns, err2 := strconv.ParseInt(f[3], 10, 64)
+	if err1 != nil || err2 != nil {
+		return 0, time.Time{}, false
+	}
+	return k, time.Unix(0, ns), true
+}
+
+// streams are the subscribers' open Subscribe streams, each read by its own goroutine.
+type streams struct {
+	ctx     context.Context
+	cancel  context.CancelFunc
+	readers sync.WaitGroup
+	opened  atomic.Int64
+	failed  atomic.Int64
+	ended   atomic.Int64 // streams that ended before the tool closed them
+	resyncs atomic.Int64
+}
+
+// openStreams opens one stream per subscriber after seq, a few at a time, each confirmed by
+// the heartbeat the server sends first.
+func (r *run) openStreams(ctx context.Context, afterSeq int64) error {
+	var wg sync.WaitGroup
+	var next atomic.Int64
+	for range r.cfg.Concurrency {
+		wg.Go(func() {
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= r.cfg.Subscribers || ctx.Err() != nil {
+					return
+				}
+				if err := r.openStream(ctx, i, afterSeq); err != nil {
+					r.streams.failed.Add(1)
+					r.errs.add("open", err)
+					continue
+				}
+				r.streams.opened.Add(1)
+			}
+		})
+	}
+	wg.Wait()
+	if n := r.streams.failed.Load(); n > 0 {
+		return fmt.Errorf("%d of %d streams did not open", n, r.cfg.Subscribers)
+	}
+	return ctx.Err()
+}
+
+func (r *run) openStream(phase context.Context, i int, afterSeq int64) error {
+	m := r.members[i]
+	ctx, cancel := context.WithCancel(r.streams.ctx)
+	// Until the first event arrives the phase's deadline applies; after it, the run's.
+	stop := context.AfterFunc(phase, cancel)
+	st, err := m.chat.Subscribe(ctx, connect.NewRequest(&svcv1.SubscribeRequest{AfterSeq: afterSeq}))
+	if err != nil {
+		cancel()
+		return err
+	}
+	if !st.Receive() {
+		err := st.Err()
+		st.Close()
+		cancel()
+		if err == nil {
+			err = errors.New("the stream ended before its first event")
+		}
+		return err
+	}
+	if st.Msg().GetResync() {
+		st.Close()
+		cancel()
+		return fmt.Errorf("the stream opened with resync: after_seq %d is outside the server's log", afterSeq)
+	}
+	if !stop() {
+		// The phase ended just as the stream opened: it is cancelled already.
+		st.Close()
+		cancel()
+		return phase.Err()
+	}
+	r.streams.readers.Go(func() {
+		defer cancel()
+		defer st.Close()
+		for st.Receive() {
+			r.receive(i, st.Msg())
+		}
+		if r.streams.ctx.Err() == nil {
+			r.streams.ended.Add(1)
+			if err := st.Err(); err != nil {
+				r.errs.add("stream", err)
+			}
+		}
+	})
+	return nil
+}
+
+// receive checks one event of subscriber i.
+func (r *run) receive(i int, ev *svcv1.Event) {
+	now := time.Now()
+	if s := ev.GetSeq(); s > 0 {
+		r.ledger.seq(i, s)
+	}
+	if ev.GetResync() {
+		r.streams.resyncs.Add(1)
+		return
+	}
+	mc := ev.GetMessageCreated()
+	if mc == nil {
+		return
+	}
+	k, sent, ok := parseText(mc.GetText(), r.id)
+	if !ok {
+		return
+	}
+	if r.ledger.deliver(i, k) {
+		r.deliveryLat.record(now.Sub(sent))
+		r.deliveries.Add(1)
+	}
+}
+
+// closeStreams ends every stream and waits (bounded) for the readers.
+func (r *run) closeStreams(wait time.Duration) bool {
+	r.streams.cancel()
+	done := make(chan struct{})
+	go func() {
+		r.streams.readers.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+		return true
+	case <-time.After(wait):
+		return false
+	}
+}
