@@ -1,0 +1,42 @@
+package web_test
+
+import (
+	"testing"
+	"time"
+
+	svcv1 "hearth/proto/svc/v1"
+	"hearth/web/webtest"
+)
+
+// BenchmarkFanOutHTTP measures one message delivered over HTTP to 200 Subscribe streams, each
+// on its own connection, with Connect clients as they come (which accept gzip): an op ends when
+// every stream has read the message. It is the server's cost per delivery that the load tool
+// sees, without the tool's own share of the CPU.
+func BenchmarkFanOutHTTP(b *testing.B) {
+	const streams = 200
+	clock := webtest.NewClock()
+	s := webtest.Start(b, webtest.WithClock(clock))
+	owner := s.Join("owner")
+	ch, err := owner.Chat.CreateChannel(ctx, req(&svcv1.CreateChannelRequest{Name: "general", Kind: svcv1.ChannelKind_CHANNEL_KIND_TEXT}))
+	if err != nil {
+		b.Fatal(err)
+	}
+	after := s.Engine.Seq()
+	subs := make([]*webtest.Stream, streams)
+	for i := range subs {
+		subs[i] = s.Client(owner.Token).Subscribe(b, after)
+	}
+	isMessage := func(ev *svcv1.Event) bool { return ev.GetMessageCreated() != nil }
+	b.ReportAllocs()
+	b.ResetTimer()
+	for range b.N {
+		clock.Advance(time.Second)
+		if _, err := owner.Chat.SendMessage(ctx, req(&svcv1.SendMessageRequest{ChannelId: ch.Msg.GetChannel().GetId(), Text: "hello to everyone in here"})); err != nil {
+			b.Fatal(err)
+		}
+		for _, st := range subs {
+			st.Until(isMessage)
+		}
+	}
+	b.ReportMetric(float64(b.N*streams)/b.Elapsed().Seconds(), "deliveries/s")
+}
