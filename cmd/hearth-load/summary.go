@@ -183,6 +183,9 @@ func (s serverSample) String() string {
 		return "-"
 	}
 	out := fmt.Sprintf("RSS %.1f MB", float64(s.RSSBytes)/(1<<20))
+	if s.HeapBytes > 0 {
+		out += fmt.Sprintf(" (Go heap %.1f MB)", float64(s.HeapBytes)/(1<<20))
+	}
 	if s.Goroutines > 0 {
 		out += fmt.Sprintf(", %d goroutines", s.Goroutines)
 	}
