@@ -1,0 +1,131 @@
+#!/usr/bin/env bash
+# baseline.sh takes the numbers of docs/performance.md: it builds hearth and hearth-load, and
+# for each measurement starts a fresh server on loopback, runs the load, and stops the server.
+# Results go to $OUT (default ./perf-out): one JSON summary per run and a log of the commands.
+# Before each run it waits (up to 10 minutes) for the 1-minute load average to drop below 0.5,
+# and records the load it started at: numbers taken on a busy machine mean little.
+#
+#   bash cmd/hearth-load/baseline.sh            # everything, about 15 minutes on a quiet machine
+#   bash cmd/hearth-load/baseline.sh std idle   # only some: idle std fanout max streams http1
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+OUT=${OUT:-$PWD/perf-out}
+WORK=$(mktemp -d)
+ADDR=127.0.0.1:18080
+METRICS=127.0.0.1:19464
+URL=http://$ADDR
+mkdir -p "$OUT"
+go build -o "$WORK/hearth" ./cmd/hearth
+go build -o "$WORK/hearth-load" ./cmd/hearth-load
+PID=
+
+log() { echo "$*" | tee -a "$OUT/commands.log"; }
+
+quiet() {
+	for _ in $(seq 40); do
+		awk '{exit !($1 < 0.5)}' /proc/loadavg && break
+		sleep 15
+	done
+	log "# load average before the run: $(cut -d' ' -f1-3 /proc/loadavg)"
+}
+
+# start DATA MEMORY: a server on $ADDR with metrics on $METRICS.
+start() {
+	log "$WORK/hearth -data $1 -addr $ADDR -base-url $URL -metrics-addr $METRICS -memory $2 -log-level warn"
+	"$WORK/hearth" -data "$1" -addr $ADDR -base-url $URL -metrics-addr $METRICS -memory "$2" -log-level warn >"$1.log" 2>&1 &
+	PID=$!
+	for _ in $(seq 50); do
+		curl -sf "http://$METRICS/metrics" >/dev/null && return
+		sleep 0.2
+	done
+	echo "the server did not start:" >&2
+	cat "$1.log" >&2
+	exit 1
+}
+
+stop() {
+	[ -n "$PID" ] && kill "$PID" && wait "$PID" || true
+	PID=
+}
+trap 'stop; rm -rf "$WORK"' EXIT
+
+rss() { awk '/VmRSS/ {print $2 " kB"}' "/proc/$PID/status"; }
+
+# load NAME DATA ARGS...: one run of hearth-load, its summary in $OUT/NAME.json.
+load() {
+	local name=$1 data=$2
+	shift 2
+	log "$WORK/hearth-load -url $URL -data $data -base-url $URL -metrics-url http://$METRICS/metrics -pid $PID -quiet -json $*"
+	"$WORK/hearth-load" -url $URL -data "$data" -base-url $URL -metrics-url "http://$METRICS/metrics" -pid "$PID" -quiet -json "$@" >"$OUT/$name.json" || true
+}
+
+idle() {
+	for mem in small default; do
+		quiet
+		start "$WORK/idle-$mem" "$mem"
+		sleep 10
+		log "idle RSS, -memory $mem: $(rss)"
+		stop
+	done
+}
+
+std() {
+	for mem in small default; do
+		quiet
+		start "$WORK/std-$mem" "$mem"
+		load "std-$mem" "$WORK/std-$mem" -subscribers 1000 -channels 10 -rate 50 -duration 30s
+		sleep 5
+		log "RSS 5 s after the standard run, -memory $mem: $(rss)"
+		stop
+	done
+}
+
+http1() {
+	quiet
+	start "$WORK/std-http1" small
+	load std-http1 "$WORK/std-http1" -subscribers 1000 -channels 10 -rate 50 -duration 30s -http1
+	stop
+}
+
+fanout() {
+	for rate in 100 200 400; do
+		quiet
+		start "$WORK/fanout-$rate" small
+		load "fanout-$rate" "$WORK/fanout-$rate" -subscribers 1000 -channels 10 -rate $rate -duration 20s
+		stop
+	done
+}
+
+max() {
+	quiet
+	start "$WORK/max" small
+	load max-unpaced "$WORK/max" -subscribers 10 -senders 1500 -rate 0 -duration 20s
+	stop
+	for rate in 2000 3000 4000; do
+		quiet
+		start "$WORK/max-$rate" small
+		load "max-$rate" "$WORK/max-$rate" -subscribers 10 -rate $rate -duration 20s
+		stop
+	done
+}
+
+streams() {
+	# Joined and opened in one go: the join burst's retained state counts too.
+	quiet
+	start "$WORK/streams" small
+	load streams-5000-fresh "$WORK/streams" -subscribers 5000 -duration 0 -settle 10s
+	stop
+	# The members joined before a restart: only the streams count.
+	quiet
+	start "$WORK/streams" small
+	log "idle RSS with 5000 members, before any stream: $(sleep 10; rss)"
+	load streams-5000 "$WORK/streams" -subscribers 5000 -duration 0 -settle 10s
+	stop
+}
+
+for what in "${@:-idle std http1 fanout max streams}"; do
+	for w in $what; do
+		"$w"
+	done
+done
+log "# done"
