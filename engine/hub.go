@@ -34,10 +34,16 @@ type hub struct {
 	dir    *Directory
 	wake   chan struct{} // closed and replaced on every publish
 	closed bool
-	// live holds the read position of every stream reading the ring, so Stats can tell how far
-	// behind the streams are.
+	// live holds the read position of every open stream, from the moment it takes its cursor:
+	// Stats tells from them how far behind the streams are, and release what nobody will read.
 	live map[*readPos]struct{}
+	// released is the position below which ring slots have been emptied; releasedAt the head
+	// at the last release.
+	released, releasedAt uint64
 }
+
+// releaseEvery is how many entries the ring takes between two releases.
+const releaseEvery = 256
 
 // readPos is a live stream's position in the ring; the stream stores it after each read.
 type readPos struct{ pos atomic.Uint64 }
@@ -46,16 +52,7 @@ func newHub(size int, seq int64, dir *Directory) *hub {
 	return &hub{ring: make([]hubEntry, size), seq: seq, dir: dir, wake: make(chan struct{}), live: map[*readPos]struct{}{}}
 }
 
-// join registers a stream that starts reading at pos; leave unregisters it.
-func (h *hub) join(pos uint64) *readPos {
-	p := &readPos{}
-	p.pos.Store(pos)
-	h.mu.Lock()
-	h.live[p] = struct{}{}
-	h.mu.Unlock()
-	return p
-}
-
+// leave unregisters a stream's position (see cursor).
 func (h *hub) leave(p *readPos) {
 	h.mu.Lock()
 	delete(h.live, p)
@@ -94,8 +91,34 @@ func (h *hub) publish(entries []hubEntry, dir *Directory) {
 		}
 	}
 	h.dir = dir
+	if h.head-h.releasedAt >= releaseEvery {
+		h.release()
+	}
 	close(h.wake)
 	h.wake = make(chan struct{})
+}
+
+// release empties the ring slots every stream has read past. Each entry holds the Directory of
+// its batch, and every batch that changes the community publishes a new one: a burst of joins
+// would otherwise keep thousands of nearly whole copies of the community reachable until the
+// ring came round. A slot is read only by streams at or before it, and new streams start at the
+// head, so a slot below every stream's position is never read again. Called with h.mu held.
+func (h *hub) release() {
+	until := h.head
+	for p := range h.live {
+		until = min(until, p.pos.Load())
+	}
+	n := uint64(len(h.ring))
+	from := h.released
+	if h.head > n {
+		// Slots further back were overwritten; a stream that far behind gets resync.
+		from = max(from, h.head-n)
+	}
+	for p := from; p < until; p++ {
+		h.ring[p%n] = hubEntry{}
+	}
+	h.released = max(h.released, until)
+	h.releasedAt = h.head
 }
 
 // publishEphemeral adds one event that is not logged (seq 0) against the newest Directory.
@@ -107,17 +130,22 @@ func (h *hub) publishEphemeral(ev *svcv1.Event, aud *storepb.Audience) {
 }
 
 // cursor is where a new stream starts reading: everything logged up to seq is in the database,
-// everything after arrives in the ring from pos.
+// everything after arrives in the ring from reg's position.
 type cursor struct {
-	pos uint64
+	reg *readPos
 	seq int64
 	dir *Directory
 }
 
+// cursor registers a new stream at the head; the stream calls leave when it ends. It counts
+// from here on, while it replays too, so that nothing it will read is released.
 func (h *hub) cursor() cursor {
-	h.mu.RLock()
-	defer h.mu.RUnlock()
-	return cursor{pos: h.head, seq: h.seq, dir: h.dir}
+	reg := &readPos{}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	reg.pos.Store(h.head)
+	h.live[reg] = struct{}{}
+	return cursor{reg: reg, seq: h.seq, dir: h.dir}
 }
 
 // readResult is what a stream gets from one read of the ring.

@@ -32,6 +32,7 @@ func (e *Engine) Subscribe(ctx context.Context, c Caller, afterSeq int64, send f
 	e.streams.Add(1)
 	defer e.streams.Add(-1)
 	cur := e.hub.cursor()
+	defer e.hub.leave(cur.reg)
 	e.presence.opened(c.ID)
 	defer e.presence.closed(c.ID)
 	s := &stream{e: e, member: c.ID, send: send}
@@ -46,7 +47,7 @@ func (e *Engine) Subscribe(ctx context.Context, c Caller, afterSeq int64, send f
 		return s.resync()
 	}
 	if err == nil {
-		err = s.live(ctx, cur.pos)
+		err = s.live(ctx, cur.reg)
 	}
 	if errors.Is(err, errGone) || errors.Is(err, context.Canceled) {
 		return nil
@@ -126,12 +127,11 @@ func (s *stream) replay(ctx context.Context, after, until int64, dir *Directory)
 	return nil
 }
 
-// live sends what the hub publishes from pos on, until the stream ends.
-func (s *stream) live(ctx context.Context, pos uint64) error {
+// live sends what the hub publishes from the stream's position on, until the stream ends.
+func (s *stream) live(ctx context.Context, reg *readPos) error {
 	heartbeat := time.NewTicker(s.e.opts.Heartbeat)
 	defer heartbeat.Stop()
-	reg := s.e.hub.join(pos)
-	defer s.e.hub.leave(reg)
+	pos := reg.pos.Load()
 	var buf []hubEntry
 	for {
 		rr := s.e.hub.read(pos, buf[:0])
