@@ -49,7 +49,8 @@ channels must exist or the first member must be an admin. A second run with the 
 What the server allows, and how the tool lives with it:
   - a person sends at most 5 messages a second (burst 10): the senders are paced, -rate shared
     out among them; by default there are enough of them for each to send at most 4 a second.
-    More per sender than -sender-rate is refused as resource_exhausted and counted as such.
+    A sender asked to send more than that gets resource_exhausted, counted by code; with
+    -rate 0 each sender goes at -sender-rate.
   - Join is limited to 10 a minute per client address: the members connect from loopback
     addresses -source-ip, -source-ip+1, ..., -joins-per-addr members each (Linux answers on all
     of 127.0.0.0/8; elsewhere add the aliases, or use -source-ip "" for a few members).
