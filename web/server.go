@@ -25,7 +25,10 @@ type Options struct {
 	Issuer *auth.Issuer
 	// WebURL is the web client's address, where invite links lead (default {base_url}/app).
 	WebURL string
-	Log    *slog.Logger
+	// FilesRedirect answers GET /files with a redirect to the bucket's own short-lived URL
+	// where the bucket can make one (-files-redirect).
+	FilesRedirect bool
+	Log           *slog.Logger
 }
 
 // New returns the handler of every endpoint of the server.
@@ -34,7 +37,7 @@ func New(opts Options) http.Handler {
 		opts.Log = slog.Default()
 	}
 	a := &authenticator{eng: opts.Engine, verifier: opts.Verifier}
-	handlerOpts := append(codecs(), connect.WithInterceptors(interceptor{a}))
+	handlerOpts := append(codecs(opts.Engine.Present), connect.WithInterceptors(interceptor{a}))
 	mux := http.NewServeMux()
 	mux.Handle(svcv1connect.NewChatServiceHandler(&chatService{eng: opts.Engine}, handlerOpts...))
 	mux.Handle(svcv1connect.NewServerServiceHandler(&serverService{eng: opts.Engine}, handlerOpts...))
@@ -48,6 +51,8 @@ func New(opts Options) http.Handler {
 	if webURL == "" {
 		webURL = base + "/app"
 	}
+	mux.HandleFunc(uploadRoute, upload(opts.Engine, a))
+	mux.HandleFunc("GET /files/{id}/{name}", serveFile(opts.Engine, opts.FilesRedirect))
 	mux.HandleFunc("GET /invite/{code}", inviteRedirect(webURL, base))
 	mux.HandleFunc("GET /i/{code}", inviteRedirect(webURL, base))
 	if opts.Issuer != nil {
