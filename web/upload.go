@@ -102,27 +102,37 @@ func fileName(p *multipart.Part) string {
 
 // partReader reads the file part and, at its end, checks that nothing but the closing
 // boundary follows: a second part fails the upload like a body cut short, so the engine
-// aborts it and keeps nothing.
+// aborts it and keeps nothing. Its end, or its error, is final.
 type partReader struct {
 	part *multipart.Part
 	mr   *multipart.Reader
+	err  error
 }
 
 func (p *partReader) Read(b []byte) (int, error) {
+	if p.err != nil {
+		return 0, p.err
+	}
 	n, err := p.part.Read(b)
 	if err == nil || n > 0 && err == io.EOF {
 		return n, nil
 	}
+	p.err = p.end(err)
+	return n, p.err
+}
+
+// end is the error of the part's end: io.EOF when the body ends with it.
+func (p *partReader) end(err error) error {
 	if err != io.EOF {
-		return n, bodyError(err)
+		return bodyError(err)
 	}
 	switch _, err := p.mr.NextPart(); {
 	case err == io.EOF:
-		return 0, io.EOF
+		return io.EOF
 	case err != nil:
-		return 0, bodyError(err)
+		return bodyError(err)
 	}
-	return 0, errTwoParts
+	return errTwoParts
 }
 
 // bodyError tells a body over the cap (413) from one cut short or malformed (400).
