@@ -290,7 +290,13 @@ func withEvilSandbox(t *testing.T) webtest.Option {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sb, err := sandbox.New(context.Background(), sandbox.Options{Module: module, Timeout: time.Second, Pool: -1})
+	return withSandbox(t, sandbox.Options{Module: module, Timeout: time.Second, Pool: -1})
+}
+
+// withSandbox gives the server a sandbox of its own.
+func withSandbox(t testing.TB, opts sandbox.Options) webtest.Option {
+	t.Helper()
+	sb, err := sandbox.New(context.Background(), opts)
 	if err != nil {
 		t.Fatal(err)
 	}
