@@ -3,10 +3,10 @@ package web_test
 import (
 	"bufio"
 	"context"
-	"fmt"
-	"net"
 	"crypto/sha256"
+	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"strings"
 	"testing"
