@@ -10,7 +10,8 @@ import (
 )
 
 // Message retention. With retention_days > 0, messages older than that many days are deleted
-// with their thread replies and reactions (they live in the message row), without events. The
+// with their thread replies, reactions (they live in the message row) and files, without
+// events. The
 // purge runs on the jobs loop every minute; each batch of up to purgeBatch messages is one
 // writer change, so sends wait at most for one batch, and each batch is one transaction, so a
 // restart between batches leaves no half-deleted thread behind. Because the purge lags the clock, every reader also filters by the cutoff:
