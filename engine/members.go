@@ -226,6 +226,9 @@ func (e *Engine) UpdateProfile(ctx context.Context, c Caller, req *svcv1.UpdateP
 		return nil, err
 	}
 	// avatar_url is the url of an upload of the caller's, or a picture elsewhere on the web.
+	if err := checkLen("avatar_url", req.GetAvatarUrl(), avatarURLMax); err != nil {
+		return nil, err
+	}
 	avatarID, _, isUpload := parseFileRef(req.GetAvatarUrl(), e.opts.BaseURL)
 	if !isUpload {
 		if err := checkWebURL("avatar_url", req.GetAvatarUrl(), avatarURLMax); err != nil {
