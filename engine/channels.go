@@ -130,9 +130,13 @@ func (e *Engine) channelUpdated(tx *Tx, rec *storepb.ChannelRecord, aud *storepb
 	return view, err
 }
 
-// visibleChannel finds a channel the caller can see: not_found for an unknown id,
-// permission_denied (saying nothing of it) for one they cannot see.
+// visibleChannel finds a channel the caller can see: permission_denied when the caller is no
+// longer a member, not_found for an unknown id, permission_denied (saying nothing of it) for one
+// they cannot see.
 func (d *Directory) visibleChannel(c Caller, id string) (*storepb.ChannelRecord, error) {
+	if _, err := d.caller(c); err != nil {
+		return nil, err
+	}
 	if id == "" {
 		return nil, invalid("channel_id is required")
 	}

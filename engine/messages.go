@@ -73,9 +73,6 @@ func (e *Engine) sendAllowed(c Caller) error {
 // send is SendMessage inside the writer.
 func (e *Engine) send(tx *Tx, c Caller, req *svcv1.SendMessageRequest) (*svcv1.Message, error) {
 	d := tx.Dir()
-	if _, err := d.caller(c); err != nil {
-		return nil, err
-	}
 	rec, err := d.visibleChannel(c, req.GetChannelId())
 	if err != nil {
 		return nil, err
