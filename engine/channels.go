@@ -68,8 +68,8 @@ func (e *Engine) UpdateChannel(ctx context.Context, c Caller, req *svcv1.UpdateC
 	if err := checkChannelText(req.GetTopic(), req.GetCategory()); err != nil {
 		return nil, err
 	}
-	if req.HeaderImageId != nil {
-		return nil, &Error{Code: CodeUnimplemented, Msg: "header images arrive with file uploads"}
+	if err := checkBytes("header_image_id", req.GetHeaderImageId(), uploadIDMax); err != nil {
+		return nil, err
 	}
 	return write(e, func(tx *Tx) (*svcv1.UpdateChannelResponse, error) {
 		d := tx.Dir()
@@ -82,6 +82,12 @@ func (e *Engine) UpdateChannel(ctx context.Context, c Caller, req *svcv1.UpdateC
 		}
 		if rec.GetChannel().GetKind() == svcv1.ChannelKind_CHANNEL_KIND_DM {
 			return nil, invalid("DMs cannot be updated")
+		}
+		var img *storepb.UploadRecord
+		if id := req.GetHeaderImageId(); id != "" {
+			if img, err = imageUpload(tx, c, "header_image_id", id); err != nil {
+				return nil, err
+			}
 		}
 		rec = proto.Clone(rec).(*storepb.ChannelRecord)
 		ch := rec.Channel
@@ -96,6 +102,11 @@ func (e *Engine) UpdateChannel(ctx context.Context, c Caller, req *svcv1.UpdateC
 		}
 		if req.Position != nil {
 			ch.Position = req.GetPosition()
+		}
+		if req.HeaderImageId != nil {
+			if ch.HeaderImage, err = tx.replaceImage(ch.GetHeaderImage(), img, storepb.UploadUse_UPLOAD_USE_CHANNEL_HEADER, ch.Id); err != nil {
+				return nil, err
+			}
 		}
 		if err := tx.putChannel(rec); err != nil {
 			return nil, err
@@ -119,9 +130,13 @@ func (e *Engine) channelUpdated(tx *Tx, rec *storepb.ChannelRecord, aud *storepb
 	return view, err
 }
 
-// visibleChannel finds a channel the caller can see: not_found for an unknown id,
-// permission_denied (saying nothing of it) for one they cannot see.
+// visibleChannel finds a channel the caller can see: permission_denied when the caller is no
+// longer a member, not_found for an unknown id, permission_denied (saying nothing of it) for one
+// they cannot see.
 func (d *Directory) visibleChannel(c Caller, id string) (*storepb.ChannelRecord, error) {
+	if _, err := d.caller(c); err != nil {
+		return nil, err
+	}
 	if id == "" {
 		return nil, invalid("channel_id is required")
 	}

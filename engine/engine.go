@@ -8,6 +8,7 @@
 package engine
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -15,6 +16,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"hearth/blob"
+	"hearth/engine/sandbox"
 	"hearth/engine/store"
 	"hearth/engine/store/storepb"
 	svcv1 "hearth/proto/svc/v1"
@@ -50,6 +53,14 @@ type Options struct {
 	// PresenceGrace is how long a member stays ONLINE after their last stream closes
 	// (default 30 s).
 	PresenceGrace time.Duration
+	// Bucket keeps the bytes of uploaded files, Signer signs their URLs and Sandbox sniffs
+	// them. Without all three, uploads answer unavailable.
+	Bucket  *blob.Bucket
+	Signer  *blob.Signer
+	Sandbox *sandbox.Sandbox
+	// OrphanAge is how old an object without an upload row must be before the cleanup deletes
+	// it (default 24 h). It is compared with the bucket's own times, on the wall clock.
+	OrphanAge time.Duration
 	// Now is the clock (default time.Now).
 	Now func() time.Time
 	// Log receives the engine's log lines (default slog.Default()).
@@ -88,6 +99,10 @@ type Engine struct {
 	// streams counts the open Subscribe streams.
 	streams atomic.Int64
 
+	// ctx ends at Close, cutting short the background jobs' calls to the bucket.
+	ctx    context.Context
+	cancel context.CancelFunc
+
 	queue      chan *change
 	closing    chan struct{}
 	writerDone chan struct{}
@@ -124,6 +139,9 @@ func Open(db *store.DB, opts Options) (*Engine, error) {
 	if opts.PresenceGrace == 0 {
 		opts.PresenceGrace = 30 * time.Second
 	}
+	if opts.OrphanAge == 0 {
+		opts.OrphanAge = 24 * time.Hour
+	}
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
@@ -140,6 +158,7 @@ func Open(db *store.DB, opts Options) (*Engine, error) {
 		writerDone: make(chan struct{}),
 		jobsDone:   make(chan struct{}),
 	}
+	e.ctx, e.cancel = context.WithCancel(context.Background())
 	var dir *Directory
 	err := db.View(func(r *store.Reader) error {
 		seq, err := r.LastSeq()
@@ -184,14 +203,16 @@ func Open(db *store.DB, opts Options) (*Engine, error) {
 	return e, nil
 }
 
-// runJobs does the background work every minute until Close: it prunes the event log and
-// purges the messages past retention. Readers hide those messages from the moment they are past
-// it, so the purge may lag a minute (or a restart) without anyone seeing the difference.
+// runJobs does the background work every minute until Close: it prunes the event log, purges
+// the messages past retention and deletes the uploads nobody used within a day. Readers hide
+// those messages from the moment they are past it, so the purge may lag a minute (or a restart)
+// without anyone seeing the difference. Every orphanEvery minutes, starting a minute after
+// the start (when a crash is most likely to have left some), it sweeps the objects without a row.
 func (e *Engine) runJobs() {
 	defer close(e.jobsDone)
 	t := time.NewTicker(time.Minute)
 	defer t.Stop()
-	for {
+	for tick := 0; ; tick++ {
 		select {
 		case <-e.closing:
 			return
@@ -200,6 +221,12 @@ func (e *Engine) runJobs() {
 				e.log.Error("pruning the event log", "err", err)
 			}
 			e.runPurge()
+			if err := e.ExpireUploads(); err != nil && CodeOf(err) != CodeUnavailable {
+				e.log.Error("deleting unused uploads", "err", err)
+			}
+			if tick%orphanEvery == 0 {
+				e.sweepOrphans()
+			}
 		}
 	}
 }
@@ -239,6 +266,7 @@ func (e *Engine) Close() {
 	}
 	e.hub.close()
 	close(e.closing)
+	e.cancel()
 	<-e.jobsDone
 	<-e.writerDone
 }

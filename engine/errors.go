@@ -20,6 +20,8 @@ const (
 	CodeUnauthenticated
 	CodeUnavailable
 	CodeUnimplemented
+	// CodeTooLarge: a body over its size limit (HTTP 413 on plain endpoints).
+	CodeTooLarge
 )
 
 // Error is the engine's error: a code and a message for the person who made the call. Messages

@@ -136,7 +136,10 @@ func (e *Engine) addMember(tx *Tx, prev *storepb.MemberRecord, in JoinInput) (*s
 		m.DisplayName = req.GetDisplayName()
 	}
 	if req.GetAvatarUrl() != "" {
-		m.AvatarUrl = req.GetAvatarUrl()
+		var err error
+		if m.AvatarUrl, err = tx.replaceAvatar(m, nil, req.GetAvatarUrl()); err != nil {
+			return nil, err
+		}
 	}
 	if req.GetBio() != "" {
 		m.Bio = req.GetBio()
@@ -222,8 +225,15 @@ func (e *Engine) UpdateProfile(ctx context.Context, c Caller, req *svcv1.UpdateP
 	if err := checkBytes("status_emoji", req.GetStatusEmoji(), statusEmojiMax); err != nil {
 		return nil, err
 	}
-	if req.GetAvatarUrl() != "" {
-		return nil, &Error{Code: CodeUnimplemented, Msg: "avatar_url from an upload arrives with file uploads; an empty string removes the avatar"}
+	// avatar_url is the url of an upload of the caller's, or a picture elsewhere on the web.
+	if err := checkLen("avatar_url", req.GetAvatarUrl(), avatarURLMax); err != nil {
+		return nil, err
+	}
+	avatarID, _, isUpload := parseFileRef(req.GetAvatarUrl(), e.opts.BaseURL)
+	if !isUpload {
+		if err := checkWebURL("avatar_url", req.GetAvatarUrl(), avatarURLMax); err != nil {
+			return nil, invalid("avatar_url must be the url of an upload of yours, an http or https URL, or empty")
+		}
 	}
 	return write(e, func(tx *Tx) (*svcv1.UpdateProfileResponse, error) {
 		d := tx.Dir()
@@ -234,6 +244,12 @@ func (e *Engine) UpdateProfile(ctx context.Context, c Caller, req *svcv1.UpdateP
 		if req.Username != nil && d.UsernameTaken(req.GetUsername(), c.ID) {
 			return nil, exists("username %q is taken", req.GetUsername())
 		}
+		var img *storepb.UploadRecord
+		if isUpload {
+			if img, err = imageUpload(tx, c, "avatar_url", avatarID); err != nil {
+				return nil, err
+			}
+		}
 		rec = proto.Clone(rec).(*storepb.MemberRecord)
 		m := rec.Member
 		if req.Username != nil {
@@ -243,7 +259,9 @@ func (e *Engine) UpdateProfile(ctx context.Context, c Caller, req *svcv1.UpdateP
 			m.DisplayName = req.GetDisplayName()
 		}
 		if req.AvatarUrl != nil {
-			m.AvatarUrl = req.GetAvatarUrl()
+			if m.AvatarUrl, err = tx.replaceAvatar(m, img, req.GetAvatarUrl()); err != nil {
+				return nil, err
+			}
 		}
 		if req.Bio != nil {
 			m.Bio = req.GetBio()
@@ -262,6 +280,26 @@ func (e *Engine) UpdateProfile(ctx context.Context, c Caller, req *svcv1.UpdateP
 		}
 		return &svcv1.UpdateProfileResponse{Member: e.memberView(m)}, nil
 	})
+}
+
+// replaceAvatar lets go of the member's uploaded picture, if they had one, and returns the new
+// avatar_url: the unsigned reference to img when given, else external (a URL elsewhere on the
+// web, or empty). A profile picture is one of two kinds, never both: an upload kept by the
+// server (UpdateProfile with an upload's url) or a picture elsewhere on the web, which is what
+// Join takes (the profile the person agreed to share); the one set last wins.
+func (tx *Tx) replaceAvatar(m *svcv1.Member, img *storepb.UploadRecord, external string) (string, error) {
+	if id, _, ok := parseFileRef(m.GetAvatarUrl(), ""); ok {
+		if err := tx.dropFile(id); err != nil {
+			return "", err
+		}
+	}
+	if img == nil {
+		return external, nil
+	}
+	if err := tx.useUpload(img, storepb.UploadUse_UPLOAD_USE_AVATAR, m.GetId()); err != nil {
+		return "", err
+	}
+	return fileRef(img.GetId(), img.GetName()), nil
 }
 
 func (e *Engine) emitMemberUpdated(tx *Tx, m *svcv1.Member) error {

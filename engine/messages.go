@@ -36,8 +36,8 @@ func (e *Engine) SendMessage(ctx context.Context, c Caller, req *svcv1.SendMessa
 	if n := len(req.GetAttachmentIds()); n > attachmentsMax {
 		return nil, invalid("attachment_ids has %d ids; the limit is %d", n, attachmentsMax)
 	}
-	if len(req.GetAttachmentIds()) > 0 {
-		return nil, &Error{Code: CodeUnimplemented, Msg: "attachments arrive with file uploads"}
+	if err := checkUploadIDs("attachment_ids", req.GetAttachmentIds()); err != nil {
+		return nil, err
 	}
 	if err := checkBytes("client_id", req.GetClientId(), clientIDMax); err != nil {
 		return nil, err
@@ -73,9 +73,6 @@ func (e *Engine) sendAllowed(c Caller) error {
 // send is SendMessage inside the writer.
 func (e *Engine) send(tx *Tx, c Caller, req *svcv1.SendMessageRequest) (*svcv1.Message, error) {
 	d := tx.Dir()
-	if _, err := d.caller(c); err != nil {
-		return nil, err
-	}
 	rec, err := d.visibleChannel(c, req.GetChannelId())
 	if err != nil {
 		return nil, err
@@ -107,6 +104,11 @@ func (e *Engine) send(tx *Tx, c Caller, req *svcv1.SendMessageRequest) (*svcv1.M
 			return nil, err
 		}
 	}
+	// Checked before the first write, so that a refused upload leaves no trace.
+	uploads, err := attachUploads(tx, c, req.GetAttachmentIds())
+	if err != nil {
+		return nil, err
+	}
 	if err := e.unhideDM(tx, rec); err != nil {
 		return nil, err
 	}
@@ -122,6 +124,9 @@ func (e *Engine) send(tx *Tx, c Caller, req *svcv1.SendMessageRequest) (*svcv1.M
 		Seq:          seq,
 		CreatedSeq:   seq,
 	}
+	for _, u := range uploads {
+		m.Attachments = append(m.Attachments, attachmentOf(u))
+	}
 	entry := &storepb.MessageEntry{
 		MessageId:   m.Id,
 		AuthorId:    c.ID,
@@ -134,6 +139,11 @@ func (e *Engine) send(tx *Tx, c Caller, req *svcv1.SendMessageRequest) (*svcv1.M
 	}
 	if err := tx.write().AddMessage(m, entry); err != nil {
 		return nil, err
+	}
+	for _, u := range uploads {
+		if err := tx.useUpload(u, storepb.UploadUse_UPLOAD_USE_MESSAGE, m.Id); err != nil {
+			return nil, err
+		}
 	}
 	if _, err := tx.emit(toChannel(ch.GetId()), &svcv1.Event{Kind: &svcv1.Event_MessageCreated{MessageCreated: m}}); err != nil {
 		return nil, err
@@ -293,6 +303,10 @@ func (e *Engine) DeleteMessage(ctx context.Context, c Caller, req *svcv1.DeleteM
 		}
 		if m.GetDeleted() {
 			return &svcv1.DeleteMessageResponse{}, nil
+		}
+		// Its files go with it: deleted after the commit.
+		if err := tx.releaseFiles(m); err != nil {
+			return nil, err
 		}
 		m = proto.Clone(m).(*svcv1.Message)
 		m.Deleted = true

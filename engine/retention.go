@@ -10,7 +10,8 @@ import (
 )
 
 // Message retention. With retention_days > 0, messages older than that many days are deleted
-// with their thread replies and reactions (they live in the message row), without events. The
+// with their thread replies, reactions (they live in the message row) and files, without
+// events. The
 // purge runs on the jobs loop every minute; each batch of up to purgeBatch messages is one
 // writer change, so sends wait at most for one batch, and each batch is one transaction, so a
 // restart between batches leaves no half-deleted thread behind. Because the purge lags the clock, every reader also filters by the cutoff:
@@ -105,11 +106,10 @@ func eventExpired(r *store.Reader, ev *svcv1.Event, cutoff int64) (bool, error) 
 
 // releaseAttachments is where a message that is being deleted for good lets go of its files.
 // The purge calls it inside its change for every message it deletes, replies included, before
-// the row goes. Messages get attachments with file uploads, which also bring the bucket that
-// this will delete the objects from (after the commit, so that no row ever points at a missing
-// file); until then no stored message has any, and there is nothing to release.
+// the row goes: the upload rows go in the same transaction, the objects after the commit (on
+// the jobs goroutine, never the writer's), so that no row ever points at a missing file.
 func (e *Engine) releaseAttachments(tx *Tx, m *svcv1.Message) error {
-	return nil
+	return tx.releaseFiles(m)
 }
 
 // PurgeNow deletes every message past retention now; the jobs loop runs it every minute.

@@ -19,7 +19,7 @@ func (e *Engine) ServerInfo() *svcv1.GetServerInfoResponse {
 
 func (e *Engine) serverInfo(d *Directory) *svcv1.GetServerInfoResponse {
 	s := d.Settings()
-	return &svcv1.GetServerInfoResponse{
+	out := &svcv1.GetServerInfoResponse{
 		Name:            s.GetName(),
 		Description:     s.GetDescription(),
 		AccentColor:     s.GetAccentColor(),
@@ -32,6 +32,15 @@ func (e *Engine) serverInfo(d *Directory) *svcv1.GetServerInfoResponse {
 		RetentionDays:   s.GetRetentionDays(),
 		TrustedIssuers:  e.opts.TrustedIssuers,
 	}
+	// Unsigned here; Present signs them on the way out. The icon is public like the rest of
+	// the card: GetServerInfo needs no token.
+	if icon := s.GetIcon(); icon != nil {
+		out.IconUrl = fileRef(icon.GetId(), icon.GetName())
+	}
+	if b := s.GetBanner(); b != nil {
+		out.Banner = proto.Clone(b).(*svcv1.Attachment)
+	}
+	return out
 }
 
 // UpdateServerSettings changes the settings that are set in the request.
@@ -47,8 +56,20 @@ func (e *Engine) UpdateServerSettings(ctx context.Context, c Caller, req *svcv1.
 		if req.SetupComplete != nil && d.Rank(c.ID) != svcv1.MemberRole_MEMBER_ROLE_OWNER {
 			return nil, denied("only the owner can finish the setup")
 		}
-		if req.IconId != nil || req.BannerId != nil {
-			return nil, &Error{Code: CodeUnimplemented, Msg: "settings images arrive with file uploads"}
+		var icon, banner *storepb.UploadRecord
+		var err error
+		if id := req.GetIconId(); id != "" {
+			if icon, err = imageUpload(tx, c, "icon_id", id); err != nil {
+				return nil, err
+			}
+		}
+		if id := req.GetBannerId(); id != "" {
+			if id == req.GetIconId() {
+				return nil, invalid("icon_id and banner_id name the same upload; an upload is used once")
+			}
+			if banner, err = imageUpload(tx, c, "banner_id", id); err != nil {
+				return nil, err
+			}
 		}
 		s := proto.Clone(d.Settings()).(*storepb.Settings)
 		oldMode := s.GetChannelMode()
@@ -76,6 +97,16 @@ func (e *Engine) UpdateServerSettings(ctx context.Context, c Caller, req *svcv1.
 		if req.ChannelMode != nil {
 			s.ChannelMode = req.GetChannelMode()
 		}
+		if req.IconId != nil {
+			if s.Icon, err = tx.replaceImage(s.GetIcon(), icon, storepb.UploadUse_UPLOAD_USE_SERVER_ICON, ""); err != nil {
+				return nil, err
+			}
+		}
+		if req.BannerId != nil {
+			if s.Banner, err = tx.replaceImage(s.GetBanner(), banner, storepb.UploadUse_UPLOAD_USE_SERVER_BANNER, ""); err != nil {
+				return nil, err
+			}
+		}
 		if err := tx.putSettings(s); err != nil {
 			return nil, err
 		}
@@ -92,6 +123,12 @@ func (e *Engine) UpdateServerSettings(ctx context.Context, c Caller, req *svcv1.
 }
 
 func checkSettings(req *svcv1.UpdateServerSettingsRequest) error {
+	if err := checkBytes("icon_id", req.GetIconId(), uploadIDMax); err != nil {
+		return err
+	}
+	if err := checkBytes("banner_id", req.GetBannerId(), uploadIDMax); err != nil {
+		return err
+	}
 	if req.Name != nil {
 		if req.GetName() == "" {
 			return invalid("name must not be empty")

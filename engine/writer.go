@@ -34,6 +34,9 @@ type change struct {
 type result struct {
 	v   any
 	err error
+	// drop lists the files the change let go of: write deletes their objects once the change
+	// is committed, on the caller's goroutine, so the writer never waits for the bucket.
+	drop []string
 }
 
 // Tx is what a change sees: the batch's transaction and its draft of the Directory.
@@ -44,6 +47,7 @@ type Tx struct {
 	seq    int64
 	events []hubEntry
 	after  []func()
+	drops  []string
 	writes int
 }
 
@@ -85,6 +89,24 @@ func (tx *Tx) nextSeq() int64 { return tx.seq + 1 }
 
 // afterCommit runs fn once the batch is durable (to close streams, delete files...).
 func (tx *Tx) afterCommit(fn func()) { tx.after = append(tx.after, fn) }
+
+// dropFile deletes an upload's row and has its object deleted once the change is committed:
+// a row never points at a missing object, and an object whose deletion fails after the commit
+// is an orphan that the cleanup sweeps. A missing row is nothing to drop.
+func (tx *Tx) dropFile(id string) error {
+	u, err := tx.read().Upload(id)
+	if isNotFound(err) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if err := tx.write().DeleteUpload(u); err != nil {
+		return err
+	}
+	tx.drops = append(tx.drops, id)
+	return nil
+}
 
 // Entity writes: each changes the draft Directory and the database together.
 
@@ -143,24 +165,22 @@ func write[T any](e *Engine, fn func(tx *Tx) (T, error)) (T, error) {
 		return zero, ErrClosed
 	case e.queue <- c:
 	}
+	var r result
 	select {
-	case r := <-c.res:
-		if r.err != nil {
-			return zero, r.err
-		}
-		return r.v.(T), nil
+	case r = <-c.res:
 	case <-e.writerDone:
 		// The writer stopped before it took the change.
 		select {
-		case r := <-c.res:
-			if r.err != nil {
-				return zero, r.err
-			}
-			return r.v.(T), nil
+		case r = <-c.res:
 		default:
 			return zero, ErrClosed
 		}
 	}
+	if r.err != nil {
+		return zero, r.err
+	}
+	e.deleteObjects(r.drop)
+	return r.v.(T), nil
 }
 
 // runWriter is the writer goroutine. On close it applies what is already queued, then stops.
@@ -235,7 +255,7 @@ func (e *Engine) tryBatch(batch []*change) ([]result, error) {
 	start := time.Now()
 	results := make([]result, len(batch))
 	for i, c := range batch {
-		writes, events, after := tx.writes, len(tx.events), len(tx.after)
+		writes, events, after, drops := tx.writes, len(tx.events), len(tx.after), len(tx.drops)
 		v, err := runChange(c, tx)
 		if err != nil && tx.writes != writes {
 			if errors.Is(err, store.ErrTooBig) {
@@ -248,11 +268,11 @@ func (e *Engine) tryBatch(batch []*change) ([]result, error) {
 			return []result{{err: publicError(err)}}, nil
 		}
 		if err != nil {
-			tx.events, tx.after = tx.events[:events], tx.after[:after]
+			tx.events, tx.after, tx.drops = tx.events[:events], tx.after[:after], tx.drops[:drops]
 			e.logChangeError(err)
 			err = publicError(err)
 		}
-		results[i] = result{v, err}
+		results[i] = result{v: v, err: err, drop: tx.drops[drops:len(tx.drops):len(tx.drops)]}
 	}
 	if tx.writes == 0 {
 		return results, nil

@@ -2,7 +2,6 @@ package web
 
 import (
 	"context"
-	"errors"
 	"net"
 	"net/http"
 
@@ -64,7 +63,8 @@ type authenticator struct {
 	verifier *auth.Verifier
 }
 
-// authenticate resolves the caller of a call to procedure and puts them in the context.
+// authenticate resolves the caller of a call to procedure (a Connect procedure, or a plain
+// endpoint's route) and puts them in the context.
 func (a *authenticator) authenticate(ctx context.Context, procedure string, h http.Header) (context.Context, error) {
 	need, listed := callAccess[procedure]
 	if !listed {
@@ -75,41 +75,46 @@ func (a *authenticator) authenticate(ctx context.Context, procedure string, h ht
 	}
 	token, err := auth.BearerToken(h)
 	if err != nil {
-		return nil, unauthenticated(err)
+		return nil, unauthenticated(err.Error())
 	}
 	var caller engine.Caller
 	if auth.IsBotToken(token) {
 		if need == needsLogin {
-			return nil, connect.NewError(connect.CodePermissionDenied, errors.New("bots cannot join; an admin creates them with CreateBot"))
+			return nil, denied("bots cannot join; an admin creates them with CreateBot")
 		}
 		c, ok := a.eng.BotForTokenHash(auth.HashBotToken(token))
 		if !ok {
-			return nil, connect.NewError(connect.CodeUnauthenticated, errors.New("unknown bot token"))
+			return nil, unauthenticated("unknown bot token")
 		}
 		caller = c
 	} else {
 		id, err := a.verifier.Verify(ctx, token)
 		if err != nil {
-			return nil, unauthenticated(err)
+			return nil, unauthenticated(err.Error())
 		}
 		if need == needsLogin {
 			return context.WithValue(ctx, identityKey, id), nil
 		}
 		c, ok := a.eng.MemberForLogin(engine.Login{Issuer: id.Issuer, Subject: id.Subject})
 		if !ok {
-			return nil, connect.NewError(connect.CodePermissionDenied, errors.New("you are not a member of this community; call Join first"))
+			return nil, denied("you are not a member of this community; call Join first")
 		}
 		caller = c
 	}
 	if !duringSetup[procedure] && a.eng.NeedsSetup() && !a.eng.IsOwner(caller) {
-		return nil, connect.NewError(connect.CodePermissionDenied, errors.New("the community is being set up; until the owner finishes, only the owner can do this"))
+		return nil, denied("the community is being set up; until the owner finishes, only the owner can do this")
 	}
 	return context.WithValue(ctx, callerKey, caller), nil
 }
 
-// unauthenticated keeps the auth package's message, which says which check failed.
-func unauthenticated(err error) error {
-	return connect.NewError(connect.CodeUnauthenticated, err)
+// unauthenticated keeps the auth package's message, which says which check failed. The
+// errors are the engine's, so that Connect calls and plain endpoints map them alike.
+func unauthenticated(msg string) error {
+	return &engine.Error{Code: engine.CodeUnauthenticated, Msg: msg}
+}
+
+func denied(msg string) error {
+	return &engine.Error{Code: engine.CodePermissionDenied, Msg: msg}
 }
 
 // interceptor authenticates every Connect call, unary and streaming.
@@ -119,7 +124,7 @@ func (i interceptor) WrapUnary(next connect.UnaryFunc) connect.UnaryFunc {
 	return func(ctx context.Context, req connect.AnyRequest) (connect.AnyResponse, error) {
 		ctx, err := i.a.authenticate(ctx, req.Spec().Procedure, req.Header())
 		if err != nil {
-			return nil, err
+			return nil, toConnect(err)
 		}
 		return next(withPeer(ctx, req.Peer()), req)
 	}
@@ -133,7 +138,7 @@ func (i interceptor) WrapStreamingHandler(next connect.StreamingHandlerFunc) con
 	return func(ctx context.Context, conn connect.StreamingHandlerConn) error {
 		ctx, err := i.a.authenticate(ctx, conn.Spec().Procedure, conn.RequestHeader())
 		if err != nil {
-			return err
+			return toConnect(err)
 		}
 		return next(withPeer(ctx, conn.Peer()), conn)
 	}

@@ -14,22 +14,27 @@ import (
 // codec replaces Connect's protobuf and JSON codecs (same options, same bytes) so that an event
 // sent to many streams is encoded once per format: Subscribe sends *engine.Frame values, and
 // every stream that receives the same event shares the Frame and its cached encodings.
+//
+// It is also where file URLs are signed: every response and event passes through present
+// (engine.Present) as it is encoded, so whatever reaches a client carries fresh signed URLs,
+// replayed events included, and a shared Frame is signed once, not once per stream.
 type codec struct {
-	name string
-	json bool
+	name    string
+	json    bool
+	present func(proto.Message) proto.Message
 }
 
 // compressMinBytes: smaller messages go uncompressed. Gzip costs a fixed ~10 µs per message
-// (each use clears over 512 KiB of tables), which for a stream event, compressed once per stream, was
-// most of the server's work in fan-out and saves a few hundred bytes at most.
+// (each use clears over 512 KiB of tables), which for a stream event, compressed once per
+// stream, was most of the server's work in fan-out and saves a few hundred bytes at most.
 const compressMinBytes = 1024
 
-func codecs() []connect.HandlerOption {
+func codecs(present func(proto.Message) proto.Message) []connect.HandlerOption {
 	return []connect.HandlerOption{
 		connect.WithCompressMinBytes(compressMinBytes),
-		connect.WithCodec(codec{name: "proto"}),
-		connect.WithCodec(codec{name: "json", json: true}),
-		connect.WithCodec(codec{name: "json; charset=utf-8", json: true}),
+		connect.WithCodec(codec{name: "proto", present: present}),
+		connect.WithCodec(codec{name: "json", json: true, present: present}),
+		connect.WithCodec(codec{name: "json; charset=utf-8", json: true, present: present}),
 	}
 }
 
@@ -56,6 +61,9 @@ func (c codec) MarshalAppend(dst []byte, m any) ([]byte, error) {
 	pm, ok := m.(proto.Message)
 	if !ok {
 		return nil, fmt.Errorf("%T is not a proto.Message", m)
+	}
+	if c.present != nil {
+		pm = c.present(pm)
 	}
 	if c.json {
 		return protojson.MarshalOptions{}.MarshalAppend(dst, pm)

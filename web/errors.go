@@ -2,6 +2,7 @@ package web
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"net/http"
 	"strconv"
@@ -23,6 +24,7 @@ var connectCodes = map[engine.Code]connect.Code{
 	engine.CodeUnauthenticated:    connect.CodeUnauthenticated,
 	engine.CodeUnavailable:        connect.CodeUnavailable,
 	engine.CodeUnimplemented:      connect.CodeUnimplemented,
+	engine.CodeTooLarge:           connect.CodeInvalidArgument,
 }
 
 // toConnect turns an engine error into a Connect error; anything unexpected becomes a plain
@@ -60,6 +62,12 @@ func retryAfter(ee *engine.Error) string {
 
 // httpStatus maps an engine error to the status of a plain HTTP endpoint.
 func httpStatus(err error) int {
+	switch {
+	case errors.Is(err, context.Canceled):
+		return http.StatusBadRequest // the client went away: nobody reads this
+	case errors.Is(err, context.DeadlineExceeded):
+		return http.StatusServiceUnavailable
+	}
 	switch engine.CodeOf(err) {
 	case engine.CodeInvalidArgument, engine.CodeFailedPrecondition:
 		return http.StatusBadRequest
@@ -75,6 +83,31 @@ func httpStatus(err error) int {
 		return http.StatusTooManyRequests
 	case engine.CodeUnavailable:
 		return http.StatusServiceUnavailable
+	case engine.CodeTooLarge:
+		return http.StatusRequestEntityTooLarge
 	}
 	return http.StatusInternalServerError
+}
+
+// writeError answers a plain endpoint's failure as API.md says: `{"error": "<text>"}` with the
+// status of the engine's code (and Retry-After on a rate limit). Anything that is not an
+// engine error is an internal error, whose details stay in the server.
+func writeError(w http.ResponseWriter, err error) {
+	msg := "internal error"
+	var ee *engine.Error
+	switch {
+	case errors.Is(err, context.Canceled):
+		msg = "the request was canceled"
+	case errors.Is(err, context.DeadlineExceeded):
+		msg = "the request ran out of time"
+	case errors.As(err, &ee):
+		msg = ee.Msg
+		if ee.RetryAfter > 0 {
+			w.Header().Set("Retry-After", retryAfter(ee))
+		}
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(httpStatus(err))
+	json.NewEncoder(w).Encode(map[string]string{"error": msg})
 }

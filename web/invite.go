@@ -1,11 +1,12 @@
 package web
 
 import (
-	"encoding/json"
 	"net/http"
 	"net/url"
 	"strings"
 	"unicode/utf8"
+
+	"hearth/engine"
 )
 
 // inviteCodeMax bounds what the redirect passes on: real codes are 10 characters, and the web
@@ -19,9 +20,7 @@ func inviteRedirect(webURL, baseURL string) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		code := r.PathValue("code")
 		if !utf8.ValidString(code) || strings.TrimSpace(code) == "" || utf8.RuneCountInString(code) > inviteCodeMax {
-			w.Header().Set("Content-Type", "application/json")
-			w.WriteHeader(http.StatusBadRequest)
-			json.NewEncoder(w).Encode(map[string]string{"error": "the invite code must be 1 to 64 characters"})
+			writeError(w, &engine.Error{Code: engine.CodeInvalidArgument, Msg: "the invite code must be 1 to 64 characters"})
 			return
 		}
 		target := webURL + "/#/join?url=" + url.QueryEscape(baseURL) + "&invite=" + url.QueryEscape(code)

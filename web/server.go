@@ -26,7 +26,10 @@ type Options struct {
 	Issuer *auth.Issuer
 	// WebURL is the web client's address, where invite links lead (default {base_url}/app).
 	WebURL string
-	Log    *slog.Logger
+	// FilesRedirect answers GET /files with a redirect to the bucket's own short-lived URL
+	// where the bucket can make one (-files-redirect).
+	FilesRedirect bool
+	Log           *slog.Logger
 	// Metrics, when set, counts and times every call and route.
 	Metrics *metrics.Metrics
 }
@@ -42,7 +45,7 @@ func New(opts Options) http.Handler {
 		// First, so that calls refused by authentication are counted too.
 		interceptors = append([]connect.Interceptor{opts.Metrics.Interceptor()}, interceptors...)
 	}
-	handlerOpts := append(codecs(), connect.WithInterceptors(interceptors...))
+	handlerOpts := append(codecs(opts.Engine.Present), connect.WithInterceptors(interceptors...))
 	mux := http.NewServeMux()
 	mux.Handle(svcv1connect.NewChatServiceHandler(&chatService{eng: opts.Engine}, handlerOpts...))
 	mux.Handle(svcv1connect.NewServerServiceHandler(&serverService{eng: opts.Engine}, handlerOpts...))
@@ -56,6 +59,8 @@ func New(opts Options) http.Handler {
 	if webURL == "" {
 		webURL = base + "/app"
 	}
+	mux.HandleFunc(uploadRoute, upload(opts.Engine, a))
+	mux.HandleFunc("GET /files/{id}/{name}", serveFile(opts.Engine, opts.FilesRedirect))
 	mux.HandleFunc("GET /invite/{code}", inviteRedirect(webURL, base))
 	mux.HandleFunc("GET /i/{code}", inviteRedirect(webURL, base))
 	if opts.Issuer != nil {

@@ -91,9 +91,9 @@ func TestSetupWizardAndSettings(t *testing.T) {
 	}
 	_, err = bob.Server.UpdateServerSettings(ctx, req(&svcv1.UpdateServerSettingsRequest{SetupComplete: ptr(false)}))
 	wantCode(t, "an admin reopening the setup", err, connect.CodePermissionDenied, "only the owner")
-	// Settings images arrive with file uploads.
+	// An unknown upload refuses the whole change.
 	_, err = owner.Server.UpdateServerSettings(ctx, req(&svcv1.UpdateServerSettingsRequest{Name: ptr("Half"), IconId: ptr("x")}))
-	wantCode(t, "icon_id", err, connect.CodeUnimplemented)
+	wantCode(t, "icon_id", err, connect.CodeNotFound, "icon_id: upload x does not exist")
 	info, _ = owner.Server.GetServerInfo(ctx, req(&svcv1.GetServerInfoRequest{}))
 	if info.Msg.GetName() != "Gardeners" || len(info.Msg.GetJoinQuestions()) != 0 {
 		t.Fatalf("after refused changes: %v, want the name kept and the questions cleared", info.Msg)

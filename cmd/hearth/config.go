@@ -32,6 +32,7 @@ type Config struct {
 	UpdateFeed     string
 	LogLevel       string
 	NoLocalIssuer  bool
+	FilesRedirect  bool
 	BotRate        float64
 	BotBurst       int
 	ReplayDays     int
@@ -69,6 +70,7 @@ func serveFlags(fs *flag.FlagSet, c *Config) {
 	fs.StringVar(&c.UpdateFeed, "update-feed", "", "URL of a JSON feed of releases per track, checked at most daily")
 	fs.StringVar(&c.LogLevel, "log-level", "info", "debug, info, warn or error")
 	fs.BoolVar(&c.NoLocalIssuer, "no-local-issuer", false, "do not act as a token issuer; trust only -trusted-issuer")
+	fs.BoolVar(&c.FilesRedirect, "files-redirect", false, "answer file downloads with a redirect to the bucket's own short-lived URL (s3, gs, azblob)")
 	fs.Float64Var(&c.BotRate, "bot-rate", 20, "messages per second each bot may send")
 	fs.IntVar(&c.BotBurst, "bot-burst", 40, "messages a bot may send in a burst")
 	fs.IntVar(&c.ReplayDays, "replay-days", 7, "the event log keeps at least this many days of events for reconnecting clients")

@@ -4,6 +4,9 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
+	"io"
+	"mime/multipart"
 	"net/http"
 	"os"
 	"os/exec"
@@ -113,6 +116,13 @@ func TestTheBinaryServesAndShutsDownCleanly(t *testing.T) {
 	if resp, err := http.Get(url + "/healthz"); err != nil || resp.StatusCode != 200 {
 		t.Fatalf("/healthz: %v %v", resp, err)
 	}
+	fileURL := uploadThroughBinary(t, url, token)
+	if fi, err := os.Stat(filepath.Join(data, "file-key")); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("file-key: %v, %v; want mode 0600", fi, err)
+	}
+	if fi, err := os.Stat(filepath.Join(data, "cache", "wazero")); err != nil || !fi.IsDir() {
+		t.Fatalf("the sandbox's cache: %v", err)
+	}
 
 	// A stream open at shutdown ends; the process exits 0 and says it stopped.
 	chat := svcv1connect.NewChatServiceClient(http.DefaultClient, url, connect.WithInterceptors(bearerToken(token)))
@@ -154,6 +164,44 @@ func TestTheBinaryServesAndShutsDownCleanly(t *testing.T) {
 	if me.Msg.GetMember().GetId() != join.Msg.GetMember().GetId() {
 		t.Fatalf("after a restart GetMe = %v, want member %s", me.Msg.GetMember(), join.Msg.GetMember().GetId())
 	}
+	// The same file key: URLs issued before the restart still work.
+	if resp, err := http.Get(url + fileURL); err != nil || resp.StatusCode != 200 {
+		t.Fatalf("a file URL after a restart: %v %v", resp, err)
+	}
+}
+
+// uploadThroughBinary uploads a small file with POST /upload, fetches it by its signed URL,
+// and returns the URL.
+func uploadThroughBinary(t *testing.T, url, token string) string {
+	t.Helper()
+	var body bytes.Buffer
+	mw := multipart.NewWriter(&body)
+	w, _ := mw.CreateFormFile("file", "hello.txt")
+	w.Write([]byte("hello, hearth"))
+	mw.Close()
+	r, _ := http.NewRequest(http.MethodPost, url+"/upload", &body)
+	r.Header.Set("Content-Type", mw.FormDataContentType())
+	r.Header.Set("Authorization", "Bearer "+token)
+	resp, err := http.DefaultClient.Do(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var att struct{ URL, ContentType string }
+	err = json.NewDecoder(resp.Body).Decode(&att)
+	resp.Body.Close()
+	if err != nil || resp.StatusCode != 200 || att.ContentType != "text/plain; charset=utf-8" {
+		t.Fatalf("POST /upload: %d %+v %v", resp.StatusCode, att, err)
+	}
+	resp, err = http.Get(url + att.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || string(got) != "hello, hearth" {
+		t.Fatalf("GET %s: %d %q", att.URL, resp.StatusCode, got)
+	}
+	return att.URL
 }
 
 type process struct {

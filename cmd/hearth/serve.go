@@ -19,6 +19,7 @@ import (
 	"hearth/auth"
 	"hearth/blob"
 	"hearth/engine"
+	"hearth/engine/sandbox"
 	"hearth/engine/store"
 	"hearth/web"
 	"hearth/web/metrics"
@@ -64,12 +65,14 @@ func serve(args []string, stdout, stderr io.Writer) error {
 	return a.serve(ctx, ln, c, log)
 }
 
-// app is the assembled server: database, bucket, engine, authentication and HTTP surface.
+// app is the assembled server: database, bucket, sandbox, engine, authentication and HTTP
+// surface.
 type app struct {
-	db     *store.DB
-	bucket *blob.Bucket
-	eng    *engine.Engine
-	srv    *http.Server
+	db      *store.DB
+	bucket  *blob.Bucket
+	sandbox *sandbox.Sandbox
+	eng     *engine.Engine
+	srv     *http.Server
 	// metrics is nil unless -metrics-addr is set; metricsSrv serves it there.
 	metrics    *metrics.Metrics
 	metricsSrv *http.Server
@@ -88,6 +91,21 @@ func openApp(ctx context.Context, c Config, log *slog.Logger) (*app, error) {
 		return nil, err
 	}
 	a := &app{db: db, bucket: bucket}
+	signer, err := blob.LoadOrCreateSigner(c.Data)
+	if err != nil {
+		a.close()
+		return nil, err
+	}
+	// Compiled code is cached under the data folder, so that later starts take a tenth of
+	// the first one's second.
+	a.sandbox, err = sandbox.New(ctx, sandbox.Options{CacheDir: filepath.Join(c.Data, "cache", "wazero")})
+	if err != nil {
+		a.close()
+		return nil, err
+	}
+	if c.FilesRedirect && !bucket.CanSign() {
+		log.Warn("-files-redirect does nothing on this bucket: it cannot sign its own URLs, so files are served by the server")
+	}
 	var observer engine.Observer
 	if c.MetricsAddr != "" {
 		a.metrics = metrics.New()
@@ -115,6 +133,9 @@ func openApp(ctx context.Context, c Config, log *slog.Logger) (*app, error) {
 		BotBurst:       c.BotBurst,
 		ReplayDays:     c.ReplayDays,
 		ReplayEvents:   c.ReplayEvents,
+		Bucket:         bucket,
+		Signer:         signer,
+		Sandbox:        a.sandbox,
 		Log:            log,
 		Observer:       observer,
 	})
@@ -137,7 +158,7 @@ func openApp(ctx context.Context, c Config, log *slog.Logger) (*app, error) {
 		return nil, err
 	}
 	a.srv = &http.Server{
-		Handler:           web.New(web.Options{Engine: a.eng, Verifier: verifier, Issuer: issuer, WebURL: c.WebURL, Log: log, Metrics: a.metrics}),
+		Handler:           web.New(web.Options{Engine: a.eng, Verifier: verifier, Issuer: issuer, WebURL: c.WebURL, FilesRedirect: c.FilesRedirect, Log: log, Metrics: a.metrics}),
 		ReadHeaderTimeout: 10 * time.Second,
 		IdleTimeout:       2 * time.Minute,
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
@@ -152,7 +173,8 @@ func openApp(ctx context.Context, c Config, log *slog.Logger) (*app, error) {
 }
 
 // serve runs until ctx ends (SIGINT or SIGTERM), then shuts down in order: streams first so
-// the HTTP server can drain, then the writer (what is queued is committed), then the database.
+// the HTTP server can drain, then the writer (what is queued is committed), the sandbox (no
+// upload is left to inspect), the database and the bucket.
 func (a *app) serve(ctx context.Context, ln net.Listener, c Config, log *slog.Logger) error {
 	errc := make(chan error, 1)
 	go func() {
@@ -196,6 +218,11 @@ func (a *app) close() {
 	}
 	if a.eng != nil {
 		a.eng.Close()
+	}
+	if a.sandbox != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		a.sandbox.Close(ctx)
+		cancel()
 	}
 	if a.db != nil {
 		a.db.Close()

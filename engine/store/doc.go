@@ -25,6 +25,8 @@
 //	0x70 invite    code                       storepb.InviteRecord
 //	0x71 report    report id                  storepb.ReportRecord
 //	0x72 reportof  message id 0x00 reporter id  report id: a reporter's one report of a message
+//	0x80 upload    upload id                  storepb.UploadRecord: a file in the bucket
+//	0x81 unused    created_at_ms id           empty: an upload nothing uses yet, by age
 //
 // Indexes that only serve lookups of small state (login to member, username to member, bot
 // token hash to bot, member set to DM) are not stored: the engine derives them in memory from
@@ -38,4 +40,11 @@
 // the purge has not deleted them yet. A thread is as old as its root (MessageEntry carries the
 // root's time), and the purge deletes a root's replies before, or with, the root itself, so no
 // reply ever outlives its root in the store.
+//
+// An upload row stands for the object files/<id> in the bucket, and exists while anything may
+// point at it: the object is stored before its row is written, and the row is deleted (with
+// the message or setting that used the file) before the object is. So a row never points at a
+// missing object; an object without a row is left over from a crash and swept by the engine.
+// The unused index (created_at_ms is 8 bytes, big-endian, so it sorts by age) is what the
+// engine's cleanup scans to delete uploads that nothing used within a day.
 package store

@@ -28,6 +28,8 @@ const (
 	prefixInvite    byte = 0x70
 	prefixReport    byte = 0x71
 	prefixReportOf  byte = 0x72
+	prefixUpload    byte = 0x80
+	prefixUnused    byte = 0x81
 )
 
 const sep = 0x00

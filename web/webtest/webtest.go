@@ -1,4 +1,5 @@
-// Package webtest starts a real Hearth for tests: a Badger database in a temp dir, the local
+// Package webtest starts a real Hearth for tests: a Badger database in a temp dir, a file
+// bucket beside it (or any bucket, WithBucketURL), the file URL key, the sandbox, the local
 // token issuer, the engine and the HTTP surface on a loopback httptest server that speaks
 // HTTP/1.1 and cleartext HTTP/2 — and hands out Connect clients logged in as anyone.
 package webtest
@@ -10,6 +11,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -17,7 +19,9 @@ import (
 	"connectrpc.com/connect"
 
 	"hearth/auth"
+	"hearth/blob"
 	"hearth/engine"
+	"hearth/engine/sandbox"
 	"hearth/engine/store"
 	svcv1 "hearth/proto/svc/v1"
 	"hearth/proto/svc/v1/svcv1connect"
@@ -36,6 +40,7 @@ type Server struct {
 	http    *httptest.Server
 	handler atomic.Pointer[http.Handler]
 	db      *store.DB
+	web     web.Options
 	// stopAuth ends the verifier's background key refreshes.
 	stopAuth context.CancelFunc
 }
@@ -62,6 +67,22 @@ func Start(t testing.TB, options ...Option) *Server {
 	for _, o := range options {
 		o(&s.opts)
 	}
+	if s.opts.Bucket == nil {
+		b, err := blob.Open(context.Background(), "", s.Dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { b.Close() })
+		s.opts.Bucket = b
+	}
+	if s.opts.Sandbox == nil {
+		s.opts.Sandbox = sharedSandbox(t)
+	}
+	signer, err := blob.LoadOrCreateSigner(s.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.opts.Signer = signer
 	s.open()
 	s.http.Start()
 	t.Cleanup(func() {
@@ -106,8 +127,49 @@ func (s *Server) open() {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := web.New(web.Options{Engine: s.Engine, Verifier: verifier, Issuer: s.Issuer, Log: opts.Log})
+	s.web.Engine, s.web.Verifier, s.web.Issuer, s.web.Log = s.Engine, verifier, s.Issuer, opts.Log
+	h := web.New(s.web)
 	s.handler.Store(&h)
+}
+
+// SetFilesRedirect turns the -files-redirect mode of the HTTP surface on or off.
+func (s *Server) SetFilesRedirect(on bool) {
+	s.web.FilesRedirect = on
+	h := web.New(s.web)
+	s.handler.Store(&h)
+}
+
+// Bucket is the server's file bucket.
+func (s *Server) Bucket() *blob.Bucket { return s.opts.Bucket }
+
+// WithBucketURL runs the server on the bucket at u (for instance blobtest.StartS3's) instead
+// of a file bucket in the test's folder. The bucket is closed when the test ends.
+func WithBucketURL(t testing.TB, u string) Option {
+	t.Helper()
+	b, err := blob.Open(context.Background(), u, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { b.Close() })
+	return func(o *engine.Options) { o.Bucket = b }
+}
+
+// The sandbox is shared by every server of a test binary: compiling the guest takes a second
+// or more (far more under the race detector), and a sandbox never lets one input see another.
+var (
+	sandboxOnce sync.Once
+	sandboxBox  *sandbox.Sandbox
+	sandboxErr  error
+)
+
+func sharedSandbox(t testing.TB) *sandbox.Sandbox {
+	sandboxOnce.Do(func() {
+		sandboxBox, sandboxErr = sandbox.New(context.Background(), sandbox.Options{})
+	})
+	if sandboxErr != nil {
+		t.Fatal(sandboxErr)
+	}
+	return sandboxBox
 }
 
 func (s *Server) close() {

@@ -87,6 +87,67 @@ func (MemberState) EnumDescriptor() ([]byte, []int) {
 	return file_store_v1_records_proto_rawDescGZIP(), []int{0}
 }
 
+// What an upload is used for. An upload is used once: by one message, or as one settings image.
+type UploadUse int32
+
+const (
+	// Not used yet: the uploader may still send it or set it as an image. Deleted a day after
+	// the upload if it stays so.
+	UploadUse_UPLOAD_USE_UNSPECIFIED    UploadUse = 0
+	UploadUse_UPLOAD_USE_MESSAGE        UploadUse = 1
+	UploadUse_UPLOAD_USE_SERVER_ICON    UploadUse = 2
+	UploadUse_UPLOAD_USE_SERVER_BANNER  UploadUse = 3
+	UploadUse_UPLOAD_USE_CHANNEL_HEADER UploadUse = 4
+	UploadUse_UPLOAD_USE_AVATAR         UploadUse = 5
+)
+
+// Enum value maps for UploadUse.
+var (
+	UploadUse_name = map[int32]string{
+		0: "UPLOAD_USE_UNSPECIFIED",
+		1: "UPLOAD_USE_MESSAGE",
+		2: "UPLOAD_USE_SERVER_ICON",
+		3: "UPLOAD_USE_SERVER_BANNER",
+		4: "UPLOAD_USE_CHANNEL_HEADER",
+		5: "UPLOAD_USE_AVATAR",
+	}
+	UploadUse_value = map[string]int32{
+		"UPLOAD_USE_UNSPECIFIED":    0,
+		"UPLOAD_USE_MESSAGE":        1,
+		"UPLOAD_USE_SERVER_ICON":    2,
+		"UPLOAD_USE_SERVER_BANNER":  3,
+		"UPLOAD_USE_CHANNEL_HEADER": 4,
+		"UPLOAD_USE_AVATAR":         5,
+	}
+)
+
+func (x UploadUse) Enum() *UploadUse {
+	p := new(UploadUse)
+	*p = x
+	return p
+}
+
+func (x UploadUse) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (UploadUse) Descriptor() protoreflect.EnumDescriptor {
+	return file_store_v1_records_proto_enumTypes[1].Descriptor()
+}
+
+func (UploadUse) Type() protoreflect.EnumType {
+	return &file_store_v1_records_proto_enumTypes[1]
+}
+
+func (x UploadUse) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use UploadUse.Descriptor instead.
+func (UploadUse) EnumDescriptor() ([]byte, []int) {
+	return file_store_v1_records_proto_rawDescGZIP(), []int{1}
+}
+
 type Audience_Kind int32
 
 const (
@@ -134,11 +195,11 @@ func (x Audience_Kind) String() string {
 }
 
 func (Audience_Kind) Descriptor() protoreflect.EnumDescriptor {
-	return file_store_v1_records_proto_enumTypes[1].Descriptor()
+	return file_store_v1_records_proto_enumTypes[2].Descriptor()
 }
 
 func (Audience_Kind) Type() protoreflect.EnumType {
-	return &file_store_v1_records_proto_enumTypes[1]
+	return &file_store_v1_records_proto_enumTypes[2]
 }
 
 func (x Audience_Kind) Number() protoreflect.EnumNumber {
@@ -330,8 +391,6 @@ type Settings struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Name          string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
 	Description   string                 `protobuf:"bytes,2,opt,name=description,proto3" json:"description,omitempty"`
-	IconId        string                 `protobuf:"bytes,3,opt,name=icon_id,json=iconId,proto3" json:"icon_id,omitempty"`
-	BannerId      string                 `protobuf:"bytes,4,opt,name=banner_id,json=bannerId,proto3" json:"banner_id,omitempty"`
 	AccentColor   string                 `protobuf:"bytes,5,opt,name=accent_color,json=accentColor,proto3" json:"accent_color,omitempty"`
 	InviteOnly    bool                   `protobuf:"varint,6,opt,name=invite_only,json=inviteOnly,proto3" json:"invite_only,omitempty"`
 	JoinQuestions []string               `protobuf:"bytes,7,rep,name=join_questions,json=joinQuestions,proto3" json:"join_questions,omitempty"`
@@ -340,6 +399,10 @@ type Settings struct {
 	// The owner finished or skipped the setup wizard.
 	SetupComplete bool   `protobuf:"varint,10,opt,name=setup_complete,json=setupComplete,proto3" json:"setup_complete,omitempty"`
 	OwnerId       string `protobuf:"bytes,11,opt,name=owner_id,json=ownerId,proto3" json:"owner_id,omitempty"`
+	// The community icon and banner: uploads (see UploadRecord), stored without a url; every
+	// response signs a fresh one.
+	Icon          *v1.Attachment `protobuf:"bytes,12,opt,name=icon,proto3" json:"icon,omitempty"`
+	Banner        *v1.Attachment `protobuf:"bytes,13,opt,name=banner,proto3" json:"banner,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -384,20 +447,6 @@ func (x *Settings) GetName() string {
 func (x *Settings) GetDescription() string {
 	if x != nil {
 		return x.Description
-	}
-	return ""
-}
-
-func (x *Settings) GetIconId() string {
-	if x != nil {
-		return x.IconId
-	}
-	return ""
-}
-
-func (x *Settings) GetBannerId() string {
-	if x != nil {
-		return x.BannerId
 	}
 	return ""
 }
@@ -449,6 +498,20 @@ func (x *Settings) GetOwnerId() string {
 		return x.OwnerId
 	}
 	return ""
+}
+
+func (x *Settings) GetIcon() *v1.Attachment {
+	if x != nil {
+		return x.Icon
+	}
+	return nil
+}
+
+func (x *Settings) GetBanner() *v1.Attachment {
+	if x != nil {
+		return x.Banner
+	}
+	return nil
 }
 
 // Who may receive an event. Stored with the event so that replay applies the same rule as live
@@ -873,6 +936,132 @@ func (x *ReportRecord) GetReportedAtMs() int64 {
 	return 0
 }
 
+// A file in the bucket (key files/<id>). The row exists exactly as long as something may point
+// at the object: it is written after the object is stored and deleted, with whatever uses the
+// file, before the object is; the cleanup job deletes objects that have no row.
+type UploadRecord struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Id    string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
+	// The member who uploaded it.
+	OwnerId string `protobuf:"bytes,2,opt,name=owner_id,json=ownerId,proto3" json:"owner_id,omitempty"`
+	// Display name, already through blob.SafeName.
+	Name string `protobuf:"bytes,3,opt,name=name,proto3" json:"name,omitempty"`
+	// Sniffed in the sandbox; application/octet-stream when nothing matched or the sandbox
+	// could not read the file.
+	ContentType string `protobuf:"bytes,4,opt,name=content_type,json=contentType,proto3" json:"content_type,omitempty"`
+	Size        int64  `protobuf:"varint,5,opt,name=size,proto3" json:"size,omitempty"`
+	// Images only: display size in pixels; 0 when unknown.
+	Width       int32     `protobuf:"varint,6,opt,name=width,proto3" json:"width,omitempty"`
+	Height      int32     `protobuf:"varint,7,opt,name=height,proto3" json:"height,omitempty"`
+	CreatedAtMs int64     `protobuf:"varint,8,opt,name=created_at_ms,json=createdAtMs,proto3" json:"created_at_ms,omitempty"`
+	Use         UploadUse `protobuf:"varint,9,opt,name=use,proto3,enum=store.v1.UploadUse" json:"use,omitempty"`
+	// The message, channel or member that uses it; empty while unused (and for the server's
+	// icon and banner).
+	UsedBy        string `protobuf:"bytes,10,opt,name=used_by,json=usedBy,proto3" json:"used_by,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *UploadRecord) Reset() {
+	*x = UploadRecord{}
+	mi := &file_store_v1_records_proto_msgTypes[9]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *UploadRecord) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*UploadRecord) ProtoMessage() {}
+
+func (x *UploadRecord) ProtoReflect() protoreflect.Message {
+	mi := &file_store_v1_records_proto_msgTypes[9]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use UploadRecord.ProtoReflect.Descriptor instead.
+func (*UploadRecord) Descriptor() ([]byte, []int) {
+	return file_store_v1_records_proto_rawDescGZIP(), []int{9}
+}
+
+func (x *UploadRecord) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
+func (x *UploadRecord) GetOwnerId() string {
+	if x != nil {
+		return x.OwnerId
+	}
+	return ""
+}
+
+func (x *UploadRecord) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *UploadRecord) GetContentType() string {
+	if x != nil {
+		return x.ContentType
+	}
+	return ""
+}
+
+func (x *UploadRecord) GetSize() int64 {
+	if x != nil {
+		return x.Size
+	}
+	return 0
+}
+
+func (x *UploadRecord) GetWidth() int32 {
+	if x != nil {
+		return x.Width
+	}
+	return 0
+}
+
+func (x *UploadRecord) GetHeight() int32 {
+	if x != nil {
+		return x.Height
+	}
+	return 0
+}
+
+func (x *UploadRecord) GetCreatedAtMs() int64 {
+	if x != nil {
+		return x.CreatedAtMs
+	}
+	return 0
+}
+
+func (x *UploadRecord) GetUse() UploadUse {
+	if x != nil {
+		return x.Use
+	}
+	return UploadUse_UPLOAD_USE_UNSPECIFIED
+}
+
+func (x *UploadRecord) GetUsedBy() string {
+	if x != nil {
+		return x.UsedBy
+	}
+	return ""
+}
+
 var File_store_v1_records_proto protoreflect.FileDescriptor
 
 const file_store_v1_records_proto_rawDesc = "" +
@@ -894,12 +1083,10 @@ const file_store_v1_records_proto_rawDesc = "" +
 	" \x01(\tR\x06plugin\"f\n" +
 	"\rChannelRecord\x12)\n" +
 	"\achannel\x18\x01 \x01(\v2\x0f.svc.v1.ChannelR\achannel\x12*\n" +
-	"\x11hidden_member_ids\x18\x02 \x03(\tR\x0fhiddenMemberIds\"\x82\x03\n" +
+	"\x11hidden_member_ids\x18\x02 \x03(\tR\x0fhiddenMemberIds\"\xc0\x03\n" +
 	"\bSettings\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12 \n" +
-	"\vdescription\x18\x02 \x01(\tR\vdescription\x12\x17\n" +
-	"\aicon_id\x18\x03 \x01(\tR\x06iconId\x12\x1b\n" +
-	"\tbanner_id\x18\x04 \x01(\tR\bbannerId\x12!\n" +
+	"\vdescription\x18\x02 \x01(\tR\vdescription\x12!\n" +
 	"\faccent_color\x18\x05 \x01(\tR\vaccentColor\x12\x1f\n" +
 	"\vinvite_only\x18\x06 \x01(\bR\n" +
 	"inviteOnly\x12%\n" +
@@ -908,7 +1095,9 @@ const file_store_v1_records_proto_rawDesc = "" +
 	"\fchannel_mode\x18\t \x01(\x0e2\x13.svc.v1.ChannelModeR\vchannelMode\x12%\n" +
 	"\x0esetup_complete\x18\n" +
 	" \x01(\bR\rsetupComplete\x12\x19\n" +
-	"\bowner_id\x18\v \x01(\tR\aownerId\"\x99\x02\n" +
+	"\bowner_id\x18\v \x01(\tR\aownerId\x12&\n" +
+	"\x04icon\x18\f \x01(\v2\x12.svc.v1.AttachmentR\x04icon\x12*\n" +
+	"\x06banner\x18\r \x01(\v2\x12.svc.v1.AttachmentR\x06bannerJ\x04\b\x03\x10\x04J\x04\b\x04\x10\x05R\aicon_idR\tbanner_id\"\x99\x02\n" +
 	"\bAudience\x12+\n" +
 	"\x04kind\x18\x01 \x01(\x0e2\x17.store.v1.Audience.KindR\x04kind\x12\x1d\n" +
 	"\n" +
@@ -952,13 +1141,32 @@ const file_store_v1_records_proto_rawDesc = "" +
 	"\vreporter_id\x18\x05 \x01(\tR\n" +
 	"reporterId\x12\x12\n" +
 	"\x04note\x18\x06 \x01(\tR\x04note\x12$\n" +
-	"\x0ereported_at_ms\x18\a \x01(\x03R\freportedAtMs*\x8e\x01\n" +
+	"\x0ereported_at_ms\x18\a \x01(\x03R\freportedAtMs\"\x96\x02\n" +
+	"\fUploadRecord\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\tR\x02id\x12\x19\n" +
+	"\bowner_id\x18\x02 \x01(\tR\aownerId\x12\x12\n" +
+	"\x04name\x18\x03 \x01(\tR\x04name\x12!\n" +
+	"\fcontent_type\x18\x04 \x01(\tR\vcontentType\x12\x12\n" +
+	"\x04size\x18\x05 \x01(\x03R\x04size\x12\x14\n" +
+	"\x05width\x18\x06 \x01(\x05R\x05width\x12\x16\n" +
+	"\x06height\x18\a \x01(\x05R\x06height\x12\"\n" +
+	"\rcreated_at_ms\x18\b \x01(\x03R\vcreatedAtMs\x12%\n" +
+	"\x03use\x18\t \x01(\x0e2\x13.store.v1.UploadUseR\x03use\x12\x17\n" +
+	"\aused_by\x18\n" +
+	" \x01(\tR\x06usedBy*\x8e\x01\n" +
 	"\vMemberState\x12\x1c\n" +
 	"\x18MEMBER_STATE_UNSPECIFIED\x10\x00\x12\x17\n" +
 	"\x13MEMBER_STATE_ACTIVE\x10\x01\x12\x15\n" +
 	"\x11MEMBER_STATE_LEFT\x10\x02\x12\x17\n" +
 	"\x13MEMBER_STATE_BANNED\x10\x03\x12\x18\n" +
-	"\x14MEMBER_STATE_DELETED\x10\x04B\x1dZ\x1bhearth/engine/store/storepbb\x06proto3"
+	"\x14MEMBER_STATE_DELETED\x10\x04*\xaf\x01\n" +
+	"\tUploadUse\x12\x1a\n" +
+	"\x16UPLOAD_USE_UNSPECIFIED\x10\x00\x12\x16\n" +
+	"\x12UPLOAD_USE_MESSAGE\x10\x01\x12\x1a\n" +
+	"\x16UPLOAD_USE_SERVER_ICON\x10\x02\x12\x1c\n" +
+	"\x18UPLOAD_USE_SERVER_BANNER\x10\x03\x12\x1d\n" +
+	"\x19UPLOAD_USE_CHANNEL_HEADER\x10\x04\x12\x15\n" +
+	"\x11UPLOAD_USE_AVATAR\x10\x05B\x1dZ\x1bhearth/engine/store/storepbb\x06proto3"
 
 var (
 	file_store_v1_records_proto_rawDescOnce sync.Once
@@ -972,43 +1180,49 @@ func file_store_v1_records_proto_rawDescGZIP() []byte {
 	return file_store_v1_records_proto_rawDescData
 }
 
-var file_store_v1_records_proto_enumTypes = make([]protoimpl.EnumInfo, 2)
-var file_store_v1_records_proto_msgTypes = make([]protoimpl.MessageInfo, 9)
+var file_store_v1_records_proto_enumTypes = make([]protoimpl.EnumInfo, 3)
+var file_store_v1_records_proto_msgTypes = make([]protoimpl.MessageInfo, 10)
 var file_store_v1_records_proto_goTypes = []any{
 	(MemberState)(0),       // 0: store.v1.MemberState
-	(Audience_Kind)(0),     // 1: store.v1.Audience.Kind
-	(*MemberRecord)(nil),   // 2: store.v1.MemberRecord
-	(*ChannelRecord)(nil),  // 3: store.v1.ChannelRecord
-	(*Settings)(nil),       // 4: store.v1.Settings
-	(*Audience)(nil),       // 5: store.v1.Audience
-	(*LoggedEvent)(nil),    // 6: store.v1.LoggedEvent
-	(*MessageEntry)(nil),   // 7: store.v1.MessageEntry
-	(*ClientIDRecord)(nil), // 8: store.v1.ClientIDRecord
-	(*InviteRecord)(nil),   // 9: store.v1.InviteRecord
-	(*ReportRecord)(nil),   // 10: store.v1.ReportRecord
-	(*v1.Member)(nil),      // 11: svc.v1.Member
-	(*v1.Channel)(nil),     // 12: svc.v1.Channel
-	(v1.ChannelMode)(0),    // 13: svc.v1.ChannelMode
-	(*v1.Event)(nil),       // 14: svc.v1.Event
-	(*v1.Invite)(nil),      // 15: svc.v1.Invite
-	(*v1.Message)(nil),     // 16: svc.v1.Message
+	(UploadUse)(0),         // 1: store.v1.UploadUse
+	(Audience_Kind)(0),     // 2: store.v1.Audience.Kind
+	(*MemberRecord)(nil),   // 3: store.v1.MemberRecord
+	(*ChannelRecord)(nil),  // 4: store.v1.ChannelRecord
+	(*Settings)(nil),       // 5: store.v1.Settings
+	(*Audience)(nil),       // 6: store.v1.Audience
+	(*LoggedEvent)(nil),    // 7: store.v1.LoggedEvent
+	(*MessageEntry)(nil),   // 8: store.v1.MessageEntry
+	(*ClientIDRecord)(nil), // 9: store.v1.ClientIDRecord
+	(*InviteRecord)(nil),   // 10: store.v1.InviteRecord
+	(*ReportRecord)(nil),   // 11: store.v1.ReportRecord
+	(*UploadRecord)(nil),   // 12: store.v1.UploadRecord
+	(*v1.Member)(nil),      // 13: svc.v1.Member
+	(*v1.Channel)(nil),     // 14: svc.v1.Channel
+	(v1.ChannelMode)(0),    // 15: svc.v1.ChannelMode
+	(*v1.Attachment)(nil),  // 16: svc.v1.Attachment
+	(*v1.Event)(nil),       // 17: svc.v1.Event
+	(*v1.Invite)(nil),      // 18: svc.v1.Invite
+	(*v1.Message)(nil),     // 19: svc.v1.Message
 }
 var file_store_v1_records_proto_depIdxs = []int32{
-	11, // 0: store.v1.MemberRecord.member:type_name -> svc.v1.Member
+	13, // 0: store.v1.MemberRecord.member:type_name -> svc.v1.Member
 	0,  // 1: store.v1.MemberRecord.state:type_name -> store.v1.MemberState
-	11, // 2: store.v1.MemberRecord.banned_profile:type_name -> svc.v1.Member
-	12, // 3: store.v1.ChannelRecord.channel:type_name -> svc.v1.Channel
-	13, // 4: store.v1.Settings.channel_mode:type_name -> svc.v1.ChannelMode
-	1,  // 5: store.v1.Audience.kind:type_name -> store.v1.Audience.Kind
-	14, // 6: store.v1.LoggedEvent.event:type_name -> svc.v1.Event
-	5,  // 7: store.v1.LoggedEvent.audience:type_name -> store.v1.Audience
-	15, // 8: store.v1.InviteRecord.invite:type_name -> svc.v1.Invite
-	16, // 9: store.v1.ReportRecord.message:type_name -> svc.v1.Message
-	10, // [10:10] is the sub-list for method output_type
-	10, // [10:10] is the sub-list for method input_type
-	10, // [10:10] is the sub-list for extension type_name
-	10, // [10:10] is the sub-list for extension extendee
-	0,  // [0:10] is the sub-list for field type_name
+	13, // 2: store.v1.MemberRecord.banned_profile:type_name -> svc.v1.Member
+	14, // 3: store.v1.ChannelRecord.channel:type_name -> svc.v1.Channel
+	15, // 4: store.v1.Settings.channel_mode:type_name -> svc.v1.ChannelMode
+	16, // 5: store.v1.Settings.icon:type_name -> svc.v1.Attachment
+	16, // 6: store.v1.Settings.banner:type_name -> svc.v1.Attachment
+	2,  // 7: store.v1.Audience.kind:type_name -> store.v1.Audience.Kind
+	17, // 8: store.v1.LoggedEvent.event:type_name -> svc.v1.Event
+	6,  // 9: store.v1.LoggedEvent.audience:type_name -> store.v1.Audience
+	18, // 10: store.v1.InviteRecord.invite:type_name -> svc.v1.Invite
+	19, // 11: store.v1.ReportRecord.message:type_name -> svc.v1.Message
+	1,  // 12: store.v1.UploadRecord.use:type_name -> store.v1.UploadUse
+	13, // [13:13] is the sub-list for method output_type
+	13, // [13:13] is the sub-list for method input_type
+	13, // [13:13] is the sub-list for extension type_name
+	13, // [13:13] is the sub-list for extension extendee
+	0,  // [0:13] is the sub-list for field type_name
 }
 
 func init() { file_store_v1_records_proto_init() }
@@ -1021,8 +1235,8 @@ func file_store_v1_records_proto_init() {
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_store_v1_records_proto_rawDesc), len(file_store_v1_records_proto_rawDesc)),
-			NumEnums:      2,
-			NumMessages:   9,
+			NumEnums:      3,
+			NumMessages:   10,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

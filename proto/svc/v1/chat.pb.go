@@ -155,7 +155,7 @@ type UpdateChannelRequest struct {
 	Topic     *string                `protobuf:"bytes,3,opt,name=topic,proto3,oneof" json:"topic,omitempty"`
 	Category  *string                `protobuf:"bytes,4,opt,name=category,proto3,oneof" json:"category,omitempty"`
 	Position  *int32                 `protobuf:"varint,5,opt,name=position,proto3,oneof" json:"position,omitempty"`
-	// An upload id; empty string removes the image.
+	// An upload id (see UpdateChannel); empty string removes the image.
 	HeaderImageId *string `protobuf:"bytes,6,opt,name=header_image_id,json=headerImageId,proto3,oneof" json:"header_image_id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -522,7 +522,8 @@ type SendMessageRequest struct {
 	Text         string                 `protobuf:"bytes,2,opt,name=text,proto3" json:"text,omitempty"`
 	ThreadRootId string                 `protobuf:"bytes,3,opt,name=thread_root_id,json=threadRootId,proto3" json:"thread_root_id,omitempty"`
 	// Idempotency key, per author, for 24 hours.
-	ClientId      string   `protobuf:"bytes,4,opt,name=client_id,json=clientId,proto3" json:"client_id,omitempty"`
+	ClientId string `protobuf:"bytes,4,opt,name=client_id,json=clientId,proto3" json:"client_id,omitempty"`
+	// Ids of the caller's unused uploads (see SendMessage).
 	AttachmentIds []string `protobuf:"bytes,5,rep,name=attachment_ids,json=attachmentIds,proto3" json:"attachment_ids,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache

@@ -71,8 +71,10 @@ type GetServerInfoResponse struct {
 	Name  string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
 	// Markdown, shown in the sidebar.
 	Description string `protobuf:"bytes,2,opt,name=description,proto3" json:"description,omitempty"`
-	IconUrl     string `protobuf:"bytes,3,opt,name=icon_url,json=iconUrl,proto3" json:"icon_url,omitempty"`
-	// Optional image above the name.
+	// Signed URL of the community icon, relative to the base URL, valid one to two hours; empty
+	// if none. The icon and banner are public like the rest of this card.
+	IconUrl string `protobuf:"bytes,3,opt,name=icon_url,json=iconUrl,proto3" json:"icon_url,omitempty"`
+	// Optional image above the name, with a signed url.
 	Banner *Attachment `protobuf:"bytes,4,opt,name=banner,proto3" json:"banner,omitempty"`
 	// Optional `#rrggbb`.
 	AccentColor string `protobuf:"bytes,5,opt,name=accent_color,json=accentColor,proto3" json:"accent_color,omitempty"`

@@ -365,7 +365,9 @@ type Member struct {
 	// Unique on this server: 2 to 32 of a-z, 0-9, underscore, dot, hyphen.
 	Username    string `protobuf:"bytes,4,opt,name=username,proto3" json:"username,omitempty"`
 	DisplayName string `protobuf:"bytes,5,opt,name=display_name,json=displayName,proto3" json:"display_name,omitempty"`
-	// May be empty.
+	// May be empty. Either a picture elsewhere on the web (as given to Join or UpdateProfile),
+	// or a signed URL of an uploaded picture relative to the base URL, valid one to two hours and
+	// signed afresh whenever the member is sent.
 	AvatarUrl  string   `protobuf:"bytes,6,opt,name=avatar_url,json=avatarUrl,proto3" json:"avatar_url,omitempty"`
 	Bio        string   `protobuf:"bytes,7,opt,name=bio,proto3" json:"bio,omitempty"`
 	Presence   Presence `protobuf:"varint,8,opt,name=presence,proto3,enum=svc.v1.Presence" json:"presence,omitempty"`
@@ -590,7 +592,7 @@ type Channel struct {
 	IsDefault bool `protobuf:"varint,11,opt,name=is_default,json=isDefault,proto3" json:"is_default,omitempty"`
 	// Set only by BrowseChannels, 0 elsewhere.
 	MemberCount int32 `protobuf:"varint,12,opt,name=member_count,json=memberCount,proto3" json:"member_count,omitempty"`
-	// Optional image behind the channel header.
+	// Optional image behind the channel header (UpdateChannel.header_image_id).
 	HeaderImage   *Attachment `protobuf:"bytes,13,opt,name=header_image,json=headerImage,proto3" json:"header_image,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -717,17 +719,25 @@ func (x *Channel) GetHeaderImage() *Attachment {
 	return nil
 }
 
-// A file attached to a message (or used as a settings image).
+// A file uploaded with POST /upload, attached to a message or used as a settings image.
 type Attachment struct {
-	state       protoimpl.MessageState `protogen:"open.v1"`
-	Id          string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
-	Name        string                 `protobuf:"bytes,2,opt,name=name,proto3" json:"name,omitempty"`
-	ContentType string                 `protobuf:"bytes,3,opt,name=content_type,json=contentType,proto3" json:"content_type,omitempty"`
-	Size        int64                  `protobuf:"varint,4,opt,name=size,proto3" json:"size,omitempty"`
-	// Relative to the server's base URL; signed and valid one to two hours. Fresh URLs come from
-	// listing the messages again.
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The upload id.
+	Id string `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
+	// The file name as uploaded, made safe for display: no path, no control characters, at most
+	// 200 bytes; "file" when nothing is left.
+	Name string `protobuf:"bytes,2,opt,name=name,proto3" json:"name,omitempty"`
+	// Sniffed from the file's bytes in the sandbox, never taken from the uploader;
+	// application/octet-stream when nothing matched or the file could not be read.
+	ContentType string `protobuf:"bytes,3,opt,name=content_type,json=contentType,proto3" json:"content_type,omitempty"`
+	Size        int64  `protobuf:"varint,4,opt,name=size,proto3" json:"size,omitempty"`
+	// GET /files/{id}/{name}?exp=&sig=, relative to the server's base URL; signed and valid one
+	// to two hours (exp is rounded up to the hour, so the URL is stable within an hour). Signed
+	// afresh whenever the file reaches a client: responses, live events and replayed events.
+	// Only those who receive the message (or channel, or server card) holding it get one.
 	Url string `protobuf:"bytes,5,opt,name=url,proto3" json:"url,omitempty"`
-	// Images only.
+	// Images only (PNG, JPEG, GIF, WebP, BMP, AVIF, HEIC): display size in pixels, as the file's
+	// header claims it; 0 when unknown.
 	Width int32 `protobuf:"varint,6,opt,name=width,proto3" json:"width,omitempty"`
 	// Images only.
 	Height        int32 `protobuf:"varint,7,opt,name=height,proto3" json:"height,omitempty"`

@@ -114,8 +114,11 @@ type ChatServiceClient interface {
 	// Changes a channel's name, topic, category, position or header image. Admin or owner, on a
 	// TEXT or PRIVATE channel they can see; DMs cannot be updated (invalid_argument). Only the
 	// fields that are set change; the same limits as CreateChannel. header_image_id is the id of
-	// the caller's own unattached image upload (PNG, JPEG, GIF, WebP or AVIF, at most 8 MB);
-	// an empty string removes the image.
+	// the caller's own unused image upload (PNG, JPEG, GIF, WebP or AVIF by its sniffed type, at
+	// most 8 MB and 8,192 pixels on a side; invalid_argument otherwise, not_found for an unknown
+	// or expired upload, permission_denied for someone else's, failed_precondition for one in
+	// use); an empty string removes the image. A replaced or removed image's file is deleted.
+	// Channel.header_image is signed afresh whenever the channel is sent.
 	// Events: channel_updated to those who can see it.
 	UpdateChannel(context.Context, *connect.Request[v1.UpdateChannelRequest]) (*connect.Response[v1.UpdateChannelResponse], error)
 	// Returns the DM between the caller and 1 to 8 other members, creating it the first time; the
@@ -139,7 +142,11 @@ type ChatServiceClient interface {
 	ListMessages(context.Context, *connect.Request[v1.ListMessagesRequest]) (*connect.Response[v1.ListMessagesResponse], error)
 	// Sends a message (or a thread reply with thread_root_id) into a channel the caller is in.
 	// text: up to 8,000 characters (counted as characters, not bytes); empty text needs at least
-	// one attachment. attachment_ids: at most 10, only the caller's own uploads not yet sent.
+	// one attachment. attachment_ids: at most 10 upload ids (POST /upload), no repeats
+	// (invalid_argument), each the caller's own upload (permission_denied), not yet used by a
+	// message or as an image (failed_precondition: an upload attaches once) and not expired
+	// (not_found, as for an unknown id); a refused call uses none of them. The attachments keep
+	// the order given; their urls are signed for whoever receives the message.
 	// client_id (up to 64 characters) makes the call idempotent per author for 24 hours: a repeat
 	// returns the first message and changes nothing. Mentions are written `<@member_id>`.
 	// A thread reply's root must be a top-level message of the same channel. In a DM,
@@ -155,7 +162,7 @@ type ChatServiceClient interface {
 	// Same text limits as SendMessage. Events: message_updated.
 	EditMessage(context.Context, *connect.Request[v1.EditMessageRequest]) (*connect.Response[v1.EditMessageResponse], error)
 	// Deletes a message: its row stays with empty text, no attachments, no reactions and
-	// deleted = true; its files are deleted; thread replies of a deleted root stay. The author,
+	// deleted = true; its files are deleted (their URLs answer 404); thread replies of a deleted root stay. The author,
 	// or a moderator or higher who can see the channel (not in DMs they are not in). Deleting
 	// twice is fine. Events: message_deleted.
 	DeleteMessage(context.Context, *connect.Request[v1.DeleteMessageRequest]) (*connect.Response[v1.DeleteMessageResponse], error)
@@ -520,8 +527,11 @@ type ChatServiceHandler interface {
 	// Changes a channel's name, topic, category, position or header image. Admin or owner, on a
 	// TEXT or PRIVATE channel they can see; DMs cannot be updated (invalid_argument). Only the
 	// fields that are set change; the same limits as CreateChannel. header_image_id is the id of
-	// the caller's own unattached image upload (PNG, JPEG, GIF, WebP or AVIF, at most 8 MB);
-	// an empty string removes the image.
+	// the caller's own unused image upload (PNG, JPEG, GIF, WebP or AVIF by its sniffed type, at
+	// most 8 MB and 8,192 pixels on a side; invalid_argument otherwise, not_found for an unknown
+	// or expired upload, permission_denied for someone else's, failed_precondition for one in
+	// use); an empty string removes the image. A replaced or removed image's file is deleted.
+	// Channel.header_image is signed afresh whenever the channel is sent.
 	// Events: channel_updated to those who can see it.
 	UpdateChannel(context.Context, *connect.Request[v1.UpdateChannelRequest]) (*connect.Response[v1.UpdateChannelResponse], error)
 	// Returns the DM between the caller and 1 to 8 other members, creating it the first time; the
@@ -545,7 +555,11 @@ type ChatServiceHandler interface {
 	ListMessages(context.Context, *connect.Request[v1.ListMessagesRequest]) (*connect.Response[v1.ListMessagesResponse], error)
 	// Sends a message (or a thread reply with thread_root_id) into a channel the caller is in.
 	// text: up to 8,000 characters (counted as characters, not bytes); empty text needs at least
-	// one attachment. attachment_ids: at most 10, only the caller's own uploads not yet sent.
+	// one attachment. attachment_ids: at most 10 upload ids (POST /upload), no repeats
+	// (invalid_argument), each the caller's own upload (permission_denied), not yet used by a
+	// message or as an image (failed_precondition: an upload attaches once) and not expired
+	// (not_found, as for an unknown id); a refused call uses none of them. The attachments keep
+	// the order given; their urls are signed for whoever receives the message.
 	// client_id (up to 64 characters) makes the call idempotent per author for 24 hours: a repeat
 	// returns the first message and changes nothing. Mentions are written `<@member_id>`.
 	// A thread reply's root must be a top-level message of the same channel. In a DM,
@@ -561,7 +575,7 @@ type ChatServiceHandler interface {
 	// Same text limits as SendMessage. Events: message_updated.
 	EditMessage(context.Context, *connect.Request[v1.EditMessageRequest]) (*connect.Response[v1.EditMessageResponse], error)
 	// Deletes a message: its row stays with empty text, no attachments, no reactions and
-	// deleted = true; its files are deleted; thread replies of a deleted root stay. The author,
+	// deleted = true; its files are deleted (their URLs answer 404); thread replies of a deleted root stay. The author,
 	// or a moderator or higher who can see the channel (not in DMs they are not in). Deleting
 	// twice is fine. Events: message_deleted.
 	DeleteMessage(context.Context, *connect.Request[v1.DeleteMessageRequest]) (*connect.Response[v1.DeleteMessageResponse], error)

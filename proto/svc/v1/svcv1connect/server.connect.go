@@ -128,8 +128,9 @@ type ServerServiceClient interface {
 	GetServerInfo(context.Context, *connect.Request[v1.GetServerInfoRequest]) (*connect.Response[v1.GetServerInfoResponse], error)
 	// Changes the community's settings; only the fields that are set change. Admin or owner.
 	// name: 1 to 64 characters. description: Markdown, up to 4,000 characters. icon_id and
-	// banner_id: the caller's own unattached image upload (PNG, JPEG, GIF, WebP or AVIF, at most
-	// 8 MB); empty string removes. accent_color: `#rrggbb` or empty. retention_days: 0 (keep
+	// banner_id: the caller's own unused image upload, with the rules of UpdateChannel's
+	// header_image_id (not the same upload for both); empty string removes; a replaced or removed
+	// image's file is deleted. accent_color: `#rrggbb` or empty. retention_days: 0 (keep
 	// forever) to 36,500. channel_mode: ROLES or OPT_IN. join_questions (with
 	// set_join_questions true): at most 10 questions of up to 200 characters each.
 	// setup_complete true clears needs_setup (owner only).
@@ -147,7 +148,7 @@ type ServerServiceClient interface {
 	// or skips it. The username comes from the token's preferred_username, else name, else sub,
 	// normalized to the username alphabet (2 to 32 of a-z, 0-9, underscore, dot, hyphen) and made
 	// unique with a numeric suffix. display_name up to 64 characters, bio up to 1,024, avatar_url
-	// up to 2,048. A login that is already a member gets its member back with created false and
+	// (an http or https URL elsewhere, kept as given: a picture the person shares) up to 2,048. A login that is already a member gets its member back with created false and
 	// nothing changes. Someone who left or was kicked gets the same member id back, created true.
 	// invite_code (up to 64 characters) is checked only when the community is invite only
 	// (case-insensitive; expired, used-up and revoked codes refused with permission_denied) and
@@ -164,8 +165,12 @@ type ServerServiceClient interface {
 	LeaveCommunity(context.Context, *connect.Request[v1.LeaveCommunityRequest]) (*connect.Response[v1.LeaveCommunityResponse], error)
 	// Changes the caller's own profile; only the fields that are set change. username: 2 to 32 of
 	// a-z, 0-9, underscore, dot, hyphen, unique (already_exists when taken). display_name up to 64
-	// characters, bio up to 1,024, status_text up to 128, status_emoji up to 64 bytes, avatar_url
-	// the url of the caller's own unattached image upload (empty string removes).
+	// characters, bio up to 1,024, status_text up to 128, status_emoji up to 64 bytes. avatar_url:
+	// the url of the caller's own unused image upload, as POST /upload gave it (relative or with
+	// the base URL in front; the query is ignored), with the rules of UpdateChannel's
+	// header_image_id; or an http or https URL elsewhere, up to 2,048 characters, kept as given;
+	// empty string removes. Setting either kind replaces the other; a replaced uploaded picture's
+	// file is deleted.
 	// Events: member_updated to every member.
 	UpdateProfile(context.Context, *connect.Request[v1.UpdateProfileRequest]) (*connect.Response[v1.UpdateProfileResponse], error)
 	// Everyone currently in the community, people and bots.
@@ -616,8 +621,9 @@ type ServerServiceHandler interface {
 	GetServerInfo(context.Context, *connect.Request[v1.GetServerInfoRequest]) (*connect.Response[v1.GetServerInfoResponse], error)
 	// Changes the community's settings; only the fields that are set change. Admin or owner.
 	// name: 1 to 64 characters. description: Markdown, up to 4,000 characters. icon_id and
-	// banner_id: the caller's own unattached image upload (PNG, JPEG, GIF, WebP or AVIF, at most
-	// 8 MB); empty string removes. accent_color: `#rrggbb` or empty. retention_days: 0 (keep
+	// banner_id: the caller's own unused image upload, with the rules of UpdateChannel's
+	// header_image_id (not the same upload for both); empty string removes; a replaced or removed
+	// image's file is deleted. accent_color: `#rrggbb` or empty. retention_days: 0 (keep
 	// forever) to 36,500. channel_mode: ROLES or OPT_IN. join_questions (with
 	// set_join_questions true): at most 10 questions of up to 200 characters each.
 	// setup_complete true clears needs_setup (owner only).
@@ -635,7 +641,7 @@ type ServerServiceHandler interface {
 	// or skips it. The username comes from the token's preferred_username, else name, else sub,
 	// normalized to the username alphabet (2 to 32 of a-z, 0-9, underscore, dot, hyphen) and made
 	// unique with a numeric suffix. display_name up to 64 characters, bio up to 1,024, avatar_url
-	// up to 2,048. A login that is already a member gets its member back with created false and
+	// (an http or https URL elsewhere, kept as given: a picture the person shares) up to 2,048. A login that is already a member gets its member back with created false and
 	// nothing changes. Someone who left or was kicked gets the same member id back, created true.
 	// invite_code (up to 64 characters) is checked only when the community is invite only
 	// (case-insensitive; expired, used-up and revoked codes refused with permission_denied) and
@@ -652,8 +658,12 @@ type ServerServiceHandler interface {
 	LeaveCommunity(context.Context, *connect.Request[v1.LeaveCommunityRequest]) (*connect.Response[v1.LeaveCommunityResponse], error)
 	// Changes the caller's own profile; only the fields that are set change. username: 2 to 32 of
 	// a-z, 0-9, underscore, dot, hyphen, unique (already_exists when taken). display_name up to 64
-	// characters, bio up to 1,024, status_text up to 128, status_emoji up to 64 bytes, avatar_url
-	// the url of the caller's own unattached image upload (empty string removes).
+	// characters, bio up to 1,024, status_text up to 128, status_emoji up to 64 bytes. avatar_url:
+	// the url of the caller's own unused image upload, as POST /upload gave it (relative or with
+	// the base URL in front; the query is ignored), with the rules of UpdateChannel's
+	// header_image_id; or an http or https URL elsewhere, up to 2,048 characters, kept as given;
+	// empty string removes. Setting either kind replaces the other; a replaced uploaded picture's
+	// file is deleted.
 	// Events: member_updated to every member.
 	UpdateProfile(context.Context, *connect.Request[v1.UpdateProfileRequest]) (*connect.Response[v1.UpdateProfileResponse], error)
 	// Everyone currently in the community, people and bots.

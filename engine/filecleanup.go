@@ -1,0 +1,131 @@
+package engine
+
+import (
+	"context"
+	"strings"
+	"time"
+
+	"hearth/blob"
+	"hearth/engine/store"
+)
+
+// File cleanup. Unused uploads go a day after they were made; objects without a row (left by
+// a crash between storing a file and committing its row, or by a deletion after the commit
+// that failed) go once they are OrphanAge old. Both run on the jobs loop, in bounded batches.
+
+const (
+	// expireBatch bounds the uploads one cleanup change deletes.
+	expireBatch = 256
+	// sweepBatch is how many listed objects one read transaction checks for rows.
+	sweepBatch = 256
+	// orphanEvery is how many job ticks (minutes) pass between two orphan sweeps: each lists
+	// the whole files/ prefix of the bucket.
+	orphanEvery = 6 * 60
+	// deleteTimeout bounds deleting the objects of one change.
+	deleteTimeout = 30 * time.Second
+)
+
+// ExpireUploads deletes the uploads that stayed unused for a day; the jobs loop runs it every
+// minute, on the engine's clock.
+func (e *Engine) ExpireUploads() error {
+	if e.opts.Bucket == nil {
+		return nil
+	}
+	for {
+		n, err := write(e, func(tx *Tx) (int, error) {
+			var ids []string
+			before := tx.Now().Add(-uploadTTL).UnixMilli() + 1
+			err := tx.read().UnusedBefore(before, expireBatch, func(id string) { ids = append(ids, id) })
+			if err != nil {
+				return 0, err
+			}
+			for _, id := range ids {
+				if err := tx.dropFile(id); err != nil {
+					return 0, err
+				}
+			}
+			return len(ids), nil
+		})
+		if err != nil || n < expireBatch {
+			return err
+		}
+	}
+}
+
+// SweepOrphans deletes the objects under files/ that have no upload row and are older than
+// OrphanAge, and returns how many it deleted. Age is judged on the wall clock, since object
+// times come from the bucket's: the age keeps it away from uploads in progress (a file bucket
+// lists their temporary files) and from uploads whose row is about to be committed.
+func (e *Engine) SweepOrphans(ctx context.Context) (int, error) {
+	if e.opts.Bucket == nil {
+		return 0, nil
+	}
+	oldest := time.Now().Add(-e.opts.OrphanAge)
+	deleted := 0
+	var keys []string
+	flush := func() error {
+		var orphans []string
+		err := e.db.View(func(r *store.Reader) error {
+			for _, k := range keys {
+				_, err := r.Upload(strings.TrimPrefix(k, blob.FileKey("")))
+				if isNotFound(err) {
+					orphans = append(orphans, k)
+				} else if err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		keys = keys[:0]
+		if err != nil {
+			return err
+		}
+		for _, k := range orphans {
+			if err := e.opts.Bucket.Delete(ctx, k); err != nil {
+				return err
+			}
+			deleted++
+		}
+		return nil
+	}
+	err := e.opts.Bucket.List(ctx, blob.FileKey(""), func(key string, _ int64, mod time.Time) error {
+		if !mod.Before(oldest) {
+			return nil
+		}
+		keys = append(keys, key)
+		if len(keys) == sweepBatch {
+			return flush()
+		}
+		return nil
+	})
+	if err == nil {
+		err = flush()
+	}
+	return deleted, err
+}
+
+func (e *Engine) sweepOrphans() {
+	n, err := e.SweepOrphans(e.ctx)
+	if err != nil && e.ctx.Err() == nil {
+		e.log.Error("sweeping files without a row", "err", err)
+	}
+	if n > 0 {
+		e.log.Info("deleted files without a row", "count", n)
+	}
+}
+
+// deleteObjects deletes the objects of files whose rows a committed change deleted. It runs
+// on the caller's goroutine, never the writer's, and outlives the caller's context: the rows
+// are gone already. An object it fails to delete is an orphan for the sweep.
+func (e *Engine) deleteObjects(ids []string) {
+	if len(ids) == 0 || e.opts.Bucket == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), deleteTimeout)
+	defer cancel()
+	for _, id := range ids {
+		if err := e.opts.Bucket.Delete(ctx, blob.FileKey(id)); err != nil {
+			e.log.Warn("deleting a file; the cleanup will retry", "err", err)
+		}
+	}
+}
