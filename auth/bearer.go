@@ -1,9 +1,12 @@
 package auth
 
 import (
+	"context"
 	"errors"
 	"net/http"
 	"strings"
+
+	"connectrpc.com/connect"
 )
 
 // BearerToken returns the token of an "Authorization: Bearer <token>" header. The error says
@@ -27,4 +30,35 @@ func BearerToken(h http.Header) (string, error) {
 		return "", errors.New("the Authorization header has an empty bearer token")
 	}
 	return token, nil
+}
+
+// WithBearer is the client side of BearerToken: an interceptor that sends token as
+// "Authorization: Bearer <token>" on every call and stream a client makes. An empty token
+// sends no header, for calls made without logging in.
+func WithBearer(token string) connect.Interceptor { return bearerClient(token) }
+
+type bearerClient string
+
+func (b bearerClient) WrapUnary(next connect.UnaryFunc) connect.UnaryFunc {
+	return func(ctx context.Context, req connect.AnyRequest) (connect.AnyResponse, error) {
+		if b != "" {
+			req.Header().Set("Authorization", "Bearer "+string(b))
+		}
+		return next(ctx, req)
+	}
+}
+
+func (b bearerClient) WrapStreamingClient(next connect.StreamingClientFunc) connect.StreamingClientFunc {
+	return func(ctx context.Context, spec connect.Spec) connect.StreamingClientConn {
+		conn := next(ctx, spec)
+		if b != "" {
+			conn.RequestHeader().Set("Authorization", "Bearer "+string(b))
+		}
+		return conn
+	}
+}
+
+// WrapStreamingHandler leaves servers alone: WithBearer is for clients.
+func (b bearerClient) WrapStreamingHandler(next connect.StreamingHandlerFunc) connect.StreamingHandlerFunc {
+	return next
 }

@@ -13,6 +13,7 @@ import (
 
 	"connectrpc.com/connect"
 
+	"hearth/auth"
 	svcv1 "hearth/proto/svc/v1"
 	"hearth/proto/svc/v1/svcv1connect"
 )
@@ -42,7 +43,7 @@ func newMember(cfg *Config, i int, token string, source net.IP) *member {
 		tr.Protocols.SetUnencryptedHTTP2(true)
 	}
 	hc := &http.Client{Transport: tr}
-	opts := []connect.ClientOption{connect.WithInterceptors(bearer(token))}
+	opts := []connect.ClientOption{connect.WithInterceptors(auth.WithBearer(token))}
 	switch cfg.Protocol {
 	case "grpc":
 		opts = append(opts, connect.WithGRPC())
@@ -258,26 +259,4 @@ func (r *run) count(created bool) {
 	} else {
 		r.reused.Add(1)
 	}
-}
-
-// bearer adds the login token to every call.
-type bearer string
-
-func (b bearer) WrapUnary(next connect.UnaryFunc) connect.UnaryFunc {
-	return func(ctx context.Context, req connect.AnyRequest) (connect.AnyResponse, error) {
-		req.Header().Set("Authorization", "Bearer "+string(b))
-		return next(ctx, req)
-	}
-}
-
-func (b bearer) WrapStreamingClient(next connect.StreamingClientFunc) connect.StreamingClientFunc {
-	return func(ctx context.Context, spec connect.Spec) connect.StreamingClientConn {
-		conn := next(ctx, spec)
-		conn.RequestHeader().Set("Authorization", "Bearer "+string(b))
-		return conn
-	}
-}
-
-func (b bearer) WrapStreamingHandler(next connect.StreamingHandlerFunc) connect.StreamingHandlerFunc {
-	return next
 }

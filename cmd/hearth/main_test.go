@@ -21,6 +21,7 @@ import (
 
 	"connectrpc.com/connect"
 
+	"hearth/auth"
 	svcv1 "hearth/proto/svc/v1"
 	"hearth/proto/svc/v1/svcv1connect"
 )
@@ -105,7 +106,7 @@ func TestTheBinaryServesAndShutsDownCleanly(t *testing.T) {
 		t.Fatalf("hearth token: %v", err)
 	}
 	token := strings.TrimSpace(string(tok))
-	server := svcv1connect.NewServerServiceClient(http.DefaultClient, url, connect.WithInterceptors(bearerToken(token)))
+	server := svcv1connect.NewServerServiceClient(http.DefaultClient, url, connect.WithInterceptors(auth.WithBearer(token)))
 	join, err := server.Join(context.Background(), connect.NewRequest(&svcv1.JoinRequest{}))
 	if err != nil {
 		t.Fatal(err)
@@ -125,7 +126,7 @@ func TestTheBinaryServesAndShutsDownCleanly(t *testing.T) {
 	}
 
 	// A stream open at shutdown ends; the process exits 0 and says it stopped.
-	chat := svcv1connect.NewChatServiceClient(http.DefaultClient, url, connect.WithInterceptors(bearerToken(token)))
+	chat := svcv1connect.NewChatServiceClient(http.DefaultClient, url, connect.WithInterceptors(auth.WithBearer(token)))
 	stream, err := chat.Subscribe(context.Background(), connect.NewRequest(&svcv1.SubscribeRequest{AfterSeq: 0}))
 	if err != nil {
 		t.Fatal(err)
@@ -156,7 +157,7 @@ func TestTheBinaryServesAndShutsDownCleanly(t *testing.T) {
 
 	// The same data directory, the same member.
 	_, url = startBinary(t, bin, "-data", data, "-addr", "127.0.0.1:0", "-base-url", base)
-	server = svcv1connect.NewServerServiceClient(http.DefaultClient, url, connect.WithInterceptors(bearerToken(token)))
+	server = svcv1connect.NewServerServiceClient(http.DefaultClient, url, connect.WithInterceptors(auth.WithBearer(token)))
 	me, err := server.GetMe(context.Background(), connect.NewRequest(&svcv1.GetMeRequest{}))
 	if err != nil {
 		t.Fatal(err)
@@ -270,27 +271,6 @@ func startBinary(t *testing.T, bin string, args ...string) (*process, string) {
 			t.Fatalf("hearth did not start within 30s:\n%s", p.stderr())
 		}
 	}
-}
-
-type bearerToken string
-
-func (b bearerToken) WrapUnary(next connect.UnaryFunc) connect.UnaryFunc {
-	return func(ctx context.Context, r connect.AnyRequest) (connect.AnyResponse, error) {
-		r.Header().Set("Authorization", "Bearer "+string(b))
-		return next(ctx, r)
-	}
-}
-
-func (b bearerToken) WrapStreamingClient(next connect.StreamingClientFunc) connect.StreamingClientFunc {
-	return func(ctx context.Context, s connect.Spec) connect.StreamingClientConn {
-		conn := next(ctx, s)
-		conn.RequestHeader().Set("Authorization", "Bearer "+string(b))
-		return conn
-	}
-}
-
-func (b bearerToken) WrapStreamingHandler(next connect.StreamingHandlerFunc) connect.StreamingHandlerFunc {
-	return next
 }
 
 // lockedBuffer collects a process's output while tests read it.

@@ -67,7 +67,7 @@ func TestMetricsOnTheirOwnAddress(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	server := svcv1connect.NewServerServiceClient(http.DefaultClient, url, connect.WithInterceptors(bearerToken(tok)))
+	server := svcv1connect.NewServerServiceClient(http.DefaultClient, url, connect.WithInterceptors(auth.WithBearer(tok)))
 	join, err := server.Join(context.Background(), connect.NewRequest(&svcv1.JoinRequest{}))
 	if err != nil {
 		t.Fatal(err)

@@ -220,7 +220,7 @@ func HTTPClient() *http.Client {
 
 // Client returns clients that send token (Connect protocol unless opts say otherwise).
 func (s *Server) Client(token string, opts ...connect.ClientOption) *Client {
-	opts = append([]connect.ClientOption{connect.WithInterceptors(bearer(token))}, opts...)
+	opts = append([]connect.ClientOption{connect.WithInterceptors(auth.WithBearer(token))}, opts...)
 	hc := HTTPClient()
 	return &Client{
 		Token:  token,
@@ -248,30 +248,4 @@ func (s *Server) Join(sub string) *Client {
 		}
 	}
 	return c
-}
-
-// bearer adds the Authorization header to every call.
-type bearer string
-
-func (b bearer) WrapUnary(next connect.UnaryFunc) connect.UnaryFunc {
-	return func(ctx context.Context, req connect.AnyRequest) (connect.AnyResponse, error) {
-		if b != "" {
-			req.Header().Set("Authorization", "Bearer "+string(b))
-		}
-		return next(ctx, req)
-	}
-}
-
-func (b bearer) WrapStreamingClient(next connect.StreamingClientFunc) connect.StreamingClientFunc {
-	return func(ctx context.Context, spec connect.Spec) connect.StreamingClientConn {
-		conn := next(ctx, spec)
-		if b != "" {
-			conn.RequestHeader().Set("Authorization", "Bearer "+string(b))
-		}
-		return conn
-	}
-}
-
-func (b bearer) WrapStreamingHandler(next connect.StreamingHandlerFunc) connect.StreamingHandlerFunc {
-	return next
 }
