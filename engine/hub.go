@@ -79,6 +79,11 @@ func (h *hub) lags() (head uint64, lags []uint64) {
 func (h *hub) publish(entries []hubEntry, dir *Directory) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	h.append(entries, dir)
+}
+
+// append is publish with h.mu held.
+func (h *hub) append(entries []hubEntry, dir *Directory) {
 	if h.closed {
 		return
 	}
@@ -122,11 +127,14 @@ func (h *hub) release() {
 }
 
 // publishEphemeral adds one event that is not logged (seq 0) against the newest Directory.
+// The Directory is read under the same lock that appends: read before it, a commit could
+// publish a newer one in between, and the older one would become the hub's again, so that
+// new streams judged visibility against a community that no longer is.
 func (h *hub) publishEphemeral(ev *svcv1.Event, aud *storepb.Audience) {
-	h.mu.RLock()
-	dir := h.dir
-	h.mu.RUnlock()
-	h.publish([]hubEntry{{frame: newFrame(ev), aud: aud}}, dir)
+	en := hubEntry{frame: newFrame(ev), aud: aud}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.append([]hubEntry{en}, h.dir)
 }
 
 // cursor is where a new stream starts reading: everything logged up to seq is in the database,
