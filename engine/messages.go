@@ -84,8 +84,13 @@ func (e *Engine) send(tx *Tx, c Caller, req *svcv1.SendMessageRequest) (*svcv1.M
 			return nil, err
 		}
 		if prev != nil && tx.NowMs()-prev.GetCreatedAtMs() < clientIDTTL.Milliseconds() {
-			m, err := tx.read().Message(prev.GetMessageId())
+			m, err := liveMessage(tx.read(), prev.GetMessageId(), tx.cutoff())
 			if err == nil {
+				// The first message is returned only to a repeat of the same send: the caller
+				// sees this channel, but may no longer see the one the client_id was used in.
+				if m.GetChannelId() != ch.GetId() || m.GetThreadRootId() != req.GetThreadRootId() {
+					return nil, precondition("client_id %q was used in the last 24 hours for a message elsewhere; use a new one", id)
+				}
 				return m, nil
 			}
 			if !isNotFound(err) {
@@ -291,15 +296,23 @@ func (e *Engine) EditMessage(ctx context.Context, c Caller, req *svcv1.EditMessa
 	})
 }
 
-// DeleteMessage deletes a message: the author, or a moderator or higher who sees the channel.
+// DeleteMessage deletes a message: the author, or a moderator or higher who sees the channel and
+// outranks the author.
 func (e *Engine) DeleteMessage(ctx context.Context, c Caller, req *svcv1.DeleteMessageRequest) (*svcv1.DeleteMessageResponse, error) {
 	return write(e, func(tx *Tx) (*svcv1.DeleteMessageResponse, error) {
 		m, _, err := e.visibleMessage(tx, c, req.GetMessageId())
 		if err != nil {
 			return nil, err
 		}
-		if m.GetAuthorId() != c.ID && tx.Dir().Rank(c.ID) < svcv1.MemberRole_MEMBER_ROLE_MODERATOR {
-			return nil, denied("only the author or a moderator can delete a message")
+		if author := m.GetAuthorId(); author != c.ID {
+			d := tx.Dir()
+			if d.Rank(c.ID) < svcv1.MemberRole_MEMBER_ROLE_MODERATOR {
+				return nil, denied("only the author or a moderator can delete a message")
+			}
+			// Nobody acts on a member of equal or higher rank; an author who left has none.
+			if d.Rank(author) >= d.Rank(c.ID) {
+				return nil, denied("you can delete only the messages of members you outrank")
+			}
 		}
 		if m.GetDeleted() {
 			return &svcv1.DeleteMessageResponse{}, nil

@@ -30,17 +30,18 @@ var reportRate = rate.Every(10 * time.Minute)
 // ReportMessage reports a message to the moderators, or replaces the note of the caller's
 // earlier report of it.
 func (e *Engine) ReportMessage(ctx context.Context, c Caller, req *svcv1.ReportMessageRequest) (*svcv1.ReportMessageResponse, error) {
+	if _, err := e.dir.Load().caller(c); err != nil {
+		return nil, err
+	}
+	// Before any other check: every call counts, refused ones included.
+	if wait := e.limits.allow("report:"+c.ID, reportRate, reportBurst); wait > 0 {
+		return nil, rateLimited("reporting messages", wait)
+	}
 	if req.GetMessageId() == "" {
 		return nil, invalid("message_id is required")
 	}
 	if err := checkLen("note", req.GetNote(), reportNoteMax); err != nil {
 		return nil, err
-	}
-	if _, err := e.dir.Load().caller(c); err != nil {
-		return nil, err
-	}
-	if wait := e.limits.allow("report:"+c.ID, reportRate, reportBurst); wait > 0 {
-		return nil, rateLimited("reporting messages", wait)
 	}
 	return write(e, func(tx *Tx) (*svcv1.ReportMessageResponse, error) {
 		m, rec, err := e.visibleMessage(tx, c, req.GetMessageId())

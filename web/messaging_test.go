@@ -267,6 +267,12 @@ func TestSendLimitsAndIdempotency(t *testing.T) {
 	if other := mustSend(t, alice, &svcv1.SendMessageRequest{ChannelId: ch.GetId(), Text: "once", ClientId: "k1"}); other.GetId() == first.GetId() {
 		t.Fatal("client_id is per author, but alice got bob's message")
 	}
+	// A repeat elsewhere shows nothing of the first message: bob may no longer see its channel.
+	random := mustChannel(t, alice, "random", svcv1.ChannelKind_CHANNEL_KIND_TEXT)
+	_, err := bob.Chat.SendMessage(ctx, req(&svcv1.SendMessageRequest{ChannelId: random.GetId(), Text: "once", ClientId: "k1"}))
+	wantCode(t, "client_id k1 again in another channel", err, connect.CodeFailedPrecondition, `client_id "k1" was used in the last 24 hours for a message elsewhere`)
+	_, err = bob.Chat.SendMessage(ctx, req(&svcv1.SendMessageRequest{ChannelId: ch.GetId(), Text: "once", ClientId: "k1", ThreadRootId: first.GetId()}))
+	wantCode(t, "client_id k1 again as a reply", err, connect.CodeFailedPrecondition, "elsewhere")
 	clock.Advance(24*60*60e9 + 1e9)
 	if later := mustSend(t, bob, &svcv1.SendMessageRequest{ChannelId: ch.GetId(), Text: "once", ClientId: "k1"}); later.GetId() == first.GetId() {
 		t.Fatal("client_id still idempotent after 24 h")
@@ -277,7 +283,7 @@ func TestSendLimitsAndIdempotency(t *testing.T) {
 	for i := range 10 {
 		mustSend(t, carol, &svcv1.SendMessageRequest{ChannelId: ch.GetId(), Text: fmt.Sprint(i)})
 	}
-	_, err := carol.Chat.SendMessage(ctx, req(&svcv1.SendMessageRequest{ChannelId: ch.GetId(), Text: "too many"}))
+	_, err = carol.Chat.SendMessage(ctx, req(&svcv1.SendMessageRequest{ChannelId: ch.GetId(), Text: "too many"}))
 	if codeOf(err) != connect.CodeResourceExhausted || !strings.Contains(err.Error(), "retry in 200ms") {
 		t.Fatalf("11th message in a burst: %v, want resource_exhausted retry in 200ms", err)
 	}
@@ -402,4 +408,35 @@ func TestPrivateChannelIsInvisibleOutside(t *testing.T) {
 	if got := marker(t, owner, st)[0]; len(got) != 0 {
 		t.Fatalf("an outsider received %v", got)
 	}
+}
+
+// Moderators and up delete others' messages only where they outrank the author: nobody acts
+// on a member of equal or higher rank.
+func TestDeleteMessageRanks(t *testing.T) {
+	c := newCast(t)
+	ch := mustChannel(t, c.owner, "general", svcv1.ChannelKind_CHANNEL_KIND_TEXT)
+	ranked := []struct {
+		name string
+		cl   *webtest.Client
+		rank int
+	}{{"owner", c.owner, 4}, {"admin", c.admin, 3}, {"mod", c.mod, 2}, {"member", c.member, 1}, {"bot", c.bot, 1}}
+	for _, author := range ranked {
+		for _, caller := range []struct {
+			name string
+			cl   *webtest.Client
+			rank int
+		}{{"owner", c.owner, 4}, {"admin2", c.admin2, 3}, {"mod2", c.mod2, 2}, {"member2", c.member2, 1}} {
+			m := mustSend(t, author.cl, &svcv1.SendMessageRequest{ChannelId: ch.GetId(), Text: "from " + author.name})
+			_, err := caller.cl.Chat.DeleteMessage(ctx, req(&svcv1.DeleteMessageRequest{MessageId: m.GetId()}))
+			want := connect.CodePermissionDenied
+			if caller.cl == author.cl || (caller.rank >= 2 && caller.rank > author.rank) {
+				want = codeOK
+			}
+			checkCode(t, caller.name+" deletes a message of "+author.name, err, want)
+		}
+	}
+	// The author may always delete their own.
+	m := mustSend(t, c.member, &svcv1.SendMessageRequest{ChannelId: ch.GetId(), Text: "mine"})
+	_, err := c.member.Chat.DeleteMessage(ctx, req(&svcv1.DeleteMessageRequest{MessageId: m.GetId()}))
+	checkCode(t, "the author deletes their own", err, codeOK)
 }

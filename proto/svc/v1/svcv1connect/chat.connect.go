@@ -148,7 +148,8 @@ type ChatServiceClient interface {
 	// (not_found, as for an unknown id); a refused call uses none of them. The attachments keep
 	// the order given; their urls are signed for whoever receives the message.
 	// client_id (up to 64 characters) makes the call idempotent per author for 24 hours: a repeat
-	// returns the first message and changes nothing. Mentions are written `<@member_id>`.
+	// returns the first message and changes nothing; failed_precondition if that message is in
+	// another channel or thread. Mentions are written `<@member_id>`.
 	// A thread reply's root must be a top-level message of the same channel. In a DM,
 	// permission_denied if the sender and another member blocked each other; members who had
 	// hidden the DM are put back. Rate limited per member: people 5 per second with a burst of
@@ -163,7 +164,8 @@ type ChatServiceClient interface {
 	EditMessage(context.Context, *connect.Request[v1.EditMessageRequest]) (*connect.Response[v1.EditMessageResponse], error)
 	// Deletes a message: its row stays with empty text, no attachments, no reactions and
 	// deleted = true; its files are deleted (their URLs answer 404); thread replies of a deleted root stay. The author,
-	// or a moderator or higher who can see the channel (not in DMs they are not in). Deleting
+	// or a moderator or higher who can see the channel (not in DMs they are not in) and outranks
+	// the author (a member who left has no rank); permission_denied otherwise. Deleting
 	// twice is fine. Events: message_deleted.
 	DeleteMessage(context.Context, *connect.Request[v1.DeleteMessageRequest]) (*connect.Response[v1.DeleteMessageResponse], error)
 	// Adds (remove false) or removes (remove true) the caller's reaction. emoji is a unicode emoji
@@ -561,7 +563,8 @@ type ChatServiceHandler interface {
 	// (not_found, as for an unknown id); a refused call uses none of them. The attachments keep
 	// the order given; their urls are signed for whoever receives the message.
 	// client_id (up to 64 characters) makes the call idempotent per author for 24 hours: a repeat
-	// returns the first message and changes nothing. Mentions are written `<@member_id>`.
+	// returns the first message and changes nothing; failed_precondition if that message is in
+	// another channel or thread. Mentions are written `<@member_id>`.
 	// A thread reply's root must be a top-level message of the same channel. In a DM,
 	// permission_denied if the sender and another member blocked each other; members who had
 	// hidden the DM are put back. Rate limited per member: people 5 per second with a burst of
@@ -576,7 +579,8 @@ type ChatServiceHandler interface {
 	EditMessage(context.Context, *connect.Request[v1.EditMessageRequest]) (*connect.Response[v1.EditMessageResponse], error)
 	// Deletes a message: its row stays with empty text, no attachments, no reactions and
 	// deleted = true; its files are deleted (their URLs answer 404); thread replies of a deleted root stay. The author,
-	// or a moderator or higher who can see the channel (not in DMs they are not in). Deleting
+	// or a moderator or higher who can see the channel (not in DMs they are not in) and outranks
+	// the author (a member who left has no rank); permission_denied otherwise. Deleting
 	// twice is fine. Events: message_deleted.
 	DeleteMessage(context.Context, *connect.Request[v1.DeleteMessageRequest]) (*connect.Response[v1.DeleteMessageResponse], error)
 	// Adds (remove false) or removes (remove true) the caller's reaction. emoji is a unicode emoji
