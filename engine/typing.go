@@ -6,6 +6,7 @@ import (
 
 	"golang.org/x/time/rate"
 
+	"hearth/engine/store"
 	svcv1 "hearth/proto/svc/v1"
 )
 
@@ -26,6 +27,19 @@ func (e *Engine) SetTyping(ctx context.Context, c Caller, req *svcv1.SetTypingRe
 	ch := rec.GetChannel()
 	if ch.GetKind() == svcv1.ChannelKind_CHANNEL_KIND_DM {
 		if err := dmBlocked(d, c.ID, ch.GetMemberIds()); err != nil {
+			return nil, err
+		}
+	}
+	// The root goes out to every member of the channel: it must be a thread of this channel.
+	if root := req.GetThreadRootId(); root != "" {
+		err := e.db.View(func(r *store.Reader) error {
+			m, err := liveMessage(r, root, e.readCutoff())
+			if isNotFound(err) || (err == nil && (m.GetChannelId() != ch.GetId() || m.GetThreadRootId() != "")) {
+				return notFound("thread_root_id %.64s is not a top-level message of this channel", root)
+			}
+			return err
+		})
+		if err != nil {
 			return nil, err
 		}
 	}

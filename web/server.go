@@ -34,6 +34,11 @@ type Options struct {
 	Metrics *metrics.Metrics
 }
 
+// maxRequestBytes bounds one decoded request. The largest valid ones (a message of 8,000
+// characters, server settings with a 4,000-character description) are well under 100 KiB even
+// as escaped JSON; uploads have their own endpoint and limit.
+const maxRequestBytes = 1 << 20
+
 // New returns the handler of every endpoint of the server.
 func New(opts Options) http.Handler {
 	if opts.Log == nil {
@@ -45,7 +50,11 @@ func New(opts Options) http.Handler {
 		// First, so that calls refused by authentication are counted too.
 		interceptors = append([]connect.Interceptor{opts.Metrics.Interceptor()}, interceptors...)
 	}
-	handlerOpts := append(codecs(opts.Engine.Present), connect.WithInterceptors(interceptors...))
+	handlerOpts := append(codecs(opts.Engine.Present),
+		connect.WithInterceptors(interceptors...),
+		// Connect reads (and decompresses) a request before any interceptor runs, so this bound
+		// is what stops a large or gzip-bombed body, authenticated or not.
+		connect.WithReadMaxBytes(maxRequestBytes))
 	mux := http.NewServeMux()
 	mux.Handle(svcv1connect.NewChatServiceHandler(&chatService{eng: opts.Engine}, handlerOpts...))
 	mux.Handle(svcv1connect.NewServerServiceHandler(&serverService{eng: opts.Engine}, handlerOpts...))

@@ -204,6 +204,7 @@ func TestTypingIsEphemeralAndThrottled(t *testing.T) {
 	alice := s.Join("alice")
 	bob := s.Join("bob")
 	ch := mustChannel(t, alice, "general", svcv1.ChannelKind_CHANNEL_KIND_TEXT)
+	root := mustSend(t, alice, &svcv1.SendMessageRequest{ChannelId: ch.GetId(), Text: "a thread"})
 	bobSt := bob.Subscribe(t, s.Engine.Seq())
 	bobSt.Ephemeral = true
 	aliceSt := alice.Subscribe(t, s.Engine.Seq())
@@ -215,7 +216,7 @@ func TestTypingIsEphemeralAndThrottled(t *testing.T) {
 		}
 	}
 	clock.Advance(3 * time.Second)
-	if _, err := alice.Chat.SetTyping(ctx, req(&svcv1.SetTypingRequest{ChannelId: ch.GetId(), ThreadRootId: "t"})); err != nil {
+	if _, err := alice.Chat.SetTyping(ctx, req(&svcv1.SetTypingRequest{ChannelId: ch.GetId(), ThreadRootId: root.GetId()})); err != nil {
 		t.Fatal(err)
 	}
 	if s.Engine.Seq() != seq {
@@ -231,7 +232,7 @@ func TestTypingIsEphemeralAndThrottled(t *testing.T) {
 			typing = append(typing, tp)
 		}
 	}
-	if len(typing) != 2 || typing[0].GetMemberId() != alice.Member.GetId() || typing[1].GetThreadRootId() != "t" {
+	if len(typing) != 2 || typing[0].GetMemberId() != alice.Member.GetId() || typing[1].GetThreadRootId() != root.GetId() {
 		t.Fatalf("bob got typing %v, want two (throttled to one per 3 s)", typing)
 	}
 	for _, ev := range aliceSt.Until(func(ev *svcv1.Event) bool { return ev.GetMessageCreated() != nil }) {

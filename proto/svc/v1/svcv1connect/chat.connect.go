@@ -180,7 +180,8 @@ type ChatServiceClient interface {
 	// Events: read_state to the caller's devices.
 	MarkRead(context.Context, *connect.Request[v1.MarkReadRequest]) (*connect.Response[v1.MarkReadResponse], error)
 	// Tells the channel's members the caller is typing. Ephemeral; at most one typing event per
-	// member and channel every 3 seconds (extra calls succeed and send nothing).
+	// member and channel every 3 seconds (extra calls succeed and send nothing). thread_root_id,
+	// if set, must be a top-level message of the channel (not_found otherwise).
 	// Events: typing (seq 0) to the channel's members other than the caller.
 	SetTyping(context.Context, *connect.Request[v1.SetTypingRequest]) (*connect.Response[v1.SetTypingResponse], error)
 	// Full-text search over the messages the caller can see: every word must match,
@@ -595,7 +596,8 @@ type ChatServiceHandler interface {
 	// Events: read_state to the caller's devices.
 	MarkRead(context.Context, *connect.Request[v1.MarkReadRequest]) (*connect.Response[v1.MarkReadResponse], error)
 	// Tells the channel's members the caller is typing. Ephemeral; at most one typing event per
-	// member and channel every 3 seconds (extra calls succeed and send nothing).
+	// member and channel every 3 seconds (extra calls succeed and send nothing). thread_root_id,
+	// if set, must be a top-level message of the channel (not_found otherwise).
 	// Events: typing (seq 0) to the channel's members other than the caller.
 	SetTyping(context.Context, *connect.Request[v1.SetTypingRequest]) (*connect.Response[v1.SetTypingResponse], error)
 	// Full-text search over the messages the caller can see: every word must match,
