@@ -38,12 +38,15 @@ const (
 // different set, by our refresh on an unknown kid or jwx's background refresh), the whole
 // cache is dropped, and a verification that started before the change is not stored (the
 // generation check in put). So a key removed from an issuer's JWKS stops working here as
-// soon as the verifier fetches the new set, as it would without the cache. The local
-// issuer's key never changes while the server runs. The worst case is an invalidation the
-// cache does not see: an issuer that removes a key and is not refetched, or (since jwx's
-// refresh stores only into the first issuer registered for a URL) two trusted issuers
-// sharing one jwks_uri. Then a token signed with the removed key stays valid here for at
-// most tokenCacheTTL longer than it would without the cache.
+// soon as the verifier fetches the new set, as it would without the cache; until then it
+// works with or without the cache. The local issuer's key never changes while the server
+// runs (a new key file means a restart, and an empty cache). Dropping everything rather than
+// one issuer's entries is simpler and costs little: key sets change rarely, and each active
+// token then pays for one full verification.
+//
+// Worst case: a change the verifier does not see as a change of its keys (a bug here, or a
+// way of revoking trust other than the key set) keeps a token that verified before it valid
+// here for at most tokenCacheTTL, and never past the token's exp.
 type tokenCache struct {
 	now       func() time.Time
 	ttl       time.Duration
