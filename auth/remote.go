@@ -2,11 +2,13 @@ package auth
 
 import (
 	"context"
+	"crypto"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -32,6 +34,8 @@ type keyCache struct {
 	ctx    context.Context
 	client *http.Client
 	now    func() time.Time
+	// keysChanged is called when an issuer's key set changes, after the new set is in use.
+	keysChanged func()
 
 	once  sync.Once
 	cache *jwk.Cache
@@ -53,6 +57,10 @@ type remoteIssuer struct {
 	// never waits for a fetch in progress unless it needs a key we do not have.
 	jwksURL atomic.Pointer[string]
 	keys    atomic.Pointer[jwk.Set]
+	// keysMu orders the stores of keys (ours and jwx's run on different goroutines) and
+	// guards keysPrint, the fingerprint of the set in keys.
+	keysMu    sync.Mutex
+	keysPrint string
 
 	// sem admits one fetch at a time (a channel rather than a mutex, so that a waiting
 	// caller can give up when its context ends); it guards the fields below.
@@ -119,7 +127,7 @@ func (r *remoteIssuer) discover(ctx context.Context) (string, error) {
 			jwk.WithHTTPClient(jwksClient{r.cache.client}),
 			jwk.WithMinRefreshInterval(jwksRefreshInterval),
 			jwk.WithPostFetcher(jwk.PostFetchFunc(func(_ string, set jwk.Set) (jwk.Set, error) {
-				r.keys.Store(&set)
+				r.setKeys(set)
 				return set, nil
 			})))
 		if err != nil {
@@ -143,8 +151,43 @@ func (r *remoteIssuer) fetchKeys(ctx context.Context, u string) {
 		return
 	}
 	// Also stored by the post-fetcher, unless another issuer registered the same jwks_uri.
-	r.keys.Store(&set)
+	r.setKeys(set)
 	r.lastErr = nil
+}
+
+// setKeys puts a freshly fetched key set in use. If it differs from the set we had (a key
+// added, removed or changed), keysChanged is told, after the new set is in use: the
+// verifications cached with the old set are dropped, and none started from now on can have
+// used it.
+func (r *remoteIssuer) setKeys(set jwk.Set) {
+	fp, ok := keySetFingerprint(set)
+	r.keysMu.Lock()
+	had := r.keys.Load() != nil
+	changed := had && (!ok || fp != r.keysPrint)
+	r.keys.Store(&set)
+	r.keysPrint = fp
+	r.keysMu.Unlock()
+	if changed && r.cache.keysChanged != nil {
+		r.cache.keysChanged()
+	}
+}
+
+// keySetFingerprint sums up what of a key set decides whether a token verifies: each key's
+// kid, alg, use and its RFC 7638 thumbprint (type, curve and public numbers), in an order of
+// its own, so that a refetch returning the same keys in another order is no change. ok is
+// false when a key has no thumbprint; the set then counts as changed.
+func keySetFingerprint(set jwk.Set) (string, bool) {
+	parts := make([]string, 0, set.Len())
+	for i := range set.Len() {
+		k, _ := set.Key(i)
+		tp, err := k.Thumbprint(crypto.SHA256)
+		if err != nil {
+			return "", false
+		}
+		parts = append(parts, strings.Join([]string{k.KeyID(), k.Algorithm().String(), k.KeyUsage(), string(tp)}, "\x00"))
+	}
+	slices.Sort(parts)
+	return strings.Join(parts, "\x01"), true
 }
 
 // refresh fetches the key set again unless we did so within refetchInterval, and returns

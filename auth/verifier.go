@@ -3,10 +3,12 @@ package auth
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"net/http"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/lestrrat-go/jwx/v2/jwa"
@@ -57,6 +59,10 @@ type Verifier struct {
 	now      func() time.Time
 	local    *Issuer
 	remotes  map[string]*remoteIssuer
+	// cache remembers tokens that verified; nil verifies every token in full.
+	cache *tokenCache
+	// verified counts full verifications that succeeded, for tests.
+	verified atomic.Int64
 }
 
 // NewVerifier prepares a Verifier. It fetches nothing: an issuer's discovery document and
@@ -75,11 +81,13 @@ func NewVerifier(ctx context.Context, cfg VerifierConfig) (*Verifier, error) {
 	if v.now == nil {
 		v.now = time.Now
 	}
+	v.cache = newTokenCache(v.now, tokenCacheSize, tokenCacheShards, tokenCacheTTL)
 	client := cfg.HTTPClient
 	if client == nil {
 		client = &http.Client{Timeout: defaultHTTPTimeout}
 	}
-	cache := &keyCache{ctx: ctx, client: client, now: v.now}
+	// A change in a remote issuer's keys drops every cached verification.
+	cache := &keyCache{ctx: ctx, client: client, now: v.now, keysChanged: v.cache.invalidate}
 	localTrusted := false
 	for _, iss := range cfg.TrustedIssuers {
 		iss = strings.TrimSuffix(iss, "/")
@@ -101,42 +109,75 @@ func NewVerifier(ctx context.Context, cfg VerifierConfig) (*Verifier, error) {
 
 // Verify checks token and returns who it names. Every error says which check failed, in
 // words fit for the client; none says why a signature did not verify.
+//
+// A token that verified is remembered for a short while (see tokenCache) and not checked
+// again until then, unless it expires or its issuer's keys change first.
 func (v *Verifier) Verify(ctx context.Context, token string) (Identity, error) {
-	msg, alg, err := parseHeader(token)
+	// A token too long to be valid is refused by parseHeader before it is hashed.
+	if v.cache == nil || len(token) > maxTokenBytes {
+		id, _, err := v.verify(ctx, token)
+		return id, err
+	}
+	key := sha256.Sum256([]byte(token))
+	if id, ok := v.cache.get(&key); ok {
+		return id, nil
+	}
+	// Read before verify looks at any key: if the keys change meanwhile, the answer is not
+	// stored.
+	gen := v.cache.generation()
+	id, exp, err := v.verify(ctx, token)
 	if err != nil {
 		return Identity{}, err
 	}
+	v.cache.put(&key, id, v.now(), exp, gen)
+	return id, nil
+}
+
+// verify checks token in full and returns who it names and when it expires.
+func (v *Verifier) verify(ctx context.Context, token string) (Identity, time.Time, error) {
+	id, exp, err := v.verifyToken(ctx, token)
+	if err == nil {
+		v.verified.Add(1)
+	}
+	return id, exp, err
+}
+
+func (v *Verifier) verifyToken(ctx context.Context, token string) (Identity, time.Time, error) {
+	msg, alg, err := parseHeader(token)
+	if err != nil {
+		return Identity{}, time.Time{}, err
+	}
 	claims, err := parseClaims(msg.Payload())
 	if err != nil {
-		return Identity{}, err
+		return Identity{}, time.Time{}, err
 	}
 	// iss is read before the signature is checked only to choose whose keys check it; an
 	// issuer that is not trusted is refused here, before any request could be made for it.
 	rawIss := claims.Issuer()
 	iss := strings.TrimSuffix(rawIss, "/")
 	if iss == "" {
-		return Identity{}, fail(ErrMissingClaim, "token has no issuer (iss)")
+		return Identity{}, time.Time{}, fail(ErrMissingClaim, "token has no issuer (iss)")
 	}
 	key, err := v.key(ctx, iss, rawIss, msg.Signatures()[0].ProtectedHeaders().KeyID())
 	if err != nil {
-		return Identity{}, err
+		return Identity{}, time.Time{}, err
 	}
 	if err := checkKeyFits(key, alg); err != nil {
-		return Identity{}, err
+		return Identity{}, time.Time{}, err
 	}
 	// Header keys such as jku, x5u and jwk are never used: keys come from the issuer only.
 	if _, err := jws.Verify([]byte(token), jws.WithKey(alg, key), jws.WithCompact()); err != nil {
-		return Identity{}, fail(ErrSignature, "invalid token signature")
+		return Identity{}, time.Time{}, fail(ErrSignature, "invalid token signature")
 	}
 	if err := v.checkClaims(claims); err != nil {
-		return Identity{}, err
+		return Identity{}, time.Time{}, err
 	}
 	return Identity{
 		Issuer:            iss,
 		Subject:           claims.Subject(),
 		PreferredUsername: stringClaim(claims, "preferred_username"),
 		Name:              stringClaim(claims, "name"),
-	}, nil
+	}, claims.Expiration(), nil
 }
 
 // key finds the key of issuer iss named kid.

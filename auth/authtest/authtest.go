@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -30,6 +31,7 @@ type Issuer struct {
 	mu          sync.Mutex
 	signing     jwk.Key   // the key Sign uses (private)
 	published   []jwk.Key // the public keys the JWKS lists
+	kids        int       // the keys made for signing so far, for the next kid
 	omitAlg     bool
 	stranger    jwk.Key // a key the JWKS never lists, for SignWithUnknownKid
 	unknownKids int
@@ -44,7 +46,7 @@ type Issuer struct {
 // ends.
 func NewIssuer(t testing.TB) *Issuer {
 	t.Helper()
-	i := &Issuer{t: t}
+	i := &Issuer{t: t, kids: 1}
 	i.signing = i.newKey("k1")
 	i.published = []jwk.Key{i.public(i.signing)}
 	i.srv = httptest.NewServer(http.HandlerFunc(i.serve))
@@ -143,7 +145,8 @@ func (i *Issuer) SignWithUnknownKid(claims map[string]any) string {
 // on. It returns the new kid ("k2", "k3", ...).
 func (i *Issuer) RotateKey() string {
 	i.mu.Lock()
-	kid := fmt.Sprintf("k%d", len(i.published)+1)
+	i.kids++
+	kid := fmt.Sprintf("k%d", i.kids)
 	i.mu.Unlock()
 	key := i.newKey(kid)
 	pub := i.public(key)
@@ -152,6 +155,14 @@ func (i *Issuer) RotateKey() string {
 	i.signing = key
 	i.published = append(i.published, pub)
 	return kid
+}
+
+// Unpublish drops the key named kid from the JWKS, as an issuer does when it retires a key
+// (or a leaked one). Sign keeps signing with the current key, even if that is the one dropped.
+func (i *Issuer) Unpublish(kid string) {
+	i.mu.Lock()
+	defer i.mu.Unlock()
+	i.published = slices.DeleteFunc(i.published, func(k jwk.Key) bool { return k.KeyID() == kid })
 }
 
 // OmitKeyAlg makes the JWKS list keys without "alg", as some issuers do.
