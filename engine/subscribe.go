@@ -142,9 +142,8 @@ func (s *stream) live(ctx context.Context, reg *readPos) error {
 			if err := s.deliver(rr.entries); err != nil {
 				return err
 			}
-			pos, buf = rr.next, rr.entries
+			pos, buf = rr.next, reuse(rr.entries)
 			reg.pos.Store(pos)
-			clear(buf)
 			continue
 		}
 		if rr.closed {
@@ -160,6 +159,21 @@ func (s *stream) live(ctx context.Context, reg *readPos) error {
 			return ctx.Err()
 		}
 	}
+}
+
+// keepEntries is the largest buffer of entries a stream keeps from one read to the next. A
+// burst (the presence changes of many streams opening at once) can grow a stream's buffers to
+// thousands of entries; kept, that is tens of KiB on every idle stream.
+const keepEntries = 64
+
+// reuse empties buf for the next read: cleared (so that it holds no Frames or Directories)
+// when it is small, dropped when a burst made it large.
+func reuse(buf []hubEntry) []hubEntry {
+	if cap(buf) > keepEntries {
+		return nil
+	}
+	clear(buf)
+	return buf[:0]
 }
 
 // deliver sends the entries this member may receive, in order. When more than one presence
@@ -198,7 +212,7 @@ func (s *stream) deliver(entries []hubEntry) error {
 			return err
 		}
 	}
-	clear(s.visible)
+	s.visible = reuse(s.visible)
 	if gone {
 		return errGone
 	}
