@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"errors"
+	"runtime"
 	"time"
 
 	"hearth/engine/store"
@@ -25,6 +26,10 @@ var errResync = errors.New("resync")
 // from the log; then live events from the hub; a heartbeat every 25 s. It returns when the
 // client goes away (ctx), the stream must resync, the member leaves, or the server closes;
 // a nil error means the stream ended normally.
+//
+// The calling goroutine only waits: everything that sends (replay, heartbeats, deliveries)
+// runs on a goroutine of its own that ends when it is done (see Apart), so that the stack an
+// idle stream keeps is only as deep as the wait.
 func (e *Engine) Subscribe(ctx context.Context, c Caller, afterSeq int64, send func(*Frame) error) error {
 	if _, err := e.dir.Load().caller(c); err != nil {
 		return err
@@ -36,21 +41,69 @@ func (e *Engine) Subscribe(ctx context.Context, c Caller, afterSeq int64, send f
 	e.presence.opened(c.ID)
 	defer e.presence.closed(c.ID)
 	s := &stream{e: e, member: c.ID, send: send}
-	if afterSeq > cur.seq || afterSeq < e.firstKeptSeq()-1 {
-		return s.resync()
+	err := Apart(func() error { return s.start(ctx, afterSeq, cur) })
+	if err == nil {
+		err = s.live(ctx, cur.reg)
+	}
+	if errors.Is(err, errGone) || errors.Is(err, context.Canceled) || errors.Is(err, errEnded) {
+		return nil
+	}
+	return err
+}
+
+// errEnded ends a stream normally after start sent resync.
+var errEnded = errors.New("the stream ended")
+
+// start sends the first heartbeat and replays the log after afterSeq up to the stream's
+// cursor; or sends resync (and ends the stream with errEnded) when the log no longer has it.
+func (s *stream) start(ctx context.Context, afterSeq int64, cur cursor) error {
+	if afterSeq > cur.seq || afterSeq < s.e.firstKeptSeq()-1 {
+		return s.resyncAndEnd()
 	}
 	if err := s.heartbeat(); err != nil {
 		return err
 	}
 	err := s.replay(ctx, afterSeq, cur.seq, cur.dir)
 	if errors.Is(err, errResync) {
-		return s.resync()
+		return s.resyncAndEnd()
 	}
-	if err == nil {
-		err = s.live(ctx, cur.reg)
+	return err
+}
+
+func (s *stream) resyncAndEnd() error {
+	if err := s.resync(); err != nil {
+		return err
 	}
-	if errors.Is(err, errGone) || errors.Is(err, context.Canceled) {
-		return nil
+	return errEnded
+}
+
+// Apart runs fn on a new goroutine and waits for it; a panic in fn goes on in the caller. A
+// long-lived goroutine that does deep work keeps the stack that work needed while it waits
+// (the runtime halves it at a garbage collection only when under a quarter is in use), so on
+// a server with thousands of mostly idle streams the work is done on goroutines that end,
+// and the stream's own goroutine stays small.
+func Apart(fn func() error) error {
+	var err error
+	var p any
+	finished, panicked := false, false
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		defer func() {
+			if !finished {
+				p, panicked = recover(), true
+			}
+		}()
+		err = fn()
+		finished = true
+	}()
+	<-done
+	if panicked {
+		if p == nil {
+			// fn called runtime.Goexit (t.FailNow in a test's send): end this goroutine too.
+			runtime.Goexit()
+		}
+		panic(p)
 	}
 	return err
 }
@@ -136,10 +189,10 @@ func (s *stream) live(ctx context.Context, reg *readPos) error {
 	for {
 		rr := s.e.hub.read(pos, buf[:0])
 		if rr.lost {
-			return s.resync()
+			return Apart(s.resync)
 		}
 		if len(rr.entries) > 0 {
-			if err := s.deliver(rr.entries); err != nil {
+			if err := Apart(func() error { return s.deliver(rr.entries) }); err != nil {
 				return err
 			}
 			pos, buf = rr.next, reuse(rr.entries)
@@ -152,7 +205,7 @@ func (s *stream) live(ctx context.Context, reg *readPos) error {
 		select {
 		case <-rr.wake:
 		case <-heartbeat.C:
-			if err := s.heartbeat(); err != nil {
+			if err := Apart(s.heartbeat); err != nil {
 				return err
 			}
 		case <-ctx.Done():
