@@ -243,7 +243,7 @@ func (s *stream) deliver(entries []hubEntry) error {
 		if !en.dir.Receives(s.member, en.aud) {
 			continue
 		}
-		if en.frame.Event.GetPresence() != nil {
+		if isPresence(en.frame) {
 			presences++
 		}
 		s.visible = append(s.visible, en)
@@ -255,7 +255,7 @@ func (s *stream) deliver(entries []hubEntry) error {
 	seen := 0
 	for _, en := range s.visible {
 		f := en.frame
-		if batch != nil && f.Event.GetPresence() != nil {
+		if batch != nil && isPresence(f) {
 			if seen++; seen < presences {
 				continue
 			}
@@ -272,25 +272,28 @@ func (s *stream) deliver(entries []hubEntry) error {
 	return nil
 }
 
-// presenceBatch folds the visible presence events into one, keeping each member's latest.
+// isPresence tells presence and presence_batch events, which fold into one another.
+func isPresence(f *Frame) bool {
+	return f.Event.GetPresence() != nil || f.Event.GetPresenceBatch() != nil
+}
+
+// presenceBatch folds the visible presence and presence_batch events into one, keeping each
+// member's latest change.
 func (s *stream) presenceBatch() *Frame {
-	latest := map[string]int{}
 	var changes []*svcv1.PresenceEvent
 	var at int64
 	for _, en := range s.visible {
-		p := en.frame.Event.GetPresence()
-		if p == nil {
+		ev := en.frame.Event
+		if p := ev.GetPresence(); p != nil {
+			changes = append(changes, p)
+		} else if b := ev.GetPresenceBatch(); b != nil {
+			changes = append(changes, b.GetChanges()...)
+		} else {
 			continue
 		}
-		at = en.frame.Event.GetAtMs()
-		if i, ok := latest[p.GetMemberId()]; ok {
-			changes[i] = p
-			continue
-		}
-		latest[p.GetMemberId()] = len(changes)
-		changes = append(changes, p)
+		at = ev.GetAtMs()
 	}
 	return newFrame(&svcv1.Event{AtMs: at, Kind: &svcv1.Event_PresenceBatch{
-		PresenceBatch: &svcv1.PresenceBatch{Changes: changes},
+		PresenceBatch: &svcv1.PresenceBatch{Changes: latestPerMember(changes)},
 	}})
 }
