@@ -189,10 +189,8 @@ func Open(db *store.DB, opts Options) (*Engine, error) {
 	e.hub = newHub(opts.RingSize, e.seq, dir)
 	e.limits = newLimiter(e.now)
 	e.purge = &purger{limit: purgeBatch}
-	e.presence = newPresence(opts.PresenceGrace, func(id string, p svcv1.Presence) {
-		e.hub.publishEphemeral(&svcv1.Event{AtMs: e.now().UnixMilli(), Kind: &svcv1.Event_Presence{
-			Presence: &svcv1.PresenceEvent{MemberId: id, Presence: p},
-		}}, toEveryone())
+	e.presence = newPresence(opts.PresenceGrace, e.now, func(ev *svcv1.Event) {
+		e.hub.publishEphemeral(ev, toEveryone())
 	})
 	go e.runWriter()
 	go e.runJobs()

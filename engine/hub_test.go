@@ -43,3 +43,17 @@ func TestHubReleasesWhatEveryStreamRead(t *testing.T) {
 		}
 	}
 }
+
+// TestReuseDropsLargeBuffers: a stream keeps its read buffer between reads only while it is
+// small, and never with entries in it.
+func TestReuseDropsLargeBuffers(t *testing.T) {
+	small := make([]hubEntry, 3, keepEntries)
+	small[0].frame = newFrame(&svcv1.Event{})
+	got := reuse(small)
+	if len(got) != 0 || cap(got) != keepEntries || small[0].frame != nil {
+		t.Fatalf("a small buffer: len %d cap %d, entries cleared: %v", len(got), cap(got), small[0].frame == nil)
+	}
+	if got := reuse(make([]hubEntry, 10, keepEntries+1)); got != nil {
+		t.Fatalf("a large buffer is kept (cap %d)", cap(got))
+	}
+}

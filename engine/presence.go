@@ -12,12 +12,29 @@ import (
 // their last stream closes (a reconnect within it changes nothing, so clients do not flap).
 // Changes go to every member as ephemeral events, published under the lock so that two changes
 // of one member reach the hub in the order they happened.
+//
+// Changes close together are published together: the first after a quiet window at once, the
+// ones that follow within presenceWindow of it in one go at the window's end. Every open stream
+// wakes for each publish, so when n streams open at once (a restart, a load test) publishing
+// each ONLINE on its own costs n²/2 deliveries; coalesced, each stream gets one presence_batch
+// per window at most.
 type presence struct {
 	mu      sync.Mutex
 	members map[string]*presenceState
 	grace   time.Duration
-	publish func(memberID string, p svcv1.Presence)
+	now     func() time.Time // the events' times
+	// publish hands changes to the streams: one event, or several as one presence_batch.
+	publish func(*svcv1.Event)
+	// pending are the changes waiting for the window's end; flushAt is when it ends (zero when
+	// no flush is scheduled); last is when changes were last published.
+	pending []*svcv1.PresenceEvent
+	flushAt time.Time
+	last    time.Time
+	pendAt  int64
 }
+
+// presenceWindow is the shortest time between two presence publishes.
+const presenceWindow = 50 * time.Millisecond
 
 type presenceState struct {
 	streams int
@@ -26,8 +43,62 @@ type presenceState struct {
 	offline *time.Timer // pending OFFLINE after the last stream closed
 }
 
-func newPresence(grace time.Duration, publish func(string, svcv1.Presence)) *presence {
-	return &presence{members: map[string]*presenceState{}, grace: grace, publish: publish}
+func newPresence(grace time.Duration, now func() time.Time, publish func(*svcv1.Event)) *presence {
+	return &presence{members: map[string]*presenceState{}, grace: grace, now: now, publish: publish}
+}
+
+// emit publishes one change, at once or at the end of the current window. Called with p.mu
+// held, so that changes reach the hub in the order they happened.
+func (p *presence) emit(id string, pr svcv1.Presence) {
+	p.pending = append(p.pending, &svcv1.PresenceEvent{MemberId: id, Presence: pr})
+	p.pendAt = p.now().UnixMilli()
+	if !p.flushAt.IsZero() {
+		return
+	}
+	if wait := presenceWindow - time.Since(p.last); wait > 0 {
+		p.flushAt = time.Now().Add(wait)
+		time.AfterFunc(wait, p.flushLater)
+		return
+	}
+	p.flush()
+}
+
+// flush publishes the pending changes: a presence event for one, a presence_batch with the
+// latest change per member for more. Called with p.mu held.
+func (p *presence) flush() {
+	ev := &svcv1.Event{AtMs: p.pendAt}
+	if len(p.pending) == 1 {
+		ev.Kind = &svcv1.Event_Presence{Presence: p.pending[0]}
+	} else {
+		ev.Kind = &svcv1.Event_PresenceBatch{PresenceBatch: &svcv1.PresenceBatch{Changes: latestPerMember(p.pending)}}
+	}
+	p.publish(ev)
+	p.pending = nil
+	p.last = time.Now()
+}
+
+func (p *presence) flushLater() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.flushAt = time.Time{}
+	if len(p.pending) > 0 {
+		p.flush()
+	}
+}
+
+// latestPerMember keeps each member's latest change, in the order of their first.
+func latestPerMember(changes []*svcv1.PresenceEvent) []*svcv1.PresenceEvent {
+	index := make(map[string]int, len(changes))
+	out := make([]*svcv1.PresenceEvent, 0, len(changes))
+	for _, c := range changes {
+		if i, ok := index[c.GetMemberId()]; ok {
+			out[i] = c
+			continue
+		}
+		index[c.GetMemberId()] = len(out)
+		out = append(out, c)
+	}
+	return out
 }
 
 // get is a member's presence; OFFLINE for anyone without a stream.
@@ -54,7 +125,7 @@ func (p *presence) opened(id string) {
 		s.offline = nil
 	}
 	if p.settle(s) {
-		p.publish(id, s.current)
+		p.emit(id, s.current)
 	}
 	p.mu.Unlock()
 }
@@ -82,7 +153,7 @@ func (p *presence) expire(id string, s *presenceState) {
 		return
 	}
 	delete(p.members, id)
-	p.publish(id, svcv1.Presence_PRESENCE_OFFLINE)
+	p.emit(id, svcv1.Presence_PRESENCE_OFFLINE)
 	p.mu.Unlock()
 }
 
@@ -97,7 +168,7 @@ func (p *presence) set(id string, away bool) {
 	}
 	s.away = away
 	if p.settle(s) {
-		p.publish(id, s.current)
+		p.emit(id, s.current)
 	}
 	p.mu.Unlock()
 }

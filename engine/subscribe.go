@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"errors"
+	"runtime"
 	"time"
 
 	"hearth/engine/store"
@@ -25,6 +26,10 @@ var errResync = errors.New("resync")
 // from the log; then live events from the hub; a heartbeat every 25 s. It returns when the
 // client goes away (ctx), the stream must resync, the member leaves, or the server closes;
 // a nil error means the stream ended normally.
+//
+// The calling goroutine only waits: everything that sends (replay, heartbeats, deliveries)
+// runs on a goroutine of its own that ends when it is done (see Apart), so that the stack an
+// idle stream keeps is only as deep as the wait.
 func (e *Engine) Subscribe(ctx context.Context, c Caller, afterSeq int64, send func(*Frame) error) error {
 	if _, err := e.dir.Load().caller(c); err != nil {
 		return err
@@ -36,21 +41,69 @@ func (e *Engine) Subscribe(ctx context.Context, c Caller, afterSeq int64, send f
 	e.presence.opened(c.ID)
 	defer e.presence.closed(c.ID)
 	s := &stream{e: e, member: c.ID, send: send}
-	if afterSeq > cur.seq || afterSeq < e.firstKeptSeq()-1 {
-		return s.resync()
+	err := Apart(func() error { return s.start(ctx, afterSeq, cur) })
+	if err == nil {
+		err = s.live(ctx, cur.reg)
+	}
+	if errors.Is(err, errGone) || errors.Is(err, context.Canceled) || errors.Is(err, errEnded) {
+		return nil
+	}
+	return err
+}
+
+// errEnded ends a stream normally after start sent resync.
+var errEnded = errors.New("the stream ended")
+
+// start sends the first heartbeat and replays the log after afterSeq up to the stream's
+// cursor; or sends resync (and ends the stream with errEnded) when the log no longer has it.
+func (s *stream) start(ctx context.Context, afterSeq int64, cur cursor) error {
+	if afterSeq > cur.seq || afterSeq < s.e.firstKeptSeq()-1 {
+		return s.resyncAndEnd()
 	}
 	if err := s.heartbeat(); err != nil {
 		return err
 	}
 	err := s.replay(ctx, afterSeq, cur.seq, cur.dir)
 	if errors.Is(err, errResync) {
-		return s.resync()
+		return s.resyncAndEnd()
 	}
-	if err == nil {
-		err = s.live(ctx, cur.reg)
+	return err
+}
+
+func (s *stream) resyncAndEnd() error {
+	if err := s.resync(); err != nil {
+		return err
 	}
-	if errors.Is(err, errGone) || errors.Is(err, context.Canceled) {
-		return nil
+	return errEnded
+}
+
+// Apart runs fn on a new goroutine and waits for it; a panic in fn goes on in the caller. A
+// long-lived goroutine that does deep work keeps the stack that work needed while it waits
+// (the runtime halves it at a garbage collection only when under a quarter is in use), so on
+// a server with thousands of mostly idle streams the work is done on goroutines that end,
+// and the stream's own goroutine stays small.
+func Apart(fn func() error) error {
+	var err error
+	var p any
+	finished, panicked := false, false
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		defer func() {
+			if !finished {
+				p, panicked = recover(), true
+			}
+		}()
+		err = fn()
+		finished = true
+	}()
+	<-done
+	if panicked {
+		if p == nil {
+			// fn called runtime.Goexit (t.FailNow in a test's send): end this goroutine too.
+			runtime.Goexit()
+		}
+		panic(p)
 	}
 	return err
 }
@@ -136,15 +189,14 @@ func (s *stream) live(ctx context.Context, reg *readPos) error {
 	for {
 		rr := s.e.hub.read(pos, buf[:0])
 		if rr.lost {
-			return s.resync()
+			return Apart(s.resync)
 		}
 		if len(rr.entries) > 0 {
-			if err := s.deliver(rr.entries); err != nil {
+			if err := Apart(func() error { return s.deliver(rr.entries) }); err != nil {
 				return err
 			}
-			pos, buf = rr.next, rr.entries
+			pos, buf = rr.next, reuse(rr.entries)
 			reg.pos.Store(pos)
-			clear(buf)
 			continue
 		}
 		if rr.closed {
@@ -153,13 +205,28 @@ func (s *stream) live(ctx context.Context, reg *readPos) error {
 		select {
 		case <-rr.wake:
 		case <-heartbeat.C:
-			if err := s.heartbeat(); err != nil {
+			if err := Apart(s.heartbeat); err != nil {
 				return err
 			}
 		case <-ctx.Done():
 			return ctx.Err()
 		}
 	}
+}
+
+// keepEntries is the largest buffer of entries a stream keeps from one read to the next. A
+// burst (the presence changes of many streams opening at once) can grow a stream's buffers to
+// thousands of entries; kept, that is tens of KiB on every idle stream.
+const keepEntries = 64
+
+// reuse empties buf for the next read: cleared (so that it holds no Frames or Directories)
+// when it is small, dropped when a burst made it large.
+func reuse(buf []hubEntry) []hubEntry {
+	if cap(buf) > keepEntries {
+		return nil
+	}
+	clear(buf)
+	return buf[:0]
 }
 
 // deliver sends the entries this member may receive, in order. When more than one presence
@@ -176,7 +243,7 @@ func (s *stream) deliver(entries []hubEntry) error {
 		if !en.dir.Receives(s.member, en.aud) {
 			continue
 		}
-		if en.frame.Event.GetPresence() != nil {
+		if isPresence(en.frame) {
 			presences++
 		}
 		s.visible = append(s.visible, en)
@@ -188,7 +255,7 @@ func (s *stream) deliver(entries []hubEntry) error {
 	seen := 0
 	for _, en := range s.visible {
 		f := en.frame
-		if batch != nil && f.Event.GetPresence() != nil {
+		if batch != nil && isPresence(f) {
 			if seen++; seen < presences {
 				continue
 			}
@@ -198,32 +265,35 @@ func (s *stream) deliver(entries []hubEntry) error {
 			return err
 		}
 	}
-	clear(s.visible)
+	s.visible = reuse(s.visible)
 	if gone {
 		return errGone
 	}
 	return nil
 }
 
-// presenceBatch folds the visible presence events into one, keeping each member's latest.
+// isPresence tells presence and presence_batch events, which fold into one another.
+func isPresence(f *Frame) bool {
+	return f.Event.GetPresence() != nil || f.Event.GetPresenceBatch() != nil
+}
+
+// presenceBatch folds the visible presence and presence_batch events into one, keeping each
+// member's latest change.
 func (s *stream) presenceBatch() *Frame {
-	latest := map[string]int{}
 	var changes []*svcv1.PresenceEvent
 	var at int64
 	for _, en := range s.visible {
-		p := en.frame.Event.GetPresence()
-		if p == nil {
+		ev := en.frame.Event
+		if p := ev.GetPresence(); p != nil {
+			changes = append(changes, p)
+		} else if b := ev.GetPresenceBatch(); b != nil {
+			changes = append(changes, b.GetChanges()...)
+		} else {
 			continue
 		}
-		at = en.frame.Event.GetAtMs()
-		if i, ok := latest[p.GetMemberId()]; ok {
-			changes[i] = p
-			continue
-		}
-		latest[p.GetMemberId()] = len(changes)
-		changes = append(changes, p)
+		at = ev.GetAtMs()
 	}
 	return newFrame(&svcv1.Event{AtMs: at, Kind: &svcv1.Event_PresenceBatch{
-		PresenceBatch: &svcv1.PresenceBatch{Changes: changes},
+		PresenceBatch: &svcv1.PresenceBatch{Changes: latestPerMember(changes)},
 	}})
 }

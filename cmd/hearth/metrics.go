@@ -10,6 +10,10 @@ import (
 	"time"
 )
 
+// debugHandlers, when set (builds with the hearthpprof tag, see pprof.go), adds profiling
+// endpoints to the metrics address. Release builds leave it nil.
+var debugHandlers func(*http.ServeMux)
+
 // serveMetrics serves /metrics on its own address when -metrics-addr is set. A separate
 // listener rather than a path on the public port: behind a reverse proxy every request comes
 // from loopback, so "localhost only" on the main port would publish the metrics to everyone.
@@ -24,6 +28,9 @@ func (a *app) serveMetrics(addr string, stdout io.Writer, log *slog.Logger) erro
 	}
 	mux := http.NewServeMux()
 	mux.Handle("GET /metrics", a.metrics.Handler())
+	if debugHandlers != nil {
+		debugHandlers(mux)
+	}
 	a.metricsSrv = &http.Server{
 		Handler:           mux,
 		ReadHeaderTimeout: 10 * time.Second,

@@ -85,6 +85,7 @@ func openApp(ctx context.Context, c Config, log *slog.Logger) (*app, error) {
 		return nil, fmt.Errorf("open the file bucket: %w", err)
 	}
 	profile, _ := store.ParseProfile(c.Memory)
+	tuneGC(profile, os.Getenv)
 	db, err := store.Open(filepath.Join(c.Data, "db"), profile, log)
 	if err != nil {
 		bucket.Close()
