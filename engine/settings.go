@@ -48,6 +48,11 @@ func (e *Engine) UpdateServerSettings(ctx context.Context, c Caller, req *svcv1.
 	if err := checkSettings(req); err != nil {
 		return nil, err
 	}
+	if req.GetChannelMode() == svcv1.ChannelMode_CHANNEL_MODE_OPT_IN {
+		if err := e.prepareOptIn(c); err != nil {
+			return nil, err
+		}
+	}
 	return write(e, func(tx *Tx) (*svcv1.GetServerInfoResponse, error) {
 		d := tx.Dir()
 		if _, err := d.requireRank(c, svcv1.MemberRole_MEMBER_ROLE_ADMIN, "changing the settings"); err != nil {

@@ -259,7 +259,8 @@ func (e *Engine) tryBatch(batch []*change) ([]result, error) {
 		v, err := runChange(c, tx)
 		if err != nil && tx.writes != writes {
 			if errors.Is(err, store.ErrTooBig) {
-				err = invalid("the change is too large to store at once")
+				// A limit of this server's database, not of the request's fields.
+				err = newError(CodeResourceExhausted, "the change is too large for the database to store at once")
 			}
 			if len(batch) > 1 {
 				return nil, errSpoiled
