@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"context"
+	"runtime/debug"
 	"sync"
 	"time"
 )
@@ -166,8 +167,17 @@ func (l *Lazy) stopIfQuiet() {
 		l.timer.Reset(left)
 		return
 	}
-	l.closeInBackground(l.sb)
+	sb := l.sb
 	l.sb = nil
+	l.work.Add(1)
+	go func() {
+		defer l.work.Done()
+		_ = sb.Close(context.Background())
+		// What the Sandbox held is garbage now, most of it in spans the runtime would hand
+		// back to the system only bit by bit over minutes, and stopping was for giving it
+		// back. A forced collection in a quiet moment costs a few milliseconds.
+		debug.FreeOSMemory()
+	}()
 }
 
 // closeInBackground closes sb without holding up the caller. Called with mu held.
