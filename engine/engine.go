@@ -54,10 +54,11 @@ type Options struct {
 	// (default 30 s).
 	PresenceGrace time.Duration
 	// Bucket keeps the bytes of uploaded files, Signer signs their URLs and Sandbox sniffs
-	// them. Without all three, uploads answer unavailable.
+	// them (a *sandbox.Sandbox, or a *sandbox.Lazy that starts on the first upload). Without
+	// all three, uploads answer unavailable.
 	Bucket  *blob.Bucket
 	Signer  *blob.Signer
-	Sandbox *sandbox.Sandbox
+	Sandbox Inspector
 	// OrphanAge is how old an object without an upload row must be before the cleanup deletes
 	// it (default 24 h). It is compared with the bucket's own times, on the wall clock.
 	OrphanAge time.Duration
@@ -67,6 +68,11 @@ type Options struct {
 	Log *slog.Logger
 	// Observer, when set, hears about every commit of the writer (for metrics).
 	Observer Observer
+}
+
+// Inspector reads an upload's content type and image size from its head: the sandbox.
+type Inspector interface {
+	Inspect(ctx context.Context, head []byte) (sandbox.Info, error)
 }
 
 // Login is a person's identity: the pair (issuer, subject).

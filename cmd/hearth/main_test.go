@@ -5,7 +5,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
+	"io/fs"
 	"mime/multipart"
 	"net/http"
 	"os"
@@ -116,6 +118,10 @@ func TestTheBinaryServesAndShutsDownCleanly(t *testing.T) {
 	}
 	if resp, err := http.Get(url + "/healthz"); err != nil || resp.StatusCode != 200 {
 		t.Fatalf("/healthz: %v %v", resp, err)
+	}
+	// The sandbox starts on the first upload, not with the server: no compiled guest yet.
+	if _, err := os.Stat(filepath.Join(data, "cache", "wazero")); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("the sandbox's cache exists before the first upload: %v", err)
 	}
 	fileURL := uploadThroughBinary(t, url, token)
 	if fi, err := os.Stat(filepath.Join(data, "file-key")); err != nil || fi.Mode().Perm() != 0o600 {

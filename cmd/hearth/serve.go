@@ -70,13 +70,16 @@ func serve(args []string, stdout, stderr io.Writer) error {
 type app struct {
 	db      *store.DB
 	bucket  *blob.Bucket
-	sandbox *sandbox.Sandbox
+	sandbox *sandbox.Lazy
 	eng     *engine.Engine
 	srv     *http.Server
 	// metrics is nil unless -metrics-addr is set; metricsSrv serves it there.
 	metrics    *metrics.Metrics
 	metricsSrv *http.Server
 }
+
+// sandboxQuiet is how long the sandbox stays started after its last upload.
+const sandboxQuiet = 5 * time.Minute
 
 func openApp(ctx context.Context, c Config, log *slog.Logger) (*app, error) {
 	owner, _ := c.ownerLogin()
@@ -97,9 +100,11 @@ func openApp(ctx context.Context, c Config, log *slog.Logger) (*app, error) {
 		a.close()
 		return nil, err
 	}
-	// Compiled code is cached under the data folder, so that later starts take a tenth of
-	// the first one's second.
-	a.sandbox, err = sandbox.New(ctx, sandbox.Options{CacheDir: filepath.Join(c.Data, "cache", "wazero")})
+	// The sandbox starts on the first upload and stops after sandboxQuiet without one: a
+	// started sandbox holds 60 MB and more, an idle server should not. Compiled code is
+	// cached under the data folder, so that every start but the very first takes a tenth
+	// of a second rather than a whole one.
+	a.sandbox, err = sandbox.NewLazy(sandbox.Options{CacheDir: filepath.Join(c.Data, "cache", "wazero")}, sandboxQuiet)
 	if err != nil {
 		a.close()
 		return nil, err

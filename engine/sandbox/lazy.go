@@ -1,0 +1,219 @@
+package sandbox
+
+import (
+	"context"
+	"runtime/debug"
+	"sync"
+	"time"
+)
+
+// Lazy is a Sandbox that starts on its first call and stops again after a quiet spell.
+//
+// A started Sandbox is not small: wazero's compiled guest (about 22 MB of machine code)
+// and the pool's guests, each with its Go runtime up, hold some 60 MB, 100 MB and more
+// right after a first compile. A community server that sees an upload now and then
+// should not carry that while idle. The first call after a start or a quiet spell pays
+// for the start: about 0.1 s with a warm compilation cache (Options.CacheDir), about a
+// second without one, plus a guest's start.
+//
+// Its methods are safe for concurrent use.
+type Lazy struct {
+	opts  Options
+	quiet time.Duration
+
+	// ctx ends when Close is called, stopping a start in progress.
+	ctx    context.Context
+	cancel context.CancelFunc
+
+	mu       sync.Mutex
+	closed   bool
+	sb       *Sandbox // nil until started, and again after a quiet spell
+	starting *attempt // non-nil while a start is in progress
+	inflight int      // calls using sb
+	lastUse  time.Time
+	timer    *time.Timer // fires stopIfQuiet; nil when quiet is zero
+	starts   int         // Sandboxes started so far, for tests
+
+	// work counts the goroutines that start or close a Sandbox.
+	work sync.WaitGroup
+}
+
+// attempt is one start of the Sandbox, which callers that arrive meanwhile wait for.
+type attempt struct {
+	done chan struct{}
+	err  error // set before done is closed
+}
+
+// NewLazy checks the options and returns a Lazy that starts a Sandbox with them on its
+// first call. Once no call has used it for quiet, the Sandbox is closed and its memory
+// released; the next call starts a new one. A zero quiet keeps it until Close.
+func NewLazy(opts Options, quiet time.Duration) (*Lazy, error) {
+	if _, err := withDefaults(opts); err != nil {
+		return nil, err
+	}
+	l := &Lazy{opts: opts, quiet: quiet}
+	l.ctx, l.cancel = context.WithCancel(context.Background())
+	if quiet > 0 {
+		l.timer = time.AfterFunc(time.Hour, l.stopIfQuiet)
+		l.timer.Stop()
+	}
+	return l, nil
+}
+
+// Inspect is Sandbox.Inspect on the started Sandbox, starting it if needed.
+func (l *Lazy) Inspect(ctx context.Context, head []byte) (Info, error) {
+	sb, err := l.acquire(ctx)
+	if err != nil {
+		return Info{}, err
+	}
+	defer l.release()
+	return sb.Inspect(ctx, head)
+}
+
+// Started reports whether a Sandbox is running now: for tests and metrics.
+func (l *Lazy) Started() bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.sb != nil
+}
+
+// acquire returns the started Sandbox, starting it (or waiting for the start in progress)
+// if there is none. Every successful acquire must be followed by one release.
+func (l *Lazy) acquire(ctx context.Context) (*Sandbox, error) {
+	for {
+		l.mu.Lock()
+		if l.closed {
+			l.mu.Unlock()
+			return nil, ErrClosed
+		}
+		if l.sb != nil {
+			l.inflight++
+			l.mu.Unlock()
+			return l.sb, nil
+		}
+		a := l.starting
+		if a == nil {
+			a = &attempt{done: make(chan struct{})}
+			l.starting = a
+			l.work.Add(1)
+			go l.start(a)
+		}
+		l.mu.Unlock()
+		// The start runs on its own: a caller that gives up does not stop it for the
+		// others waiting.
+		select {
+		case <-a.done:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+		if a.err != nil {
+			return nil, a.err
+		}
+		// Started; loop to take it (or, if a quiet spell already closed it again, to
+		// start another).
+	}
+}
+
+// start starts a Sandbox for attempt a.
+func (l *Lazy) start(a *attempt) {
+	defer l.work.Done()
+	sb, err := New(l.ctx, l.opts)
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if err == nil && l.closed {
+		l.closeInBackground(sb)
+		err = ErrClosed
+	}
+	if err == nil {
+		l.starts++
+		l.sb = sb
+		l.lastUse = time.Now()
+		l.armTimer()
+	} else if l.closed {
+		err = ErrClosed
+	}
+	a.err = err
+	l.starting = nil
+	close(a.done)
+}
+
+// release ends a call that acquire let in.
+func (l *Lazy) release() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.inflight--
+	if l.inflight == 0 {
+		l.lastUse = time.Now()
+		l.armTimer()
+	}
+}
+
+// armTimer (re)starts the quiet timer. Called with mu held.
+func (l *Lazy) armTimer() {
+	if l.timer != nil {
+		l.timer.Reset(l.quiet)
+	}
+}
+
+// stopIfQuiet closes the Sandbox if no call has used it for the quiet spell.
+func (l *Lazy) stopIfQuiet() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.sb == nil || l.inflight > 0 {
+		return
+	}
+	if left := l.quiet - time.Since(l.lastUse); left > 0 {
+		// A timer from before the last call's end, or one that fired early.
+		l.timer.Reset(left)
+		return
+	}
+	sb := l.sb
+	l.sb = nil
+	l.work.Add(1)
+	go func() {
+		defer l.work.Done()
+		_ = sb.Close(context.Background())
+		// What the Sandbox held is garbage now, most of it in spans the runtime would hand
+		// back to the system only bit by bit over minutes, and stopping was for giving it
+		// back. A forced collection in a quiet moment costs a few milliseconds.
+		debug.FreeOSMemory()
+	}()
+}
+
+// closeInBackground closes sb without holding up the caller. Called with mu held.
+func (l *Lazy) closeInBackground(sb *Sandbox) {
+	l.work.Add(1)
+	go func() {
+		defer l.work.Done()
+		_ = sb.Close(context.Background())
+	}()
+}
+
+// Close stops a start in progress, closes the Sandbox if one is running (calls in progress
+// return ErrClosed) and waits for it all, or until ctx ends. Later calls return ErrClosed.
+func (l *Lazy) Close(ctx context.Context) error {
+	l.mu.Lock()
+	if !l.closed {
+		l.closed = true
+		l.cancel()
+		if l.timer != nil {
+			l.timer.Stop()
+		}
+		if l.sb != nil {
+			l.closeInBackground(l.sb)
+			l.sb = nil
+		}
+	}
+	l.mu.Unlock()
+	done := make(chan struct{})
+	go func() {
+		l.work.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
