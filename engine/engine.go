@@ -99,6 +99,8 @@ type Engine struct {
 	lastNow  time.Time // the writer's: the time of its latest batch
 	presence *presence
 	limits   *limiter
+	// deleting marks the roles whose DeleteRole is under way.
+	deleting roleMarks
 	purge    *purger
 	// logStart is the seq of the oldest event kept in the log (0 while it is empty).
 	logStart atomic.Int64

@@ -4,6 +4,7 @@ import (
 	"context"
 	"slices"
 	"strings"
+	"sync"
 	"unicode"
 
 	"github.com/google/uuid"
@@ -120,39 +121,44 @@ func (e *Engine) UpdateRole(ctx context.Context, c Caller, req *svcv1.UpdateRole
 	})
 }
 
+// roleStripChunk is how many member rows one change of DeleteRole rewrites: far below what
+// one Badger transaction takes, whatever the memory profile.
+const roleStripChunk = 1000
+
 // DeleteRole deletes a role no channel is limited by, and takes it from every member.
+//
+// The member rows are rewritten in changes of roleStripChunk before the change that deletes
+// the role: all in one transaction, a role held by some thousands of members would not fit.
+// While that runs, SetChannelAccess refuses the role (e.deleting), so that no channel can come
+// to be limited by it after members lost it; and a role given to a member meanwhile is taken
+// again by the last change. The role limits no channel, so members without it see nothing
+// different until role_deleted tells clients to drop it.
 func (e *Engine) DeleteRole(ctx context.Context, c Caller, req *svcv1.DeleteRoleRequest) (*svcv1.DeleteRoleResponse, error) {
 	id := req.GetRoleId()
 	if id == "" {
 		return nil, invalid("role_id is required")
 	}
-	return write(e, func(tx *Tx) (*svcv1.DeleteRoleResponse, error) {
-		d := tx.Dir()
-		if _, err := d.requireRank(c, svcv1.MemberRole_MEMBER_ROLE_ADMIN, "DeleteRole"); err != nil {
+	defer e.deleting.mark(id)()
+	for {
+		n, err := write(e, func(tx *Tx) (int, error) {
+			if _, err := deletableRole(tx.Dir(), c, id); err != nil {
+				return 0, err
+			}
+			return stripRole(tx, id, roleStripChunk)
+		})
+		if err != nil {
 			return nil, err
 		}
-		r := d.Role(id)
-		if r == nil {
-			return nil, notFound("role %s does not exist", id)
+		if n < roleStripChunk {
+			break
 		}
-		// Only TEXT channels list roles, and admins see every TEXT channel: naming it tells the
-		// caller nothing they cannot see.
-		for _, rec := range d.Channels() {
-			if slices.Contains(rec.GetChannel().GetRoleIds(), id) {
-				return nil, precondition("role %q still limits channel %q; take it off with SetChannelAccess first", r.GetName(), rec.GetChannel().GetName())
-			}
+	}
+	return write(e, func(tx *Tx) (*svcv1.DeleteRoleResponse, error) {
+		if _, err := deletableRole(tx.Dir(), c, id); err != nil {
+			return nil, err
 		}
-		// role_deleted tells every client to drop the role from its members: no member_updated
-		// for each. Rows of members who left are cleaned too, so nothing points at the role.
-		for _, m := range d.members {
-			if !slices.Contains(m.GetMember().GetRoleIds(), id) {
-				continue
-			}
-			m = proto.Clone(m).(*storepb.MemberRecord)
-			m.Member.RoleIds = slices.DeleteFunc(m.Member.RoleIds, func(x string) bool { return x == id })
-			if err := tx.putMember(m); err != nil {
-				return nil, err
-			}
+		if _, err := stripRole(tx, id, -1); err != nil {
+			return nil, err
 		}
 		if err := tx.deleteRole(id); err != nil {
 			return nil, err
@@ -162,6 +168,82 @@ func (e *Engine) DeleteRole(ctx context.Context, c Caller, req *svcv1.DeleteRole
 		}
 		return &svcv1.DeleteRoleResponse{}, nil
 	})
+}
+
+// deletableRole checks that c may delete role id and that no channel is limited by it.
+func deletableRole(d *Directory, c Caller, id string) (*svcv1.Role, error) {
+	if _, err := d.requireRank(c, svcv1.MemberRole_MEMBER_ROLE_ADMIN, "DeleteRole"); err != nil {
+		return nil, err
+	}
+	r := d.Role(id)
+	if r == nil {
+		return nil, notFound("role %s does not exist", id)
+	}
+	// Only TEXT channels list roles, and admins see every TEXT channel: naming it tells the
+	// caller nothing they cannot see.
+	for _, rec := range d.Channels() {
+		if slices.Contains(rec.GetChannel().GetRoleIds(), id) {
+			return nil, precondition("role %q still limits channel %q; take it off with SetChannelAccess first", r.GetName(), rec.GetChannel().GetName())
+		}
+	}
+	return r, nil
+}
+
+// stripRole takes role id from at most limit member rows (all if limit is negative) and says
+// how many it rewrote. No member_updated: role_deleted tells every client to drop the role
+// from its members. Rows of members who left are cleaned too, so nothing points at the role.
+func stripRole(tx *Tx, id string, limit int) (int, error) {
+	n := 0
+	for _, m := range tx.Dir().members {
+		if !slices.Contains(m.GetMember().GetRoleIds(), id) {
+			continue
+		}
+		if n == limit {
+			break
+		}
+		m = proto.Clone(m).(*storepb.MemberRecord)
+		m.Member.RoleIds = slices.DeleteFunc(m.Member.RoleIds, func(x string) bool { return x == id })
+		if err := tx.putMember(m); err != nil {
+			return n, err
+		}
+		n++
+	}
+	return n, nil
+}
+
+// roleMarks are the roles whose DeleteRole is under way.
+type roleMarks struct {
+	mu    sync.Mutex
+	marks map[string]int
+}
+
+// mark records that a deletion of id is under way, until the returned func is called.
+func (r *roleMarks) mark(id string) (unmark func()) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.marks == nil {
+		r.marks = map[string]int{}
+	}
+	r.marks[id]++
+	return func() {
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		if r.marks[id]--; r.marks[id] == 0 {
+			delete(r.marks, id)
+		}
+	}
+}
+
+// any returns the first of ids being deleted, if one is.
+func (r *roleMarks) any(ids []string) (string, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, id := range ids {
+		if r.marks[id] > 0 {
+			return id, true
+		}
+	}
+	return "", false
 }
 
 // SetMemberRoles replaces a member's custom roles.

@@ -212,7 +212,8 @@ type ChatServiceClient interface {
 	// Limits who sees a TEXT channel. Admins and the owner only (permission_denied otherwise).
 	// role_ids replaces the channel's roles: empty, every member sees it; otherwise the holders of
 	// one of them, plus admins and the owner. At most 250 ids; repeats dropped; an empty id:
-	// invalid_argument; an unknown one: not_found. is_default marks it for new members in OPT_IN
+	// invalid_argument; an unknown one: not_found; one whose DeleteRole is under way:
+	// failed_precondition. is_default marks it for new members in OPT_IN
 	// mode. Private channels and DMs: invalid_argument for their members, permission_denied for
 	// everyone else. Setting what is already set changes nothing and sends nothing.
 	// Events, one to each member at most: channel_deleted to those who no longer see it,
@@ -628,7 +629,8 @@ type ChatServiceHandler interface {
 	// Limits who sees a TEXT channel. Admins and the owner only (permission_denied otherwise).
 	// role_ids replaces the channel's roles: empty, every member sees it; otherwise the holders of
 	// one of them, plus admins and the owner. At most 250 ids; repeats dropped; an empty id:
-	// invalid_argument; an unknown one: not_found. is_default marks it for new members in OPT_IN
+	// invalid_argument; an unknown one: not_found; one whose DeleteRole is under way:
+	// failed_precondition. is_default marks it for new members in OPT_IN
 	// mode. Private channels and DMs: invalid_argument for their members, permission_denied for
 	// everyone else. Setting what is already set changes nothing and sends nothing.
 	// Events, one to each member at most: channel_deleted to those who no longer see it,

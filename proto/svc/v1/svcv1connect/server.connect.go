@@ -250,7 +250,8 @@ type ServerServiceClient interface {
 	UpdateRole(context.Context, *connect.Request[v1.UpdateRoleRequest]) (*connect.Response[v1.UpdateRoleResponse], error)
 	// Deletes a role and takes it from every member. Admin or owner; not_found for an unknown
 	// role. failed_precondition while a channel is limited by the role (the message names the
-	// channel; take the role off with SetChannelAccess first).
+	// channel; take the role off with SetChannelAccess first). The members' rows are rewritten
+	// 1,000 at a time before the role goes, so a role given to any number of members can go.
 	// Events: role_deleted to every member (no member_updated: clients drop the role from their
 	// members themselves).
 	DeleteRole(context.Context, *connect.Request[v1.DeleteRoleRequest]) (*connect.Response[v1.DeleteRoleResponse], error)
@@ -743,7 +744,8 @@ type ServerServiceHandler interface {
 	UpdateRole(context.Context, *connect.Request[v1.UpdateRoleRequest]) (*connect.Response[v1.UpdateRoleResponse], error)
 	// Deletes a role and takes it from every member. Admin or owner; not_found for an unknown
 	// role. failed_precondition while a channel is limited by the role (the message names the
-	// channel; take the role off with SetChannelAccess first).
+	// channel; take the role off with SetChannelAccess first). The members' rows are rewritten
+	// 1,000 at a time before the role goes, so a role given to any number of members can go.
 	// Events: role_deleted to every member (no member_updated: clients drop the role from their
 	// members themselves).
 	DeleteRole(context.Context, *connect.Request[v1.DeleteRoleRequest]) (*connect.Response[v1.DeleteRoleResponse], error)

@@ -53,3 +53,51 @@ func TestOptInSwitchOfALargeCommunity(t *testing.T) {
 	s.Restart()
 	check("after a restart")
 }
+
+// Deleting a role held by 9,000 members rewrites 9,000 member rows: more than one transaction
+// holds. The role goes, and no member keeps it, after a restart too.
+func TestDeleteRoleHeldByThousands(t *testing.T) {
+	s := webtest.Start(t)
+	owner := s.Join("owner")
+	res, err := owner.Server.CreateRole(ctx, req(&svcv1.CreateRoleRequest{Name: "everyone"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	role := res.Msg.GetRole().GetId()
+	const perSeed, seeds = 3000, 3 // a seed is one transaction too
+	for n := range seeds {
+		s.Seed(func(b *store.Batch) error {
+			for i := range perSeed {
+				sub := fmt.Sprintf("m%d-%d", n, i)
+				err := b.PutMember(&storepb.MemberRecord{
+					Member: &svcv1.Member{Id: uuid.Must(uuid.NewV7()).String(), Kind: svcv1.MemberKind_MEMBER_KIND_HUMAN,
+						Role: svcv1.MemberRole_MEMBER_ROLE_MEMBER, Username: sub, DisplayName: sub, RoleIds: []string{role}},
+					Issuer: s.Issuer.URL(), Subject: sub, State: storepb.MemberState_MEMBER_STATE_ACTIVE,
+				})
+				if err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+	}
+	_, err = owner.Server.DeleteRole(ctx, req(&svcv1.DeleteRoleRequest{RoleId: role}))
+	wantOK(t, "deleting a role 9,000 members hold", err)
+	s.Restart()
+	st, err := owner.Chat.GetState(ctx, req(&svcv1.GetStateRequest{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(st.Msg.GetRoles()) != 0 {
+		t.Fatalf("roles after the delete: %v", st.Msg.GetRoles())
+	}
+	held := 0
+	for _, m := range st.Msg.GetMembers() {
+		if len(m.GetRoleIds()) > 0 {
+			held++
+		}
+	}
+	if n := len(st.Msg.GetMembers()); n != perSeed*seeds+1 || held != 0 {
+		t.Fatalf("GetState lists %d members, %d of them with a role; want %d, none", n, held, perSeed*seeds+1)
+	}
+}
