@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"slices"
 
 	"google.golang.org/protobuf/proto"
@@ -14,25 +15,59 @@ import (
 // GetState is the caller's snapshot of the community, consistent with its seq. The small
 // state comes from one published Directory (which includes exactly the events up to its seq);
 // what lives in Badger (last_message_seq, unread and mention counts) is read bounded by that
-// seq, so a commit racing the read adds nothing above it.
+// seq, so a commit racing the read adds nothing above it. Read positions are rows without a
+// seq of their own, so the database snapshot must also be of the Directory's seq: see
+// stateAttempts.
 func (e *Engine) GetState(ctx context.Context, c Caller, _ *svcv1.GetStateRequest) (*svcv1.GetStateResponse, error) {
-	d := e.dir.Load()
-	me, err := d.caller(c)
-	if err != nil {
-		return nil, err
+	for attempt := 1; ; attempt++ {
+		out, err := e.state(c, attempt == stateAttempts)
+		if err != errStaleSnapshot {
+			return out, err
+		}
 	}
-	seq := d.Seq()
-	cutoff := e.readCutoff()
-	out := &svcv1.GetStateResponse{
-		Me:               e.memberView(me.GetMember()),
-		Members:          e.memberViews(d),
-		Roles:            d.Roles(),
-		ChannelMode:      d.Settings().GetChannelMode(),
-		MutedMemberIds:   d.MutedIDs(c.ID),
-		BlockedMemberIds: d.BlockedIDs(c.ID),
-		Seq:              seq,
-	}
-	err = e.db.View(func(r *store.Reader) error {
+}
+
+// stateAttempts bounds how often GetState tries for a database snapshot and a Directory of the
+// same seq. They differ only when a commit lands between opening the snapshot and loading the
+// Directory, microseconds apart while commits are milliseconds apart, so a second try nearly
+// always does. The last try takes what it gets: its read positions may then be a little newer
+// than seq, and the read_state events that moved them arrive again on Subscribe, which clients
+// apply idempotently.
+const stateAttempts = 4
+
+var errStaleSnapshot = errors.New("the database snapshot and the Directory differ")
+
+// state is one try of GetState; unless last, it fails with errStaleSnapshot when the database
+// snapshot is not of the Directory's seq.
+func (e *Engine) state(c Caller, last bool) (*svcv1.GetStateResponse, error) {
+	var out *svcv1.GetStateResponse
+	err := e.db.View(func(r *store.Reader) error {
+		// Loaded after the snapshot was taken: a Directory is published after its commit.
+		d := e.dir.Load()
+		me, err := d.caller(c)
+		if err != nil {
+			return err
+		}
+		seq := d.Seq()
+		if !last {
+			logged, err := r.LastSeq()
+			if err != nil {
+				return err
+			}
+			if logged != seq {
+				return errStaleSnapshot
+			}
+		}
+		cutoff := e.readCutoff()
+		out = &svcv1.GetStateResponse{
+			Me:               e.memberView(me.GetMember()),
+			Members:          e.memberViews(d),
+			Roles:            d.Roles(),
+			ChannelMode:      d.Settings().GetChannelMode(),
+			MutedMemberIds:   d.MutedIDs(c.ID),
+			BlockedMemberIds: d.BlockedIDs(c.ID),
+			Seq:              seq,
+		}
 		for _, rec := range d.Sidebar(c.ID) {
 			ch, err := e.channelView(r, rec, seq)
 			if err != nil {
