@@ -19,20 +19,7 @@ func TestOptInSwitchOfALargeCommunity(t *testing.T) {
 	s := webtest.Start(t)
 	owner := s.Join("owner")
 	const members, channels = 400, 40
-	s.Seed(func(b *store.Batch) error {
-		for i := range members {
-			sub := fmt.Sprintf("m%d", i)
-			err := b.PutMember(&storepb.MemberRecord{
-				Member: &svcv1.Member{Id: uuid.Must(uuid.NewV7()).String(), Kind: svcv1.MemberKind_MEMBER_KIND_HUMAN,
-					Role: svcv1.MemberRole_MEMBER_ROLE_MEMBER, Username: sub, DisplayName: sub},
-				Issuer: s.Issuer.URL(), Subject: sub, State: storepb.MemberState_MEMBER_STATE_ACTIVE,
-			})
-			if err != nil {
-				return err
-			}
-		}
-		return nil
-	})
+	seedMembers(s, "m", members)
 	for i := range channels {
 		mustChannel(t, owner, fmt.Sprintf("c%d", i), svcv1.ChannelKind_CHANNEL_KIND_TEXT)
 	}
@@ -66,20 +53,7 @@ func TestDeleteRoleHeldByThousands(t *testing.T) {
 	role := res.Msg.GetRole().GetId()
 	const perSeed, seeds = 3000, 3 // a seed is one transaction too
 	for n := range seeds {
-		s.Seed(func(b *store.Batch) error {
-			for i := range perSeed {
-				sub := fmt.Sprintf("m%d-%d", n, i)
-				err := b.PutMember(&storepb.MemberRecord{
-					Member: &svcv1.Member{Id: uuid.Must(uuid.NewV7()).String(), Kind: svcv1.MemberKind_MEMBER_KIND_HUMAN,
-						Role: svcv1.MemberRole_MEMBER_ROLE_MEMBER, Username: sub, DisplayName: sub, RoleIds: []string{role}},
-					Issuer: s.Issuer.URL(), Subject: sub, State: storepb.MemberState_MEMBER_STATE_ACTIVE,
-				})
-				if err != nil {
-					return err
-				}
-			}
-			return nil
-		})
+		seedMembers(s, fmt.Sprintf("m%d-", n), perSeed, role)
 	}
 	_, err = owner.Server.DeleteRole(ctx, req(&svcv1.DeleteRoleRequest{RoleId: role}))
 	wantOK(t, "deleting a role 9,000 members hold", err)
@@ -100,4 +74,23 @@ func TestDeleteRoleHeldByThousands(t *testing.T) {
 	if n := len(st.Msg.GetMembers()); n != perSeed*seeds+1 || held != 0 {
 		t.Fatalf("GetState lists %d members, %d of them with a role; want %d, none", n, held, perSeed*seeds+1)
 	}
+}
+
+// seedMembers stores n members, prefix0 to prefix<n-1> (their usernames and their subjects at
+// the server's issuer), holding roleIDs, in one transaction.
+func seedMembers(s *webtest.Server, prefix string, n int, roleIDs ...string) {
+	s.Seed(func(b *store.Batch) error {
+		for i := range n {
+			sub := fmt.Sprintf("%s%d", prefix, i)
+			err := b.PutMember(&storepb.MemberRecord{
+				Member: &svcv1.Member{Id: uuid.Must(uuid.NewV7()).String(), Kind: svcv1.MemberKind_MEMBER_KIND_HUMAN,
+					Role: svcv1.MemberRole_MEMBER_ROLE_MEMBER, Username: sub, DisplayName: sub, RoleIds: roleIDs},
+				Issuer: s.Issuer.URL(), Subject: sub, State: storepb.MemberState_MEMBER_STATE_ACTIVE,
+			})
+			if err != nil {
+				return err
+			}
+		}
+		return nil
+	})
 }
