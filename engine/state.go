@@ -58,7 +58,8 @@ func (e *Engine) state(c Caller, last bool) (*svcv1.GetStateResponse, error) {
 				return errStaleSnapshot
 			}
 		}
-		cutoff := e.readCutoff()
+		// The retention of this Directory, like everything else in the snapshot.
+		cutoff := cutoffMs(d.Settings(), e.now())
 		out = &svcv1.GetStateResponse{
 			Me:               e.memberView(me.GetMember()),
 			Members:          e.memberViews(d),

@@ -121,7 +121,7 @@ func (l *Lazy) start(a *attempt) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if err == nil && l.closed {
-		l.closeInBackground(sb)
+		l.closeInBackground(sb, false)
 		err = ErrClosed
 	}
 	if err == nil {
@@ -167,25 +167,23 @@ func (l *Lazy) stopIfQuiet() {
 		l.timer.Reset(left)
 		return
 	}
-	sb := l.sb
+	// Stopping is for giving the memory back, so give it back now.
+	l.closeInBackground(l.sb, true)
 	l.sb = nil
-	l.work.Add(1)
-	go func() {
-		defer l.work.Done()
-		_ = sb.Close(context.Background())
-		// What the Sandbox held is garbage now, most of it in spans the runtime would hand
-		// back to the system only bit by bit over minutes, and stopping was for giving it
-		// back. A forced collection in a quiet moment costs a few milliseconds.
-		debug.FreeOSMemory()
-	}()
 }
 
-// closeInBackground closes sb without holding up the caller. Called with mu held.
-func (l *Lazy) closeInBackground(sb *Sandbox) {
+// closeInBackground closes sb without holding up the caller; with giveBack it then hands the
+// freed memory to the system: what the Sandbox held is garbage, most of it in spans the
+// runtime would return only bit by bit over minutes, and a forced collection in a quiet moment
+// costs a few milliseconds. Called with mu held.
+func (l *Lazy) closeInBackground(sb *Sandbox, giveBack bool) {
 	l.work.Add(1)
 	go func() {
 		defer l.work.Done()
 		_ = sb.Close(context.Background())
+		if giveBack {
+			debug.FreeOSMemory()
+		}
 	}()
 }
 
@@ -200,7 +198,7 @@ func (l *Lazy) Close(ctx context.Context) error {
 			l.timer.Stop()
 		}
 		if l.sb != nil {
-			l.closeInBackground(l.sb)
+			l.closeInBackground(l.sb, false)
 			l.sb = nil
 		}
 	}
