@@ -72,6 +72,7 @@ func New(opts Options) http.Handler {
 	mux.HandleFunc("GET /files/{id}/{name}", serveFile(opts.Engine, opts.FilesRedirect))
 	mux.HandleFunc("GET /invite/{code}", inviteRedirect(webURL, base))
 	mux.HandleFunc("GET /i/{code}", inviteRedirect(webURL, base))
+	mountApp(mux)
 	if opts.Issuer != nil {
 		mux.Handle("GET /.well-known/", opts.Issuer.Handler())
 	}

@@ -1,0 +1,260 @@
+package app_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"os"
+		"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/input"
+	"github.com/chromedp/chromedp"
+
+	"hearth/web/webtest"
+)
+
+// The browser tests drive Debian's Chromium (apt-get install chromium) against a real server.
+// Without it they skip, except where HEARTH_REQUIRE_BROWSER is set (CI), where they fail.
+
+const chromiumPath = "/usr/bin/chromium"
+
+// waitLimit bounds every wait for the page to reach a state; the waits end as soon as it does.
+const waitLimit = 20 * time.Second
+
+// startBrowser starts one headless Chromium for the test; people get their own browser
+// contexts in it (their own storage, like two profiles).
+func startBrowser(t *testing.T) context.Context {
+	t.Helper()
+	if _, err := os.Stat(chromiumPath); err != nil {
+		if os.Getenv("HEARTH_REQUIRE_BROWSER") != "" {
+			t.Fatalf("HEARTH_REQUIRE_BROWSER is set but %s is missing: apt-get install -y chromium", chromiumPath)
+		}
+		t.Skipf("no browser at %s (apt-get install -y chromium)", chromiumPath)
+	}
+	opts := append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(chromiumPath),
+		chromedp.UserDataDir(t.TempDir()),
+		chromedp.NoSandbox,
+		chromedp.DisableGPU,
+		chromedp.Flag("disable-quic", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("lang", "en-US"),
+	)
+	alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	browser, cancelBrowser := chromedp.NewContext(alloc)
+	if err := chromedp.Do(browser); err != nil {
+		cancelBrowser()
+		cancelAlloc()
+		t.Fatalf("start chromium: %v", err)
+	}
+	t.Cleanup(func() {
+		cancelBrowser()
+		cancelAlloc()
+	})
+	return browser
+}
+
+// page is one person's browser window.
+type page struct {
+	t      *testing.T
+	name   string
+	ctx    context.Context
+	mu     sync.Mutex
+	errors []string
+}
+
+// openPage opens a window in a fresh browser context of its own, width x height pixels.
+func openPage(t *testing.T, browser context.Context, name string, width, height int) *page {
+	t.Helper()
+	ctx, cancel := chromedp.NewContext(browser, chromedp.WithNewBrowserContext())
+	t.Cleanup(cancel)
+	p := &page{t: t, name: name, ctx: ctx}
+	// The first run opens the tab, which lives as long as the context of that run: no timeout.
+	if err := chromedp.Do(ctx, chromedp.EmulateViewport(int64(width), int64(height))); err != nil {
+		t.Fatalf("%s: open a window: %v", name, err)
+	}
+	// Every error the page logs or throws (a Content-Security-Policy violation included) is
+	// kept, and fails the test at noErrors.
+	messages := chromedp.Console(ctx)
+	go func() {
+		for m, err := range messages {
+			if err != nil {
+				return
+			}
+			// Failed requests are the network's log (a call refused on purpose, the favicon);
+			// what counts is what the page itself reports, and the security log (CSP).
+			if (m.Type == chromedp.ConsoleError || m.Type == chromedp.ConsoleException) && m.Source != "network" {
+				p.note(m.String() + " " + m.URL)
+			}
+		}
+	}()
+	return p
+}
+
+func (p *page) note(s string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.errors = append(p.errors, s)
+}
+
+// noErrors fails the test if the page threw or logged an error (a CSP violation included).
+func (p *page) noErrors() {
+	p.t.Helper()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, e := range p.errors {
+		p.t.Errorf("%s's page: %s", p.name, e)
+	}
+	p.errors = nil
+}
+
+func (p *page) run(actions ...chromedp.Action[chromedp.Void]) {
+	p.t.Helper()
+	ctx, cancel := context.WithTimeout(p.ctx, waitLimit)
+	defer cancel()
+	if err := chromedp.Do(ctx, actions...); err != nil {
+		p.t.Fatalf("%s: %v\n%s", p.name, err, p.describe())
+	}
+}
+
+// describe is what the page shows, for a failure message.
+func (p *page) describe() string {
+	ctx, cancel := context.WithTimeout(p.ctx, 3*time.Second)
+	defer cancel()
+	text, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.body.innerText.slice(0, 3000)`))
+	if err != nil {
+		return "(page text unavailable: " + err.Error() + ")"
+	}
+	return "page text:\n" + text
+}
+
+// eval runs a JavaScript expression and returns its value.
+func eval[T any](p *page, js string) T {
+	p.t.Helper()
+	ctx, cancel := context.WithTimeout(p.ctx, waitLimit)
+	defer cancel()
+	v, err := chromedp.Run(ctx, chromedp.Evaluate[T](js))
+	if err != nil {
+		p.t.Fatalf("%s: %s: %v\n%s", p.name, js, err, p.describe())
+	}
+	return v
+}
+
+// waitFor waits until the JavaScript expression is true; what names it for the failure.
+func (p *page) waitFor(what, js string) {
+	p.t.Helper()
+	ctx, cancel := context.WithTimeout(p.ctx, waitLimit)
+	defer cancel()
+	ok, err := chromedp.Run(ctx, chromedp.Poll[bool](js, chromedp.WithPollingInterval(50*time.Millisecond), chromedp.WithPollingTimeout(waitLimit)))
+	if err != nil || !ok {
+		p.t.Fatalf("%s: waiting for %s: %v\n%s", p.name, what, err, p.describe())
+	}
+}
+
+// js quotes a Go string as a JavaScript string literal.
+func js(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}
+
+// signIn opens the login link for sub, as `hearth login-link` prints it.
+func (p *page) signIn(srv *webtest.Server, sub string) {
+	p.t.Helper()
+	link := fmt.Sprintf("%s/app/#/token?url=%s&token=%s", srv.URL, url.QueryEscape(srv.URL), url.QueryEscape(srv.Token(sub)))
+	p.run(chromedp.Navigate(link))
+	// The token leaves the address bar at once.
+	p.waitFor("the token to leave the address bar", `!location.hash.includes("token")`)
+}
+
+// join fills in the join page and joins.
+func (p *page) join(displayName string) {
+	p.t.Helper()
+	p.waitFor("the join page", `!!document.querySelector("#join-title")`)
+	p.typeInto(`input[autocomplete="name"]`, displayName)
+	p.click(`.welcome-box button[type="submit"]`)
+	p.waitFor("the chat", `!!document.querySelector(".chat")`)
+}
+
+func (p *page) click(sel string) {
+	p.t.Helper()
+	p.waitFor("a control "+sel, fmt.Sprintf(`!!document.querySelector(%s)`, js(sel)))
+	p.run(chromedp.Click(chromedp.CSS(sel), chromedp.NodeVisible))
+}
+
+// clickJS clicks the element the expression finds (for controls that show on hover).
+func (p *page) clickJS(what, find string) {
+	p.t.Helper()
+	p.waitFor(what, "!!("+find+")")
+	eval[bool](p, "("+find+").click(), true")
+}
+
+func (p *page) typeInto(sel, text string) {
+	p.t.Helper()
+	p.run(chromedp.Focus(chromedp.CSS(sel)), chromedp.SendKeys(chromedp.CSS(sel), text))
+}
+
+// openChannel clicks a channel in the sidebar by its name.
+func (p *page) openChannel(name string) {
+	p.t.Helper()
+	p.clickJS("channel "+name+" in the sidebar", fmt.Sprintf(`[...document.querySelectorAll(".side-link")].find(a => a.querySelector(".side-name").textContent === %s)`, js(name)))
+	p.waitFor("channel "+name+" open", fmt.Sprintf(`document.querySelector(".channel-title")?.textContent.endsWith(%s)`, js(name)))
+}
+
+// press sends one key as a person's keyboard does: a keydown that carries the key's text (so
+// that a handler's preventDefault keeps the text out, unlike chromedp's separate char event),
+// then a keyup.
+func press(key string, keyCode int64, text string, modifiers int64) chromedp.Action[chromedp.Void] {
+	return chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+		down := input.DispatchKeyEventParams{Type: input.DispatchKeyEventTypeKeyDown, Key: key, Code: key, WindowsVirtualKeyCode: keyCode, Text: text, Modifiers: modifiers}
+		if _, err := cdp.Call(ctx, t, input.DispatchKeyEvent, down); err != nil {
+			return err
+		}
+		up := down
+		up.Type, up.Text = input.DispatchKeyEventTypeKeyUp, ""
+		_, err := cdp.Call(ctx, t, input.DispatchKeyEvent, up)
+		return err
+	})
+}
+
+// enter presses Enter in the focused element.
+func enter() chromedp.Action[chromedp.Void] { return press("Enter", 13, "\r", 0) }
+
+// send types a message into a composer (the channel's, or scope's) and presses Enter.
+func (p *page) send(text string, scope ...string) {
+	p.t.Helper()
+	sel := ".channel-view .composer-input"
+	if len(scope) > 0 {
+		sel = scope[0] + " .composer-input"
+	}
+	p.typeInto(sel, text)
+	p.run(enter())
+	p.waitFor("the composer to empty", fmt.Sprintf(`document.querySelector(%s).value === ""`, js(sel)))
+}
+
+// countMessages is how many messages in the list matching sel show exactly text.
+func countJS(sel, text string) string {
+	return fmt.Sprintf(`[...document.querySelectorAll(%s)].filter(e => e.querySelector(".msg-text")?.firstChild?.textContent === %s || e.querySelector(".msg-text")?.textContent === %s).length`, js(sel), js(text), js(text))
+}
+
+// seesOnce waits until the channel shows the message text exactly once.
+func (p *page) seesOnce(text string) {
+	p.t.Helper()
+	p.waitFor(fmt.Sprintf("%q shown once", text), countJS(".channel-view article.msg:not(.msg-pending)", text)+" === 1")
+}
+
+// sideLabel is the accessible name of a channel's sidebar link ("#general, 1 unread, 1 mention").
+func (p *page) sideLabel(name string) string {
+	p.t.Helper()
+	return eval[string](p, fmt.Sprintf(`[...document.querySelectorAll(".side-link")].find(a => a.querySelector(".side-name").textContent === %s)?.getAttribute("aria-label") ?? ""`, js(name)))
+}
+
+// messageJS finds the channel's message whose text starts with text.
+func messageJS(scope, text string) string {
+	return fmt.Sprintf(`[...document.querySelectorAll(%s + " article.msg[data-id]")].find(e => (e.querySelector(".msg-text")?.textContent ?? "").startsWith(%s))`, js(scope), js(text))
+}
