@@ -79,9 +79,14 @@ func openPage(t *testing.T, browser context.Context, name string, width, height 
 	if err := chromedp.Do(ctx, chromedp.EmulateViewport(int64(width), int64(height))); err != nil {
 		t.Fatalf("%s: open a window: %v", name, err)
 	}
-	// Every error the page logs or throws (a Content-Security-Policy violation included) is
-	// kept, and fails the test at noErrors.
-	messages := chromedp.Console(ctx)
+	p.collectErrors()
+	return p
+}
+
+// collectErrors keeps every error the page logs or throws (a Content-Security-Policy violation
+// included); noErrors fails the test with them.
+func (p *page) collectErrors() {
+	messages := chromedp.Console(p.ctx)
 	go func() {
 		for m, err := range messages {
 			if err != nil {
@@ -94,7 +99,6 @@ func openPage(t *testing.T, browser context.Context, name string, width, height 
 			}
 		}
 	}()
-	return p
 }
 
 func (p *page) note(s string) {

@@ -66,6 +66,6 @@ export const QUICK_REACTIONS = ["👍", "❤️", "😂", "🎉", "😮", "🙏"
 
 /** The words of a unicode emoji in the set, or the emoji itself. */
 export function emojiName(char: string): string {
-  for (const cat of EMOJI) for (const e of cat.emoji) if (e.char === char) return e.name.split(" ")[0];
+  for (const cat of EMOJI) for (const e of cat.emoji) if (e.char === char) return e.name;
   return char;
 }

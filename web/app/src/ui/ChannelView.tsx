@@ -96,9 +96,7 @@ export function ChannelView(props: {
       }}
     >
       <header class="channel-head">
-        <button type="button" class="icon-button menu-button" aria-label="Open the channel list" onClick={props.onMenu}>
-          ☰
-        </button>
+        <MenuButton session={session} current={channel.id} onMenu={props.onMenu} />
         <h2 class="channel-title">
           {dm ? (
             <>
@@ -152,5 +150,26 @@ export function Typing(props: { session: Session; channelId: string; thread: str
     <div class="typing" aria-live="polite">
       {text}
     </div>
+  );
+}
+
+/** The phone's menu button, with a dot while another channel has something unread. */
+export function MenuButton(props: { session: Session; current: string; onMenu: () => void }) {
+  const { session } = props;
+  let unread = 0;
+  for (const c of session.channels.values()) {
+    if (c.id === props.current) continue;
+    const rs = session.readState(c.id);
+    unread += rs.unreadCount + rs.mentionCount > 0 ? 1 : 0;
+  }
+  return (
+    <button
+      type="button"
+      class="icon-button menu-button"
+      aria-label={unread > 0 ? `Open the channel list (${unread} with unread messages)` : "Open the channel list"}
+      onClick={props.onMenu}
+    >
+      ☰{unread > 0 && <span class="menu-dot" aria-hidden="true" />}
+    </button>
   );
 }

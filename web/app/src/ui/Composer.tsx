@@ -8,7 +8,7 @@ import { errorText } from "../lib/api";
 import { toWire } from "../lib/markdown";
 import { formatSize, upload } from "../lib/upload";
 import type { Session } from "../state/session";
-import { Avatar } from "./common";
+import { Avatar, useAutoGrow } from "./common";
 import { EmojiPicker } from "./EmojiPicker";
 
 const TEXT_MAX = 8000;
@@ -47,6 +47,7 @@ export function Composer(props: {
   const fileInput = useRef<HTMLInputElement>(null);
   const slotsRef = useRef(slots);
   slotsRef.current = slots;
+  useAutoGrow(input, text);
 
   useEffect(() => {
     setText(drafts.get(draftKey) ?? "");
@@ -163,7 +164,6 @@ export function Composer(props: {
   };
 
   const listId = `mentions-${channelId}-${threadRootId || "main"}`;
-  const rows = Math.min(10, text.split("\n").length);
   return (
     <div class="composer">
       {mention && candidates.length > 0 && (
@@ -236,7 +236,7 @@ export function Composer(props: {
         <textarea
           ref={input}
           class="input composer-input"
-          rows={rows}
+          rows={1}
           placeholder={props.placeholder}
           aria-label={props.placeholder}
           aria-autocomplete="list"

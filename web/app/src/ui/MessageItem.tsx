@@ -9,7 +9,7 @@ import { emojiName } from "../lib/emoji";
 import { fromWire, renderMarkdown, toWire, type RenderContext } from "../lib/markdown";
 import { formatSize } from "../lib/upload";
 import type { Pending, Session } from "../state/session";
-import { Avatar, formatFull, formatTime } from "./common";
+import { Avatar, formatFull, formatTime, useAutoGrow } from "./common";
 import { EmojiPicker } from "./EmojiPicker";
 
 export type MessageActions = {
@@ -168,6 +168,7 @@ function EditBox(props: { session: Session; message: Message; onDone: () => void
   const usernameOf = (id: string) => session.members.get(id)?.username;
   const [text, setText] = useState(() => fromWire(message.text, usernameOf));
   const input = useRef<HTMLTextAreaElement>(null);
+  useAutoGrow(input, text);
   useEffect(() => {
     const el = input.current;
     if (!el) return;
@@ -184,7 +185,7 @@ function EditBox(props: { session: Session; message: Message; onDone: () => void
         class="input composer-input"
         aria-label="Edit message"
         value={text}
-        rows={Math.min(8, text.split("\n").length + 1)}
+        rows={1}
         ref={input}
         onInput={(e) => setText((e.target as HTMLTextAreaElement).value)}
         onKeyDown={(e) => {

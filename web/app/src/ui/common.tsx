@@ -1,7 +1,7 @@
 // Small pieces every screen uses: avatars, presence dots, modal dialogs, the toast, times.
 
 import type { ComponentChildren } from "preact";
-import { useEffect, useRef } from "preact/hooks";
+import { useEffect, useLayoutEffect, useRef } from "preact/hooks";
 import { Presence, type Member } from "../gen/svc/v1/types_pb";
 import { absUrl } from "../lib/api";
 import { useTopics } from "../lib/emitter";
@@ -133,4 +133,14 @@ export function formatFull(ms: bigint | number): string {
 export function dayKey(ms: bigint | number): string {
   const d = new Date(Number(ms));
   return `${d.getFullYear()}-${d.getMonth()}-${d.getDate()}`;
+}
+
+/** Grows a text box with its text (up to its CSS max-height), on every change of value. */
+export function useAutoGrow(ref: { current: HTMLTextAreaElement | null }, value: string): void {
+  useLayoutEffect(() => {
+    const el = ref.current;
+    if (!el) return;
+    el.style.height = "auto";
+    el.style.height = el.scrollHeight + 2 + "px";
+  }, [value]);
 }
