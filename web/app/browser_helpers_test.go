@@ -150,6 +150,12 @@ func eval[T any](p *page, js string) T {
 	return v
 }
 
+// eval0 runs a JavaScript statement for its effect.
+func (p *page) eval0(js string) {
+	p.t.Helper()
+	eval[any](p, "("+js+", null)")
+}
+
 // waitFor waits until the JavaScript expression is true; what names it for the failure.
 func (p *page) waitFor(what, js string) {
 	p.t.Helper()

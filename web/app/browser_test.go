@@ -121,8 +121,12 @@ func TestBrowserTwoPeopleChat(t *testing.T) {
 	aliceTab2 := openTab(t, alice, "alice's second tab")
 	aliceTab2.run(chromedp.Navigate(srv.URL + "/app/"))
 	aliceTab2.openChannel("random")
+	alice.openChannel("random")
 	bob.send("one more for alice")
-	aliceTab2.waitFor("#general unread in the second tab", `document.querySelector('.side-link[aria-label="#general, 1 unread"]') !== null`)
+	for _, p := range []*page{alice, aliceTab2} {
+		p.waitFor("#general unread", `document.querySelector('.side-link[aria-label="#general, 1 unread"]') !== null`)
+	}
+	alice.openChannel("general")
 	alice.seesOnce("one more for alice")
 	aliceTab2.waitFor("#general read in the second tab", `document.querySelector('.side-link[aria-label="#general"]') !== null`)
 
