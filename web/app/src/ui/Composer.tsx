@@ -2,7 +2,7 @@
 // nothing but moves as usual), `@` mention autocomplete, an emoji button, and uploads with a
 // progress bar each, from the attach button, a paste, or a drop on the channel.
 
-import { useEffect, useRef, useState } from "preact/hooks";
+import { useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
 import type { Attachment, Member } from "../gen/svc/v1/types_pb";
 import { errorText } from "../lib/api";
 import { toWire } from "../lib/markdown";
@@ -48,6 +48,17 @@ export function Composer(props: {
   const slotsRef = useRef(slots);
   slotsRef.current = slots;
   useAutoGrow(input, text);
+  // Where the caret goes after a change made for the person (a mention, an emoji), set in the
+  // same render as the text so that the next key lands after it.
+  const caret = useRef<number | null>(null);
+  useLayoutEffect(() => {
+    const el = input.current;
+    if (el && caret.current !== null) {
+      el.focus();
+      el.setSelectionRange(caret.current, caret.current);
+      caret.current = null;
+    }
+  });
 
   useEffect(() => {
     setText(drafts.get(draftKey) ?? "");
@@ -97,17 +108,12 @@ export function Composer(props: {
 
   const insertMention = (member: Member) => {
     if (!mention) return;
-    const el = input.current!;
-    const caret = el.selectionStart ?? text.length;
-    const next = text.slice(0, mention.start) + "@" + member.username + " " + text.slice(caret);
+    const end = input.current?.selectionStart ?? text.length;
+    const next = text.slice(0, mention.start) + "@" + member.username + " " + text.slice(end);
     setText(next);
     drafts.set(draftKey, next);
     setMention(null);
-    const pos = mention.start + member.username.length + 2;
-    requestAnimationFrame(() => {
-      el.focus();
-      el.setSelectionRange(pos, pos);
-    });
+    caret.current = mention.start + member.username.length + 2;
   };
 
   const insertText = (s: string) => {
@@ -117,10 +123,7 @@ export function Composer(props: {
     const next = text.slice(0, start) + s + text.slice(end);
     setText(next);
     drafts.set(draftKey, next);
-    requestAnimationFrame(() => {
-      el?.focus();
-      el?.setSelectionRange(start + s.length, start + s.length);
-    });
+    caret.current = start + s.length;
   };
 
   const uploading = slots.some((s) => !s.attachment && !s.error);

@@ -1,0 +1,98 @@
+package app_test
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/chromedp/chromedp"
+)
+
+// setText replaces the value of the text box find finds as typing would (the input event
+// included).
+func (p *page) setText(find, text string) {
+	p.t.Helper()
+	p.waitFor("a text box", "!!("+find+")")
+	p.eval0(fmt.Sprintf(`(() => { const el = %s; el.focus(); el.value = %s; el.dispatchEvent(new Event("input", {bubbles: true})); })()`, find, js(text)))
+}
+
+// field finds the text box of a form field by its label.
+func field(label string) string {
+	return fmt.Sprintf(`[...document.querySelectorAll("label.field")].find(l => l.firstElementChild?.textContent === %s)?.querySelector("input, textarea")`, js(label))
+}
+
+// TestBrowserEverydayActions: typing indicators, @ mention autocomplete from the keyboard,
+// editing and deleting one's own message, a DM opened from a member's card with its badge,
+// presence, a profile change and a new picture seen by the other, and channel switching with
+// the keyboard.
+func TestBrowserEverydayActions(t *testing.T) {
+	browser := startBrowser(t)
+	srv, _, _ := community(t)
+	alice := openPage(t, browser, "alice", 1280, 800)
+	bob := openPage(t, browser, "bob", 1280, 800)
+	alice.signIn(srv, "alice")
+	alice.join("Alice")
+	bob.signIn(srv, "bob")
+	bob.join("Bob")
+	alice.openChannel("general")
+	bob.openChannel("general")
+
+	t.Log("typing, and a mention completed from the keyboard")
+	bob.typeInto(".channel-view .composer-input", "hey @al")
+	alice.waitFor("bob typing", `document.querySelector(".channel-view .typing").textContent === "Bob is typing…"`)
+	bob.waitFor("alice offered", `document.querySelector('.mention-option[aria-selected="true"] .mention-name')?.textContent === "Alice"`)
+	bob.run(enter())
+	bob.waitFor("the mention completed", `document.querySelector(".channel-view .composer-input").value === "hey @alice "`)
+	bob.send("look")
+	alice.seesOnce("hey @Alice look")
+	alice.waitFor("the typing line cleared by the message", `document.querySelector(".channel-view .typing").textContent === ""`)
+
+	t.Log("edit and delete one's own messages")
+	alice.send("a messge with a typo")
+	bob.seesOnce("a messge with a typo")
+	alice.clickJS("Edit message", messageJS(".channel-view", "a messge")+`?.querySelector('[aria-label="Edit message"]')`)
+	alice.waitFor("the edit box, focused", `document.activeElement?.getAttribute("aria-label") === "Edit message"`)
+	alice.setText(`document.querySelector('textarea[aria-label="Edit message"]')`, "a message without the typo")
+	alice.run(enter())
+	bob.waitFor("the edit", messageJS(".channel-view", "a message without the typo")+`?.querySelector(".edited") != null`)
+	alice.send("a message to take back")
+	bob.seesOnce("a message to take back")
+	alice.clickJS("Delete message", messageJS(".channel-view", "a message to take back")+`?.querySelector('[aria-label="Delete message"]')`)
+	alice.clickJS("the confirmation", `[...document.querySelectorAll(".msg-actions .button-danger")].find(b => b.textContent === "Delete")`)
+	bob.waitFor("the deletion", `[...document.querySelectorAll(".channel-view .msg-deleted")].some(e => e.textContent === "This message was deleted.") && !`+messageJS(".channel-view", "a message to take back"))
+
+	t.Log("a DM from a member's card, its badge, and presence")
+	alice.clickJS("bob's name", `[...document.querySelectorAll(".channel-view .author")].find(b => b.textContent === "Bob")`)
+	alice.waitFor("bob's card", `document.querySelector("dialog[open] .member-card-name")?.textContent.startsWith("Bob")`)
+	alice.clickJS("Message", `[...document.querySelectorAll("dialog[open] button")].find(b => b.textContent === "Message")`)
+	alice.waitFor("the DM open, bob online", `document.querySelector(".channel-title")?.textContent.trim() === "Bob" && document.querySelector('.channel-title .presence')?.getAttribute("aria-label") === "online"`)
+	alice.send("a private word")
+	bob.waitFor("the DM's badge", `document.querySelector('.side-link[aria-label="Alice, 1 unread, 1 mention"] .badge-mention')?.textContent === "1"`)
+	bob.openChannel("Alice")
+	bob.seesOnce("a private word")
+	alice.waitFor("bob's DM read, seen from alice's side too", `document.querySelector('.side-link[aria-label="Bob"]') !== null`)
+
+	t.Log("a new name and picture, seen by the other")
+	bob.click(`.me-button`)
+	bob.setText(field("Display name"), "Robert")
+	bob.click(`dialog[open] button[type="submit"]`)
+	bob.waitFor("saved", `document.querySelector("dialog[open] .ok-row")?.textContent === "Saved."`)
+	bob.run(chromedp.SetUploadFiles(chromedp.CSS(`dialog[open] input[type="file"]`), []string{writePNG(t, "me.png", 96, 96)}))
+	bob.waitFor("the new picture in the dialog", `document.querySelector("dialog[open] img.avatar")?.complete`)
+	bob.click(`dialog[open] button[aria-label="Close"]`)
+	alice.waitFor("Robert's name on the DM", `document.querySelector(".channel-title").textContent.trim() === "Robert"`)
+	alice.openChannel("general")
+	alice.waitFor("Robert's name and picture on his messages", `(() => {
+		const m = [...document.querySelectorAll(".channel-view article.msg")].find(e => e.querySelector(".author")?.textContent === "Robert");
+		const img = m?.querySelector("img.avatar");
+		return !!img && img.complete && img.naturalWidth === 96;
+	})()`)
+
+	t.Log("the keyboard moves between channels")
+	alice.run(press("ArrowDown", 40, "", 1)) // Alt+Down
+	alice.waitFor("#random", `document.querySelector(".channel-title")?.textContent.endsWith("random")`)
+	alice.run(press("ArrowUp", 38, "", 1)) // Alt+Up
+	alice.waitFor("#general", `document.querySelector(".channel-title")?.textContent.endsWith("general")`)
+	for _, p := range []*page{alice, bob} {
+		p.noErrors()
+	}
+}
