@@ -6,12 +6,14 @@ import (
 	"fmt"
 	"net/url"
 	"os"
+	"strings"
 		"sync"
 	"testing"
 	"time"
 
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/input"
+	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
 
 	"hearth/web/webtest"
@@ -67,6 +69,8 @@ type page struct {
 	ctx    context.Context
 	mu     sync.Mutex
 	errors []string
+	// requests are the URLs the page asked for (each must be on the server's origin).
+	requests []string
 }
 
 // openPage opens a window in a fresh browser context of its own, width x height pixels.
@@ -84,8 +88,25 @@ func openPage(t *testing.T, browser context.Context, name string, width, height 
 }
 
 // collectErrors keeps every error the page logs or throws (a Content-Security-Policy violation
-// included); noErrors fails the test with them.
+// included) and every URL it requests; noErrors fails the test with them.
 func (p *page) collectErrors() {
+	if err := chromedp.Do(p.ctx, chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+		_, err := cdp.Call(ctx, t, network.Enable, network.EnableParams{})
+		return err
+	})); err != nil {
+		p.t.Fatalf("%s: watch the network: %v", p.name, err)
+	}
+	requests := chromedp.Events(p.ctx, network.RequestWillBeSent)
+	go func() {
+		for ev, err := range requests {
+			if err != nil {
+				return
+			}
+			p.mu.Lock()
+			p.requests = append(p.requests, ev.Request.URL)
+			p.mu.Unlock()
+		}
+	}()
 	messages := chromedp.Console(p.ctx)
 	go func() {
 		for m, err := range messages {
@@ -107,8 +128,9 @@ func (p *page) note(s string) {
 	p.errors = append(p.errors, s)
 }
 
-// noErrors fails the test if the page threw or logged an error (a CSP violation included).
-func (p *page) noErrors() {
+// noErrors fails the test if the page threw or logged an error (a CSP violation included), or
+// asked anything of another host than the server's (origin).
+func (p *page) noErrors(origin string) {
 	p.t.Helper()
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -116,6 +138,14 @@ func (p *page) noErrors() {
 		p.t.Errorf("%s's page: %s", p.name, e)
 	}
 	p.errors = nil
+	for _, u := range p.requests {
+		if !strings.HasPrefix(u, origin+"/") && !strings.HasPrefix(u, "data:") && !strings.HasPrefix(u, "blob:") {
+			p.t.Errorf("%s's page asked another host: %s", p.name, u)
+		}
+	}
+	if len(p.requests) == 0 {
+		p.t.Errorf("%s's page made no request that the test saw", p.name)
+	}
 }
 
 func (p *page) run(actions ...chromedp.Action[chromedp.Void]) {

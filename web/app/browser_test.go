@@ -184,7 +184,7 @@ func TestBrowserTwoPeopleChat(t *testing.T) {
 		}
 	}
 	for _, p := range []*page{alice, bob, aliceTab2} {
-		p.noErrors()
+		p.noErrors(srv.URL)
 	}
 }
 

@@ -93,6 +93,6 @@ func TestBrowserEverydayActions(t *testing.T) {
 	alice.run(press("ArrowUp", 38, "", 1)) // Alt+Up
 	alice.waitFor("#general", `document.querySelector(".channel-title")?.textContent.endsWith("general")`)
 	for _, p := range []*page{alice, bob} {
-		p.noErrors()
+		p.noErrors(srv.URL)
 	}
 }

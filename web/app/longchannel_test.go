@@ -93,7 +93,7 @@ func TestBrowserLongChannel(t *testing.T) {
 	}
 	alice.seesOnce("the newest of all")
 	alice.waitFor("the list at its bottom", scroller+`.scrollHeight - `+scroller+`.scrollTop - `+scroller+`.clientHeight < 2`)
-	alice.noErrors()
+	alice.noErrors(srv.URL)
 }
 
 // fillChannel sends n numbered messages as c, 16 at a time, and returns them in the channel's

@@ -3,7 +3,7 @@
 // title showing the unread count, and takes the keyboard shortcuts: Alt+Up/Down for the
 // previous/next channel, Alt+Shift+Up/Down for the previous/next unread one, Escape to close.
 
-import { useCallback, useEffect, useState } from "preact/hooks";
+import { useCallback, useEffect, useRef, useState } from "preact/hooks";
 import { useTopics } from "../lib/emitter";
 import { channelHash, navigate, type Route } from "../lib/router";
 import type { Session } from "../state/session";
@@ -60,8 +60,13 @@ export function Chat(props: { session: Session; route: Route; onSignOut: () => v
     onMember: (id) => setDialog({ kind: "member", id }),
   };
 
+  // The shortcuts read the newest render's values, so a key pressed right after a switch
+  // starts from where the person now is.
+  const latest = useRef({ order, channel, drawer });
+  latest.current = { order, channel, drawer };
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
+      const { order, channel, drawer } = latest.current;
       if (e.altKey && (e.key === "ArrowUp" || e.key === "ArrowDown")) {
         e.preventDefault();
         const list = e.shiftKey
@@ -76,7 +81,7 @@ export function Chat(props: { session: Session; route: Route; onSignOut: () => v
     };
     window.addEventListener("keydown", onKey);
     return () => window.removeEventListener("keydown", onKey);
-  });
+  }, [session]);
 
   const closeDialog = () => setDialog(null);
   return (
