@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/accessibility"
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/cdproto/network"
@@ -297,4 +298,47 @@ func (p *page) sideLabel(name string) string {
 // messageJS finds the channel's message whose text starts with text.
 func messageJS(scope, text string) string {
 	return fmt.Sprintf(`[...document.querySelectorAll(%s + " article.msg[data-id]")].find(e => (e.querySelector(".msg-text")?.textContent ?? "").startsWith(%s))`, js(scope), js(text))
+}
+
+// controlRoles are the roles a person operates, which need an accessible name to be found and
+// told apart by a screen reader or voice control.
+var controlRoles = map[string]bool{
+	"button": true, "link": true, "textbox": true, "searchbox": true, "checkbox": true,
+	"combobox": true, "listbox": true, "option": true, "menuitem": true, "progressbar": true,
+	"dialog": true, "img": true, "toolbar": true, "log": true,
+}
+
+// allNamed fails the test for every control in the page's accessibility tree without a name.
+func (p *page) allNamed(where string) {
+	p.t.Helper()
+	ctx, cancel := context.WithTimeout(p.ctx, waitLimit)
+	defer cancel()
+	tree, err := chromedp.Run(ctx, chromedp.Action[*accessibility.GetFullAXTreeResult](func(ctx context.Context, t *chromedp.Target) (*accessibility.GetFullAXTreeResult, error) {
+		res, err := cdp.Call(ctx, t, accessibility.GetFullAXTree, accessibility.GetFullAXTreeParams{})
+		return &res, err
+	}))
+	if err != nil {
+		p.t.Fatalf("%s: the accessibility tree: %v", p.name, err)
+	}
+	checked := 0
+	for _, n := range tree.Nodes {
+		if n.Ignored || n.Role == nil {
+			continue
+		}
+		var role, name string
+		json.Unmarshal(n.Role.Value, &role)
+		if !controlRoles[role] {
+			continue
+		}
+		checked++
+		if n.Name != nil {
+			json.Unmarshal(n.Name.Value, &name)
+		}
+		if strings.TrimSpace(name) == "" {
+			p.t.Errorf("%s, %s: a %s without an accessible name (DOM node %d)", p.name, where, role, n.BackendDOMNodeID)
+		}
+	}
+	if checked == 0 {
+		p.t.Errorf("%s, %s: no control in the accessibility tree", p.name, where)
+	}
 }

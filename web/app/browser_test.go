@@ -132,6 +132,7 @@ func TestBrowserTwoPeopleChat(t *testing.T) {
 
 	t.Log("react with the emoji picker")
 	alice.clickJS("Add reaction on bob's question", messageJS(".channel-view", "@Alice are you there?")+`?.querySelector('[aria-label="Add reaction"]')`)
+	alice.allNamed("the emoji picker")
 	alice.click(`dialog[open] button[aria-label="thumbs up +1"]`)
 	bob.waitFor("alice's reaction", messageJS(".channel-view", "@Alice are you there?")+`?.querySelector('.reaction[aria-label="thumbs up +1: 1"] .reaction-emoji')?.textContent === "👍"`)
 
@@ -143,6 +144,7 @@ func TestBrowserTwoPeopleChat(t *testing.T) {
 	alice.waitFor("the reply count", messageJS(".channel-view", "Hi Bob, welcome!")+`?.querySelector(".thread-link")?.textContent === "1 reply"`)
 	alice.clickJS("the thread link", messageJS(".channel-view", "Hi Bob, welcome!")+`?.querySelector(".thread-link")`)
 	alice.waitFor("the reply in alice's thread panel", countJS(".thread-panel .message-list > article.msg", "a reply in the thread")+" === 1")
+	alice.allNamed("a thread")
 	alice.click(`.thread-panel button[aria-label="Close thread"]`)
 	alice.waitFor("the thread closed", `!document.querySelector(".thread-panel")`)
 
@@ -150,6 +152,7 @@ func TestBrowserTwoPeopleChat(t *testing.T) {
 	picture := writePNG(t, "sunset.png", 640, 400)
 	alice.run(chromedp.SetUploadFiles(chromedp.CSS(".channel-view input[type=file]"), []string{picture}))
 	alice.waitFor("the upload done", `document.querySelector(".channel-view .upload .upload-status")?.textContent.endsWith("kB")`)
+	alice.allNamed("an upload ready to send")
 	alice.click(`.channel-view button[aria-label="Send"]`)
 	// 640x400 fits a 400x300 box as 400x250: the space is kept before the image arrives.
 	imageJS := `document.querySelector('.channel-view .att-image img[alt="sunset.png"]')`

@@ -49,6 +49,7 @@ func TestBrowserEverydayActions(t *testing.T) {
 	t.Log("edit and delete one's own messages")
 	alice.send("a messge with a typo")
 	bob.seesOnce("a messge with a typo")
+	alice.allNamed("the channel")
 	alice.clickJS("Edit message", messageJS(".channel-view", "a messge")+`?.querySelector('[aria-label="Edit message"]')`)
 	alice.waitFor("the edit box, focused", `document.activeElement?.getAttribute("aria-label") === "Edit message"`)
 	alice.setText(`document.querySelector('textarea[aria-label="Edit message"]')`, "a message without the typo")
@@ -63,6 +64,7 @@ func TestBrowserEverydayActions(t *testing.T) {
 	t.Log("a DM from a member's card, its badge, and presence")
 	alice.clickJS("bob's name", `[...document.querySelectorAll(".channel-view .author")].find(b => b.textContent === "Bob")`)
 	alice.waitFor("bob's card", `document.querySelector("dialog[open] .member-card-name")?.textContent.startsWith("Bob")`)
+	alice.allNamed("a member's card")
 	alice.clickJS("Message", `[...document.querySelectorAll("dialog[open] button")].find(b => b.textContent === "Message")`)
 	alice.waitFor("the DM open, bob online", `document.querySelector(".channel-title")?.textContent.trim() === "Bob" && document.querySelector('.channel-title .presence')?.getAttribute("aria-label") === "online"`)
 	alice.send("a private word")
@@ -73,6 +75,7 @@ func TestBrowserEverydayActions(t *testing.T) {
 
 	t.Log("a new name and picture, seen by the other")
 	bob.click(`.me-button`)
+	bob.allNamed("the profile")
 	bob.setText(field("Display name"), "Robert")
 	bob.click(`dialog[open] button[type="submit"]`)
 	bob.waitFor("saved", `document.querySelector("dialog[open] .ok-row")?.textContent === "Saved."`)

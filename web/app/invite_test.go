@@ -42,9 +42,11 @@ func TestBrowserInviteOptInPhone(t *testing.T) {
 
 	t.Log("a pasted login link signs in; the join page has the invite code")
 	link := fmt.Sprintf("%s/app/#/token?url=%s&token=%s", srv.URL, url.QueryEscape(srv.URL), url.QueryEscape(srv.Token("carol")))
+	carol.allNamed("the sign-in page")
 	carol.setText(field("Sign-in link"), link)
 	carol.click(`.welcome-box button[type="submit"]`)
 	carol.waitFor("the join page with the code", fmt.Sprintf(`%s?.value === %s`, field("Invite code"), js(code)))
+	carol.allNamed("the join page")
 	carol.join("Carol")
 
 	t.Log("a phone shows one column; the channel list is a drawer")
@@ -62,6 +64,7 @@ func TestBrowserInviteOptInPhone(t *testing.T) {
 	t.Log("browse the channels and join one")
 	carol.clickJS("Browse channels", `[...document.querySelectorAll(".side-action")].find(b => b.textContent === "Browse channels")`)
 	carol.waitFor("the list, with member counts", `[...document.querySelectorAll("dialog[open] .browse-item")].some(li => li.querySelector(".browse-name").textContent.startsWith("#general") && li.textContent.includes("2 members"))`)
+	carol.allNamed("browsing channels")
 	carol.click(`dialog[open] button[aria-label="Join #random"]`)
 	carol.waitFor("#random open, the drawer closed", `document.querySelector(".channel-title")?.textContent.endsWith("random") && !document.querySelector("dialog[open]")`)
 	carol.send("hello from a phone")
