@@ -11,14 +11,14 @@ import { ListEmojiResponseSchema, type CustomEmoji } from "../gen/svc/v1/types_p
 
 export type Api = {
   base: string;
-  token: () => string | undefined;
+  token: () => Promise<string | undefined>;
   chat: Client<typeof ChatService>;
   server: Client<typeof ServerService>;
 };
 
-export function makeApi(base: string, token: () => string | undefined): Api {
-  const bearer: Interceptor = (next) => (req) => {
-    const t = token();
+export function makeApi(base: string, token: () => Promise<string | undefined>): Api {
+  const bearer: Interceptor = (next) => async (req) => {
+    const t = await token();
     if (t) req.header.set("Authorization", "Bearer " + t);
     return next(req);
   };
@@ -75,7 +75,7 @@ export function absUrl(base: string, url: string): string {
 /** GET /emoji: the community's custom emoji by name (none when the server has no such list). */
 export async function fetchEmoji(api: Api): Promise<Map<string, string>> {
   const res = await fetch(api.base + "/emoji", {
-    headers: { Authorization: "Bearer " + (api.token() ?? "") },
+    headers: { Authorization: "Bearer " + ((await api.token()) ?? "") },
   });
   const out = new Map<string, string>();
   if (!res.ok) return out;

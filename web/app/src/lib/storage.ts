@@ -1,4 +1,4 @@
-// What the client keeps in the browser: a token per server URL (localStorage, shared by the
+// What the client keeps in the browser: the tokens per server URL (localStorage, shared by the
 // tabs), the server a tab shows (sessionStorage, falling back to the last one used), and the
 // tab's messages not yet sent, per server (sessionStorage: a reload of the tab retries them with
 // the same client_id, and two tabs never overwrite each other's).
@@ -34,20 +34,43 @@ function readJSON<T>(store: Storage, key: string, fallback: T): T {
   }
 }
 
-export function getToken(server: string): string | undefined {
-  return readJSON<Record<string, string>>(localStorage, TOKENS, {})[server];
+/** What a tab needs to call a server as the person: an access token, and, when the sign-in
+ * went through an issuer (not a login link), what refreshes it. */
+export type Creds = {
+  access: string;
+  refresh?: string;
+  /** When the access token expires, in Unix milliseconds (unknown for a login link). */
+  expiresAt?: number;
+  issuer?: string;
+  clientId?: string;
+  tokenEndpoint?: string;
+  revocationEndpoint?: string;
+};
+
+export function getCreds(server: string): Creds | undefined {
+  return readJSON<Record<string, Creds>>(localStorage, TOKENS, {})[server];
 }
 
-export function setToken(server: string, token: string): void {
-  const all = readJSON<Record<string, string>>(localStorage, TOKENS, {});
-  all[server] = token;
+export function setCreds(server: string, creds: Creds): void {
+  const all = readJSON<Record<string, Creds>>(localStorage, TOKENS, {});
+  all[server] = creds;
   localStorage.setItem(TOKENS, JSON.stringify(all));
 }
 
-export function dropToken(server: string): void {
-  const all = readJSON<Record<string, string>>(localStorage, TOKENS, {});
+export function dropCreds(server: string): void {
+  const all = readJSON<Record<string, Creds>>(localStorage, TOKENS, {});
   delete all[server];
   localStorage.setItem(TOKENS, JSON.stringify(all));
+}
+
+/** The access token for a server, as it is now (lib/oidc's accessToken refreshes it). */
+export function getToken(server: string): string | undefined {
+  return getCreds(server)?.access;
+}
+
+/** Keeps a token from a login link: an access token alone, used until it expires. */
+export function setToken(server: string, token: string): void {
+  setCreds(server, { access: token });
 }
 
 export function currentServer(): string {

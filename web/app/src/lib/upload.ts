@@ -12,9 +12,10 @@ export type Upload = {
 /** Uploads one file; onProgress gets the fraction sent, 0 to 1. */
 export function upload(api: Api, file: File, onProgress: (fraction: number) => void): Upload {
   const xhr = new XMLHttpRequest();
-  const promise = new Promise<Attachment>((resolve, reject) => {
+  let aborted = false;
+  const promise = api.token().then((token) => new Promise<Attachment>((resolve, reject) => {
+    if (aborted) return reject(new Error("upload cancelled"));
     xhr.open("POST", api.base + "/upload");
-    const token = api.token();
     if (token) xhr.setRequestHeader("Authorization", "Bearer " + token);
     xhr.upload.onprogress = (e) => {
       if (e.lengthComputable && e.total > 0) onProgress(e.loaded / e.total);
@@ -39,8 +40,14 @@ export function upload(api: Api, file: File, onProgress: (fraction: number) => v
     const form = new FormData();
     form.append("file", file, file.name || "pasted-image.png");
     xhr.send(form);
-  });
-  return { promise, abort: () => xhr.abort() };
+  }));
+  return {
+    promise,
+    abort: () => {
+      aborted = true;
+      xhr.abort();
+    },
+  };
 }
 
 /** A file size for people: 1.2 MB. */

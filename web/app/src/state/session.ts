@@ -23,7 +23,8 @@ import {
 import { codeOf, errorText, fetchEmoji, makeApi, retryable, type Api } from "../lib/api";
 import { Emitter } from "../lib/emitter";
 import { mentions } from "../lib/markdown";
-import { getToken, loadPending, savePending } from "../lib/storage";
+import { accessToken } from "../lib/oidc";
+import { getCreds, getToken, loadPending, savePending } from "../lib/storage";
 import { MessageView } from "./view";
 
 export type Status = "loading" | "ready" | "signed-out" | "needs-join" | "unreachable";
@@ -87,7 +88,7 @@ export class Session {
   private readsInFlight = new Map<string, bigint>();
 
   constructor(readonly base: string) {
-    this.api = makeApi(base, () => getToken(base));
+    this.api = makeApi(base, () => accessToken(base));
     this.pending = loadPending<Pending>(base);
   }
 
@@ -143,9 +144,18 @@ export class Session {
       for (const v of this.views.values()) if (v.loaded) void v.loadLatest();
       return true;
     } catch (e) {
+      if (await this.reauthorized(e)) return this.loadState();
       this.failed(e);
       return false;
     }
+  }
+
+  /** After an unauthenticated answer: true when a refresh brought a new access token. */
+  private async reauthorized(e: unknown): Promise<boolean> {
+    const before = getCreds(this.base);
+    if (codeOf(e) !== Code.Unauthenticated || !before?.refresh) return false;
+    const after = await accessToken(this.base, true);
+    return !!after && after !== before.access;
   }
 
   /** Moves to the screen a call's failure calls for; true when it did. */
@@ -201,6 +211,7 @@ export class Session {
       } catch (e) {
         if (this.closed) return;
         const code = codeOf(e);
+        if (await this.reauthorized(e)) continue;
         if (code === Code.Unauthenticated || code === Code.PermissionDenied) {
           this.failed(e);
           return;
@@ -528,6 +539,7 @@ export class Session {
             this.view(m.channelId, m.threadRootId, false)?.add(m);
           }
         } catch (e) {
+          if (await this.reauthorized(e)) continue;
           if (this.failed(e)) return;
           if (retryable(e)) {
             p.error = errorText(e);

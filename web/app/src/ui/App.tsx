@@ -4,7 +4,8 @@
 import { useEffect, useMemo, useState } from "preact/hooks";
 import { useTopics } from "../lib/emitter";
 import { navigate, useRoute } from "../lib/router";
-import { currentServer, dropToken, normalizeServer, ownServer, setCurrentServer, setToken } from "../lib/storage";
+import { finishSignIn, signOut as endSignIn } from "../lib/oidc";
+import { currentServer, normalizeServer, ownServer, setCurrentServer, setToken } from "../lib/storage";
 import { Session } from "../state/session";
 import { Chat } from "./Chat";
 import { inviteKey, JoinScreen, SignIn } from "./Welcome";
@@ -30,6 +31,20 @@ export function App() {
   const route = useRoute();
   const [server, setServer] = useState(() => currentServer());
   const [generation, setGeneration] = useState(0);
+  // An issuer may have sent the person back here with a code: that comes first.
+  const [booting, setBooting] = useState(true);
+  const [signInError, setSignInError] = useState("");
+  useEffect(() => {
+    finishSignIn()
+      .then((s) => {
+        if (s) {
+          setCurrentServer(s);
+          setServer(s);
+        }
+      })
+      .catch((e: Error) => setSignInError(e.message))
+      .finally(() => setBooting(false));
+  }, []);
 
   useEffect(() => {
     const s = consumeLink(route.path, route.params);
@@ -41,7 +56,7 @@ export function App() {
 
   // No session while a link is being taken in: it is about to name the server and the token.
   const linked = route.path[0] === "token" || route.path[0] === "join";
-  const session = useMemo(() => (linked ? undefined : new Session(server)), [server, generation, linked]);
+  const session = useMemo(() => (linked || booting ? undefined : new Session(server)), [server, generation, linked, booting]);
   useEffect(() => {
     if (!session) return;
     void session.start();
@@ -52,8 +67,7 @@ export function App() {
   const restart = () => setGeneration((g) => g + 1);
   if (!session) return <Splash text="Opening…" />;
   const signOut = () => {
-    dropToken(session.base);
-    restart();
+    void endSignIn(session.base).finally(restart);
   };
 
   switch (session.status) {
@@ -72,7 +86,7 @@ export function App() {
         </main>
       );
     case "signed-out":
-      return <SignIn session={session} onSignedIn={restart} />;
+      return <SignIn session={session} error={signInError} onSignedIn={restart} />;
     case "needs-join":
       return <JoinScreen session={session} onJoined={() => navigate("#/", true)} onSignOut={signOut} />;
     case "ready":

@@ -5,6 +5,7 @@ import { useState } from "preact/hooks";
 import { Presence } from "../gen/svc/v1/types_pb";
 import { errorText } from "../lib/api";
 import { useTopics } from "../lib/emitter";
+import { getCreds } from "../lib/storage";
 import { upload } from "../lib/upload";
 import type { Session } from "../state/session";
 import { Avatar, Dialog } from "./common";
@@ -123,6 +124,11 @@ export function Profile(props: { session: Session; onClose: () => void; onSignOu
         )}
         {permission === "granted" && <p class="muted small">Desktop notifications are on for mentions and direct messages.</p>}
         {permission === "denied" && <p class="muted small">Desktop notifications are blocked in this browser's settings.</p>}
+        {getCreds(session.base)?.issuer === session.base && (
+          <a class="button" href={session.base + "/oauth/password"} target="_blank" rel="noopener noreferrer">
+            Change your password
+          </a>
+        )}
         <button type="button" class="button button-danger" onClick={props.onSignOut}>
           Sign out of {session.info?.name ?? "this community"}
         </button>

@@ -1,10 +1,11 @@
 // The screens before the chat: signing in, and joining the community (an invite code and the
 // join questions on one page).
 
-import { useState } from "preact/hooks";
+import { useEffect, useState } from "preact/hooks";
 import { absUrl, errorText } from "../lib/api";
 import { useTopics } from "../lib/emitter";
 import { renderMarkdown } from "../lib/markdown";
+import { beginSignIn, listIssuers, type Issuer } from "../lib/oidc";
 import { normalizeServer, setToken } from "../lib/storage";
 import type { Session } from "../state/session";
 
@@ -30,11 +31,31 @@ function CommunityCard(props: { session: Session }) {
   );
 }
 
-export function SignIn(props: { session: Session; onSignedIn: () => void }) {
+export function SignIn(props: { session: Session; error: string; onSignedIn: () => void }) {
   const { session } = props;
+  const [issuers, setIssuers] = useState<Issuer[] | null>(null);
   const [link, setLink] = useState("");
-  const [error, setError] = useState("");
-  const submit = (e: Event) => {
+  const [error, setError] = useState(props.error);
+  const [busy, setBusy] = useState(false);
+  useEffect(() => {
+    listIssuers(session.base)
+      .then(setIssuers)
+      .catch(() => setIssuers([]));
+  }, [session.base]);
+  const invite = sessionStorage.getItem(inviteKey(session.base)) ?? undefined;
+
+  const go = async (issuer: Issuer) => {
+    setError("");
+    setBusy(true);
+    try {
+      await beginSignIn(session.base, issuer, { invite });
+    } catch (e) {
+      setError(errorText(e));
+      setBusy(false);
+    }
+  };
+
+  const paste = (e: Event) => {
     e.preventDefault();
     setError("");
     const raw = link.trim();
@@ -57,6 +78,20 @@ export function SignIn(props: { session: Session; onSignedIn: () => void }) {
     setToken(server, token);
     props.onSignedIn();
   };
+
+  const linkForm = (
+    <form class="form" onSubmit={paste}>
+      <label class="field">
+        <span>Sign-in link</span>
+        <input class="input" value={link} onInput={(e) => setLink((e.target as HTMLInputElement).value)} autoComplete="off" />
+      </label>
+      <div class="dialog-actions">
+        <button type="submit" class="button">
+          Sign in with the link
+        </button>
+      </div>
+    </form>
+  );
   return (
     <main class="welcome">
       <CommunityCard session={session} />
@@ -67,28 +102,46 @@ export function SignIn(props: { session: Session; onSignedIn: () => void }) {
             {session.statusText}
           </p>
         )}
-        <p>
-          Open the sign-in link the community's operator gave you (they make one with <code class="code">hearth login-link</code>), or paste it here.
-        </p>
-        <form class="form" onSubmit={submit}>
-          <label class="field">
-            <span>Sign-in link</span>
-            <input class="input" value={link} onInput={(e) => setLink((e.target as HTMLInputElement).value)} autoComplete="off" />
-          </label>
-          {error && (
-            <p class="error-row" role="alert">
-              {error}
-            </p>
-          )}
-          <div class="dialog-actions">
-            <button type="submit" class="button button-primary">
-              Sign in
-            </button>
+        {error && (
+          <p class="error-row" role="alert">
+            {error}
+          </p>
+        )}
+        {issuers === null && <p class="muted">Looking for the ways to sign in…</p>}
+        {issuers && issuers.length > 0 && (
+          <div class="issuers">
+            {issuers.map((i) => (
+              <button key={i.issuer} type="button" class="button button-primary issuer-button" disabled={busy} onClick={() => go(i)}>
+                {i.builtIn ? (invite ? "Create an account or sign in" : "Sign in or create an account") : `Sign in with ${hostOf(i.issuer)}`}
+              </button>
+            ))}
           </div>
-        </form>
+        )}
+        {issuers && issuers.length === 0 && (
+          <>
+            <p>
+              Open the sign-in link the community's operator gave you (they make one with <code class="code">hearth login-link</code>), or paste it here.
+            </p>
+            {linkForm}
+          </>
+        )}
+        {issuers && issuers.length > 0 && (
+          <details class="link-details">
+            <summary>Have a sign-in link?</summary>
+            {linkForm}
+          </details>
+        )}
       </section>
     </main>
   );
+}
+
+function hostOf(url: string): string {
+  try {
+    return new URL(url).host;
+  } catch {
+    return url;
+  }
 }
 
 export function JoinScreen(props: { session: Session; onJoined: () => void; onSignOut: () => void }) {
