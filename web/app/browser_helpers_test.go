@@ -162,7 +162,7 @@ func (p *page) run(actions ...chromedp.Action[chromedp.Void]) {
 func (p *page) describe() string {
 	ctx, cancel := context.WithTimeout(p.ctx, 3*time.Second)
 	defer cancel()
-	text, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.body.innerText.slice(0, 3000)`))
+	text, err := chromedp.Run(ctx, chromedp.Evaluate[string](`(() => { const s = document.querySelector(".message-scroller"); return (s ? JSON.stringify({top: s.scrollTop, height: s.scrollHeight, client: s.clientHeight, n: document.querySelectorAll("article.msg").length, busy: document.querySelector(".message-list")?.getAttribute("aria-busy"), hash: location.hash}) + "\n" : "") + document.body.innerText.slice(0, 3000); })()`))
 	if err != nil {
 		return "(page text unavailable: " + err.Error() + ")"
 	}

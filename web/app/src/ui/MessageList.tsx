@@ -67,6 +67,14 @@ export function MessageList(props: {
     check();
   };
 
+  // Where the person is, read from the page as it is before this render changes it: a scroll
+  // whose event has not come yet (or a render between a scroll and its event) must not be
+  // undone by the position the last event left.
+  if (scroller.current && view.loaded && view.epoch === epoch.current) {
+    stick.current = nearBottom();
+    remember();
+  }
+
   useLayoutEffect(() => {
     const el = scroller.current;
     if (!el) return;
