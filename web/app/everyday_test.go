@@ -61,6 +61,26 @@ func TestBrowserEverydayActions(t *testing.T) {
 	alice.clickJS("the confirmation", `[...document.querySelectorAll(".msg-actions .button-danger")].find(b => b.textContent === "Delete")`)
 	bob.waitFor("the deletion", `[...document.querySelectorAll(".channel-view .msg-deleted")].some(e => e.textContent === "This message was deleted.") && !`+messageJS(".channel-view", "a message to take back"))
 
+	t.Log("the markdown subset, and markup that stays text")
+	alice.send("**bold** *it* `a <b>code</b>` [docs](https://example.org/docs) [bad](javascript:alert(1)) <img src=x onerror=alert(1)> <b>no</b>")
+	rich := messageJS(".channel-view", "bold it")
+	bob.waitFor("the rendered message", rich+` != null`)
+	for what, check := range map[string]string{
+		"bold":                     `m.querySelector("strong")?.textContent === "bold"`,
+		"italic":                   `m.querySelector("em")?.textContent === "it"`,
+		"code, its markup as text": `m.querySelector("code.code")?.textContent === "a <b>code</b>" && !m.querySelector("code b")`,
+		"the http link":            `m.querySelector('a[href="https://example.org/docs"]')?.textContent === "docs" && m.querySelector('a[href="https://example.org/docs"]').rel === "noopener noreferrer nofollow ugc"`,
+		"no javascript: link":      `![...m.querySelectorAll("a")].some(a => a.href.startsWith("javascript"))`,
+		"no element from markup":   `!m.querySelector(".msg-text img, .msg-text b") && m.querySelector(".msg-text").textContent.includes("<img src=x onerror=alert(1)> <b>no</b>")`,
+	} {
+		if !eval[bool](bob, `(() => { const m = `+rich+`; return `+check+`; })()`) {
+			t.Errorf("the rendered message: %s is wrong:\n%s", what, eval[string](bob, rich+`.querySelector(".msg-text").innerHTML`))
+		}
+	}
+	alice.setText(`document.querySelector(".channel-view .composer-input")`, "```\nfirst line\n  indented <i>line</i>\n```")
+	alice.run(enter())
+	bob.waitFor("the code block", `[...document.querySelectorAll(".channel-view pre.code-block code")].some(c => c.textContent === "first line\n  indented <i>line</i>")`)
+
 	t.Log("a DM from a member's card, its badge, and presence")
 	alice.clickJS("bob's name", `[...document.querySelectorAll(".channel-view .author")].find(b => b.textContent === "Bob")`)
 	alice.waitFor("bob's card", `document.querySelector("dialog[open] .member-card-name")?.textContent.startsWith("Bob")`)
