@@ -7,7 +7,7 @@ import (
 	"net/url"
 	"os"
 	"strings"
-		"sync"
+	"sync"
 	"testing"
 	"time"
 
