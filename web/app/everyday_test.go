@@ -115,6 +115,19 @@ func TestBrowserEverydayActions(t *testing.T) {
 	alice.waitFor("#random", `document.querySelector(".channel-title")?.textContent.endsWith("random")`)
 	alice.run(press("ArrowUp", 38, "", 1)) // Alt+Up
 	alice.waitFor("#general", `document.querySelector(".channel-title")?.textContent.endsWith("general")`)
+
+	t.Log("the keyboard reaches the messages and their actions")
+	alice.run(chromedp.Focus(chromedp.CSS(".channel-view .composer-input")), press("ArrowUp", 38, "", 0))
+	alice.waitFor("the newest message focused", `document.activeElement === [...document.querySelectorAll(".channel-view .message-list > article.msg")].at(-1)`)
+	alice.run(press("ArrowUp", 38, "", 0))
+	alice.waitFor("the one before focused, its actions shown", `document.activeElement === [...document.querySelectorAll(".channel-view .message-list > article.msg")].at(-2) && getComputedStyle(document.activeElement.querySelector(".msg-actions")).display === "flex"`)
+	alice.eval0(`document.activeElement.querySelector('[aria-label="Add reaction"]').focus()`)
+	alice.run(enter())
+	alice.waitFor("the emoji picker, its search focused", `document.activeElement?.getAttribute("aria-label") === "Search emoji"`)
+	alice.run(press("Escape", 27, "", 0))
+	alice.waitFor("the picker closed", `!document.querySelector("dialog[open]")`)
+	alice.run(chromedp.Focus(chromedp.CSS(".channel-view .message-list")), press("Escape", 27, "", 0))
+	alice.waitFor("back in the composer", `document.activeElement === document.querySelector(".channel-view .composer-input")`)
 	for _, p := range []*page{alice, bob} {
 		p.noErrors(srv.URL)
 	}

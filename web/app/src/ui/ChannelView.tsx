@@ -121,6 +121,7 @@ export function ChannelView(props: {
         inThread={false}
         intro={intro}
         onAtBottom={markRead}
+        onEscape={() => composer.current?.focus()}
       />
       <Typing session={session} channelId={channel.id} thread="" />
       <Composer
@@ -129,6 +130,7 @@ export function ChannelView(props: {
         threadRootId=""
         placeholder={dm ? `Message ${title}` : `Message #${title}`}
         handle={composer}
+        onUpFromEmpty={() => focusLast(".channel-view")}
       />
       {dragging && (
         <div class="drop-hint" aria-hidden="true">
@@ -172,4 +174,14 @@ export function MenuButton(props: { session: Session; current: string; onMenu: (
       ☰{unread > 0 && <span class="menu-dot" aria-hidden="true" />}
     </button>
   );
+}
+
+/** Focuses the newest message of a list (scope is the list's section). */
+export function focusLast(scope: string): void {
+  const list = document.querySelectorAll<HTMLElement>(`${scope} .message-list > article.msg`);
+  const el = list[list.length - 1];
+  if (el) {
+    el.focus({ preventScroll: true });
+    el.scrollIntoView({ block: "nearest" });
+  }
 }

@@ -36,6 +36,8 @@ export function Composer(props: {
   threadRootId: string;
   placeholder: string;
   handle?: { current: ComposerHandle | null };
+  /** Up in an empty composer: to the messages. */
+  onUpFromEmpty?: () => void;
 }) {
   const { session, channelId, threadRootId } = props;
   const draftKey = channelId + "/" + threadRootId;
@@ -163,6 +165,9 @@ export function Composer(props: {
     if (e.key === "Enter" && !e.shiftKey && !e.isComposing) {
       e.preventDefault();
       send();
+    } else if (e.key === "ArrowUp" && !e.altKey && text === "" && props.onUpFromEmpty) {
+      e.preventDefault();
+      props.onUpFromEmpty();
     }
   };
 

@@ -24,6 +24,8 @@ export function MessageList(props: {
   intro?: preact.ComponentChildren;
   /** Called when the newest message is in sight (to mark the channel read). */
   onAtBottom?: () => void;
+  /** Escape in the list: back to the composer. */
+  onEscape?: () => void;
 }) {
   const { session, view } = props;
   useTopics(session.em, view.topic, "members", "emoji", "pending", "me");
@@ -151,10 +153,38 @@ export function MessageList(props: {
     prev = m;
   }
 
+  // The keyboard: Up and Down move between messages (their actions show while one has the
+  // focus, and Tab reaches them), Home and End go to the first and last held, Escape goes back
+  // to the composer.
+  const onKeyDown = (e: KeyboardEvent) => {
+    const target = e.target as HTMLElement;
+    const onList = target.getAttribute("role") === "log" || target.matches("article.msg");
+    if (!onList || e.altKey || e.ctrlKey || e.metaKey) return;
+    const list = [...items()].filter((el) => el.matches("article.msg"));
+    const i = list.indexOf(target);
+    let next = -1;
+    if (e.key === "ArrowUp") next = i < 0 ? list.length - 1 : i - 1;
+    else if (e.key === "ArrowDown") next = i < 0 ? -1 : i + 1;
+    else if (e.key === "Home") next = 0;
+    else if (e.key === "End") next = list.length - 1;
+    else if (e.key === "Escape") {
+      e.preventDefault();
+      e.stopPropagation();
+      props.onEscape?.();
+      return;
+    } else return;
+    e.preventDefault();
+    const el = list[next];
+    if (el) {
+      el.focus({ preventScroll: true });
+      el.scrollIntoView({ block: "nearest" });
+    }
+  };
+
   return (
     <div class="message-pane">
       <div class="message-scroller" ref={scroller} onScroll={onScroll}>
-      <div class="message-list" role="log" aria-label={props.label} aria-busy={view.loading !== ""}>
+      <div class="message-list" role="log" tabIndex={0} aria-label={props.label} aria-busy={view.loading !== ""} onKeyDown={onKeyDown}>
         {view.loaded && !view.hasBefore && props.intro}
         {view.loading === "before" && <p class="loading-row">Loading older messages…</p>}
         {view.error && (

@@ -5,7 +5,7 @@ import { useEffect, useState } from "preact/hooks";
 import { useTopics } from "../lib/emitter";
 import { errorText } from "../lib/api";
 import type { Session } from "../state/session";
-import { Typing } from "./ChannelView";
+import { focusLast, Typing } from "./ChannelView";
 import { Composer } from "./Composer";
 import { MessageItem, type MessageActions } from "./MessageItem";
 import { MessageList } from "./MessageList";
@@ -60,6 +60,7 @@ export function ThreadPanel(props: { session: Session; channelId: string; rootId
         session={session}
         view={view}
         label="Replies"
+        onEscape={() => document.querySelector<HTMLElement>(".thread-panel .composer-input")?.focus()}
         actions={props.actions}
         inThread={true}
         intro={
@@ -74,7 +75,7 @@ export function ThreadPanel(props: { session: Session; channelId: string; rootId
         }
       />
       <Typing session={session} channelId={channelId} thread={rootId} />
-      <Composer session={session} channelId={channelId} threadRootId={rootId} placeholder="Reply in the thread" />
+      <Composer session={session} channelId={channelId} threadRootId={rootId} placeholder="Reply in the thread" onUpFromEmpty={() => focusLast(".thread-panel")} />
     </aside>
   );
 }
