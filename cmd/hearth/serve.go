@@ -19,6 +19,7 @@ import (
 	"hearth/auth"
 	"hearth/blob"
 	"hearth/engine"
+	"hearth/engine/outbound"
 	"hearth/engine/sandbox"
 	"hearth/engine/store"
 	"hearth/web"
@@ -126,7 +127,8 @@ func openApp(ctx context.Context, c Config, log *slog.Logger) (*app, error) {
 	}
 	var updates engine.UpdateChecker
 	if c.UpdateFeed != "" {
-		updates = newUpdateFeed(ctx, c.UpdateFeed, &http.Client{Timeout: 30 * time.Second}, log)
+		feed := outbound.New(outbound.Options{Policy: outbound.Operator, Timeout: 30 * time.Second, MaxBody: feedMaxBytes, UserAgent: outbound.UserAgent(version)})
+		updates = newUpdateFeed(ctx, c.UpdateFeed, feed.HTTPClient(), log)
 	}
 	a.eng, err = engine.Open(db, engine.Options{
 		BaseURL:        c.BaseURL,
@@ -155,9 +157,10 @@ func openApp(ctx context.Context, c Config, log *slog.Logger) (*app, error) {
 	verifier, err := auth.NewVerifier(ctx, auth.VerifierConfig{
 		Audience:       c.BaseURL,
 		TrustedIssuers: c.issuers(),
-		HTTPClient:     &http.Client{Timeout: 10 * time.Second},
-		Now:            time.Now,
-		Issuer:         issuer,
+		// Issuers are named by the operator: any address and port, as DECISIONS.md allows.
+		HTTPClient: outbound.New(outbound.Options{Policy: outbound.Operator, Timeout: 10 * time.Second, UserAgent: outbound.UserAgent(version)}).HTTPClient(),
+		Now:        time.Now,
+		Issuer:     issuer,
 	})
 	if err != nil {
 		a.close()

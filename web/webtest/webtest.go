@@ -21,6 +21,7 @@ import (
 	"hearth/auth"
 	"hearth/blob"
 	"hearth/engine"
+	"hearth/engine/outbound"
 	"hearth/engine/sandbox"
 	"hearth/engine/store"
 	svcv1 "hearth/proto/svc/v1"
@@ -120,7 +121,7 @@ func (s *Server) open() {
 	verifier, err := auth.NewVerifier(authCtx, auth.VerifierConfig{
 		Audience:       s.URL,
 		TrustedIssuers: opts.TrustedIssuers,
-		HTTPClient:     http.DefaultClient,
+		HTTPClient:     outbound.New(outbound.Options{Policy: outbound.Operator}).HTTPClient(),
 		Now:            time.Now,
 		Issuer:         s.Issuer,
 	})
