@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"hearth/blob"
+	"hearth/engine/outbound"
 	"hearth/engine/sandbox"
 	"hearth/engine/store"
 	"hearth/engine/store/storepb"
@@ -62,6 +63,12 @@ type Options struct {
 	// OrphanAge is how old an object without an upload row must be before the cleanup deletes
 	// it (default 24 h). It is compared with the bucket's own times, on the wall clock.
 	OrphanAge time.Duration
+	// PreviewPolicy decides which servers link previews may fetch from: outbound.Public
+	// (the zero value) unless -preview-allow-private. Previews also need Bucket and Sandbox.
+	PreviewPolicy outbound.Policy
+	// PreviewTimeout bounds each request of a link preview, the page's and the image's
+	// (default 5 s).
+	PreviewTimeout time.Duration
 	// Now is the clock (default time.Now).
 	Now func() time.Time
 	// Log receives the engine's log lines (default slog.Default()).
@@ -70,9 +77,11 @@ type Options struct {
 	Observer Observer
 }
 
-// Inspector reads an upload's content type and image size from its head: the sandbox.
+// Inspector reads untrusted bytes in the sandbox: an upload's content type and image size
+// from its head, a link preview from a page.
 type Inspector interface {
 	Inspect(ctx context.Context, head []byte) (sandbox.Info, error)
+	Preview(ctx context.Context, p sandbox.Page) (sandbox.Preview, error)
 }
 
 // Login is a person's identity: the pair (issuer, subject).
@@ -99,6 +108,7 @@ type Engine struct {
 	lastNow  time.Time // the writer's: the time of its latest batch
 	presence *presence
 	limits   *limiter
+	previews *previewer
 	// deleting marks the roles whose DeleteRole is under way.
 	deleting roleMarks
 	purge    *purger
@@ -150,6 +160,9 @@ func Open(db *store.DB, opts Options) (*Engine, error) {
 	if opts.OrphanAge == 0 {
 		opts.OrphanAge = 24 * time.Hour
 	}
+	if opts.PreviewTimeout == 0 {
+		opts.PreviewTimeout = previewFetchTimeout
+	}
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
@@ -196,6 +209,7 @@ func Open(db *store.DB, opts Options) (*Engine, error) {
 	e.dir.Store(dir)
 	e.hub = newHub(opts.RingSize, e.seq, dir)
 	e.limits = newLimiter(e.now)
+	e.previews = newPreviewer(opts)
 	e.purge = &purger{limit: purgeBatch}
 	e.presence = newPresence(opts.PresenceGrace, e.now, func(ev *svcv1.Event) {
 		e.hub.publishEphemeral(ev, toEveryone())
@@ -233,6 +247,7 @@ func (e *Engine) runJobs() {
 			if tick%orphanEvery == 0 {
 				e.sweepOrphans()
 			}
+			e.previewJobs(tick)
 		}
 	}
 }
@@ -273,6 +288,7 @@ func (e *Engine) Close() {
 	e.hub.close()
 	close(e.closing)
 	e.cancel()
+	e.previews.close()
 	<-e.jobsDone
 	<-e.writerDone
 }

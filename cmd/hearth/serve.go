@@ -146,6 +146,7 @@ func openApp(ctx context.Context, c Config, log *slog.Logger) (*app, error) {
 		Sandbox:        a.sandbox,
 		Log:            log,
 		Observer:       observer,
+		PreviewPolicy:  c.previewPolicy(),
 	})
 	if err != nil {
 		a.close()

@@ -71,6 +71,9 @@ scan:
 				if hasAttr {
 					f.meta(z)
 				}
+				if f.complete() {
+					break scan // nothing later in the head could change the answer
+				}
 			}
 		case html.EndTagToken:
 			name, _ := z.TagName()
@@ -103,6 +106,11 @@ type fields struct {
 	siteName                                       string
 	ogImage, twitterImage                          string
 	titleSeen                                      bool
+}
+
+// complete reports whether every field has its first choice: Open Graph's.
+func (f *fields) complete() bool {
+	return f.ogTitle != "" && f.ogDescription != "" && f.siteName != "" && f.ogImage != ""
 }
 
 // meta reads one <meta> tag: property= (Open Graph) or name= (Twitter cards, description)
