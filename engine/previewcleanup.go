@@ -26,7 +26,7 @@ func (e *Engine) ExpirePreviews() error {
 			n     int
 			drops []string
 		}
-		res, err := write(e, func(tx *Tx) (expired, error) {
+		res, err := submit(e, func(tx *Tx) (expired, error) {
 			var keys []store.URLHash
 			err := tx.read().ExpiredPreviews(tx.NowMs()+1, expirePreviewBatch, func(h store.URLHash) { keys = append(keys, h) })
 			if err != nil {
@@ -38,11 +38,11 @@ func (e *Engine) ExpirePreviews() error {
 				if err != nil {
 					return expired{}, err
 				}
-				if err := tx.write().DeletePreview(h, rec); err != nil {
+				if err := tx.mutate().DeletePreview(h, rec); err != nil {
 					return expired{}, err
 				}
 				if id := rec.GetImageId(); id != "" {
-					if err := tx.write().DeletePreviewImage(id); err != nil {
+					if err := tx.mutate().DeletePreviewImage(id); err != nil {
 						return expired{}, err
 					}
 					out.drops = append(out.drops, id)

@@ -135,7 +135,7 @@ func (e *Engine) freshPreview(key store.URLHash) (*storepb.PreviewRecord, error)
 // row of the image of the answer it replaces: the change returns that image's id, whose
 // object is deleted after the commit. Its times are the batch's, on the engine's clock.
 func submitPreview(e *Engine, key store.URLHash, rec *storepb.PreviewRecord, img *storepb.PreviewImageRecord, ttl time.Duration) ([]string, error) {
-	return write(e, func(tx *Tx) ([]string, error) {
+	return submit(e, func(tx *Tx) ([]string, error) {
 		rec.FetchedAtMs = tx.NowMs()
 		rec.ExpiresAtMs = tx.Now().Add(ttl).UnixMilli()
 		old, err := tx.read().Preview(key)
@@ -144,18 +144,18 @@ func submitPreview(e *Engine, key store.URLHash, rec *storepb.PreviewRecord, img
 		}
 		var drops []string
 		if old != nil && old.GetImageId() != "" {
-			if err := tx.write().DeletePreviewImage(old.GetImageId()); err != nil {
+			if err := tx.mutate().DeletePreviewImage(old.GetImageId()); err != nil {
 				return nil, err
 			}
 			drops = append(drops, old.GetImageId())
 		}
 		if img != nil {
 			img.CreatedAtMs, img.ExpiresAtMs = rec.FetchedAtMs, rec.ExpiresAtMs
-			if err := tx.write().PutPreviewImage(img); err != nil {
+			if err := tx.mutate().PutPreviewImage(img); err != nil {
 				return nil, err
 			}
 		}
-		return drops, tx.write().PutPreview(key, rec, old)
+		return drops, tx.mutate().PutPreview(key, rec, old)
 	})
 }
 

@@ -94,7 +94,7 @@ func (e *Engine) GetLinkPreviews(ctx context.Context, c Caller, req *svcv1.GetLi
 	if e.opts.Bucket == nil || e.opts.Sandbox == nil {
 		return nil, &Error{Code: CodeUnavailable, Msg: "this server makes no link previews"}
 	}
-	d := e.dir.Load()
+	d := e.snap.Load()
 	if _, err := d.caller(c); err != nil {
 		return nil, err
 	}
@@ -117,7 +117,7 @@ func (e *Engine) GetLinkPreviews(ctx context.Context, c Caller, req *svcv1.GetLi
 	if err != nil {
 		return nil, err
 	}
-	if !d.Sees(c.ID, d.Channel(m.GetChannelId())) {
+	if !d.sees(c.ID, d.Channel(m.GetChannelId())) {
 		return nil, denied("you cannot see this message")
 	}
 	links := findLinks(m.GetText())

@@ -314,7 +314,7 @@ func TestLinkPreviewCacheLifetimes(t *testing.T) {
 	site.file("/g.png", "image/png", png)
 	site.html("/later", "<title>Later</title>")
 	clock := webtest.NewClock()
-	s := webtest.Start(t, webtest.WithPreviewAllowPrivate(), webtest.WithClock(clock))
+	s := webtest.Start(t, webtest.WithPreviewAllowPrivate(), webtest.WithClock(clock), webtest.WithManualJobs())
 	owner := s.Join("owner")
 	ch := mustChannel(t, owner, "links", svcv1.ChannelKind_CHANNEL_KIND_TEXT)
 	good := mustSend(t, owner, &svcv1.SendMessageRequest{ChannelId: ch.GetId(), Text: site.URL + "/good"})
