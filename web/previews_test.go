@@ -448,3 +448,24 @@ func TestLinkPreviewFetchRate(t *testing.T) {
 		t.Fatalf("after 5 s: %v", err)
 	}
 }
+
+// A relative image URL is resolved against the page's final URL, after its redirects.
+func TestLinkPreviewImageAfterRedirects(t *testing.T) {
+	site := newPages(t)
+	png := pngImage(t, 3, 3)
+	site.handle("/short", func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, "/blog/2026/post", http.StatusMovedPermanently)
+	})
+	site.html("/blog/2026/post", ogPage("Post", "A post", "Blog", "img/header.png"))
+	site.file("/blog/2026/img/header.png", "image/png", png)
+	s := webtest.Start(t, webtest.WithPreviewAllowPrivate())
+	owner := s.Join("owner")
+	ch := mustChannel(t, owner, "links", svcv1.ChannelKind_CHANNEL_KIND_TEXT)
+	got := previewsOf(t, owner, ch, site.URL+"/short")
+	if len(got) != 1 || got[0].GetUrl() != site.URL+"/short" || got[0].GetImageUrl() == "" {
+		t.Fatalf("got %v", got)
+	}
+	if f := fetch(t, s, http.MethodGet, got[0].GetImageUrl()); f.status != http.StatusOK || !bytes.Equal(f.body, png) {
+		t.Fatalf("the image: %d", f.status)
+	}
+}
