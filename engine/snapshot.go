@@ -224,7 +224,6 @@ func (d *Snapshot) Joined(channelID, memberID string) bool {
 	return ok
 }
 
-
 func sortedKeys(m map[string]struct{}) []string {
 	out := slices.Collect(maps.Keys(m))
 	slices.Sort(out)
