@@ -162,7 +162,7 @@ func (p *page) run(actions ...chromedp.Action[chromedp.Void]) {
 func (p *page) describe() string {
 	ctx, cancel := context.WithTimeout(p.ctx, 3*time.Second)
 	defer cancel()
-	text, err := chromedp.Run(ctx, chromedp.Evaluate[string](`(() => { const s = document.querySelector(".message-scroller"); return (s ? JSON.stringify({top: s.scrollTop, height: s.scrollHeight, client: s.clientHeight, n: document.querySelectorAll("article.msg").length, busy: document.querySelector(".message-list")?.getAttribute("aria-busy"), hash: location.hash}) + "\n" : "") + document.body.innerText.slice(0, 3000); })()`))
+	text, err := chromedp.Run(ctx, chromedp.Evaluate[string](`(() => { const s = document.querySelector(".message-scroller"); return location.href + "\n" + (s ? JSON.stringify({top: s.scrollTop, height: s.scrollHeight, client: s.clientHeight, n: document.querySelectorAll("article.msg").length, busy: document.querySelector(".message-list")?.getAttribute("aria-busy")}) + "\n" : "") + (document.body?.innerText ?? "").slice(0, 3000); })()`))
 	if err != nil {
 		return "(page text unavailable: " + err.Error() + ")"
 	}
@@ -187,15 +187,25 @@ func (p *page) eval0(js string) {
 	eval[any](p, "("+js+", null)")
 }
 
-// waitFor waits until the JavaScript expression is true; what names it for the failure.
-func (p *page) waitFor(what, js string) {
+// waitFor waits until the JavaScript expression (a value or a promise) is true; what names it
+// for the failure. An expression that throws counts as false, and so does a page in the middle
+// of a navigation: the wait goes on until the state comes or waitLimit passes.
+func (p *page) waitFor(what, expr string) {
 	p.t.Helper()
-	ctx, cancel := context.WithTimeout(p.ctx, waitLimit)
-	defer cancel()
-	ok, err := chromedp.Run(ctx, chromedp.Poll[bool](js, chromedp.WithPollingInterval(50*time.Millisecond), chromedp.WithPollingTimeout(waitLimit)))
-	if err != nil || !ok {
-		p.t.Fatalf("%s: waiting for %s: %v\n%s", p.name, what, err, p.describe())
+	deadline := time.Now().Add(waitLimit)
+	check := `(async () => { try { return !!(await (` + expr + `)); } catch (e) { return false; } })()`
+	var last error
+	for time.Now().Before(deadline) {
+		ctx, cancel := context.WithTimeout(p.ctx, 5*time.Second)
+		ok, err := chromedp.Run(ctx, chromedp.Evaluate[bool](check, chromedp.EvalAwaitPromise))
+		cancel()
+		if err == nil && ok {
+			return
+		}
+		last = err
+		time.Sleep(50 * time.Millisecond)
 	}
+	p.t.Fatalf("%s: waiting for %s: not so after %s (last error: %v)\n%s", p.name, what, waitLimit, last, p.describe())
 }
 
 // js quotes a Go string as a JavaScript string literal.

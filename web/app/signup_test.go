@@ -38,6 +38,7 @@ func TestBrowserSignUpWithInvite(t *testing.T) {
 
 	dana := openPage(t, browser, "dana", 1280, 800)
 	dana.run(chromedp.Navigate(srv.URL + "/invite/" + code))
+	dana.waitFor("the built-in issuer's button", `[...document.querySelectorAll(".issuer-button")].some(b => b.textContent === "Create an account or sign in")`)
 	dana.allNamed("the sign-in page with issuers")
 	dana.clickJS("the built-in issuer's button", `[...document.querySelectorAll(".issuer-button")].find(b => b.textContent === "Create an account or sign in")`)
 
