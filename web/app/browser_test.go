@@ -19,9 +19,9 @@ import (
 )
 
 // community starts a server whose owner (joined through the API) made #general and #random.
-func community(t *testing.T) (*webtest.Server, *webtest.Client, map[string]string) {
+func community(t *testing.T, options ...webtest.Option) (*webtest.Server, *webtest.Client, map[string]string) {
 	t.Helper()
-	srv := webtest.Start(t)
+	srv := webtest.Start(t, options...)
 	owner := srv.Join("olivia")
 	ids := map[string]string{}
 	for _, name := range []string{"general", "random"} {

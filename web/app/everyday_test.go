@@ -2,9 +2,14 @@ package app_test
 
 import (
 	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
 	"testing"
 
 	"github.com/chromedp/chromedp"
+
+	"hearth/web/webtest"
 )
 
 // setText replaces the value of the text box find finds as typing would (the input event
@@ -26,7 +31,7 @@ func field(label string) string {
 // the keyboard.
 func TestBrowserEverydayActions(t *testing.T) {
 	browser := startBrowser(t)
-	srv, _, _ := community(t)
+	srv, _, _ := community(t, webtest.WithPreviewAllowPrivate())
 	alice := openPage(t, browser, "alice", 1280, 800)
 	bob := openPage(t, browser, "bob", 1280, 800)
 	alice.signIn(srv, "alice")
@@ -80,6 +85,28 @@ func TestBrowserEverydayActions(t *testing.T) {
 	alice.setText(`document.querySelector(".channel-view .composer-input")`, "```\nfirst line\n  indented <i>line</i>\n```")
 	alice.run(enter())
 	bob.waitFor("the code block", `[...document.querySelectorAll(".channel-view pre.code-block code")].some(c => c.textContent === "first line\n  indented <i>line</i>")`)
+
+	t.Log("a link's preview")
+	picture, err := os.ReadFile(writePNG(t, "tomato.png", 120, 90))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pages := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/tomato.png" {
+			w.Header().Set("Content-Type", "image/png")
+			w.Write(picture)
+			return
+		}
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprintf(w, `<html><head><title>x</title><meta property="og:title" content="Growing tomatoes"><meta property="og:site_name" content="Garden notes"><meta property="og:description" content="Water in the morning."><meta property="og:image" content="http://%s/tomato.png"></head></html>`, r.Host)
+	}))
+	defer pages.Close()
+	alice.send("read this " + pages.URL + "/article")
+	bob.waitFor("the preview", `(() => {
+		const p = document.querySelector(".channel-view .preview");
+		const img = p?.querySelector("img");
+		return p?.querySelector(".preview-title").textContent === "Growing tomatoes" && p.querySelector(".preview-site").textContent === "Garden notes" && img.complete && img.naturalWidth === 120;
+	})()`)
 
 	t.Log("a DM from a member's card, its badge, and presence")
 	alice.clickJS("bob's name", `[...document.querySelectorAll(".channel-view .author")].find(b => b.textContent === "Bob")`)

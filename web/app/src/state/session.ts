@@ -15,6 +15,7 @@ import {
   ReadStateSchema,
   type Attachment,
   type Channel,
+  type LinkPreview,
   type Member,
   type Message,
   type ReadState,
@@ -48,6 +49,11 @@ export function newId(): string {
   return Array.from(b, (x) => x.toString(16).padStart(2, "0")).join("");
 }
 
+/** Previews belong to a message as edited: an edit may change its links. */
+export function previewKey(m: Message): string {
+  return m.id + "/" + m.editedAtMs;
+}
+
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 export class Session {
@@ -68,6 +74,8 @@ export class Session {
   muted = new Set<string>();
   blocked = new Set<string>();
   emoji = new Map<string, string>();
+  /** Link previews by message and edit (previewKey). */
+  previews = new Map<string, LinkPreview[]>();
   typing = new Map<string, Map<string, Typist>>();
   pending: Pending[];
   /** The latest problem worth telling the person about, with when it happened. */
@@ -85,6 +93,7 @@ export class Session {
   private retryTimer = 0;
   private retryDelay = 1000;
   private typingSent = new Map<string, number>();
+  private previewsAsked = new Set<string>();
   private readsInFlight = new Map<string, bigint>();
 
   constructor(readonly base: string) {
@@ -416,6 +425,21 @@ export class Session {
   }
 
   // ---- reading ----
+
+  /** Asks once for the previews of a message's links (again after an edit). */
+  loadPreviews(m: Message): void {
+    const key = previewKey(m);
+    if (this.previewsAsked.has(key)) return;
+    this.previewsAsked.add(key);
+    this.api.chat
+      .getLinkPreviews({ messageId: m.id })
+      .then((res) => {
+        if (res.previews.length === 0) return;
+        this.previews.set(key, res.previews);
+        this.em.emit("previews");
+      })
+      .catch(() => this.previewsAsked.delete(key));
+  }
 
   readState(channelId: string): ReadState {
     return this.reads.get(channelId) ?? create(ReadStateSchema, { channelId });

@@ -8,7 +8,7 @@ import { absUrl } from "../lib/api";
 import { emojiName } from "../lib/emoji";
 import { fromWire, renderMarkdown, toWire, type RenderContext } from "../lib/markdown";
 import { formatSize } from "../lib/upload";
-import type { Pending, Session } from "../state/session";
+import { previewKey, type Pending, type Session } from "../state/session";
 import { Avatar, formatFull, formatTime, useAutoGrow } from "./common";
 import { EmojiPicker } from "./EmojiPicker";
 
@@ -46,6 +46,11 @@ export function MessageItem(props: {
   if (props.target) cls.push("msg-target");
   if (m.text.includes(`<@${session.me?.id}>`)) cls.push("msg-mentions-me");
   const canThread = !props.inThread && !m.threadRootId && !m.deleted && actions.onThread;
+  const linked = !m.deleted && /https?:\/\//i.test(m.text);
+  useEffect(() => {
+    if (linked) session.loadPreviews(m);
+  }, [linked, previewKey(m)]);
+  const previews = linked ? session.previews.get(previewKey(m)) : undefined;
   return (
     <article class={cls.join(" ")} id={"msg-" + m.id} data-id={m.id} tabindex={-1} aria-label={`${name}, ${formatFull(m.createdAtMs)}`}>
       <div class="msg-gutter">
@@ -91,6 +96,20 @@ export function MessageItem(props: {
           <div class="attachments">
             {m.attachments.map((a) => (
               <AttachmentView key={a.id} base={session.base} name={a.name} url={a.url} contentType={a.contentType} width={a.width} height={a.height} size={Number(a.size)} />
+            ))}
+          </div>
+        )}
+        {previews && (
+          <div class="previews">
+            {previews.map((p) => (
+              <a class="preview" key={p.url} href={p.url} target="_blank" rel="noopener noreferrer nofollow ugc">
+                {p.imageUrl && <img src={absUrl(session.base, p.imageUrl)} alt="" width={72} height={72} loading="lazy" decoding="async" />}
+                <span class="preview-text">
+                  {p.siteName && <span class="preview-site">{p.siteName}</span>}
+                  <span class="preview-title">{p.title || p.url}</span>
+                  {p.description && <span class="preview-description">{p.description}</span>}
+                </span>
+              </a>
             ))}
           </div>
         )}

@@ -28,7 +28,7 @@ export function MessageList(props: {
   onEscape?: () => void;
 }) {
   const { session, view } = props;
-  useTopics(session.em, view.topic, "members", "emoji", "pending", "me");
+  useTopics(session.em, view.topic, "members", "emoji", "pending", "me", "previews");
   const scroller = useRef<HTMLDivElement>(null);
   const anchor = useRef<{ id: string; top: number } | null>(null);
   const stick = useRef(true);

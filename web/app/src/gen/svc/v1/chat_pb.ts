@@ -1119,6 +1119,17 @@ export const ChatService: GenService<{
    * Previews of up to 5 http(s) links of a message the caller can see. The server fetches each
    * page once, caches it for a day and serves the preview image itself. Links without a preview
    * are left out.
+   * The links are the first 5 distinct http(s) URLs of the text, in order (two links that
+   * differ only in their fragment, or in the case of scheme and host, are one). A preview has
+   * the page's Open Graph tags, else its Twitter card tags, else its <title> and meta
+   * description; title up to 300 characters, description up to 1,000; image_url is
+   * "/previews/<id>", relative to base_url, a public image the server stores for as long as the
+   * preview is cached. Pages are fetched from public addresses on ports 80 and 443 only (any
+   * with -preview-allow-private), within 5 s, the first 1 MB of them; a page without a
+   * preview is asked again after an hour. Errors: invalid_argument (no message_id),
+   * not_found (unknown message), permission_denied (a channel the caller cannot see; nothing
+   * is fetched). Rate limited: 60 new fetches a minute per member, links cached already not
+   * counting (resource_exhausted, saying when to retry).
    *
    * @generated from rpc svc.v1.ChatService.GetLinkPreviews
    */
