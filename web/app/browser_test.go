@@ -139,6 +139,7 @@ func TestBrowserTwoPeopleChat(t *testing.T) {
 	t.Log("reply in a thread")
 	bob.clickJS("Reply in thread on alice's message", messageJS(".channel-view", "Hi Bob, welcome!")+`?.querySelector('[aria-label="Reply in thread"]')`)
 	bob.waitFor("the thread panel", `document.querySelector(".thread-panel .thread-root .msg-text")?.textContent === "Hi Bob, welcome!"`)
+	bob.waitFor("the channel still at its newest message, narrower", `(() => { const s = document.querySelector(".channel-view .message-scroller"); return s.scrollHeight - s.scrollTop - s.clientHeight < 2; })()`)
 	bob.send("a reply in the thread", ".thread-panel")
 	bob.waitFor("the reply in the thread", countJS(".thread-panel .message-list > article.msg:not(.msg-pending)", "a reply in the thread")+" === 1")
 	alice.waitFor("the reply count", messageJS(".channel-view", "Hi Bob, welcome!")+`?.querySelector(".thread-link")?.textContent === "1 reply"`)

@@ -63,18 +63,22 @@ export function MessageList(props: {
     if (!view.hasAfter && nearBottom()) props.onAtBottom?.();
   };
 
+  // The scroll position last seen by a scroll event or set here. A scroll whose event has not
+  // come yet shows as a different position at the next render, which then reads the page
+  // instead of keeping what the last event left (a render between a scroll and its event must
+  // not undo the scroll). A change of width alone (a thread opening beside) keeps the position,
+  // so the list stays at the bottom or on its anchor.
+  const lastTop = useRef(-1);
   const onScroll = () => {
     stick.current = !view.hasAfter && nearBottom();
     remember();
+    lastTop.current = scroller.current?.scrollTop ?? -1;
     check();
   };
-
-  // Where the person is, read from the page as it is before this render changes it: a scroll
-  // whose event has not come yet (or a render between a scroll and its event) must not be
-  // undone by the position the last event left.
-  if (scroller.current && view.loaded && view.epoch === epoch.current) {
+  if (scroller.current && view.loaded && view.epoch === epoch.current && scroller.current.scrollTop !== lastTop.current) {
     stick.current = nearBottom();
     remember();
+    lastTop.current = scroller.current.scrollTop;
   }
 
   useLayoutEffect(() => {
@@ -101,6 +105,7 @@ export function MessageList(props: {
       if (item) el.scrollTop = item.offsetTop - anchor.current.top;
       remember();
     }
+    lastTop.current = el.scrollTop;
     // The window may not fill the screen yet, or the bottom may be in sight already.
     check();
   });
@@ -111,6 +116,11 @@ export function MessageList(props: {
     if (!el || typeof ResizeObserver === "undefined") return;
     const ro = new ResizeObserver(() => {
       if (stick.current && !view.hasAfter) el.scrollTop = el.scrollHeight;
+      else if (anchor.current) {
+        const item = el.querySelector<HTMLElement>(`[data-id="${CSS.escape(anchor.current.id)}"]`);
+        if (item) el.scrollTop = item.offsetTop - anchor.current.top;
+      }
+      lastTop.current = el.scrollTop;
     });
     ro.observe(el);
     return () => ro.disconnect();
