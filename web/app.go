@@ -10,7 +10,6 @@ import (
 // browser needs nothing but the server's address.
 func mountApp(mux *http.ServeMux) {
 	h := app.Handler("/app")
-	mux.Handle("GET /app/", h)
-	mux.Handle("HEAD /app/", h)
+	mux.Handle("GET /app/", h) // HEAD too
 	mux.Handle("GET /app", http.RedirectHandler("/app/", http.StatusMovedPermanently))
 }

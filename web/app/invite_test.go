@@ -14,7 +14,7 @@ import (
 
 // TestBrowserInviteOptInPhone: on a phone-sized screen, a person follows an invite link to an
 // invite-only community, signs in by pasting a login link, joins with the invite code the link
-// brought, browses the channels of an OPT_IN community and joins one, and finds the channel
+// brought and an answer to the join question, browses the channels of an OPT_IN community and joins one, and finds the channel
 // list in the drawer.
 func TestBrowserInviteOptInPhone(t *testing.T) {
 	browser := startBrowser(t)
@@ -22,7 +22,10 @@ func TestBrowserInviteOptInPhone(t *testing.T) {
 	ctx := context.Background()
 	inviteOnly := true
 	mode := svcv1.ChannelMode_CHANNEL_MODE_OPT_IN
-	if _, err := owner.Server.UpdateServerSettings(ctx, connect.NewRequest(&svcv1.UpdateServerSettingsRequest{InviteOnly: &inviteOnly, ChannelMode: &mode})); err != nil {
+	if _, err := owner.Server.UpdateServerSettings(ctx, connect.NewRequest(&svcv1.UpdateServerSettingsRequest{
+		InviteOnly: &inviteOnly, ChannelMode: &mode,
+		JoinQuestions: []string{"Who told you about us?"}, SetJoinQuestions: true,
+	})); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := owner.Chat.SetChannelAccess(ctx, connect.NewRequest(&svcv1.SetChannelAccessRequest{ChannelId: ids["general"], IsDefault: true})); err != nil {
@@ -42,6 +45,7 @@ func TestBrowserInviteOptInPhone(t *testing.T) {
 
 	t.Log("a pasted login link signs in; the join page has the invite code")
 	link := fmt.Sprintf("%s/app/#/token?url=%s&token=%s", srv.URL, url.QueryEscape(srv.URL), url.QueryEscape(srv.Token("carol")))
+	carol.waitFor("the ways to sign in", `!!document.querySelector(".welcome-box form, .issuer-button")`)
 	carol.allNamed("the sign-in page")
 	// Where the server lists sign-in issuers, the link's form is folded under their buttons.
 	carol.eval0(`document.querySelector(".link-details:not([open]) summary")?.click()`)
@@ -49,6 +53,7 @@ func TestBrowserInviteOptInPhone(t *testing.T) {
 	carol.clickJS("Sign in with the link", `[...document.querySelectorAll(".welcome-box button[type=submit]")].find(b => b.textContent === "Sign in with the link")`)
 	carol.waitFor("the join page with the code", fmt.Sprintf(`%s?.value === %s`, field("Invite code"), js(code)))
 	carol.allNamed("the join page")
+	carol.setText(field("Who told you about us?"), "Olivia, at the market")
 	carol.join("Carol")
 
 	t.Log("a phone shows one column; the channel list is a drawer")
