@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"hearth/auth"
@@ -39,6 +40,8 @@ type Config struct {
 	ReplayEvents   int
 	Memory         string
 	MetricsAddr    string
+	OIDCClients    []string
+	CORSOrigins    []string
 }
 
 // listFlag is a repeatable flag; from the environment it takes a comma-separated list.
@@ -77,6 +80,8 @@ func serveFlags(fs *flag.FlagSet, c *Config) {
 	fs.IntVar(&c.ReplayEvents, "replay-events", 100000, "the event log keeps at least this many events for reconnecting clients")
 	fs.StringVar(&c.Memory, "memory", "small", "database memory profile: small (fits a 512 MB VPS) or default (Badger's own, for hosts with memory to spare)")
 	fs.StringVar(&c.MetricsAddr, "metrics-addr", "", "serve Prometheus metrics at /metrics on this separate address, e.g. 127.0.0.1:9464 (default: off)")
+	fs.Var((*listFlag)(&c.OIDCClients), "oidc-client", "ISSUER=CLIENT_ID: an external issuer the browser client signs in with, trusted like -trusted-issuer (repeatable; comma list in the environment)")
+	fs.Var((*listFlag)(&c.CORSOrigins), "cors-origin", "an origin (scheme://host[:port]) allowed to call the API from a browser; repeatable; default: any")
 }
 
 // parseFlags parses args, then fills every flag not given on the command line from its
@@ -126,8 +131,16 @@ func (c *Config) validate() error {
 			return fmt.Errorf("-trusted-issuer: %v", err)
 		}
 	}
-	if c.NoLocalIssuer && len(c.TrustedIssuers) == 0 {
-		return errors.New("-no-local-issuer needs at least one -trusted-issuer, or nobody could log in")
+	if _, err := c.oidcClients(); err != nil {
+		return err
+	}
+	if c.NoLocalIssuer && len(c.TrustedIssuers) == 0 && len(c.OIDCClients) == 0 {
+		return errors.New("-no-local-issuer needs at least one -trusted-issuer or -oidc-client, or nobody could log in")
+	}
+	for _, o := range c.CORSOrigins {
+		if err := checkOrigin(o); err != nil {
+			return err
+		}
 	}
 	if c.Owner != "" {
 		if _, err := c.ownerLogin(); err != nil {
@@ -189,7 +202,8 @@ func (c *Config) ownerLogin() (*engine.Login, error) {
 	return &engine.Login{Issuer: strings.TrimSuffix(iss, "/"), Subject: sub}, nil
 }
 
-// issuers is every issuer the server trusts: itself (unless told not to) and -trusted-issuer.
+// issuers is every issuer the server trusts: itself (unless told not to), -trusted-issuer
+// and the issuers of -oidc-client.
 func (c *Config) issuers() []string {
 	var out []string
 	if !c.NoLocalIssuer {
@@ -198,7 +212,44 @@ func (c *Config) issuers() []string {
 	for _, iss := range c.TrustedIssuers {
 		out = append(out, strings.TrimSuffix(iss, "/"))
 	}
+	clients, _ := c.oidcClients()
+	for _, oc := range clients {
+		if !slices.Contains(out, oc.Issuer) {
+			out = append(out, oc.Issuer)
+		}
+	}
 	return out
+}
+
+// oidcClients parses -oidc-client.
+func (c *Config) oidcClients() ([]auth.OIDCClient, error) {
+	var out []auth.OIDCClient
+	for _, s := range c.OIDCClients {
+		oc, err := auth.ParseOIDCClient(s)
+		if err != nil {
+			return nil, fmt.Errorf("-oidc-client: %v", err)
+		}
+		if !c.NoLocalIssuer && oc.Issuer == c.BaseURL {
+			return nil, fmt.Errorf("-oidc-client %q names the server itself: its built-in issuer is listed already, with client id %s", s, auth.WebClientID)
+		}
+		for _, prev := range out {
+			if prev.Issuer == oc.Issuer {
+				return nil, fmt.Errorf("-oidc-client names %s twice: an issuer has one client id", oc.Issuer)
+			}
+		}
+		out = append(out, oc)
+	}
+	return out, nil
+}
+
+// checkOrigin checks a -cors-origin: a scheme, a host and maybe a port, nothing else.
+func checkOrigin(o string) error {
+	u, err := url.Parse(o)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil ||
+		u.Path != "" || u.RawQuery != "" || u.Fragment != "" || u.ForceQuery || o != u.Scheme+"://"+u.Host {
+		return fmt.Errorf("-cors-origin %q must be an origin: scheme://host[:port], e.g. https://chat.example.com, without a path or trailing slash", o)
+	}
+	return nil
 }
 
 func (c *Config) level() (slog.Level, error) {

@@ -163,8 +163,27 @@ func openApp(ctx context.Context, c Config, log *slog.Logger) (*app, error) {
 		a.close()
 		return nil, err
 	}
+	var signIn *auth.Provider
+	if issuer != nil {
+		signIn, err = auth.NewProvider(auth.ProviderConfig{
+			Issuer:    issuer,
+			Accounts:  db.Accounts(),
+			Community: web.SignUpCommunity(a.eng, issuer.URL()),
+			WebURL:    c.WebURL,
+			Now:       time.Now,
+			Log:       log,
+		})
+		if err != nil {
+			a.close()
+			return nil, err
+		}
+	}
+	oidcClients, _ := c.oidcClients()
 	a.srv = &http.Server{
-		Handler:           web.New(web.Options{Engine: a.eng, Verifier: verifier, Issuer: issuer, WebURL: c.WebURL, FilesRedirect: c.FilesRedirect, Log: log, Metrics: a.metrics}),
+		Handler: web.New(web.Options{
+			Engine: a.eng, Verifier: verifier, Issuer: issuer, SignIn: signIn, OIDCClients: oidcClients, CORSOrigins: c.CORSOrigins,
+			WebURL: c.WebURL, FilesRedirect: c.FilesRedirect, Log: log, Metrics: a.metrics,
+		}),
 		ReadHeaderTimeout: 10 * time.Second,
 		IdleTimeout:       2 * time.Minute,
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),

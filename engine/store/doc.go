@@ -27,6 +27,18 @@
 //	0x72 reportof  message id 0x00 reporter id  report id: a reporter's one report of a message
 //	0x80 upload    upload id                  storepb.UploadRecord: a file in the bucket
 //	0x81 unused    created_at_ms id           empty: an upload nothing uses yet, by age
+//	0xD0 account   subject                    storepb.AccountRecord: a built-in issuer account
+//	0xD1 username  username                   the subject of the account holding it
+//	0xD2 refresh   SHA-256 of the token       storepb.RefreshTokenRecord, with a TTL past its expiry
+//	0xD3 revoked   family id                  storepb.RevokedFamilyRecord, with a TTL
+//
+// The 0xD0-0xDF rows belong to the built-in issuer (Accounts, an auth.AccountStore), not to
+// the engine: the engine's writer never reads or writes them, and Accounts writes only them,
+// each call in a Badger transaction of its own, beside the writer's. That is safe because
+// Badger checks every read-write transaction for conflicts with the keys it read: two
+// transactions touching disjoint keys both commit, and of two touching the same account or
+// refresh token the later fails with a conflict (Accounts retries it, or reports a concurrent
+// refresh token rotation as a reuse) instead of overwriting the other. No write is lost.
 //
 // Indexes that only serve lookups of small state (login to member, username to member, bot
 // token hash to bot, member set to DM) are not stored: the engine derives them in memory from

@@ -43,6 +43,8 @@ type Server struct {
 	web     web.Options
 	// stopAuth ends the verifier's background key refreshes.
 	stopAuth context.CancelFunc
+	// signInNow is the built-in issuer's sign-in clock (SetSignInClock).
+	signInNow func() time.Time
 }
 
 // Option changes the engine options of a test server.
@@ -128,15 +130,68 @@ func (s *Server) open() {
 		t.Fatal(err)
 	}
 	s.web.Engine, s.web.Verifier, s.web.Issuer, s.web.Log = s.Engine, verifier, s.Issuer, opts.Log
+	s.rebuild()
+}
+
+// rebuild makes the sign-in provider and the HTTP surface again from the current options.
+func (s *Server) rebuild() {
+	s.t.Helper()
+	now := s.signInNow
+	if now == nil {
+		now = time.Now
+	}
+	signIn, err := auth.NewProvider(auth.ProviderConfig{
+		Issuer:    s.Issuer,
+		Accounts:  s.db.Accounts(),
+		Community: web.SignUpCommunity(s.Engine, s.Issuer.URL()),
+		WebURL:    s.web.WebURL,
+		Now:       now,
+		Log:       s.opts.Log,
+		Password:  TestPasswordParams,
+	})
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	s.web.SignIn = signIn
 	h := web.New(s.web)
 	s.handler.Store(&h)
+}
+
+// TestPasswordParams make argon2id cheap for tests (1 MiB, one pass): the code path is the
+// same as with the default cost, which the auth package tests on its own.
+var TestPasswordParams = auth.PasswordParams{MemoryKiB: 1024, Iterations: 1, Parallelism: 1}
+
+// SetWebURL sets -web-url (the invite redirects' target and a redirect URI of the sign-in).
+// Sign-ins in progress are forgotten.
+func (s *Server) SetWebURL(u string) {
+	s.web.WebURL = u
+	s.rebuild()
+}
+
+// SetCORSOrigins restricts cross-origin calls to origins (-cors-origin).
+func (s *Server) SetCORSOrigins(origins ...string) {
+	s.web.CORSOrigins = origins
+	s.rebuild()
+}
+
+// SetOIDCClients lists external issuers for the browser client (-oidc-client). Trusting them
+// is the engine option TrustedIssuers, given to Start.
+func (s *Server) SetOIDCClients(clients ...auth.OIDCClient) {
+	s.web.OIDCClients = clients
+	s.rebuild()
+}
+
+// SetSignInClock runs the built-in issuer's sign-in on now (refresh token expiry, the sign-in
+// limits). Sign-ins in progress are forgotten.
+func (s *Server) SetSignInClock(now func() time.Time) {
+	s.signInNow = now
+	s.rebuild()
 }
 
 // SetFilesRedirect turns the -files-redirect mode of the HTTP surface on or off.
 func (s *Server) SetFilesRedirect(on bool) {
 	s.web.FilesRedirect = on
-	h := web.New(s.web)
-	s.handler.Store(&h)
+	s.rebuild()
 }
 
 // Bucket is the server's file bucket.
