@@ -113,6 +113,8 @@ type refreshRequest struct {
 	token    RefreshToken
 	audience []string
 	scopes   []string
+	// refused is why the token cannot be exchanged, when it is unknown.
+	refused error
 }
 
 func (r *refreshRequest) GetAMR() []string            { return r.token.AMR }

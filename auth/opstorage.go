@@ -251,6 +251,9 @@ func (s *opStorage) CreateAccessAndRefreshTokens(ctx context.Context, req op.Tok
 			return "", "", time.Time{}, err
 		}
 	case *refreshRequest:
+		if err := s.checkRefresh(ctx, r); err != nil {
+			return "", "", time.Time{}, err
+		}
 		old := r.token
 		next.Family, next.Epoch = old.Family, old.Epoch
 		next.ClientID, next.AuthTime, next.AMR = old.ClientID, old.AuthTime, old.AMR
@@ -277,30 +280,44 @@ func (s *opStorage) reused(ctx context.Context, t RefreshToken) error {
 	return oidc.ErrInvalidGrant().WithDescription("the refresh token was used already; every token of this sign-in is revoked, sign in again")
 }
 
+// TokenRequestByRefreshToken only looks the token up: its checks run in
+// CreateAccessAndRefreshTokens, whose errors reach the client with their description (op
+// drops the description of errors from here).
 func (s *opStorage) TokenRequestByRefreshToken(ctx context.Context, token string) (op.RefreshTokenRequest, error) {
 	t, err := s.p.accounts.RefreshToken(ctx, hashToken(token))
-	if errors.Is(err, ErrTokenNotFound) {
-		return nil, oidc.ErrInvalidGrant().WithDescription("unknown refresh token")
-	}
-	if err != nil {
+	r := &refreshRequest{token: t, audience: []string{s.p.issuer.URL(), t.ClientID}, scopes: t.Scopes}
+	switch {
+	case errors.Is(err, ErrTokenNotFound):
+		r.token.ClientID = WebClientID
+		r.refused = oidc.ErrInvalidGrant().WithDescription("unknown refresh token")
+	case err != nil:
 		return nil, err
 	}
+	return r, nil
+}
+
+// checkRefresh decides whether a refresh token may be exchanged. A spent one revokes its
+// family: it was copied, and either copy may be the thief's.
+func (s *opStorage) checkRefresh(ctx context.Context, r *refreshRequest) error {
+	t := r.token
 	switch {
+	case r.refused != nil:
+		return r.refused
 	case t.Spent:
-		return nil, s.reused(ctx, t)
+		return s.reused(ctx, t)
 	case t.FamilyRevoked:
-		return nil, oidc.ErrInvalidGrant().WithDescription("the refresh token is revoked")
+		return oidc.ErrInvalidGrant().WithDescription("the refresh token is revoked")
 	case !s.p.now().Before(t.Expires):
-		return nil, oidc.ErrInvalidGrant().WithDescription("the refresh token has expired")
+		return oidc.ErrInvalidGrant().WithDescription("the refresh token has expired")
 	}
 	acc, err := s.account(ctx, t.Subject)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	if acc.TokenEpoch != t.Epoch {
-		return nil, oidc.ErrInvalidGrant().WithDescription("the refresh token is revoked (signed out, or the password changed)")
+		return oidc.ErrInvalidGrant().WithDescription("the refresh token is revoked (signed out, or the password changed)")
 	}
-	return &refreshRequest{token: t, audience: []string{s.p.issuer.URL(), t.ClientID}, scopes: t.Scopes}, nil
+	return nil
 }
 
 // TerminateSession signs the account out everywhere.

@@ -16,6 +16,10 @@ type Clock struct {
 // NewClock starts at a fixed, recent time.
 func NewClock() *Clock { return &Clock{t: time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)} }
 
+// NewClockAt starts at t: a clock for what must agree with the real one now (tokens checked
+// by a verifier on the real clock).
+func NewClockAt(t time.Time) *Clock { return &Clock{t: t} }
+
 // Now is the clock's time.
 func (c *Clock) Now() time.Time {
 	c.mu.Lock()

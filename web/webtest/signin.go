@@ -155,6 +155,12 @@ func (o *OAuth) Start(t testing.TB, extra url.Values) string {
 	if page.Status != http.StatusOK {
 		t.Fatalf("sign-in page: %d %s", page.Status, page.Body)
 	}
+	return RequestID(t, page)
+}
+
+// RequestID is the authorization request id in a sign-in page's form.
+func RequestID(t testing.TB, page Response) string {
+	t.Helper()
 	m := requestID.FindStringSubmatch(page.Body)
 	if m == nil {
 		t.Fatalf("the sign-in page has no request id: %s", page.Body)
@@ -235,7 +241,7 @@ func (s *Server) SignUp(t testing.TB, username, password string, form url.Values
 	for k, v := range form {
 		f[k] = v
 	}
-	return o.finish(t, o.Submit(t, id, f))
+	return o.Finish(t, o.Submit(t, id, f))
 }
 
 // SignIn signs in with a username and password and returns the tokens.
@@ -243,10 +249,11 @@ func (s *Server) SignIn(t testing.TB, username, password string) Tokens {
 	t.Helper()
 	o := s.OAuth()
 	id := o.Start(t, nil)
-	return o.finish(t, o.Submit(t, id, url.Values{"action": {"signin"}, "username": {username}, "password": {password}}))
+	return o.Finish(t, o.Submit(t, id, url.Values{"action": {"signin"}, "username": {username}, "password": {password}}))
 }
 
-func (o *OAuth) finish(t testing.TB, res Response) Tokens {
+// Finish takes the code of a redirect back to the client and exchanges it.
+func (o *OAuth) Finish(t testing.TB, res Response) Tokens {
 	t.Helper()
 	tok, status := o.Exchange(t, o.Code(t, res))
 	if status != http.StatusOK {
