@@ -68,6 +68,11 @@ func (s *opStorage) CreateAuthRequest(ctx context.Context, req *oidc.AuthRequest
 	if req.CodeChallengeMethod != oidc.CodeChallengeMethodS256 {
 		return nil, oidc.ErrInvalidRequest().WithDescription("code_challenge_method must be S256")
 	}
+	// The browser client reads its answer from the query; op would also post a form or use
+	// the fragment.
+	if req.ResponseMode != "" && req.ResponseMode != oidc.ResponseModeQuery {
+		return nil, oidc.ErrInvalidRequest().WithDescription("response_mode must be query")
+	}
 	// There is no session to sign in silently with.
 	if slices.Contains(req.Prompt, oidc.PromptNone) {
 		return nil, oidc.ErrLoginRequired().WithDescription("signing in needs the person: prompt=none is not possible")

@@ -63,13 +63,17 @@ func TestAuthorizationRefusesPKCEWithoutS256(t *testing.T) {
 		{"plain", url.Values{"code_challenge_method": {"plain"}}, "code_challenge_method must be S256"},
 		{"no method", url.Values{"code_challenge_method": {""}}, "code_challenge_method must be S256"},
 		{"prompt none", url.Values{"prompt": {"none"}}, "prompt=none"},
+		{"fragment", url.Values{"response_mode": {"fragment"}}, "response_mode must be query"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			o := s.OAuth()
 			res := o.Get(t, "/oauth/authorize?"+o.AuthorizeQuery(tc.extra).Encode())
 			loc := res.Location(t)
 			q := loc.Query()
-			loc.RawQuery = ""
+			if loc.Fragment != "" {
+				q, _ = url.ParseQuery(loc.Fragment)
+			}
+			loc.RawQuery, loc.Fragment = "", ""
 			if res.Status != http.StatusFound || loc.String() != o.RedirectURI || q.Get("code") != "" ||
 				q.Get("error") == "" || !strings.Contains(q.Get("error_description"), tc.want) || q.Get("state") != o.State {
 				t.Fatalf("got %d to %s", res.Status, res.Header.Get("Location"))
