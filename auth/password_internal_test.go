@@ -16,7 +16,7 @@ func TestPasswordHashKeepsItsParameters(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if stored.Algorithm != "argon2id" || stored.Version != argon2.Version || stored.MemoryKiB != 19*1024 || stored.Iterations != 2 ||
+	if stored.Algorithm != "argon2id" || stored.Version != argon2.Version || stored.MemoryKiB != 7*1024 || stored.Iterations != 5 ||
 		stored.Parallelism != 1 || len(stored.Salt) != 16 || len(stored.Hash) != 32 {
 		t.Fatalf("hash = %+v", stored)
 	}
