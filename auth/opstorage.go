@@ -120,7 +120,7 @@ func (s *opStorage) sweep(now time.Time) {
 	}
 }
 
-// request returns a pending request by id.
+// request returns a request by id, done or not.
 func (s *opStorage) request(id string) (*authRequest, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -129,6 +129,18 @@ func (s *opStorage) request(id string) (*authRequest, bool) {
 		return nil, false
 	}
 	return r, true
+}
+
+// pending returns a request by id that nobody signed in to yet. Only the fields set when it
+// was made may be read from it without mu.
+func (s *opStorage) pending(id string) (*authRequest, bool) {
+	r, ok := s.request(id)
+	if !ok {
+		return nil, false
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return r, !r.done
 }
 
 // complete marks a request signed in as subject. It fails if the request is gone or done.

@@ -101,7 +101,7 @@ func (p *Provider) basePage(title string) page {
 	return page{
 		Title:       title,
 		Community:   p.community.SignUpInfo().Name,
-		PasswordURL: passwordPath,
+		PasswordURL: "password",
 		WebURL:      p.webURL + "/",
 	}
 }
@@ -119,8 +119,10 @@ func (p *Provider) signInPage(a *authRequest, mode string) page {
 		d.Questions = append(d.Questions, question{Index: i, Text: q})
 	}
 	d.Username = strings.ToLower(strings.TrimSpace(a.req.LoginHint))
-	d.LoginURL = loginPath + "?id=" + url.QueryEscape(a.id) + "&mode=" + modeSignIn
-	d.SignUpURL = loginPath + "?id=" + url.QueryEscape(a.id) + "&mode=" + modeSignUp
+	// Links and form actions are relative to the page (/oauth/...), so that a base URL with a
+	// path (behind a proxy) works.
+	d.LoginURL = "login?id=" + url.QueryEscape(a.id) + "&mode=" + modeSignIn
+	d.SignUpURL = "login?id=" + url.QueryEscape(a.id) + "&mode=" + modeSignUp
 	return d
 }
 
@@ -132,8 +134,8 @@ func (p *Provider) expired(w http.ResponseWriter) {
 }
 
 func (p *Provider) loginPage(w http.ResponseWriter, r *http.Request) {
-	a, ok := p.storage.request(r.URL.Query().Get("id"))
-	if !ok || a.done {
+	a, ok := p.storage.pending(r.URL.Query().Get("id"))
+	if !ok {
 		p.expired(w)
 		return
 	}
@@ -152,8 +154,8 @@ func (p *Provider) loginSubmit(w http.ResponseWriter, r *http.Request) {
 	if !p.readForm(w, r) {
 		return
 	}
-	a, ok := p.storage.request(r.PostForm.Get("id"))
-	if !ok || a.done {
+	a, ok := p.storage.pending(r.PostForm.Get("id"))
+	if !ok {
 		p.expired(w)
 		return
 	}
