@@ -4,13 +4,13 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/url"
+	"slices"
 	"testing"
 
 	"connectrpc.com/connect"
 
 	"hearth/auth"
 	"hearth/auth/authtest"
-	"hearth/engine"
 	svcv1 "hearth/proto/svc/v1"
 	"hearth/web/webtest"
 )
@@ -38,11 +38,16 @@ func getIssuers(t *testing.T, s *webtest.Server) issuersDoc {
 // document its endpoints, and its token works on the Connect API once the person joined.
 func TestExternalIssuerSignIn(t *testing.T) {
 	idp := authtest.NewProvider(t, "hearth-at-idp", "", "victor")
-	s := webtest.Start(t, func(o *engine.Options) { o.TrustedIssuers = []string{idp.URL()} })
+	s := webtest.Start(t)
 	s.Join("owner")
 	idp.SetAudience(s.URL)
 	idp.SetRedirectURI(s.URL + "/app/")
+	// -oidc-client makes the issuer trusted too.
 	s.SetOIDCClients(auth.OIDCClient{Issuer: idp.URL(), ClientID: "hearth-at-idp"})
+	info, err := s.Client("").Server.GetServerInfo(ctx, req(&svcv1.GetServerInfoRequest{}))
+	if err != nil || !slices.Contains(info.Msg.GetTrustedIssuers(), idp.URL()) {
+		t.Fatalf("trusted issuers = %v, %v", info.Msg.GetTrustedIssuers(), err)
+	}
 
 	// 1. Which issuers, with which client ids: no token needed.
 	doc := getIssuers(t, s)

@@ -9,12 +9,12 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"hearth/auth"
 	"hearth/blob"
 	"hearth/engine"
+	"hearth/engine/outbound"
 	"hearth/engine/store"
 )
 
@@ -40,8 +40,11 @@ type Config struct {
 	ReplayEvents   int
 	Memory         string
 	MetricsAddr    string
-	OIDCClients    []string
-	CORSOrigins    []string
+	// PreviewAllowPrivate lets link previews fetch loopback and private addresses, on any
+	// port: for tests and closed networks only.
+	PreviewAllowPrivate bool
+	OIDCClients         []string
+	CORSOrigins         []string
 }
 
 // listFlag is a repeatable flag; from the environment it takes a comma-separated list.
@@ -79,6 +82,7 @@ func serveFlags(fs *flag.FlagSet, c *Config) {
 	fs.IntVar(&c.ReplayDays, "replay-days", 7, "the event log keeps at least this many days of events for reconnecting clients")
 	fs.IntVar(&c.ReplayEvents, "replay-events", 100000, "the event log keeps at least this many events for reconnecting clients")
 	fs.StringVar(&c.Memory, "memory", "small", "database memory profile: small (fits a 512 MB VPS) or default (Badger's own, for hosts with memory to spare)")
+	fs.BoolVar(&c.PreviewAllowPrivate, "preview-allow-private", false, "let link previews fetch loopback and private addresses on any port (for tests and closed networks only)")
 	fs.StringVar(&c.MetricsAddr, "metrics-addr", "", "serve Prometheus metrics at /metrics on this separate address, e.g. 127.0.0.1:9464 (default: off)")
 	fs.Var((*listFlag)(&c.OIDCClients), "oidc-client", "ISSUER=CLIENT_ID: an external issuer the browser client signs in with, trusted like -trusted-issuer (repeatable; comma list in the environment)")
 	fs.Var((*listFlag)(&c.CORSOrigins), "cors-origin", "an origin (scheme://host[:port]) allowed to call the API from a browser; repeatable; default: any")
@@ -202,26 +206,17 @@ func (c *Config) ownerLogin() (*engine.Login, error) {
 	return &engine.Login{Issuer: strings.TrimSuffix(iss, "/"), Subject: sub}, nil
 }
 
-// issuers is every issuer the server trusts: itself (unless told not to), -trusted-issuer
-// and the issuers of -oidc-client.
-func (c *Config) issuers() []string {
+// trustedIssuers are the -trusted-issuer URLs (the local issuer, unless -no-local-issuer, is
+// trusted besides them).
+func (c *Config) trustedIssuers() []string {
 	var out []string
-	if !c.NoLocalIssuer {
-		out = append(out, c.BaseURL)
-	}
 	for _, iss := range c.TrustedIssuers {
 		out = append(out, strings.TrimSuffix(iss, "/"))
-	}
-	clients, _ := c.oidcClients()
-	for _, oc := range clients {
-		if !slices.Contains(out, oc.Issuer) {
-			out = append(out, oc.Issuer)
-		}
 	}
 	return out
 }
 
-// oidcClients parses -oidc-client.
+// oidcClients parses -oidc-client. Their issuers are trusted too (web.Open adds them).
 func (c *Config) oidcClients() ([]auth.OIDCClient, error) {
 	var out []auth.OIDCClient
 	for _, s := range c.OIDCClients {
@@ -280,4 +275,13 @@ func unwrapPathError(err error) error {
 		return pe.Err
 	}
 	return err
+}
+
+// previewPolicy is the address policy of link previews: public addresses on ports 80 and
+// 443, unless -preview-allow-private lifts both rules.
+func (c *Config) previewPolicy() outbound.Policy {
+	if c.PreviewAllowPrivate {
+		return outbound.Policy{AllowPrivate: true, AnyPort: true}
+	}
+	return outbound.Public
 }

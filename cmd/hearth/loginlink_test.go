@@ -55,14 +55,14 @@ func TestLoginLinkPrintsTheWebClientURL(t *testing.T) {
 	}
 }
 
-func TestOIDCClientIssuersAreTrusted(t *testing.T) {
-	c := Config{BaseURL: "https://chat.example.com", TrustedIssuers: []string{"https://a.example"}, OIDCClients: []string{"https://a.example=x", "https://b.example/=y"}}
-	got := strings.Join(c.issuers(), " ")
-	if got != "https://chat.example.com https://a.example https://b.example" {
-		t.Fatalf("issuers = %s", got)
-	}
+func TestOIDCClientsParse(t *testing.T) {
+	c := Config{BaseURL: "https://chat.example.com", OIDCClients: []string{"https://a.example=x", "https://b.example/=y"}}
 	clients, err := c.oidcClients()
-	if err != nil || len(clients) != 2 || clients[1] != (auth.OIDCClient{Issuer: "https://b.example", ClientID: "y"}) {
+	if err != nil || len(clients) != 2 || clients[0] != (auth.OIDCClient{Issuer: "https://a.example", ClientID: "x"}) || clients[1] != (auth.OIDCClient{Issuer: "https://b.example", ClientID: "y"}) {
 		t.Fatalf("clients = %v, %v", clients, err)
+	}
+	c.OIDCClients = []string{"https://chat.example.com=z"}
+	if _, err := c.oidcClients(); err == nil || !strings.Contains(err.Error(), "names the server itself") {
+		t.Fatalf("the server itself: %v", err)
 	}
 }

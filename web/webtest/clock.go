@@ -22,5 +22,5 @@ func NewClockAt(t time.Time) *Clock { return clock.NewManual(t) }
 func WithClock(c *Clock) Option { return func(o *engine.Options) { o.Clock = c } }
 
 // WithManualJobs leaves the engine's background jobs to the test's own calls (PurgeNow,
-// PruneLog, ExpireUploads), so that advancing the clock does not run them.
+// PruneLog, ExpireUploads, ExpirePreviews), so that advancing the clock does not run them.
 func WithManualJobs() Option { return func(o *engine.Options) { o.ManualJobs = true } }
