@@ -142,6 +142,7 @@ func openApp(ctx context.Context, c Config, log *slog.Logger) (*app, error) {
 		Bucket:         bucket,
 		Signer:         signer,
 		Sandbox:        a.sandbox,
+		SpoolDir:       filepath.Join(c.Data, "tmp"),
 		Log:            log,
 		Observer:       observer,
 	})

@@ -63,6 +63,7 @@ func Start(t testing.TB, options ...Option) *Server {
 		BaseURL:       s.URL,
 		Log:           Logger(),
 		PresenceGrace: 50 * time.Millisecond,
+		SpoolDir:      filepath.Join(s.Dir, "tmp"),
 	}
 	for _, o := range options {
 		o(&s.opts)
