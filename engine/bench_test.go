@@ -45,7 +45,7 @@ func openBenchEngine(b *testing.B) (*Engine, *benchClock) {
 	return e, clock
 }
 
-func benchJoin(b *testing.B, e *Engine, sub string) Caller {
+func benchJoin(b testing.TB, e *Engine, sub string) Caller {
 	b.Helper()
 	m, _, err := e.Join(context.Background(), JoinInput{
 		Login:      Login{Issuer: "http://127.0.0.1", Subject: sub},
