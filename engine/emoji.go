@@ -85,7 +85,7 @@ type EmojiList struct {
 
 // ListEmoji lists the custom emoji, or, when they are still at version known, only says so.
 func (e *Engine) ListEmoji(c Caller, known int64) (*EmojiList, error) {
-	if _, err := e.dir.Load().caller(c); err != nil {
+	if _, err := e.snap.Load().caller(c); err != nil {
 		return nil, err
 	}
 	list := &EmojiList{}
@@ -163,8 +163,8 @@ func (e *Engine) DeleteEmoji(ctx context.Context, c Caller, req *svcv1.DeleteEmo
 	if name == "" {
 		return nil, invalid("name is required")
 	}
-	id, err := write(e, func(tx *Tx) (string, error) {
-		if _, err := tx.Dir().requireRank(c, svcv1.MemberRole_MEMBER_ROLE_MODERATOR, "deleting an emoji"); err != nil {
+	id, err := submit(e, func(tx *Tx) (string, error) {
+		if _, err := tx.Snap().requireRank(c, svcv1.MemberRole_MEMBER_ROLE_MODERATOR, "deleting an emoji"); err != nil {
 			return "", err
 		}
 		id, err := tx.read().EmojiIDByName(name)
@@ -178,7 +178,7 @@ func (e *Engine) DeleteEmoji(ctx context.Context, c Caller, req *svcv1.DeleteEmo
 		if err != nil {
 			return "", err
 		}
-		if err := tx.write().DeleteEmoji(rec); err != nil {
+		if err := tx.mutate().DeleteEmoji(rec); err != nil {
 			return "", err
 		}
 		return id, emojiChanged(tx)
@@ -196,7 +196,7 @@ func emojiChanged(tx *Tx) error {
 	if err != nil {
 		return err
 	}
-	return tx.write().SetEmojiVersion(seq)
+	return tx.mutate().SetEmojiVersion(seq)
 }
 
 // deleteEmojiObjects deletes the objects of emoji whose rows are gone (or were never written),
@@ -220,7 +220,7 @@ func (e *Engine) deleteEmojiObjects(ids []string) {
 // compressed already), with sizes and CRC in their local headers, so that streaming unzippers
 // read them too. Memory stays at one image, whatever the count.
 func (e *Engine) ExportEmoji(ctx context.Context, c Caller, w io.Writer) error {
-	if _, err := e.dir.Load().caller(c); err != nil {
+	if _, err := e.snap.Load().caller(c); err != nil {
 		return err
 	}
 	if e.opts.Bucket == nil {

@@ -72,7 +72,7 @@ func (e *Engine) BeginEmojiUpload(ctx context.Context, c Caller) (*EmojiUpload, 
 	if e.opts.Bucket == nil || e.opts.Sandbox == nil {
 		return nil, &Error{Code: CodeUnavailable, Msg: "this server takes no emoji uploads"}
 	}
-	if _, err := e.dir.Load().requireRank(c, svcv1.MemberRole_MEMBER_ROLE_MODERATOR, "adding emoji"); err != nil {
+	if _, err := e.snap.Load().requireRank(c, svcv1.MemberRole_MEMBER_ROLE_MODERATOR, "adding emoji"); err != nil {
 		return nil, err
 	}
 	if wait := e.limits.allow("upload:"+c.ID, uploadRate, uploadBurst); wait > 0 {
@@ -265,8 +265,8 @@ func (u *EmojiUpload) Finish() (*svcv1.UploadEmojiResponse, error) {
 	}
 	for len(u.pending) > 0 {
 		chunk := u.pending[:min(len(u.pending), emojiCommitMax)]
-		lost, err := write(u.e, func(tx *Tx) ([]int, error) {
-			if _, err := tx.Dir().requireRank(u.c, svcv1.MemberRole_MEMBER_ROLE_MODERATOR, "adding emoji"); err != nil {
+		lost, err := submit(u.e, func(tx *Tx) ([]int, error) {
+			if _, err := tx.Snap().requireRank(u.c, svcv1.MemberRole_MEMBER_ROLE_MODERATOR, "adding emoji"); err != nil {
 				return nil, err
 			}
 			var lost []int
@@ -280,7 +280,7 @@ func (u *EmojiUpload) Finish() (*svcv1.UploadEmojiResponse, error) {
 					return nil, err
 				}
 				p.rec.CreatedAtMs = tx.NowMs()
-				if err := tx.write().PutEmoji(p.rec); err != nil {
+				if err := tx.mutate().PutEmoji(p.rec); err != nil {
 					return nil, err
 				}
 			}
