@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/google/uuid"
@@ -58,7 +59,17 @@ type EmojiUpload struct {
 	// names are the names this request adds.
 	names map[string]bool
 	done  bool
+
+	// Images are stored in the background while the next ones are judged, at most
+	// storesMax at once, each from a copy in a buffer of its own.
+	stores   sync.WaitGroup
+	slots    chan *[]byte
+	storeMu  sync.Mutex
+	storeErr error
 }
+
+// storesMax bounds the images of one request being stored at once.
+const storesMax = 4
 
 type pendingEmoji struct {
 	rec    *storepb.EmojiRecord
@@ -78,7 +89,11 @@ func (e *Engine) BeginEmojiUpload(ctx context.Context, c Caller) (*EmojiUpload, 
 	if wait := e.limits.allow("upload:"+c.ID, uploadRate, uploadBurst); wait > 0 {
 		return nil, rateLimited("uploading files and emoji", wait)
 	}
-	return &EmojiUpload{e: e, c: c, ctx: ctx, names: map[string]bool{}}, nil
+	u := &EmojiUpload{e: e, c: c, ctx: ctx, names: map[string]bool{}, slots: make(chan *[]byte, storesMax)}
+	for range storesMax {
+		u.slots <- nil
+	}
+	return u, nil
 }
 
 // AddFile reads one file of the request: a zip archive when its name ends in .zip (it must
@@ -191,12 +206,8 @@ func (u *EmojiUpload) addImage(file string, data []byte) error {
 		return err
 	}
 	id := uuid.Must(uuid.NewV7()).String()
-	if _, err := u.e.opts.Bucket.Put(u.ctx, blob.EmojiKey(id), bytes.NewReader(data), info.ContentType); err != nil {
-		if u.ctx.Err() != nil {
-			return u.ctx.Err()
-		}
-		u.e.log.Error("storing an emoji", "err", err)
-		return &Error{Code: CodeInternal, Msg: "the emoji could not be stored"}
+	if err := u.store(id, data, info.ContentType); err != nil {
+		return err
 	}
 	res := &svcv1.EmojiUploadResult{File: displayFile(file), Name: name, Status: svcv1.EmojiUploadStatus_EMOJI_UPLOAD_STATUS_ADDED}
 	u.results = append(u.results, res)
@@ -211,6 +222,57 @@ func (u *EmojiUpload) addImage(file string, data []byte) error {
 		CreatedBy:   u.c.ID,
 	}})
 	return nil
+}
+
+// store puts an image in the bucket in the background: it returns once the image is copied,
+// or with the error of an earlier store, which fails the request.
+func (u *EmojiUpload) store(id string, data []byte, contentType string) error {
+	if err := u.storeFailure(); err != nil {
+		return err
+	}
+	bufp := <-u.slots
+	if bufp == nil {
+		bufp = heads.Get().(*[]byte)
+	}
+	buf := append((*bufp)[:0], data...)
+	u.stores.Add(1)
+	go func() {
+		defer u.stores.Done()
+		_, err := u.e.opts.Bucket.Put(u.ctx, blob.EmojiKey(id), bytes.NewReader(buf), contentType)
+		u.slots <- bufp
+		if err == nil {
+			return
+		}
+		u.storeMu.Lock()
+		defer u.storeMu.Unlock()
+		if u.storeErr != nil {
+			return
+		}
+		if u.ctx.Err() != nil {
+			u.storeErr = u.ctx.Err()
+			return
+		}
+		u.e.log.Error("storing an emoji", "err", err)
+		u.storeErr = &Error{Code: CodeInternal, Msg: "the emoji could not be stored"}
+	}()
+	return nil
+}
+
+func (u *EmojiUpload) storeFailure() error {
+	u.storeMu.Lock()
+	defer u.storeMu.Unlock()
+	return u.storeErr
+}
+
+// settle waits for the stores under way and gives their buffers back.
+func (u *EmojiUpload) settle() error {
+	u.stores.Wait()
+	for range storesMax {
+		if bufp := <-u.slots; bufp != nil {
+			heads.Put(bufp)
+		}
+	}
+	return u.storeFailure()
 }
 
 const rejectedStatus = svcv1.EmojiUploadStatus_EMOJI_UPLOAD_STATUS_REJECTED
@@ -263,6 +325,11 @@ func (u *EmojiUpload) Finish() (*svcv1.UploadEmojiResponse, error) {
 	if u.done {
 		return nil, errors.New("emoji upload already finished")
 	}
+	u.done = true
+	if err := u.settle(); err != nil {
+		u.abort()
+		return nil, err
+	}
 	for len(u.pending) > 0 {
 		chunk := u.pending[:min(len(u.pending), emojiCommitMax)]
 		lost, err := submit(u.e, func(tx *Tx) ([]int, error) {
@@ -290,7 +357,8 @@ func (u *EmojiUpload) Finish() (*svcv1.UploadEmojiResponse, error) {
 			return lost, emojiChanged(tx)
 		})
 		if err != nil {
-			return nil, err // Abort deletes the objects of this chunk and the rest
+			u.abort()
+			return nil, err
 		}
 		var drop []string
 		for _, i := range lost {
@@ -300,7 +368,6 @@ func (u *EmojiUpload) Finish() (*svcv1.UploadEmojiResponse, error) {
 		u.e.deleteEmojiObjects(drop)
 		u.pending = u.pending[len(chunk):]
 	}
-	u.done = true
 	return &svcv1.UploadEmojiResponse{Results: u.results}, nil
 }
 
@@ -310,6 +377,12 @@ func (u *EmojiUpload) Abort() {
 		return
 	}
 	u.done = true
+	u.settle()
+	u.abort()
+}
+
+// abort deletes the objects of the emoji not committed, once no store is under way.
+func (u *EmojiUpload) abort() {
 	ids := make([]string, len(u.pending))
 	for i, p := range u.pending {
 		ids[i] = p.rec.GetId()
