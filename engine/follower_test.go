@@ -101,9 +101,8 @@ func TestFollowerFallenOffTheRingResyncs(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	clock := &benchClock{}
-	clock.ns.Store(time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC).UnixNano())
-	e, err := Open(db, Options{BaseURL: "http://127.0.0.1", Log: log, Now: clock.now, RingSize: 16})
+	clock := newTestClock()
+	e, err := Open(db, Options{BaseURL: "http://127.0.0.1", Log: log, Clock: clock, RingSize: 16})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,7 +115,7 @@ func TestFollowerFallenOffTheRingResyncs(t *testing.T) {
 	}
 	defer f.Close()
 	for i := range 20 {
-		clock.advance(time.Second)
+		clock.Advance(time.Second)
 		if _, err := e.SendMessage(context.Background(), owner, &svcv1.SendMessageRequest{ChannelId: chID, Text: itoa(i)}); err != nil {
 			t.Fatal(err)
 		}

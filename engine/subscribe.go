@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"runtime"
-	"time"
 
 	svcv1 "hearth/proto/svc/v1"
 )
@@ -50,13 +49,13 @@ func (s *stream) run(ctx context.Context, f *Follower) error {
 	if err := RunOnFreshStack(s.heartbeat); err != nil {
 		return err
 	}
-	heartbeat := time.NewTicker(s.e.opts.Heartbeat)
+	heartbeat := s.e.clock.NewTicker(s.e.opts.Heartbeat)
 	defer heartbeat.Stop()
 	for {
 		if err := RunOnFreshStack(func() error { return s.sendAvailable(ctx, f) }); err != nil {
 			return err
 		}
-		ticked, err := f.Wait(ctx, heartbeat.C)
+		ticked, err := f.Wait(ctx, heartbeat.C())
 		if err != nil {
 			return err
 		}
