@@ -538,3 +538,84 @@ func TestEmojiAnswerIsProtoJSON(t *testing.T) {
 		t.Errorf("answer %s, want %s", b, want)
 	}
 }
+
+// An archive of more than 10,000 files is refused whole, before any entry is looked at; a
+// request of more than 10,000 results is a 400 and adds nothing.
+func TestEmojiCountLimits(t *testing.T) {
+	s := webtest.Start(t)
+	alice := s.Join("alice")
+	many := func(n int, name string) []byte {
+		var entries []zipEntry
+		for i := range n {
+			entries = append(entries, zipEntry{fmt.Sprintf(name, i), []byte("x")})
+		}
+		return zipOf(t, entries...)
+	}
+	a := postEmoji(t, s, alice.Token, filePart("many.zip", many(10_001, "e%d.png")))
+	if a.status != http.StatusOK {
+		t.Fatalf("%d %s", a.status, a.err)
+	}
+	wantResults(t, a.results, []result{{"many.zip", "", rejected, "the archive has more than 10,000 files"}})
+
+	// 10,000 entries refused for their paths (cheap: nothing is read), then one image more.
+	a = postEmoji(t, s, alice.Token,
+		filePart("first.png", pngImage(t, 8, 8)),
+		filePart("tricks.zip", many(9_999, "../e%d.png")),
+		filePart("last.png", pngImage(t, 8, 8)))
+	wantEmojiRefused(t, "10,001 results", a, http.StatusBadRequest, "a request may hold at most 10,000 images; send the rest in another request")
+	if list := listEmojiOf(t, s, alice); len(list) != 0 {
+		t.Errorf("added %v", list)
+	}
+	if keys := emojiKeys(t, s); len(keys) != 0 {
+		t.Errorf("objects left: %v", keys)
+	}
+}
+
+// Two requests adding the same name at once: one adds it, the other finds it taken, and only
+// the added emoji's object stays.
+func TestEmojiSameNameAtOnce(t *testing.T) {
+	s := webtest.Start(t)
+	alice := s.Join("alice")
+	// The bodies are made here and sent from two goroutines, which only report back.
+	type sent struct {
+		status int
+		body   []byte
+		err    error
+	}
+	answers := make(chan sent, 2)
+	for i := range 2 {
+		var body bytes.Buffer
+		mw := multipart.NewWriter(&body)
+		w, _ := mw.CreateFormFile("file", "same.png")
+		w.Write(pngImage(t, 8+i, 8))
+		mw.Close()
+		r, _ := http.NewRequest(http.MethodPost, s.URL+"/emoji", &body)
+		r.Header.Set("Content-Type", mw.FormDataContentType())
+		r.Header.Set("Authorization", "Bearer "+alice.Token)
+		go func() {
+			res, err := http.DefaultClient.Do(r)
+			if err != nil {
+				answers <- sent{err: err}
+				return
+			}
+			defer res.Body.Close()
+			b, err := io.ReadAll(res.Body)
+			answers <- sent{res.StatusCode, b, err}
+		}()
+	}
+	statuses := map[svcv1.EmojiUploadStatus]int{}
+	for range 2 {
+		a := <-answers
+		var resp svcv1.UploadEmojiResponse
+		if a.err != nil || a.status != http.StatusOK || protojson.Unmarshal(a.body, &resp) != nil || len(resp.GetResults()) != 1 {
+			t.Fatalf("%d %s %v", a.status, a.body, a.err)
+		}
+		statuses[resp.GetResults()[0].GetStatus()]++
+	}
+	if statuses[added] != 1 || statuses[taken] != 1 {
+		t.Errorf("statuses %v, want one added and one taken", statuses)
+	}
+	if keys := emojiKeys(t, s); len(keys) != 1 {
+		t.Errorf("objects %v, want one", keys)
+	}
+}
