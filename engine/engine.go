@@ -4,7 +4,10 @@
 //
 // Reads run on the published Snapshot (the small state, in memory) and on Badger read
 // transactions. Every change goes through the one writer (writer.go), which commits many
-// changes with one sync and hands their events to the hub (hub.go) for the Subscribe streams.
+// changes with one sync and hands their events to the hub (hub.go). A Follower (follower.go)
+// reads the event log from a seq on, replay then live, for the Subscribe streams and for the
+// adapters that consume the log (plugins, the search index); adapters call engine methods as a
+// Caller like web does, never code inside the writer.
 package engine
 
 import (

@@ -1,6 +1,7 @@
 // Package web is Hearth's HTTP surface: the Connect handlers of the three services (thin: each
 // calls one engine method), the plain endpoints, and the middleware that authenticates callers
-// and logs requests.
+// and logs requests. It is also where a whole server is assembled (Open, in assembly.go), once,
+// for the binary and the tests alike.
 package web
 
 import (

@@ -189,12 +189,10 @@ func (c *Config) ownerLogin() (*engine.Login, error) {
 	return &engine.Login{Issuer: strings.TrimSuffix(iss, "/"), Subject: sub}, nil
 }
 
-// issuers is every issuer the server trusts: itself (unless told not to) and -trusted-issuer.
-func (c *Config) issuers() []string {
+// trustedIssuers are the -trusted-issuer URLs (the local issuer, unless -no-local-issuer, is
+// trusted besides them).
+func (c *Config) trustedIssuers() []string {
 	var out []string
-	if !c.NoLocalIssuer {
-		out = append(out, c.BaseURL)
-	}
 	for _, iss := range c.TrustedIssuers {
 		out = append(out, strings.TrimSuffix(iss, "/"))
 	}
