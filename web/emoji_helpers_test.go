@@ -17,6 +17,7 @@ import (
 	"net/http"
 	"net/textproto"
 	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -277,4 +278,16 @@ func emojiKeys(t testing.TB, s *webtest.Server) []string {
 		t.Fatal(err)
 	}
 	return keys
+}
+
+// wantNoSpool checks that the spool folder holds no file: archives are unlinked at once.
+func wantNoSpool(t *testing.T, s *webtest.Server) {
+	t.Helper()
+	entries, err := os.ReadDir(filepath.Join(s.Dir, "tmp"))
+	if err != nil {
+		t.Fatalf("the spool folder: %v", err)
+	}
+	for _, e := range entries {
+		t.Errorf("left in the spool folder: %s", e.Name())
+	}
 }

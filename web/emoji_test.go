@@ -161,6 +161,7 @@ func TestEmojiRejections(t *testing.T) {
 	if keys := emojiKeys(t, s); len(keys) != 3 {
 		t.Errorf("objects %v, want the three emoji's", keys)
 	}
+	wantNoSpool(t, s)
 }
 
 // A body over 64 MB is a 413 and adds nothing, not even the images before the excess; so is a
@@ -216,6 +217,7 @@ func TestEmojiRequestLimits(t *testing.T) {
 	if keys := emojiKeys(t, s); len(keys) != 0 {
 		t.Errorf("refused requests left objects %v", keys)
 	}
+	wantNoSpool(t, s)
 }
 
 func wantEmojiRefused(t *testing.T, what string, got emojiAnswer, status int, text string) {
