@@ -3,6 +3,7 @@ package web_test
 import (
 	"archive/zip"
 	"bytes"
+	"compress/flate"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -290,4 +291,28 @@ func wantNoSpool(t *testing.T, s *webtest.Server) {
 	for _, e := range entries {
 		t.Errorf("left in the spool folder: %s", e.Name())
 	}
+}
+
+// lyingBomb is a zip of one entry, name, whose header claims 1,000 bytes while its data
+// inflates to 16 MiB of zeros.
+func lyingBomb(t testing.TB, name string) []byte {
+	t.Helper()
+	var packed bytes.Buffer
+	fw, _ := flate.NewWriter(&packed, flate.BestCompression)
+	fw.Write(make([]byte, 16<<20))
+	fw.Close()
+	var buf bytes.Buffer
+	zw := zip.NewWriter(&buf)
+	w, err := zw.CreateRaw(&zip.FileHeader{Name: name, Method: zip.Deflate, CRC32: 1,
+		CompressedSize64: uint64(packed.Len()), UncompressedSize64: 1000})
+	if err == nil {
+		_, err = w.Write(packed.Bytes())
+	}
+	if err == nil {
+		err = zw.Close()
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
 }

@@ -124,6 +124,7 @@ func TestEmojiRejections(t *testing.T) {
 		filePart(strings.Repeat("n", 63)+".png", ok),
 		filePart("broken.zip", []byte("PK\x03\x04 this is no archive")),
 		filePart("pack.zip", archive),
+		filePart("liar.zip", lyingBomb(t, "liar.png")),
 	)
 	if a.status != http.StatusOK {
 		t.Fatalf("POST /emoji: %d %s", a.status, a.err)
@@ -147,6 +148,7 @@ func TestEmojiRejections(t *testing.T) {
 		{"pack/inner.png", "inner", rejected, "it is a zip archive itself; archives inside the archive are not opened"},
 		{"pack/again/OK.png", "ok", taken, ""},
 		{"pack/huge.png", "huge", rejected, "it is 1000x1000 pixels; the limit is 512x512"},
+		{"liar.png", "liar", rejected, "it is larger than 256 KB (256,000 bytes) uncompressed"},
 	})
 	names := slices.Sorted(func(yield func(string) bool) {
 		for n := range emojiURLs(listEmojiOf(t, s, alice)) {
