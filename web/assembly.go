@@ -12,6 +12,7 @@ import (
 	"hearth/auth"
 	"hearth/blob"
 	"hearth/engine"
+	"hearth/engine/outbound"
 	"hearth/engine/sandbox"
 	"hearth/engine/store"
 	"hearth/web/metrics"
@@ -44,8 +45,9 @@ type Config struct {
 	// Metrics collects metrics of calls, routes and the engine (Server.Metrics), which the
 	// caller serves on an address of its own.
 	Metrics bool
-	// IssuerHTTPClient fetches remote issuers' discovery documents and keys (default: a client
-	// with a 10 s timeout).
+	// IssuerHTTPClient fetches remote issuers' discovery documents and keys (default: the
+	// outbound client with the operator's policy, since issuers are named by the operator and
+	// may be on loopback or the local network, and a 10 s timeout).
 	IssuerHTTPClient *http.Client
 	// Log receives every log line (default slog.Default()).
 	Log *slog.Logger
@@ -145,7 +147,11 @@ func Open(ctx context.Context, cfg Config) (s *Server, err error) {
 	}
 	client := cfg.IssuerHTTPClient
 	if client == nil {
-		client = &http.Client{Timeout: 10 * time.Second}
+		version := opts.Version
+		if version == "" {
+			version = "dev"
+		}
+		client = outbound.New(outbound.Options{Policy: outbound.Operator, Timeout: 10 * time.Second, UserAgent: outbound.UserAgent(version)}).HTTPClient()
 	}
 	// The verifier refreshes remote issuers' keys in the background until Close.
 	authCtx, stopAuth := context.WithCancel(context.Background())

@@ -72,6 +72,7 @@ func New(opts Options) http.Handler {
 	mux.HandleFunc(uploadRoute, upload(opts.Engine, a))
 	handleEmoji(mux, opts.Engine, a)
 	mux.HandleFunc("GET /files/{id}/{name}", serveFile(opts.Engine, opts.FilesRedirect))
+	mux.HandleFunc(previewImageRoute, servePreviewImage(opts.Engine))
 	mux.HandleFunc("GET /invite/{code}", inviteRedirect(webURL, base))
 	mux.HandleFunc("GET /i/{code}", inviteRedirect(webURL, base))
 	if opts.Issuer != nil {

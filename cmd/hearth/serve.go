@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"hearth/engine"
+	"hearth/engine/outbound"
 	"hearth/engine/store"
 	"hearth/web"
 )
@@ -75,7 +76,8 @@ func openApp(ctx context.Context, c Config, log *slog.Logger) (*app, error) {
 	tuneGC(profile, os.Getenv)
 	var updates engine.UpdateChecker
 	if c.UpdateFeed != "" {
-		updates = newUpdateFeed(ctx, c.UpdateFeed, &http.Client{Timeout: 30 * time.Second}, log)
+		feed := outbound.New(outbound.Options{Policy: outbound.Operator, Timeout: 30 * time.Second, MaxBody: feedMaxBytes, UserAgent: outbound.UserAgent(version)})
+		updates = newUpdateFeed(ctx, c.UpdateFeed, feed.HTTPClient(), log)
 	}
 	s, err := web.Open(ctx, web.Config{
 		Data: c.Data,
@@ -90,6 +92,7 @@ func openApp(ctx context.Context, c Config, log *slog.Logger) (*app, error) {
 			BotBurst:       c.BotBurst,
 			ReplayDays:     c.ReplayDays,
 			ReplayEvents:   c.ReplayEvents,
+			PreviewPolicy:  c.previewPolicy(),
 		},
 		BucketURL:     c.Bucket,
 		WebURL:        c.WebURL,

@@ -30,6 +30,9 @@
 //	0x90 emoji     emoji id                   storepb.EmojiRecord: a custom emoji in the bucket
 //	0x91 emojiname name                       emoji id: the names, unique, in name order
 //	0x92 emojiver                             seq of the event of the latest emoji change, 8 bytes
+//	0xA0 preview   URL hash                   storepb.PreviewRecord: a fetched link's preview (or failure)
+//	0xA1 prevexp   expires_at_ms URL hash     empty: the cached previews by expiry
+//	0xA2 previmg   image id                   storepb.PreviewImageRecord: an image in the bucket
 //
 // Indexes that only serve lookups of small state (login to member, username to member, bot
 // token hash to bot, member set to DM) are not stored: the engine derives them in memory from
@@ -55,4 +58,10 @@
 // makes names unique inside the writer's transaction and lists the emoji sorted by name; the
 // version row changes with every emoji change, so GET /emoji answers 304 (or from a cached
 // body) after one point read.
+//
+// Link previews (0xA0-0xAF) are a cache: a preview row per fetched URL (keyed by the
+// SHA-256 of the normalized URL, 32 bytes), listed by expiry in 0xA1 (expires_at_ms is 8
+// bytes, big-endian) for the cleanup. A preview's image is an object previews/<id> with a row
+// of its own, which follows the rule of upload rows: stored before its row is written,
+// deleted after its row is.
 package store

@@ -75,7 +75,7 @@ func Start(t testing.TB, options ...Option) *Server {
 		t.Cleanup(func() { b.Close() })
 		opts.Bucket = b
 	}
-	s.cfg = web.Config{Data: s.Dir, Engine: opts, IssuerHTTPClient: http.DefaultClient, Log: Logger()}
+	s.cfg = web.Config{Data: s.Dir, Engine: opts, Log: Logger()}
 	s.open()
 	s.http.Start()
 	t.Cleanup(func() {
