@@ -24,10 +24,11 @@ func withCORS(origins []string, next http.Handler) http.Handler {
 	c := cors.New(cors.Options{
 		AllowedOrigins: origins,
 		AllowedMethods: connectcors.AllowedMethods(),
+		// If-None-Match and ETag: GET /emoji answers 304 to a client that has the list.
 		AllowedHeaders: append(connectcors.AllowedHeaders(),
-			"Authorization", "Connect-Content-Encoding", "Connect-Accept-Encoding", "Grpc-Accept-Encoding"),
+			"Authorization", "Connect-Content-Encoding", "Connect-Accept-Encoding", "Grpc-Accept-Encoding", "If-None-Match"),
 		ExposedHeaders: append(connectcors.ExposedHeaders(),
-			"Retry-After", "Connect-Content-Encoding", "Content-Disposition"),
+			"Retry-After", "Connect-Content-Encoding", "Content-Disposition", "ETag"),
 		AllowCredentials: false,
 		MaxAge:           int(corsMaxAge / time.Second),
 	})

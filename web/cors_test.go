@@ -59,7 +59,9 @@ func TestCORSPreflightsAndHeaders(t *testing.T) {
 		{"/svc.v1.ServerService/GetMe", "POST", "authorization,connect-protocol-version,connect-timeout-ms,content-type"},
 		{"/svc.v1.ChatService/Subscribe", "POST", "authorization,content-type,x-grpc-web,x-user-agent"},
 		{"/upload", "POST", "authorization"},
-		{"/emoji", "GET", "authorization"},
+		{"/emoji", "GET", "authorization,if-none-match"},
+		{"/emoji", "POST", "authorization"},
+		{"/emoji.zip", "GET", "authorization"},
 		{"/oauth/token", "POST", "content-type"},
 		{"/oauth/revoke", "POST", ""},
 		{"/oauth/issuers", "GET", ""},
@@ -94,11 +96,24 @@ func TestCORSPreflightsAndHeaders(t *testing.T) {
 	if got.Get("Access-Control-Allow-Origin") != "*" {
 		t.Fatalf("error headers = %v", got)
 	}
-	// The token endpoint answers cross-origin too.
-	r, _ := http.NewRequest(http.MethodPost, s.URL+"/oauth/token", strings.NewReader(url.Values{"grant_type": {"refresh_token"}, "refresh_token": {"x"}, "client_id": {"hearth-web"}}.Encode()))
-	r.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	// GET /emoji lets a client on another origin read its ETag.
+	r, _ := http.NewRequest(http.MethodGet, s.URL+"/emoji", nil)
+	r.Header.Set("Authorization", "Bearer "+owner.Token)
 	r.Header.Set("Origin", origin)
 	res, err := http.DefaultClient.Do(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if res.StatusCode != http.StatusOK || res.Header.Get("ETag") == "" || res.Header.Get("Access-Control-Allow-Origin") != "*" ||
+		!strings.Contains(res.Header.Get("Access-Control-Expose-Headers"), "Etag") {
+		t.Fatalf("GET /emoji: %d %v", res.StatusCode, res.Header)
+	}
+	// The token endpoint answers cross-origin too.
+	r, _ = http.NewRequest(http.MethodPost, s.URL+"/oauth/token", strings.NewReader(url.Values{"grant_type": {"refresh_token"}, "refresh_token": {"x"}, "client_id": {"hearth-web"}}.Encode()))
+	r.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	r.Header.Set("Origin", origin)
+	res, err = http.DefaultClient.Do(r)
 	if err != nil {
 		t.Fatal(err)
 	}
