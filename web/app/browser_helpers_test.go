@@ -223,6 +223,29 @@ func (p *page) signIn(srv *webtest.Server, sub string) {
 	p.waitFor("the token to leave the address bar", `!location.hash.includes("token")`)
 }
 
+// signUp follows an invite link (code "" for none: the client's own page) and creates an
+// account on the built-in issuer's sign-up page, which also joins the community.
+func (p *page) signUp(srv *webtest.Server, code, username, displayName string) {
+	p.t.Helper()
+	if code != "" {
+		p.run(chromedp.Navigate(srv.URL + "/invite/" + code))
+	} else {
+		p.run(chromedp.Navigate(srv.URL + "/app/"))
+	}
+	button := `[...document.querySelectorAll(".issuer-button")].find(b => b.textContent.startsWith("Create an account") || b.textContent.startsWith("Sign in or create"))`
+	p.clickJS("the built-in issuer's button", button)
+	p.waitFor("the issuer's page", `location.pathname.startsWith("/oauth/")`)
+	// The page opens on signing in unless an invite brought the person: then on signing up.
+	p.eval0(`document.querySelector("#password2") || [...document.querySelectorAll("a")].find(a => a.textContent === "Create an account")?.click()`)
+	p.waitFor("the sign-up form", `!!document.querySelector("#password2")`)
+	p.setText(`document.querySelector("#username")`, username)
+	p.setText(`document.querySelector("#display_name")`, displayName)
+	p.setText(`document.querySelector("#password")`, "a long enough password")
+	p.setText(`document.querySelector("#password2")`, "a long enough password")
+	p.clickJS("Create account and join", `[...document.querySelectorAll("button[type=submit]")].find(b => b.textContent.startsWith("Create account"))`)
+	p.waitFor("the chat, the code gone from the address bar", `!!document.querySelector(".chat") && location.search === "" && location.pathname === "/app/"`)
+}
+
 // join fills in the join page and joins.
 func (p *page) join(displayName string) {
 	p.t.Helper()
@@ -247,7 +270,10 @@ func (p *page) clickJS(what, find string) {
 
 func (p *page) typeInto(sel, text string) {
 	p.t.Helper()
-	p.run(chromedp.Focus(chromedp.CSS(sel)), chromedp.SendKeys(chromedp.CSS(sel), text))
+	p.run(chromedp.Focus(chromedp.CSS(sel)))
+	// An open modal dialog leaves the rest of the page inert: the keys would go elsewhere.
+	p.waitFor("the focus in "+sel, fmt.Sprintf(`document.activeElement === document.querySelector(%s)`, js(sel)))
+	p.run(chromedp.SendKeys(chromedp.CSS(sel), text))
 }
 
 // openChannel clicks a channel in the sidebar by its name.

@@ -82,8 +82,8 @@ func (p *page) sendAPI(t *testing.T, c *webtest.Client, channelID, text string) 
 	}
 }
 
-// TestBrowserTwoPeopleChat is the scenario: two people in two browsers sign in and
-// join, write to each other live, see unread and mention badges come and go, react, reply in
+// TestBrowserTwoPeopleChat is the scenario: two people in two browsers sign up through
+// an invite link, write to each other live, see unread and mention badges come and go, react, reply in
 // a thread, share an image, keep a message that could not be sent until it goes (once), and
 // carry on after the server restarts without losing or doubling a message.
 func TestBrowserTwoPeopleChat(t *testing.T) {
@@ -92,11 +92,13 @@ func TestBrowserTwoPeopleChat(t *testing.T) {
 	alice := openPage(t, browser, "alice", 1280, 800)
 	bob := openPage(t, browser, "bob", 1280, 800)
 
-	t.Log("sign in with a login link and join")
-	alice.signIn(srv, "alice")
-	alice.join("Alice")
-	bob.signIn(srv, "bob")
-	bob.join("Bob")
+	t.Log("sign up through an invite link")
+	inv, err := owner.Server.CreateInvite(context.Background(), connect.NewRequest(&svcv1.CreateInviteRequest{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	alice.signUp(srv, inv.Msg.GetInvite().GetCode(), "alice", "Alice")
+	bob.signUp(srv, inv.Msg.GetInvite().GetCode(), "bob", "Bob")
 	alice.openChannel("general")
 	bob.openChannel("general")
 

@@ -1,10 +1,14 @@
 package app_test
 
 import (
+	"bytes"
 	"fmt"
+	"io"
+	"mime/multipart"
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"strings"
 	"testing"
 
 	"github.com/chromedp/chromedp"
@@ -31,7 +35,7 @@ func field(label string) string {
 // the keyboard.
 func TestBrowserEverydayActions(t *testing.T) {
 	browser := startBrowser(t)
-	srv, _, _ := community(t, webtest.WithPreviewAllowPrivate())
+	srv, owner, _ := community(t, webtest.WithPreviewAllowPrivate())
 	alice := openPage(t, browser, "alice", 1280, 800)
 	bob := openPage(t, browser, "bob", 1280, 800)
 	alice.signIn(srv, "alice")
@@ -108,6 +112,19 @@ func TestBrowserEverydayActions(t *testing.T) {
 		return p?.querySelector(".preview-title").textContent === "Growing tomatoes" && p.querySelector(".preview-site").textContent === "Garden notes" && img.complete && img.naturalWidth === 120;
 	})()`)
 
+	t.Log("custom emoji: in text and as a reaction; unknown names stay text")
+	addEmoji(t, srv, owner.Token, "party", writePNG(t, "party.png", 64, 64))
+	alice.click(`.channel-view [aria-label="Insert emoji"]`)
+	alice.waitFor("the new emoji in the picker, the search focused", `!!document.querySelector('dialog[open] button[aria-label=":party:"] img') && document.activeElement?.getAttribute("aria-label") === "Search emoji"`)
+	alice.run(press("Escape", 27, "", 0))
+	alice.waitFor("the picker closed", `!document.querySelector("dialog[open]")`)
+	alice.send("let's :party: :nothing:")
+	party := messageJS(".channel-view", "let's")
+	bob.waitFor("the custom emoji as a picture, the unknown one as text", `(() => { const m = `+party+`; const img = m?.querySelector(".msg-text img.custom-emoji"); return img?.alt === ":party:" && img.complete && img.naturalWidth === 64 && m.querySelector(".msg-text").textContent.includes(":nothing:"); })()`)
+	bob.clickJS("Add reaction", party+`.querySelector('[aria-label="Add reaction"]')`)
+	bob.click(`dialog[open] button[aria-label=":party:"]`)
+	alice.waitFor("the custom reaction", party+`?.querySelector('.reaction[aria-label=":party:: 1"] img')?.alt === ":party:"`)
+
 	t.Log("a DM from a member's card, its badge, and presence")
 	alice.clickJS("bob's name", `[...document.querySelectorAll(".channel-view .author")].find(b => b.textContent === "Bob")`)
 	alice.waitFor("bob's card", `document.querySelector("dialog[open] .member-card-name")?.textContent.startsWith("Bob")`)
@@ -157,5 +174,34 @@ func TestBrowserEverydayActions(t *testing.T) {
 	alice.waitFor("back in the composer", `document.activeElement === document.querySelector(".channel-view .composer-input")`)
 	for _, p := range []*page{alice, bob} {
 		p.noErrors(srv.URL)
+	}
+}
+
+// addEmoji uploads a custom emoji (POST /emoji) as a moderator or higher.
+func addEmoji(t *testing.T, srv *webtest.Server, token, name, path string) {
+	t.Helper()
+	var body bytes.Buffer
+	mw := multipart.NewWriter(&body)
+	w, err := mw.CreateFormFile("file", name+".png")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Write(b)
+	mw.Close()
+	req, _ := http.NewRequest(http.MethodPost, srv.URL+"/emoji", &body)
+	req.Header.Set("Content-Type", mw.FormDataContentType())
+	req.Header.Set("Authorization", "Bearer "+token)
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	answer, _ := io.ReadAll(res.Body)
+	if res.StatusCode != http.StatusOK || !strings.Contains(string(answer), "ADDED") {
+		t.Fatalf("POST /emoji: %d %s", res.StatusCode, answer)
 	}
 }
