@@ -9,6 +9,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	svcv1 "hearth/proto/svc/v1"
+	"hearth/web/webtest"
 )
 
 // TestBrowserSignUpWithInvite: a person follows an invite link to an invite-only community,
@@ -74,4 +75,21 @@ func TestBrowserSignUpWithInvite(t *testing.T) {
 	dana.clickJS("Sign out", `[...document.querySelectorAll("dialog[open] button")].find(b => b.textContent.startsWith("Sign out"))`)
 	dana.waitFor("the sign-in page", `document.querySelector("#signin-title")?.textContent === "Sign in" && !`+creds)
 	dana.noErrors(srv.URL)
+}
+
+// TestBrowserOwnerFinishesSetup: on a new server, the first person to sign up becomes the
+// owner and finishes the setup from the sidebar, after which the others may come in.
+func TestBrowserOwnerFinishesSetup(t *testing.T) {
+	browser := startBrowser(t)
+	srv := webtest.Start(t)
+	olivia := openPage(t, browser, "olivia", 1280, 800)
+	olivia.signUp(srv, "", "olivia", "Olivia")
+	olivia.waitFor("the setup note", `document.querySelector(".setup-note")?.textContent.includes("Your community is new")`)
+	olivia.waitFor("no channel yet", `document.querySelector(".empty-main")?.textContent.includes("You are not in any channel yet.")`)
+	olivia.clickJS("Finish setup", `[...document.querySelectorAll(".setup-note button")].find(b => b.textContent === "Finish setup")`)
+	olivia.waitFor("the note gone", `!document.querySelector(".setup-note")`)
+	if srv.Engine.NeedsSetup() {
+		t.Fatal("the community still needs setup")
+	}
+	olivia.noErrors(srv.URL)
 }
