@@ -276,6 +276,14 @@ func (p *page) typeInto(sel, text string) {
 	p.run(chromedp.SendKeys(chromedp.CSS(sel), text))
 }
 
+// closeDialog closes the open dialog with its Close button and waits until it is gone (a
+// modal dialog would take the next click for its backdrop).
+func (p *page) closeDialog() {
+	p.t.Helper()
+	p.click(`dialog[open] button[aria-label="Close"]`)
+	p.waitFor("the dialog closed", `!document.querySelector("dialog")`)
+}
+
 // openChannel clicks a channel in the sidebar by its name.
 func (p *page) openChannel(name string) {
 	p.t.Helper()

@@ -137,6 +137,22 @@ func TestBrowserEverydayActions(t *testing.T) {
 	bob.seesOnce("a private word")
 	alice.waitFor("bob's DM read, seen from alice's side too", `document.querySelector('.side-link[aria-label="Bob"]') !== null`)
 
+	t.Log("a block: the message cannot go, and says so")
+	bob.clickJS("alice's name", `[...document.querySelectorAll(".channel-view .author")].find(b => b.textContent === "Alice")`)
+	bob.clickJS("Block", `[...document.querySelectorAll("dialog[open] button")].find(b => b.textContent === "Block")`)
+	bob.waitFor("blocked", `[...document.querySelectorAll("dialog[open] button")].some(b => b.textContent === "Unblock" && b.getAttribute("aria-pressed") === "true")`)
+	alice.send("are you still there?")
+	alice.waitFor("the message not sent, with the reason and the choices", `(() => {
+		const p = document.querySelector(".channel-view .msg-failed");
+		const buttons = [...(p?.querySelectorAll(".pending-error button") ?? [])].map(b => b.textContent).join(",");
+		return p?.querySelector(".msg-text")?.textContent === "are you still there?" && p.querySelector(".pending-error span").textContent.length > 0 && buttons === "Retry,Discard";
+	})()`)
+	alice.clickJS("Discard", `[...document.querySelectorAll(".channel-view .msg-failed button")].find(b => b.textContent === "Discard")`)
+	alice.waitFor("the message gone", `!document.querySelector(".channel-view .msg-pending")`)
+	bob.clickJS("Unblock", `[...document.querySelectorAll("dialog[open] button")].find(b => b.textContent === "Unblock")`)
+	bob.waitFor("unblocked", `[...document.querySelectorAll("dialog[open] button")].some(b => b.textContent === "Block")`)
+	bob.closeDialog()
+
 	t.Log("a new name and picture, seen by the other")
 	bob.click(`.me-button`)
 	bob.allNamed("the profile")
@@ -145,7 +161,7 @@ func TestBrowserEverydayActions(t *testing.T) {
 	bob.waitFor("saved", `document.querySelector("dialog[open] .ok-row")?.textContent === "Saved."`)
 	bob.run(chromedp.SetUploadFiles(chromedp.CSS(`dialog[open] input[type="file"]`), []string{writePNG(t, "me.png", 96, 96)}))
 	bob.waitFor("the new picture in the dialog", `document.querySelector("dialog[open] img.avatar")?.complete`)
-	bob.click(`dialog[open] button[aria-label="Close"]`)
+	bob.closeDialog()
 	alice.waitFor("Robert's name on the DM", `document.querySelector(".channel-title").textContent.trim() === "Robert"`)
 	alice.openChannel("general")
 	alice.waitFor("Robert's name and picture on his messages", `(() => {

@@ -94,6 +94,7 @@ export class Session {
   private retryDelay = 1000;
   private typingSent = new Map<string, number>();
   private previewsAsked = new Set<string>();
+  private lastReauth = 0;
   private readsInFlight = new Map<string, bigint>();
 
   constructor(readonly base: string) {
@@ -134,7 +135,7 @@ export class Session {
   }
 
   /** GetState, replacing what is known; false when the person cannot use the community. */
-  private async loadState(): Promise<boolean> {
+  private async loadState(retried = false): Promise<boolean> {
     try {
       const st = await this.api.chat.getState({});
       this.me = st.me;
@@ -153,16 +154,22 @@ export class Session {
       for (const v of this.views.values()) if (v.loaded) void v.loadLatest();
       return true;
     } catch (e) {
-      if (await this.reauthorized(e)) return this.loadState();
+      if (!retried && (await this.reauthorized(e))) return this.loadState(true);
       this.failed(e);
       return false;
     }
   }
 
-  /** After an unauthenticated answer: true when a refresh brought a new access token. */
+  /**
+   * After an unauthenticated answer: true when a refresh brought a new access token. At most
+   * one forced refresh every 30 s, so a server that refuses every token cannot make a loop of
+   * refreshes.
+   */
   private async reauthorized(e: unknown): Promise<boolean> {
     const before = getCreds(this.base);
     if (codeOf(e) !== Code.Unauthenticated || !before?.refresh) return false;
+    if (Date.now() - this.lastReauth < 30_000) return false;
+    this.lastReauth = Date.now();
     const after = await accessToken(this.base, true);
     return !!after && after !== before.access;
   }
@@ -563,8 +570,11 @@ export class Session {
             this.view(m.channelId, m.threadRootId, false)?.add(m);
           }
         } catch (e) {
-          if (await this.reauthorized(e)) continue;
-          if (this.failed(e)) return;
+          if (codeOf(e) === Code.Unauthenticated) {
+            if (await this.reauthorized(e)) continue;
+            this.failed(e);
+            return;
+          }
           if (retryable(e)) {
             p.error = errorText(e);
             this.em.emit("pending");

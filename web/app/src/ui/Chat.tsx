@@ -83,7 +83,10 @@ export function Chat(props: { session: Session; route: Route; onSignOut: () => v
     return () => window.removeEventListener("keydown", onKey);
   }, [session]);
 
-  const closeDialog = () => setDialog(null);
+  // A dialog's close event comes a task after it closed: by then another may have opened, which
+  // it must not close.
+  const shown = dialog;
+  const closeDialog = () => setDialog((d) => (d === shown ? null : d));
   return (
     <div class={`chat${drawer ? " drawer-open" : ""}${threadId ? " thread-open" : ""}`}>
       <a class="skip-link" href="#composer" onClick={(e) => (e.preventDefault(), document.querySelector<HTMLTextAreaElement>(".channel-view .composer-input")?.focus())}>
