@@ -18,6 +18,7 @@ import (
 
 	"hearth/blob"
 	"hearth/engine/sandbox"
+	"hearth/engine/search"
 	"hearth/engine/store"
 	"hearth/engine/store/storepb"
 	svcv1 "hearth/proto/svc/v1"
@@ -95,6 +96,8 @@ type Engine struct {
 
 	dir      atomic.Pointer[Directory]
 	hub      *hub
+	index    *search.Index
+	lists    *search.Badger
 	seq      int64     // the writer's: seq of the newest committed event
 	lastNow  time.Time // the writer's: the time of its latest batch
 	presence *presence
@@ -194,6 +197,9 @@ func Open(db *store.DB, opts Options) (*Engine, error) {
 		return nil, fmt.Errorf("load the community: %w", err)
 	}
 	e.dir.Store(dir)
+	if err := e.openSearch(); err != nil {
+		return nil, fmt.Errorf("open the message index: %w", err)
+	}
 	e.hub = newHub(opts.RingSize, e.seq, dir)
 	e.limits = newLimiter(e.now)
 	e.purge = &purger{limit: purgeBatch}
@@ -275,6 +281,9 @@ func (e *Engine) Close() {
 	e.cancel()
 	<-e.jobsDone
 	<-e.writerDone
+	if err := e.index.Close(); err != nil {
+		e.log.Error("closing the message index", "err", err)
+	}
 }
 
 // Dir is the community as of the newest commit.

@@ -440,3 +440,30 @@ func expand(r *store.Reader, prefix string) (terms []string, many bool, err erro
 
 // Close does nothing: the lists live in the database.
 func (b *Badger) Close() error { return nil }
+
+// Count reads every list and counts the documents each term is in (the term every document
+// holds left out): a tool for tests and for looking at a database by hand.
+func (b *Badger) Count() (map[string]int, error) {
+	out := map[string]int{}
+	err := b.db.View(func(r *store.Reader) error {
+		it := r.SearchIter([]byte{prefixChunk}, false)
+		defer it.Close()
+		var raw []byte
+		var ps []posting
+		for it.Seek(nil); it.Valid(); it.Next() {
+			term := chunkTerm(it.Key())
+			var err error
+			if raw, err = it.Value(raw); err != nil {
+				return err
+			}
+			if ps, err = decodeChunk(ps[:0], chunkFirst(it.Key()), raw); err != nil {
+				return err
+			}
+			if term != allDocs {
+				out[term] += len(ps)
+			}
+		}
+		return nil
+	})
+	return out, err
+}

@@ -73,6 +73,8 @@ type Index struct {
 
 	mu  sync.Mutex
 	mem []Staged // committed ops not yet applied, in order
+	// applying serializes applyWaiting (the goroutine and Flush).
+	applying sync.Mutex
 
 	ready   atomic.Bool // the lists hold every message (built from the old ones when new)
 	built   atomic.Int64
@@ -192,6 +194,16 @@ func (ix *Index) Pending() int {
 	return len(ix.mem)
 }
 
+// Flush applies every op waiting now.
+func (ix *Index) Flush() error {
+	for ix.Pending() > 0 {
+		if err := ix.applyWaiting(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // Close applies what is waiting and stops.
 func (ix *Index) Close() error {
 	ix.stop.Do(func() { close(ix.closing) })
@@ -250,6 +262,8 @@ func (ix *Index) run(built bool) {
 // applyWaiting applies up to applyMax waiting ops, deletes their rows and drops them from
 // memory.
 func (ix *Index) applyWaiting() error {
+	ix.applying.Lock()
+	defer ix.applying.Unlock()
 	ix.mu.Lock()
 	batch := ix.mem[:min(len(ix.mem), applyMax)]
 	ix.mu.Unlock()
@@ -401,11 +415,18 @@ func FileNames(m *svcv1.Message) []string {
 // first, each once, until fn returns false. Every committed message that answers q is among
 // them; so may be others (an edit's old words): fn's caller checks each.
 func (ix *Index) Candidates(ctx context.Context, q *Query, visible func(channelID string) bool, fn func(doc int64, channelID string) bool) error {
-	exact, prefixes := q.Exact(), q.Prefixes()
-	// The ops in memory first, the lists second (see above).
+	return ix.candidates(ctx, ix.memSnapshot(), q, visible, fn)
+}
+
+// memSnapshot is the ops in memory now. Taken before the lists' snapshot (see above).
+func (ix *Index) memSnapshot() []Staged {
 	ix.mu.Lock()
-	mem := ix.mem[:len(ix.mem):len(ix.mem)]
-	ix.mu.Unlock()
+	defer ix.mu.Unlock()
+	return ix.mem[:len(ix.mem):len(ix.mem)]
+}
+
+func (ix *Index) candidates(ctx context.Context, mem []Staged, q *Query, visible func(channelID string) bool, fn func(doc int64, channelID string) bool) error {
+	exact, prefixes := q.Exact(), q.Prefixes()
 	type cand struct {
 		doc int64
 		ch  string
@@ -473,4 +494,61 @@ func holds(terms, exact, prefixes []string) bool {
 		}
 	}
 	return true
+}
+
+// ExamineMax bounds the candidates one search reads: a query whose words are everywhere but
+// whose phrase or prefix is rare answers with the matches among the newest candidates rather
+// than read the whole history.
+const ExamineMax = 20_000
+
+// Find returns up to limit messages that answer q, in the visible channels, newest first: each
+// candidate is read as stored now and kept only if it is not deleted, not past retention
+// (created before cutoffMs; a reply by its root's age) and answers q by its current text and
+// file names.
+func (ix *Index) Find(ctx context.Context, q *Query, visible func(channelID string) bool, cutoffMs int64, limit int) ([]*svcv1.Message, error) {
+	var out []*svcv1.Message
+	mem := ix.memSnapshot()
+	err := ix.db.View(func(r *store.Reader) error {
+		examined := 0
+		var cerr error
+		err := ix.candidates(ctx, mem, q, visible, func(doc int64, ch string) bool {
+			examined++
+			m, err := check(r, q, doc, ch, cutoffMs)
+			if err != nil {
+				cerr = err
+				return false
+			}
+			if m != nil {
+				out = append(out, m)
+			}
+			return len(out) < limit && examined < ExamineMax
+		})
+		if cerr != nil {
+			return cerr
+		}
+		return err
+	})
+	return out, err
+}
+
+// check reads a candidate: the message if it answers q, nil if not.
+func check(r *store.Reader, q *Query, doc int64, channelID string, cutoffMs int64) (*svcv1.Message, error) {
+	e, err := r.Entry(channelID, doc)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	if e.GetDeletedSeq() > 0 || e.GetCreatedAtMs() < cutoffMs || e.GetThreadReply() && e.GetRootCreatedAtMs() < cutoffMs {
+		return nil, nil
+	}
+	m, err := r.Message(e.GetMessageId())
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, nil
+	}
+	if err != nil || m.GetDeleted() || !q.Match(m.GetText(), FileNames(m)) {
+		return nil, err
+	}
+	return m, nil
 }

@@ -20,6 +20,13 @@ const (
 // ErrNoWords is a query with nothing to search for: only spaces and punctuation.
 var ErrNoWords = errors.New("the query has no words to search for, only spaces or punctuation")
 
+// TooManyTerms is a query of more than MaxQueryTerms terms.
+type TooManyTerms struct{ N int }
+
+func (e *TooManyTerms) Error() string {
+	return fmt.Sprintf("the query has %d terms; the limit is %d", e.N, MaxQueryTerms)
+}
+
 // Part is one term of a phrase; a prefix part matches every term that starts with it.
 type Part struct {
 	Term   string
@@ -85,7 +92,7 @@ func Parse(q string) (*Query, error) {
 		n += len(p)
 	}
 	if n > MaxQueryTerms {
-		return nil, fmt.Errorf("the query has %d terms; the limit is %d", n, MaxQueryTerms)
+		return nil, &TooManyTerms{N: n}
 	}
 	return out, nil
 }
