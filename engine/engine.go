@@ -2,7 +2,7 @@
 // moderation, invites, events and presence. It knows nothing of HTTP or of the wire: the web
 // package authenticates callers and maps the engine's errors to Connect codes.
 //
-// Reads run on the published Directory (the small state, in memory) and on Badger read
+// Reads run on the published Snapshot (the small state, in memory) and on Badger read
 // transactions. Every change goes through the one writer (writer.go), which commits many
 // changes with one sync and hands their events to the hub (hub.go) for the Subscribe streams.
 package engine
@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"hearth/blob"
+	"hearth/engine/clock"
 	"hearth/engine/sandbox"
 	"hearth/engine/search"
 	"hearth/engine/store"
@@ -63,8 +64,12 @@ type Options struct {
 	// OrphanAge is how old an object without an upload row must be before the cleanup deletes
 	// it (default 24 h). It is compared with the bucket's own times, on the wall clock.
 	OrphanAge time.Duration
-	// Now is the clock (default time.Now).
-	Now func() time.Time
+	// ManualJobs leaves the background jobs (log pruning, the retention purge, unused uploads,
+	// orphan sweeps) to explicit calls: for tests that check the state before a job runs while
+	// they move a manual Clock.
+	ManualJobs bool
+	// Clock is the time the engine runs on, its timers included (default the wall clock).
+	Clock clock.Clock
 	// Log receives the engine's log lines (default slog.Default()).
 	Log *slog.Logger
 	// Observer, when set, hears about every commit of the writer (for metrics).
@@ -92,9 +97,11 @@ type Engine struct {
 	opts Options
 	db   *store.DB
 	log  *slog.Logger
-	now  func() time.Time
+	// clock runs the timers; now is clock.Now.
+	clock clock.Clock
+	now   func() time.Time
 
-	dir      atomic.Pointer[Directory]
+	snap     atomic.Pointer[Snapshot]
 	hub      *hub
 	index    *search.Index
 	lists    *search.Badger
@@ -153,8 +160,8 @@ func Open(db *store.DB, opts Options) (*Engine, error) {
 	if opts.OrphanAge == 0 {
 		opts.OrphanAge = 24 * time.Hour
 	}
-	if opts.Now == nil {
-		opts.Now = time.Now
+	if opts.Clock == nil {
+		opts.Clock = clock.Real{}
 	}
 	if opts.Log == nil {
 		opts.Log = slog.Default()
@@ -163,14 +170,15 @@ func Open(db *store.DB, opts Options) (*Engine, error) {
 		opts:       opts,
 		db:         db,
 		log:        opts.Log,
-		now:        opts.Now,
+		clock:      opts.Clock,
+		now:        opts.Clock.Now,
 		queue:      make(chan *change, maxBatch),
 		closing:    make(chan struct{}),
 		writerDone: make(chan struct{}),
 		jobsDone:   make(chan struct{}),
 	}
 	e.ctx, e.cancel = context.WithCancel(context.Background())
-	var dir *Directory
+	var snap *Snapshot
 	err := db.View(func(r *store.Reader) error {
 		seq, err := r.LastSeq()
 		if err != nil {
@@ -190,24 +198,28 @@ func Open(db *store.DB, opts Options) (*Engine, error) {
 			return err
 		}
 		e.logStart.Store(first)
-		dir, err = loadDirectory(r, seq)
+		snap, err = loadSnapshot(r, seq)
 		return err
 	})
 	if err != nil {
 		return nil, fmt.Errorf("load the community: %w", err)
 	}
-	e.dir.Store(dir)
+	e.snap.Store(snap)
 	if err := e.openSearch(); err != nil {
 		return nil, fmt.Errorf("open the message index: %w", err)
 	}
-	e.hub = newHub(opts.RingSize, e.seq, dir)
+	e.hub = newHub(opts.RingSize, e.seq, snap)
 	e.limits = newLimiter(e.now)
 	e.purge = &purger{limit: purgeBatch}
-	e.presence = newPresence(opts.PresenceGrace, e.now, func(ev *svcv1.Event) {
+	e.presence = newPresence(opts.PresenceGrace, e.clock, func(ev *svcv1.Event) {
 		e.hub.publishEphemeral(ev, toEveryone())
 	})
 	go e.runWriter()
-	go e.runJobs()
+	if opts.ManualJobs {
+		close(e.jobsDone)
+	} else {
+		go e.runJobs()
+	}
 	if err := e.initSettings(); err != nil {
 		e.Close()
 		return nil, err
@@ -222,13 +234,13 @@ func Open(db *store.DB, opts Options) (*Engine, error) {
 // the start (when a crash is most likely to have left some), it sweeps the objects without a row.
 func (e *Engine) runJobs() {
 	defer close(e.jobsDone)
-	t := time.NewTicker(time.Minute)
+	t := e.clock.NewTicker(time.Minute)
 	defer t.Stop()
 	for tick := 0; ; tick++ {
 		select {
 		case <-e.closing:
 			return
-		case <-t.C:
+		case <-t.C():
 			if err := e.PruneLog(); err != nil && CodeOf(err) != CodeUnavailable {
 				e.log.Error("pruning the event log", "err", err)
 			}
@@ -254,10 +266,10 @@ func (e *Engine) PruneLog() error { return e.pruneLog() }
 
 // initSettings writes the settings row of a new community.
 func (e *Engine) initSettings() error {
-	if e.dir.Load().Settings().GetChannelMode() != svcv1.ChannelMode_CHANNEL_MODE_UNSPECIFIED {
+	if e.snap.Load().Settings().GetChannelMode() != svcv1.ChannelMode_CHANNEL_MODE_UNSPECIFIED {
 		return nil
 	}
-	_, err := write(e, func(tx *Tx) (struct{}, error) {
+	_, err := submit(e, func(tx *Tx) (struct{}, error) {
 		return struct{}{}, tx.putSettings(&storepb.Settings{
 			Name:        e.opts.Name,
 			ChannelMode: svcv1.ChannelMode_CHANNEL_MODE_ROLES,
@@ -286,11 +298,11 @@ func (e *Engine) Close() {
 	}
 }
 
-// Dir is the community as of the newest commit.
-func (e *Engine) Dir() *Directory { return e.dir.Load() }
+// Snapshot is the community as of the newest commit.
+func (e *Engine) Snapshot() *Snapshot { return e.snap.Load() }
 
 // Seq is the seq of the newest event handlers can see.
-func (e *Engine) Seq() int64 { return e.dir.Load().Seq() }
+func (e *Engine) Seq() int64 { return e.snap.Load().Seq() }
 
 // Caller is who makes a call: an active member.
 type Caller struct {
@@ -299,7 +311,7 @@ type Caller struct {
 
 // MemberForLogin returns the active member of a login.
 func (e *Engine) MemberForLogin(l Login) (Caller, bool) {
-	m := e.dir.Load().MemberByLogin(l.Issuer, l.Subject)
+	m := e.snap.Load().memberByLogin(l.Issuer, l.Subject)
 	if m == nil || m.GetState() != storepb.MemberState_MEMBER_STATE_ACTIVE {
 		return Caller{}, false
 	}
@@ -308,7 +320,7 @@ func (e *Engine) MemberForLogin(l Login) (Caller, bool) {
 
 // BotForTokenHash returns the bot holding a token.
 func (e *Engine) BotForTokenHash(h [32]byte) (Caller, bool) {
-	m := e.dir.Load().BotByTokenHash(h)
+	m := e.snap.Load().botByTokenHash(h)
 	if m == nil {
 		return Caller{}, false
 	}
@@ -316,24 +328,24 @@ func (e *Engine) BotForTokenHash(h [32]byte) (Caller, bool) {
 }
 
 // NeedsSetup reports whether the owner has not finished the setup wizard yet.
-func (e *Engine) NeedsSetup() bool { return !e.dir.Load().Settings().GetSetupComplete() }
+func (e *Engine) NeedsSetup() bool { return !e.snap.Load().Settings().GetSetupComplete() }
 
 // IsOwner reports whether the caller owns the community.
 func (e *Engine) IsOwner(c Caller) bool {
-	return e.dir.Load().Rank(c.ID) == svcv1.MemberRole_MEMBER_ROLE_OWNER
+	return e.snap.Load().rank(c.ID) == svcv1.MemberRole_MEMBER_ROLE_OWNER
 }
 
-// member returns the caller's row, or permission_denied when they are no longer in the
+// caller returns the caller's member row, or permission_denied when they are no longer in the
 // community (left, kicked or banned since they authenticated).
-func (d *Directory) caller(c Caller) (*storepb.MemberRecord, error) {
-	if m := d.Active(c.ID); m != nil {
+func (d *Snapshot) caller(c Caller) (*storepb.MemberRecord, error) {
+	if m := d.active(c.ID); m != nil {
 		return m, nil
 	}
 	return nil, denied("you are not a member of this community")
 }
 
 // requireRank fails unless the caller has at least the rank.
-func (d *Directory) requireRank(c Caller, min svcv1.MemberRole, what string) (*storepb.MemberRecord, error) {
+func (d *Snapshot) requireRank(c Caller, min svcv1.MemberRole, what string) (*storepb.MemberRecord, error) {
 	m, err := d.caller(c)
 	if err != nil {
 		return nil, err

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"errors"
+	"os"
 	"slices"
 
 	"hearth/engine/search"
@@ -28,7 +29,14 @@ func (e *Engine) openSearch() error {
 	if e.lists, err = search.OpenBadger(e.db); err != nil {
 		return err
 	}
-	e.index, err = search.Open(e.db, e.lists, search.Options{Log: e.log})
+	var be search.Backend = e.lists
+	// For the comparison of docs/search.md only: the lists in bleve instead.
+	if dir := os.Getenv("HEARTH_STUDY_BLEVE_DIR"); dir != "" {
+		if be, err = search.OpenBleve(dir); err != nil {
+			return err
+		}
+	}
+	e.index, err = search.Open(e.db, be, search.Options{Log: e.log})
 	return err
 }
 
@@ -63,7 +71,7 @@ func (e *Engine) Search(ctx context.Context, c Caller, req *svcv1.SearchRequest)
 	case err != nil:
 		return nil, invalid("query: %v", err)
 	}
-	d := e.dir.Load()
+	d := e.snap.Load()
 	if _, err := d.caller(c); err != nil {
 		return nil, err
 	}
@@ -102,7 +110,7 @@ func (tx *Tx) stageSearch(op *storepb.SearchOp) error {
 	if op == nil || len(op.GetTerms()) == 0 {
 		return nil
 	}
-	s, err := tx.ix.Stage(tx.write(), op)
+	s, err := tx.ix.Stage(tx.mutate(), op)
 	if err != nil {
 		return err
 	}

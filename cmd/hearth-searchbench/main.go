@@ -23,6 +23,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"syscall"
@@ -38,6 +39,8 @@ import (
 )
 
 func main() {
+	// As the server's small memory profile does (cmd/hearth/gc.go).
+	debug.SetMemoryLimit(384 << 20)
 	if len(os.Args) < 2 {
 		fmt.Fprintln(os.Stderr, "usage: hearth-searchbench gen|build|query -dir DIR [flags]")
 		os.Exit(2)
@@ -193,6 +196,7 @@ func build(dir, engine string) (any, error) {
 		"hot_path_us_per_msg":     float64(hot.Nanoseconds()) / 1000 / float64(msgs),
 		"index_bytes":             size,
 		"max_rss_mb":              maxRSS(),
+		"rss_anon_mb_at_the_end":  status("RssAnon:"),
 		"load_average_at_the_end": loadAverage(),
 	}, nil
 }
@@ -289,6 +293,8 @@ func queries(dir, engine string, perClass, rounds int) (any, error) {
 		}
 	}
 	res["rss_mb"] = rss()
+	res["rss_anon_mb"] = status("RssAnon:")
+	res["rss_file_mb"] = status("RssFile:")
 	res["max_rss_mb"] = maxRSS()
 	res["load_average_at_the_end"] = loadAverage()
 	return res, nil
@@ -349,12 +355,15 @@ func maxRSS() float64 {
 	return float64(ru.Maxrss) / 1024
 }
 
-func rss() float64 {
+func rss() float64 { return status("VmRSS:") }
+
+// status reads a memory figure of /proc/self/status, in MB.
+func status(field string) float64 {
 	b, _ := os.ReadFile("/proc/self/status")
 	for _, l := range strings.Split(string(b), "\n") {
-		if strings.HasPrefix(l, "VmRSS:") {
+		if strings.HasPrefix(l, field) {
 			var kb float64
-			fmt.Sscanf(strings.TrimSpace(l[6:]), "%f", &kb)
+			fmt.Sscanf(strings.TrimSpace(l[len(field):]), "%f", &kb)
 			return kb / 1024
 		}
 	}
