@@ -47,9 +47,9 @@ func (e *Engine) SendMessage(ctx context.Context, c Caller, req *svcv1.SendMessa
 		return nil, err
 	}
 	// Analyzed here, on the caller's goroutine, not in the writer.
-	terms := search.Terms(req.GetText(), nil)
+	text := search.Analyze(req.GetText(), nil)
 	return submit(e, func(tx *Tx) (*svcv1.SendMessageResponse, error) {
-		m, err := e.send(tx, c, req, terms)
+		m, err := e.send(tx, c, req, text)
 		if err != nil {
 			return nil, err
 		}
@@ -74,7 +74,7 @@ func (e *Engine) sendAllowed(c Caller) error {
 }
 
 // send is SendMessage inside the writer.
-func (e *Engine) send(tx *Tx, c Caller, req *svcv1.SendMessageRequest, terms []string) (*svcv1.Message, error) {
+func (e *Engine) send(tx *Tx, c Caller, req *svcv1.SendMessageRequest, text search.Doc) (*svcv1.Message, error) {
 	d := tx.Snap()
 	rec, err := d.visibleChannel(c, req.GetChannelId())
 	if err != nil {
@@ -148,7 +148,7 @@ func (e *Engine) send(tx *Tx, c Caller, req *svcv1.SendMessageRequest, terms []s
 	if err := tx.mutate().AddMessage(m, entry); err != nil {
 		return nil, err
 	}
-	if err := tx.indexSent(m, terms); err != nil {
+	if err := tx.indexSent(m, text); err != nil {
 		return nil, err
 	}
 	for _, u := range uploads {
@@ -270,7 +270,7 @@ func (e *Engine) EditMessage(ctx context.Context, c Caller, req *svcv1.EditMessa
 	if err := checkLen("text", req.GetText(), messageTextMax); err != nil {
 		return nil, err
 	}
-	terms := search.Terms(req.GetText(), nil)
+	text := search.Analyze(req.GetText(), nil)
 	return submit(e, func(tx *Tx) (*svcv1.EditMessageResponse, error) {
 		m, _, err := e.visibleMessage(tx, c, req.GetMessageId())
 		if err != nil {
@@ -289,7 +289,7 @@ func (e *Engine) EditMessage(ctx context.Context, c Caller, req *svcv1.EditMessa
 		m = proto.Clone(m).(*svcv1.Message)
 		m.Text = req.GetText()
 		m.EditedAtMs = tx.NowMs()
-		if err := tx.indexEdited(old, m, terms); err != nil {
+		if err := tx.indexEdited(old, m, text); err != nil {
 			return nil, err
 		}
 		entry, err := tx.read().Entry(m.GetChannelId(), m.GetCreatedSeq())

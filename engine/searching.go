@@ -118,29 +118,29 @@ func (tx *Tx) stageSearch(op *storepb.SearchOp) error {
 	return nil
 }
 
-// indexSent indexes a new message. terms are its text's, analyzed before the change; the file
-// names (known only inside the writer) are added here.
-func (tx *Tx) indexSent(m *svcv1.Message, terms []string) error {
+// indexSent indexes a new message. text is its text analyzed before the change; with file
+// names (known only inside the writer) it is analyzed again here.
+func (tx *Tx) indexSent(m *svcv1.Message, text search.Doc) error {
 	if len(m.GetAttachments()) > 0 {
-		terms = search.MessageTerms(m.GetText(), m)
+		return tx.stageSearch(search.AddOp(m))
 	}
-	return tx.stageSearch(&storepb.SearchOp{Doc: m.GetCreatedSeq(), ChannelId: m.GetChannelId(), Terms: terms})
+	return tx.stageSearch(search.DocOp(m, text))
 }
 
-// indexEdited replaces the terms of an edited message.
-func (tx *Tx) indexEdited(old, edited *svcv1.Message, textTerms []string) error {
-	terms := textTerms
+// indexEdited replaces what the index holds of an edited message.
+func (tx *Tx) indexEdited(old, edited *svcv1.Message, text search.Doc) error {
+	add := search.DocOp(edited, text)
 	if len(edited.GetAttachments()) > 0 {
-		terms = search.MessageTerms(edited.GetText(), edited)
+		add = search.AddOp(edited)
 	}
-	before := search.RemoveOp(old)
-	if slices.Equal(before.GetTerms(), terms) {
+	was := search.AddOp(old)
+	if slices.Equal(was.GetTerms(), add.GetTerms()) && slices.Equal(was.GetMasks(), add.GetMasks()) {
 		return nil
 	}
-	if err := tx.stageSearch(before); err != nil {
+	if err := tx.stageSearch(search.RemoveOp(old)); err != nil {
 		return err
 	}
-	return tx.stageSearch(&storepb.SearchOp{Doc: edited.GetCreatedSeq(), ChannelId: edited.GetChannelId(), Terms: terms})
+	return tx.stageSearch(add)
 }
 
 // unindex takes a message that is deleted or purged out of the index.

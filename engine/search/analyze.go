@@ -305,15 +305,61 @@ func cut(b []byte) []byte {
 	return b[:n]
 }
 
-// Terms returns the distinct terms of a message (its text and its attachments' file names),
-// sorted: what the index keeps of it.
-func Terms(text string, names []string) []string {
-	var out []string
-	add := func(term string, _ bool) { out = append(out, term) }
+// Doc is what the index keeps of a message: its distinct terms, sorted, and for each the
+// positions it is at, modulo 32, as bits (see storepb.SearchOp).
+type Doc struct {
+	Terms []string
+	Masks []uint32
+}
+
+// Analyze makes the Doc of a message: its text and its attachments' file names.
+func Analyze(text string, names []string) Doc {
+	masks := map[string]uint32{}
+	pos := 0
+	add := func(term string, _ bool) {
+		masks[term] |= 1 << (pos % 32)
+		pos++
+		if s, ok := Stem(term); ok {
+			masks[s] |= 0
+		}
+	}
 	Tokens(text, add)
 	for _, n := range names {
+		pos++ // a phrase does not run from one field into the next
 		Tokens(n, add)
 	}
-	slices.Sort(out)
-	return slices.Compact(out)
+	d := Doc{Terms: make([]string, 0, len(masks))}
+	for t := range masks {
+		d.Terms = append(d.Terms, t)
+	}
+	slices.Sort(d.Terms)
+	d.Masks = make([]uint32, len(d.Terms))
+	for i, t := range d.Terms {
+		d.Masks[i] = masks[t]
+	}
+	return d
 }
+
+// StemRunes is the length of the stem every longer term is also indexed under: a prefix query
+// of at least that many characters reads the stem's list instead of merging the lists of
+// every term that starts with it.
+const StemRunes = 3
+
+// Stem is the stem term of a term of at least StemRunes characters: its first StemRunes
+// characters after a 0x02 byte, which no word holds.
+func Stem(term string) (string, bool) {
+	n := 0
+	for i := range term {
+		if n == StemRunes {
+			return "\x02" + term[:i], true
+		}
+		n++
+	}
+	if n == StemRunes {
+		return "\x02" + term, true
+	}
+	return "", false
+}
+
+// Terms returns the distinct terms of a message, sorted.
+func Terms(text string, names []string) []string { return Analyze(text, names).Terms }

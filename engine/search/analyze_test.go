@@ -44,7 +44,7 @@ func TestTokens(t *testing.T) {
 
 func TestTermsSortedDistinct(t *testing.T) {
 	got := Terms("the cat and the hat", []string{"Cat.PNG"})
-	want := []string{"and", "cat", "hat", "png", "the"}
+	want := []string{"\x02and", "\x02cat", "\x02hat", "\x02png", "\x02the", "and", "cat", "hat", "png", "the"}
 	if !slices.Equal(got, want) {
 		t.Fatalf("Terms = %q, want %q", got, want)
 	}
@@ -141,5 +141,37 @@ func BenchmarkTerms(b *testing.B) {
 	b.SetBytes(int64(len(text)))
 	for b.Loop() {
 		Terms(text, nil)
+	}
+}
+
+func TestAnalyzeMasksAndPlanAlignment(t *testing.T) {
+	d := Analyze("to be or not to be", []string{"be.txt"})
+	masks := map[string]uint32{}
+	for i, term := range d.Terms {
+		masks[term] = d.Masks[i]
+	}
+	// to: 0, 4; be: 1, 5, and 7 in the file name (after a gap); or: 2; not: 3; txt: 8.
+	want := map[string]uint32{"to": 1<<0 | 1<<4, "be": 1<<1 | 1<<5 | 1<<7, "or": 1 << 2, "not": 1 << 3, "txt": 1 << 8}
+	if !slices.Contains(d.Terms, "\x02txt") || !slices.Contains(d.Terms, "\x02not") || slices.Contains(d.Terms, "\x02to") {
+		t.Errorf("stems: %q", d.Terms)
+	}
+	for term, m := range want {
+		if masks[term] != m {
+			t.Errorf("mask of %q = %b, want %b", term, masks[term], m)
+		}
+	}
+	for q, ok := range map[string]bool{`"to be"`: true, `"be or"`: true, `"not be"`: false, `"be to"`: false, `"or not to be"`: true, `"be txt"`: true} {
+		pq, err := Parse(q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := pq.Plan()
+		ms := make([]uint32, len(p.Exact))
+		for i, term := range p.Exact {
+			ms[i] = masks[term]
+		}
+		if got := p.aligned(ms); got != ok {
+			t.Errorf("%s aligned = %v, want %v", q, got, ok)
+		}
 	}
 }

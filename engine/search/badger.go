@@ -103,9 +103,10 @@ func (b *Badger) Applied() (uint64, error) {
 
 // change is one term's change for one document.
 type change struct {
-	doc int64
-	ord uint32
-	add bool
+	doc  int64
+	ord  uint32
+	mask uint32
+	add  bool
 }
 
 // Apply folds ops into the posting lists, in order, and records through as applied with the
@@ -143,7 +144,12 @@ func (b *Badger) Apply(ops []*storepb.SearchOp, through uint64) error {
 	for _, op := range ops {
 		c := change{doc: op.GetDoc(), ord: ordOf(op.GetChannelId()), add: !op.GetRemove()}
 		note(allDocs, c)
-		for _, t := range op.GetTerms() {
+		masks := op.GetMasks()
+		for i, t := range op.GetTerms() {
+			c.mask = 0
+			if i < len(masks) {
+				c.mask = masks[i]
+			}
 			note(t, c)
 		}
 	}
@@ -287,7 +293,7 @@ func (w *chunkWriter) applyTerm(term string, cs []change) error {
 			var adds []posting
 			for _, c := range cs {
 				if c.add {
-					adds = append(adds, posting{c.doc, c.ord})
+					adds = append(adds, posting{c.doc, c.ord, c.mask})
 				}
 			}
 			return w.writeChunks(term, -1, nil, adds)
@@ -335,7 +341,7 @@ func mergeChanges(old []posting, cs []change) []posting {
 			i++
 		}
 		if c.add {
-			out = append(out, posting{c.doc, c.ord})
+			out = append(out, posting{c.doc, c.ord, c.mask})
 		}
 	}
 	return append(out, old[i:]...)
@@ -368,7 +374,8 @@ func (w *chunkWriter) writeChunks(term string, first int64, old, ps []posting) e
 // Candidates calls fn with the documents in visible channels that hold every exact term and,
 // for each prefix, a term that starts with it, newest first. A prefix of more than
 // prefixTermsMax terms is not used to find them: fn's caller checks it on each candidate.
-func (b *Badger) Candidates(exact, prefixes []string, visible func(channelID string) bool, fn func(doc int64, channelID string) bool) error {
+func (b *Badger) Candidates(plan Plan, visible func(channelID string) bool, fn func(doc int64, channelID string) bool) error {
+	exact, prefixes := plan.Exact, plan.Prefixes
 	ords := b.ords.Load()
 	see := make([]bool, len(ords.ids))
 	seesAny := false
@@ -390,7 +397,13 @@ func (b *Badger) Candidates(exact, prefixes []string, visible func(channelID str
 		for _, t := range exact {
 			its = append(its, newTermIter(r, t))
 		}
+		for _, s := range plan.Stems {
+			its = append(its, newTermIter(r, s))
+		}
 		for _, p := range prefixes {
+			if s, ok := Stem(p); ok && len(s) == len(p)+1 {
+				continue // the stem is the prefix itself
+			}
 			terms, many, err := expand(r, p)
 			if err != nil {
 				return err
@@ -410,9 +423,18 @@ func (b *Badger) Candidates(exact, prefixes []string, visible func(channelID str
 		if len(its) == 0 {
 			its = append(its, newTermIter(r, allDocs))
 		}
+		masks := make([]uint32, len(exact))
 		return conjunction(its, func(p posting) bool {
 			if int(p.ord) >= len(see) || !see[p.ord] {
 				return true
+			}
+			if len(plan.Phrases) > 0 {
+				for i := range exact {
+					masks[i] = its[i].cur().mask
+				}
+				if !plan.aligned(masks) {
+					return true
+				}
 			}
 			return fn(p.doc, ords.ids[p.ord])
 		})

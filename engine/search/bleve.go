@@ -90,7 +90,8 @@ func (b *Bleve) Applied() (uint64, error) {
 }
 
 // Candidates pages through the matches sorted by id, newest first.
-func (b *Bleve) Candidates(exact, prefixes []string, visible func(channelID string) bool, fn func(doc int64, channelID string) bool) error {
+func (b *Bleve) Candidates(plan Plan, visible func(channelID string) bool, fn func(doc int64, channelID string) bool) error {
+	exact, prefixes := plan.Exact, plan.Prefixes
 	var qs []query.Query
 	for _, t := range exact {
 		q := bleve.NewTermQuery(t)

@@ -45,7 +45,7 @@ type Backend interface {
 	// Candidates calls fn, newest first, with the documents of the visible channels that hold
 	// every exact term and a term starting with each prefix (a prefix that stands for too
 	// many terms may be left for fn's caller to check).
-	Candidates(exact, prefixes []string, visible func(channelID string) bool, fn func(doc int64, channelID string) bool) error
+	Candidates(p Plan, visible func(channelID string) bool, fn func(doc int64, channelID string) bool) error
 	Close() error
 }
 
@@ -386,17 +386,17 @@ func AddOp(m *svcv1.Message) *storepb.SearchOp {
 	if m.GetDeleted() {
 		return nil
 	}
-	return &storepb.SearchOp{Doc: m.GetCreatedSeq(), ChannelId: m.GetChannelId(), Terms: MessageTerms(m.GetText(), m)}
+	return DocOp(m, Analyze(m.GetText(), FileNames(m)))
+}
+
+// DocOp is the op that indexes message m as d.
+func DocOp(m *svcv1.Message, d Doc) *storepb.SearchOp {
+	return &storepb.SearchOp{Doc: m.GetCreatedSeq(), ChannelId: m.GetChannelId(), Terms: d.Terms, Masks: d.Masks}
 }
 
 // RemoveOp is the op that takes a message's terms out of the index.
 func RemoveOp(m *svcv1.Message) *storepb.SearchOp {
-	return &storepb.SearchOp{Doc: m.GetCreatedSeq(), ChannelId: m.GetChannelId(), Remove: true, Terms: MessageTerms(m.GetText(), m)}
-}
-
-// MessageTerms are the terms of a message with this text and m's attachments.
-func MessageTerms(text string, m *svcv1.Message) []string {
-	return Terms(text, FileNames(m))
+	return &storepb.SearchOp{Doc: m.GetCreatedSeq(), ChannelId: m.GetChannelId(), Remove: true, Terms: Terms(m.GetText(), FileNames(m))}
 }
 
 // FileNames are the names of a message's attachments.
@@ -426,7 +426,8 @@ func (ix *Index) memSnapshot() []Staged {
 }
 
 func (ix *Index) candidates(ctx context.Context, mem []Staged, q *Query, visible func(channelID string) bool, fn func(doc int64, channelID string) bool) error {
-	exact, prefixes := q.Exact(), q.Prefixes()
+	plan := q.Plan()
+	exact, prefixes := plan.Exact, plan.Prefixes
 	type cand struct {
 		doc int64
 		ch  string
@@ -447,7 +448,7 @@ func (ix *Index) candidates(ctx context.Context, mem []Staged, q *Query, visible
 		return !stopped
 	}
 	var last int64 = -1
-	err := ix.be.Candidates(exact, prefixes, visible, func(doc int64, ch string) bool {
+	err := ix.be.Candidates(plan, visible, func(doc int64, ch string) bool {
 		for len(fresh) > 0 && fresh[0].doc >= doc {
 			c := fresh[0]
 			fresh = fresh[1:]

@@ -89,6 +89,7 @@ func TestBackendsAgainstModel(t *testing.T) {
 						}
 					}
 					slices.Sort(terms)
+					terms = withStems(terms)
 					m[doc] = struct {
 						ch    string
 						terms []string
@@ -118,7 +119,13 @@ func TestBackendsAgainstModel(t *testing.T) {
 					for vi, vis := range []func(string) bool{all, some} {
 						want := m.want(q.exact, q.prefixes, vis)
 						var got []int64
-						err := be.Candidates(q.exact, q.prefixes, vis, func(doc int64, ch string) bool {
+						plan := Plan{Exact: q.exact, Prefixes: q.prefixes}
+						for _, p := range q.prefixes {
+							if s, ok := Stem(p); ok {
+								plan.Stems = append(plan.Stems, s)
+							}
+						}
+						err := be.Candidates(plan, vis, func(doc int64, ch string) bool {
 							if d, ok := m[doc]; ok && d.ch != ch {
 								t.Errorf("doc %d came with channel %s, not %s", doc, ch, d.ch)
 							}
@@ -136,6 +143,18 @@ func TestBackendsAgainstModel(t *testing.T) {
 			}
 		})
 	}
+}
+
+// withStems adds the stems of the terms, as Analyze does.
+func withStems(terms []string) []string {
+	out := slices.Clone(terms)
+	for _, t := range terms {
+		if s, ok := Stem(t); ok {
+			out = append(out, s)
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
 }
 
 func head(s []int64) []int64 { return s[:min(len(s), 8)] }

@@ -15,7 +15,8 @@ import (
 //
 //	0xB2 term 0x00 first-doc (8 bytes, big-endian)  ->  version byte, count, then per posting
 //	                                                    the doc's distance from the previous
-//	                                                    one and the channel ordinal (uvarints)
+//	                                                    one, the channel ordinal and the
+//	                                                    positions mask (uvarints)
 //
 // Chunks of a term cover disjoint ranges of docs, so the newest postings are in the row with
 // the greatest key, and a reverse seek to (term, doc) finds the chunk that holds doc.
@@ -25,11 +26,12 @@ import (
 // cheap.
 const chunkMax = 128
 
-const chunkVersion = 1
+const chunkVersion = 2
 
 type posting struct {
-	doc int64
-	ord uint32
+	doc  int64
+	ord  uint32
+	mask uint32 // the term's positions in the document, modulo 32 (see storepb.SearchOp)
 }
 
 func chunkPrefix(term string) []byte {
@@ -57,6 +59,7 @@ func encodeChunk(dst []byte, ps []posting) []byte {
 	for _, p := range ps {
 		dst = binary.AppendUvarint(dst, uint64(p.doc-prev))
 		dst = binary.AppendUvarint(dst, uint64(p.ord))
+		dst = binary.AppendUvarint(dst, uint64(p.mask))
 		prev = p.doc
 	}
 	return dst
@@ -82,9 +85,13 @@ func decodeChunk(dst []posting, first int64, b []byte) ([]posting, error) {
 		if k2 <= 0 {
 			return nil, errBadChunk
 		}
-		b = b[k1+k2:]
+		m, k3 := binary.Uvarint(b[k1+k2:])
+		if k3 <= 0 {
+			return nil, errBadChunk
+		}
+		b = b[k1+k2+k3:]
 		doc += int64(d)
-		dst = append(dst, posting{doc: doc, ord: uint32(o)})
+		dst = append(dst, posting{doc: doc, ord: uint32(o), mask: uint32(m)})
 	}
 	return dst, nil
 }
@@ -240,7 +247,7 @@ func (u *unionIter) seek(doc int64) {
 }
 
 // conjunction calls fn with the documents every iterator holds, newest first, until fn
-// returns false or one runs out.
+// returns false or one runs out; fn reads the iterators' current postings.
 func conjunction(its []docIter, fn func(posting) bool) error {
 	for _, it := range its {
 		if !it.valid() {

@@ -3,6 +3,7 @@ package search
 import (
 	"errors"
 	"fmt"
+	"math/bits"
 	"slices"
 	"strings"
 	"unicode"
@@ -136,6 +137,64 @@ func (q *Query) Prefixes() []string {
 	}
 	slices.Sort(out)
 	return slices.Compact(out)
+}
+
+// Plan is what a backend looks for: documents with every exact term, a term starting with
+// each prefix, and for each phrase its exact terms at the right distances from each other.
+type Plan struct {
+	Exact    []string
+	Prefixes []string
+	// Stems are the stems of the prefixes that have one: required terms too.
+	Stems []string
+	// Phrases hold, for each phrase of two or more exact terms, each term's index in Exact and
+	// its place in the phrase.
+	Phrases [][]PhraseTerm
+}
+
+// PhraseTerm is one exact term of a phrase.
+type PhraseTerm struct {
+	Exact  int
+	Offset int
+}
+
+// Plan is the query for a backend.
+func (q *Query) Plan() Plan {
+	p := Plan{Exact: q.Exact(), Prefixes: q.Prefixes()}
+	for _, pre := range p.Prefixes {
+		if s, ok := Stem(pre); ok {
+			p.Stems = append(p.Stems, s)
+		}
+	}
+	for _, ph := range q.Phrases {
+		var pts []PhraseTerm
+		for off, part := range ph {
+			if part.Prefix {
+				continue
+			}
+			i, _ := slices.BinarySearch(p.Exact, part.Term)
+			pts = append(pts, PhraseTerm{Exact: i, Offset: off})
+		}
+		if len(pts) >= 2 {
+			p.Phrases = append(p.Phrases, pts)
+		}
+	}
+	return p
+}
+
+// aligned reports whether the exact terms' position masks (in the order of Exact) leave room
+// for every phrase: some position where each term stands at its offset. Positions are kept
+// modulo 32, so a long message may pass without holding the phrase; it is checked afterwards.
+func (p *Plan) aligned(masks []uint32) bool {
+	for _, ph := range p.Phrases {
+		m := ^uint32(0)
+		for _, pt := range ph {
+			m &= bits.RotateLeft32(masks[pt.Exact], -(pt.Offset % 32))
+		}
+		if m == 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // Match reports whether a message with this text and these file names answers the query:

@@ -33,7 +33,11 @@ type SearchOp struct {
 	// True when the terms go (the message was edited, deleted or purged), false when they come.
 	Remove bool `protobuf:"varint,3,opt,name=remove,proto3" json:"remove,omitempty"`
 	// The distinct terms, sorted.
-	Terms         []string `protobuf:"bytes,4,rep,name=terms,proto3" json:"terms,omitempty"`
+	Terms []string `protobuf:"bytes,4,rep,name=terms,proto3" json:"terms,omitempty"`
+	// For each term of an op that adds, where it stands in the message: bit i is set when it is at
+	// a position p with p % 32 == i, the positions counted through the text and then each file
+	// name (with a gap between them). Phrase queries compare them before reading any message.
+	Masks         []uint32 `protobuf:"fixed32,5,rep,packed,name=masks,proto3" json:"masks,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -96,17 +100,25 @@ func (x *SearchOp) GetTerms() []string {
 	return nil
 }
 
+func (x *SearchOp) GetMasks() []uint32 {
+	if x != nil {
+		return x.Masks
+	}
+	return nil
+}
+
 var File_store_v1_search_proto protoreflect.FileDescriptor
 
 const file_store_v1_search_proto_rawDesc = "" +
 	"\n" +
-	"\x15store/v1/search.proto\x12\bstore.v1\"i\n" +
+	"\x15store/v1/search.proto\x12\bstore.v1\"\x7f\n" +
 	"\bSearchOp\x12\x10\n" +
 	"\x03doc\x18\x01 \x01(\x03R\x03doc\x12\x1d\n" +
 	"\n" +
 	"channel_id\x18\x02 \x01(\tR\tchannelId\x12\x16\n" +
 	"\x06remove\x18\x03 \x01(\bR\x06remove\x12\x14\n" +
-	"\x05terms\x18\x04 \x03(\tR\x05termsB\x1dZ\x1bhearth/engine/store/storepbb\x06proto3"
+	"\x05terms\x18\x04 \x03(\tR\x05terms\x12\x14\n" +
+	"\x05masks\x18\x05 \x03(\aR\x05masksB\x1dZ\x1bhearth/engine/store/storepbb\x06proto3"
 
 var (
 	file_store_v1_search_proto_rawDescOnce sync.Once
