@@ -27,6 +27,11 @@
 //	0x72 reportof  message id 0x00 reporter id  report id: a reporter's one report of a message
 //	0x80 upload    upload id                  storepb.UploadRecord: a file in the bucket
 //	0x81 unused    created_at_ms id           empty: an upload nothing uses yet, by age
+//	0xB0 search    name                       the index's own values: the last op applied,
+//	                                          whether the old messages are indexed
+//	0xB1 searchop  op number                  storepb.SearchOp: a change the lists have not taken yet
+//	0xB2 postings  term 0x00 first doc        a chunk of a term's posting list (engine/search)
+//	0xB3 ordinal   channel id                 the channel's number in the postings (4 bytes)
 //
 // Indexes that only serve lookups of small state (login to member, username to member, bot
 // token hash to bot, member set to DM) are not stored: the engine derives them in memory from
@@ -47,4 +52,8 @@
 // missing object; an object without a row is left over from a crash and swept by the engine.
 // The unused index (created_at_ms is 8 bytes, big-endian, so it sorts by age) is what the
 // engine's cleanup scans to delete uploads that nothing used within a day.
+//
+// The search index (engine/search) keeps its rows under 0xB0-0xBF: a change to a message
+// writes its SearchOp row in the same transaction, and the index folds the ops into its
+// posting lists afterwards, in transactions of its own (search.go here keeps it in its range).
 package store
