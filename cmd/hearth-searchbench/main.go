@@ -267,6 +267,7 @@ func queries(dir, engine string, perClass, rounds int) (any, error) {
 		for _, c := range classes {
 			var lat []time.Duration
 			found := 0
+			cpu0 := cpuTime()
 			for range rounds {
 				for _, q := range c.queries {
 					pq, err := search.Parse(q)
@@ -282,8 +283,10 @@ func queries(dir, engine string, perClass, rounds int) (any, error) {
 					found += len(ms)
 				}
 			}
+			cpu := cpuTime() - cpu0
 			slices.Sort(lat)
 			res[c.name+"/"+vis.name] = map[string]any{
+				"cpu_ms_per_query": ms(cpu / time.Duration(len(lat))),
 				"p50_ms":      ms(lat[len(lat)/2]),
 				"p99_ms":      ms(lat[len(lat)*99/100]),
 				"max_ms":      ms(lat[len(lat)-1]),

@@ -148,9 +148,35 @@ func Open(db *store.DB, be Backend, opts Options) (*Index, error) {
 	if err := ix.deleteRows(stale); err != nil {
 		return nil, err
 	}
+	if !built {
+		// A database without messages (a new one) has nothing to build: ready at once.
+		if built, err = ix.markBuiltIfEmpty(); err != nil {
+			return nil, err
+		}
+	}
 	ix.ready.Store(built)
 	go ix.run(built)
 	return ix, nil
+}
+
+// markBuiltIfEmpty records the lists as built when there is no message to index.
+func (ix *Index) markBuiltIfEmpty() (bool, error) {
+	empty := true
+	err := ix.db.View(func(r *store.Reader) error {
+		return r.MessagesAfter("", 1, func(*svcv1.Message) error {
+			empty = false
+			return nil
+		})
+	})
+	if err != nil || !empty {
+		return false, err
+	}
+	b := ix.db.NewBatch()
+	defer b.Discard()
+	if err := b.SearchSet(metaKey("built"), []byte{1}); err != nil {
+		return false, err
+	}
+	return true, b.Commit()
 }
 
 // Stage writes an op into the writer's transaction. Only the writer calls it.
@@ -552,4 +578,28 @@ func check(r *store.Reader, q *Query, doc int64, channelID string, cutoffMs int6
 		return nil, err
 	}
 	return m, nil
+}
+
+// Drop deletes the whole index (every row under 0xB0-0xB3) of a closed engine's database: the
+// next start builds it again from the messages, as for a database from before search existed.
+func Drop(db *store.DB) error {
+	for _, p := range []byte{prefixMeta, prefixPending, prefixChunk, prefixChannel} {
+		var keys [][]byte
+		err := db.View(func(r *store.Reader) error {
+			it := r.SearchIter([]byte{p}, false)
+			defer it.Close()
+			for it.Seek(nil); it.Valid(); it.Next() {
+				keys = append(keys, slices.Clone(it.Key()))
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		ix := &Index{db: db}
+		if err := ix.deleteRows(keys); err != nil {
+			return err
+		}
+	}
+	return nil
 }
