@@ -287,11 +287,11 @@ func queries(dir, engine string, perClass, rounds int) (any, error) {
 			slices.Sort(lat)
 			res[c.name+"/"+vis.name] = map[string]any{
 				"cpu_ms_per_query": ms(cpu / time.Duration(len(lat))),
-				"p50_ms":      ms(lat[len(lat)/2]),
-				"p99_ms":      ms(lat[len(lat)*99/100]),
-				"max_ms":      ms(lat[len(lat)-1]),
-				"avg_results": float64(found) / float64(len(lat)),
-				"example":     c.queries[0],
+				"p50_ms":           ms(lat[len(lat)/2]),
+				"p99_ms":           ms(lat[len(lat)*99/100]),
+				"max_ms":           ms(lat[len(lat)-1]),
+				"avg_results":      float64(found) / float64(len(lat)),
+				"example":          c.queries[0],
 			}
 		}
 	}

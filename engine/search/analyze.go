@@ -7,6 +7,7 @@ package search
 
 import (
 	"slices"
+	"strings"
 	"unicode"
 	"unicode/utf8"
 
@@ -316,16 +317,22 @@ type Doc struct {
 func Analyze(text string, names []string) Doc {
 	masks := map[string]uint32{}
 	pos := 0
+	prev := ""
 	add := func(term string, _ bool) {
 		masks[term] |= 1 << (pos % 32)
 		pos++
 		if s, ok := Stem(term); ok {
 			masks[s] |= 0
 		}
+		if p, ok := Pair(prev, term); ok {
+			masks[p] |= 0
+		}
+		prev = term
 	}
 	Tokens(text, add)
 	for _, n := range names {
 		pos++ // a phrase does not run from one field into the next
+		prev = ""
 		Tokens(n, add)
 	}
 	d := Doc{Terms: make([]string, 0, len(masks))}
@@ -359,6 +366,34 @@ func Stem(term string) (string, bool) {
 		return "\x02" + term, true
 	}
 	return "", false
+}
+
+// Pair is the term for two neighbouring words that are both among the most common ones ("of
+// the", "to be"): a phrase of such words reads one short list instead of walking two lists
+// that hold most of the history.
+func Pair(a, b string) (string, bool) {
+	if !commonWords[a] || !commonWords[b] {
+		return "", false
+	}
+	return "\x03" + a + " " + b, true
+}
+
+// commonWords are the most frequent words of the languages of most communities: those that
+// appear in a large share of all messages.
+var commonWords = wordSet(`the to and a of i you it is in that for on we this be with
+		have are not just so do was at but can if my me will what about like all get up out know
+		think one don t s time there an good now they would as from how or more m when make see
+		people no your yeah going some then them because thanks need really here also today
+		de la que el en y los las un una por con para es le les et des du est pas qui une dans
+		der die und das ist nicht ich zu den mit sie ein es auf
+		и в не на я что с он как это`)
+
+func wordSet(words string) map[string]bool {
+	out := map[string]bool{}
+	for _, w := range strings.Fields(words) {
+		out[w] = true
+	}
+	return out
 }
 
 // Terms returns the distinct terms of a message, sorted.

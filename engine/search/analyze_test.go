@@ -44,7 +44,7 @@ func TestTokens(t *testing.T) {
 
 func TestTermsSortedDistinct(t *testing.T) {
 	got := Terms("the cat and the hat", []string{"Cat.PNG"})
-	want := []string{"\x02and", "\x02cat", "\x02hat", "\x02png", "\x02the", "and", "cat", "hat", "png", "the"}
+	want := []string{"\x02and", "\x02cat", "\x02hat", "\x02png", "\x02the", "\x03and the", "and", "cat", "hat", "png", "the"}
 	if !slices.Equal(got, want) {
 		t.Fatalf("Terms = %q, want %q", got, want)
 	}

@@ -400,6 +400,9 @@ func (b *Badger) Candidates(plan Plan, visible func(channelID string) bool, fn f
 		for _, s := range plan.Stems {
 			its = append(its, newTermIter(r, s))
 		}
+		for _, s := range plan.Pairs {
+			its = append(its, newTermIter(r, s))
+		}
 		for _, p := range prefixes {
 			if s, ok := Stem(p); ok && len(s) == len(p)+1 {
 				continue // the stem is the prefix itself

@@ -168,8 +168,14 @@ func (t *termIter) seek(doc int64) {
 		return
 	}
 	if t.chunk[0].doc > doc {
-		t.it.Seek(chunkKey(t.term, doc))
+		// The next older chunk first (a step, cheaper than a seek); a seek when the doc is
+		// further back.
+		t.it.Next()
 		t.load()
+		if !t.done && t.chunk[0].doc > doc {
+			t.it.Seek(chunkKey(t.term, doc))
+			t.load()
+		}
 		if t.done {
 			return
 		}

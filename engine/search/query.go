@@ -144,8 +144,10 @@ func (q *Query) Prefixes() []string {
 type Plan struct {
 	Exact    []string
 	Prefixes []string
-	// Stems are the stems of the prefixes that have one: required terms too.
+	// Stems are the stems of the prefixes that have one, Pairs the pair terms of the phrases'
+	// neighbouring common words: required terms too.
 	Stems []string
+	Pairs []string
 	// Phrases hold, for each phrase of two or more exact terms, each term's index in Exact and
 	// its place in the phrase.
 	Phrases [][]PhraseTerm
@@ -176,6 +178,14 @@ func (q *Query) Plan() Plan {
 		}
 		if len(pts) >= 2 {
 			p.Phrases = append(p.Phrases, pts)
+		}
+		for i := 1; i < len(ph); i++ {
+			if ph[i-1].Prefix || ph[i].Prefix {
+				continue
+			}
+			if pair, ok := Pair(ph[i-1].Term, ph[i].Term); ok && !slices.Contains(p.Pairs, pair) {
+				p.Pairs = append(p.Pairs, pair)
+			}
 		}
 	}
 	return p
