@@ -3,7 +3,6 @@ package engine
 import (
 	"context"
 	"errors"
-	"os"
 	"slices"
 
 	"hearth/engine/search"
@@ -29,14 +28,7 @@ func (e *Engine) openSearch() error {
 	if e.lists, err = search.OpenBadger(e.db); err != nil {
 		return err
 	}
-	var be search.Backend = e.lists
-	// For the comparison of docs/search.md only: the lists in bleve instead.
-	if dir := os.Getenv("HEARTH_STUDY_BLEVE_DIR"); dir != "" {
-		if be, err = search.OpenBleve(dir); err != nil {
-			return err
-		}
-	}
-	e.index, err = search.Open(e.db, be, search.Options{Log: e.log})
+	e.index, err = search.Open(e.db, e.lists, search.Options{Log: e.log})
 	return err
 }
 

@@ -1,15 +1,16 @@
 // Command hearth-searchbench measures the message index on a large made-up history: the numbers
 // of docs/search.md.
 //
-//	hearth-searchbench gen   -dir /tmp/sb -n 1000000     # the messages, in a Badger database
-//	hearth-searchbench build -dir /tmp/sb -engine badger  # index them (a copy of the database)
-//	hearth-searchbench query -dir /tmp/sb -engine badger  # query latency by kind of query
+//	hearth-searchbench gen   -dir /tmp/sb -n 1000000  # the messages, in a Badger database
+//	hearth-searchbench build -dir /tmp/sb              # index them (a copy of the database)
+//	hearth-searchbench query -dir /tmp/sb              # query latency by kind of query
 //
-// gen writes DIR/messages; build copies it to DIR/ENGINE/messages and indexes it the way a
+// gen writes DIR/messages; build copies it to DIR/badger/messages and indexes it the way a
 // server indexes an old database when it first starts (Index.build), with the lists in
-// DIR/ENGINE/index so that their size is theirs alone; query opens that and runs the queries
+// DIR/badger/index so that their size is theirs alone; query opens that and runs the queries
 // through Index.Find, the server's own search (candidates, then each message read and checked).
-// Each prints one JSON line.
+// Each prints one JSON line. The same tool measured bleve for the comparison (-engine bleve,
+// in the history: see docs/search.md).
 package main
 
 import (
@@ -50,7 +51,7 @@ func main() {
 	dir := fs.String("dir", "/tmp/searchbench", "working folder")
 	n := fs.Int("n", 1_000_000, "gen: messages")
 	channels := fs.Int("channels", 100, "gen: channels")
-	engine := fs.String("engine", "badger", "build, query: badger or bleve")
+	const engine = "badger"
 	perClass := fs.Int("queries", 200, "query: queries of each kind")
 	rounds := fs.Int("rounds", 3, "query: times each query runs")
 	fs.Parse(os.Args[2:])
@@ -60,9 +61,9 @@ func main() {
 	case "gen":
 		out, err = gen(*dir, *n, *channels)
 	case "build":
-		out, err = build(*dir, *engine)
+		out, err = build(*dir, engine)
 	case "query":
-		out, err = queries(*dir, *engine, *perClass, *rounds)
+		out, err = queries(*dir, engine, *perClass, *rounds)
 	default:
 		err = fmt.Errorf("unknown command %q", cmd)
 	}
@@ -128,20 +129,14 @@ func open(dir, engine string) (*store.DB, *store.DB, search.Backend, error) {
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	var idb *store.DB
-	var be search.Backend
-	switch engine {
-	case "badger":
-		idb, err = store.Open(filepath.Join(dir, engine, "index"), store.ProfileSmall, quiet)
-		if err == nil {
-			be, err = search.OpenBadger(idb)
-		}
-	case "bleve":
-		be, err = search.OpenBleve(filepath.Join(dir, engine, "index"))
-	default:
-		err = fmt.Errorf("unknown engine %q", engine)
-	}
+	idb, err := store.Open(filepath.Join(dir, engine, "index"), store.ProfileSmall, quiet)
 	if err != nil {
+		db.Close()
+		return nil, nil, nil, err
+	}
+	be, err := search.OpenBadger(idb)
+	if err != nil {
+		idb.Close()
 		db.Close()
 		return nil, nil, nil, err
 	}

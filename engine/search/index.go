@@ -36,7 +36,8 @@ import (
 // lists still hold of an edited or deleted message is harmless: the engine checks every
 // candidate against the message as stored.
 
-// Backend keeps the posting lists.
+// Backend keeps the posting lists: Badger (badger.go). docs/search.md tells how it was chosen
+// over bleve, which sat behind the same interface for the comparison.
 type Backend interface {
 	// Apply folds ops into the lists in order and records through as the last op applied.
 	Apply(ops []*storepb.SearchOp, through uint64) error

@@ -43,106 +43,93 @@ func (m model) want(exact, prefixes []string, visible func(string) bool) []int64
 	return out
 }
 
-// TestBackendsAgainstModel applies random adds, edits and removes to each backend and checks
+// TestListsAgainstModel applies random adds, edits and removes to the posting lists and checks
 // every query against a brute-force model: the same documents, newest first.
-func TestBackendsAgainstModel(t *testing.T) {
-	for _, name := range []string{"badger", "bleve"} {
-		t.Run(name, func(t *testing.T) {
-			var be Backend
-			if name == "badger" {
-				b, err := OpenBadger(openTestDB(t))
-				if err != nil {
-					t.Fatal(err)
+func TestListsAgainstModel(t *testing.T) {
+	t.Run("badger", func(t *testing.T) {
+		be, err := OpenBadger(openTestDB(t))
+		if err != nil {
+			t.Fatal(err)
+		}
+		rng := rand.New(rand.NewPCG(1, 2))
+		vocab := []string{"alpha", "alps", "alpine", "beta", "bet", "gamma", "delta", "zeta", "eta", "common"}
+		m := model{}
+		var through uint64
+		for round := range 8 {
+			var ops []*storepb.SearchOp
+			for range 300 {
+				doc := int64(rng.IntN(600) + 1)
+				if round < 2 {
+					doc = int64(round*300+len(ops)) + 1 // mostly appends at first
 				}
-				be = b
-			} else {
-				b, err := OpenBleve(filepath.Join(t.TempDir(), "bleve"))
-				if err != nil {
-					t.Fatal(err)
+				if old, ok := m[doc]; ok {
+					ops = append(ops, &storepb.SearchOp{Doc: doc, ChannelId: old.ch, Remove: true, Terms: old.terms})
+					delete(m, doc)
+					if rng.IntN(3) == 0 {
+						continue // deleted
+					}
 				}
-				t.Cleanup(func() { b.Close() })
-				be = b
+				ch := fmt.Sprintf("c%d", doc%7)
+				var terms []string
+				for _, v := range vocab {
+					if v == "common" || rng.IntN(4) == 0 {
+						terms = append(terms, v)
+					}
+				}
+				slices.Sort(terms)
+				terms = withStems(terms)
+				m[doc] = struct {
+					ch    string
+					terms []string
+				}{ch, terms}
+				ops = append(ops, &storepb.SearchOp{Doc: doc, ChannelId: ch, Terms: terms})
 			}
-			rng := rand.New(rand.NewPCG(1, 2))
-			vocab := []string{"alpha", "alps", "alpine", "beta", "bet", "gamma", "delta", "zeta", "eta", "common"}
-			m := model{}
-			var through uint64
-			for round := range 8 {
-				var ops []*storepb.SearchOp
-				for range 300 {
-					doc := int64(rng.IntN(600) + 1)
-					if round < 2 {
-						doc = int64(round*300+len(ops)) + 1 // mostly appends at first
-					}
-					if old, ok := m[doc]; ok {
-						ops = append(ops, &storepb.SearchOp{Doc: doc, ChannelId: old.ch, Remove: true, Terms: old.terms})
-						delete(m, doc)
-						if rng.IntN(3) == 0 {
-							continue // deleted
+			through += uint64(len(ops))
+			if err := be.Apply(ops, through); err != nil {
+				t.Fatal(err)
+			}
+			if n, err := be.Applied(); err != nil || n != through {
+				t.Fatalf("Applied = %d, %v; want %d", n, err, through)
+			}
+			all := func(string) bool { return true }
+			some := func(ch string) bool { return ch == "c1" || ch == "c4" }
+			for _, q := range []struct{ exact, prefixes []string }{
+				{[]string{"common"}, nil},
+				{[]string{"alpha"}, nil},
+				{[]string{"alpha", "beta"}, nil},
+				{[]string{"alpha", "beta", "gamma"}, nil},
+				{nil, []string{"alp"}},
+				{[]string{"delta"}, []string{"be"}},
+				{nil, []string{"nothing"}},
+				{[]string{"missing"}, nil},
+				{nil, nil},
+			} {
+				for vi, vis := range []func(string) bool{all, some} {
+					want := m.want(q.exact, q.prefixes, vis)
+					var got []int64
+					plan := Plan{Exact: q.exact, Prefixes: q.prefixes}
+					for _, p := range q.prefixes {
+						if s, ok := Stem(p); ok {
+							plan.Stems = append(plan.Stems, s)
 						}
 					}
-					ch := fmt.Sprintf("c%d", doc%7)
-					var terms []string
-					for _, v := range vocab {
-						if v == "common" || rng.IntN(4) == 0 {
-							terms = append(terms, v)
+					err := be.Candidates(plan, vis, func(doc int64, ch string) bool {
+						if d, ok := m[doc]; ok && d.ch != ch {
+							t.Errorf("doc %d came with channel %s, not %s", doc, ch, d.ch)
 						}
+						got = append(got, doc)
+						return true
+					})
+					if err != nil {
+						t.Fatal(err)
 					}
-					slices.Sort(terms)
-					terms = withStems(terms)
-					m[doc] = struct {
-						ch    string
-						terms []string
-					}{ch, terms}
-					ops = append(ops, &storepb.SearchOp{Doc: doc, ChannelId: ch, Terms: terms})
-				}
-				through += uint64(len(ops))
-				if err := be.Apply(ops, through); err != nil {
-					t.Fatal(err)
-				}
-				if n, err := be.Applied(); err != nil || n != through {
-					t.Fatalf("Applied = %d, %v; want %d", n, err, through)
-				}
-				all := func(string) bool { return true }
-				some := func(ch string) bool { return ch == "c1" || ch == "c4" }
-				for _, q := range []struct{ exact, prefixes []string }{
-					{[]string{"common"}, nil},
-					{[]string{"alpha"}, nil},
-					{[]string{"alpha", "beta"}, nil},
-					{[]string{"alpha", "beta", "gamma"}, nil},
-					{nil, []string{"alp"}},
-					{[]string{"delta"}, []string{"be"}},
-					{nil, []string{"nothing"}},
-					{[]string{"missing"}, nil},
-					{nil, nil},
-				} {
-					for vi, vis := range []func(string) bool{all, some} {
-						want := m.want(q.exact, q.prefixes, vis)
-						var got []int64
-						plan := Plan{Exact: q.exact, Prefixes: q.prefixes}
-						for _, p := range q.prefixes {
-							if s, ok := Stem(p); ok {
-								plan.Stems = append(plan.Stems, s)
-							}
-						}
-						err := be.Candidates(plan, vis, func(doc int64, ch string) bool {
-							if d, ok := m[doc]; ok && d.ch != ch {
-								t.Errorf("doc %d came with channel %s, not %s", doc, ch, d.ch)
-							}
-							got = append(got, doc)
-							return true
-						})
-						if err != nil {
-							t.Fatal(err)
-						}
-						if !slices.Equal(got, want) {
-							t.Fatalf("round %d, %v/%v visible %d: got %d docs %v..., want %d %v...", round, q.exact, q.prefixes, vi, len(got), head(got), len(want), head(want))
-						}
+					if !slices.Equal(got, want) {
+						t.Fatalf("round %d, %v/%v visible %d: got %d docs %v..., want %d %v...", round, q.exact, q.prefixes, vi, len(got), head(got), len(want), head(want))
 					}
 				}
 			}
-		})
-	}
+		}
+	})
 }
 
 // withStems adds the stems of the terms, as Analyze does.
