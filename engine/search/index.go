@@ -241,17 +241,29 @@ func (ix *Index) Close() error {
 // run applies the waiting ops, in batches, until Close; first it builds the lists if needed.
 func (ix *Index) run(built bool) {
 	defer close(ix.done)
-	if !built {
-		if err := ix.build(); err != nil {
-			if !errors.Is(err, errClosing) {
-				ix.log.Error("building the search index", "err", err)
-			}
+	for !built {
+		err := ix.build()
+		if err == nil {
+			break
+		}
+		if errors.Is(err, errClosing) {
 			return
 		}
-		ix.ready.Store(true)
+		// It goes on from where it stopped; searches answer unavailable meanwhile.
+		ix.log.Error("building the search index; trying again in a minute", "err", err)
+		select {
+		case <-ix.closing:
+			return
+		case <-time.After(time.Minute):
+		}
 	}
+	ix.ready.Store(true)
 	retry := time.Duration(0)
 	for {
+		var again <-chan time.Time
+		if retry > 0 {
+			again = time.After(retry)
+		}
 		select {
 		case <-ix.closing:
 			for ix.Pending() > 0 {
@@ -262,7 +274,7 @@ func (ix *Index) run(built bool) {
 			}
 			return
 		case <-ix.wake:
-		case <-time.After(max(retry, ix.opts.ApplyAfter)):
+		case <-again:
 		}
 		// Let ops gather, unless many already wait.
 		if n := ix.Pending(); n > 0 && n < ix.opts.ApplyAt && retry == 0 {
