@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"log/slog"
 	"path/filepath"
@@ -80,5 +81,71 @@ func TestSearchBuildsTheIndexOfAnOldDatabase(t *testing.T) {
 	}
 	if want := []string{fresh, old[2], old[0]}; !slices.Equal(got, want) {
 		t.Fatalf("after the build: %v, want %v", got, want)
+	}
+}
+
+// TestSearchFindsEachSendAtOnceWhileTheIndexApplies: members send at once while the index
+// folds its ops into the lists; right after each send is answered, a search for its own word
+// finds it, whether the op is still in memory or already in the lists.
+func TestSearchFindsEachSendAtOnceWhileTheIndexApplies(t *testing.T) {
+	ctx := context.Background()
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	db, err := store.Open(filepath.Join(t.TempDir(), "db"), store.ProfileSmall, log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := Open(db, Options{BaseURL: "http://127.0.0.1", Log: log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		e.Close()
+		db.Close()
+	}()
+	join := func(sub string) Caller {
+		m, _, err := e.Join(ctx, JoinInput{Login: Login{Issuer: "http://127.0.0.1", Subject: sub}, ClientAddr: sub, Req: &svcv1.JoinRequest{}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return Caller{ID: m.GetId()}
+	}
+	owner := join("owner")
+	ch, err := e.CreateChannel(ctx, owner, &svcv1.CreateChannelRequest{Name: "general", Kind: svcv1.ChannelKind_CHANNEL_KIND_TEXT})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const senders, each = 8, 10
+	errs := make(chan error, senders)
+	for s := range senders {
+		c := join(fmt.Sprintf("sender%d", s))
+		go func() {
+			for i := range each {
+				word := fmt.Sprintf("word%dx%d", s, i)
+				res, err := e.SendMessage(ctx, c, &svcv1.SendMessageRequest{ChannelId: ch.GetChannel().GetId(), Text: "common " + word})
+				if err != nil {
+					errs <- err
+					return
+				}
+				found, err := e.Search(ctx, c, &svcv1.SearchRequest{Query: word + " "})
+				if err != nil {
+					errs <- err
+					return
+				}
+				if len(found.GetMessages()) != 1 || found.GetMessages()[0].GetId() != res.GetMessage().GetId() {
+					errs <- fmt.Errorf("%s right after its send: %v", word, found.GetMessages())
+					return
+				}
+			}
+			errs <- nil
+		}()
+	}
+	for range senders {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	res, err := e.Search(ctx, owner, &svcv1.SearchRequest{Query: "common", Limit: 100})
+	if err != nil || len(res.GetMessages()) != senders*each {
+		t.Fatalf("common: %d messages, %v; want %d", len(res.GetMessages()), err, senders*each)
 	}
 }
