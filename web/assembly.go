@@ -26,9 +26,9 @@ type Config struct {
 	// Data is the data directory: the database, the keys, the default file bucket, caches.
 	Data string
 	// Engine are the community's options (base URL, trusted issuers, owner, name, rates,
-	// replay window, clock...). Open fills Bucket, Signer, Sandbox, Log and Observer where they
-	// are nil, and puts the local issuer first among TrustedIssuers unless NoLocalIssuer.
-	// Dependencies given here stay the caller's to close.
+	// replay window, clock...). Open fills Bucket, Signer, Sandbox, SpoolDir (<Data>/tmp), Log
+	// and Observer where they are unset, and puts the local issuer first among TrustedIssuers
+	// unless NoLocalIssuer. Dependencies given here stay the caller's to close.
 	Engine engine.Options
 	// BucketURL is the file bucket (a gocloud URL) when Engine.Bucket is nil; empty means
 	// file://<Data>/files.
@@ -120,6 +120,9 @@ func Open(ctx context.Context, cfg Config) (s *Server, err error) {
 			return nil, err
 		}
 		opts.Sandbox = s.ownSandbox
+	}
+	if opts.SpoolDir == "" {
+		opts.SpoolDir = filepath.Join(cfg.Data, "tmp")
 	}
 	if cfg.FilesRedirect && !s.Bucket.CanSign() {
 		cfg.Log.Warn("-files-redirect does nothing on this bucket: it cannot sign its own URLs, so files are served by the server")

@@ -70,6 +70,7 @@ func New(opts Options) http.Handler {
 		webURL = base + "/app"
 	}
 	mux.HandleFunc(uploadRoute, upload(opts.Engine, a))
+	handleEmoji(mux, opts.Engine, a)
 	mux.HandleFunc("GET /files/{id}/{name}", serveFile(opts.Engine, opts.FilesRedirect))
 	mux.HandleFunc(previewImageRoute, servePreviewImage(opts.Engine))
 	mux.HandleFunc("GET /invite/{code}", inviteRedirect(webURL, base))

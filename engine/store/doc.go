@@ -27,6 +27,9 @@
 //	0x72 reportof  message id 0x00 reporter id  report id: a reporter's one report of a message
 //	0x80 upload    upload id                  storepb.UploadRecord: a file in the bucket
 //	0x81 unused    created_at_ms id           empty: an upload nothing uses yet, by age
+//	0x90 emoji     emoji id                   storepb.EmojiRecord: a custom emoji in the bucket
+//	0x91 emojiname name                       emoji id: the names, unique, in name order
+//	0x92 emojiver                             seq of the event of the latest emoji change, 8 bytes
 //	0xA0 preview   URL hash                   storepb.PreviewRecord: a fetched link's preview (or failure)
 //	0xA1 prevexp   expires_at_ms URL hash     empty: the cached previews by expiry
 //	0xA2 previmg   image id                   storepb.PreviewImageRecord: an image in the bucket
@@ -55,6 +58,11 @@
 // missing object; an object without a row is left over from a crash and swept by the engine.
 // The unused index (created_at_ms is 8 bytes, big-endian, so it sorts by age) is what the
 // engine's cleanup scans to delete uploads that nothing used within a day.
+//
+// An emoji row stands for the object emoji/<id> by the same rule as an upload row. Its name row
+// makes names unique inside the writer's transaction and lists the emoji sorted by name; the
+// version row changes with every emoji change, so GET /emoji answers 304 (or from a cached
+// body) after one point read.
 //
 // Link previews (0xA0-0xAF) are a cache: a preview row per fetched URL (keyed by the
 // SHA-256 of the normalized URL, 32 bytes), listed by expiry in 0xA1 (expires_at_ms is 8
