@@ -1,8 +1,10 @@
 // Package search is the message index: how text becomes terms (analyze.go), what a query asks
-// for and whether a text answers it (query.go), and the inverted index in Badger that finds the
-// candidates newest first (index.go, postings.go). The engine keeps it in step with the
-// messages (see engine/searching.go) and checks every candidate against the message as it is
-// stored now, so the index only ever proposes: it never decides what a caller gets.
+// for and whether a text answers it (query.go), how changes reach the index and how a search
+// runs (index.go), and the posting lists in Badger that find the candidates newest first
+// (badger.go, postings.go). The engine stages the changes with each message (see
+// engine/searching.go); every candidate is checked against the message as it is stored now
+// (Index.Find), so the lists only ever propose: they never decide what a caller gets.
+// docs/search.md has the design and its numbers.
 package search
 
 import (
