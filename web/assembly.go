@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/http"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"hearth/auth"
@@ -49,6 +50,18 @@ type Config struct {
 	// outbound client with the operator's policy, since issuers are named by the operator and
 	// may be on loopback or the local network, and a 10 s timeout).
 	IssuerHTTPClient *http.Client
+	// OIDCClients are the external issuers the browser client signs in with (-oidc-client):
+	// listed at /oauth/issuers, and trusted as if among Engine.TrustedIssuers.
+	OIDCClients []auth.OIDCClient
+	// CORSOrigins restricts cross-origin calls to these origins (-cors-origin); empty allows
+	// any.
+	CORSOrigins []string
+	// SignInClock is the built-in issuer's sign-in clock: refresh token expiry, codes, the
+	// sign-in limits (default time.Now; tokens it signs are checked on the wall clock).
+	SignInClock func() time.Time
+	// PasswordParams is argon2id's cost for new passwords (default
+	// auth.DefaultPasswordParams).
+	PasswordParams auth.PasswordParams
 	// Log receives every log line (default slog.Default()).
 	Log *slog.Logger
 }
@@ -139,6 +152,11 @@ func Open(ctx context.Context, cfg Config) (s *Server, err error) {
 		}
 		opts.TrustedIssuers = append([]string{opts.BaseURL}, opts.TrustedIssuers...)
 	}
+	for _, c := range cfg.OIDCClients {
+		if !slices.Contains(opts.TrustedIssuers, c.Issuer) {
+			opts.TrustedIssuers = append(opts.TrustedIssuers, c.Issuer)
+		}
+	}
 	if s.Engine, err = engine.Open(s.db, opts); err != nil {
 		return nil, err
 	}
@@ -166,10 +184,29 @@ func Open(ctx context.Context, cfg Config) (s *Server, err error) {
 	if err != nil {
 		return nil, err
 	}
+	var signIn *auth.Provider
+	if s.Issuer != nil {
+		// The built-in issuer's accounts live in the database, beside the engine's rows.
+		signIn, err = auth.NewProvider(auth.ProviderConfig{
+			Issuer:    s.Issuer,
+			Accounts:  s.db.Accounts(),
+			Community: SignUpCommunity(s.Engine, s.Issuer.URL()),
+			WebURL:    cfg.WebURL,
+			Now:       cfg.SignInClock,
+			Log:       cfg.Log,
+			Password:  cfg.PasswordParams,
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
 	s.handler = New(Options{
 		Engine:        s.Engine,
 		Verifier:      verifier,
 		Issuer:        s.Issuer,
+		SignIn:        signIn,
+		OIDCClients:   cfg.OIDCClients,
+		CORSOrigins:   cfg.CORSOrigins,
 		WebURL:        cfg.WebURL,
 		FilesRedirect: cfg.FilesRedirect,
 		Log:           cfg.Log,

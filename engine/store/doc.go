@@ -38,6 +38,10 @@
 //	0xB1 searchop  op number                  storepb.SearchOp: a change the lists have not taken yet
 //	0xB2 postings  term 0x00 first doc        a chunk of a term's posting list (engine/search)
 //	0xB3 ordinal   channel id                 the channel's number in the postings (4 bytes)
+//	0xD0 account   subject                    storepb.AccountRecord: a built-in issuer account
+//	0xD1 username  username                   the subject of the account holding it
+//	0xD2 refresh   SHA-256 of the token       storepb.RefreshTokenRecord, with a TTL past its expiry
+//	0xD3 revoked   family id                  storepb.RevokedFamilyRecord, with a TTL
 //
 // Indexes that only serve lookups of small state (login to member, username to member, bot
 // token hash to bot, member set to DM) are not stored: the engine derives them in memory from
@@ -73,4 +77,12 @@
 // The search index (engine/search) keeps its rows under 0xB0-0xBF: a change to a message
 // writes its SearchOp row in the same transaction, and the index folds the ops into its
 // posting lists afterwards, in transactions of its own (search.go here keeps it in its range).
+//
+// The 0xD0-0xDF rows belong to the built-in issuer (Accounts, an auth.AccountStore), not to
+// the engine: the engine's writer never reads or writes them, and Accounts writes only them,
+// each call in a Badger transaction of its own, beside the writer's. That is safe because
+// Badger checks every read-write transaction for conflicts with the keys it read: two
+// transactions touching disjoint keys both commit, and of two touching the same account or
+// refresh token the later fails with a conflict (Accounts retries it, or reports a concurrent
+// refresh token rotation as a reuse) instead of overwriting the other. No write is lost.
 package store
