@@ -75,7 +75,7 @@ func Start(t testing.TB, options ...Option) *Server {
 		t.Cleanup(func() { b.Close() })
 		opts.Bucket = b
 	}
-	s.cfg = web.Config{Data: s.Dir, Engine: opts, IssuerHTTPClient: http.DefaultClient, Log: Logger()}
+	s.cfg = web.Config{Data: s.Dir, Engine: opts, IssuerHTTPClient: http.DefaultClient, Log: Logger(), AdminSocket: true}
 	s.open()
 	s.http.Start()
 	t.Cleanup(func() {
@@ -113,6 +113,15 @@ func (s *Server) SetFilesRedirect(on bool) {
 	s.cfg.FilesRedirect = on
 	s.Restart()
 }
+
+// SetBackups sets where and how often the server takes backups; the server restarts to take it.
+func (s *Server) SetBackups(b web.BackupConfig) {
+	s.cfg.Backups = b
+	s.Restart()
+}
+
+// App is the assembled server (web.Open's), for what the HTTP surface does not reach.
+func (s *Server) App() *web.Server { return s.app }
 
 // Bucket is the server's file bucket.
 func (s *Server) Bucket() *blob.Bucket { return s.app.Bucket }
