@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"hearth/auth"
@@ -89,6 +90,8 @@ type Server struct {
 	Backups      *backup.Service
 	backupBucket *blob.Bucket
 	admin        *adminServer
+	closeOnce    sync.Once
+	closeErr     error
 }
 
 // sandboxQuiet is how long the sandbox stays started after its last use.
@@ -266,9 +269,15 @@ func (s *Server) CloseStreams() {
 	}
 }
 
-// Close stops everything in order: the engine (streams end, queued changes are committed),
-// the sandbox (nothing is left to inspect), the database and the bucket.
+// Close stops everything in order: backups (one in progress is cancelled), the admin socket,
+// the engine (streams end, queued changes are committed), the sandbox (nothing is left to
+// inspect), the database and the bucket. Closing again does nothing.
 func (s *Server) Close() error {
+	s.closeOnce.Do(func() { s.closeErr = s.close() })
+	return s.closeErr
+}
+
+func (s *Server) close() error {
 	if s.Backups != nil {
 		s.Backups.Close()
 	}
