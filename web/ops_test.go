@@ -174,8 +174,12 @@ func TestRequestLogs(t *testing.T) {
 			t.Log(log.String())
 		}
 	}()
-	info := func(patterns ...string) string { return log.waitLine(t, append([]string{"level=INFO"}, patterns...)...) }
-	debug := func(patterns ...string) string { return log.waitLine(t, append([]string{"level=DEBUG"}, patterns...)...) }
+	info := func(patterns ...string) string {
+		return log.waitLine(t, append([]string{"level=INFO"}, patterns...)...)
+	}
+	debug := func(patterns ...string) string {
+		return log.waitLine(t, append([]string{"level=DEBUG"}, patterns...)...)
+	}
 	info("msg=starting", "version=1.4.0", "data=/", "bucket=file:///", "issuers=["+o.URL+"]")
 	info(`msg="call failed"`, "method=/svc.v1.ServerService/GetMe", "code=unauthenticated", `member=""`, "addr=127.0.0.1", "took=")
 	info(`msg="call failed"`, "method=/svc.v1.ServerService/ListMembers", "code=unauthenticated", "addr=127.0.0.1")
