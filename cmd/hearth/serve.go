@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"hearth/engine"
+	"hearth/engine/outbound"
 	"hearth/engine/store"
 	"hearth/web"
 )
@@ -37,6 +38,8 @@ func serve(args []string, stdout, stderr io.Writer) error {
 	}
 	level, _ := c.level()
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
+	// The OpenID provider library logs through the default logger: make it this one.
+	slog.SetDefault(log)
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -58,6 +61,7 @@ func serve(args []string, stdout, stderr io.Writer) error {
 	fmt.Fprintf(stdout, "Hearth is running at %s (listening on %s)\n", c.BaseURL, ln.Addr())
 	if !c.NoLocalIssuer {
 		fmt.Fprintf(stdout, "Log in with a token from the local issuer:\n  %s token -data %s -base-url %s -sub alice\n", selfCommand(), c.Data, c.BaseURL)
+		fmt.Fprintf(stdout, "or in the browser client with a link:\n  %s login-link -data %s -base-url %s -web-url %s -sub alice\n", selfCommand(), c.Data, c.BaseURL, c.WebURL)
 	}
 	return a.serve(ctx, ln, c, log)
 }
@@ -77,8 +81,10 @@ func openApp(ctx context.Context, c Config, log *slog.Logger) (*app, error) {
 	tuneGC(profile, os.Getenv)
 	var updates engine.UpdateChecker
 	if c.UpdateFeed != "" {
-		updates = newUpdateFeed(ctx, c.UpdateFeed, &http.Client{Timeout: 30 * time.Second}, log)
+		feed := outbound.New(outbound.Options{Policy: outbound.Operator, Timeout: 30 * time.Second, MaxBody: feedMaxBytes, UserAgent: outbound.UserAgent(version)})
+		updates = newUpdateFeed(ctx, c.UpdateFeed, feed.HTTPClient(), log)
 	}
+	oidcClients, _ := c.oidcClients()
 	s, err := web.Open(ctx, web.Config{
 		Data: c.Data,
 		Engine: engine.Options{
@@ -92,6 +98,7 @@ func openApp(ctx context.Context, c Config, log *slog.Logger) (*app, error) {
 			BotBurst:       c.BotBurst,
 			ReplayDays:     c.ReplayDays,
 			ReplayEvents:   c.ReplayEvents,
+			PreviewPolicy:  c.previewPolicy(),
 		},
 		BucketURL:     c.Bucket,
 		WebURL:        c.WebURL,
@@ -99,6 +106,8 @@ func openApp(ctx context.Context, c Config, log *slog.Logger) (*app, error) {
 		FilesRedirect: c.FilesRedirect,
 		Memory:        profile,
 		Metrics:       c.MetricsAddr != "",
+		OIDCClients:   oidcClients,
+		CORSOrigins:   c.CORSOrigins,
 		Log:           log,
 		AdminSocket:   true,
 		Backups:       web.BackupConfig{To: c.BackupTo, Every: c.BackupEvery, Keep: c.BackupKeep},
