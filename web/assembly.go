@@ -130,9 +130,11 @@ func Open(ctx context.Context, cfg Config) (s *Server, err error) {
 		return nil, errors.New("the server needs its base URL")
 	}
 	s = &Server{}
+	// The returns below set s to nil: close what was opened through a copy.
+	opened := s
 	defer func() {
 		if err != nil {
-			s.Close()
+			opened.Close()
 		}
 	}()
 	if opts.Bucket == nil {
