@@ -226,7 +226,7 @@ func TestBackupDrill(t *testing.T) {
 		t.Fatal(err)
 	}
 	files := map[string][]byte{
-		"notes.txt":  []byte("the agenda, in plain text"),
+		"notes.txt": []byte("the agenda, in plain text"),
 		// Large enough that the backup takes a while, during which everyone sends.
 		"data.bin":   noise(12 << 20),
 		"report.csv": []byte("a,b\n1,2\n"),
