@@ -198,7 +198,7 @@ func TestABucketElsewhereIsNotCarried(t *testing.T) {
 }
 
 // TestRestoreBringsBackTheDatabaseAndFiles: a restored directory opens with the same seq and
-// the same members, and holds the same files.
+// the same members, and holds the same files, each private to its owner.
 func TestRestoreBringsBackTheDatabaseAndFiles(t *testing.T) {
 	c := newCommunity(t, 5)
 	writeFile(t, filepath.Join(c.dir, "issuer-key"), "issuer")
@@ -206,6 +206,10 @@ func TestRestoreBringsBackTheDatabaseAndFiles(t *testing.T) {
 	b := take(t, c.source())
 
 	dir := filepath.Join(t.TempDir(), "new")
+	// An empty folder where the backup brings one is no obstacle.
+	if err := os.MkdirAll(filepath.Join(dir, "files"), 0o700); err != nil {
+		t.Fatal(err)
+	}
 	res, err := backup.Restore(context.Background(), bytes.NewReader(b), dir, quiet)
 	if err != nil {
 		t.Fatal(err)

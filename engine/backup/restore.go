@@ -249,13 +249,11 @@ func moveInto(staging, dir string) error {
 	}
 	for _, e := range entries {
 		target := filepath.Join(dir, e.Name())
-		if _, err := os.Lstat(target); err == nil {
-			if e.Name() == "db" {
-				if has, _ := store.HasDatabase(target); !has {
-					if err := os.Remove(target); err == nil {
-						continue
-					}
-				}
+		if fi, err := os.Lstat(target); err == nil {
+			// An empty folder (a files/ made by hand, a db/ of a server that never started) is
+			// replaced; anything else is the operator's and stays.
+			if fi.IsDir() && os.Remove(target) == nil {
+				continue
 			}
 			return fmt.Errorf("%s already exists: restore fills an empty data directory; move it away first", target)
 		}
