@@ -51,7 +51,9 @@ type AdminStatus struct {
 
 // BackupResult is the answer of POST /backup.
 type BackupResult struct {
-	Location  string   `json:"location"`
+	Location string `json:"location"`
+	// Seq is the newest event in the backup.
+	Seq       int64    `json:"seq"`
 	Bytes     int64    `json:"bytes"`
 	DBBytes   int64    `json:"db_bytes"`
 	Files     int      `json:"files"`
@@ -108,9 +110,9 @@ func listenAdmin(dataDir string, eng *engine.Engine, backups *backup.Service, ve
 			http.Error(w, err.Error(), backupStatus(err))
 			return
 		}
-		log.Info("backup written", "to", res.Location, "bytes", res.Bytes, "files", res.Files, "removed", len(res.Removed), "took", res.Took.Round(time.Millisecond))
+		log.Info("backup written", "to", res.Location, "seq", res.Seq, "bytes", res.Bytes, "files", res.Files, "removed", len(res.Removed), "took", res.Took.Round(time.Millisecond))
 		writeJSON(w, http.StatusOK, BackupResult{
-			Location: res.Location, Bytes: res.Bytes, DBBytes: res.DBBytes, Files: res.Files, FileBytes: res.FileBytes,
+			Location: res.Location, Seq: res.Seq, Bytes: res.Bytes, DBBytes: res.DBBytes, Files: res.Files, FileBytes: res.FileBytes,
 			HasFiles: res.Manifest.Files, Bucket: res.Manifest.Bucket, Removed: res.Removed, TookMs: res.Took.Milliseconds(),
 		})
 	})
@@ -126,7 +128,7 @@ func listenAdmin(dataDir string, eng *engine.Engine, backups *backup.Service, ve
 			w.Header().Set(BackupResultTrailer, err.Error())
 			return
 		}
-		log.Info("backup written", "to", "the admin socket", "db_bytes", sum.DBBytes, "files", sum.Files, "took", time.Since(start).Round(time.Millisecond))
+		log.Info("backup written", "to", "the admin socket", "seq", sum.Seq, "db_bytes", sum.DBBytes, "files", sum.Files, "took", time.Since(start).Round(time.Millisecond))
 		w.Header().Set(BackupResultTrailer, "ok")
 	})
 	a.srv = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}

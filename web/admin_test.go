@@ -59,7 +59,7 @@ func TestAdminSocketBacksUpTheRunningServer(t *testing.T) {
 	json.NewDecoder(resp.Body).Decode(&res)
 	resp.Body.Close()
 	wantPrefix := "file://" + filepath.ToSlash(filepath.Join(s.Dir, "files", "backups", "hearth-backup-"))
-	if resp.StatusCode != 200 || !strings.HasPrefix(res.Location, wantPrefix) || !res.HasFiles || res.Bytes == 0 {
+	if resp.StatusCode != 200 || !strings.HasPrefix(res.Location, wantPrefix) || !res.HasFiles || res.Bytes == 0 || res.Seq != s.Engine.Seq() {
 		t.Fatalf("POST /backup: %d %+v", resp.StatusCode, res)
 	}
 	names, err := backup.InBucket{Bucket: s.Bucket()}.List(context.Background())

@@ -40,7 +40,7 @@ func backupCommand(args []string, stdout, stderr io.Writer) error {
 		if err := client.call(ctx, http.MethodPost, web.AdminBackupPath, &res); err != nil {
 			return fmt.Errorf("backup: %v", err)
 		}
-		fmt.Fprintf(stdout, "Backup written to %s (%s: the database and %d files)\n", res.Location, size(res.Bytes), res.Files)
+		fmt.Fprintf(stdout, "Backup written to %s (%s: the database up to seq %d and %d files)\n", res.Location, size(res.Bytes), res.Seq, res.Files)
 		if !res.HasFiles {
 			fmt.Fprintf(stdout, "The uploaded files are not in it: they stay in the bucket %s, which needs backing up on its own.\n", res.Bucket)
 		}

@@ -203,7 +203,12 @@ func TestRestoreBringsBackTheDatabaseAndFiles(t *testing.T) {
 	c := newCommunity(t, 5)
 	writeFile(t, filepath.Join(c.dir, "issuer-key"), "issuer")
 	writeFile(t, filepath.Join(c.dir, "files", "files", "0001"), "a file")
-	b := take(t, c.source())
+	var buf bytes.Buffer
+	sum, err := backup.Write(context.Background(), &buf, c.source(), now)
+	if err != nil || sum.Seq != c.eng.Seq() || sum.Files != 2 {
+		t.Fatalf("backup: %+v %v; want seq %d and 2 files", sum, err, c.eng.Seq())
+	}
+	b := buf.Bytes()
 
 	dir := filepath.Join(t.TempDir(), "new")
 	// An empty folder where the backup brings one is no obstacle.

@@ -5,9 +5,10 @@
 // out of it by hand), in this order:
 //
 //	hearth-backup.json   the Manifest: format, the server's version, when, what it holds
-//	db/00000001 ...      the database: Badger's backup stream, taken by the running server
-//	                     in one read transaction (a consistent snapshot), cut into parts
-//	                     because a tar entry must declare its size before its bytes
+//	db/00000001 ...      the database in Badger's backup format (store.DB.Backup), read by
+//	                     the running server in one read transaction (a consistent
+//	                     snapshot), cut into parts because a tar entry must declare its
+//	                     size before its bytes
 //	issuer-key, file-key, plugins/..., files/...
 //	                     every other file of the data directory, by its path in it
 //

@@ -25,19 +25,12 @@ const restoreStaging = ".restore-"
 // maxManifest bounds the manifest entry.
 const maxManifest = 64 << 10
 
-// Restored is what Restore brought back.
-type Restored struct {
-	Summary
-	// Seq is the newest event seq of the restored database.
-	Seq int64
-}
-
 // Restore fills the data directory dir from the backup r. dir may be missing or hold
 // anything but a database and the names the backup brings; a directory that holds a
 // database is refused before anything is read. Nothing is moved into dir until the whole
 // archive was read and checked.
-func Restore(ctx context.Context, r io.Reader, dir string, log *slog.Logger) (Restored, error) {
-	var res Restored
+func Restore(ctx context.Context, r io.Reader, dir string, log *slog.Logger) (Summary, error) {
+	var res Summary
 	if has, err := store.HasDatabase(filepath.Join(dir, "db")); err != nil {
 		return res, err
 	} else if has {
@@ -58,7 +51,7 @@ func Restore(ctx context.Context, r io.Reader, dir string, log *slog.Logger) (Re
 }
 
 // unpack reads the whole archive into staging.
-func unpack(ctx context.Context, r io.Reader, staging string, log *slog.Logger, res *Restored) error {
+func unpack(ctx context.Context, r io.Reader, staging string, log *slog.Logger, res *Summary) error {
 	gz, err := gzip.NewReader(r)
 	if err != nil {
 		return fmt.Errorf("not a Hearth backup (not gzip): %w", err)

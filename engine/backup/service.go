@@ -185,7 +185,7 @@ func (s *Service) scheduled(every time.Duration) {
 	case err != nil && s.ctx.Err() == nil:
 		s.log.Error("scheduled backup failed", "err", err)
 	case err == nil:
-		s.log.Info("backup written", "to", res.Location, "bytes", res.Bytes, "files", res.Files, "removed", len(res.Removed), "took", res.Took.Round(time.Millisecond))
+		s.log.Info("backup written", "to", res.Location, "seq", res.Seq, "bytes", res.Bytes, "files", res.Files, "removed", len(res.Removed), "took", res.Took.Round(time.Millisecond))
 	}
 	s.Schedule(every)
 }

@@ -63,6 +63,8 @@ type Source struct {
 // Summary tells what a backup or a restore held.
 type Summary struct {
 	Manifest Manifest
+	// Seq is the newest event seq in the database snapshot.
+	Seq int64
 	// DBBytes is the length of the database stream; Files how many other files there were and
 	// FileBytes their length.
 	DBBytes, FileBytes int64
@@ -119,7 +121,7 @@ func Write(ctx context.Context, w io.Writer, src Source, now time.Time) (Summary
 		return sum, err
 	}
 	parts := &partWriter{tw: tw, now: now, ctx: ctx}
-	if err := src.DB.Backup(parts); err != nil {
+	if sum.Seq, err = src.DB.Backup(parts); err != nil {
 		return sum, fmt.Errorf("back up the database: %w", err)
 	}
 	if err := parts.flush(); err != nil {
@@ -175,7 +177,7 @@ func (p *partWriter) flush() error {
 	if len(p.buf) == 0 {
 		return nil
 	}
-	// Badger's stream cannot be cancelled; failing its writes stops it.
+	// A cancelled backup stops at its next part.
 	if err := p.ctx.Err(); err != nil {
 		return err
 	}
