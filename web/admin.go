@@ -120,11 +120,17 @@ func listenAdmin(dataDir string, eng *engine.Engine, backups *backup.Service, ve
 		w.Header().Set("Trailer", BackupResultTrailer)
 		w.Header().Set("Content-Type", "application/gzip")
 		start := time.Now()
-		sum, err := backups.WriteTo(r.Context(), w)
+		sw := &statusWriter{ResponseWriter: w, status: http.StatusOK}
+		sum, err := backups.WriteTo(r.Context(), sw)
+		if err != nil && !errors.Is(err, backup.ErrRunning) && !errors.Is(err, backup.ErrClosed) {
+			log.Error("backup failed", "to", "the admin socket", "err", err)
+		}
+		if err != nil && !sw.wrote {
+			// Failed before its first byte (another backup runs, the server stops): a status.
+			http.Error(w, err.Error(), backupStatus(err))
+			return
+		}
 		if err != nil {
-			if !errors.Is(err, backup.ErrRunning) && !errors.Is(err, backup.ErrClosed) {
-				log.Error("backup failed", "to", "the admin socket", "err", err)
-			}
 			w.Header().Set(BackupResultTrailer, err.Error())
 			return
 		}
