@@ -151,9 +151,6 @@ func (s *Server) SetBackups(b web.BackupConfig) {
 	s.Restart()
 }
 
-// App is the assembled server (web.Open's), for what the HTTP surface does not reach.
-func (s *Server) App() *web.Server { return s.app }
-
 // Bucket is the server's file bucket.
 func (s *Server) Bucket() *blob.Bucket { return s.app.Bucket }
 
