@@ -182,7 +182,7 @@ func (e *Engine) GetMe(ctx context.Context, c Caller, _ *svcv1.GetMeRequest) (*s
 	out := &svcv1.GetMeResponse{Member: e.memberView(rec.GetMember())}
 	if rec.GetMember().GetRole() >= svcv1.MemberRole_MEMBER_ROLE_ADMIN {
 		out.ServerVersion = e.opts.Version
-		out.ServerTrack = trackOf(e.opts.Version)
+		out.ServerTrack = TrackOf(e.opts.Version)
 		if e.opts.Updates != nil {
 			out.UpdateAvailable = e.opts.Updates.Newer(out.ServerVersion, out.ServerTrack)
 		}
@@ -190,9 +190,9 @@ func (e *Engine) GetMe(ctx context.Context, c Caller, _ *svcv1.GetMeRequest) (*s
 	return out, nil
 }
 
-// trackOf tells a version's release track from its form: "1.4.0" is stable, "1.5.0-beta.2"
+// TrackOf tells a version's release track from its form: "1.4.0" is stable, "1.5.0-beta.2"
 // (or -rc) beta, "nightly-2026-11-20" and development builds ("dev") nightly.
-func trackOf(version string) string {
+func TrackOf(version string) string {
 	v := strings.ToLower(version)
 	switch {
 	case v == "dev" || strings.Contains(v, "nightly"):

@@ -22,13 +22,6 @@ func (s *chatService) GetState(ctx context.Context, r *connect.Request[svcv1.Get
 	return call(ctx, r, s.eng.GetState)
 }
 
-func (s *chatService) Subscribe(ctx context.Context, r *connect.Request[svcv1.SubscribeRequest], stream *connect.ServerStream[svcv1.Event]) error {
-	conn := stream.Conn()
-	// Frames go to the connection as they are: the codec sends their cached encoding.
-	send := func(f *engine.Frame) error { return conn.Send(f) }
-	return toConnect(s.eng.Subscribe(ctx, callerOf(ctx), r.Msg.GetAfterSeq(), send))
-}
-
 func (s *chatService) CreateChannel(ctx context.Context, r *connect.Request[svcv1.CreateChannelRequest]) (*connect.Response[svcv1.CreateChannelResponse], error) {
 	return call(ctx, r, s.eng.CreateChannel)
 }

@@ -85,4 +85,7 @@
 // transactions touching disjoint keys both commit, and of two touching the same account or
 // refresh token the later fails with a conflict (Accounts retries it, or reports a concurrent
 // refresh token rotation as a reuse) instead of overwriting the other. No write is lost.
+//
+// Backup (backup.go) writes the whole database, every prefix above and any added later, in
+// Badger's backup format from one read transaction; Load fills a new database from it.
 package store
