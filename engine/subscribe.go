@@ -36,6 +36,8 @@ func (e *Engine) Subscribe(ctx context.Context, c Caller, afterSeq int64, send f
 	}
 	e.streams.Add(1)
 	defer e.streams.Add(-1)
+	ctx, untrack := e.open.track(ctx, c.ID)
+	defer untrack()
 	cur := e.hub.cursor()
 	defer e.hub.leave(cur.reg)
 	e.presence.opened(c.ID)
@@ -44,6 +46,12 @@ func (e *Engine) Subscribe(ctx context.Context, c Caller, afterSeq int64, send f
 	err := Apart(func() error { return s.start(ctx, afterSeq, cur) })
 	if err == nil {
 		err = s.live(ctx, cur.reg)
+	}
+	if errors.Is(err, context.Canceled) {
+		// Ended by the engine (see streamSet) or by the client going away.
+		if cause := context.Cause(ctx); !errors.Is(cause, context.Canceled) {
+			err = cause
+		}
 	}
 	if errors.Is(err, errGone) || errors.Is(err, context.Canceled) || errors.Is(err, errEnded) {
 		return nil
