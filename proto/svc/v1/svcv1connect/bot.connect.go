@@ -68,17 +68,21 @@ const (
 // BotServiceClient is a client for the svc.v1.BotService service.
 type BotServiceClient interface {
 	// Creates a bot member and returns its token, once. Admin or owner. username: 2 to 32 of a-z,
-	// 0-9, underscore, dot, hyphen, unique (already_exists when taken); display_name up to 64
-	// characters, bio up to 1,024.
+	// 0-9, underscore, dot, hyphen, unique among members, people who left included
+	// (already_exists when taken); display_name up to 64 characters (default: the username),
+	// bio up to 1,024, avatar_url an http(s) URL or empty. The bot is a plain member.
 	// Events: member_joined to every member.
 	CreateBot(context.Context, *connect.Request[v1.CreateBotRequest]) (*connect.Response[v1.CreateBotResponse], error)
 	// Every bot in the community. Any member.
 	ListBots(context.Context, *connect.Request[v1.ListBotsRequest]) (*connect.Response[v1.ListBotsResponse], error)
-	// Deletes a bot: its token stops working, its username is freed, its messages stay. Admin or
-	// owner; not_found for an id that is not a bot.
+	// Deletes a bot: its token stops working, its username is freed, its messages stay, its open
+	// streams end. Admin or owner of a higher rank than the bot; not_found for an id that is not
+	// a bot; failed_precondition for a plugin's bot (DeletePlugin deletes it).
 	// Events: member_left to every member.
 	DeleteBot(context.Context, *connect.Request[v1.DeleteBotRequest]) (*connect.Response[v1.DeleteBotResponse], error)
-	// Issues a new token for a bot; the old one stops working at once. Admin or owner.
+	// Issues a new token for a bot; the old one fails from the next call on, and the streams the
+	// bot has open end with unauthenticated. Admin or owner of a higher rank than the bot;
+	// failed_precondition for a plugin's bot (it has no token).
 	RotateBotToken(context.Context, *connect.Request[v1.RotateBotTokenRequest]) (*connect.Response[v1.RotateBotTokenResponse], error)
 	// Every installed plugin. All plugin calls are admin or owner only.
 	ListPlugins(context.Context, *connect.Request[v1.ListPluginsRequest]) (*connect.Response[v1.ListPluginsResponse], error)
@@ -212,17 +216,21 @@ func (c *botServiceClient) DeletePlugin(ctx context.Context, req *connect.Reques
 // BotServiceHandler is an implementation of the svc.v1.BotService service.
 type BotServiceHandler interface {
 	// Creates a bot member and returns its token, once. Admin or owner. username: 2 to 32 of a-z,
-	// 0-9, underscore, dot, hyphen, unique (already_exists when taken); display_name up to 64
-	// characters, bio up to 1,024.
+	// 0-9, underscore, dot, hyphen, unique among members, people who left included
+	// (already_exists when taken); display_name up to 64 characters (default: the username),
+	// bio up to 1,024, avatar_url an http(s) URL or empty. The bot is a plain member.
 	// Events: member_joined to every member.
 	CreateBot(context.Context, *connect.Request[v1.CreateBotRequest]) (*connect.Response[v1.CreateBotResponse], error)
 	// Every bot in the community. Any member.
 	ListBots(context.Context, *connect.Request[v1.ListBotsRequest]) (*connect.Response[v1.ListBotsResponse], error)
-	// Deletes a bot: its token stops working, its username is freed, its messages stay. Admin or
-	// owner; not_found for an id that is not a bot.
+	// Deletes a bot: its token stops working, its username is freed, its messages stay, its open
+	// streams end. Admin or owner of a higher rank than the bot; not_found for an id that is not
+	// a bot; failed_precondition for a plugin's bot (DeletePlugin deletes it).
 	// Events: member_left to every member.
 	DeleteBot(context.Context, *connect.Request[v1.DeleteBotRequest]) (*connect.Response[v1.DeleteBotResponse], error)
-	// Issues a new token for a bot; the old one stops working at once. Admin or owner.
+	// Issues a new token for a bot; the old one fails from the next call on, and the streams the
+	// bot has open end with unauthenticated. Admin or owner of a higher rank than the bot;
+	// failed_precondition for a plugin's bot (it has no token).
 	RotateBotToken(context.Context, *connect.Request[v1.RotateBotTokenRequest]) (*connect.Response[v1.RotateBotTokenResponse], error)
 	// Every installed plugin. All plugin calls are admin or owner only.
 	ListPlugins(context.Context, *connect.Request[v1.ListPluginsRequest]) (*connect.Response[v1.ListPluginsResponse], error)
