@@ -11,7 +11,7 @@ import (
 )
 
 // Who sees which TEXT channel: Channel.role_ids against the members' custom roles and ranks
-// (the rule itself is Directory.Sees). A change to either moves channels in and out of members'
+// (the rule itself is Snapshot.sees). A change to either moves channels in and out of members'
 // sight; the members affected hear of it at once: channel_deleted for a channel they stopped
 // seeing, channel_created for one they started seeing. Private channels and DMs never change
 // sight this way: only their member_ids decide, and the calls that change those send their own
@@ -24,8 +24,8 @@ func (e *Engine) SetChannelAccess(ctx context.Context, c Caller, req *svcv1.SetC
 	if err != nil {
 		return nil, err
 	}
-	return write(e, func(tx *Tx) (*svcv1.SetChannelAccessResponse, error) {
-		d := tx.Dir()
+	return submit(e, func(tx *Tx) (*svcv1.SetChannelAccessResponse, error) {
+		d := tx.Snap()
 		if _, err := d.requireRank(c, svcv1.MemberRole_MEMBER_ROLE_ADMIN, "SetChannelAccess"); err != nil {
 			return nil, err
 		}
@@ -47,14 +47,14 @@ func (e *Engine) SetChannelAccess(ctx context.Context, c Caller, req *svcv1.SetC
 			view, err := e.channelView(tx.read(), rec, tx.seq)
 			return &svcv1.SetChannelAccessResponse{Channel: view}, err
 		}
-		before := takeSight(d, activeIDs(d), []string{ch.GetId()})
+		before := recordVisibility(d, activeIDs(d), []string{ch.GetId()})
 		rec = proto.Clone(rec).(*storepb.ChannelRecord)
 		rec.Channel.RoleIds = roleIDs
 		rec.Channel.IsDefault = req.GetIsDefault()
 		if err := tx.putChannel(rec); err != nil {
 			return nil, err
 		}
-		gained, err := e.announceSight(tx, before)
+		gained, err := e.announceVisibility(tx, before)
 		if err != nil {
 			return nil, err
 		}
@@ -67,21 +67,23 @@ func (e *Engine) SetChannelAccess(ctx context.Context, c Caller, req *svcv1.SetC
 	})
 }
 
-// sight is which of some channels each of some members sees, taken before a change so that
-// announceSight can tell afterwards who stopped and who started seeing what.
-type sight struct {
+// visibility is which of some channels each of some members sees, recorded before a change so
+// that announceVisibility can tell afterwards who stopped and who started seeing what. Every
+// change of what members see goes through this pair: a channel's roles (SetChannelAccess), a
+// member's custom roles (SetMemberRoles) and rank (SetMemberRole).
+type visibility struct {
 	members  []string
 	channels []string
 	saw      map[[2]string]bool // {member, channel}
 }
 
-// takeSight records what the members see of the channels now.
-func takeSight(d *Directory, members, channels []string) *sight {
-	s := &sight{members: members, channels: channels, saw: map[[2]string]bool{}}
+// recordVisibility records what the members see of the channels now.
+func recordVisibility(d *Snapshot, members, channels []string) *visibility {
+	s := &visibility{members: members, channels: channels, saw: map[[2]string]bool{}}
 	for _, ch := range channels {
 		rec := d.Channel(ch)
 		for _, m := range members {
-			if d.Sees(m, rec) {
+			if d.sees(m, rec) {
 				s.saw[[2]string{m, ch}] = true
 			}
 		}
@@ -89,16 +91,16 @@ func takeSight(d *Directory, members, channels []string) *sight {
 	return s
 }
 
-// memberSight is what one member sees of the role-limited channels, taken before a change of
-// their custom roles or their rank; announceSight after the change tells them what came and
-// went. Every call that changes either takes one (SetMemberRoles here; a rank change too).
-func memberSight(d *Directory, memberID string) *sight {
-	return takeSight(d, []string{memberID}, limitedChannels(d))
+// memberVisibility is what one member sees of the role-limited channels (the only ones their
+// custom roles or rank decide), recorded before a change of either; announceVisibility after the
+// change tells them what came and went.
+func memberVisibility(d *Snapshot, memberID string) *visibility {
+	return recordVisibility(d, []string{memberID}, limitedChannels(d))
 }
 
-// limitedChannels are the TEXT channels some custom role limits: the only ones whose sight
+// limitedChannels are the TEXT channels some custom role limits: the only ones whose visibility
 // changes with a member's roles or rank.
-func limitedChannels(d *Directory) []string {
+func limitedChannels(d *Snapshot) []string {
 	var out []string
 	for _, rec := range d.Channels() {
 		if ch := rec.GetChannel(); ch.GetKind() == svcv1.ChannelKind_CHANNEL_KIND_TEXT && len(ch.GetRoleIds()) > 0 {
@@ -108,17 +110,17 @@ func limitedChannels(d *Directory) []string {
 	return out
 }
 
-// announceSight compares what the members see now with before: for each channel, in the order
-// taken, channel_deleted to those who stopped seeing it, then channel_created (the channel as it
+// announceVisibility compares what the members see now with before: for each channel, in the
+// order recorded, channel_deleted to those who stopped seeing it, then channel_created (the channel as it
 // now is) to those who started. It returns who started seeing each channel.
-func (e *Engine) announceSight(tx *Tx, before *sight) (map[string][]string, error) {
-	d := tx.Dir()
+func (e *Engine) announceVisibility(tx *Tx, before *visibility) (map[string][]string, error) {
+	d := tx.Snap()
 	gained := map[string][]string{}
 	for _, chID := range before.channels {
 		rec := d.Channel(chID)
 		var lost, found []string
 		for _, m := range before.members {
-			saw, sees := before.saw[[2]string{m, chID}], d.Sees(m, rec)
+			saw, sees := before.saw[[2]string{m, chID}], d.sees(m, rec)
 			switch {
 			case saw && !sees:
 				lost = append(lost, m)
@@ -145,8 +147,8 @@ func (e *Engine) announceSight(tx *Tx, before *sight) (map[string][]string, erro
 	return gained, nil
 }
 
-func activeIDs(d *Directory) []string {
-	recs := d.ActiveMembers()
+func activeIDs(d *Snapshot) []string {
+	recs := d.activeMembers()
 	out := make([]string, len(recs))
 	for i, m := range recs {
 		out[i] = m.GetMember().GetId()
@@ -173,7 +175,7 @@ func roleIDList(field string, ids []string) ([]string, error) {
 }
 
 // rolesExist fails with not_found for the first id that is not a custom role.
-func rolesExist(d *Directory, field string, ids []string) error {
+func rolesExist(d *Snapshot, field string, ids []string) error {
 	for _, id := range ids {
 		if d.Role(id) == nil {
 			return notFound("%s: role %s does not exist", field, id)

@@ -51,8 +51,8 @@ func (e *Engine) relate(c Caller, target string, rel relation, on bool) error {
 	if target == c.ID {
 		return invalid("member_id is your own id; you cannot %s yourself", verb)
 	}
-	_, err := write(e, func(tx *Tx) (struct{}, error) {
-		d := tx.Dir()
+	_, err := submit(e, func(tx *Tx) (struct{}, error) {
+		d := tx.Snap()
 		if _, err := d.caller(c); err != nil {
 			return struct{}{}, err
 		}
@@ -73,7 +73,7 @@ func (e *Engine) relate(c Caller, target string, rel relation, on bool) error {
 				ev = &svcv1.Event{Kind: &svcv1.Event_MemberBlocked{MemberBlocked: target}}
 			}
 		case muting:
-			if d.Muted(c.ID, target) == on {
+			if d.muted(c.ID, target) == on {
 				return struct{}{}, nil
 			}
 			if err := tx.setMute(c.ID, target, on); err != nil {

@@ -23,8 +23,8 @@ func (e *Engine) CreateChannel(ctx context.Context, c Caller, req *svcv1.CreateC
 	if err := checkChannelText(req.GetTopic(), req.GetCategory()); err != nil {
 		return nil, err
 	}
-	return write(e, func(tx *Tx) (*svcv1.CreateChannelResponse, error) {
-		d := tx.Dir()
+	return submit(e, func(tx *Tx) (*svcv1.CreateChannelResponse, error) {
+		d := tx.Snap()
 		if _, err := d.requireRank(c, svcv1.MemberRole_MEMBER_ROLE_ADMIN, "creating a channel"); err != nil {
 			return nil, err
 		}
@@ -71,8 +71,8 @@ func (e *Engine) UpdateChannel(ctx context.Context, c Caller, req *svcv1.UpdateC
 	if err := checkBytes("header_image_id", req.GetHeaderImageId(), uploadIDMax); err != nil {
 		return nil, err
 	}
-	return write(e, func(tx *Tx) (*svcv1.UpdateChannelResponse, error) {
-		d := tx.Dir()
+	return submit(e, func(tx *Tx) (*svcv1.UpdateChannelResponse, error) {
+		d := tx.Snap()
 		if _, err := d.requireRank(c, svcv1.MemberRole_MEMBER_ROLE_ADMIN, "changing a channel"); err != nil {
 			return nil, err
 		}
@@ -133,7 +133,7 @@ func (e *Engine) channelUpdated(tx *Tx, rec *storepb.ChannelRecord, aud *storepb
 // visibleChannel finds a channel the caller can see: permission_denied when the caller is no
 // longer a member, not_found for an unknown id, permission_denied (saying nothing of it) for one
 // they cannot see.
-func (d *Directory) visibleChannel(c Caller, id string) (*storepb.ChannelRecord, error) {
+func (d *Snapshot) visibleChannel(c Caller, id string) (*storepb.ChannelRecord, error) {
 	if _, err := d.caller(c); err != nil {
 		return nil, err
 	}
@@ -144,7 +144,7 @@ func (d *Directory) visibleChannel(c Caller, id string) (*storepb.ChannelRecord,
 	if rec == nil {
 		return nil, notFound("channel %s does not exist", id)
 	}
-	if !d.Sees(c.ID, rec) {
+	if !d.sees(c.ID, rec) {
 		return nil, denied("you cannot see this channel")
 	}
 	return rec, nil
@@ -173,7 +173,7 @@ func checkChannelText(topic, category string) error {
 }
 
 // nextPosition puts a new channel last in its category.
-func nextPosition(d *Directory, category string) int32 {
+func nextPosition(d *Snapshot, category string) int32 {
 	var pos int32
 	for _, rec := range d.channels {
 		ch := rec.GetChannel()

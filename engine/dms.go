@@ -22,13 +22,13 @@ func (e *Engine) OpenDM(ctx context.Context, c Caller, req *svcv1.OpenDMRequest)
 	if err != nil {
 		return nil, err
 	}
-	return write(e, func(tx *Tx) (*svcv1.OpenDMResponse, error) {
-		d := tx.Dir()
+	return submit(e, func(tx *Tx) (*svcv1.OpenDMResponse, error) {
+		d := tx.Snap()
 		if _, err := d.caller(c); err != nil {
 			return nil, err
 		}
 		for _, id := range others {
-			if d.Active(id) == nil {
+			if d.active(id) == nil {
 				return nil, notFound("member_ids: member %s is not in this community", id)
 			}
 		}
@@ -80,7 +80,7 @@ func dmOthers(caller string, ids []string) ([]string, error) {
 
 // dmPartiesBlocked refuses to open a DM in which any two members blocked each other: they
 // could not write there anyway. The message never says who blocked whom.
-func dmPartiesBlocked(d *Directory, caller string, members []string) error {
+func dmPartiesBlocked(d *Snapshot, caller string, members []string) error {
 	if err := dmBlocked(d, caller, members); err != nil {
 		return err
 	}

@@ -2,7 +2,7 @@
 // moderation, invites, events and presence. It knows nothing of HTTP or of the wire: the web
 // package authenticates callers and maps the engine's errors to Connect codes.
 //
-// Reads run on the published Directory (the small state, in memory) and on Badger read
+// Reads run on the published Snapshot (the small state, in memory) and on Badger read
 // transactions. Every change goes through the one writer (writer.go), which commits many
 // changes with one sync and hands their events to the hub (hub.go) for the Subscribe streams.
 package engine
@@ -93,7 +93,7 @@ type Engine struct {
 	log  *slog.Logger
 	now  func() time.Time
 
-	dir      atomic.Pointer[Directory]
+	snap     atomic.Pointer[Snapshot]
 	hub      *hub
 	seq      int64     // the writer's: seq of the newest committed event
 	lastNow  time.Time // the writer's: the time of its latest batch
@@ -168,7 +168,7 @@ func Open(db *store.DB, opts Options) (*Engine, error) {
 		jobsDone:   make(chan struct{}),
 	}
 	e.ctx, e.cancel = context.WithCancel(context.Background())
-	var dir *Directory
+	var snap *Snapshot
 	err := db.View(func(r *store.Reader) error {
 		seq, err := r.LastSeq()
 		if err != nil {
@@ -188,14 +188,14 @@ func Open(db *store.DB, opts Options) (*Engine, error) {
 			return err
 		}
 		e.logStart.Store(first)
-		dir, err = loadDirectory(r, seq)
+		snap, err = loadSnapshot(r, seq)
 		return err
 	})
 	if err != nil {
 		return nil, fmt.Errorf("load the community: %w", err)
 	}
-	e.dir.Store(dir)
-	e.hub = newHub(opts.RingSize, e.seq, dir)
+	e.snap.Store(snap)
+	e.hub = newHub(opts.RingSize, e.seq, snap)
 	e.limits = newLimiter(e.now)
 	e.purge = &purger{limit: purgeBatch}
 	e.presence = newPresence(opts.PresenceGrace, e.now, func(ev *svcv1.Event) {
@@ -249,10 +249,10 @@ func (e *Engine) PruneLog() error { return e.pruneLog() }
 
 // initSettings writes the settings row of a new community.
 func (e *Engine) initSettings() error {
-	if e.dir.Load().Settings().GetChannelMode() != svcv1.ChannelMode_CHANNEL_MODE_UNSPECIFIED {
+	if e.snap.Load().Settings().GetChannelMode() != svcv1.ChannelMode_CHANNEL_MODE_UNSPECIFIED {
 		return nil
 	}
-	_, err := write(e, func(tx *Tx) (struct{}, error) {
+	_, err := submit(e, func(tx *Tx) (struct{}, error) {
 		return struct{}{}, tx.putSettings(&storepb.Settings{
 			Name:        e.opts.Name,
 			ChannelMode: svcv1.ChannelMode_CHANNEL_MODE_ROLES,
@@ -278,11 +278,11 @@ func (e *Engine) Close() {
 	<-e.writerDone
 }
 
-// Dir is the community as of the newest commit.
-func (e *Engine) Dir() *Directory { return e.dir.Load() }
+// Snapshot is the community as of the newest commit.
+func (e *Engine) Snapshot() *Snapshot { return e.snap.Load() }
 
 // Seq is the seq of the newest event handlers can see.
-func (e *Engine) Seq() int64 { return e.dir.Load().Seq() }
+func (e *Engine) Seq() int64 { return e.snap.Load().Seq() }
 
 // Caller is who makes a call: an active member.
 type Caller struct {
@@ -291,7 +291,7 @@ type Caller struct {
 
 // MemberForLogin returns the active member of a login.
 func (e *Engine) MemberForLogin(l Login) (Caller, bool) {
-	m := e.dir.Load().MemberByLogin(l.Issuer, l.Subject)
+	m := e.snap.Load().memberByLogin(l.Issuer, l.Subject)
 	if m == nil || m.GetState() != storepb.MemberState_MEMBER_STATE_ACTIVE {
 		return Caller{}, false
 	}
@@ -300,7 +300,7 @@ func (e *Engine) MemberForLogin(l Login) (Caller, bool) {
 
 // BotForTokenHash returns the bot holding a token.
 func (e *Engine) BotForTokenHash(h [32]byte) (Caller, bool) {
-	m := e.dir.Load().BotByTokenHash(h)
+	m := e.snap.Load().botByTokenHash(h)
 	if m == nil {
 		return Caller{}, false
 	}
@@ -308,24 +308,24 @@ func (e *Engine) BotForTokenHash(h [32]byte) (Caller, bool) {
 }
 
 // NeedsSetup reports whether the owner has not finished the setup wizard yet.
-func (e *Engine) NeedsSetup() bool { return !e.dir.Load().Settings().GetSetupComplete() }
+func (e *Engine) NeedsSetup() bool { return !e.snap.Load().Settings().GetSetupComplete() }
 
 // IsOwner reports whether the caller owns the community.
 func (e *Engine) IsOwner(c Caller) bool {
-	return e.dir.Load().Rank(c.ID) == svcv1.MemberRole_MEMBER_ROLE_OWNER
+	return e.snap.Load().rank(c.ID) == svcv1.MemberRole_MEMBER_ROLE_OWNER
 }
 
-// member returns the caller's row, or permission_denied when they are no longer in the
+// caller returns the caller's member row, or permission_denied when they are no longer in the
 // community (left, kicked or banned since they authenticated).
-func (d *Directory) caller(c Caller) (*storepb.MemberRecord, error) {
-	if m := d.Active(c.ID); m != nil {
+func (d *Snapshot) caller(c Caller) (*storepb.MemberRecord, error) {
+	if m := d.active(c.ID); m != nil {
 		return m, nil
 	}
 	return nil, denied("you are not a member of this community")
 }
 
 // requireRank fails unless the caller has at least the rank.
-func (d *Directory) requireRank(c Caller, min svcv1.MemberRole, what string) (*storepb.MemberRecord, error) {
+func (d *Snapshot) requireRank(c Caller, min svcv1.MemberRole, what string) (*storepb.MemberRecord, error) {
 	m, err := d.caller(c)
 	if err != nil {
 		return nil, err

@@ -28,7 +28,7 @@ func (e *Engine) pruneLog() error {
 		if keepFrom < 1 && retainMs == 0 {
 			return nil
 		}
-		n, err := write(e, func(tx *Tx) (int, error) {
+		n, err := submit(e, func(tx *Tx) (int, error) {
 			n, last := 0, int64(0)
 			var del []int64
 			err := tx.read().OldEvents(tx.seq, func(seq, atMs int64) bool {
@@ -44,7 +44,7 @@ func (e *Engine) pruneLog() error {
 				return 0, err
 			}
 			for _, seq := range del {
-				if err := tx.write().DeleteEvent(seq); err != nil {
+				if err := tx.mutate().DeleteEvent(seq); err != nil {
 					return 0, err
 				}
 			}
@@ -85,5 +85,5 @@ func scrubEvent(tx *Tx, seq, retainMs int64) error {
 		return nil
 	}
 	m.Text, m.Attachments, m.Reactions, m.ClientId = "", nil, nil, ""
-	return tx.write().AppendEvent(le)
+	return tx.mutate().AppendEvent(le)
 }

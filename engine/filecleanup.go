@@ -32,7 +32,7 @@ func (e *Engine) ExpireUploads() error {
 		return nil
 	}
 	for {
-		n, err := write(e, func(tx *Tx) (int, error) {
+		n, err := submit(e, func(tx *Tx) (int, error) {
 			var ids []string
 			before := tx.Now().Add(-uploadTTL).UnixMilli() + 1
 			err := tx.read().UnusedBefore(before, expireBatch, func(id string) { ids = append(ids, id) })

@@ -16,10 +16,10 @@ import (
 // File URLs. What the engine stores and logs never holds a signed URL, since it would expire:
 // an Attachment is stored with its id and name and no url; a profile picture or community
 // icon, which the API shows as a plain URL string, is stored as the unsigned reference
-// "/files/<id>/<name>" (fileRef). Present turns both into fresh signed URLs on the way out, so
+// "/files/<id>/<name>" (fileRef). SignURLs turns both into fresh signed URLs on the way out, so
 // a message, channel, member or server card is signed whenever it reaches a client: in a
 // response, a live event or a replayed one. Who receives what is decided before that, by the
-// same rules as for everything else; Present only signs what the recipient already gets.
+// same rules as for everything else; SignURLs only signs what the recipient already gets.
 
 // fileRef is the unsigned reference to an upload kept where the API has a URL string.
 func fileRef(id, name string) string {
@@ -50,11 +50,11 @@ func parseFileRef(s, base string) (id, name string, ok bool) {
 	return id, name, true
 }
 
-// Present returns m with a fresh signed URL in every file it refers to: Attachment.url,
+// SignURLs returns m with a fresh signed URL in every file it refers to: Attachment.url,
 // Member.avatar_url and GetServerInfoResponse.icon_url. m is never changed (it may be shared
-// with the Directory, the hub or other streams): when something needs signing, the copy is.
+// with the Snapshot, the hub or other streams): when something needs signing, the copy is.
 // The web layer calls it on every response and event it encodes, once per encoding.
-func (e *Engine) Present(m proto.Message) proto.Message {
+func (e *Engine) SignURLs(m proto.Message) proto.Message {
 	if e.opts.Signer == nil || m == nil {
 		return m
 	}
@@ -134,7 +134,7 @@ func (e *Engine) signRef(s *string, apply bool, now time.Time) bool {
 }
 
 // fileFields lists the message fields (singular or repeated) of a type through which a file
-// reference can be reached, so that Present looks at nothing else: a GetState of a thousand
+// reference can be reached, so that SignURLs looks at nothing else: a GetState of a thousand
 // members costs a string check per member.
 func fileFields(d protoreflect.MessageDescriptor) []protoreflect.FieldDescriptor {
 	if v, ok := fileFieldCache.Load(d.FullName()); ok {

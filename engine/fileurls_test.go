@@ -42,9 +42,9 @@ func TestParseFileRef(t *testing.T) {
 	}
 }
 
-// Present signs a copy and leaves what it was given alone: responses share messages with the
-// Directory and the hub.
-func TestPresentSignsACopy(t *testing.T) {
+// SignURLs signs a copy and leaves what it was given alone: responses share messages with the
+// Snapshot and the hub.
+func TestSignURLsSignsACopy(t *testing.T) {
 	signer, err := blob.LoadOrCreateSigner(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
@@ -56,9 +56,9 @@ func TestPresentSignsACopy(t *testing.T) {
 		Attachments: []*svcv1.Attachment{{Id: "a1", Name: "x.png"}, {Id: "a2", Name: "y.txt"}},
 	}}}
 	orig := proto.Clone(ev)
-	out := e.Present(ev).(*svcv1.Event)
+	out := e.SignURLs(ev).(*svcv1.Event)
 	if !proto.Equal(ev, orig) {
-		t.Fatal("Present changed its argument")
+		t.Fatal("SignURLs changed its argument")
 	}
 	for i, a := range out.GetMessageCreated().GetAttachments() {
 		if want := signer.URL(a.GetId(), a.GetName(), now); a.GetUrl() != want {
@@ -67,16 +67,16 @@ func TestPresentSignsACopy(t *testing.T) {
 	}
 	// Nothing to sign: the same message back, no copy.
 	plain := &svcv1.GetStateResponse{Members: []*svcv1.Member{{Id: "m1", AvatarUrl: "https://example.com/a.png"}}}
-	if got := e.Present(plain); got != proto.Message(plain) {
-		t.Error("Present copied a message with nothing to sign")
+	if got := e.SignURLs(plain); got != proto.Message(plain) {
+		t.Error("SignURLs copied a message with nothing to sign")
 	}
 	// A profile picture and a community icon are references in strings.
 	st := &svcv1.GetStateResponse{Me: &svcv1.Member{AvatarUrl: fileRef("a3", "me.png")}}
-	if got := e.Present(st).(*svcv1.GetStateResponse).GetMe().GetAvatarUrl(); got != signer.URL("a3", "me.png", now) {
+	if got := e.SignURLs(st).(*svcv1.GetStateResponse).GetMe().GetAvatarUrl(); got != signer.URL("a3", "me.png", now) {
 		t.Errorf("avatar_url %q", got)
 	}
 	info := &svcv1.GetServerInfoResponse{IconUrl: fileRef("a4", "icon.png"), Banner: &svcv1.Attachment{Id: "a5", Name: "b.png"}}
-	got := e.Present(info).(*svcv1.GetServerInfoResponse)
+	got := e.SignURLs(info).(*svcv1.GetServerInfoResponse)
 	if got.GetIconUrl() != signer.URL("a4", "icon.png", now) || got.GetBanner().GetUrl() != signer.URL("a5", "b.png", now) {
 		t.Errorf("server info %v", got)
 	}

@@ -73,7 +73,7 @@ func imageUpload(tx *Tx, c Caller, field, id string) (*storepb.UploadRecord, err
 func (tx *Tx) useUpload(u *storepb.UploadRecord, use storepb.UploadUse, by string) error {
 	u = proto.Clone(u).(*storepb.UploadRecord)
 	u.Use, u.UsedBy = use, by
-	return tx.write().PutUpload(u)
+	return tx.mutate().PutUpload(u)
 }
 
 // replaceImage lets go of the image old (if any) and puts img (if any) to use; it returns the

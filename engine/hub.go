@@ -12,7 +12,7 @@ import (
 // streams. It is a ring of the newest events that every stream reads at its own pace with its
 // own cursor:
 //   - publishing is O(1) for the writer, whatever the number of streams;
-//   - each stream filters what it may see in its own goroutine, against the Directory the
+//   - each stream filters what it may see in its own goroutine, against the Snapshot the
 //     event carries (the community as of the event's batch);
 //   - all streams share one Frame per event, so each wire encoding is computed once;
 //   - a slow or dead stream costs the others nothing: it falls behind, and when the ring has
@@ -23,7 +23,7 @@ import (
 type hubEntry struct {
 	frame *Frame
 	aud   *storepb.Audience
-	dir   *Directory
+	snap  *Snapshot
 }
 
 type hub struct {
@@ -31,7 +31,7 @@ type hub struct {
 	ring   []hubEntry
 	head   uint64 // position the next entry takes
 	seq    int64  // seq of the newest logged event published
-	dir    *Directory
+	snap   *Snapshot
 	wake   chan struct{} // closed and replaced on every publish
 	closed bool
 	// live holds the read position of every open stream, from the moment it takes its cursor:
@@ -48,8 +48,8 @@ const releaseEvery = 256
 // readPos is a live stream's position in the ring; the stream stores it after each read.
 type readPos struct{ pos atomic.Uint64 }
 
-func newHub(size int, seq int64, dir *Directory) *hub {
-	return &hub{ring: make([]hubEntry, size), seq: seq, dir: dir, wake: make(chan struct{}), live: map[*readPos]struct{}{}}
+func newHub(size int, seq int64, snap *Snapshot) *hub {
+	return &hub{ring: make([]hubEntry, size), seq: seq, snap: snap, wake: make(chan struct{}), live: map[*readPos]struct{}{}}
 }
 
 // leave unregisters a stream's position (see cursor).
@@ -75,27 +75,27 @@ func (h *hub) lags() (head uint64, lags []uint64) {
 	return h.head, lags
 }
 
-// publish appends entries that share one Directory and wakes every stream.
-func (h *hub) publish(entries []hubEntry, dir *Directory) {
+// publish appends entries that share one Snapshot and wakes every stream.
+func (h *hub) publish(entries []hubEntry, snap *Snapshot) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	h.append(entries, dir)
+	h.append(entries, snap)
 }
 
 // append is publish with h.mu held.
-func (h *hub) append(entries []hubEntry, dir *Directory) {
+func (h *hub) append(entries []hubEntry, snap *Snapshot) {
 	if h.closed {
 		return
 	}
 	for _, en := range entries {
-		en.dir = dir
+		en.snap = snap
 		h.ring[h.head%uint64(len(h.ring))] = en
 		h.head++
 		if s := en.frame.Event.GetSeq(); s > 0 {
 			h.seq = s
 		}
 	}
-	h.dir = dir
+	h.snap = snap
 	if h.head-h.releasedAt >= releaseEvery {
 		h.release()
 	}
@@ -103,7 +103,7 @@ func (h *hub) append(entries []hubEntry, dir *Directory) {
 	h.wake = make(chan struct{})
 }
 
-// release empties the ring slots every stream has read past. Each entry holds the Directory of
+// release empties the ring slots every stream has read past. Each entry holds the Snapshot of
 // its batch, and every batch that changes the community publishes a new one: a burst of joins
 // would otherwise keep thousands of nearly whole copies of the community reachable until the
 // ring came round. A slot is read only by streams at or before it, and new streams start at the
@@ -126,23 +126,23 @@ func (h *hub) release() {
 	h.releasedAt = h.head
 }
 
-// publishEphemeral adds one event that is not logged (seq 0) against the newest Directory.
-// The Directory is read under the same lock that appends: read before it, a commit could
+// publishEphemeral adds one event that is not logged (seq 0) against the newest Snapshot.
+// The Snapshot is read under the same lock that appends: read before it, a commit could
 // publish a newer one in between, and the older one would become the hub's again, so that
 // new streams judged visibility against a community that no longer is.
 func (h *hub) publishEphemeral(ev *svcv1.Event, aud *storepb.Audience) {
 	en := hubEntry{frame: newFrame(ev), aud: aud}
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	h.append([]hubEntry{en}, h.dir)
+	h.append([]hubEntry{en}, h.snap)
 }
 
 // cursor is where a new stream starts reading: everything logged up to seq is in the database,
 // everything after arrives in the ring from reg's position.
 type cursor struct {
-	reg *readPos
-	seq int64
-	dir *Directory
+	reg  *readPos
+	seq  int64
+	snap *Snapshot
 }
 
 // cursor registers a new stream at the head; the stream calls leave when it ends. It counts
@@ -153,7 +153,7 @@ func (h *hub) cursor() cursor {
 	defer h.mu.Unlock()
 	reg.pos.Store(h.head)
 	h.live[reg] = struct{}{}
-	return cursor{reg: reg, seq: h.seq, dir: h.dir}
+	return cursor{reg: reg, seq: h.seq, snap: h.snap}
 }
 
 // readResult is what a stream gets from one read of the ring.

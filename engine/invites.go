@@ -37,8 +37,8 @@ func (e *Engine) CreateInvite(ctx context.Context, c Caller, req *svcv1.CreateIn
 	if n := req.GetMaxUses(); n < 0 {
 		return nil, invalid("max_uses must be 0 (no limit) or more; got %d", n)
 	}
-	return write(e, func(tx *Tx) (*svcv1.CreateInviteResponse, error) {
-		if _, err := tx.Dir().requireRank(c, svcv1.MemberRole_MEMBER_ROLE_MODERATOR, "creating invites"); err != nil {
+	return submit(e, func(tx *Tx) (*svcv1.CreateInviteResponse, error) {
+		if _, err := tx.Snap().requireRank(c, svcv1.MemberRole_MEMBER_ROLE_MODERATOR, "creating invites"); err != nil {
 			return nil, err
 		}
 		code := newInviteCode()
@@ -62,7 +62,7 @@ func (e *Engine) CreateInvite(ctx context.Context, c Caller, req *svcv1.CreateIn
 		if s := req.GetExpiresInSeconds(); s > 0 {
 			inv.ExpiresAtMs = tx.Now().Add(time.Duration(s) * time.Second).UnixMilli()
 		}
-		if err := tx.write().PutInvite(&storepb.InviteRecord{Invite: inv}); err != nil {
+		if err := tx.mutate().PutInvite(&storepb.InviteRecord{Invite: inv}); err != nil {
 			return nil, err
 		}
 		return &svcv1.CreateInviteResponse{Invite: inv}, nil
@@ -71,7 +71,7 @@ func (e *Engine) CreateInvite(ctx context.Context, c Caller, req *svcv1.CreateIn
 
 // ListInvites lists every invite not revoked, newest first, expired and used-up ones included.
 func (e *Engine) ListInvites(ctx context.Context, c Caller, _ *svcv1.ListInvitesRequest) (*svcv1.ListInvitesResponse, error) {
-	if _, err := e.dir.Load().requireRank(c, svcv1.MemberRole_MEMBER_ROLE_MODERATOR, "listing invites"); err != nil {
+	if _, err := e.snap.Load().requireRank(c, svcv1.MemberRole_MEMBER_ROLE_MODERATOR, "listing invites"); err != nil {
 		return nil, err
 	}
 	out := &svcv1.ListInvitesResponse{}
@@ -105,8 +105,8 @@ func (e *Engine) RevokeInvite(ctx context.Context, c Caller, req *svcv1.RevokeIn
 	if err := checkLen("code", code, inviteCodeInputMax); err != nil {
 		return nil, err
 	}
-	return write(e, func(tx *Tx) (*svcv1.RevokeInviteResponse, error) {
-		if _, err := tx.Dir().requireRank(c, svcv1.MemberRole_MEMBER_ROLE_MODERATOR, "revoking invites"); err != nil {
+	return submit(e, func(tx *Tx) (*svcv1.RevokeInviteResponse, error) {
+		if _, err := tx.Snap().requireRank(c, svcv1.MemberRole_MEMBER_ROLE_MODERATOR, "revoking invites"); err != nil {
 			return nil, err
 		}
 		inv, err := tx.read().Invite(code)
@@ -121,7 +121,7 @@ func (e *Engine) RevokeInvite(ctx context.Context, c Caller, req *svcv1.RevokeIn
 		}
 		inv = proto.Clone(inv).(*storepb.InviteRecord)
 		inv.Revoked = true
-		if err := tx.write().PutInvite(inv); err != nil {
+		if err := tx.mutate().PutInvite(inv); err != nil {
 			return nil, err
 		}
 		return &svcv1.RevokeInviteResponse{}, nil

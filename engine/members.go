@@ -55,9 +55,9 @@ func (e *Engine) Join(ctx context.Context, in JoinInput) (*svcv1.Member, bool, e
 		m       *svcv1.Member
 		created bool
 	}
-	out, err := write(e, func(tx *Tx) (joined, error) {
-		d := tx.Dir()
-		rec := d.MemberByLogin(in.Login.Issuer, in.Login.Subject)
+	out, err := submit(e, func(tx *Tx) (joined, error) {
+		d := tx.Snap()
+		rec := d.memberByLogin(in.Login.Issuer, in.Login.Subject)
 		if rec != nil {
 			switch rec.GetState() {
 			case storepb.MemberState_MEMBER_STATE_ACTIVE:
@@ -81,7 +81,7 @@ func (e *Engine) Join(ctx context.Context, in JoinInput) (*svcv1.Member, bool, e
 // admit checks what a newcomer must bring: the invite of an invite-only community and one answer
 // per join question. It uses up one invite use.
 func (e *Engine) admit(tx *Tx, req *svcv1.JoinRequest) error {
-	s := tx.Dir().Settings()
+	s := tx.Snap().Settings()
 	if q, a := len(s.GetJoinQuestions()), len(req.GetAnswers()); q != a {
 		return invalid("answers has %s; the community asks %s", plural(a, "answer", "answers"), plural(q, "question", "questions"))
 	}
@@ -108,12 +108,12 @@ func (e *Engine) admit(tx *Tx, req *svcv1.JoinRequest) error {
 	}
 	inv = proto.Clone(inv).(*storepb.InviteRecord)
 	inv.Invite.Uses++
-	return tx.write().PutInvite(inv)
+	return tx.mutate().PutInvite(inv)
 }
 
 // addMember creates a member for a login, or brings back one who left (same id).
 func (e *Engine) addMember(tx *Tx, prev *storepb.MemberRecord, in JoinInput) (*svcv1.Member, error) {
-	d := tx.Dir()
+	d := tx.Snap()
 	req := in.Req
 	var m *svcv1.Member
 	if prev != nil {
@@ -127,7 +127,7 @@ func (e *Engine) addMember(tx *Tx, prev *storepb.MemberRecord, in JoinInput) (*s
 			Id:       uuid.Must(uuid.NewV7()).String(),
 			Kind:     svcv1.MemberKind_MEMBER_KIND_HUMAN,
 			Role:     svcv1.MemberRole_MEMBER_ROLE_MEMBER,
-			Username: uniqueUsername(base, func(u string) bool { return d.UsernameTaken(u, "") }),
+			Username: uniqueUsername(base, func(u string) bool { return d.usernameTaken(u, "") }),
 		}
 		m.DisplayName = firstNonEmpty(in.Name, m.Username)
 	}
@@ -175,14 +175,14 @@ func (e *Engine) addMember(tx *Tx, prev *storepb.MemberRecord, in JoinInput) (*s
 
 // GetMe is the caller's member, with the server's version for admins and the owner.
 func (e *Engine) GetMe(ctx context.Context, c Caller, _ *svcv1.GetMeRequest) (*svcv1.GetMeResponse, error) {
-	rec, err := e.dir.Load().caller(c)
+	rec, err := e.snap.Load().caller(c)
 	if err != nil {
 		return nil, err
 	}
 	out := &svcv1.GetMeResponse{Member: e.memberView(rec.GetMember())}
 	if rec.GetMember().GetRole() >= svcv1.MemberRole_MEMBER_ROLE_ADMIN {
 		out.ServerVersion = e.opts.Version
-		out.ServerTrack = TrackOf(e.opts.Version)
+		out.ServerTrack = trackOf(e.opts.Version)
 		if e.opts.Updates != nil {
 			out.UpdateAvailable = e.opts.Updates.Newer(out.ServerVersion, out.ServerTrack)
 		}
@@ -190,9 +190,9 @@ func (e *Engine) GetMe(ctx context.Context, c Caller, _ *svcv1.GetMeRequest) (*s
 	return out, nil
 }
 
-// TrackOf tells a version's release track from its form: "1.4.0" is stable, "1.5.0-beta.2"
+// trackOf tells a version's release track from its form: "1.4.0" is stable, "1.5.0-beta.2"
 // (or -rc) beta, "nightly-2026-11-20" and development builds ("dev") nightly.
-func TrackOf(version string) string {
+func trackOf(version string) string {
 	v := strings.ToLower(version)
 	switch {
 	case v == "dev" || strings.Contains(v, "nightly"):
@@ -235,13 +235,13 @@ func (e *Engine) UpdateProfile(ctx context.Context, c Caller, req *svcv1.UpdateP
 			return nil, invalid("avatar_url must be the url of an upload of yours, an http or https URL, or empty")
 		}
 	}
-	return write(e, func(tx *Tx) (*svcv1.UpdateProfileResponse, error) {
-		d := tx.Dir()
+	return submit(e, func(tx *Tx) (*svcv1.UpdateProfileResponse, error) {
+		d := tx.Snap()
 		rec, err := d.caller(c)
 		if err != nil {
 			return nil, err
 		}
-		if req.Username != nil && d.UsernameTaken(req.GetUsername(), c.ID) {
+		if req.Username != nil && d.usernameTaken(req.GetUsername(), c.ID) {
 			return nil, exists("username %q is taken", req.GetUsername())
 		}
 		var img *storepb.UploadRecord
@@ -309,15 +309,15 @@ func (e *Engine) emitMemberUpdated(tx *Tx, m *svcv1.Member) error {
 
 // ListMembers is everyone currently in the community.
 func (e *Engine) ListMembers(ctx context.Context, c Caller, _ *svcv1.ListMembersRequest) (*svcv1.ListMembersResponse, error) {
-	d := e.dir.Load()
+	d := e.snap.Load()
 	if _, err := d.caller(c); err != nil {
 		return nil, err
 	}
 	return &svcv1.ListMembersResponse{Members: e.memberViews(d)}, nil
 }
 
-func (e *Engine) memberViews(d *Directory) []*svcv1.Member {
-	recs := d.ActiveMembers()
+func (e *Engine) memberViews(d *Snapshot) []*svcv1.Member {
+	recs := d.activeMembers()
 	out := make([]*svcv1.Member, len(recs))
 	for i, r := range recs {
 		out[i] = e.memberView(r.GetMember())

@@ -25,8 +25,8 @@ func (e *Engine) AddChannelMembers(ctx context.Context, c Caller, req *svcv1.Add
 			return nil, invalid("member_ids[%d] is empty", i)
 		}
 	}
-	return write(e, func(tx *Tx) (*svcv1.AddChannelMembersResponse, error) {
-		d := tx.Dir()
+	return submit(e, func(tx *Tx) (*svcv1.AddChannelMembersResponse, error) {
+		d := tx.Snap()
 		rec, err := d.visibleChannel(c, req.GetChannelId())
 		if err != nil {
 			return nil, err
@@ -35,7 +35,7 @@ func (e *Engine) AddChannelMembers(ctx context.Context, c Caller, req *svcv1.Add
 			return nil, invalid("members are added to private channels only; this is %s", kindName(rec))
 		}
 		for _, id := range ids {
-			if d.Active(id) == nil {
+			if d.active(id) == nil {
 				return nil, notFound("member_ids: member %s is not in this community", id)
 			}
 		}
@@ -66,8 +66,8 @@ func (e *Engine) RemoveChannelMember(ctx context.Context, c Caller, req *svcv1.R
 	if target == "" {
 		return nil, invalid("member_id is required")
 	}
-	return write(e, func(tx *Tx) (*svcv1.RemoveChannelMemberResponse, error) {
-		d := tx.Dir()
+	return submit(e, func(tx *Tx) (*svcv1.RemoveChannelMemberResponse, error) {
+		d := tx.Snap()
 		me, err := d.caller(c)
 		if err != nil {
 			return nil, err
@@ -101,12 +101,12 @@ func (e *Engine) RemoveChannelMember(ctx context.Context, c Caller, req *svcv1.R
 
 // mayRemove checks that the caller may take someone else out of a private channel: moderator or
 // higher, of higher rank than the target. Someone who left the community keeps no rank.
-func mayRemove(d *Directory, me *storepb.MemberRecord, target string) error {
+func mayRemove(d *Snapshot, me *storepb.MemberRecord, target string) error {
 	rank := me.GetMember().GetRole()
 	if rank < svcv1.MemberRole_MEMBER_ROLE_MODERATOR {
 		return denied("removing another member needs the moderator rank or higher")
 	}
-	if d.Rank(target) >= rank {
+	if d.rank(target) >= rank {
 		return denied("you can only remove members of a lower rank than yours")
 	}
 	return nil
@@ -129,8 +129,8 @@ func (e *Engine) leavePrivate(tx *Tx, rec *storepb.ChannelRecord, memberID strin
 
 // JoinChannel joins a TEXT channel the caller sees (OPT_IN mode).
 func (e *Engine) JoinChannel(ctx context.Context, c Caller, req *svcv1.JoinChannelRequest) (*svcv1.JoinChannelResponse, error) {
-	return write(e, func(tx *Tx) (*svcv1.JoinChannelResponse, error) {
-		d := tx.Dir()
+	return submit(e, func(tx *Tx) (*svcv1.JoinChannelResponse, error) {
+		d := tx.Snap()
 		rec, err := d.visibleChannel(c, req.GetChannelId())
 		if err != nil {
 			return nil, err
@@ -161,8 +161,8 @@ func (e *Engine) LeaveChannel(ctx context.Context, c Caller, req *svcv1.LeaveCha
 	if req.GetChannelId() == "" {
 		return nil, invalid("channel_id is required")
 	}
-	return write(e, func(tx *Tx) (*svcv1.LeaveChannelResponse, error) {
-		d := tx.Dir()
+	return submit(e, func(tx *Tx) (*svcv1.LeaveChannelResponse, error) {
+		d := tx.Snap()
 		if _, err := d.caller(c); err != nil {
 			return nil, err
 		}
@@ -170,7 +170,7 @@ func (e *Engine) LeaveChannel(ctx context.Context, c Caller, req *svcv1.LeaveCha
 		if rec == nil {
 			return nil, notFound("channel %s does not exist", req.GetChannelId())
 		}
-		if !d.Sees(c.ID, rec) {
+		if !d.sees(c.ID, rec) {
 			return &svcv1.LeaveChannelResponse{}, nil
 		}
 		chID := rec.GetChannel().GetId()
@@ -200,15 +200,15 @@ func (e *Engine) LeaveChannel(ctx context.Context, c Caller, req *svcv1.LeaveCha
 // BrowseChannels lists every TEXT channel the caller sees, joined or not, with member_count: how
 // many members are in it (ROLES mode: everyone who sees it; OPT_IN mode: who joined and sees it).
 func (e *Engine) BrowseChannels(ctx context.Context, c Caller, _ *svcv1.BrowseChannelsRequest) (*svcv1.BrowseChannelsResponse, error) {
-	d := e.dir.Load()
+	d := e.snap.Load()
 	if _, err := d.caller(c); err != nil {
 		return nil, err
 	}
 	out := &svcv1.BrowseChannelsResponse{}
-	members := d.ActiveMembers()
+	members := d.activeMembers()
 	err := e.db.View(func(r *store.Reader) error {
 		for _, rec := range d.Channels() {
-			if rec.GetChannel().GetKind() != svcv1.ChannelKind_CHANNEL_KIND_TEXT || !d.Sees(c.ID, rec) {
+			if rec.GetChannel().GetKind() != svcv1.ChannelKind_CHANNEL_KIND_TEXT || !d.sees(c.ID, rec) {
 				continue
 			}
 			view, err := e.channelView(r, rec, d.Seq())

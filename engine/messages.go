@@ -45,7 +45,7 @@ func (e *Engine) SendMessage(ctx context.Context, c Caller, req *svcv1.SendMessa
 	if err := e.sendAllowed(c); err != nil {
 		return nil, err
 	}
-	return write(e, func(tx *Tx) (*svcv1.SendMessageResponse, error) {
+	return submit(e, func(tx *Tx) (*svcv1.SendMessageResponse, error) {
 		m, err := e.send(tx, c, req)
 		if err != nil {
 			return nil, err
@@ -56,7 +56,7 @@ func (e *Engine) SendMessage(ctx context.Context, c Caller, req *svcv1.SendMessa
 
 // sendAllowed applies the per-member send rate.
 func (e *Engine) sendAllowed(c Caller) error {
-	m := e.dir.Load().Active(c.ID)
+	m := e.snap.Load().active(c.ID)
 	if m == nil {
 		return denied("you are not a member of this community")
 	}
@@ -72,7 +72,7 @@ func (e *Engine) sendAllowed(c Caller) error {
 
 // send is SendMessage inside the writer.
 func (e *Engine) send(tx *Tx, c Caller, req *svcv1.SendMessageRequest) (*svcv1.Message, error) {
-	d := tx.Dir()
+	d := tx.Snap()
 	rec, err := d.visibleChannel(c, req.GetChannelId())
 	if err != nil {
 		return nil, err
@@ -142,7 +142,7 @@ func (e *Engine) send(tx *Tx, c Caller, req *svcv1.SendMessageRequest) (*svcv1.M
 	if root != nil {
 		entry.RootCreatedAtMs = root.GetCreatedAtMs()
 	}
-	if err := tx.write().AddMessage(m, entry); err != nil {
+	if err := tx.mutate().AddMessage(m, entry); err != nil {
 		return nil, err
 	}
 	for _, u := range uploads {
@@ -161,12 +161,12 @@ func (e *Engine) send(tx *Tx, c Caller, req *svcv1.SendMessageRequest) (*svcv1.M
 			return nil, err
 		}
 	}
-	if err := tx.write().PutReadState(c.ID, ch.GetId(), seq); err != nil {
+	if err := tx.mutate().PutReadState(c.ID, ch.GetId(), seq); err != nil {
 		return nil, err
 	}
 	if m.ClientId != "" {
 		rec := &storepb.ClientIDRecord{MessageId: m.Id, CreatedAtMs: m.CreatedAtMs}
-		if err := tx.write().PutClientID(c.ID, m.ClientId, rec, clientIDTTL); err != nil {
+		if err := tx.mutate().PutClientID(c.ID, m.ClientId, rec, clientIDTTL); err != nil {
 			return nil, err
 		}
 	}
@@ -193,7 +193,7 @@ func threadRoot(tx *Tx, channelID, rootID string) (*svcv1.Message, error) {
 }
 
 // dmBlocked refuses a DM action when the caller and another member blocked each other.
-func dmBlocked(d *Directory, caller string, members []string) error {
+func dmBlocked(d *Snapshot, caller string, members []string) error {
 	for _, other := range members {
 		if other != caller && (d.Blocked(caller, other) || d.Blocked(other, caller)) {
 			return denied("you and a member of this DM have blocked each other")
@@ -203,7 +203,7 @@ func dmBlocked(d *Directory, caller string, members []string) error {
 }
 
 // mentions lists the members a text mentions, once each.
-func mentions(d *Directory, text string) []string {
+func mentions(d *Snapshot, text string) []string {
 	var out []string
 	for _, m := range mentionPattern.FindAllStringSubmatch(text, -1) {
 		id := strings.ToLower(m[1])
@@ -228,7 +228,7 @@ func checkMessageText(text string, hasAttachments bool) error {
 // message_updated.
 func (e *Engine) messageUpdated(tx *Tx, m *svcv1.Message) error {
 	m.Seq = tx.nextSeq()
-	if err := tx.write().PutMessage(m); err != nil {
+	if err := tx.mutate().PutMessage(m); err != nil {
 		return err
 	}
 	_, err := tx.emit(toChannel(m.GetChannelId()), &svcv1.Event{Kind: &svcv1.Event_MessageUpdated{MessageUpdated: m}})
@@ -248,12 +248,12 @@ func (e *Engine) visibleMessage(tx *Tx, c Caller, id string) (*svcv1.Message, *s
 	if err != nil {
 		return nil, nil, err
 	}
-	d := tx.Dir()
+	d := tx.Snap()
 	if _, err := d.caller(c); err != nil {
 		return nil, nil, err
 	}
 	rec := d.Channel(m.GetChannelId())
-	if !d.Sees(c.ID, rec) {
+	if !d.sees(c.ID, rec) {
 		return nil, nil, denied("you cannot see this message")
 	}
 	return m, rec, nil
@@ -264,7 +264,7 @@ func (e *Engine) EditMessage(ctx context.Context, c Caller, req *svcv1.EditMessa
 	if err := checkLen("text", req.GetText(), messageTextMax); err != nil {
 		return nil, err
 	}
-	return write(e, func(tx *Tx) (*svcv1.EditMessageResponse, error) {
+	return submit(e, func(tx *Tx) (*svcv1.EditMessageResponse, error) {
 		m, _, err := e.visibleMessage(tx, c, req.GetMessageId())
 		if err != nil {
 			return nil, err
@@ -285,8 +285,8 @@ func (e *Engine) EditMessage(ctx context.Context, c Caller, req *svcv1.EditMessa
 		if err != nil {
 			return nil, err
 		}
-		entry.MentionIds = mentions(tx.Dir(), m.Text)
-		if err := tx.write().PutEntry(m.GetChannelId(), m.GetCreatedSeq(), entry); err != nil {
+		entry.MentionIds = mentions(tx.Snap(), m.Text)
+		if err := tx.mutate().PutEntry(m.GetChannelId(), m.GetCreatedSeq(), entry); err != nil {
 			return nil, err
 		}
 		if err := e.messageUpdated(tx, m); err != nil {
@@ -299,18 +299,18 @@ func (e *Engine) EditMessage(ctx context.Context, c Caller, req *svcv1.EditMessa
 // DeleteMessage deletes a message: the author, or a moderator or higher who sees the channel and
 // outranks the author.
 func (e *Engine) DeleteMessage(ctx context.Context, c Caller, req *svcv1.DeleteMessageRequest) (*svcv1.DeleteMessageResponse, error) {
-	return write(e, func(tx *Tx) (*svcv1.DeleteMessageResponse, error) {
+	return submit(e, func(tx *Tx) (*svcv1.DeleteMessageResponse, error) {
 		m, _, err := e.visibleMessage(tx, c, req.GetMessageId())
 		if err != nil {
 			return nil, err
 		}
 		if author := m.GetAuthorId(); author != c.ID {
-			d := tx.Dir()
-			if d.Rank(c.ID) < svcv1.MemberRole_MEMBER_ROLE_MODERATOR {
+			d := tx.Snap()
+			if d.rank(c.ID) < svcv1.MemberRole_MEMBER_ROLE_MODERATOR {
 				return nil, denied("only the author or a moderator can delete a message")
 			}
 			// Nobody acts on a member of equal or higher rank; an author who left has none.
-			if d.Rank(author) >= d.Rank(c.ID) {
+			if d.rank(author) >= d.rank(c.ID) {
 				return nil, denied("you can delete only the messages of members you outrank")
 			}
 		}
@@ -333,10 +333,10 @@ func (e *Engine) DeleteMessage(ctx context.Context, c Caller, req *svcv1.DeleteM
 		}
 		entry.DeletedSeq = m.Seq
 		entry.MentionIds = nil
-		if err := tx.write().PutEntry(m.GetChannelId(), m.GetCreatedSeq(), entry); err != nil {
+		if err := tx.mutate().PutEntry(m.GetChannelId(), m.GetCreatedSeq(), entry); err != nil {
 			return nil, err
 		}
-		if err := tx.write().PutMessage(m); err != nil {
+		if err := tx.mutate().PutMessage(m); err != nil {
 			return nil, err
 		}
 		if _, err := tx.emit(toChannel(m.GetChannelId()), &svcv1.Event{Kind: &svcv1.Event_MessageDeleted{MessageDeleted: m}}); err != nil {
@@ -376,7 +376,7 @@ func (e *Engine) React(ctx context.Context, c Caller, req *svcv1.ReactRequest) (
 	if err := checkEmoji(req.GetEmoji()); err != nil {
 		return nil, err
 	}
-	return write(e, func(tx *Tx) (*svcv1.ReactResponse, error) {
+	return submit(e, func(tx *Tx) (*svcv1.ReactResponse, error) {
 		m, _, err := e.visibleMessage(tx, c, req.GetMessageId())
 		if err != nil {
 			return nil, err

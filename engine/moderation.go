@@ -16,8 +16,8 @@ import (
 
 // LeaveCommunity takes the caller out of the community. The owner cannot leave.
 func (e *Engine) LeaveCommunity(ctx context.Context, c Caller, _ *svcv1.LeaveCommunityRequest) (*svcv1.LeaveCommunityResponse, error) {
-	return write(e, func(tx *Tx) (*svcv1.LeaveCommunityResponse, error) {
-		me, err := tx.Dir().caller(c)
+	return submit(e, func(tx *Tx) (*svcv1.LeaveCommunityResponse, error) {
+		me, err := tx.Snap().caller(c)
 		if err != nil {
 			return nil, err
 		}
@@ -36,8 +36,8 @@ func (e *Engine) KickMember(ctx context.Context, c Caller, req *svcv1.KickMember
 	if req.GetMemberId() == "" {
 		return nil, invalid("member_id is required")
 	}
-	return write(e, func(tx *Tx) (*svcv1.KickMemberResponse, error) {
-		target, err := moderationTarget(tx.Dir(), c, req.GetMemberId(), "kicking", false)
+	return submit(e, func(tx *Tx) (*svcv1.KickMemberResponse, error) {
+		target, err := moderationTarget(tx.Snap(), c, req.GetMemberId(), "kicking", false)
 		if err != nil {
 			return nil, err
 		}
@@ -55,8 +55,8 @@ func (e *Engine) BanMember(ctx context.Context, c Caller, req *svcv1.BanMemberRe
 	if req.GetMemberId() == "" {
 		return nil, invalid("member_id is required")
 	}
-	return write(e, func(tx *Tx) (*svcv1.BanMemberResponse, error) {
-		target, err := moderationTarget(tx.Dir(), c, req.GetMemberId(), "banning", true)
+	return submit(e, func(tx *Tx) (*svcv1.BanMemberResponse, error) {
+		target, err := moderationTarget(tx.Snap(), c, req.GetMemberId(), "banning", true)
 		if err != nil {
 			return nil, err
 		}
@@ -73,7 +73,7 @@ func (e *Engine) BanMember(ctx context.Context, c Caller, req *svcv1.BanMemberRe
 // moderationTarget finds the member a kick or ban is about, and checks the caller may act on
 // them: moderator or higher, of higher rank than the target (for a banned or departed member,
 // their rank when they were last in), and the target is a person.
-func moderationTarget(d *Directory, c Caller, id, what string, departedToo bool) (*storepb.MemberRecord, error) {
+func moderationTarget(d *Snapshot, c Caller, id, what string, departedToo bool) (*storepb.MemberRecord, error) {
 	me, err := d.requireRank(c, svcv1.MemberRole_MEMBER_ROLE_MODERATOR, what+" members")
 	if err != nil {
 		return nil, err
@@ -114,7 +114,7 @@ func article(rank string) string {
 // member's own streams end with it. DMs keep them in member_ids: the conversation stays readable
 // history for the others. A member who had already left only changes state.
 func (e *Engine) removeMember(tx *Tx, rec *storepb.MemberRecord, state storepb.MemberState, by string) error {
-	d := tx.Dir()
+	d := tx.Snap()
 	id := rec.GetMember().GetId()
 	wasActive := rec.GetState() == storepb.MemberState_MEMBER_STATE_ACTIVE
 	rec = proto.Clone(rec).(*storepb.MemberRecord)
@@ -172,8 +172,8 @@ func (e *Engine) UnbanMember(ctx context.Context, c Caller, req *svcv1.UnbanMemb
 	if id == "" {
 		return nil, invalid("member_id is required")
 	}
-	return write(e, func(tx *Tx) (*svcv1.UnbanMemberResponse, error) {
-		d := tx.Dir()
+	return submit(e, func(tx *Tx) (*svcv1.UnbanMemberResponse, error) {
+		d := tx.Snap()
 		me, err := d.requireRank(c, svcv1.MemberRole_MEMBER_ROLE_MODERATOR, "unbanning members")
 		if err != nil {
 			return nil, err
@@ -197,7 +197,7 @@ func (e *Engine) UnbanMember(ctx context.Context, c Caller, req *svcv1.UnbanMemb
 
 // ListBans lists every ban, newest first, with the profile at ban time.
 func (e *Engine) ListBans(ctx context.Context, c Caller, _ *svcv1.ListBansRequest) (*svcv1.ListBansResponse, error) {
-	d := e.dir.Load()
+	d := e.snap.Load()
 	if _, err := d.requireRank(c, svcv1.MemberRole_MEMBER_ROLE_MODERATOR, "listing bans"); err != nil {
 		return nil, err
 	}
@@ -233,13 +233,13 @@ func (e *Engine) SetMemberRole(ctx context.Context, c Caller, req *svcv1.SetMemb
 	default:
 		return nil, invalid("role must be MEMBER_ROLE_MEMBER, MEMBER_ROLE_MODERATOR or MEMBER_ROLE_ADMIN; got %s", role)
 	}
-	return write(e, func(tx *Tx) (*svcv1.SetMemberRoleResponse, error) {
-		d := tx.Dir()
+	return submit(e, func(tx *Tx) (*svcv1.SetMemberRoleResponse, error) {
+		d := tx.Snap()
 		me, err := d.requireRank(c, svcv1.MemberRole_MEMBER_ROLE_ADMIN, "changing ranks")
 		if err != nil {
 			return nil, err
 		}
-		t := d.Active(id)
+		t := d.active(id)
 		if t == nil {
 			return nil, notFound("member %s is not in this community", id)
 		}
@@ -253,7 +253,9 @@ func (e *Engine) SetMemberRole(ctx context.Context, c Caller, req *svcv1.SetMemb
 		if t.GetMember().GetRole() == role {
 			return &svcv1.SetMemberRoleResponse{Member: e.memberView(t.GetMember())}, nil
 		}
-		before := seenTextChannels(d, id)
+		// Admins see every TEXT channel, so a rank change to or from admin changes what the
+		// member sees of the role-limited ones.
+		before := memberVisibility(d, id)
 		t = proto.Clone(t).(*storepb.MemberRecord)
 		t.Member.Role = role
 		if err := tx.putMember(t); err != nil {
@@ -262,52 +264,9 @@ func (e *Engine) SetMemberRole(ctx context.Context, c Caller, req *svcv1.SetMemb
 		if err := e.emitMemberUpdated(tx, t.GetMember()); err != nil {
 			return nil, err
 		}
-		// Admins see every TEXT channel, so a rank change to or from admin changes what the
-		// member sees.
-		if err := e.emitSightChanges(tx, id, before); err != nil {
+		if _, err := e.announceVisibility(tx, before); err != nil {
 			return nil, err
 		}
 		return &svcv1.SetMemberRoleResponse{Member: e.memberView(t.GetMember())}, nil
 	})
-}
-
-// seenTextChannels is the set of TEXT channels a member sees.
-func seenTextChannels(d *Directory, memberID string) map[string]bool {
-	out := map[string]bool{}
-	for _, c := range d.channels {
-		if c.GetChannel().GetKind() == svcv1.ChannelKind_CHANNEL_KIND_TEXT && d.Sees(memberID, c) {
-			out[c.GetChannel().GetId()] = true
-		}
-	}
-	return out
-}
-
-// emitSightChanges tells a member's devices about the TEXT channels they started seeing
-// (channel_created) or stopped seeing (channel_deleted) since before.
-func (e *Engine) emitSightChanges(tx *Tx, memberID string, before map[string]bool) error {
-	d := tx.Dir()
-	for _, c := range d.Channels() {
-		ch := c.GetChannel()
-		if ch.GetKind() != svcv1.ChannelKind_CHANNEL_KIND_TEXT {
-			continue
-		}
-		now, was := d.Sees(memberID, c), before[ch.GetId()]
-		var ev *svcv1.Event
-		switch {
-		case now && !was:
-			view, err := e.channelView(tx.read(), c, tx.seq)
-			if err != nil {
-				return err
-			}
-			ev = &svcv1.Event{Kind: &svcv1.Event_ChannelCreated{ChannelCreated: view}}
-		case was && !now:
-			ev = &svcv1.Event{Kind: &svcv1.Event_ChannelDeleted{ChannelDeleted: ch.GetId()}}
-		default:
-			continue
-		}
-		if _, err := tx.emit(toMembers(memberID), ev); err != nil {
-			return err
-		}
-	}
-	return nil
 }

@@ -16,7 +16,7 @@ import (
 func (c *testCommunity) addBot(username string) Caller {
 	c.t.Helper()
 	id := uuid.Must(uuid.NewV7()).String()
-	_, err := write(c.e, func(tx *Tx) (struct{}, error) {
+	_, err := submit(c.e, func(tx *Tx) (struct{}, error) {
 		return struct{}{}, tx.putMember(&storepb.MemberRecord{
 			Member: &svcv1.Member{Id: id, Kind: svcv1.MemberKind_MEMBER_KIND_BOT, Role: svcv1.MemberRole_MEMBER_ROLE_MEMBER, Username: username},
 			State:  storepb.MemberState_MEMBER_STATE_ACTIVE,
@@ -98,7 +98,7 @@ func TestRankChangesWhatAMemberSees(t *testing.T) {
 	c := openTestCommunity(t)
 	owner, bob := c.join("owner"), c.join("bob")
 	limited := &svcv1.Channel{Id: uuid.Must(uuid.NewV7()).String(), Kind: svcv1.ChannelKind_CHANNEL_KIND_TEXT, Name: "staff", RoleIds: []string{"staff-role"}}
-	_, err := write(c.e, func(tx *Tx) (struct{}, error) {
+	_, err := submit(c.e, func(tx *Tx) (struct{}, error) {
 		return struct{}{}, tx.putChannel(&storepb.ChannelRecord{Channel: limited})
 	})
 	if err != nil {

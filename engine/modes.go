@@ -9,13 +9,13 @@ import (
 
 // joinDefaultChannels joins a newcomer to the is_default TEXT channels they can see (OPT_IN).
 func (e *Engine) joinDefaultChannels(tx *Tx, memberID string) error {
-	d := tx.Dir()
+	d := tx.Snap()
 	if !d.OptIn() {
 		return nil
 	}
 	for _, c := range d.Channels() {
 		ch := c.GetChannel()
-		if ch.GetKind() == svcv1.ChannelKind_CHANNEL_KIND_TEXT && ch.GetIsDefault() && d.Sees(memberID, c) {
+		if ch.GetKind() == svcv1.ChannelKind_CHANNEL_KIND_TEXT && ch.GetIsDefault() && d.sees(memberID, c) {
 			if err := tx.setJoined(ch.GetId(), memberID, true); err != nil {
 				return err
 			}
@@ -48,8 +48,8 @@ const optInChunk = 2000
 // fails change nothing anyone can see, and a later switch finds them done.
 func (e *Engine) prepareOptIn(c Caller) error {
 	for {
-		n, err := write(e, func(tx *Tx) (int, error) {
-			d := tx.Dir()
+		n, err := submit(e, func(tx *Tx) (int, error) {
+			d := tx.Snap()
 			if _, err := d.requireRank(c, svcv1.MemberRole_MEMBER_ROLE_ADMIN, "changing the settings"); err != nil {
 				return 0, err
 			}
@@ -67,14 +67,14 @@ func (e *Engine) prepareOptIn(c Caller) error {
 // joinVisibleChannels joins every active member to every TEXT channel they see and have not
 // joined, at most limit of them (no limit if negative), and says how many it joined.
 func joinVisibleChannels(tx *Tx, limit int) (int, error) {
-	d := tx.Dir()
+	d := tx.Snap()
 	channels := d.Channels()
 	n := 0
-	for _, m := range d.ActiveMembers() {
+	for _, m := range d.activeMembers() {
 		id := m.GetMember().GetId()
 		for _, c := range channels {
 			ch := c.GetChannel()
-			if ch.GetKind() != svcv1.ChannelKind_CHANNEL_KIND_TEXT || d.Joined(ch.GetId(), id) || !d.Sees(id, c) {
+			if ch.GetKind() != svcv1.ChannelKind_CHANNEL_KIND_TEXT || d.Joined(ch.GetId(), id) || !d.sees(id, c) {
 				continue
 			}
 			if n == limit {

@@ -27,7 +27,7 @@ func (e *Engine) ListMessages(ctx context.Context, c Caller, req *svcv1.ListMess
 	if anchors > 1 {
 		return nil, invalid("set at most one of before_id, after_id and around_id")
 	}
-	d := e.dir.Load()
+	d := e.snap.Load()
 	rec, err := d.visibleChannel(c, req.GetChannelId())
 	if err != nil {
 		return nil, err
@@ -145,8 +145,8 @@ func (e *Engine) MarkRead(ctx context.Context, c Caller, req *svcv1.MarkReadRequ
 	if req.GetSeq() < 0 {
 		return nil, invalid("seq must not be negative; got %d", req.GetSeq())
 	}
-	return write(e, func(tx *Tx) (*svcv1.MarkReadResponse, error) {
-		d := tx.Dir()
+	return submit(e, func(tx *Tx) (*svcv1.MarkReadResponse, error) {
+		d := tx.Snap()
 		rec, err := d.visibleChannel(c, req.GetChannelId())
 		if err != nil {
 			return nil, err
@@ -157,7 +157,7 @@ func (e *Engine) MarkRead(ctx context.Context, c Caller, req *svcv1.MarkReadRequ
 		if err != nil {
 			return nil, err
 		}
-		if err := tx.write().PutReadState(c.ID, chID, min(req.GetSeq(), last)); err != nil {
+		if err := tx.mutate().PutReadState(c.ID, chID, min(req.GetSeq(), last)); err != nil {
 			return nil, err
 		}
 		rs, err := readState(tx.read(), d, c.ID, rec, tx.seq, cutoff)

@@ -30,7 +30,7 @@ var reportRate = rate.Every(10 * time.Minute)
 // ReportMessage reports a message to the moderators, or replaces the note of the caller's
 // earlier report of it.
 func (e *Engine) ReportMessage(ctx context.Context, c Caller, req *svcv1.ReportMessageRequest) (*svcv1.ReportMessageResponse, error) {
-	if _, err := e.dir.Load().caller(c); err != nil {
+	if _, err := e.snap.Load().caller(c); err != nil {
 		return nil, err
 	}
 	// Before any other check: every call counts, refused ones included.
@@ -43,7 +43,7 @@ func (e *Engine) ReportMessage(ctx context.Context, c Caller, req *svcv1.ReportM
 	if err := checkLen("note", req.GetNote(), reportNoteMax); err != nil {
 		return nil, err
 	}
-	return write(e, func(tx *Tx) (*svcv1.ReportMessageResponse, error) {
+	return submit(e, func(tx *Tx) (*svcv1.ReportMessageResponse, error) {
 		m, rec, err := e.visibleMessage(tx, c, req.GetMessageId())
 		if err != nil {
 			return nil, err
@@ -82,7 +82,7 @@ func (e *Engine) ReportMessage(ctx context.Context, c Caller, req *svcv1.ReportM
 		default:
 			return nil, err
 		}
-		if err := tx.write().PutReport(rep); err != nil {
+		if err := tx.mutate().PutReport(rep); err != nil {
 			return nil, err
 		}
 		return &svcv1.ReportMessageResponse{}, nil
@@ -91,14 +91,14 @@ func (e *Engine) ReportMessage(ctx context.Context, c Caller, req *svcv1.ReportM
 
 // mayListReport reports whether a moderator may see a report: the owner sees every report,
 // others those about members they outrank (a member who left has no rank).
-func mayListReport(d *Directory, me *storepb.MemberRecord, rep *storepb.ReportRecord) bool {
+func mayListReport(d *Snapshot, me *storepb.MemberRecord, rep *storepb.ReportRecord) bool {
 	mine := me.GetMember().GetRole()
-	return mine == svcv1.MemberRole_MEMBER_ROLE_OWNER || d.Rank(rep.GetAuthorId()) < mine
+	return mine == svcv1.MemberRole_MEMBER_ROLE_OWNER || d.rank(rep.GetAuthorId()) < mine
 }
 
 // ListReports lists the open reports the caller may see, newest first.
 func (e *Engine) ListReports(ctx context.Context, c Caller, _ *svcv1.ListReportsRequest) (*svcv1.ListReportsResponse, error) {
-	d := e.dir.Load()
+	d := e.snap.Load()
 	me, err := d.requireRank(c, svcv1.MemberRole_MEMBER_ROLE_MODERATOR, "listing reports")
 	if err != nil {
 		return nil, err
@@ -127,7 +127,7 @@ func (e *Engine) ListReports(ctx context.Context, c Caller, _ *svcv1.ListReports
 
 // reportView is a report as a moderator sees it. The reporter is left out when the moderator
 // is the reported author (the owner, reading reports about themselves).
-func (e *Engine) reportView(d *Directory, c Caller, rep *storepb.ReportRecord) *svcv1.Report {
+func (e *Engine) reportView(d *Snapshot, c Caller, rep *storepb.ReportRecord) *svcv1.Report {
 	out := &svcv1.Report{
 		Id:           rep.GetId(),
 		Message:      rep.GetMessage(),
@@ -151,8 +151,8 @@ func (e *Engine) ResolveReport(ctx context.Context, c Caller, req *svcv1.Resolve
 	if id == "" {
 		return nil, invalid("report_id is required")
 	}
-	return write(e, func(tx *Tx) (*svcv1.ResolveReportResponse, error) {
-		d := tx.Dir()
+	return submit(e, func(tx *Tx) (*svcv1.ResolveReportResponse, error) {
+		d := tx.Snap()
 		me, err := d.requireRank(c, svcv1.MemberRole_MEMBER_ROLE_MODERATOR, "resolving reports")
 		if err != nil {
 			return nil, err
@@ -174,7 +174,7 @@ func (e *Engine) ResolveReport(ctx context.Context, c Caller, req *svcv1.Resolve
 			return nil, err
 		}
 		for _, r := range all {
-			if err := tx.write().DeleteReport(r); err != nil {
+			if err := tx.mutate().DeleteReport(r); err != nil {
 				return nil, err
 			}
 		}

@@ -40,10 +40,10 @@ func cutoffMs(s *storepb.Settings, now time.Time) int64 {
 }
 
 // readCutoff is the cutoff for a read outside the writer.
-func (e *Engine) readCutoff() int64 { return cutoffMs(e.dir.Load().Settings(), e.now()) }
+func (e *Engine) readCutoff() int64 { return cutoffMs(e.snap.Load().Settings(), e.now()) }
 
 // cutoff is the cutoff for a change, on the batch's clock.
-func (tx *Tx) cutoff() int64 { return cutoffMs(tx.Dir().Settings(), tx.Now()) }
+func (tx *Tx) cutoff() int64 { return cutoffMs(tx.Snap().Settings(), tx.Now()) }
 
 // messageExpired reports whether a message is past retention: a top-level message by its own
 // age, a reply by its root's (a reply whose root is no longer stored went with it).
@@ -116,7 +116,7 @@ func (e *Engine) releaseAttachments(tx *Tx, m *svcv1.Message) error {
 func (e *Engine) PurgeNow() error {
 	e.purge.mu.Lock()
 	defer e.purge.mu.Unlock()
-	d := e.dir.Load()
+	d := e.snap.Load()
 	cutoff := cutoffMs(d.Settings(), e.now())
 	if cutoff == 0 {
 		return nil
@@ -152,7 +152,7 @@ func (e *Engine) PurgeNow() error {
 // batch has room for loses the oldest of them now and goes in a later batch, so a batch stays
 // bounded and no reply is ever left without its root. It reports whether more may be left.
 func (e *Engine) purgeStep(channelID string, limit int) (bool, error) {
-	return write(e, func(tx *Tx) (bool, error) {
+	return submit(e, func(tx *Tx) (bool, error) {
 		cutoff := tx.cutoff()
 		if cutoff == 0 {
 			return false, nil
@@ -229,7 +229,7 @@ func (e *Engine) purgeMessage(tx *Tx, m *svcv1.Message) error {
 	if err := e.releaseAttachments(tx, m); err != nil {
 		return err
 	}
-	return tx.write().DeleteMessage(m)
+	return tx.mutate().DeleteMessage(m)
 }
 
 // CheckMessages checks the message store: every message with its index rows, every index row

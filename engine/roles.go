@@ -30,8 +30,8 @@ func (e *Engine) CreateRole(ctx context.Context, c Caller, req *svcv1.CreateRole
 	if err := checkColor("color", req.GetColor()); err != nil {
 		return nil, err
 	}
-	return write(e, func(tx *Tx) (*svcv1.CreateRoleResponse, error) {
-		d := tx.Dir()
+	return submit(e, func(tx *Tx) (*svcv1.CreateRoleResponse, error) {
+		d := tx.Snap()
 		if _, err := d.requireRank(c, svcv1.MemberRole_MEMBER_ROLE_ADMIN, "CreateRole"); err != nil {
 			return nil, err
 		}
@@ -72,8 +72,8 @@ func (e *Engine) UpdateRole(ctx context.Context, c Caller, req *svcv1.UpdateRole
 	if req.GetPosition() < 0 {
 		return nil, invalid("position must be 0 or more; got %d", req.GetPosition())
 	}
-	return write(e, func(tx *Tx) (*svcv1.UpdateRoleResponse, error) {
-		d := tx.Dir()
+	return submit(e, func(tx *Tx) (*svcv1.UpdateRoleResponse, error) {
+		d := tx.Snap()
 		if _, err := d.requireRank(c, svcv1.MemberRole_MEMBER_ROLE_ADMIN, "UpdateRole"); err != nil {
 			return nil, err
 		}
@@ -140,8 +140,8 @@ func (e *Engine) DeleteRole(ctx context.Context, c Caller, req *svcv1.DeleteRole
 	}
 	defer e.deleting.mark(id)()
 	for {
-		n, err := write(e, func(tx *Tx) (int, error) {
-			if _, err := deletableRole(tx.Dir(), c, id); err != nil {
+		n, err := submit(e, func(tx *Tx) (int, error) {
+			if _, err := deletableRole(tx.Snap(), c, id); err != nil {
 				return 0, err
 			}
 			return stripRole(tx, id, roleStripChunk)
@@ -153,8 +153,8 @@ func (e *Engine) DeleteRole(ctx context.Context, c Caller, req *svcv1.DeleteRole
 			break
 		}
 	}
-	return write(e, func(tx *Tx) (*svcv1.DeleteRoleResponse, error) {
-		if _, err := deletableRole(tx.Dir(), c, id); err != nil {
+	return submit(e, func(tx *Tx) (*svcv1.DeleteRoleResponse, error) {
+		if _, err := deletableRole(tx.Snap(), c, id); err != nil {
 			return nil, err
 		}
 		if _, err := stripRole(tx, id, -1); err != nil {
@@ -171,7 +171,7 @@ func (e *Engine) DeleteRole(ctx context.Context, c Caller, req *svcv1.DeleteRole
 }
 
 // deletableRole checks that c may delete role id and that no channel is limited by it.
-func deletableRole(d *Directory, c Caller, id string) (*svcv1.Role, error) {
+func deletableRole(d *Snapshot, c Caller, id string) (*svcv1.Role, error) {
 	if _, err := d.requireRank(c, svcv1.MemberRole_MEMBER_ROLE_ADMIN, "DeleteRole"); err != nil {
 		return nil, err
 	}
@@ -194,7 +194,7 @@ func deletableRole(d *Directory, c Caller, id string) (*svcv1.Role, error) {
 // from its members. Rows of members who left are cleaned too, so nothing points at the role.
 func stripRole(tx *Tx, id string, limit int) (int, error) {
 	n := 0
-	for _, m := range tx.Dir().members {
+	for _, m := range tx.Snap().members {
 		if !slices.Contains(m.GetMember().GetRoleIds(), id) {
 			continue
 		}
@@ -256,13 +256,13 @@ func (e *Engine) SetMemberRoles(ctx context.Context, c Caller, req *svcv1.SetMem
 	if err != nil {
 		return nil, err
 	}
-	return write(e, func(tx *Tx) (*svcv1.SetMemberRolesResponse, error) {
-		d := tx.Dir()
+	return submit(e, func(tx *Tx) (*svcv1.SetMemberRolesResponse, error) {
+		d := tx.Snap()
 		me, err := d.requireRank(c, svcv1.MemberRole_MEMBER_ROLE_ADMIN, "SetMemberRoles")
 		if err != nil {
 			return nil, err
 		}
-		rec := d.Active(target)
+		rec := d.active(target)
 		if rec == nil {
 			return nil, notFound("member %s is not in this community", target)
 		}
@@ -275,7 +275,7 @@ func (e *Engine) SetMemberRoles(ctx context.Context, c Caller, req *svcv1.SetMem
 		if sameSet(rec.GetMember().GetRoleIds(), roleIDs) {
 			return &svcv1.SetMemberRolesResponse{Member: e.memberView(rec.GetMember())}, nil
 		}
-		before := memberSight(d, target)
+		before := memberVisibility(d, target)
 		rec = proto.Clone(rec).(*storepb.MemberRecord)
 		rec.Member.RoleIds = roleIDs
 		if err := tx.putMember(rec); err != nil {
@@ -284,7 +284,7 @@ func (e *Engine) SetMemberRoles(ctx context.Context, c Caller, req *svcv1.SetMem
 		if err := e.emitMemberUpdated(tx, rec.GetMember()); err != nil {
 			return nil, err
 		}
-		if _, err := e.announceSight(tx, before); err != nil {
+		if _, err := e.announceVisibility(tx, before); err != nil {
 			return nil, err
 		}
 		return &svcv1.SetMemberRolesResponse{Member: e.memberView(rec.GetMember())}, nil
@@ -318,7 +318,7 @@ func roleName(raw string) (string, error) {
 
 // roleNameFree fails with already_exists when another role (not except) has the name, in any
 // case.
-func roleNameFree(d *Directory, name, except string) error {
+func roleNameFree(d *Snapshot, name, except string) error {
 	for _, r := range d.roles {
 		if r.GetId() != except && strings.EqualFold(r.GetName(), name) {
 			return exists("a role named %q exists", r.GetName())

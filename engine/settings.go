@@ -14,10 +14,10 @@ const ProtocolVersion = 1
 
 // ServerInfo is the community's public card.
 func (e *Engine) ServerInfo() *svcv1.GetServerInfoResponse {
-	return e.serverInfo(e.dir.Load())
+	return e.serverInfo(e.snap.Load())
 }
 
-func (e *Engine) serverInfo(d *Directory) *svcv1.GetServerInfoResponse {
+func (e *Engine) serverInfo(d *Snapshot) *svcv1.GetServerInfoResponse {
 	s := d.Settings()
 	out := &svcv1.GetServerInfoResponse{
 		Name:            s.GetName(),
@@ -26,13 +26,13 @@ func (e *Engine) serverInfo(d *Directory) *svcv1.GetServerInfoResponse {
 		BaseUrl:         e.opts.BaseURL,
 		InviteOnly:      s.GetInviteOnly(),
 		JoinQuestions:   s.GetJoinQuestions(),
-		MemberCount:     int32(d.ActiveCount()),
+		MemberCount:     int32(d.activeCount()),
 		NeedsSetup:      !s.GetSetupComplete(),
 		ProtocolVersion: ProtocolVersion,
 		RetentionDays:   s.GetRetentionDays(),
 		TrustedIssuers:  e.opts.TrustedIssuers,
 	}
-	// Unsigned here; Present signs them on the way out. The icon is public like the rest of
+	// Unsigned here; SignURLs signs them on the way out. The icon is public like the rest of
 	// the card: GetServerInfo needs no token.
 	if icon := s.GetIcon(); icon != nil {
 		out.IconUrl = fileRef(icon.GetId(), icon.GetName())
@@ -53,12 +53,12 @@ func (e *Engine) UpdateServerSettings(ctx context.Context, c Caller, req *svcv1.
 			return nil, err
 		}
 	}
-	return write(e, func(tx *Tx) (*svcv1.GetServerInfoResponse, error) {
-		d := tx.Dir()
+	return submit(e, func(tx *Tx) (*svcv1.GetServerInfoResponse, error) {
+		d := tx.Snap()
 		if _, err := d.requireRank(c, svcv1.MemberRole_MEMBER_ROLE_ADMIN, "changing the settings"); err != nil {
 			return nil, err
 		}
-		if req.SetupComplete != nil && d.Rank(c.ID) != svcv1.MemberRole_MEMBER_ROLE_OWNER {
+		if req.SetupComplete != nil && d.rank(c.ID) != svcv1.MemberRole_MEMBER_ROLE_OWNER {
 			return nil, denied("only the owner can finish the setup")
 		}
 		var icon, banner *storepb.UploadRecord
@@ -123,7 +123,7 @@ func (e *Engine) UpdateServerSettings(ctx context.Context, c Caller, req *svcv1.
 		if _, err := tx.emit(toEveryone(), &svcv1.Event{Kind: &svcv1.Event_ServerUpdated{ServerUpdated: true}}); err != nil {
 			return nil, err
 		}
-		return e.serverInfo(tx.Dir()), nil
+		return e.serverInfo(tx.Snap()), nil
 	})
 }
 

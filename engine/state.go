@@ -12,12 +12,11 @@ import (
 	svcv1 "hearth/proto/svc/v1"
 )
 
-// GetState is the caller's snapshot of the community, consistent with its seq. The small
-// state comes from one published Directory (which includes exactly the events up to its seq);
-// what lives in Badger (last_message_seq, unread and mention counts) is read bounded by that
-// seq, so a commit racing the read adds nothing above it. Read positions are rows without a
-// seq of their own, so the database snapshot must also be of the Directory's seq: see
-// stateAttempts.
+// GetState is the caller's view of the community, consistent with its seq. The small state
+// comes from one published Snapshot (which includes exactly the events up to its seq); what
+// lives in Badger (last_message_seq, unread and mention counts) is read bounded by that seq, so
+// a commit racing the read adds nothing above it. Read positions are rows without a seq of
+// their own, so the read transaction must also be of the Snapshot's seq: see stateAttempts.
 func (e *Engine) GetState(ctx context.Context, c Caller, _ *svcv1.GetStateRequest) (*svcv1.GetStateResponse, error) {
 	for attempt := 1; ; attempt++ {
 		out, err := e.state(c, attempt == stateAttempts)
@@ -27,23 +26,23 @@ func (e *Engine) GetState(ctx context.Context, c Caller, _ *svcv1.GetStateReques
 	}
 }
 
-// stateAttempts bounds how often GetState tries for a database snapshot and a Directory of the
-// same seq. They differ only when a commit lands between opening the snapshot and loading the
-// Directory, microseconds apart while commits are milliseconds apart, so a second try nearly
+// stateAttempts bounds how often GetState tries for a read transaction and a Snapshot of the
+// same seq. They differ only when a commit lands between opening the transaction and loading
+// the Snapshot, microseconds apart while commits are milliseconds apart, so a second try nearly
 // always does. The last try takes what it gets: its read positions may then be a little newer
 // than seq, and the read_state events that moved them arrive again on Subscribe, which clients
 // apply idempotently.
 const stateAttempts = 4
 
-var errStaleSnapshot = errors.New("the database snapshot and the Directory differ")
+var errStaleSnapshot = errors.New("the read transaction and the Snapshot are of different seqs")
 
-// state is one try of GetState; unless last, it fails with errStaleSnapshot when the database
-// snapshot is not of the Directory's seq.
+// state is one try of GetState; unless last, it fails with errStaleSnapshot when the read
+// transaction is not of the Snapshot's seq.
 func (e *Engine) state(c Caller, last bool) (*svcv1.GetStateResponse, error) {
 	var out *svcv1.GetStateResponse
 	err := e.db.View(func(r *store.Reader) error {
-		// Loaded after the snapshot was taken: a Directory is published after its commit.
-		d := e.dir.Load()
+		// Loaded after the transaction began: a Snapshot is published after its commit.
+		d := e.snap.Load()
 		me, err := d.caller(c)
 		if err != nil {
 			return err
@@ -58,18 +57,18 @@ func (e *Engine) state(c Caller, last bool) (*svcv1.GetStateResponse, error) {
 				return errStaleSnapshot
 			}
 		}
-		// The retention of this Directory, like everything else in the snapshot.
+		// The retention of this Snapshot, like everything else in the answer.
 		cutoff := cutoffMs(d.Settings(), e.now())
 		out = &svcv1.GetStateResponse{
 			Me:               e.memberView(me.GetMember()),
 			Members:          e.memberViews(d),
 			Roles:            d.Roles(),
 			ChannelMode:      d.Settings().GetChannelMode(),
-			MutedMemberIds:   d.MutedIDs(c.ID),
-			BlockedMemberIds: d.BlockedIDs(c.ID),
+			MutedMemberIds:   d.mutedIDs(c.ID),
+			BlockedMemberIds: d.blockedIDs(c.ID),
 			Seq:              seq,
 		}
-		for _, rec := range d.Sidebar(c.ID) {
+		for _, rec := range d.sidebar(c.ID) {
 			ch, err := e.channelView(r, rec, seq)
 			if err != nil {
 				return err
@@ -106,7 +105,7 @@ func (e *Engine) channelView(r *store.Reader, rec *storepb.ChannelRecord, seq in
 // members they muted or blocked; mention_count counts, in the same window and thread replies
 // included, those that mention the member (in a DM, every message from someone else). Messages
 // past retention (created before cutoff, or in a thread whose root is) count for nothing.
-func readState(r *store.Reader, d *Directory, memberID string, rec *storepb.ChannelRecord, seq, cutoff int64) (*svcv1.ReadState, error) {
+func readState(r *store.Reader, d *Snapshot, memberID string, rec *storepb.ChannelRecord, seq, cutoff int64) (*svcv1.ReadState, error) {
 	chID := rec.GetChannel().GetId()
 	last, err := r.ReadState(memberID, chID)
 	if err != nil {
@@ -140,10 +139,10 @@ func readState(r *store.Reader, d *Directory, memberID string, rec *storepb.Chan
 
 // counts reports whether a message counts toward a member's unread and mention counts as of
 // seq. Muting and blocking apply here, so a change of either is reflected at once.
-func counts(d *Directory, memberID string, en *storepb.MessageEntry, seq int64) bool {
+func counts(d *Snapshot, memberID string, en *storepb.MessageEntry, seq int64) bool {
 	if del := en.GetDeletedSeq(); del != 0 && del <= seq {
 		return false
 	}
 	author := en.GetAuthorId()
-	return author != memberID && !d.Muted(memberID, author) && !d.Blocked(memberID, author)
+	return author != memberID && !d.muted(memberID, author) && !d.Blocked(memberID, author)
 }

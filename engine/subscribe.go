@@ -28,10 +28,10 @@ var errResync = errors.New("resync")
 // a nil error means the stream ended normally.
 //
 // The calling goroutine only waits: everything that sends (replay, heartbeats, deliveries)
-// runs on a goroutine of its own that ends when it is done (see Apart), so that the stack an
+// runs on a goroutine of its own that ends when it is done (see RunOnFreshStack), so that the stack an
 // idle stream keeps is only as deep as the wait.
 func (e *Engine) Subscribe(ctx context.Context, c Caller, afterSeq int64, send func(*Frame) error) error {
-	if _, err := e.dir.Load().caller(c); err != nil {
+	if _, err := e.snap.Load().caller(c); err != nil {
 		return err
 	}
 	e.streams.Add(1)
@@ -43,7 +43,7 @@ func (e *Engine) Subscribe(ctx context.Context, c Caller, afterSeq int64, send f
 	e.presence.opened(c.ID)
 	defer e.presence.closed(c.ID)
 	s := &stream{e: e, member: c.ID, send: send}
-	err := Apart(func() error { return s.start(ctx, afterSeq, cur) })
+	err := RunOnFreshStack(func() error { return s.start(ctx, afterSeq, cur) })
 	if err == nil {
 		err = s.live(ctx, cur.reg)
 	}
@@ -71,7 +71,7 @@ func (s *stream) start(ctx context.Context, afterSeq int64, cur cursor) error {
 	if err := s.heartbeat(); err != nil {
 		return err
 	}
-	err := s.replay(ctx, afterSeq, cur.seq, cur.dir)
+	err := s.replay(ctx, afterSeq, cur.seq, cur.snap)
 	if errors.Is(err, errResync) {
 		return s.resyncAndEnd()
 	}
@@ -85,12 +85,12 @@ func (s *stream) resyncAndEnd() error {
 	return errEnded
 }
 
-// Apart runs fn on a new goroutine and waits for it; a panic in fn goes on in the caller. A
+// RunOnFreshStack runs fn on a new goroutine and waits for it; a panic in fn goes on in the caller. A
 // long-lived goroutine that does deep work keeps the stack that work needed while it waits
 // (the runtime halves it at a garbage collection only when under a quarter is in use), so on
 // a server with thousands of mostly idle streams the work is done on goroutines that end,
 // and the stream's own goroutine stays small.
-func Apart(fn func() error) error {
+func RunOnFreshStack(fn func() error) error {
 	var err error
 	var p any
 	finished, panicked := false, false
@@ -139,12 +139,12 @@ func (s *stream) resync() error {
 	return s.send(newFrame(&svcv1.Event{AtMs: s.e.now().UnixMilli(), Kind: &svcv1.Event_Resync{Resync: true}}))
 }
 
-// replay sends the logged events after..until the member may see, judged against dir (the
+// replay sends the logged events after..until the member may see, judged against snap (the
 // community now), a chunk per read transaction, leaving out events about messages past
 // retention. Seqs are consecutive, so a missing one means the pruner deleted it meanwhile: the
 // client must resync.
-func (s *stream) replay(ctx context.Context, after, until int64, dir *Directory) error {
-	cutoff := cutoffMs(dir.Settings(), s.e.now())
+func (s *stream) replay(ctx context.Context, after, until int64, snap *Snapshot) error {
+	cutoff := cutoffMs(snap.Settings(), s.e.now())
 	for after < until {
 		var frames []*Frame
 		gap := false
@@ -156,7 +156,7 @@ func (s *stream) replay(ctx context.Context, after, until int64, dir *Directory)
 					return false, nil
 				}
 				after = seq
-				if !dir.Receives(s.member, le.GetAudience()) {
+				if !snap.receives(s.member, le.GetAudience()) {
 					return true, nil
 				}
 				// Messages past retention are gone from replay as from ListMessages.
@@ -197,10 +197,10 @@ func (s *stream) live(ctx context.Context, reg *readPos) error {
 	for {
 		rr := s.e.hub.read(pos, buf[:0])
 		if rr.lost {
-			return Apart(s.resync)
+			return RunOnFreshStack(s.resync)
 		}
 		if len(rr.entries) > 0 {
-			if err := Apart(func() error { return s.deliver(rr.entries) }); err != nil {
+			if err := RunOnFreshStack(func() error { return s.deliver(rr.entries) }); err != nil {
 				return err
 			}
 			pos, buf = rr.next, reuse(rr.entries)
@@ -213,7 +213,7 @@ func (s *stream) live(ctx context.Context, reg *readPos) error {
 		select {
 		case <-rr.wake:
 		case <-heartbeat.C:
-			if err := Apart(s.heartbeat); err != nil {
+			if err := RunOnFreshStack(s.heartbeat); err != nil {
 				return err
 			}
 		case <-ctx.Done():
@@ -227,7 +227,7 @@ func (s *stream) live(ctx context.Context, reg *readPos) error {
 // thousands of entries; kept, that is tens of KiB on every idle stream.
 const keepEntries = 64
 
-// reuse empties buf for the next read: cleared (so that it holds no Frames or Directories)
+// reuse empties buf for the next read: cleared (so that it holds no Frames or Snapshots)
 // when it is small, dropped when a burst made it large.
 func reuse(buf []hubEntry) []hubEntry {
 	if cap(buf) > keepEntries {
@@ -244,11 +244,11 @@ func (s *stream) deliver(entries []hubEntry) error {
 	s.visible = s.visible[:0]
 	presences, gone := 0, false
 	for _, en := range entries {
-		if en.dir.Active(s.member) == nil {
+		if en.snap.active(s.member) == nil {
 			gone = true
 			break
 		}
-		if !en.dir.Receives(s.member, en.aud) {
+		if !en.snap.receives(s.member, en.aud) {
 			continue
 		}
 		if isPresence(en.frame) {

@@ -16,7 +16,7 @@ const typingEvery = 3 * time.Second
 // SetTyping tells the channel's other members the caller is typing. Ephemeral: nothing is
 // stored, and calls within 3 s of the last announced one succeed silently.
 func (e *Engine) SetTyping(ctx context.Context, c Caller, req *svcv1.SetTypingRequest) (*svcv1.SetTypingResponse, error) {
-	d := e.dir.Load()
+	d := e.snap.Load()
 	rec, err := d.visibleChannel(c, req.GetChannelId())
 	if err != nil {
 		return nil, err
@@ -58,7 +58,7 @@ func (e *Engine) SetTyping(ctx context.Context, c Caller, req *svcv1.SetTypingRe
 
 // SetPresence sets the caller ONLINE or AWAY.
 func (e *Engine) SetPresence(ctx context.Context, c Caller, req *svcv1.SetPresenceRequest) (*svcv1.SetPresenceResponse, error) {
-	if _, err := e.dir.Load().caller(c); err != nil {
+	if _, err := e.snap.Load().caller(c); err != nil {
 		return nil, err
 	}
 	switch req.GetPresence() {

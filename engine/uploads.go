@@ -51,7 +51,7 @@ func (e *Engine) Upload(ctx context.Context, c Caller, name string, body io.Read
 	if e.opts.Bucket == nil || e.opts.Signer == nil || e.opts.Sandbox == nil {
 		return nil, &Error{Code: CodeUnavailable, Msg: "this server takes no file uploads"}
 	}
-	if _, err := e.dir.Load().caller(c); err != nil {
+	if _, err := e.snap.Load().caller(c); err != nil {
 		return nil, err
 	}
 	if wait := e.limits.allow("upload:"+c.ID, uploadRate, uploadBurst); wait > 0 {
@@ -93,12 +93,12 @@ func (e *Engine) Upload(ctx context.Context, c Caller, name string, body io.Read
 		Width:       info.Width,
 		Height:      info.Height,
 	}
-	_, err = write(e, func(tx *Tx) (struct{}, error) {
-		if _, err := tx.Dir().caller(c); err != nil {
+	_, err = submit(e, func(tx *Tx) (struct{}, error) {
+		if _, err := tx.Snap().caller(c); err != nil {
 			return struct{}{}, err
 		}
 		rec.CreatedAtMs = tx.NowMs()
-		return struct{}{}, tx.write().PutUpload(rec)
+		return struct{}{}, tx.mutate().PutUpload(rec)
 	})
 	if err != nil {
 		e.deleteObjects([]string{id})

@@ -10,11 +10,11 @@ import (
 // The visibility rules of the API, in one place. Every call that reads or writes a channel, and
 // every event delivery, asks these.
 
-// Sees reports whether a member can see a channel at all: a TEXT channel without role_ids is
+// sees reports whether a member can see a channel at all: a TEXT channel without role_ids is
 // seen by every member, one with role_ids by holders of one of them plus admins and the owner;
 // PRIVATE channels and DMs only by their member_ids (admins included: no exception).
-func (d *Directory) Sees(memberID string, c *storepb.ChannelRecord) bool {
-	m := d.Active(memberID)
+func (d *Snapshot) sees(memberID string, c *storepb.ChannelRecord) bool {
+	m := d.active(memberID)
 	if m == nil || c == nil {
 		return false
 	}
@@ -38,8 +38,8 @@ func (d *Directory) Sees(memberID string, c *storepb.ChannelRecord) bool {
 // In reports whether a member is in a channel: receives its messages and typing. ROLES mode:
 // every TEXT channel they see; OPT_IN mode: the TEXT channels they see and joined; PRIVATE and
 // DM: member_ids, a hidden DM included.
-func (d *Directory) In(memberID string, c *storepb.ChannelRecord) bool {
-	if !d.Sees(memberID, c) {
+func (d *Snapshot) In(memberID string, c *storepb.ChannelRecord) bool {
+	if !d.sees(memberID, c) {
 		return false
 	}
 	if c.GetChannel().GetKind() == svcv1.ChannelKind_CHANNEL_KIND_TEXT && d.OptIn() {
@@ -48,21 +48,21 @@ func (d *Directory) In(memberID string, c *storepb.ChannelRecord) bool {
 	return true
 }
 
-// InSidebar reports whether a channel is in a member's sidebar: In, except a DM they hid.
-func (d *Directory) InSidebar(memberID string, c *storepb.ChannelRecord) bool {
+// inSidebar reports whether a channel is in a member's sidebar: In, except a DM they hid.
+func (d *Snapshot) inSidebar(memberID string, c *storepb.ChannelRecord) bool {
 	return d.In(memberID, c) && !slices.Contains(c.GetHiddenMemberIds(), memberID)
 }
 
 // OptIn reports whether the community is in CHANNEL_MODE_OPT_IN.
-func (d *Directory) OptIn() bool {
+func (d *Snapshot) OptIn() bool {
 	return d.settings.GetChannelMode() == svcv1.ChannelMode_CHANNEL_MODE_OPT_IN
 }
 
-// Sidebar returns the channels in a member's sidebar, sorted.
-func (d *Directory) Sidebar(memberID string) []*storepb.ChannelRecord {
+// sidebar returns the channels in a member's sidebar, sorted.
+func (d *Snapshot) sidebar(memberID string) []*storepb.ChannelRecord {
 	var out []*storepb.ChannelRecord
 	for _, c := range d.channels {
-		if d.InSidebar(memberID, c) {
+		if d.inSidebar(memberID, c) {
 			out = append(out, c)
 		}
 	}
@@ -70,8 +70,8 @@ func (d *Directory) Sidebar(memberID string) []*storepb.ChannelRecord {
 	return out
 }
 
-// Receives reports whether a member may receive an event with this audience.
-func (d *Directory) Receives(memberID string, a *storepb.Audience) bool {
+// receives reports whether a member may receive an event with this audience.
+func (d *Snapshot) receives(memberID string, a *storepb.Audience) bool {
 	if slices.Contains(a.GetExceptMemberIds(), memberID) {
 		return false
 	}
@@ -80,13 +80,13 @@ func (d *Directory) Receives(memberID string, a *storepb.Audience) bool {
 	}
 	switch a.GetKind() {
 	case storepb.Audience_KIND_EVERYONE:
-		return d.Active(memberID) != nil
+		return d.active(memberID) != nil
 	case storepb.Audience_KIND_CHANNEL:
 		return d.In(memberID, d.channels[a.GetChannelId()])
 	case storepb.Audience_KIND_VIEWERS:
-		return d.Sees(memberID, d.channels[a.GetChannelId()])
+		return d.sees(memberID, d.channels[a.GetChannelId()])
 	case storepb.Audience_KIND_ADMINS:
-		return d.Rank(memberID) >= svcv1.MemberRole_MEMBER_ROLE_ADMIN
+		return d.rank(memberID) >= svcv1.MemberRole_MEMBER_ROLE_ADMIN
 	}
 	return false
 }

@@ -39,7 +39,7 @@ type result struct {
 	drop []string
 }
 
-// Tx is what a change sees: the batch's transaction and its draft of the Directory.
+// Tx is what a change sees: the batch's transaction and its draft of the Snapshot.
 type Tx struct {
 	b      *store.Batch
 	d      *draft
@@ -51,8 +51,8 @@ type Tx struct {
 	writes int
 }
 
-// Dir is the community as the batch has changed it so far.
-func (tx *Tx) Dir() *Directory { return tx.d.Directory }
+// Snap is the community as the batch has changed it so far.
+func (tx *Tx) Snap() *Snapshot { return tx.d.Snapshot }
 
 // Now is the batch's time: every change in a batch shares it.
 func (tx *Tx) Now() time.Time { return tx.now }
@@ -63,8 +63,8 @@ func (tx *Tx) NowMs() int64 { return tx.now.UnixMilli() }
 // read gives the store for reads (which see the batch's own writes).
 func (tx *Tx) read() *store.Reader { return &tx.b.Reader }
 
-// write gives the store for writes.
-func (tx *Tx) write() *store.Batch {
+// mutate gives the store for writes.
+func (tx *Tx) mutate() *store.Batch {
 	tx.writes++
 	return tx.b
 }
@@ -76,7 +76,7 @@ func (tx *Tx) emit(aud *storepb.Audience, ev *svcv1.Event) (int64, error) {
 	ev.Seq = tx.seq
 	ev.AtMs = tx.NowMs()
 	le := &storepb.LoggedEvent{Event: ev, Audience: aud}
-	if err := tx.write().AppendEvent(le); err != nil {
+	if err := tx.mutate().AppendEvent(le); err != nil {
 		return 0, err
 	}
 	tx.events = append(tx.events, hubEntry{frame: newFrame(ev), aud: aud})
@@ -101,60 +101,60 @@ func (tx *Tx) dropFile(id string) error {
 	if err != nil {
 		return err
 	}
-	if err := tx.write().DeleteUpload(u); err != nil {
+	if err := tx.mutate().DeleteUpload(u); err != nil {
 		return err
 	}
 	tx.drops = append(tx.drops, id)
 	return nil
 }
 
-// Entity writes: each changes the draft Directory and the database together.
+// Entity writes: each changes the draft Snapshot and the database together.
 
 func (tx *Tx) putSettings(s *storepb.Settings) error {
 	tx.d.setSettings(s)
-	return tx.write().PutSettings(s)
+	return tx.mutate().PutSettings(s)
 }
 
 func (tx *Tx) putMember(m *storepb.MemberRecord) error {
 	tx.d.setMember(m)
-	return tx.write().PutMember(m)
+	return tx.mutate().PutMember(m)
 }
 
 func (tx *Tx) putChannel(c *storepb.ChannelRecord) error {
 	tx.d.setChannel(c)
-	return tx.write().PutChannel(c)
+	return tx.mutate().PutChannel(c)
 }
 
 func (tx *Tx) setJoined(channelID, memberID string, on bool) error {
 	tx.d.setJoined(channelID, memberID, on)
 	if on {
-		return tx.write().PutJoined(channelID, memberID)
+		return tx.mutate().PutJoined(channelID, memberID)
 	}
-	return tx.write().DeleteJoined(channelID, memberID)
+	return tx.mutate().DeleteJoined(channelID, memberID)
 }
 
 func (tx *Tx) putRole(r *svcv1.Role) error {
 	tx.d.setRole(r)
-	return tx.write().PutRole(r)
+	return tx.mutate().PutRole(r)
 }
 
 func (tx *Tx) deleteRole(id string) error {
 	tx.d.deleteRole(id)
-	return tx.write().DeleteRole(id)
+	return tx.mutate().DeleteRole(id)
 }
 
 func (tx *Tx) setBlock(a, b string, on bool) error {
 	tx.d.setBlock(a, b, on)
-	return tx.write().SetBlock(a, b, on)
+	return tx.mutate().SetBlock(a, b, on)
 }
 
 func (tx *Tx) setMute(a, b string, on bool) error {
 	tx.d.setMute(a, b, on)
-	return tx.write().SetMute(a, b, on)
+	return tx.mutate().SetMute(a, b, on)
 }
 
-// write queues a change and waits for its result.
-func write[T any](e *Engine, fn func(tx *Tx) (T, error)) (T, error) {
+// submit queues a change and waits for its result.
+func submit[T any](e *Engine, fn func(tx *Tx) (T, error)) (T, error) {
 	var zero T
 	c := &change{
 		fn:  func(tx *Tx) (any, error) { return fn(tx) },
@@ -251,7 +251,7 @@ func (e *Engine) tryBatch(batch []*change) ([]result, error) {
 		now = e.lastNow
 	}
 	e.lastNow = now
-	tx := &Tx{b: b, d: e.dir.Load().newDraft(), now: now, seq: e.seq}
+	tx := &Tx{b: b, d: e.snap.Load().newDraft(), now: now, seq: e.seq}
 	start := time.Now()
 	results := make([]result, len(batch))
 	for i, c := range batch {
@@ -285,12 +285,12 @@ func (e *Engine) tryBatch(batch []*change) ([]result, error) {
 		e.log.Error("commit failed", "err", err, "changes", len(batch))
 		return nil, &Error{Code: CodeInternal, Msg: "the change could not be stored"}
 	}
-	dir := tx.d.publish(tx.seq)
+	snap := tx.d.publish(tx.seq)
 	e.seq = tx.seq
-	// The hub first, then the Directory handlers read: a GetState never returns a seq the hub
+	// The hub first, then the Snapshot handlers read: a GetState never returns a seq the hub
 	// has not reached, so a Subscribe right after it never looks ahead of the log.
-	e.hub.publish(tx.events, dir)
-	e.dir.Store(dir)
+	e.hub.publish(tx.events, snap)
+	e.snap.Store(snap)
 	for _, f := range tx.after {
 		f()
 	}

@@ -67,7 +67,7 @@ func TestAFailedChangeLeavesNoTrace(t *testing.T) {
 	results := make([]result, len(changes))
 	var wg sync.WaitGroup
 	hold := make(chan struct{})
-	go write(e, func(tx *Tx) (struct{}, error) { <-hold; return struct{}{}, nil })
+	go submit(e, func(tx *Tx) (struct{}, error) { <-hold; return struct{}{}, nil })
 	for i, fn := range changes {
 		wg.Add(1)
 		c := &change{fn: fn, res: make(chan result, 1)}
@@ -89,10 +89,10 @@ func TestAFailedChangeLeavesNoTrace(t *testing.T) {
 	if !errors.As(results[5].err, &ee) || ee.Code != CodeInternal || ee.Msg != "internal error" {
 		t.Errorf("the panic's error is %v, want a plain internal error", results[5].err)
 	}
-	d := e.Dir()
+	d := e.Snapshot()
 	for _, id := range []string{"half", "panicked"} {
 		if d.Role(id) != nil {
-			t.Errorf("role %q of a failed change is in the directory", id)
+			t.Errorf("role %q of a failed change is in the Snapshot", id)
 		}
 	}
 	var seqs []int64
@@ -120,10 +120,10 @@ func TestAFailedChangeLeavesNoTrace(t *testing.T) {
 	}
 }
 
-// TestDraftNeverTouchesAPublishedDirectory: a draft clones what it changes, maps and inner sets
-// alike, and a dropped draft leaves the published Directory as it was.
-func TestDraftNeverTouchesAPublishedDirectory(t *testing.T) {
-	pub := emptyDirectory()
+// TestDraftNeverTouchesAPublishedSnapshot: a draft clones what it changes, maps and inner sets
+// alike, and a dropped draft leaves the published Snapshot as it was.
+func TestDraftNeverTouchesAPublishedSnapshot(t *testing.T) {
+	pub := emptySnapshot()
 	d := pub.newDraft()
 	d.setBlock("a", "b", true)
 	d.setJoined("c1", "m1", true)
@@ -133,7 +133,7 @@ func TestDraftNeverTouchesAPublishedDirectory(t *testing.T) {
 		t.Fatal("the draft's changes are not in what it published")
 	}
 	if pub.Blocked("a", "b") || pub.Joined("c1", "m1") || pub.Role("r1") != nil {
-		t.Fatal("the draft changed the Directory it was made from")
+		t.Fatal("the draft changed the Snapshot it was made from")
 	}
 	d = first.newDraft()
 	d.setBlock("a", "c", true)
@@ -141,7 +141,7 @@ func TestDraftNeverTouchesAPublishedDirectory(t *testing.T) {
 	d.setJoined("c1", "m2", true)
 	d.deleteRole("r1")
 	if !first.Blocked("a", "b") || first.Blocked("a", "c") || first.Joined("c1", "m2") || first.Role("r1") == nil {
-		t.Fatal("a second draft changed the published Directory's inner sets")
+		t.Fatal("a second draft changed the published Snapshot's inner sets")
 	}
 	second := d.publish(2)
 	if second.Blocked("a", "b") || !second.Blocked("a", "c") || !second.Joined("c1", "m2") || second.Role("r1") != nil {
@@ -149,8 +149,8 @@ func TestDraftNeverTouchesAPublishedDirectory(t *testing.T) {
 	}
 }
 
-func TestDirectoryIndexesFollowMembers(t *testing.T) {
-	d := emptyDirectory().newDraft()
+func TestSnapshotIndexesFollowMembers(t *testing.T) {
+	d := emptySnapshot().newDraft()
 	hash := [32]byte{1}
 	bot := &storepb.MemberRecord{
 		Member:       &svcv1.Member{Id: "b1", Username: "Helper", Kind: svcv1.MemberKind_MEMBER_KIND_BOT},
@@ -158,12 +158,12 @@ func TestDirectoryIndexesFollowMembers(t *testing.T) {
 		BotTokenHash: hash[:],
 	}
 	d.setMember(bot)
-	if !d.UsernameTaken("helper", "") || d.BotByTokenHash(hash) == nil {
+	if !d.usernameTaken("helper", "") || d.botByTokenHash(hash) == nil {
 		t.Fatal("a new bot is not indexed")
 	}
 	deleted := &storepb.MemberRecord{Member: bot.Member, State: storepb.MemberState_MEMBER_STATE_DELETED, BotTokenHash: hash[:]}
 	d.setMember(deleted)
-	if d.UsernameTaken("helper", "") || d.BotByTokenHash(hash) != nil {
+	if d.usernameTaken("helper", "") || d.botByTokenHash(hash) != nil {
 		t.Fatal("a deleted bot still holds its username or token")
 	}
 	person := &storepb.MemberRecord{
@@ -171,7 +171,7 @@ func TestDirectoryIndexesFollowMembers(t *testing.T) {
 		State: storepb.MemberState_MEMBER_STATE_LEFT,
 	}
 	d.setMember(person)
-	if d.MemberByLogin("https://id", "a") == nil || !d.UsernameTaken("alice", "") || d.UsernameTaken("alice", "p1") {
+	if d.memberByLogin("https://id", "a") == nil || !d.usernameTaken("alice", "") || d.usernameTaken("alice", "p1") {
 		t.Fatal("a member who left lost their login or username")
 	}
 }

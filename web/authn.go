@@ -137,8 +137,8 @@ func (i interceptor) WrapStreamingClient(next connect.StreamingClientFunc) conne
 func (i interceptor) WrapStreamingHandler(next connect.StreamingHandlerFunc) connect.StreamingHandlerFunc {
 	return func(ctx context.Context, conn connect.StreamingHandlerConn) error {
 		// Verifying a token needs a deep stack; a stream's goroutine lives as long as the
-		// stream and would keep it, so the check runs apart (see engine.Apart).
-		err := engine.Apart(func() (err error) {
+		// stream and would keep it, so the check runs on a fresh stack (see engine.RunOnFreshStack).
+		err := engine.RunOnFreshStack(func() (err error) {
 			ctx, err = i.a.authenticate(ctx, conn.Spec().Procedure, conn.RequestHeader())
 			return err
 		})

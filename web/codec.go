@@ -16,7 +16,7 @@ import (
 // every stream that receives the same event shares the Frame and its cached encodings.
 //
 // It is also where file URLs are signed: every response and event passes through present
-// (engine.Present) as it is encoded, so whatever reaches a client carries fresh signed URLs,
+// (engine.SignURLs) as it is encoded, so whatever reaches a client carries fresh signed URLs,
 // replayed events included, and a shared Frame is signed once, not once per stream.
 type codec struct {
 	name    string

@@ -50,7 +50,7 @@ func New(opts Options) http.Handler {
 		// First, so that calls refused by authentication are counted too.
 		interceptors = append([]connect.Interceptor{opts.Metrics.Interceptor()}, interceptors...)
 	}
-	handlerOpts := append(codecs(opts.Engine.Present),
+	handlerOpts := append(codecs(opts.Engine.SignURLs),
 		connect.WithInterceptors(interceptors...),
 		// Connect reads (and decompresses) a request before any interceptor runs, so this bound
 		// is what stops a large or gzip-bombed body, authenticated or not.

@@ -11,17 +11,17 @@ import (
 	svcv1 "hearth/proto/svc/v1"
 )
 
-// Directory is the community's small state in memory: settings, members, channels and their
+// Snapshot is the community's small state in memory: settings, members, channels and their
 // membership, roles, blocks and mutes. Messages, read states and the event log stay in Badger.
 //
-// A published Directory is immutable and shared: handlers read it without locks, and every
-// event in the hub carries the Directory of its batch, so delivery decides visibility against
+// A published Snapshot is immutable and shared: handlers read it without locks, and every
+// event in the hub carries the Snapshot of its batch, so delivery decides visibility against
 // the community exactly as it was when the event happened. The writer changes a draft copy
 // (maps are cloned on first write, values replaced, never mutated), writes the same change to
 // Badger in the same step, and publishes the draft after the commit. A failed batch simply
 // drops its draft.
-type Directory struct {
-	// seq is the seq of the newest event whose change this Directory includes.
+type Snapshot struct {
+	// seq is the seq of the newest event whose change this Snapshot includes.
 	seq int64
 
 	settings   *storepb.Settings
@@ -39,11 +39,11 @@ type Directory struct {
 
 type login struct{ iss, sub string }
 
-// Seq is the seq of the newest event the Directory includes.
-func (d *Directory) Seq() int64 { return d.seq }
+// Seq is the seq of the newest event the Snapshot includes.
+func (d *Snapshot) Seq() int64 { return d.seq }
 
-func emptyDirectory() *Directory {
-	return &Directory{
+func emptySnapshot() *Snapshot {
+	return &Snapshot{
 		settings:   &storepb.Settings{},
 		members:    map[string]*storepb.MemberRecord{},
 		byLogin:    map[login]string{},
@@ -58,9 +58,9 @@ func emptyDirectory() *Directory {
 	}
 }
 
-// loadDirectory reads the small state from the database when the engine opens.
-func loadDirectory(r *store.Reader, seq int64) (*Directory, error) {
-	d := &draft{Directory: emptyDirectory(), owned: ^uint16(0)}
+// loadSnapshot reads the small state from the database when the engine opens.
+func loadSnapshot(r *store.Reader, seq int64) (*Snapshot, error) {
+	d := &draft{Snapshot: emptySnapshot(), owned: ^uint16(0)}
 	s, err := r.Settings()
 	if err != nil {
 		return nil, err
@@ -111,37 +111,37 @@ func loadDirectory(r *store.Reader, seq int64) (*Directory, error) {
 // --- reads ---
 
 // Settings are the community's settings.
-func (d *Directory) Settings() *storepb.Settings { return d.settings }
+func (d *Snapshot) Settings() *storepb.Settings { return d.settings }
 
 // Member returns a member row in any state, or nil.
-func (d *Directory) Member(id string) *storepb.MemberRecord { return d.members[id] }
+func (d *Snapshot) Member(id string) *storepb.MemberRecord { return d.members[id] }
 
-// Active returns the member if it is currently in the community, else nil.
-func (d *Directory) Active(id string) *storepb.MemberRecord {
+// active returns the member if it is currently in the community, else nil.
+func (d *Snapshot) active(id string) *storepb.MemberRecord {
 	if m := d.members[id]; m != nil && m.GetState() == storepb.MemberState_MEMBER_STATE_ACTIVE {
 		return m
 	}
 	return nil
 }
 
-// MemberByLogin returns the member row of a login, in any state, or nil.
-func (d *Directory) MemberByLogin(iss, sub string) *storepb.MemberRecord {
+// memberByLogin returns the member row of a login, in any state, or nil.
+func (d *Snapshot) memberByLogin(iss, sub string) *storepb.MemberRecord {
 	return d.members[d.byLogin[login{iss, sub}]]
 }
 
-// BotByTokenHash returns the active bot holding the token, or nil.
-func (d *Directory) BotByTokenHash(h [32]byte) *storepb.MemberRecord {
-	return d.Active(d.byBotHash[h])
+// botByTokenHash returns the active bot holding the token, or nil.
+func (d *Snapshot) botByTokenHash(h [32]byte) *storepb.MemberRecord {
+	return d.active(d.byBotHash[h])
 }
 
-// UsernameTaken reports whether a username (any case) belongs to a member other than except.
-func (d *Directory) UsernameTaken(name, except string) bool {
+// usernameTaken reports whether a username (any case) belongs to a member other than except.
+func (d *Snapshot) usernameTaken(name, except string) bool {
 	id, ok := d.byUsername[strings.ToLower(name)]
 	return ok && id != except
 }
 
-// ActiveMembers returns the members currently in the community, sorted by username.
-func (d *Directory) ActiveMembers() []*storepb.MemberRecord {
+// activeMembers returns the members currently in the community, sorted by username.
+func (d *Snapshot) activeMembers() []*storepb.MemberRecord {
 	out := make([]*storepb.MemberRecord, 0, len(d.members))
 	for _, m := range d.members {
 		if m.GetState() == storepb.MemberState_MEMBER_STATE_ACTIVE {
@@ -152,8 +152,8 @@ func (d *Directory) ActiveMembers() []*storepb.MemberRecord {
 	return out
 }
 
-// ActiveCount is the number of members currently in the community.
-func (d *Directory) ActiveCount() int {
+// activeCount is the number of members currently in the community.
+func (d *Snapshot) activeCount() int {
 	n := 0
 	for _, m := range d.members {
 		if m.GetState() == storepb.MemberState_MEMBER_STATE_ACTIVE {
@@ -163,35 +163,35 @@ func (d *Directory) ActiveCount() int {
 	return n
 }
 
-// Rank is a member's permission rank; MEMBER_ROLE_UNSPECIFIED for someone not in the
+// rank is a member's permission rank; MEMBER_ROLE_UNSPECIFIED for someone not in the
 // community.
-func (d *Directory) Rank(id string) svcv1.MemberRole {
-	if m := d.Active(id); m != nil {
+func (d *Snapshot) rank(id string) svcv1.MemberRole {
+	if m := d.active(id); m != nil {
 		return m.GetMember().GetRole()
 	}
 	return svcv1.MemberRole_MEMBER_ROLE_UNSPECIFIED
 }
 
 // Channel returns a channel row or nil.
-func (d *Directory) Channel(id string) *storepb.ChannelRecord { return d.channels[id] }
+func (d *Snapshot) Channel(id string) *storepb.ChannelRecord { return d.channels[id] }
 
 // DM returns the DM channel between exactly these members, or nil.
-func (d *Directory) DM(memberIDs []string) *storepb.ChannelRecord {
+func (d *Snapshot) DM(memberIDs []string) *storepb.ChannelRecord {
 	return d.channels[d.dms[dmKey(memberIDs)]]
 }
 
 // Channels returns every channel row, sorted for the sidebar.
-func (d *Directory) Channels() []*storepb.ChannelRecord {
+func (d *Snapshot) Channels() []*storepb.ChannelRecord {
 	out := slices.Collect(maps.Values(d.channels))
 	sortChannels(out)
 	return out
 }
 
 // Role returns a custom role or nil.
-func (d *Directory) Role(id string) *svcv1.Role { return d.roles[id] }
+func (d *Snapshot) Role(id string) *svcv1.Role { return d.roles[id] }
 
 // Roles returns the custom roles sorted by position (then name, so the order is stable).
-func (d *Directory) Roles() []*svcv1.Role {
+func (d *Snapshot) Roles() []*svcv1.Role {
 	out := slices.Collect(maps.Values(d.roles))
 	sort.Slice(out, func(i, j int) bool {
 		if out[i].GetPosition() != out[j].GetPosition() {
@@ -203,29 +203,29 @@ func (d *Directory) Roles() []*svcv1.Role {
 }
 
 // Blocked reports whether a blocked b.
-func (d *Directory) Blocked(a, b string) bool {
+func (d *Snapshot) Blocked(a, b string) bool {
 	_, ok := d.blocks[a][b]
 	return ok
 }
 
-// Muted reports whether a muted b.
-func (d *Directory) Muted(a, b string) bool {
+// muted reports whether a muted b.
+func (d *Snapshot) muted(a, b string) bool {
 	_, ok := d.mutes[a][b]
 	return ok
 }
 
-// BlockedIDs and MutedIDs list whom a member blocked or muted, sorted.
-func (d *Directory) BlockedIDs(id string) []string { return sortedKeys(d.blocks[id]) }
-func (d *Directory) MutedIDs(id string) []string   { return sortedKeys(d.mutes[id]) }
+// blockedIDs and MutedIDs list whom a member blocked or muted, sorted.
+func (d *Snapshot) blockedIDs(id string) []string { return sortedKeys(d.blocks[id]) }
+func (d *Snapshot) mutedIDs(id string) []string   { return sortedKeys(d.mutes[id]) }
 
 // Joined reports whether a member joined a TEXT channel (OPT_IN mode).
-func (d *Directory) Joined(channelID, memberID string) bool {
+func (d *Snapshot) Joined(channelID, memberID string) bool {
 	_, ok := d.joined[channelID][memberID]
 	return ok
 }
 
-// JoinedCount is how many members joined a TEXT channel.
-func (d *Directory) JoinedCount(channelID string) int { return len(d.joined[channelID]) }
+// joinedCount is how many members joined a TEXT channel.
+func (d *Snapshot) joinedCount(channelID string) int { return len(d.joined[channelID]) }
 
 func sortedKeys(m map[string]struct{}) []string {
 	out := slices.Collect(maps.Keys(m))
@@ -260,11 +260,11 @@ func sortChannels(cs []*storepb.ChannelRecord) {
 
 // --- the writer's draft ---
 
-// draft is a Directory being changed by the writer. Each map is cloned the first time the
+// draft is a Snapshot being changed by the writer. Each map is cloned the first time the
 // batch writes to it, and each inner set the first time it is written, so a published
-// Directory is never touched.
+// Snapshot is never touched.
 type draft struct {
-	*Directory
+	*Snapshot
 	owned      uint16
 	ownedInner map[innerSet]bool
 }
@@ -288,16 +288,16 @@ const (
 	ownMutes
 )
 
-func (d *Directory) newDraft() *draft {
+func (d *Snapshot) newDraft() *draft {
 	c := *d
-	return &draft{Directory: &c}
+	return &draft{Snapshot: &c}
 }
 
-// publish ends the draft: the Directory it returns must not be changed again.
-func (d *draft) publish(seq int64) *Directory {
+// publish ends the draft: the Snapshot it returns must not be changed again.
+func (d *draft) publish(seq int64) *Snapshot {
 	d.seq = seq
-	out := d.Directory
-	d.Directory = nil
+	out := d.Snapshot
+	d.Snapshot = nil
 	return out
 }
 
@@ -368,7 +368,7 @@ func (d *draft) setJoined(channelID, memberID string, on bool) {
 func (d *draft) setBlock(a, b string, on bool) { d.setIn(ownBlocks, &d.blocks, a, b, on) }
 func (d *draft) setMute(a, b string, on bool)  { d.setIn(ownMutes, &d.mutes, a, b, on) }
 
-// setIn adds or removes b in the set outer[a], cloning what a published Directory shares.
+// setIn adds or removes b in the set outer[a], cloning what a published Snapshot shares.
 func (d *draft) setIn(bit uint16, outer *map[string]map[string]struct{}, a, b string, on bool) {
 	own(d, bit, outer)
 	if d.ownedInner == nil {
