@@ -30,8 +30,8 @@ func (e *Engine) CreateBot(ctx context.Context, c Caller, req *svcv1.CreateBotRe
 	if err := checkBotProfile(req); err != nil {
 		return nil, err
 	}
-	return write(e, func(tx *Tx) (*svcv1.Member, error) {
-		if _, err := tx.Dir().requireRank(c, svcv1.MemberRole_MEMBER_ROLE_ADMIN, "creating bots"); err != nil {
+	return submit(e, func(tx *Tx) (*svcv1.Member, error) {
+		if _, err := tx.Snap().requireRank(c, svcv1.MemberRole_MEMBER_ROLE_ADMIN, "creating bots"); err != nil {
 			return nil, err
 		}
 		m, err := e.addBot(tx, req, token[:], "")
@@ -60,8 +60,8 @@ func checkBotProfile(req *svcv1.CreateBotRequest) error {
 // member_joined. token is the hash of its token (nil for a plugin's bot); plugin names the
 // plugin it belongs to.
 func (e *Engine) addBot(tx *Tx, req *svcv1.CreateBotRequest, token []byte, plugin string) (*svcv1.Member, error) {
-	d := tx.Dir()
-	if d.UsernameTaken(req.GetUsername(), "") {
+	d := tx.Snap()
+	if d.usernameTaken(req.GetUsername(), "") {
 		return nil, exists("username %q is taken", req.GetUsername())
 	}
 	m := &svcv1.Member{
@@ -94,12 +94,12 @@ func (e *Engine) addBot(tx *Tx, req *svcv1.CreateBotRequest, token []byte, plugi
 
 // ListBots lists the bots in the community, by username.
 func (e *Engine) ListBots(ctx context.Context, c Caller, _ *svcv1.ListBotsRequest) (*svcv1.ListBotsResponse, error) {
-	d := e.dir.Load()
+	d := e.snap.Load()
 	if _, err := d.caller(c); err != nil {
 		return nil, err
 	}
 	out := &svcv1.ListBotsResponse{Bots: []*svcv1.Member{}}
-	for _, r := range d.ActiveMembers() {
+	for _, r := range d.activeMembers() {
 		if r.GetMember().GetKind() == svcv1.MemberKind_MEMBER_KIND_BOT {
 			out.Bots = append(out.Bots, e.memberView(r.GetMember()))
 		}
@@ -115,8 +115,8 @@ func (e *Engine) DeleteBot(ctx context.Context, c Caller, req *svcv1.DeleteBotRe
 	if id == "" {
 		return nil, invalid("bot_id is required")
 	}
-	_, err := write(e, func(tx *Tx) (struct{}, error) {
-		rec, err := managedBot(tx.Dir(), c, id, "deleting bots")
+	_, err := submit(e, func(tx *Tx) (struct{}, error) {
+		rec, err := managedBot(tx.Snap(), c, id, "deleting bots")
 		if err != nil {
 			return struct{}{}, err
 		}
@@ -144,15 +144,15 @@ func (e *Engine) deleteBot(tx *Tx, rec *storepb.MemberRecord) error {
 }
 
 // RotateBotToken gives a bot the token whose hash is given. The old token fails from the
-// next call on (handlers authenticate against the newest Directory, which the writer
+// next call on (handlers authenticate against the newest Snapshot, which the writer
 // publishes before it answers), and the streams opened with it end with unauthenticated.
 func (e *Engine) RotateBotToken(ctx context.Context, c Caller, req *svcv1.RotateBotTokenRequest, token TokenHash) error {
 	id := req.GetBotId()
 	if id == "" {
 		return invalid("bot_id is required")
 	}
-	_, err := write(e, func(tx *Tx) (struct{}, error) {
-		rec, err := managedBot(tx.Dir(), c, id, "rotating bot tokens")
+	_, err := submit(e, func(tx *Tx) (struct{}, error) {
+		rec, err := managedBot(tx.Snap(), c, id, "rotating bot tokens")
 		if err != nil {
 			return struct{}{}, err
 		}
@@ -174,12 +174,12 @@ func (e *Engine) RotateBotToken(ctx context.Context, c Caller, req *svcv1.Rotate
 
 // managedBot finds the active bot a call manages and checks the caller may: admin or owner,
 // of higher rank than the bot.
-func managedBot(d *Directory, c Caller, id, what string) (*storepb.MemberRecord, error) {
+func managedBot(d *Snapshot, c Caller, id, what string) (*storepb.MemberRecord, error) {
 	me, err := d.requireRank(c, svcv1.MemberRole_MEMBER_ROLE_ADMIN, what)
 	if err != nil {
 		return nil, err
 	}
-	rec := d.Active(id)
+	rec := d.active(id)
 	if rec == nil || rec.GetMember().GetKind() != svcv1.MemberKind_MEMBER_KIND_BOT {
 		return nil, notFound("bot %s does not exist", id)
 	}
@@ -192,7 +192,7 @@ func managedBot(d *Directory, c Caller, id, what string) (*storepb.MemberRecord,
 // PluginBots maps the name of every plugin that has a bot to the bot's member id.
 func (e *Engine) PluginBots() map[string]string {
 	out := map[string]string{}
-	for _, r := range e.dir.Load().ActiveMembers() {
+	for _, r := range e.snap.Load().activeMembers() {
 		if p := r.GetPlugin(); p != "" {
 			out[p] = r.GetMember().GetId()
 		}
@@ -206,8 +206,8 @@ func (e *Engine) EnsurePluginBot(name string) (Caller, error) {
 	if err := checkUsername("name", name); err != nil {
 		return Caller{}, err
 	}
-	return write(e, func(tx *Tx) (Caller, error) {
-		d := tx.Dir()
+	return submit(e, func(tx *Tx) (Caller, error) {
+		d := tx.Snap()
 		if id := pluginBot(d, name); id != "" {
 			return Caller{ID: id}, nil
 		}
@@ -221,19 +221,19 @@ func (e *Engine) EnsurePluginBot(name string) (Caller, error) {
 
 // DeletePluginBot deletes the bot of the plugin name, if it has one.
 func (e *Engine) DeletePluginBot(name string) error {
-	_, err := write(e, func(tx *Tx) (struct{}, error) {
-		d := tx.Dir()
+	_, err := submit(e, func(tx *Tx) (struct{}, error) {
+		d := tx.Snap()
 		id := pluginBot(d, name)
 		if id == "" {
 			return struct{}{}, nil
 		}
-		return struct{}{}, e.deleteBot(tx, d.Active(id))
+		return struct{}{}, e.deleteBot(tx, d.active(id))
 	})
 	return err
 }
 
 // pluginBot is the id of the active bot of a plugin, or "".
-func pluginBot(d *Directory, name string) string {
+func pluginBot(d *Snapshot, name string) string {
 	var ids []string
 	for _, r := range d.members {
 		if r.GetPlugin() == name && r.GetState() == storepb.MemberState_MEMBER_STATE_ACTIVE {
