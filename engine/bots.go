@@ -139,7 +139,7 @@ func (e *Engine) deleteBot(tx *Tx, rec *storepb.MemberRecord) error {
 		return err
 	}
 	id := rec.GetMember().GetId()
-	tx.afterCommit(func() { e.open.end(id, errGone) })
+	tx.afterCommit(func() { e.open.end(id, ErrGone) })
 	return nil
 }
 

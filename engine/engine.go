@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"hearth/blob"
+	"hearth/engine/clock"
 	"hearth/engine/sandbox"
 	"hearth/engine/store"
 	"hearth/engine/store/storepb"
@@ -62,8 +63,12 @@ type Options struct {
 	// OrphanAge is how old an object without an upload row must be before the cleanup deletes
 	// it (default 24 h). It is compared with the bucket's own times, on the wall clock.
 	OrphanAge time.Duration
-	// Now is the clock (default time.Now).
-	Now func() time.Time
+	// ManualJobs leaves the background jobs (log pruning, the retention purge, unused uploads,
+	// orphan sweeps) to explicit calls: for tests that check the state before a job runs while
+	// they move a manual Clock.
+	ManualJobs bool
+	// Clock is the time the engine runs on, its timers included (default the wall clock).
+	Clock clock.Clock
 	// Log receives the engine's log lines (default slog.Default()).
 	Log *slog.Logger
 	// Observer, when set, hears about every commit of the writer (for metrics).
@@ -91,7 +96,9 @@ type Engine struct {
 	opts Options
 	db   *store.DB
 	log  *slog.Logger
-	now  func() time.Time
+	// clock runs the timers; now is clock.Now.
+	clock clock.Clock
+	now   func() time.Time
 
 	snap     atomic.Pointer[Snapshot]
 	hub      *hub
@@ -151,8 +158,8 @@ func Open(db *store.DB, opts Options) (*Engine, error) {
 	if opts.OrphanAge == 0 {
 		opts.OrphanAge = 24 * time.Hour
 	}
-	if opts.Now == nil {
-		opts.Now = time.Now
+	if opts.Clock == nil {
+		opts.Clock = clock.Real{}
 	}
 	if opts.Log == nil {
 		opts.Log = slog.Default()
@@ -161,7 +168,8 @@ func Open(db *store.DB, opts Options) (*Engine, error) {
 		opts:       opts,
 		db:         db,
 		log:        opts.Log,
-		now:        opts.Now,
+		clock:      opts.Clock,
+		now:        opts.Clock.Now,
 		queue:      make(chan *change, maxBatch),
 		closing:    make(chan struct{}),
 		writerDone: make(chan struct{}),
@@ -198,11 +206,15 @@ func Open(db *store.DB, opts Options) (*Engine, error) {
 	e.hub = newHub(opts.RingSize, e.seq, snap)
 	e.limits = newLimiter(e.now)
 	e.purge = &purger{limit: purgeBatch}
-	e.presence = newPresence(opts.PresenceGrace, e.now, func(ev *svcv1.Event) {
+	e.presence = newPresence(opts.PresenceGrace, e.clock, func(ev *svcv1.Event) {
 		e.hub.publishEphemeral(ev, toEveryone())
 	})
 	go e.runWriter()
-	go e.runJobs()
+	if opts.ManualJobs {
+		close(e.jobsDone)
+	} else {
+		go e.runJobs()
+	}
 	if err := e.initSettings(); err != nil {
 		e.Close()
 		return nil, err
@@ -217,13 +229,13 @@ func Open(db *store.DB, opts Options) (*Engine, error) {
 // the start (when a crash is most likely to have left some), it sweeps the objects without a row.
 func (e *Engine) runJobs() {
 	defer close(e.jobsDone)
-	t := time.NewTicker(time.Minute)
+	t := e.clock.NewTicker(time.Minute)
 	defer t.Stop()
 	for tick := 0; ; tick++ {
 		select {
 		case <-e.closing:
 			return
-		case <-t.C:
+		case <-t.C():
 			if err := e.PruneLog(); err != nil && CodeOf(err) != CodeUnavailable {
 				e.log.Error("pruning the event log", "err", err)
 			}

@@ -20,7 +20,8 @@ const (
 	CodeUnauthenticated
 	CodeUnavailable
 	CodeUnimplemented
-	// CodeTooLarge: a body over its size limit (HTTP 413 on plain endpoints).
+	// CodeTooLarge: a body over its size limit (HTTP 413 on plain endpoints). Keep it last, or
+	// move web's table test to the new last code.
 	CodeTooLarge
 )
 

@@ -19,16 +19,26 @@ import (
 //     moved on by more than its size the stream gets resync and ends. The ring is the bounded
 //     buffer of every stream at once, so idle streams cost no buffer of their own.
 
-// hubEntry is one event in the ring.
-type hubEntry struct {
-	frame *Frame
-	aud   *storepb.Audience
-	snap  *Snapshot
+// Delivery is one event as the hub and the followers hand it over.
+type Delivery struct {
+	// Frame is the event, with its wire encodings computed once for every stream.
+	Frame *Frame
+	// Audience is who may receive it.
+	Audience *storepb.Audience
+	// Snapshot is the community to judge the event against: as of the event's batch for a live
+	// event, as it is now for a replayed one (see DECISIONS: recipients are decided at delivery).
+	Snapshot *Snapshot
 }
+
+// Event is the delivered event. It is shared: never change it.
+func (d Delivery) Event() *svcv1.Event { return d.Frame.Event }
+
+// VisibleTo reports whether a member may receive the event.
+func (d Delivery) VisibleTo(memberID string) bool { return d.Snapshot.receives(memberID, d.Audience) }
 
 type hub struct {
 	mu     sync.RWMutex
-	ring   []hubEntry
+	ring   []Delivery
 	head   uint64 // position the next entry takes
 	seq    int64  // seq of the newest logged event published
 	snap   *Snapshot
@@ -49,7 +59,7 @@ const releaseEvery = 256
 type readPos struct{ pos atomic.Uint64 }
 
 func newHub(size int, seq int64, snap *Snapshot) *hub {
-	return &hub{ring: make([]hubEntry, size), seq: seq, snap: snap, wake: make(chan struct{}), live: map[*readPos]struct{}{}}
+	return &hub{ring: make([]Delivery, size), seq: seq, snap: snap, wake: make(chan struct{}), live: map[*readPos]struct{}{}}
 }
 
 // leave unregisters a stream's position (see cursor).
@@ -76,22 +86,22 @@ func (h *hub) lags() (head uint64, lags []uint64) {
 }
 
 // publish appends entries that share one Snapshot and wakes every stream.
-func (h *hub) publish(entries []hubEntry, snap *Snapshot) {
+func (h *hub) publish(entries []Delivery, snap *Snapshot) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.append(entries, snap)
 }
 
 // append is publish with h.mu held.
-func (h *hub) append(entries []hubEntry, snap *Snapshot) {
+func (h *hub) append(entries []Delivery, snap *Snapshot) {
 	if h.closed {
 		return
 	}
 	for _, en := range entries {
-		en.snap = snap
+		en.Snapshot = snap
 		h.ring[h.head%uint64(len(h.ring))] = en
 		h.head++
-		if s := en.frame.Event.GetSeq(); s > 0 {
+		if s := en.Frame.Event.GetSeq(); s > 0 {
 			h.seq = s
 		}
 	}
@@ -120,7 +130,7 @@ func (h *hub) release() {
 		from = max(from, h.head-n)
 	}
 	for p := from; p < until; p++ {
-		h.ring[p%n] = hubEntry{}
+		h.ring[p%n] = Delivery{}
 	}
 	h.released = max(h.released, until)
 	h.releasedAt = h.head
@@ -131,10 +141,10 @@ func (h *hub) release() {
 // publish a newer one in between, and the older one would become the hub's again, so that
 // new streams judged visibility against a community that no longer is.
 func (h *hub) publishEphemeral(ev *svcv1.Event, aud *storepb.Audience) {
-	en := hubEntry{frame: newFrame(ev), aud: aud}
+	en := Delivery{Frame: newFrame(ev), Audience: aud}
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	h.append([]hubEntry{en}, h.snap)
+	h.append([]Delivery{en}, h.snap)
 }
 
 // cursor is where a new stream starts reading: everything logged up to seq is in the database,
@@ -158,7 +168,7 @@ func (h *hub) cursor() cursor {
 
 // readResult is what a stream gets from one read of the ring.
 type readResult struct {
-	entries []hubEntry
+	entries []Delivery
 	next    uint64
 	lost    bool          // the stream fell further behind than the ring holds
 	closed  bool          // the hub is closing
@@ -166,7 +176,7 @@ type readResult struct {
 }
 
 // read copies the entries from pos on into buf.
-func (h *hub) read(pos uint64, buf []hubEntry) readResult {
+func (h *hub) read(pos uint64, buf []Delivery) readResult {
 	h.mu.RLock()
 	defer h.mu.RUnlock()
 	if h.head-pos > uint64(len(h.ring)) {

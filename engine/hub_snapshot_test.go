@@ -36,7 +36,7 @@ func TestEphemeralPublishesNeverRestoreAnOlderSnapshot(t *testing.T) {
 		for seq := int64(2); seq < 50; seq++ {
 			d := emptySnapshot()
 			d.seq = seq
-			h.publish([]hubEntry{{frame: newFrame(&svcv1.Event{Seq: seq}), aud: toEveryone()}}, d)
+			h.publish([]Delivery{{Frame: newFrame(&svcv1.Event{Seq: seq}), Audience: toEveryone()}}, d)
 			last = d
 		}
 		close(stop)

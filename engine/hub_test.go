@@ -8,7 +8,7 @@ import (
 
 func publishN(h *hub, n int) {
 	for range n {
-		h.publish([]hubEntry{{frame: newFrame(&svcv1.Event{})}}, &Snapshot{})
+		h.publish([]Delivery{{Frame: newFrame(&svcv1.Event{})}}, &Snapshot{})
 	}
 }
 
@@ -17,28 +17,28 @@ func publishN(h *hub, n int) {
 // open; it keeps what a stream has yet to read, a stream still replaying included.
 func TestHubReleasesWhatEveryStreamRead(t *testing.T) {
 	h := newHub(1024, 0, &Snapshot{})
-	slot := func(pos int) hubEntry { return h.ring[pos%len(h.ring)] }
+	slot := func(pos int) Delivery { return h.ring[pos%len(h.ring)] }
 	cur := h.cursor() // a stream replaying from the log, at position 0
 	publishN(h, 300)
-	if slot(0).snap == nil || slot(299).snap == nil {
+	if slot(0).Snapshot == nil || slot(299).Snapshot == nil {
 		t.Fatal("released entries a stream has not read")
 	}
 	cur.reg.pos.Store(200)
 	publishN(h, 256)
-	if slot(199).snap != nil || slot(0).frame != nil {
+	if slot(199).Snapshot != nil || slot(0).Frame != nil {
 		t.Fatal("kept entries every stream has read")
 	}
-	if slot(200).snap == nil || slot(555).snap == nil {
+	if slot(200).Snapshot == nil || slot(555).Snapshot == nil {
 		t.Fatal("released entries the stream has yet to read")
 	}
 	rr := h.read(200, nil)
-	if rr.lost || len(rr.entries) != 356 || rr.entries[0].snap == nil {
+	if rr.lost || len(rr.entries) != 356 || rr.entries[0].Snapshot == nil {
 		t.Fatalf("the stream reads %d entries (lost %v)", len(rr.entries), rr.lost)
 	}
 	h.leave(cur.reg)
 	publishN(h, 256) // the last release comes at 768: every 256 entries
 	for pos := 0; pos < 768; pos++ {
-		if slot(pos).snap != nil {
+		if slot(pos).Snapshot != nil {
 			t.Fatalf("with no stream open, entry %d is kept", pos)
 		}
 	}
@@ -47,13 +47,13 @@ func TestHubReleasesWhatEveryStreamRead(t *testing.T) {
 // TestReuseDropsLargeBuffers: a stream keeps its read buffer between reads only while it is
 // small, and never with entries in it.
 func TestReuseDropsLargeBuffers(t *testing.T) {
-	small := make([]hubEntry, 3, keepEntries)
-	small[0].frame = newFrame(&svcv1.Event{})
+	small := make([]Delivery, 3, keepEntries)
+	small[0].Frame = newFrame(&svcv1.Event{})
 	got := reuse(small)
-	if len(got) != 0 || cap(got) != keepEntries || small[0].frame != nil {
-		t.Fatalf("a small buffer: len %d cap %d, entries cleared: %v", len(got), cap(got), small[0].frame == nil)
+	if len(got) != 0 || cap(got) != keepEntries || small[0].Frame != nil {
+		t.Fatalf("a small buffer: len %d cap %d, entries cleared: %v", len(got), cap(got), small[0].Frame == nil)
 	}
-	if got := reuse(make([]hubEntry, 10, keepEntries+1)); got != nil {
+	if got := reuse(make([]Delivery, 10, keepEntries+1)); got != nil {
 		t.Fatalf("a large buffer is kept (cap %d)", cap(got))
 	}
 }

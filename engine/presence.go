@@ -4,6 +4,7 @@ import (
 	"sync"
 	"time"
 
+	"hearth/engine/clock"
 	svcv1 "hearth/proto/svc/v1"
 )
 
@@ -22,7 +23,7 @@ type presence struct {
 	mu      sync.Mutex
 	members map[string]*presenceState
 	grace   time.Duration
-	now     func() time.Time // the events' times
+	clock   clock.Clock
 	// publish hands changes to the streams: one event, or several as one presence_batch.
 	publish func(*svcv1.Event)
 	// pending are the changes waiting for the window's end; flushAt is when it ends (zero when
@@ -40,24 +41,25 @@ type presenceState struct {
 	streams int
 	away    bool
 	current svcv1.Presence
-	offline *time.Timer // pending OFFLINE after the last stream closed
+	offline clock.Timer // pending OFFLINE after the last stream closed
 }
 
-func newPresence(grace time.Duration, now func() time.Time, publish func(*svcv1.Event)) *presence {
-	return &presence{members: map[string]*presenceState{}, grace: grace, now: now, publish: publish}
+func newPresence(grace time.Duration, c clock.Clock, publish func(*svcv1.Event)) *presence {
+	return &presence{members: map[string]*presenceState{}, grace: grace, clock: c, publish: publish}
 }
 
 // emit publishes one change, at once or at the end of the current window. Called with p.mu
 // held, so that changes reach the hub in the order they happened.
 func (p *presence) emit(id string, pr svcv1.Presence) {
 	p.pending = append(p.pending, &svcv1.PresenceEvent{MemberId: id, Presence: pr})
-	p.pendAt = p.now().UnixMilli()
+	now := p.clock.Now()
+	p.pendAt = now.UnixMilli()
 	if !p.flushAt.IsZero() {
 		return
 	}
-	if wait := presenceWindow - time.Since(p.last); wait > 0 {
-		p.flushAt = time.Now().Add(wait)
-		time.AfterFunc(wait, p.flushLater)
+	if wait := presenceWindow - now.Sub(p.last); wait > 0 {
+		p.flushAt = now.Add(wait)
+		p.clock.AfterFunc(wait, p.flushLater)
 		return
 	}
 	p.flush()
@@ -74,7 +76,7 @@ func (p *presence) flush() {
 	}
 	p.publish(ev)
 	p.pending = nil
-	p.last = time.Now()
+	p.last = p.clock.Now()
 }
 
 func (p *presence) flushLater() {
@@ -142,7 +144,7 @@ func (p *presence) closed(id string) {
 	if s.streams > 0 {
 		return
 	}
-	s.offline = time.AfterFunc(p.grace, func() { p.expire(id, s) })
+	s.offline = p.clock.AfterFunc(p.grace, func() { p.expire(id, s) })
 }
 
 // expire turns a member OFFLINE once the grace period passed without a new stream.

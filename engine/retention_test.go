@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"hearth/engine/clock"
 	"hearth/engine/store"
 	"hearth/engine/store/storepb"
 	svcv1 "hearth/proto/svc/v1"
@@ -18,15 +19,19 @@ import (
 type testCommunity struct {
 	t     *testing.T
 	dir   string
-	clock *benchClock
+	clock *clock.Manual
 	db    *store.DB
 	e     *Engine
 }
 
+// newTestClock is a manual clock at a fixed, recent time.
+func newTestClock() *clock.Manual {
+	return clock.NewManual(time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC))
+}
+
 func openTestCommunity(t *testing.T) *testCommunity {
 	t.Helper()
-	c := &testCommunity{t: t, dir: t.TempDir(), clock: &benchClock{}}
-	c.clock.ns.Store(time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC).UnixNano())
+	c := &testCommunity{t: t, dir: t.TempDir(), clock: newTestClock()}
 	c.open()
 	t.Cleanup(c.close)
 	return c
@@ -39,7 +44,7 @@ func (c *testCommunity) open() {
 	if err != nil {
 		c.t.Fatal(err)
 	}
-	e, err := Open(db, Options{BaseURL: "http://127.0.0.1", Log: log, Now: c.clock.now})
+	e, err := Open(db, Options{BaseURL: "http://127.0.0.1", Log: log, Clock: c.clock})
 	if err != nil {
 		c.t.Fatal(err)
 	}
@@ -79,7 +84,7 @@ func (c *testCommunity) join(sub string) Caller {
 
 func (c *testCommunity) send(by Caller, channelID, text, root string) *svcv1.Message {
 	c.t.Helper()
-	c.clock.advance(time.Second) // stays clear of the send rate limit
+	c.clock.Advance(time.Second) // stays clear of the send rate limit
 	res, err := c.e.SendMessage(context.Background(), by, &svcv1.SendMessageRequest{ChannelId: channelID, Text: text, ThreadRootId: root})
 	if err != nil {
 		c.t.Fatal(err)
@@ -118,11 +123,11 @@ func TestPurgeResumesAfterARestart(t *testing.T) {
 		c.send(owner, chID, "old reply", root.GetId())
 	}
 	c.send(owner, chID, "old alone", "")
-	c.clock.advance(36 * time.Hour)
+	c.clock.Advance(36 * time.Hour)
 	// A reply written after the cutoff still goes with its old root.
 	late := c.send(owner, chID, "late reply", root.GetId())
 	fresh := c.send(owner, chID, "fresh", "")
-	c.clock.advance(12 * time.Hour)
+	c.clock.Advance(12 * time.Hour)
 	if got := c.check(); got.Messages != 9 || got.Replies != 6 {
 		t.Fatalf("before the purge: %d messages, %d replies; want 9 and 6", got.Messages, got.Replies)
 	}
@@ -183,7 +188,7 @@ func TestLogPrunedToRetentionKeepsTheSeq(t *testing.T) {
 	if last.GetCreatedSeq() != seq {
 		t.Fatalf("the message is event %d, the newest is %d", last.GetCreatedSeq(), seq)
 	}
-	c.clock.advance(48 * time.Hour)
+	c.clock.Advance(48 * time.Hour)
 	if err := c.e.PruneLog(); err != nil {
 		t.Fatal(err)
 	}

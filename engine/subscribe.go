@@ -4,32 +4,19 @@ import (
 	"context"
 	"errors"
 	"runtime"
-	"time"
 
-	"hearth/engine/store"
-	"hearth/engine/store/storepb"
 	svcv1 "hearth/proto/svc/v1"
 )
 
-// replayChunk is how many logged events one read transaction of a replay covers, so that a
-// slow client never holds a transaction open for long.
-const replayChunk = 256
-
-// errGone ends a stream whose member left the community.
-var errGone = errors.New("the member left the community")
-
-// errResync ends a replay that found part of the log pruned.
-var errResync = errors.New("resync")
-
 // Subscribe streams events to one client: a heartbeat at once (so the client and any proxy see
 // the stream open before the first event), then every event after afterSeq the caller may see,
-// from the log; then live events from the hub; a heartbeat every 25 s. It returns when the
-// client goes away (ctx), the stream must resync, the member leaves, or the server closes;
-// a nil error means the stream ended normally.
+// replayed from the log, then live events, as one Follower hands them over; a heartbeat every
+// 25 s. It returns when the client goes away (ctx), the stream must resync (after sending
+// resync), the member leaves, or the server closes; a nil error means the stream ended normally.
 //
 // The calling goroutine only waits: everything that sends (replay, heartbeats, deliveries)
-// runs on a goroutine of its own that ends when it is done (see RunOnFreshStack), so that the stack an
-// idle stream keeps is only as deep as the wait.
+// runs on a goroutine of its own that ends when it is done (see RunOnFreshStack), so that the
+// stack an idle stream keeps is only as deep as the wait.
 func (e *Engine) Subscribe(ctx context.Context, c Caller, afterSeq int64, send func(*Frame) error) error {
 	if _, err := e.snap.Load().caller(c); err != nil {
 		return err
@@ -38,51 +25,73 @@ func (e *Engine) Subscribe(ctx context.Context, c Caller, afterSeq int64, send f
 	defer e.streams.Add(-1)
 	ctx, untrack := e.open.track(ctx, c.ID)
 	defer untrack()
-	cur := e.hub.cursor()
-	defer e.hub.leave(cur.reg)
+	s := &stream{e: e, send: send}
+	f, err := e.Follow(FollowOptions{AfterSeq: afterSeq, Member: c.ID})
+	if errors.Is(err, ErrResync) {
+		return RunOnFreshStack(s.resync)
+	}
+	if err != nil {
+		return err
+	}
+	defer f.Close()
 	e.presence.opened(c.ID)
 	defer e.presence.closed(c.ID)
-	s := &stream{e: e, member: c.ID, send: send}
-	err := RunOnFreshStack(func() error { return s.start(ctx, afterSeq, cur) })
-	if err == nil {
-		err = s.live(ctx, cur.reg)
-	}
+	err = s.run(ctx, f)
 	if errors.Is(err, context.Canceled) {
 		// Ended by the engine (see streamSet) or by the client going away.
 		if cause := context.Cause(ctx); !errors.Is(cause, context.Canceled) {
 			err = cause
 		}
 	}
-	if errors.Is(err, errGone) || errors.Is(err, context.Canceled) || errors.Is(err, errEnded) {
+	switch {
+	case errors.Is(err, ErrResync):
+		return RunOnFreshStack(s.resync)
+	case errors.Is(err, ErrGone), errors.Is(err, ErrClosed), errors.Is(err, context.Canceled):
 		return nil
 	}
 	return err
 }
 
-// errEnded ends a stream normally after start sent resync.
-var errEnded = errors.New("the stream ended")
-
-// start sends the first heartbeat and replays the log after afterSeq up to the stream's
-// cursor; or sends resync (and ends the stream with errEnded) when the log no longer has it.
-func (s *stream) start(ctx context.Context, afterSeq int64, cur cursor) error {
-	if afterSeq > cur.seq || afterSeq < s.e.firstKeptSeq()-1 {
-		return s.resyncAndEnd()
-	}
-	if err := s.heartbeat(); err != nil {
+// run sends the first heartbeat, then whatever the follower hands over, until it fails.
+func (s *stream) run(ctx context.Context, f *Follower) error {
+	if err := RunOnFreshStack(s.heartbeat); err != nil {
 		return err
 	}
-	err := s.replay(ctx, afterSeq, cur.seq, cur.snap)
-	if errors.Is(err, errResync) {
-		return s.resyncAndEnd()
+	heartbeat := s.e.clock.NewTicker(s.e.opts.Heartbeat)
+	defer heartbeat.Stop()
+	for {
+		if err := RunOnFreshStack(func() error { return s.sendAvailable(ctx, f) }); err != nil {
+			return err
+		}
+		ticked, err := f.Wait(ctx, heartbeat.C())
+		if err != nil {
+			return err
+		}
+		if ticked {
+			if err := RunOnFreshStack(s.heartbeat); err != nil {
+				return err
+			}
+		}
 	}
-	return err
 }
 
-func (s *stream) resyncAndEnd() error {
-	if err := s.resync(); err != nil {
-		return err
+// sendAvailable sends what the follower has now, until it has nothing more or the client left.
+func (s *stream) sendAvailable(ctx context.Context, f *Follower) error {
+	for {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		ds, err := f.Next()
+		if err != nil {
+			return err
+		}
+		if len(ds) == 0 {
+			return nil
+		}
+		if err := s.deliver(ds); err != nil {
+			return err
+		}
 	}
-	return errEnded
 }
 
 // RunOnFreshStack runs fn on a new goroutine and waits for it; a panic in fn goes on in the caller. A
@@ -116,19 +125,9 @@ func RunOnFreshStack(fn func() error) error {
 	return err
 }
 
-// firstKeptSeq is the seq of the oldest event still in the log (1 while nothing was pruned).
-func (e *Engine) firstKeptSeq() int64 {
-	if s := e.logStart.Load(); s > 0 {
-		return s
-	}
-	return 1
-}
-
 type stream struct {
-	e       *Engine
-	member  string
-	send    func(*Frame) error
-	visible []hubEntry
+	e    *Engine
+	send func(*Frame) error
 }
 
 func (s *stream) heartbeat() error {
@@ -139,130 +138,23 @@ func (s *stream) resync() error {
 	return s.send(newFrame(&svcv1.Event{AtMs: s.e.now().UnixMilli(), Kind: &svcv1.Event_Resync{Resync: true}}))
 }
 
-// replay sends the logged events after..until the member may see, judged against snap (the
-// community now), a chunk per read transaction, leaving out events about messages past
-// retention. Seqs are consecutive, so a missing one means the pruner deleted it meanwhile: the
-// client must resync.
-func (s *stream) replay(ctx context.Context, after, until int64, snap *Snapshot) error {
-	cutoff := cutoffMs(snap.Settings(), s.e.now())
-	for after < until {
-		var frames []*Frame
-		gap := false
-		err := s.e.db.View(func(r *store.Reader) error {
-			return r.Events(after, until, func(le *storepb.LoggedEvent) (bool, error) {
-				seq := le.GetEvent().GetSeq()
-				if seq != after+1 {
-					gap = true
-					return false, nil
-				}
-				after = seq
-				if !snap.receives(s.member, le.GetAudience()) {
-					return true, nil
-				}
-				// Messages past retention are gone from replay as from ListMessages.
-				if gone, err := eventExpired(r, le.GetEvent(), cutoff); err != nil || gone {
-					return err == nil, err
-				}
-				frames = append(frames, newFrame(le.GetEvent()))
-				return len(frames) < replayChunk, nil
-			})
-		})
-		if err != nil {
-			return err
-		}
-		if gap {
-			return errResync
-		}
-		for _, f := range frames {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-			if err := s.send(f); err != nil {
-				return err
-			}
-		}
-		if len(frames) < replayChunk {
-			break
-		}
-	}
-	return nil
-}
-
-// live sends what the hub publishes from the stream's position on, until the stream ends.
-func (s *stream) live(ctx context.Context, reg *readPos) error {
-	heartbeat := time.NewTicker(s.e.opts.Heartbeat)
-	defer heartbeat.Stop()
-	pos := reg.pos.Load()
-	var buf []hubEntry
-	for {
-		rr := s.e.hub.read(pos, buf[:0])
-		if rr.lost {
-			return RunOnFreshStack(s.resync)
-		}
-		if len(rr.entries) > 0 {
-			if err := RunOnFreshStack(func() error { return s.deliver(rr.entries) }); err != nil {
-				return err
-			}
-			pos, buf = rr.next, reuse(rr.entries)
-			reg.pos.Store(pos)
-			continue
-		}
-		if rr.closed {
-			return nil
-		}
-		select {
-		case <-rr.wake:
-		case <-heartbeat.C:
-			if err := RunOnFreshStack(s.heartbeat); err != nil {
-				return err
-			}
-		case <-ctx.Done():
-			return ctx.Err()
-		}
-	}
-}
-
-// keepEntries is the largest buffer of entries a stream keeps from one read to the next. A
-// burst (the presence changes of many streams opening at once) can grow a stream's buffers to
-// thousands of entries; kept, that is tens of KiB on every idle stream.
-const keepEntries = 64
-
-// reuse empties buf for the next read: cleared (so that it holds no Frames or Snapshots)
-// when it is small, dropped when a burst made it large.
-func reuse(buf []hubEntry) []hubEntry {
-	if cap(buf) > keepEntries {
-		return nil
-	}
-	clear(buf)
-	return buf[:0]
-}
-
-// deliver sends the entries this member may receive, in order. When more than one presence
-// change is among them, they go as one presence_batch (the latest change per member) in the
-// place of the last one.
-func (s *stream) deliver(entries []hubEntry) error {
-	s.visible = s.visible[:0]
-	presences, gone := 0, false
-	for _, en := range entries {
-		if en.snap.active(s.member) == nil {
-			gone = true
-			break
-		}
-		if !en.snap.receives(s.member, en.aud) {
-			continue
-		}
-		if isPresence(en.frame) {
+// deliver sends the events, which the member may all receive, in order. When more than one
+// presence change is among them, they go as one presence_batch (the latest change per member)
+// in the place of the last one.
+func (s *stream) deliver(ds []Delivery) error {
+	presences := 0
+	for _, d := range ds {
+		if isPresence(d.Frame) {
 			presences++
 		}
-		s.visible = append(s.visible, en)
 	}
 	var batch *Frame
 	if presences > 1 {
-		batch = s.presenceBatch()
+		batch = presenceBatch(ds)
 	}
 	seen := 0
-	for _, en := range s.visible {
-		f := en.frame
+	for _, d := range ds {
+		f := d.Frame
 		if batch != nil && isPresence(f) {
 			if seen++; seen < presences {
 				continue
@@ -273,10 +165,6 @@ func (s *stream) deliver(entries []hubEntry) error {
 			return err
 		}
 	}
-	s.visible = reuse(s.visible)
-	if gone {
-		return errGone
-	}
 	return nil
 }
 
@@ -285,13 +173,13 @@ func isPresence(f *Frame) bool {
 	return f.Event.GetPresence() != nil || f.Event.GetPresenceBatch() != nil
 }
 
-// presenceBatch folds the visible presence and presence_batch events into one, keeping each
+// presenceBatch folds the presence and presence_batch events among ds into one, keeping each
 // member's latest change.
-func (s *stream) presenceBatch() *Frame {
+func presenceBatch(ds []Delivery) *Frame {
 	var changes []*svcv1.PresenceEvent
 	var at int64
-	for _, en := range s.visible {
-		ev := en.frame.Event
+	for _, d := range ds {
+		ev := d.Event()
 		if p := ev.GetPresence(); p != nil {
 			changes = append(changes, p)
 		} else if b := ev.GetPresenceBatch(); b != nil {

@@ -45,7 +45,7 @@ type Tx struct {
 	d      *draft
 	now    time.Time
 	seq    int64
-	events []hubEntry
+	events []Delivery
 	after  []func()
 	drops  []string
 	writes int
@@ -79,7 +79,7 @@ func (tx *Tx) emit(aud *storepb.Audience, ev *svcv1.Event) (int64, error) {
 	if err := tx.mutate().AppendEvent(le); err != nil {
 		return 0, err
 	}
-	tx.events = append(tx.events, hubEntry{frame: newFrame(ev), aud: aud})
+	tx.events = append(tx.events, Delivery{Frame: newFrame(ev), Audience: aud})
 	return tx.seq, nil
 }
 

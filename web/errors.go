@@ -12,19 +12,36 @@ import (
 	"hearth/engine"
 )
 
-// connectCodes maps each engine code to its Connect code: the one place this happens.
-var connectCodes = map[engine.Code]connect.Code{
-	engine.CodeInternal:           connect.CodeInternal,
-	engine.CodeInvalidArgument:    connect.CodeInvalidArgument,
-	engine.CodeNotFound:           connect.CodeNotFound,
-	engine.CodeAlreadyExists:      connect.CodeAlreadyExists,
-	engine.CodePermissionDenied:   connect.CodePermissionDenied,
-	engine.CodeFailedPrecondition: connect.CodeFailedPrecondition,
-	engine.CodeResourceExhausted:  connect.CodeResourceExhausted,
-	engine.CodeUnauthenticated:    connect.CodeUnauthenticated,
-	engine.CodeUnavailable:        connect.CodeUnavailable,
-	engine.CodeUnimplemented:      connect.CodeUnimplemented,
-	engine.CodeTooLarge:           connect.CodeInvalidArgument,
+// wireCode is what one engine code becomes on the wire: a Connect code for the calls, an HTTP
+// status for the plain endpoints.
+type wireCode struct {
+	connect connect.Code
+	status  int
+}
+
+// wireCodes maps every engine code to the wire, for calls and plain endpoints alike: the one
+// place this happens. A body over its size limit is a bad argument to a call (the field and its
+// limit are in the message) and 413 on a plain endpoint, where the body is the request.
+var wireCodes = map[engine.Code]wireCode{
+	engine.CodeInternal:           {connect.CodeInternal, http.StatusInternalServerError},
+	engine.CodeInvalidArgument:    {connect.CodeInvalidArgument, http.StatusBadRequest},
+	engine.CodeNotFound:           {connect.CodeNotFound, http.StatusNotFound},
+	engine.CodeAlreadyExists:      {connect.CodeAlreadyExists, http.StatusConflict},
+	engine.CodePermissionDenied:   {connect.CodePermissionDenied, http.StatusForbidden},
+	engine.CodeFailedPrecondition: {connect.CodeFailedPrecondition, http.StatusBadRequest},
+	engine.CodeResourceExhausted:  {connect.CodeResourceExhausted, http.StatusTooManyRequests},
+	engine.CodeUnauthenticated:    {connect.CodeUnauthenticated, http.StatusUnauthorized},
+	engine.CodeUnavailable:        {connect.CodeUnavailable, http.StatusServiceUnavailable},
+	engine.CodeUnimplemented:      {connect.CodeUnimplemented, http.StatusNotImplemented},
+	engine.CodeTooLarge:           {connect.CodeInvalidArgument, http.StatusRequestEntityTooLarge},
+}
+
+// wireCodeOf is the wire form of an engine code; an unknown code is internal.
+func wireCodeOf(c engine.Code) wireCode {
+	if w, ok := wireCodes[c]; ok {
+		return w
+	}
+	return wireCodes[engine.CodeInternal]
 }
 
 // toConnect turns an engine error into a Connect error; anything unexpected becomes a plain
@@ -39,7 +56,7 @@ func toConnect(err error) error {
 	}
 	var ee *engine.Error
 	if errors.As(err, &ee) {
-		out := connect.NewError(connectCodes[ee.Code], errors.New(ee.Msg))
+		out := connect.NewError(wireCodeOf(ee.Code).connect, errors.New(ee.Msg))
 		if ee.RetryAfter > 0 {
 			out.Meta().Set("Retry-After", retryAfter(ee))
 		}
@@ -68,25 +85,7 @@ func httpStatus(err error) int {
 	case errors.Is(err, context.DeadlineExceeded):
 		return http.StatusServiceUnavailable
 	}
-	switch engine.CodeOf(err) {
-	case engine.CodeInvalidArgument, engine.CodeFailedPrecondition:
-		return http.StatusBadRequest
-	case engine.CodeUnauthenticated:
-		return http.StatusUnauthorized
-	case engine.CodePermissionDenied:
-		return http.StatusForbidden
-	case engine.CodeNotFound:
-		return http.StatusNotFound
-	case engine.CodeAlreadyExists:
-		return http.StatusConflict
-	case engine.CodeResourceExhausted:
-		return http.StatusTooManyRequests
-	case engine.CodeUnavailable:
-		return http.StatusServiceUnavailable
-	case engine.CodeTooLarge:
-		return http.StatusRequestEntityTooLarge
-	}
-	return http.StatusInternalServerError
+	return wireCodeOf(engine.CodeOf(err)).status
 }
 
 // writeError answers a plain endpoint's failure as API.md says: `{"error": "<text>"}` with the

@@ -1,34 +1,22 @@
 package webtest
 
 import (
-	"sync"
 	"time"
 
 	"hearth/engine"
+	"hearth/engine/clock"
 )
 
-// Clock is a clock that only moves when told, for rate limits, expiry and retention.
-type Clock struct {
-	mu sync.Mutex
-	t  time.Time
-}
+// Clock is a clock that only moves when told, for rate limits, expiry, retention and the
+// engine's timers (presence, heartbeats, the minute jobs), which fire as Advance passes them.
+type Clock = clock.Manual
 
 // NewClock starts at a fixed, recent time.
-func NewClock() *Clock { return &Clock{t: time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)} }
-
-// Now is the clock's time.
-func (c *Clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-// Advance moves the clock forward.
-func (c *Clock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = c.t.Add(d)
-}
+func NewClock() *Clock { return clock.NewManual(time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)) }
 
 // WithClock runs the engine on c.
-func WithClock(c *Clock) Option { return func(o *engine.Options) { o.Now = c.Now } }
+func WithClock(c *Clock) Option { return func(o *engine.Options) { o.Clock = c } }
+
+// WithManualJobs leaves the engine's background jobs to the test's own calls (PurgeNow,
+// PruneLog, ExpireUploads), so that advancing the clock does not run them.
+func WithManualJobs() Option { return func(o *engine.Options) { o.ManualJobs = true } }

@@ -1,0 +1,232 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"hearth/engine/store"
+	"hearth/engine/store/storepb"
+)
+
+// A Follower reads the community's events in seq order from a position on, each exactly once:
+// first the logged events after that position, from the database (replay), then the events
+// the writer commits from then on, from the hub. It is what every consumer of the event log
+// shares: the Subscribe streams, the plugins (hooks in log order) and the search index.
+//
+// The follower registers its place in the hub's ring before it replays, so nothing committed
+// during the replay is missed or handed over twice. A follower that falls further behind than
+// the ring holds, or asks for a position the log no longer keeps, gets ErrResync: it starts
+// again from a newer position (a client calls GetState first).
+
+// ErrResync ends a follower that fell further behind than the event log or the hub's ring
+// keeps, or that asked for a position outside the log.
+var ErrResync = errors.New("the event log no longer holds what follows this position: resync")
+
+// ErrGone ends a follower that follows a member (FollowOptions.Member) once that member is no
+// longer in the community.
+var ErrGone = errors.New("the member left the community")
+
+// replayChunk is how many events one read transaction of a replay hands over at most, so that
+// a slow consumer never holds a transaction open for long.
+const replayChunk = 256
+
+// FollowOptions say where a follower starts and what it hands over.
+type FollowOptions struct {
+	// AfterSeq is the seq of the last event the consumer has: the follower starts after it.
+	AfterSeq int64
+	// Member, when set, follows as that member: only the events they may receive, and ErrGone
+	// after the last one while they are in the community. Empty: every event.
+	Member string
+	// LoggedOnly leaves out the ephemeral events (typing, presence, seq 0).
+	LoggedOnly bool
+}
+
+// Follower is one reader of the event log; see Follow. It is not safe for concurrent use.
+type Follower struct {
+	e    *Engine
+	opts FollowOptions
+	pos  *readPos
+	// until is the seq where the replay ends and the ring takes over; after is the seq of the
+	// last event replayed.
+	until, after int64
+	// snap judges the replayed events: the community when the follower started.
+	snap *Snapshot
+	// wake is closed by the hub's next publish after the last read of the ring.
+	wake   chan struct{}
+	buf    []Delivery
+	gone   bool
+	closed bool
+}
+
+// Follow starts a follower after opts.AfterSeq. It fails with ErrResync when that position is
+// newer than the log or older than what the log keeps. Close it when done.
+func (e *Engine) Follow(opts FollowOptions) (*Follower, error) {
+	cur := e.hub.cursor()
+	if opts.AfterSeq > cur.seq || opts.AfterSeq < e.firstKeptSeq()-1 {
+		e.hub.leave(cur.reg)
+		return nil, ErrResync
+	}
+	return &Follower{e: e, opts: opts, pos: cur.reg, until: cur.seq, after: opts.AfterSeq, snap: cur.snap}, nil
+}
+
+// Close lets go of the follower's place in the hub.
+func (f *Follower) Close() {
+	if !f.closed {
+		f.closed = true
+		f.e.hub.leave(f.pos)
+	}
+}
+
+// Next returns the events available now, in seq order, without waiting: a chunk of the replay
+// while there is one, then what the hub has published since the last call. An empty answer
+// means nothing is waiting: call Wait. The slice is the follower's own and is reused by the
+// next call. Errors: ErrResync, ErrGone, ErrClosed (the server shuts down), or a database error.
+func (f *Follower) Next() ([]Delivery, error) {
+	if f.gone {
+		return nil, ErrGone
+	}
+	if f.after < f.until {
+		out, err := f.replay()
+		if err != nil || len(out) > 0 {
+			return out, err
+		}
+	}
+	return f.live()
+}
+
+// Wait blocks until Next may have more, ctx ends (its error), tick fires (ticked true: the
+// consumer's own timer, e.g. a heartbeat), or the server shuts down (ErrClosed).
+func (f *Follower) Wait(ctx context.Context, tick <-chan time.Time) (ticked bool, err error) {
+	if f.wake == nil {
+		return false, nil
+	}
+	select {
+	case <-f.wake:
+		return false, nil
+	case <-tick:
+		return true, nil
+	case <-ctx.Done():
+		return false, ctx.Err()
+	}
+}
+
+// Run hands every event to fn, batch by batch, until ctx ends, fn fails or the follower does.
+// It suits consumers that do their work on the follower's goroutine (plugins, the search index).
+func (f *Follower) Run(ctx context.Context, fn func([]Delivery) error) error {
+	for {
+		ds, err := f.Next()
+		if err != nil {
+			return err
+		}
+		if len(ds) > 0 {
+			if err := fn(ds); err != nil {
+				return err
+			}
+			continue
+		}
+		if _, err := f.Wait(ctx, nil); err != nil {
+			return err
+		}
+	}
+}
+
+// replay reads the next chunk of logged events after f.after up to f.until, judged against
+// the community now, leaving out events about messages past retention. Seqs are consecutive,
+// so a missing one means the pruner deleted it meanwhile: ErrResync.
+func (f *Follower) replay() ([]Delivery, error) {
+	out := reuse(f.buf)
+	cutoff := cutoffMs(f.snap.Settings(), f.e.now())
+	err := f.e.db.View(func(r *store.Reader) error {
+		return r.Events(f.after, f.until, func(le *storepb.LoggedEvent) (bool, error) {
+			seq := le.GetEvent().GetSeq()
+			if seq != f.after+1 {
+				return false, ErrResync
+			}
+			f.after = seq
+			if f.opts.Member != "" && !f.snap.receives(f.opts.Member, le.GetAudience()) {
+				return true, nil
+			}
+			// Messages past retention are gone from replay as from ListMessages.
+			if gone, err := eventExpired(r, le.GetEvent(), cutoff); err != nil || gone {
+				return err == nil, err
+			}
+			out = append(out, Delivery{Frame: newFrame(le.GetEvent()), Audience: le.GetAudience(), Snapshot: f.snap})
+			return len(out) < replayChunk, nil
+		})
+	})
+	f.buf = out
+	if err != nil {
+		return nil, err
+	}
+	if len(out) < replayChunk && f.after < f.until {
+		// The log ended before until: pruned under us, or never written.
+		return nil, ErrResync
+	}
+	return out, nil
+}
+
+// live reads what the hub published from the follower's place on, keeps the events the
+// follower hands over, and moves its place.
+func (f *Follower) live() ([]Delivery, error) {
+	pos := f.pos.pos.Load()
+	rr := f.e.hub.read(pos, reuse(f.buf))
+	if rr.lost {
+		return nil, ErrResync
+	}
+	f.wake = rr.wake
+	if len(rr.entries) == 0 {
+		f.buf = rr.entries
+		if rr.closed {
+			return nil, ErrClosed
+		}
+		return nil, nil
+	}
+	f.pos.pos.Store(rr.next)
+	out := rr.entries[:0]
+	for _, d := range rr.entries {
+		if f.opts.LoggedOnly && d.Event().GetSeq() == 0 {
+			continue
+		}
+		if m := f.opts.Member; m != "" {
+			if d.Snapshot.active(m) == nil {
+				f.gone = true
+				break
+			}
+			if !d.VisibleTo(m) {
+				continue
+			}
+		}
+		out = append(out, d)
+	}
+	// What was filtered out stays referenced past len(out) until the next read clears it.
+	f.buf = rr.entries
+	if len(out) == 0 && f.gone {
+		return nil, ErrGone
+	}
+	return out, nil
+}
+
+// keepEntries is the largest buffer of entries a follower keeps from one read to the next. A
+// burst (the presence changes of many streams opening at once) can grow a buffer to thousands
+// of entries; kept, that is tens of KiB on every idle stream.
+const keepEntries = 64
+
+// reuse empties buf for the next read: cleared (so that it holds no Frames or Snapshots) when
+// it is small, dropped when a burst made it large. Every read fills its buffer from empty, so
+// clearing what the last one filled clears everything.
+func reuse(buf []Delivery) []Delivery {
+	if cap(buf) > keepEntries {
+		return nil
+	}
+	clear(buf)
+	return buf[:0]
+}
+
+// firstKeptSeq is the seq of the oldest event still in the log (1 while nothing was pruned).
+func (e *Engine) firstKeptSeq() int64 {
+	if s := e.logStart.Load(); s > 0 {
+		return s
+	}
+	return 1
+}
