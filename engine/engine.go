@@ -114,6 +114,8 @@ type Engine struct {
 	// streams counts the open Subscribe streams; open knows them by member.
 	streams atomic.Int64
 	open    streamSet
+	// joinHook is the plugins' say in Join (SetJoinHook).
+	joinHook joinHooks
 
 	// ctx ends at Close, cutting short the background jobs' calls to the bucket.
 	ctx    context.Context

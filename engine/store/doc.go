@@ -27,6 +27,12 @@
 //	0x72 reportof  message id 0x00 reporter id  report id: a reporter's one report of a message
 //	0x80 upload    upload id                  storepb.UploadRecord: a file in the bucket
 //	0x81 unused    created_at_ms id           empty: an upload nothing uses yet, by age
+//	0xC0 pluginkv  plugin name 0x00 key       a value a plugin stored with chat.store (JSON text)
+//	0xC1 pluginuse plugin name                storepb.PluginStoreUsage: its bytes and keys
+//
+// 0xC0-0xCF belong to bots and plugins (0xC2 and up are free). A bot is a member row (its token
+// hash in MemberRecord.bot_token_hash, its plugin in MemberRecord.plugin); a plugin's source is a
+// file in <data>/plugins, not a row.
 //
 // Indexes that only serve lookups of small state (login to member, username to member, bot
 // token hash to bot, member set to DM) are not stored: the engine derives them in memory from
