@@ -29,6 +29,9 @@ func (e *Engine) PluginsChanged() error {
 	return err
 }
 
+// CheckPluginName checks a plugin's name: a valid username (its bot's).
+func CheckPluginName(name string) error { return checkUsername("name", name) }
+
 // PluginNameFree reports whether a plugin may take name as its bot's username: nobody has it,
 // or the plugin's own bot does.
 func (e *Engine) PluginNameFree(name string) error {
