@@ -10,6 +10,7 @@ import (
 
 	"hearth/auth"
 	"hearth/auth/authtest"
+	"hearth/engine/outbound"
 )
 
 // audience is the base URL of the server the tokens in these tests are for.
@@ -49,7 +50,7 @@ func newVerifierFor(t *testing.T, aud string, clk *clock, issuers ...string) *au
 	v, err := auth.NewVerifier(ctx, auth.VerifierConfig{
 		Audience:       aud,
 		TrustedIssuers: issuers,
-		HTTPClient:     &http.Client{Timeout: 5 * time.Second},
+		HTTPClient:     outbound.New(outbound.Options{Policy: outbound.Operator, Timeout: 5 * time.Second}).HTTPClient(),
 		Now:            clk.Now,
 	})
 	if err != nil {

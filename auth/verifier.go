@@ -15,6 +15,8 @@ import (
 	"github.com/lestrrat-go/jwx/v2/jwk"
 	"github.com/lestrrat-go/jwx/v2/jws"
 	"github.com/lestrrat-go/jwx/v2/jwt"
+
+	"hearth/engine/outbound"
 )
 
 const (
@@ -43,8 +45,10 @@ type VerifierConfig struct {
 	Audience string
 	// TrustedIssuers are the issuers whose tokens are accepted (a trailing "/" is ignored).
 	TrustedIssuers []string
-	// HTTPClient fetches discovery documents and key sets; nil means a client with a 10 s
-	// timeout.
+	// HTTPClient fetches discovery documents and key sets: the server's outbound client
+	// (hearth/engine/outbound) with the operator's policy, since issuers are named by the
+	// operator and may be on loopback or the local network. nil means such a client with a
+	// 10 s timeout.
 	HTTPClient *http.Client
 	// Now is the clock for exp, nbf, iat and the refetch rate limit; nil means time.Now.
 	Now func() time.Time
@@ -84,7 +88,7 @@ func NewVerifier(ctx context.Context, cfg VerifierConfig) (*Verifier, error) {
 	v.cache = newTokenCache(v.now, tokenCacheSize, tokenCacheShards, tokenCacheTTL)
 	client := cfg.HTTPClient
 	if client == nil {
-		client = &http.Client{Timeout: defaultHTTPTimeout}
+		client = outbound.New(outbound.Options{Policy: outbound.Operator, Timeout: defaultHTTPTimeout}).HTTPClient()
 	}
 	// A change in a remote issuer's keys drops every cached verification.
 	cache := &keyCache{ctx: ctx, client: client, now: v.now, keysChanged: v.cache.invalidate}

@@ -4,7 +4,10 @@
 //
 // Reads run on the published Snapshot (the small state, in memory) and on Badger read
 // transactions. Every change goes through the one writer (writer.go), which commits many
-// changes with one sync and hands their events to the hub (hub.go) for the Subscribe streams.
+// changes with one sync and hands their events to the hub (hub.go). A Follower (follower.go)
+// reads the event log from a seq on, replay then live, for the Subscribe streams and for the
+// adapters that consume the log (plugins, the search index); adapters call engine methods as a
+// Caller like web does, never code inside the writer.
 package engine
 
 import (
@@ -18,6 +21,7 @@ import (
 
 	"hearth/blob"
 	"hearth/engine/clock"
+	"hearth/engine/outbound"
 	"hearth/engine/sandbox"
 	"hearth/engine/store"
 	"hearth/engine/store/storepb"
@@ -63,8 +67,14 @@ type Options struct {
 	// OrphanAge is how old an object without an upload row must be before the cleanup deletes
 	// it (default 24 h). It is compared with the bucket's own times, on the wall clock.
 	OrphanAge time.Duration
+	// PreviewPolicy decides which servers link previews may fetch from: outbound.Public
+	// (the zero value) unless -preview-allow-private. Previews also need Bucket and Sandbox.
+	PreviewPolicy outbound.Policy
+	// PreviewTimeout bounds each request of a link preview, the page's and the image's
+	// (default 5 s).
+	PreviewTimeout time.Duration
 	// ManualJobs leaves the background jobs (log pruning, the retention purge, unused uploads,
-	// orphan sweeps) to explicit calls: for tests that check the state before a job runs while
+	// expired link previews, orphan sweeps) to explicit calls: for tests that check the state before a job runs while
 	// they move a manual Clock.
 	ManualJobs bool
 	// Clock is the time the engine runs on, its timers included (default the wall clock).
@@ -75,9 +85,11 @@ type Options struct {
 	Observer Observer
 }
 
-// Inspector reads an upload's content type and image size from its head: the sandbox.
+// Inspector reads untrusted bytes in the sandbox: an upload's content type and image size
+// from its head, a link preview from a page.
 type Inspector interface {
 	Inspect(ctx context.Context, head []byte) (sandbox.Info, error)
+	Preview(ctx context.Context, p sandbox.Page) (sandbox.Preview, error)
 }
 
 // Login is a person's identity: the pair (issuer, subject).
@@ -106,6 +118,7 @@ type Engine struct {
 	lastNow  time.Time // the writer's: the time of its latest batch
 	presence *presence
 	limits   *limiter
+	previews *previewer
 	// deleting marks the roles whose DeleteRole is under way.
 	deleting roleMarks
 	purge    *purger
@@ -160,6 +173,9 @@ func Open(db *store.DB, opts Options) (*Engine, error) {
 	if opts.OrphanAge == 0 {
 		opts.OrphanAge = 24 * time.Hour
 	}
+	if opts.PreviewTimeout == 0 {
+		opts.PreviewTimeout = previewFetchTimeout
+	}
 	if opts.Clock == nil {
 		opts.Clock = clock.Real{}
 	}
@@ -207,6 +223,7 @@ func Open(db *store.DB, opts Options) (*Engine, error) {
 	e.snap.Store(snap)
 	e.hub = newHub(opts.RingSize, e.seq, snap)
 	e.limits = newLimiter(e.now)
+	e.previews = newPreviewer(opts)
 	e.purge = &purger{limit: purgeBatch}
 	e.presence = newPresence(opts.PresenceGrace, e.clock, func(ev *svcv1.Event) {
 		e.hub.publishEphemeral(ev, toEveryone())
@@ -248,6 +265,7 @@ func (e *Engine) runJobs() {
 			if tick%orphanEvery == 0 {
 				e.sweepOrphans()
 			}
+			e.previewJobs(tick)
 		}
 	}
 }
@@ -288,6 +306,7 @@ func (e *Engine) Close() {
 	e.hub.close()
 	close(e.closing)
 	e.cancel()
+	e.previews.close()
 	<-e.jobsDone
 	<-e.writerDone
 }

@@ -24,6 +24,11 @@ func newLimiter(now func() time.Time) *limiter {
 // allow takes one token from key's bucket (created with the given rate and burst on first use)
 // and returns 0, or returns how long until a token is available and takes nothing.
 func (l *limiter) allow(key string, every rate.Limit, burst int) time.Duration {
+	return l.allowN(key, every, burst, 1)
+}
+
+// allowN is allow for n tokens at once: all or none.
+func (l *limiter) allowN(key string, every rate.Limit, burst, n int) time.Duration {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	now := l.now()
@@ -36,7 +41,7 @@ func (l *limiter) allow(key string, every rate.Limit, burst int) time.Duration {
 		b.SetLimitAt(now, every)
 		b.SetBurstAt(now, burst)
 	}
-	r := b.ReserveN(now, 1)
+	r := b.ReserveN(now, n)
 	if !r.OK() {
 		return time.Hour
 	}

@@ -224,9 +224,6 @@ func (d *Snapshot) Joined(channelID, memberID string) bool {
 	return ok
 }
 
-// joinedCount is how many members joined a TEXT channel.
-func (d *Snapshot) joinedCount(channelID string) int { return len(d.joined[channelID]) }
-
 func sortedKeys(m map[string]struct{}) []string {
 	out := slices.Collect(maps.Keys(m))
 	slices.Sort(out)

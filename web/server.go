@@ -1,6 +1,7 @@
 // Package web is Hearth's HTTP surface: the Connect handlers of the three services (thin: each
 // calls one engine method), the plain endpoints, and the middleware that authenticates callers
-// and logs requests.
+// and logs requests. It is also where a whole server is assembled (Open, in assembly.go), once,
+// for the binary and the tests alike.
 package web
 
 import (
@@ -70,6 +71,7 @@ func New(opts Options) http.Handler {
 	}
 	mux.HandleFunc(uploadRoute, upload(opts.Engine, a))
 	mux.HandleFunc("GET /files/{id}/{name}", serveFile(opts.Engine, opts.FilesRedirect))
+	mux.HandleFunc(previewImageRoute, servePreviewImage(opts.Engine))
 	mux.HandleFunc("GET /invite/{code}", inviteRedirect(webURL, base))
 	mux.HandleFunc("GET /i/{code}", inviteRedirect(webURL, base))
 	if opts.Issuer != nil {

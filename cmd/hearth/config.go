@@ -14,6 +14,7 @@ import (
 	"hearth/auth"
 	"hearth/blob"
 	"hearth/engine"
+	"hearth/engine/outbound"
 	"hearth/engine/store"
 )
 
@@ -39,6 +40,9 @@ type Config struct {
 	ReplayEvents   int
 	Memory         string
 	MetricsAddr    string
+	// PreviewAllowPrivate lets link previews fetch loopback and private addresses, on any
+	// port: for tests and closed networks only.
+	PreviewAllowPrivate bool
 }
 
 // listFlag is a repeatable flag; from the environment it takes a comma-separated list.
@@ -76,6 +80,7 @@ func serveFlags(fs *flag.FlagSet, c *Config) {
 	fs.IntVar(&c.ReplayDays, "replay-days", 7, "the event log keeps at least this many days of events for reconnecting clients")
 	fs.IntVar(&c.ReplayEvents, "replay-events", 100000, "the event log keeps at least this many events for reconnecting clients")
 	fs.StringVar(&c.Memory, "memory", "small", "database memory profile: small (fits a 512 MB VPS) or default (Badger's own, for hosts with memory to spare)")
+	fs.BoolVar(&c.PreviewAllowPrivate, "preview-allow-private", false, "let link previews fetch loopback and private addresses on any port (for tests and closed networks only)")
 	fs.StringVar(&c.MetricsAddr, "metrics-addr", "", "serve Prometheus metrics at /metrics on this separate address, e.g. 127.0.0.1:9464 (default: off)")
 }
 
@@ -189,12 +194,10 @@ func (c *Config) ownerLogin() (*engine.Login, error) {
 	return &engine.Login{Issuer: strings.TrimSuffix(iss, "/"), Subject: sub}, nil
 }
 
-// issuers is every issuer the server trusts: itself (unless told not to) and -trusted-issuer.
-func (c *Config) issuers() []string {
+// trustedIssuers are the -trusted-issuer URLs (the local issuer, unless -no-local-issuer, is
+// trusted besides them).
+func (c *Config) trustedIssuers() []string {
 	var out []string
-	if !c.NoLocalIssuer {
-		out = append(out, c.BaseURL)
-	}
 	for _, iss := range c.TrustedIssuers {
 		out = append(out, strings.TrimSuffix(iss, "/"))
 	}
@@ -229,4 +232,13 @@ func unwrapPathError(err error) error {
 		return pe.Err
 	}
 	return err
+}
+
+// previewPolicy is the address policy of link previews: public addresses on ports 80 and
+// 443, unless -preview-allow-private lifts both rules.
+func (c *Config) previewPolicy() outbound.Policy {
+	if c.PreviewAllowPrivate {
+		return outbound.Policy{AllowPrivate: true, AnyPort: true}
+	}
+	return outbound.Public
 }

@@ -19,7 +19,7 @@ var debugHandlers func(*http.ServeMux)
 // from loopback, so "localhost only" on the main port would publish the metrics to everyone.
 // The metrics hold no member data, but they do tell how busy the community is.
 func (a *app) serveMetrics(addr string, stdout io.Writer, log *slog.Logger) error {
-	if a.metrics == nil {
+	if a.Metrics == nil {
 		return nil
 	}
 	ln, err := net.Listen("tcp", addr)
@@ -27,7 +27,7 @@ func (a *app) serveMetrics(addr string, stdout io.Writer, log *slog.Logger) erro
 		return fmt.Errorf("-metrics-addr %s: %v", addr, err)
 	}
 	mux := http.NewServeMux()
-	mux.Handle("GET /metrics", a.metrics.Handler())
+	mux.Handle("GET /metrics", a.Metrics.Handler())
 	if debugHandlers != nil {
 		debugHandlers(mux)
 	}

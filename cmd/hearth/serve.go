@@ -12,17 +12,13 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"syscall"
 	"time"
 
-	"hearth/auth"
-	"hearth/blob"
 	"hearth/engine"
-	"hearth/engine/sandbox"
+	"hearth/engine/outbound"
 	"hearth/engine/store"
 	"hearth/web"
-	"hearth/web/metrics"
 )
 
 func serve(args []string, stdout, stderr io.Writer) error {
@@ -65,117 +61,51 @@ func serve(args []string, stdout, stderr io.Writer) error {
 	return a.serve(ctx, ln, c, log)
 }
 
-// app is the assembled server: database, bucket, sandbox, engine, authentication and HTTP
-// surface.
+// app is the assembled server (web.Open) with what only the binary has: its HTTP server and
+// the metrics listener.
 type app struct {
-	db      *store.DB
-	bucket  *blob.Bucket
-	sandbox *sandbox.Lazy
-	eng     *engine.Engine
-	srv     *http.Server
-	// metrics is nil unless -metrics-addr is set; metricsSrv serves it there.
-	metrics    *metrics.Metrics
+	*web.Server
+	srv *http.Server
+	// metricsSrv serves Metrics on -metrics-addr.
 	metricsSrv *http.Server
 }
 
-// sandboxQuiet is how long the sandbox stays started after its last upload.
-const sandboxQuiet = 5 * time.Minute
-
 func openApp(ctx context.Context, c Config, log *slog.Logger) (*app, error) {
 	owner, _ := c.ownerLogin()
-	bucket, err := blob.Open(ctx, c.Bucket, c.Data)
-	if err != nil {
-		return nil, fmt.Errorf("open the file bucket: %w", err)
-	}
 	profile, _ := store.ParseProfile(c.Memory)
 	tuneGC(profile, os.Getenv)
-	db, err := store.Open(filepath.Join(c.Data, "db"), profile, log)
-	if err != nil {
-		bucket.Close()
-		return nil, err
-	}
-	a := &app{db: db, bucket: bucket}
-	signer, err := blob.LoadOrCreateSigner(c.Data)
-	if err != nil {
-		a.close()
-		return nil, err
-	}
-	// The sandbox starts on the first upload and stops after sandboxQuiet without one: a
-	// started sandbox holds 60 MB and more, an idle server should not. Compiled code is
-	// cached under the data folder, so that every start but the very first takes a tenth
-	// of a second rather than a whole one.
-	a.sandbox, err = sandbox.NewLazy(sandbox.Options{CacheDir: filepath.Join(c.Data, "cache", "wazero")}, sandboxQuiet)
-	if err != nil {
-		a.close()
-		return nil, err
-	}
-	if c.FilesRedirect && !bucket.CanSign() {
-		log.Warn("-files-redirect does nothing on this bucket: it cannot sign its own URLs, so files are served by the server")
-	}
-	var observer engine.Observer
-	if c.MetricsAddr != "" {
-		a.metrics = metrics.New()
-		observer = a.metrics
-	}
-	var issuer *auth.Issuer
-	if !c.NoLocalIssuer {
-		if issuer, err = auth.LoadOrCreateIssuer(c.Data, c.BaseURL, time.Now); err != nil {
-			a.close()
-			return nil, err
-		}
-	}
 	var updates engine.UpdateChecker
 	if c.UpdateFeed != "" {
-		updates = newUpdateFeed(ctx, c.UpdateFeed, &http.Client{Timeout: 30 * time.Second}, log)
+		feed := outbound.New(outbound.Options{Policy: outbound.Operator, Timeout: 30 * time.Second, MaxBody: feedMaxBytes, UserAgent: outbound.UserAgent(version)})
+		updates = newUpdateFeed(ctx, c.UpdateFeed, feed.HTTPClient(), log)
 	}
-	a.eng, err = engine.Open(db, engine.Options{
-		BaseURL:        c.BaseURL,
-		TrustedIssuers: c.issuers(),
-		Owner:          owner,
-		Name:           c.Name,
-		Version:        version,
-		Updates:        updates,
-		BotRate:        c.BotRate,
-		BotBurst:       c.BotBurst,
-		ReplayDays:     c.ReplayDays,
-		ReplayEvents:   c.ReplayEvents,
-		Bucket:         bucket,
-		Signer:         signer,
-		Sandbox:        a.sandbox,
-		Log:            log,
-		Observer:       observer,
+	s, err := web.Open(ctx, web.Config{
+		Data: c.Data,
+		Engine: engine.Options{
+			BaseURL:        c.BaseURL,
+			TrustedIssuers: c.trustedIssuers(),
+			Owner:          owner,
+			Name:           c.Name,
+			Version:        version,
+			Updates:        updates,
+			BotRate:        c.BotRate,
+			BotBurst:       c.BotBurst,
+			ReplayDays:     c.ReplayDays,
+			ReplayEvents:   c.ReplayEvents,
+			PreviewPolicy:  c.previewPolicy(),
+		},
+		BucketURL:     c.Bucket,
+		WebURL:        c.WebURL,
+		NoLocalIssuer: c.NoLocalIssuer,
+		FilesRedirect: c.FilesRedirect,
+		Memory:        profile,
+		Metrics:       c.MetricsAddr != "",
+		Log:           log,
 	})
 	if err != nil {
-		a.close()
 		return nil, err
 	}
-	if a.metrics != nil {
-		a.metrics.Watch(a.eng.Stats)
-	}
-	verifier, err := auth.NewVerifier(ctx, auth.VerifierConfig{
-		Audience:       c.BaseURL,
-		TrustedIssuers: c.issuers(),
-		HTTPClient:     &http.Client{Timeout: 10 * time.Second},
-		Now:            time.Now,
-		Issuer:         issuer,
-	})
-	if err != nil {
-		a.close()
-		return nil, err
-	}
-	a.srv = &http.Server{
-		Handler:           web.New(web.Options{Engine: a.eng, Verifier: verifier, Issuer: issuer, WebURL: c.WebURL, FilesRedirect: c.FilesRedirect, Log: log, Metrics: a.metrics}),
-		ReadHeaderTimeout: 10 * time.Second,
-		IdleTimeout:       2 * time.Minute,
-		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
-	}
-	// Cleartext HTTP/2 (h2c) next to HTTP/1.1 on one port: Connect, gRPC and gRPC-Web all work
-	// without TLS, as behind a reverse proxy that terminates it.
-	a.srv.Protocols = new(http.Protocols)
-	a.srv.Protocols.SetHTTP1(true)
-	a.srv.Protocols.SetHTTP2(true)
-	a.srv.Protocols.SetUnencryptedHTTP2(true)
-	return a, nil
+	return &app{Server: s, srv: web.NewHTTPServer(s.Handler(), log)}, nil
 }
 
 // serve runs until ctx ends (SIGINT or SIGTERM), then shuts down in order: streams first so
@@ -202,7 +132,7 @@ func (a *app) serve(ctx context.Context, ln net.Listener, c Config, log *slog.Lo
 		log.Info("shutting down")
 	case err = <-errc:
 	}
-	a.eng.CloseStreams()
+	a.CloseStreams()
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	if e := a.srv.Shutdown(shutdownCtx); e != nil && err == nil {
@@ -222,18 +152,5 @@ func (a *app) close() {
 	if a.metricsSrv != nil {
 		a.metricsSrv.Close()
 	}
-	if a.eng != nil {
-		a.eng.Close()
-	}
-	if a.sandbox != nil {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		a.sandbox.Close(ctx)
-		cancel()
-	}
-	if a.db != nil {
-		a.db.Close()
-	}
-	if a.bucket != nil {
-		a.bucket.Close()
-	}
+	a.Server.Close()
 }

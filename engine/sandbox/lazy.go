@@ -70,6 +70,16 @@ func (l *Lazy) Inspect(ctx context.Context, head []byte) (Info, error) {
 	return sb.Inspect(ctx, head)
 }
 
+// Preview is Sandbox.Preview on the started Sandbox, starting it if needed.
+func (l *Lazy) Preview(ctx context.Context, p Page) (Preview, error) {
+	sb, err := l.acquire(ctx)
+	if err != nil {
+		return Preview{}, err
+	}
+	defer l.release()
+	return sb.Preview(ctx, p)
+}
+
 // Started reports whether a Sandbox is running now: for tests and metrics.
 func (l *Lazy) Started() bool {
 	l.mu.Lock()

@@ -1,5 +1,5 @@
-// Package sandbox parses untrusted bytes (uploaded files now, HTML pages for link previews
-// later) inside a WebAssembly guest run by wazero, so that a malicious file can at worst
+// Package sandbox parses untrusted bytes (uploaded files, and the HTML pages of link
+// previews) inside a WebAssembly guest run by wazero, so that a malicious file can at worst
 // make one call fail: never crash, hang or exhaust the server.
 //
 // Each input gets a fresh guest instance, never one that saw another input, with a memory

@@ -27,6 +27,9 @@
 //	0x72 reportof  message id 0x00 reporter id  report id: a reporter's one report of a message
 //	0x80 upload    upload id                  storepb.UploadRecord: a file in the bucket
 //	0x81 unused    created_at_ms id           empty: an upload nothing uses yet, by age
+//	0xA0 preview   URL hash                   storepb.PreviewRecord: a fetched link's preview (or failure)
+//	0xA1 prevexp   expires_at_ms URL hash     empty: the cached previews by expiry
+//	0xA2 previmg   image id                   storepb.PreviewImageRecord: an image in the bucket
 //	0xC0 pluginkv  plugin name 0x00 key       a value a plugin stored with chat.store (JSON text)
 //	0xC1 pluginuse plugin name                storepb.PluginStoreUsage: its bytes and keys
 //
@@ -53,4 +56,10 @@
 // missing object; an object without a row is left over from a crash and swept by the engine.
 // The unused index (created_at_ms is 8 bytes, big-endian, so it sorts by age) is what the
 // engine's cleanup scans to delete uploads that nothing used within a day.
+//
+// Link previews (0xA0-0xAF) are a cache: a preview row per fetched URL (keyed by the
+// SHA-256 of the normalized URL, 32 bytes), listed by expiry in 0xA1 (expires_at_ms is 8
+// bytes, big-endian) for the cleanup. A preview's image is an object previews/<id> with a row
+// of its own, which follows the rule of upload rows: stored before its row is written,
+// deleted after its row is.
 package store

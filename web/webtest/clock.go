@@ -18,5 +18,5 @@ func NewClock() *Clock { return clock.NewManual(time.Date(2026, 11, 1, 12, 0, 0,
 func WithClock(c *Clock) Option { return func(o *engine.Options) { o.Clock = c } }
 
 // WithManualJobs leaves the engine's background jobs to the test's own calls (PurgeNow,
-// PruneLog, ExpireUploads), so that advancing the clock does not run them.
+// PruneLog, ExpireUploads, ExpirePreviews), so that advancing the clock does not run them.
 func WithManualJobs() Option { return func(o *engine.Options) { o.ManualJobs = true } }

@@ -2,6 +2,7 @@ package webtest
 
 import (
 	"fmt"
+	"path/filepath"
 
 	"hearth/engine/store"
 	"hearth/engine/store/storepb"
@@ -14,14 +15,17 @@ import (
 // running server sees them as if they had always been there. No events are logged for seeded
 // rows. Seed before opening streams: a restart ends them.
 
-// Seed stops the engine, runs fn in one database transaction, and starts the engine again.
+// Seed stops the server, runs fn in one transaction of its database, and starts it again.
 func (s *Server) Seed(fn func(b *store.Batch) error) {
 	s.t.Helper()
-	s.Engine.CloseStreams()
-	s.stopAuth()
-	s.Engine.Close()
-	b := s.db.NewBatch()
-	err := fn(b)
+	s.app.CloseStreams()
+	s.close()
+	db, err := store.Open(filepath.Join(s.Dir, "db"), store.ProfileSmall, Logger())
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	b := db.NewBatch()
+	err = fn(b)
 	if err == nil {
 		err = b.Commit()
 	}
@@ -29,7 +33,7 @@ func (s *Server) Seed(fn func(b *store.Batch) error) {
 	if err != nil {
 		s.t.Fatalf("seed: %v", err)
 	}
-	if err := s.db.Close(); err != nil {
+	if err := db.Close(); err != nil {
 		s.t.Fatal(err)
 	}
 	s.open()

@@ -1,7 +1,8 @@
-// Package webtest starts a real Hearth for tests: a Badger database in a temp dir, a file
-// bucket beside it (or any bucket, WithBucketURL), the file URL key, the sandbox, the local
-// token issuer, the engine and the HTTP surface on a loopback httptest server that speaks
-// HTTP/1.1 and cleartext HTTP/2 — and hands out Connect clients logged in as anyone.
+// Package webtest starts a real Hearth for tests, assembled by web.Open as the binary is: a
+// Badger database in a temp dir, a file bucket beside it (or any bucket, WithBucketURL), the
+// file URL key, the sandbox, the local token issuer, the engine and the HTTP surface on a
+// loopback httptest server that speaks HTTP/1.1 and cleartext HTTP/2 — and hands out Connect
+// clients logged in as anyone.
 package webtest
 
 import (
@@ -10,7 +11,6 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -22,7 +22,6 @@ import (
 	"hearth/blob"
 	"hearth/engine"
 	"hearth/engine/sandbox"
-	"hearth/engine/store"
 	svcv1 "hearth/proto/svc/v1"
 	"hearth/proto/svc/v1/svcv1connect"
 	"hearth/web"
@@ -36,53 +35,47 @@ type Server struct {
 	Issuer *auth.Issuer
 
 	t       testing.TB
-	opts    engine.Options
+	cfg     web.Config
 	http    *httptest.Server
 	handler atomic.Pointer[http.Handler]
-	db      *store.DB
-	web     web.Options
-	// stopAuth ends the verifier's background key refreshes.
-	stopAuth context.CancelFunc
+	app     *web.Server
 }
 
 // Option changes the engine options of a test server.
 type Option func(*engine.Options)
 
-// Start starts a server that stops when the test ends.
+// Start starts a server that stops when the test ends. It is assembled by web.Open, as the
+// binary is, on a file bucket in the test's folder (unless an Option gives another bucket) and
+// a sandbox shared by the test binary.
 func Start(t testing.TB, options ...Option) *Server {
 	t.Helper()
 	s := &Server{t: t, Dir: t.TempDir()}
 	s.http = httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		(*s.handler.Load()).ServeHTTP(w, r)
 	}))
-	s.http.Config.Protocols = new(http.Protocols)
-	s.http.Config.Protocols.SetHTTP1(true)
-	s.http.Config.Protocols.SetUnencryptedHTTP2(true)
+	s.http.Config = web.NewHTTPServer(s.http.Config.Handler, Logger())
 	s.URL = "http://" + s.http.Listener.Addr().String()
-	s.opts = engine.Options{
+	opts := engine.Options{
 		BaseURL:       s.URL,
-		Log:           Logger(),
 		PresenceGrace: 50 * time.Millisecond,
 	}
 	for _, o := range options {
-		o(&s.opts)
+		o(&opts)
 	}
-	if s.opts.Bucket == nil {
+	if opts.Sandbox == nil {
+		opts.Sandbox = sharedSandbox(t)
+	}
+	if opts.Bucket == nil {
+		// The test's own, open across restarts and seeding, so a test can put objects while
+		// the server is stopped; it is the bucket web.Open would open by default.
 		b, err := blob.Open(context.Background(), "", s.Dir)
 		if err != nil {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { b.Close() })
-		s.opts.Bucket = b
+		opts.Bucket = b
 	}
-	if s.opts.Sandbox == nil {
-		s.opts.Sandbox = sharedSandbox(t)
-	}
-	signer, err := blob.LoadOrCreateSigner(s.Dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s.opts.Signer = signer
+	s.cfg = web.Config{Data: s.Dir, Engine: opts, Log: Logger()}
 	s.open()
 	s.http.Start()
 	t.Cleanup(func() {
@@ -97,50 +90,32 @@ func Logger() *slog.Logger {
 	return slog.New(slog.NewTextHandler(io.Discard, &slog.HandlerOptions{Level: slog.LevelWarn}))
 }
 
+// open assembles the server on the test's data directory.
 func (s *Server) open() {
-	t := s.t
-	t.Helper()
-	db, err := store.Open(filepath.Join(s.Dir, "db"), store.ProfileSmall, s.opts.Log)
+	s.t.Helper()
+	app, err := web.Open(context.Background(), s.cfg)
 	if err != nil {
-		t.Fatal(err)
+		s.t.Fatal(err)
 	}
-	s.db = db
-	s.Issuer, err = auth.LoadOrCreateIssuer(s.Dir, s.URL, time.Now)
-	if err != nil {
-		t.Fatal(err)
-	}
-	opts := s.opts
-	opts.TrustedIssuers = append([]string{s.URL}, opts.TrustedIssuers...)
-	s.Engine, err = engine.Open(db, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	authCtx, stopAuth := context.WithCancel(context.Background())
-	s.stopAuth = stopAuth
-	verifier, err := auth.NewVerifier(authCtx, auth.VerifierConfig{
-		Audience:       s.URL,
-		TrustedIssuers: opts.TrustedIssuers,
-		HTTPClient:     http.DefaultClient,
-		Now:            time.Now,
-		Issuer:         s.Issuer,
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	s.web.Engine, s.web.Verifier, s.web.Issuer, s.web.Log = s.Engine, verifier, s.Issuer, opts.Log
-	h := web.New(s.web)
+	s.app, s.Engine, s.Issuer = app, app.Engine, app.Issuer
+	h := app.Handler()
 	s.handler.Store(&h)
 }
 
-// SetFilesRedirect turns the -files-redirect mode of the HTTP surface on or off.
+func (s *Server) close() {
+	if err := s.app.Close(); err != nil {
+		s.t.Error(err)
+	}
+}
+
+// SetFilesRedirect turns the -files-redirect mode on or off; the server restarts to take it.
 func (s *Server) SetFilesRedirect(on bool) {
-	s.web.FilesRedirect = on
-	h := web.New(s.web)
-	s.handler.Store(&h)
+	s.cfg.FilesRedirect = on
+	s.Restart()
 }
 
 // Bucket is the server's file bucket.
-func (s *Server) Bucket() *blob.Bucket { return s.opts.Bucket }
+func (s *Server) Bucket() *blob.Bucket { return s.app.Bucket }
 
 // WithBucketURL runs the server on the bucket at u (for instance blobtest.StartS3's) instead
 // of a file bucket in the test's folder. The bucket is closed when the test ends.
@@ -172,19 +147,11 @@ func sharedSandbox(t testing.TB) *sandbox.Sandbox {
 	return sandboxBox
 }
 
-func (s *Server) close() {
-	s.stopAuth()
-	s.Engine.Close()
-	if err := s.db.Close(); err != nil {
-		s.t.Error(err)
-	}
-}
-
-// Restart stops the engine and the database and opens them again on the same data directory,
-// at the same address. Open streams end.
+// Restart stops the server and opens it again on the same data directory, at the same
+// address. Open streams end.
 func (s *Server) Restart() {
 	s.t.Helper()
-	s.Engine.CloseStreams()
+	s.app.CloseStreams()
 	s.close()
 	s.open()
 }

@@ -13,6 +13,7 @@ import (
 	"os"
 
 	"hearth/engine/sandbox/guest/internal/inspect"
+	"hearth/engine/sandbox/guest/internal/preview"
 	"hearth/engine/sandbox/internal/wire"
 )
 
@@ -39,6 +40,13 @@ func serve(in io.Reader) wire.Response {
 	case wire.OpInspect:
 		res := inspect.Inspect(payload)
 		return wire.Response{Inspect: &res}
+	case wire.OpPreview:
+		pageURL, contentType, page, err := wire.DecodePage(payload)
+		if err != nil {
+			return wire.Response{Error: err.Error()}
+		}
+		res := preview.Extract(pageURL, contentType, page)
+		return wire.Response{Preview: &res}
 	default:
 		return wire.Response{Error: "unknown operation " + op}
 	}

@@ -17,6 +17,8 @@ func TestRun(t *testing.T) {
 	}{
 		{"inspect", "inspect\nGIF89a\x03\x00\x09\x00\x00\x00\x00", wire.Response{Inspect: &wire.Inspect{ContentType: "image/gif", Width: 3, Height: 9}}},
 		{"empty payload", "inspect\n", wire.Response{Inspect: &wire.Inspect{ContentType: "text/plain; charset=utf-8"}}},
+		{"preview", "preview\nhttps://example.com/a/\ntext/html\n<title>T</title><meta property=og:image content=i.png>", wire.Response{Preview: &wire.Preview{Title: "T", Image: "https://example.com/a/i.png"}}},
+		{"preview without its header lines", "preview\n<title>T</title>", wire.Response{Error: "page has no URL line"}},
 		{"unknown operation", "html\n<html>", wire.Response{Error: "unknown operation html"}},
 		{"no operation line", "inspect", wire.Response{Error: "request has no operation line"}},
 		{"operation line too long", strings.Repeat("x", 100) + "\n", wire.Response{Error: "request has no operation line"}},

@@ -2,8 +2,8 @@
 // guest's stdin, one JSON response on its stdout, then the guest exits.
 //
 // A request is the operation's name, a newline, then the operation's payload up to the end
-// of stdin. The name comes first so that new operations (the next one parses an HTML head
-// for link previews) need no change to the framing, and a guest that does not know an
+// of stdin. The name comes first so that new operations (the HTML head parsing of link
+// previews was the second) need no change to the framing, and a guest that does not know an
 // operation says so in its response instead of misreading the payload.
 package wire
 
@@ -19,6 +19,9 @@ import (
 const (
 	// OpInspect sniffs a file head's content type and reads image dimensions.
 	OpInspect = "inspect"
+	// OpPreview reads a link preview (title, description, site name, image URL) from an
+	// HTML page; its payload is EncodePage's.
+	OpPreview = "preview"
 )
 
 // MaxPayload is the largest payload the guest accepts. The host passes less (see the
@@ -62,6 +65,7 @@ func ReadRequest(r io.Reader) (op string, payload []byte, err error) {
 type Response struct {
 	Error   string   `json:"error,omitempty"`
 	Inspect *Inspect `json:"inspect,omitempty"`
+	Preview *Preview `json:"preview,omitempty"`
 }
 
 // Inspect is the answer to OpInspect. Width and Height are zero when the head is not an

@@ -192,6 +192,17 @@ type ChatServiceClient interface {
 	// Previews of up to 5 http(s) links of a message the caller can see. The server fetches each
 	// page once, caches it for a day and serves the preview image itself. Links without a preview
 	// are left out.
+	// The links are the first 5 distinct http(s) URLs of the text, in order (two links that
+	// differ only in their fragment, or in the case of scheme and host, are one). A preview has
+	// the page's Open Graph tags, else its Twitter card tags, else its <title> and meta
+	// description; title up to 300 characters, description up to 1,000; image_url is
+	// "/previews/<id>", relative to base_url, a public image the server stores for as long as the
+	// preview is cached. Pages are fetched from public addresses on ports 80 and 443 only (any
+	// with -preview-allow-private), within 5 s, the first 1 MB of them; a page without a
+	// preview is asked again after an hour. Errors: invalid_argument (no message_id),
+	// not_found (unknown message), permission_denied (a channel the caller cannot see; nothing
+	// is fetched). Rate limited: 60 new fetches a minute per member, links cached already not
+	// counting (resource_exhausted, saying when to retry).
 	GetLinkPreviews(context.Context, *connect.Request[v1.GetLinkPreviewsRequest]) (*connect.Response[v1.GetLinkPreviewsResponse], error)
 	// Adds members to a private channel. Any member of the channel, whatever their rank; nobody
 	// outside it, admins included (permission_denied). member_ids: 1 to 50 ids (invalid_argument
@@ -609,6 +620,17 @@ type ChatServiceHandler interface {
 	// Previews of up to 5 http(s) links of a message the caller can see. The server fetches each
 	// page once, caches it for a day and serves the preview image itself. Links without a preview
 	// are left out.
+	// The links are the first 5 distinct http(s) URLs of the text, in order (two links that
+	// differ only in their fragment, or in the case of scheme and host, are one). A preview has
+	// the page's Open Graph tags, else its Twitter card tags, else its <title> and meta
+	// description; title up to 300 characters, description up to 1,000; image_url is
+	// "/previews/<id>", relative to base_url, a public image the server stores for as long as the
+	// preview is cached. Pages are fetched from public addresses on ports 80 and 443 only (any
+	// with -preview-allow-private), within 5 s, the first 1 MB of them; a page without a
+	// preview is asked again after an hour. Errors: invalid_argument (no message_id),
+	// not_found (unknown message), permission_denied (a channel the caller cannot see; nothing
+	// is fetched). Rate limited: 60 new fetches a minute per member, links cached already not
+	// counting (resource_exhausted, saying when to retry).
 	GetLinkPreviews(context.Context, *connect.Request[v1.GetLinkPreviewsRequest]) (*connect.Response[v1.GetLinkPreviewsResponse], error)
 	// Adds members to a private channel. Any member of the channel, whatever their rank; nobody
 	// outside it, admins included (permission_denied). member_ids: 1 to 50 ids (invalid_argument

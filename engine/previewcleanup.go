@@ -1,0 +1,214 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"io"
+	"strings"
+	"time"
+
+	"hearth/blob"
+	"hearth/engine/store"
+	"hearth/engine/store/storepb"
+)
+
+// The lifecycle of cached previews and their images: removed once expired by the jobs loop,
+// served by the server until then.
+
+// expirePreviewBatch bounds the cached previews one cleanup change deletes.
+const expirePreviewBatch = 256
+
+// ExpirePreviews deletes the cached previews that have expired, with their images; the jobs
+// loop runs it every minute, on the engine's clock.
+func (e *Engine) ExpirePreviews() error {
+	for {
+		type expired struct {
+			n     int
+			drops []string
+		}
+		res, err := submit(e, func(tx *Tx) (expired, error) {
+			var keys []store.URLHash
+			err := tx.read().ExpiredPreviews(tx.NowMs()+1, expirePreviewBatch, func(h store.URLHash) { keys = append(keys, h) })
+			if err != nil {
+				return expired{}, err
+			}
+			var out expired
+			for _, h := range keys {
+				rec, err := tx.read().Preview(h)
+				if err != nil {
+					return expired{}, err
+				}
+				if err := tx.mutate().DeletePreview(h, rec); err != nil {
+					return expired{}, err
+				}
+				if id := rec.GetImageId(); id != "" {
+					if err := tx.mutate().DeletePreviewImage(id); err != nil {
+						return expired{}, err
+					}
+					out.drops = append(out.drops, id)
+				}
+			}
+			out.n = len(keys)
+			return out, nil
+		})
+		if err != nil {
+			return err
+		}
+		e.deletePreviewObjects(res.drops)
+		if res.n < expirePreviewBatch {
+			return nil
+		}
+	}
+}
+
+// deletePreviewObjects deletes the images whose rows a committed change deleted; as
+// deleteObjects, never on the writer's goroutine. One it fails to delete is an orphan for the
+// sweep.
+func (e *Engine) deletePreviewObjects(ids []string) {
+	if len(ids) == 0 || e.opts.Bucket == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), deleteTimeout)
+	defer cancel()
+	for _, id := range ids {
+		if err := e.opts.Bucket.Delete(ctx, blob.PreviewKey(id)); err != nil {
+			e.log.Warn("deleting a link preview image; the cleanup will retry", "err", err)
+		}
+	}
+}
+
+// SweepPreviewOrphans deletes the objects under previews/ that have no row and are older
+// than OrphanAge (left by a crash between storing an image and committing its row), and
+// returns how many it deleted. As SweepOrphans, on the wall clock.
+func (e *Engine) SweepPreviewOrphans(ctx context.Context) (int, error) {
+	if e.opts.Bucket == nil {
+		return 0, nil
+	}
+	oldest := time.Now().Add(-e.opts.OrphanAge)
+	deleted := 0
+	var keys []string
+	flush := func() error {
+		var orphans []string
+		err := e.db.View(func(r *store.Reader) error {
+			for _, k := range keys {
+				_, err := r.PreviewImage(strings.TrimPrefix(k, blob.PreviewKey("")))
+				if isNotFound(err) {
+					orphans = append(orphans, k)
+				} else if err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		keys = keys[:0]
+		if err != nil {
+			return err
+		}
+		for _, k := range orphans {
+			if err := e.opts.Bucket.Delete(ctx, k); err != nil {
+				return err
+			}
+			deleted++
+		}
+		return nil
+	}
+	err := e.opts.Bucket.List(ctx, blob.PreviewKey(""), func(key string, _ int64, mod time.Time) error {
+		if !mod.Before(oldest) {
+			return nil
+		}
+		keys = append(keys, key)
+		if len(keys) == sweepBatch {
+			return flush()
+		}
+		return nil
+	})
+	if err == nil {
+		err = flush()
+	}
+	return deleted, err
+}
+
+// previewJobs is the previews' part of the jobs loop.
+func (e *Engine) previewJobs(tick int) {
+	if err := e.ExpirePreviews(); err != nil && CodeOf(err) != CodeUnavailable {
+		e.log.Error("deleting expired link previews", "err", err)
+	}
+	if tick%orphanEvery != 0 {
+		return
+	}
+	n, err := e.SweepPreviewOrphans(e.ctx)
+	if err != nil && e.ctx.Err() == nil {
+		e.log.Error("sweeping link preview images without a row", "err", err)
+	}
+	if n > 0 {
+		e.log.Info("deleted link preview images without a row", "count", n)
+	}
+}
+
+// PreviewImage is a stored preview image, ready to be served.
+type PreviewImage struct {
+	ID          string
+	ContentType string
+	Size        int64
+	ModTime     time.Time
+	// MaxAge is how long it is served from now: how long a browser may cache it.
+	MaxAge time.Duration
+
+	bucket *blob.Bucket
+}
+
+// OpenPreviewImage finds a preview image by its id (GET /previews/{id}): not_found for an
+// unknown or expired one. Preview images are public: an id is 128 random bits, handed out
+// only with the preview of a message, and the image came from a public page.
+func (e *Engine) OpenPreviewImage(ctx context.Context, id string) (*PreviewImage, error) {
+	if e.opts.Bucket == nil || !validPreviewImageID(id) {
+		return nil, notFound("no such preview image")
+	}
+	var img *storepb.PreviewImageRecord
+	err := e.db.View(func(r *store.Reader) error {
+		var err error
+		img, err = r.PreviewImage(id)
+		return err
+	})
+	if isNotFound(err) {
+		return nil, notFound("no such preview image")
+	}
+	if err != nil {
+		return nil, err
+	}
+	now := e.now()
+	left := time.UnixMilli(img.GetExpiresAtMs()).Sub(now)
+	if left <= 0 {
+		return nil, notFound("no such preview image")
+	}
+	return &PreviewImage{
+		ID:          img.GetId(),
+		ContentType: img.GetContentType(),
+		Size:        img.GetSize(),
+		ModTime:     time.UnixMilli(img.GetCreatedAtMs()),
+		MaxAge:      left,
+		bucket:      e.opts.Bucket,
+	}, nil
+}
+
+// Open opens the image's bytes for reading and seeking; ctx must last as long as the reads.
+func (p *PreviewImage) Open(ctx context.Context) (io.ReadSeekCloser, error) {
+	o, err := p.bucket.Open(ctx, blob.PreviewKey(p.ID))
+	if errors.Is(err, blob.ErrNotFound) {
+		return nil, notFound("no such preview image")
+	}
+	return o, err
+}
+
+// validPreviewImageID accepts what storePreviewImage makes: 32 lower-case hex digits.
+func validPreviewImageID(id string) bool {
+	if len(id) != 32 {
+		return false
+	}
+	for i := 0; i < len(id); i++ {
+		if c := id[i]; !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,227 @@
+package web
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"path/filepath"
+	"time"
+
+	"hearth/auth"
+	"hearth/blob"
+	"hearth/engine"
+	"hearth/engine/outbound"
+	"hearth/engine/sandbox"
+	"hearth/engine/store"
+	"hearth/web/metrics"
+)
+
+// The one assembly of a Hearth server: cmd/hearth and the tests (web/webtest) both build the
+// server with Open, so a dependency is wired in one place and the tests run what ships.
+
+// Config is everything Open needs. Zero values take the defaults noted.
+type Config struct {
+	// Data is the data directory: the database, the keys, the default file bucket, caches.
+	Data string
+	// Engine are the community's options (base URL, trusted issuers, owner, name, rates,
+	// replay window, clock...). Open fills Bucket, Signer, Sandbox, Log and Observer where they
+	// are nil, and puts the local issuer first among TrustedIssuers unless NoLocalIssuer.
+	// Dependencies given here stay the caller's to close.
+	Engine engine.Options
+	// BucketURL is the file bucket (a gocloud URL) when Engine.Bucket is nil; empty means
+	// file://<Data>/files.
+	BucketURL string
+	// WebURL is the web client's address, where invite links lead (default {base_url}/app).
+	WebURL string
+	// NoLocalIssuer: the server does not act as a token issuer.
+	NoLocalIssuer bool
+	// FilesRedirect answers GET /files with a redirect to the bucket's own short-lived URL
+	// where the bucket can make one.
+	FilesRedirect bool
+	// Memory is the database's memory profile (default store.ProfileSmall).
+	Memory store.Profile
+	// Metrics collects metrics of calls, routes and the engine (Server.Metrics), which the
+	// caller serves on an address of its own.
+	Metrics bool
+	// IssuerHTTPClient fetches remote issuers' discovery documents and keys (default: the
+	// outbound client with the operator's policy, since issuers are named by the operator and
+	// may be on loopback or the local network, and a 10 s timeout).
+	IssuerHTTPClient *http.Client
+	// Log receives every log line (default slog.Default()).
+	Log *slog.Logger
+}
+
+// Server is an assembled Hearth: open it with Open, serve Handler, and Close it.
+type Server struct {
+	Engine *engine.Engine
+	// Issuer is the local token issuer; nil with NoLocalIssuer.
+	Issuer *auth.Issuer
+	// Metrics is nil unless Config.Metrics.
+	Metrics *metrics.Metrics
+	// Bucket is the file bucket.
+	Bucket *blob.Bucket
+
+	handler http.Handler
+	db      *store.DB
+	// Owned by the server, closed by Close (nil when the caller gave its own).
+	ownBucket  *blob.Bucket
+	ownSandbox *sandbox.Lazy
+	stopAuth   context.CancelFunc
+}
+
+// sandboxQuiet is how long the sandbox stays started after its last use.
+const sandboxQuiet = 5 * time.Minute
+
+// Open assembles a server on cfg: the bucket, the database, the file URL key, the sandbox, the
+// engine, the local issuer, token verification and the HTTP surface. On failure nothing stays
+// open.
+func Open(ctx context.Context, cfg Config) (s *Server, err error) {
+	if cfg.Log == nil {
+		cfg.Log = slog.Default()
+	}
+	if cfg.Memory == "" {
+		cfg.Memory = store.ProfileSmall
+	}
+	opts := cfg.Engine
+	if opts.Log == nil {
+		opts.Log = cfg.Log
+	}
+	if opts.BaseURL == "" {
+		return nil, errors.New("the server needs its base URL")
+	}
+	s = &Server{}
+	defer func() {
+		if err != nil {
+			s.Close()
+		}
+	}()
+	if opts.Bucket == nil {
+		if s.ownBucket, err = blob.Open(ctx, cfg.BucketURL, cfg.Data); err != nil {
+			return nil, fmt.Errorf("open the file bucket: %w", err)
+		}
+		opts.Bucket = s.ownBucket
+	}
+	s.Bucket = opts.Bucket
+	if s.db, err = store.Open(filepath.Join(cfg.Data, "db"), cfg.Memory, cfg.Log); err != nil {
+		return nil, err
+	}
+	if opts.Signer == nil {
+		if opts.Signer, err = blob.LoadOrCreateSigner(cfg.Data); err != nil {
+			return nil, err
+		}
+	}
+	if opts.Sandbox == nil {
+		// The sandbox starts on first use and stops after sandboxQuiet without one: a started
+		// sandbox holds 60 MB and more, an idle server should not. Compiled code is cached under
+		// the data folder, so that every start but the very first takes a tenth of a second.
+		if s.ownSandbox, err = sandbox.NewLazy(sandbox.Options{CacheDir: filepath.Join(cfg.Data, "cache", "wazero")}, sandboxQuiet); err != nil {
+			return nil, err
+		}
+		opts.Sandbox = s.ownSandbox
+	}
+	if cfg.FilesRedirect && !s.Bucket.CanSign() {
+		cfg.Log.Warn("-files-redirect does nothing on this bucket: it cannot sign its own URLs, so files are served by the server")
+	}
+	if cfg.Metrics {
+		s.Metrics = metrics.New()
+		if opts.Observer == nil {
+			opts.Observer = s.Metrics
+		}
+	}
+	if !cfg.NoLocalIssuer {
+		if s.Issuer, err = auth.LoadOrCreateIssuer(cfg.Data, opts.BaseURL, time.Now); err != nil {
+			return nil, err
+		}
+		opts.TrustedIssuers = append([]string{opts.BaseURL}, opts.TrustedIssuers...)
+	}
+	if s.Engine, err = engine.Open(s.db, opts); err != nil {
+		return nil, err
+	}
+	if s.Metrics != nil {
+		s.Metrics.Watch(s.Engine.Stats)
+	}
+	client := cfg.IssuerHTTPClient
+	if client == nil {
+		version := opts.Version
+		if version == "" {
+			version = "dev"
+		}
+		client = outbound.New(outbound.Options{Policy: outbound.Operator, Timeout: 10 * time.Second, UserAgent: outbound.UserAgent(version)}).HTTPClient()
+	}
+	// The verifier refreshes remote issuers' keys in the background until Close.
+	authCtx, stopAuth := context.WithCancel(context.Background())
+	s.stopAuth = stopAuth
+	verifier, err := auth.NewVerifier(authCtx, auth.VerifierConfig{
+		Audience:       opts.BaseURL,
+		TrustedIssuers: opts.TrustedIssuers,
+		HTTPClient:     client,
+		Now:            time.Now,
+		Issuer:         s.Issuer,
+	})
+	if err != nil {
+		return nil, err
+	}
+	s.handler = New(Options{
+		Engine:        s.Engine,
+		Verifier:      verifier,
+		Issuer:        s.Issuer,
+		WebURL:        cfg.WebURL,
+		FilesRedirect: cfg.FilesRedirect,
+		Log:           cfg.Log,
+		Metrics:       s.Metrics,
+	})
+	return s, nil
+}
+
+// Handler serves every endpoint of the server.
+func (s *Server) Handler() http.Handler { return s.handler }
+
+// CloseStreams ends every Subscribe stream, so that an HTTP server shutting down can drain.
+func (s *Server) CloseStreams() {
+	if s.Engine != nil {
+		s.Engine.CloseStreams()
+	}
+}
+
+// Close stops everything in order: the engine (streams end, queued changes are committed),
+// the sandbox (nothing is left to inspect), the database and the bucket.
+func (s *Server) Close() error {
+	if s.stopAuth != nil {
+		s.stopAuth()
+	}
+	if s.Engine != nil {
+		s.Engine.Close()
+	}
+	if s.ownSandbox != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		s.ownSandbox.Close(ctx)
+		cancel()
+	}
+	var err error
+	if s.db != nil {
+		err = s.db.Close()
+	}
+	if s.ownBucket != nil {
+		s.ownBucket.Close()
+	}
+	return err
+}
+
+// NewHTTPServer is the HTTP server every Hearth listener uses: HTTP/1.1 and cleartext HTTP/2
+// (h2c) on one port, so that Connect, gRPC and gRPC-Web all work without TLS (as behind a
+// reverse proxy that terminates it), with bounded header reads and idle connections.
+func NewHTTPServer(h http.Handler, log *slog.Logger) *http.Server {
+	srv := &http.Server{
+		Handler:           h,
+		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+	}
+	srv.Protocols = new(http.Protocols)
+	srv.Protocols.SetHTTP1(true)
+	srv.Protocols.SetHTTP2(true)
+	srv.Protocols.SetUnencryptedHTTP2(true)
+	return srv
+}
