@@ -13,6 +13,7 @@ import (
 	"hearth/blob"
 	"hearth/engine"
 	"hearth/engine/outbound"
+	"hearth/engine/plugins"
 	"hearth/engine/sandbox"
 	"hearth/engine/store"
 	"hearth/web/metrics"
@@ -49,6 +50,9 @@ type Config struct {
 	// outbound client with the operator's policy, since issuers are named by the operator and
 	// may be on loopback or the local network, and a 10 s timeout).
 	IssuerHTTPClient *http.Client
+	// Plugins are the plugin host's options; Open fills Dir (<Data>/plugins), Clock and Log
+	// (the engine's) where they are empty.
+	Plugins plugins.Options
 	// Log receives every log line (default slog.Default()).
 	Log *slog.Logger
 }
@@ -62,6 +66,8 @@ type Server struct {
 	Metrics *metrics.Metrics
 	// Bucket is the file bucket.
 	Bucket *blob.Bucket
+	// Plugins runs the plugins of the data directory.
+	Plugins *plugins.Host
 
 	handler http.Handler
 	db      *store.DB
@@ -142,6 +148,19 @@ func Open(ctx context.Context, cfg Config) (s *Server, err error) {
 	if s.Metrics != nil {
 		s.Metrics.Watch(s.Engine.Stats)
 	}
+	popts := cfg.Plugins
+	if popts.Dir == "" {
+		popts.Dir = filepath.Join(cfg.Data, "plugins")
+	}
+	if popts.Clock == nil {
+		popts.Clock = opts.Clock
+	}
+	if popts.Log == nil {
+		popts.Log = opts.Log
+	}
+	if s.Plugins, err = plugins.New(s.Engine, popts); err != nil {
+		return nil, err
+	}
 	client := cfg.IssuerHTTPClient
 	if client == nil {
 		version := opts.Version
@@ -165,6 +184,7 @@ func Open(ctx context.Context, cfg Config) (s *Server, err error) {
 	}
 	s.handler = New(Options{
 		Engine:        s.Engine,
+		Plugins:       s.Plugins,
 		Verifier:      verifier,
 		Issuer:        s.Issuer,
 		WebURL:        cfg.WebURL,
@@ -185,11 +205,15 @@ func (s *Server) CloseStreams() {
 	}
 }
 
-// Close stops everything in order: the engine (streams end, queued changes are committed),
+// Close stops everything in order: the plugins, the engine (streams end, queued changes are committed),
 // the sandbox (nothing is left to inspect), the database and the bucket.
 func (s *Server) Close() error {
 	if s.stopAuth != nil {
 		s.stopAuth()
+	}
+	if s.Plugins != nil {
+		// First: the plugins call the engine.
+		s.Plugins.Close()
 	}
 	if s.Engine != nil {
 		s.Engine.Close()

@@ -15,6 +15,7 @@ import (
 
 	"hearth/auth"
 	"hearth/engine"
+	"hearth/engine/plugins"
 	"hearth/proto/svc/v1/svcv1connect"
 	"hearth/web/metrics"
 )
@@ -23,6 +24,8 @@ import (
 type Options struct {
 	Engine   *engine.Engine
 	Verifier *auth.Verifier
+	// Plugins runs the plugins; without it the plugin calls answer unavailable.
+	Plugins *plugins.Host
 	// Issuer, when set, serves the local issuer's discovery document and keys.
 	Issuer *auth.Issuer
 	// WebURL is the web client's address, where invite links lead (default {base_url}/app).
@@ -59,7 +62,7 @@ func New(opts Options) http.Handler {
 	mux := http.NewServeMux()
 	mux.Handle(svcv1connect.NewChatServiceHandler(&chatService{eng: opts.Engine}, handlerOpts...))
 	mux.Handle(svcv1connect.NewServerServiceHandler(&serverService{eng: opts.Engine}, handlerOpts...))
-	mux.Handle(svcv1connect.NewBotServiceHandler(&botService{eng: opts.Engine}, handlerOpts...))
+	mux.Handle(svcv1connect.NewBotServiceHandler(&botService{eng: opts.Engine, plugins: opts.Plugins}, handlerOpts...))
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		w.Write([]byte("ok"))
