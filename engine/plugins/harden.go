@@ -445,7 +445,7 @@ func (s *sandbox) checkReplace(name string, length float64, replacement goja.Val
 	}
 }
 
-// checkSplit bounds the parts of a split: one per character at most (separator ” or a
+// checkSplit bounds the parts of a split: one per character at most (an empty separator or a
 // pattern), one per separator otherwise, or the limit asked for.
 func (s *sandbox) checkSplit(length float64, sep, limit goja.Value) {
 	if !goja.IsUndefined(limit) && limit.ToFloat() <= maxElements {
