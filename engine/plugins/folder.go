@@ -18,9 +18,9 @@ import (
 const (
 	enabledExt  = ".js"
 	disabledExt = ".js.disabled"
-	// tempPrefix starts the temporary files of writeSource; a crash may leave one, which the
-	// next start removes.
-	tempPrefix = ".tmp-"
+	// tempPrefix starts the temporary files of writeSource (no plugin's file does: ~ is not in
+	// a plugin name); a crash may leave one, which the next start removes.
+	tempPrefix = "~tmp-"
 )
 
 type folder struct{ dir string }
