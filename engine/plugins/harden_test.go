@@ -23,11 +23,15 @@ func runScript(t *testing.T, src string) (goja.Value, error) {
 	}
 	var out goja.Value
 	r := newRunner(64 << 20)
+	r.acquire()
 	err = r.run(sb.vm, "the script", 500*time.Millisecond, func() {}, func() error {
 		v, err := sb.vm.RunProgram(prog)
 		out = v
 		return err
 	})
+	if !errors.Is(err, errAbandoned) {
+		r.release()
+	}
 	return out, err
 }
 
@@ -171,6 +175,7 @@ func TestStuckRunIsAbandoned(t *testing.T) {
 	abandoned := make(chan struct{})
 	result := make(chan error, 1)
 	go func() {
+		r.acquire()
 		result <- r.run(stuck.vm, "the stuck hook", 50*time.Millisecond, func() { close(abandoned) }, func() error {
 			<-release // a native step that does not look at Interrupt
 			return nil
@@ -183,17 +188,21 @@ func TestStuckRunIsAbandoned(t *testing.T) {
 	}
 	// Another plugin gets the turn while the stuck one still runs.
 	other, _ := newSandbox(500)
+	r.acquire()
 	if err := r.run(other.vm, "another hook", time.Second, func() {}, func() error { _, err := other.vm.RunString("1 + 1"); return err }); err != nil {
 		t.Fatalf("another plugin's run: %v", err)
 	}
+	r.release()
 	close(release)
 	if err := <-result; !errors.Is(err, errAbandoned) {
 		t.Fatalf("the stuck run returned %v, want errAbandoned", err)
 	}
 	// The turn is still there, exactly once.
+	r.acquire()
 	if err := r.run(other.vm, "a third hook", time.Second, func() {}, func() error { return nil }); err != nil {
 		t.Fatal(err)
 	}
+	r.release()
 	if len(r.turn) != 1 {
 		t.Fatalf("%d turns, want 1", len(r.turn))
 	}

@@ -38,6 +38,8 @@ type instance struct {
 	topLevel bool
 	bot      engine.Caller
 	follower *engine.Follower
+	// holding says the goroutine holds the runner's turn.
+	holding bool
 	console  *rate.Limiter
 	dropped  int
 
@@ -110,10 +112,12 @@ func (p *instance) main() {
 	defer close(p.done)
 	defer p.cancel()
 	p.topLevel = true
+	done := p.takeTurn()
 	err := p.h.runner.run(p.sb.vm, "the top level", p.h.opts.TopLevelLimit, p.abandonTopLevel, func() error {
 		_, err := p.sb.vm.RunProgram(p.prog)
 		return err
 	})
+	done()
 	p.topLevel = false
 	if err != nil {
 		p.report(err)
@@ -183,17 +187,8 @@ func (p *instance) serve() {
 			p.followEnded(err)
 			return
 		}
-		for _, d := range ds {
-			for p.runJob() {
-			}
-			if p.stopping.Load() {
-				return
-			}
-			if behind := p.h.eng.Seq() - d.Event().GetSeq(); behind > int64(p.h.opts.QueueLimit) {
-				p.fail(&limitError{fmt.Sprintf("fell %d events behind the log; the limit is %d", behind, p.h.opts.QueueLimit)})
-				return
-			}
-			p.deliver(d)
+		if !p.deliverAll(ds) {
+			return
 		}
 		if len(ds) > 0 {
 			continue
@@ -203,6 +198,49 @@ func (p *instance) serve() {
 				p.followEnded(err)
 			}
 			return
+		}
+	}
+}
+
+// deliverAll runs the hooks of a batch of events, holding the turn for a slice of time at a
+// go, with the join requests that come in between; false when the instance must end.
+func (p *instance) deliverAll(ds []engine.Delivery) bool {
+	for i := 0; i < len(ds); {
+		done := p.takeTurn()
+		start := time.Now()
+		for first := true; i < len(ds) && (first || time.Since(start) < turnSlice); first = false {
+			for p.runJob() {
+			}
+			if p.stopping.Load() {
+				done()
+				return false
+			}
+			if behind := p.h.eng.Seq() - ds[i].Event().GetSeq(); behind > int64(p.h.opts.QueueLimit) {
+				done()
+				p.fail(&limitError{fmt.Sprintf("fell %d events behind the log; the limit is %d", behind, p.h.opts.QueueLimit)})
+				return false
+			}
+			p.deliver(ds[i])
+			i++
+		}
+		done()
+	}
+	return true
+}
+
+// takeTurn takes the runner's turn unless the instance holds it already, and returns what
+// gives it back: nothing when it was held already, or when a run was abandoned (the watchdog
+// gave it back then).
+func (p *instance) takeTurn() (done func()) {
+	if p.holding {
+		return func() {}
+	}
+	p.h.runner.acquire()
+	p.holding = true
+	return func() {
+		p.holding = false
+		if !p.abandoned.Load() {
+			p.h.runner.release()
 		}
 	}
 }
@@ -262,9 +300,11 @@ func (p *instance) runJob() bool {
 // returns its result; ok is false when it failed (the failure is recorded or, for a limit,
 // the plugin is stopped).
 func (p *instance) call(what string, fn goja.Callable, args ...func() goja.Value) (result goja.Value, ok bool) {
-	if p.stopping.Load() {
+	if p.stopping.Load() || p.abandoned.Load() {
 		return nil, false
 	}
+	done := p.takeTurn()
+	defer done()
 	err := p.h.runner.run(p.sb.vm, what, p.h.opts.HookLimit, p.abandonHook, func() error {
 		vals := make([]goja.Value, len(args))
 		for i, a := range args {

@@ -21,7 +21,9 @@ import (
 //     interrupted. Only then is the run charged, so garbage (the plugin's or the server's)
 //     never stops a plugin. To make the growth attributable, JavaScript runs one plugin at a
 //     time (the turn): on the 1-vCPU machine Hearth targets, plugins could not run in parallel
-//     anyway, and it keeps all of them to one core on a bigger one.
+//     anyway, and it keeps all of them to one core on a bigger one. A plugin holds the turn
+//     for a slice of time (turnSlice) or one run, whichever is longer, and then hands it to the
+//     plugin that has waited longest: one slow plugin cannot make a quick one fall behind.
 //   - A native function that does not return when interrupted (one the hardening missed): the
 //     run is abandoned grace after its deadline: the plugin is stopped, its turn given back so
 //     that the others go on, and its goroutine left to finish on its own and exit.
@@ -34,6 +36,8 @@ const (
 	heapEvery = 2 * time.Millisecond
 	// abandonGrace is how long after its deadline a run that ignored Interrupt is abandoned.
 	abandonGrace = time.Second
+	// turnSlice is how long a plugin with events waiting keeps the turn for more of them.
+	turnSlice = 20 * time.Millisecond
 )
 
 // limitError is why a limit stopped a run; it becomes the plugin's error.
@@ -56,12 +60,17 @@ func newRunner(heapLimit uint64) *runner {
 	return r
 }
 
-// run runs fn, which runs JavaScript on vm, on the calling goroutine, within limit of time and
-// the heap limit. what names the run in errors ("the top level", "hook message"). When the run
-// is abandoned, onAbandon is called (from the watchdog) and run returns errAbandoned once fn
-// finally returns. Otherwise it returns fn's error, or a *limitError when a limit stopped it.
+// acquire waits for the turn; release gives it back. Waiting goroutines get it in the order
+// they asked (a channel hands a value to its longest-waiting receiver).
+func (r *runner) acquire() { <-r.turn }
+func (r *runner) release() { r.turn <- struct{}{} }
+
+// run runs fn, which runs JavaScript on vm, on the calling goroutine, which holds the turn,
+// within limit of time and the heap limit. what names the run in errors ("the top level",
+// "hook message"). When the run is abandoned, the watchdog gives the turn back and calls
+// onAbandon, and run returns errAbandoned once fn finally returns: the caller no longer holds
+// the turn then. Otherwise run returns fn's error, or a *limitError when a limit stopped it.
 func (r *runner) run(vm *goja.Runtime, what string, limit time.Duration, onAbandon func(), fn func() error) error {
-	<-r.turn
 	w := &watch{r: r, vm: vm, what: what, limit: limit, onAbandon: onAbandon, done: make(chan struct{})}
 	w.base = heapObjects()
 	w.next = w.base + r.heapLimit
@@ -77,7 +86,6 @@ func (r *runner) run(vm *goja.Runtime, what string, limit time.Duration, onAband
 	if w.abandoned {
 		return errAbandoned
 	}
-	r.turn <- struct{}{}
 	if w.stopped != nil {
 		// Whatever fn returned, a limit stopped it (or it finished in the same instant).
 		return w.stopped
@@ -125,7 +133,7 @@ func (w *watch) loop() {
 			}
 			// It did not stop: give the turn back and leave it.
 			w.abandoned = true
-			w.r.turn <- struct{}{}
+			w.r.release()
 			w.onAbandon()
 			return
 		case <-tick.C:
