@@ -40,8 +40,8 @@ type instance struct {
 	follower *engine.Follower
 	// holding says the goroutine holds the runner's turn.
 	holding bool
-	console  *rate.Limiter
-	dropped  int
+	console *rate.Limiter
+	dropped int
 
 	// joinHook says whether hooks has joinRequest, for Join on other goroutines.
 	joinHook atomic.Bool
