@@ -28,6 +28,14 @@ type Options struct {
 	Plugins *plugins.Host
 	// Issuer, when set, serves the local issuer's discovery document and keys.
 	Issuer *auth.Issuer
+	// SignIn, when set, serves the built-in issuer's sign-in (/oauth/...).
+	SignIn *auth.Provider
+	// OIDCClients are the external issuers the browser client may sign in with
+	// (-oidc-client), listed with the built-in issuer at /oauth/issuers.
+	OIDCClients []auth.OIDCClient
+	// CORSOrigins restricts cross-origin calls to these origins (-cors-origin); empty
+	// allows any.
+	CORSOrigins []string
 	// WebURL is the web client's address, where invite links lead (default {base_url}/app).
 	WebURL string
 	// FilesRedirect answers GET /files with a redirect to the bucket's own short-lived URL
@@ -73,18 +81,17 @@ func New(opts Options) http.Handler {
 		webURL = base + "/app"
 	}
 	mux.HandleFunc(uploadRoute, upload(opts.Engine, a))
+	handleEmoji(mux, opts.Engine, a)
 	mux.HandleFunc("GET /files/{id}/{name}", serveFile(opts.Engine, opts.FilesRedirect))
 	mux.HandleFunc(previewImageRoute, servePreviewImage(opts.Engine))
 	mux.HandleFunc("GET /invite/{code}", inviteRedirect(webURL, base))
 	mux.HandleFunc("GET /i/{code}", inviteRedirect(webURL, base))
-	if opts.Issuer != nil {
-		mux.Handle("GET /.well-known/", opts.Issuer.Handler())
-	}
+	mountSignIn(mux, opts)
 	var h http.Handler = mux
 	if opts.Metrics != nil {
 		h = opts.Metrics.Routes(mux)
 	}
-	return logRequests(opts.Log, h)
+	return logRequests(opts.Log, withCORS(opts.CORSOrigins, h))
 }
 
 // call runs a unary engine method for the authenticated caller.
