@@ -145,3 +145,21 @@ func boomCount(s string) int {
 	}
 	return n
 }
+
+// A JavaScript string may hold a lone surrogate, which has no UTF-8 form; an error or a refusal
+// carrying one reaches ListPlugins and Join with U+FFFD in its place (goja converts it so, and
+// the host's clip makes sure), so neither fails to encode.
+func TestLoneSurrogatesInPluginErrorsAreReplaced(t *testing.T) {
+	clock := webtest.NewClock()
+	s := webtest.Start(t, webtest.WithClock(clock))
+	owner := s.Join("owner")
+	general := mustChannel(t, owner, "general", svcv1.ChannelKind_CHANNEL_KIND_TEXT)
+	mustInstall(t, owner, "surrogates", `
+chat.on('message', m => { throw new Error('bad \uD800 text') });
+chat.on('joinRequest', r => ({allow: false, reason: 'no \uDC00 entry'}));`)
+	mustSend(t, owner, &svcv1.SendMessageRequest{ChannelId: general.GetId(), Text: "hi"})
+	erredWith(t, owner, "surrogates", "hook message: Error: bad \uFFFD text")
+	clock.Advance(time.Minute)
+	_, err := s.Client(s.Token("gil")).Server.Join(ctx, req(&svcv1.JoinRequest{}))
+	wantCode(t, "a refusal with a lone surrogate", err, connect.CodePermissionDenied, "no \uFFFD entry")
+}

@@ -152,6 +152,27 @@ func TestPluginLifecycle(t *testing.T) {
 	if p3.GetBotId() == p.GetBotId() {
 		t.Fatal("a reinstalled plugin got the deleted bot back")
 	}
+
+	// Over the whole life, replayed: plugins_changed reached the admins for the install, the
+	// replacement, disabling, enabling, deleting and the reinstall (not for the failed
+	// replacements, nor the second disable), and never a member.
+	streams := []*webtest.Stream{admin.Subscribe(t, seq), member.Subscribe(t, seq)}
+	bio := "end of the plugin's life"
+	if _, err := owner.Server.UpdateProfile(ctx, req(&svcv1.UpdateProfileRequest{Bio: &bio})); err != nil {
+		t.Fatal(err)
+	}
+	changes := func(st *webtest.Stream) int {
+		n := 0
+		for _, ev := range st.Until(func(ev *svcv1.Event) bool { return ev.GetMemberUpdated().GetBio() == bio }) {
+			if ev.GetPluginsChanged() {
+				n++
+			}
+		}
+		return n
+	}
+	if a, m := changes(streams[0]), changes(streams[1]); a != 6 || m != 0 {
+		t.Fatalf("plugins_changed reached the admin %d times (want 6) and the member %d times (want 0)", a, m)
+	}
 }
 
 // kinds names the next n logged events of a stream by kind.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/dop251/goja"
 	"golang.org/x/time/rate"
@@ -75,9 +76,7 @@ func (p *instance) install() (err error) {
 // throw throws an Error with msg into the script.
 func (p *instance) throw(format string, args ...any) {
 	msg := fmt.Sprintf(format, args...)
-	if len(msg) > errorMax {
-		msg = msg[:errorMax] + "…"
-	}
+	msg = clip(msg, errorMax)
 	o, err := p.sb.vm.New(p.sb.errorCtor, p.sb.vm.ToValue(msg))
 	if err != nil {
 		panic(err)
@@ -171,11 +170,12 @@ func (p *instance) deleteMessage(call goja.FunctionCall) goja.Value {
 	return goja.Undefined()
 }
 
-// reader is who the read-only views read as: the bot once it runs; at the top level of a
-// first install there is no bot yet, and the views throw.
+// reader is who the read-only views read as: the bot, which an instance gets once its top
+// level has run (on a first install the bot does not exist before); at the top level the
+// views throw.
 func (p *instance) reader(what string) engine.Caller {
-	if p.bot.ID == "" {
-		p.throw("%s is not available at the top level of a plugin's first load: call it from a hook or a timer", what)
+	if p.topLevel || p.bot.ID == "" {
+		p.throw("%s is not available at the top level: the plugin reads as its bot from its hooks and timers", what)
 	}
 	return p.bot
 }
@@ -288,10 +288,7 @@ func (p *instance) consoleLine(level string) func(goja.FunctionCall) goja.Value 
 				break
 			}
 		}
-		line := b.String()
-		if len(line) > consoleMax {
-			line = line[:consoleMax] + "…"
-		}
+		line := clip(b.String(), consoleMax)
 		attrs := []any{"plugin", p.name, "line", line}
 		if p.dropped > 0 {
 			attrs = append(attrs, "dropped_before", p.dropped)
@@ -322,6 +319,20 @@ func (p *instance) display(v goja.Value) string {
 		}
 	}
 	return v.String()
+}
+
+// clip makes text a script gave fit to show: valid UTF-8 (a JavaScript string may hold lone
+// surrogates, which proto strings and logs refuse) of at most max bytes, cut at a character.
+func clip(s string, max int) string {
+	s = strings.ToValidUTF8(s, "\uFFFD")
+	if len(s) <= max {
+		return s
+	}
+	cut := max
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
 }
 
 // str is argument i as a string (undefined as "").

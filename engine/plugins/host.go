@@ -217,7 +217,7 @@ func (h *Host) recordError(p *instance, msg string) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if e := h.plugins[p.name]; e != nil && e.inst == p {
-		e.err = msg
+		e.err = clip(msg, errorMax)
 	}
 }
 
@@ -227,7 +227,7 @@ func (h *Host) stopped(p *instance, reason string) {
 	e := h.plugins[p.name]
 	current := e != nil && e.inst == p && !h.closed
 	if current {
-		e.inst, e.err = nil, "stopped: "+reason
+		e.inst, e.err = nil, clip("stopped: "+reason, errorMax)
 	}
 	h.mu.Unlock()
 	if !current {

@@ -351,11 +351,7 @@ func describe(err error) string {
 	if errors.As(err, &so) {
 		return "the call stack grew past its limit (" + so.Error() + ")"
 	}
-	msg := err.Error()
-	if len(msg) > errorMax {
-		msg = msg[:errorMax] + "…"
-	}
-	return msg
+	return clip(err.Error(), errorMax)
 }
 
 // setQuestions replaces the plugin's join questions.

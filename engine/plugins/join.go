@@ -158,8 +158,6 @@ func (p *instance) joinVerdict(v goja.Value) joinResult {
 	if reason == "" {
 		reason = "the community did not accept this join"
 	}
-	if len(reason) > reasonMax {
-		reason = reason[:reasonMax] + "…"
-	}
+	reason = clip(reason, reasonMax)
 	return joinResult{refused: true, reason: reason}
 }
