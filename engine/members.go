@@ -51,6 +51,11 @@ func (e *Engine) Join(ctx context.Context, in JoinInput) (*svcv1.Member, bool, e
 			return nil, false, err
 		}
 	}
+	// The plugins have their say before anything changes.
+	hooked, err := e.checkJoinHook(ctx, in)
+	if err != nil {
+		return nil, false, err
+	}
 	type joined struct {
 		m       *svcv1.Member
 		created bool
@@ -66,7 +71,7 @@ func (e *Engine) Join(ctx context.Context, in JoinInput) (*svcv1.Member, bool, e
 				return joined{}, denied("this login is banned from the community")
 			}
 		}
-		if err := e.admit(tx, req); err != nil {
+		if err := e.admit(tx, req, hooked); err != nil {
 			return joined{}, err
 		}
 		m, err := e.addMember(tx, rec, in)
@@ -79,11 +84,12 @@ func (e *Engine) Join(ctx context.Context, in JoinInput) (*svcv1.Member, bool, e
 }
 
 // admit checks what a newcomer must bring: the invite of an invite-only community and one answer
-// per join question. It uses up one invite use.
-func (e *Engine) admit(tx *Tx, req *svcv1.JoinRequest) error {
+// per join question (the community's and the plugins' that checkJoinHook asked). It uses up one
+// invite use.
+func (e *Engine) admit(tx *Tx, req *svcv1.JoinRequest, hooked []JoinQuestion) error {
 	s := tx.Snap().Settings()
-	if q, a := len(s.GetJoinQuestions()), len(req.GetAnswers()); q != a {
-		return invalid("answers has %s; the community asks %s", plural(a, "answer", "answers"), plural(q, "question", "questions"))
+	if err := answersMatch(len(s.GetJoinQuestions())+len(hooked), len(req.GetAnswers())); err != nil {
+		return err
 	}
 	if !s.GetInviteOnly() {
 		return nil

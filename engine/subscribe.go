@@ -46,6 +46,8 @@ func (e *Engine) Subscribe(ctx context.Context, c Caller, afterSeq int64, send f
 	}
 	e.streams.Add(1)
 	defer e.streams.Add(-1)
+	ctx, untrack := e.open.track(ctx, c.ID)
+	defer untrack()
 	s := &stream{e: e, send: send}
 	f, err := e.Follow(FollowOptions{AfterSeq: afterSeq, Member: c.ID})
 	if errors.Is(err, ErrResync) {
@@ -58,6 +60,12 @@ func (e *Engine) Subscribe(ctx context.Context, c Caller, afterSeq int64, send f
 	e.presence.opened(c.ID)
 	defer e.presence.closed(c.ID)
 	err = s.run(ctx, f)
+	if errors.Is(err, context.Canceled) {
+		// Ended by the engine (see streamSet) or by the client going away.
+		if cause := context.Cause(ctx); !errors.Is(cause, context.Canceled) {
+			err = cause
+		}
+	}
 	switch {
 	case errors.Is(err, ErrResync):
 		return s.ended(ctx, StreamResync, RunOnFreshStack(s.resync))

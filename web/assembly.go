@@ -17,6 +17,7 @@ import (
 	"hearth/engine"
 	"hearth/engine/backup"
 	"hearth/engine/outbound"
+	"hearth/engine/plugins"
 	"hearth/engine/sandbox"
 	"hearth/engine/store"
 	"hearth/web/metrics"
@@ -65,6 +66,9 @@ type Config struct {
 	// PasswordParams is argon2id's cost for new passwords (default
 	// auth.DefaultPasswordParams).
 	PasswordParams auth.PasswordParams
+	// Plugins are the plugin host's options; Open fills Dir (<Data>/plugins), Clock and Log
+	// (the engine's) where they are empty.
+	Plugins plugins.Options
 	// Log receives every log line (default slog.Default()).
 	Log *slog.Logger
 	// AdminSocket serves <Data>/admin.sock (mode 0600), through which `hearth backup` and
@@ -94,6 +98,8 @@ type Server struct {
 	Metrics *metrics.Metrics
 	// Bucket is the file bucket.
 	Bucket *blob.Bucket
+	// Plugins runs the plugins of the data directory.
+	Plugins *plugins.Host
 
 	handler http.Handler
 	db      *store.DB
@@ -199,6 +205,19 @@ func Open(ctx context.Context, cfg Config) (s *Server, err error) {
 	if s.Metrics != nil {
 		s.Metrics.Watch(s.Engine.Stats)
 	}
+	popts := cfg.Plugins
+	if popts.Dir == "" {
+		popts.Dir = filepath.Join(cfg.Data, "plugins")
+	}
+	if popts.Clock == nil {
+		popts.Clock = opts.Clock
+	}
+	if popts.Log == nil {
+		popts.Log = opts.Log
+	}
+	if s.Plugins, err = plugins.New(s.Engine, popts); err != nil {
+		return nil, err
+	}
 	client := cfg.IssuerHTTPClient
 	if client == nil {
 		version := opts.Version
@@ -238,6 +257,7 @@ func Open(ctx context.Context, cfg Config) (s *Server, err error) {
 	}
 	s.handler = New(Options{
 		Engine:        s.Engine,
+		Plugins:       s.Plugins,
 		Verifier:      verifier,
 		Issuer:        s.Issuer,
 		SignIn:        signIn,
@@ -318,8 +338,9 @@ func (s *Server) CloseStreams() {
 }
 
 // Close stops everything in order: backups (one in progress is cancelled), the admin socket,
-// the engine (streams end, queued changes are committed), the sandbox (nothing is left to
-// inspect), the database and the bucket. Closing again does nothing.
+// the plugins (they call the engine), the engine (streams end, queued changes are committed),
+// the sandbox (nothing is left to inspect), the database and the bucket. Closing again does
+// nothing.
 func (s *Server) Close() error {
 	s.closeOnce.Do(func() { s.closeErr = s.close() })
 	return s.closeErr
@@ -337,6 +358,10 @@ func (s *Server) close() error {
 	}
 	if s.stopAuth != nil {
 		s.stopAuth()
+	}
+	if s.Plugins != nil {
+		// First: the plugins call the engine.
+		s.Plugins.Close()
 	}
 	if s.Engine != nil {
 		s.Engine.Close()

@@ -14,6 +14,7 @@ import (
 
 	"hearth/auth"
 	"hearth/engine"
+	"hearth/engine/plugins"
 	"hearth/proto/svc/v1/svcv1connect"
 	"hearth/web/metrics"
 )
@@ -22,6 +23,8 @@ import (
 type Options struct {
 	Engine   *engine.Engine
 	Verifier *auth.Verifier
+	// Plugins runs the plugins; without it the plugin calls answer unavailable.
+	Plugins *plugins.Host
 	// Issuer, when set, serves the local issuer's discovery document and keys.
 	Issuer *auth.Issuer
 	// SignIn, when set, serves the built-in issuer's sign-in (/oauth/...).
@@ -66,7 +69,7 @@ func New(opts Options) http.Handler {
 	mux := http.NewServeMux()
 	mux.Handle(svcv1connect.NewChatServiceHandler(&chatService{eng: opts.Engine}, handlerOpts...))
 	mux.Handle(svcv1connect.NewServerServiceHandler(&serverService{eng: opts.Engine}, handlerOpts...))
-	mux.Handle(svcv1connect.NewBotServiceHandler(&botService{eng: opts.Engine}, handlerOpts...))
+	mux.Handle(svcv1connect.NewBotServiceHandler(&botService{eng: opts.Engine, plugins: opts.Plugins}, handlerOpts...))
 	mountHealth(mux, opts.Engine)
 	base := opts.Engine.ServerInfo().GetBaseUrl()
 	webURL := strings.TrimSuffix(opts.WebURL, "/")

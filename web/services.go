@@ -6,6 +6,7 @@ import (
 	"connectrpc.com/connect"
 
 	"hearth/engine"
+	"hearth/engine/plugins"
 	svcv1 "hearth/proto/svc/v1"
 	"hearth/proto/svc/v1/svcv1connect"
 )
@@ -104,5 +105,6 @@ func (s *serverService) ListMembers(ctx context.Context, r *connect.Request[svcv
 
 type botService struct {
 	svcv1connect.UnimplementedBotServiceHandler
-	eng *engine.Engine
+	eng     *engine.Engine
+	plugins *plugins.Host
 }
