@@ -6,6 +6,7 @@ import (
 	"runtime/debug"
 	"time"
 
+	"hearth/engine/search"
 	"hearth/engine/store"
 	"hearth/engine/store/storepb"
 	svcv1 "hearth/proto/svc/v1"
@@ -49,6 +50,9 @@ type Tx struct {
 	after  []func()
 	drops  []string
 	writes int
+	// ix is the message index; searchOps the ops the batch staged for it.
+	ix        *search.Index
+	searchOps []search.Staged
 }
 
 // Snap is the community as the batch has changed it so far.
@@ -72,14 +76,19 @@ func (tx *Tx) mutate() *store.Batch {
 // emit appends an event to the log with the next seq and queues it for delivery after the
 // commit. It returns the seq.
 func (tx *Tx) emit(aud *storepb.Audience, ev *svcv1.Event) (int64, error) {
+	return tx.emitLogged(&storepb.LoggedEvent{Event: ev, Audience: aud})
+}
+
+// emitLogged is emit for a log row that carries more than the event (LoggedEvent.reaction).
+func (tx *Tx) emitLogged(le *storepb.LoggedEvent) (int64, error) {
 	tx.seq++
+	ev := le.GetEvent()
 	ev.Seq = tx.seq
 	ev.AtMs = tx.NowMs()
-	le := &storepb.LoggedEvent{Event: ev, Audience: aud}
 	if err := tx.mutate().AppendEvent(le); err != nil {
 		return 0, err
 	}
-	tx.events = append(tx.events, Delivery{Frame: newFrame(ev), Audience: aud})
+	tx.events = append(tx.events, Delivery{Frame: newFrame(ev), Audience: le.GetAudience(), Reaction: le.GetReaction()})
 	return tx.seq, nil
 }
 
@@ -251,11 +260,11 @@ func (e *Engine) tryBatch(batch []*change) ([]result, error) {
 		now = e.lastNow
 	}
 	e.lastNow = now
-	tx := &Tx{b: b, d: e.snap.Load().newDraft(), now: now, seq: e.seq}
+	tx := &Tx{b: b, d: e.snap.Load().newDraft(), now: now, seq: e.seq, ix: e.index}
 	start := time.Now()
 	results := make([]result, len(batch))
 	for i, c := range batch {
-		writes, events, after, drops := tx.writes, len(tx.events), len(tx.after), len(tx.drops)
+		writes, events, after, drops, ops := tx.writes, len(tx.events), len(tx.after), len(tx.drops), len(tx.searchOps)
 		v, err := runChange(c, tx)
 		if err != nil && tx.writes != writes {
 			if errors.Is(err, store.ErrTooBig) {
@@ -269,7 +278,7 @@ func (e *Engine) tryBatch(batch []*change) ([]result, error) {
 			return []result{{err: publicError(err)}}, nil
 		}
 		if err != nil {
-			tx.events, tx.after, tx.drops = tx.events[:events], tx.after[:after], tx.drops[:drops]
+			tx.events, tx.after, tx.drops, tx.searchOps = tx.events[:events], tx.after[:after], tx.drops[:drops], tx.searchOps[:ops]
 			e.logChangeError(err)
 			err = publicError(err)
 		}
@@ -287,6 +296,8 @@ func (e *Engine) tryBatch(batch []*change) ([]result, error) {
 	}
 	snap := tx.d.publish(tx.seq)
 	e.seq = tx.seq
+	// The index before anyone hears of the change: a message someone was told of is found.
+	e.index.Committed(tx.searchOps)
 	// The hub first, then the Snapshot handlers read: a GetState never returns a seq the hub
 	// has not reached, so a Subscribe right after it never looks ahead of the log.
 	e.hub.publish(tx.events, snap)

@@ -104,6 +104,7 @@ func (a *authenticator) authenticate(ctx context.Context, procedure string, h ht
 	if !duringSetup[procedure] && a.eng.NeedsSetup() && !a.eng.IsOwner(caller) {
 		return nil, denied("the community is being set up; until the owner finishes, only the owner can do this")
 	}
+	noteMember(ctx, caller.ID)
 	return context.WithValue(ctx, callerKey, caller), nil
 }
 

@@ -9,12 +9,12 @@ import (
 	"log/slog"
 	"net/http"
 	"strings"
-	"time"
 
 	"connectrpc.com/connect"
 
 	"hearth/auth"
 	"hearth/engine"
+	"hearth/engine/plugins"
 	"hearth/proto/svc/v1/svcv1connect"
 	"hearth/web/metrics"
 )
@@ -23,6 +23,8 @@ import (
 type Options struct {
 	Engine   *engine.Engine
 	Verifier *auth.Verifier
+	// Plugins runs the plugins; without it the plugin calls answer unavailable.
+	Plugins *plugins.Host
 	// Issuer, when set, serves the local issuer's discovery document and keys.
 	Issuer *auth.Issuer
 	// SignIn, when set, serves the built-in issuer's sign-in (/oauth/...).
@@ -54,7 +56,7 @@ func New(opts Options) http.Handler {
 		opts.Log = slog.Default()
 	}
 	a := &authenticator{eng: opts.Engine, verifier: opts.Verifier}
-	interceptors := []connect.Interceptor{interceptor{a}}
+	interceptors := []connect.Interceptor{logInterceptor{}, interceptor{a}}
 	if opts.Metrics != nil {
 		// First, so that calls refused by authentication are counted too.
 		interceptors = append([]connect.Interceptor{opts.Metrics.Interceptor()}, interceptors...)
@@ -67,11 +69,8 @@ func New(opts Options) http.Handler {
 	mux := http.NewServeMux()
 	mux.Handle(svcv1connect.NewChatServiceHandler(&chatService{eng: opts.Engine}, handlerOpts...))
 	mux.Handle(svcv1connect.NewServerServiceHandler(&serverService{eng: opts.Engine}, handlerOpts...))
-	mux.Handle(svcv1connect.NewBotServiceHandler(&botService{eng: opts.Engine}, handlerOpts...))
-	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-		w.Write([]byte("ok"))
-	})
+	mux.Handle(svcv1connect.NewBotServiceHandler(&botService{eng: opts.Engine, plugins: opts.Plugins}, handlerOpts...))
+	mountHealth(mux, opts.Engine)
 	base := opts.Engine.ServerInfo().GetBaseUrl()
 	webURL := strings.TrimSuffix(opts.WebURL, "/")
 	if webURL == "" {
@@ -96,41 +95,8 @@ func New(opts Options) http.Handler {
 func call[Req, Res any](ctx context.Context, req *connect.Request[Req], fn func(context.Context, engine.Caller, *Req) (*Res, error)) (*connect.Response[Res], error) {
 	res, err := fn(ctx, callerOf(ctx), req.Msg)
 	if err != nil {
+		noteCause(ctx, err)
 		return nil, toConnect(err)
 	}
 	return connect.NewResponse(res), nil
 }
-
-// logRequests writes one line per request at debug level.
-func logRequests(log *slog.Logger, next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if !log.Enabled(r.Context(), slog.LevelDebug) {
-			next.ServeHTTP(w, r)
-			return
-		}
-		start := time.Now()
-		sw := &statusWriter{ResponseWriter: w, status: http.StatusOK}
-		next.ServeHTTP(sw, r)
-		log.Debug("request", "method", r.Method, "path", r.URL.Path, "status", sw.status, "took", time.Since(start))
-	})
-}
-
-type statusWriter struct {
-	http.ResponseWriter
-	status int
-}
-
-func (w *statusWriter) WriteHeader(code int) {
-	w.status = code
-	w.ResponseWriter.WriteHeader(code)
-}
-
-// Flush keeps streaming responses streaming through the wrapper.
-func (w *statusWriter) Flush() {
-	if f, ok := w.ResponseWriter.(http.Flusher); ok {
-		f.Flush()
-	}
-}
-
-// Unwrap lets http.ResponseController reach the real writer.
-func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }

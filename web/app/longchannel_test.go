@@ -29,7 +29,7 @@ func TestBrowserLongChannel(t *testing.T) {
 		t.Fatal(err)
 	}
 	long := res.Msg.GetChannel().GetId()
-	bot := srv.SeedBot("archivist")
+	bot := srv.CreateBot(owner, "archivist")
 	msgs := fillChannel(t, bot, long, longChannelSize)
 
 	alice := openPage(t, browser, "alice", 1280, 800)

@@ -75,7 +75,7 @@ func Start(t testing.TB, options ...Option) *Server {
 		t.Cleanup(func() { b.Close() })
 		opts.Bucket = b
 	}
-	s.cfg = web.Config{Data: s.Dir, Engine: opts, Log: Logger(), PasswordParams: TestPasswordParams}
+	s.cfg = web.Config{Data: s.Dir, Engine: opts, Log: Logger(), PasswordParams: TestPasswordParams, AdminSocket: true}
 	s.open()
 	s.http.Start()
 	t.Cleanup(func() {
@@ -145,6 +145,12 @@ func (s *Server) SetSignInClock(now func() time.Time) {
 	s.Restart()
 }
 
+// SetBackups sets where and how often the server takes backups; the server restarts to take it.
+func (s *Server) SetBackups(b web.BackupConfig) {
+	s.cfg.Backups = b
+	s.Restart()
+}
+
 // Bucket is the server's file bucket.
 func (s *Server) Bucket() *blob.Bucket { return s.app.Bucket }
 
@@ -170,7 +176,9 @@ var (
 
 func sharedSandbox(t testing.TB) *sandbox.Sandbox {
 	sandboxOnce.Do(func() {
-		sandboxBox, sandboxErr = sandbox.New(context.Background(), sandbox.Options{})
+		// A deadline a busy machine under the race detector cannot reach: tests of what the
+		// server does with a file the sandbox gives up on bring a sandbox of their own.
+		sandboxBox, sandboxErr = sandbox.New(context.Background(), sandbox.Options{Timeout: time.Minute})
 	})
 	if sandboxErr != nil {
 		t.Fatal(sandboxErr)
