@@ -867,7 +867,7 @@ export type Plugin = Message$1<"svc.v1.Plugin"> & {
   running: boolean;
 
   /**
-   * Why it did not load, or its last hook failure.
+   * Why it did not load, its last hook failure, or why a limit stopped it ("stopped: ...").
    *
    * @generated from field: string error = 4;
    */
