@@ -77,7 +77,7 @@ func TestFileLinkForgeries(t *testing.T) {
 // engine's clock; a used one stays.
 func TestUnusedUploadsExpire(t *testing.T) {
 	forBuckets(t, func(t *testing.T, bucket webtest.Option) {
-		c := newCommunity(t, bucket)
+		c := newCommunity(t, bucket, webtest.WithManualJobs())
 		s, clock := c.s, c.clock
 		ch := c.channel("general")
 		// More than one cleanup batch (256) of unused uploads, seeded straight into the
@@ -181,7 +181,7 @@ func TestOrphanSweepS3(t *testing.T) {
 // The retention purge deletes the files of the messages it deletes.
 func TestRetentionDeletesFiles(t *testing.T) {
 	forBuckets(t, func(t *testing.T, bucket webtest.Option) {
-		c := newCommunity(t, bucket)
+		c := newCommunity(t, bucket, webtest.WithManualJobs())
 		ch := c.channel("general")
 		old := mustUpload(t, c.s, c.owner, "old.txt", []byte("old"))
 		root := mustSend(t, c.owner, &svcv1.SendMessageRequest{ChannelId: ch.GetId(), AttachmentIds: []string{old.GetId()}})
