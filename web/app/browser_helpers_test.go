@@ -270,10 +270,11 @@ func (p *page) clickJS(what, find string) {
 
 func (p *page) typeInto(sel, text string) {
 	p.t.Helper()
-	p.run(chromedp.Focus(chromedp.CSS(sel)))
-	// An open modal dialog leaves the rest of the page inert: the keys would go elsewhere.
-	p.waitFor("the focus in "+sel, fmt.Sprintf(`document.activeElement === document.querySelector(%s)`, js(sel)))
-	p.run(chromedp.SendKeys(chromedp.CSS(sel), text))
+	// Focused from the page and typed to the focused element, so that no DOM node id goes stale
+	// between the two while the page renders. An open modal dialog leaves the rest of the page
+	// inert: the keys would go elsewhere, so the focus is checked first.
+	p.waitFor("the focus in "+sel, fmt.Sprintf(`(document.querySelector(%s)?.focus(), document.activeElement === document.querySelector(%s))`, js(sel), js(sel)))
+	p.run(chromedp.KeyEvent(text))
 }
 
 // closeDialog closes the open dialog with its Close button and waits until it is gone (a
@@ -313,9 +314,9 @@ func enter() chromedp.Action[chromedp.Void] { return press("Enter", 13, "\r", 0)
 // send types a message into a composer (the channel's, or scope's) and presses Enter.
 func (p *page) send(text string, scope ...string) {
 	p.t.Helper()
-	sel := ".channel-view .composer-input"
+	sel := ".channel-view .composer .composer-input"
 	if len(scope) > 0 {
-		sel = scope[0] + " .composer-input"
+		sel = scope[0] + " .composer .composer-input"
 	}
 	p.typeInto(sel, text)
 	p.run(enter())

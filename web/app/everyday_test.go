@@ -46,11 +46,11 @@ func TestBrowserEverydayActions(t *testing.T) {
 	bob.openChannel("general")
 
 	t.Log("typing, and a mention completed from the keyboard")
-	bob.typeInto(".channel-view .composer-input", "hey @al")
+	bob.typeInto(".channel-view .composer .composer-input", "hey @al")
 	alice.waitFor("bob typing", `document.querySelector(".channel-view .typing").textContent === "Bob is typing…"`)
 	bob.waitFor("alice offered", `document.querySelector('.mention-option[aria-selected="true"] .mention-name')?.textContent === "Alice"`)
 	bob.run(enter())
-	bob.waitFor("the mention completed", `document.querySelector(".channel-view .composer-input").value === "hey @alice "`)
+	bob.waitFor("the mention completed", `document.querySelector(".channel-view .composer .composer-input").value === "hey @alice "`)
 	bob.send("look")
 	alice.seesOnce("hey @Alice look")
 	alice.waitFor("the typing line cleared by the message", `document.querySelector(".channel-view .typing").textContent === ""`)
@@ -86,7 +86,7 @@ func TestBrowserEverydayActions(t *testing.T) {
 			t.Errorf("the rendered message: %s is wrong:\n%s", what, eval[string](bob, rich+`.querySelector(".msg-text").innerHTML`))
 		}
 	}
-	alice.setText(`document.querySelector(".channel-view .composer-input")`, "```\nfirst line\n  indented <i>line</i>\n```")
+	alice.setText(`document.querySelector(".channel-view .composer .composer-input")`, "```\nfirst line\n  indented <i>line</i>\n```")
 	alice.run(enter())
 	bob.waitFor("the code block", `[...document.querySelectorAll(".channel-view pre.code-block code")].some(c => c.textContent === "first line\n  indented <i>line</i>")`)
 
@@ -137,6 +137,17 @@ func TestBrowserEverydayActions(t *testing.T) {
 	bob.seesOnce("a private word")
 	alice.waitFor("bob's DM read, seen from alice's side too", `document.querySelector('.side-link[aria-label="Bob"]') !== null`)
 
+	t.Log("a group DM")
+	alice.click(`button[aria-label="New direct message"]`)
+	for _, name := range []string{"Bob", "olivia"} {
+		alice.clickJS("choose "+name, fmt.Sprintf(`[...document.querySelectorAll("dialog[open] .pick")].find(l => l.textContent.includes(%s))?.querySelector("input")`, js(name)))
+	}
+	alice.clickJS("Start a group of 3", `[...document.querySelectorAll("dialog[open] button[type=submit]")].find(b => b.textContent === "Start a group of 3")`)
+	alice.waitFor("the group open", `document.querySelector(".channel-title")?.textContent.trim().split(", ").sort().join() === "Bob,olivia"`)
+	alice.send("a word to you both")
+	bob.waitFor("the group's badge", `[...document.querySelectorAll(".side-link")].some(a => ["Alice, olivia, 1 unread, 1 mention", "olivia, Alice, 1 unread, 1 mention"].includes(a.getAttribute("aria-label")))`)
+	alice.openChannel("Bob")
+
 	t.Log("a block: the message cannot go, and says so")
 	bob.clickJS("alice's name", `[...document.querySelectorAll(".channel-view .author")].find(b => b.textContent === "Alice")`)
 	bob.clickJS("Block", `[...document.querySelectorAll("dialog[open] button")].find(b => b.textContent === "Block")`)
@@ -177,7 +188,8 @@ func TestBrowserEverydayActions(t *testing.T) {
 	alice.waitFor("#general", `document.querySelector(".channel-title")?.textContent.endsWith("general")`)
 
 	t.Log("the keyboard reaches the messages and their actions")
-	alice.run(chromedp.Focus(chromedp.CSS(".channel-view .composer-input")), press("ArrowUp", 38, "", 0))
+	alice.eval0(`document.querySelector(".channel-view .composer .composer-input").focus()`)
+	alice.run(press("ArrowUp", 38, "", 0))
 	alice.waitFor("the newest message focused", `document.activeElement === [...document.querySelectorAll(".channel-view .message-list > article.msg")].at(-1)`)
 	alice.run(press("ArrowUp", 38, "", 0))
 	alice.waitFor("the one before focused, its actions shown", `document.activeElement === [...document.querySelectorAll(".channel-view .message-list > article.msg")].at(-2) && getComputedStyle(document.activeElement.querySelector(".msg-actions")).display === "flex"`)
@@ -186,8 +198,9 @@ func TestBrowserEverydayActions(t *testing.T) {
 	alice.waitFor("the emoji picker, its search focused", `document.activeElement?.getAttribute("aria-label") === "Search emoji"`)
 	alice.run(press("Escape", 27, "", 0))
 	alice.waitFor("the picker closed", `!document.querySelector("dialog[open]")`)
-	alice.run(chromedp.Focus(chromedp.CSS(".channel-view .message-list")), press("Escape", 27, "", 0))
-	alice.waitFor("back in the composer", `document.activeElement === document.querySelector(".channel-view .composer-input")`)
+	alice.eval0(`document.querySelector(".channel-view .message-list").focus()`)
+	alice.run(press("Escape", 27, "", 0))
+	alice.waitFor("back in the composer", `document.activeElement === document.querySelector(".channel-view .composer .composer-input")`)
 	for _, p := range []*page{alice, bob} {
 		p.noErrors(srv.URL)
 	}

@@ -89,7 +89,7 @@ export function Chat(props: { session: Session; route: Route; onSignOut: () => v
   const closeDialog = () => setDialog((d) => (d === shown ? null : d));
   return (
     <div class={`chat${drawer ? " drawer-open" : ""}${threadId ? " thread-open" : ""}`}>
-      <a class="skip-link" href="#composer" onClick={(e) => (e.preventDefault(), document.querySelector<HTMLTextAreaElement>(".channel-view .composer-input")?.focus())}>
+      <a class="skip-link" href="#composer" onClick={(e) => (e.preventDefault(), document.querySelector<HTMLTextAreaElement>(".channel-view .composer .composer-input")?.focus())}>
         Skip to the message box
       </a>
       <div class="sidebar" id="sidebar">

@@ -60,7 +60,7 @@ export function ThreadPanel(props: { session: Session; channelId: string; rootId
         session={session}
         view={view}
         label="Replies"
-        onEscape={() => document.querySelector<HTMLElement>(".thread-panel .composer-input")?.focus()}
+        onEscape={() => document.querySelector<HTMLElement>(".thread-panel .composer .composer-input")?.focus()}
         actions={props.actions}
         inThread={true}
         intro={
