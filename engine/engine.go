@@ -126,6 +126,8 @@ type Engine struct {
 	logStart atomic.Int64
 	// streams counts the open Subscribe streams.
 	streams atomic.Int64
+	// open are the open Subscribe streams of each member, for MaxStreamsPerMember.
+	open openStreams
 
 	// ctx ends at Close, cutting short the background jobs' calls to the bucket.
 	ctx    context.Context
@@ -326,6 +328,15 @@ func (e *Engine) MemberForLogin(l Login) (Caller, bool) {
 		return Caller{}, false
 	}
 	return Caller{ID: m.GetMember().GetId()}, true
+}
+
+// ErrBanned answers every call of a banned login but GetServerInfo.
+var ErrBanned = &Error{Code: CodePermissionDenied, Msg: "you are banned from this community"}
+
+// LoginBanned reports whether a login is banned from the community.
+func (e *Engine) LoginBanned(l Login) bool {
+	m := e.snap.Load().memberByLogin(l.Issuer, l.Subject)
+	return m != nil && m.GetState() == storepb.MemberState_MEMBER_STATE_BANNED
 }
 
 // BotForTokenHash returns the bot holding a token.

@@ -12,7 +12,9 @@ import (
 // the stream open before the first event), then every event after afterSeq the caller may see,
 // replayed from the log, then live events, as one Follower hands them over; a heartbeat every
 // 25 s. It returns when the client goes away (ctx), the stream must resync (after sending
-// resync), the member leaves, or the server closes; a nil error means the stream ended normally.
+// resync), the member leaves, the server closes, or the member opens more than
+// MaxStreamsPerMember streams and this is their oldest (ErrTooManyStreams); a nil error means
+// the stream ended normally.
 //
 // The calling goroutine only waits: everything that sends (replay, heartbeats, deliveries)
 // runs on a goroutine of its own that ends when it is done (see RunOnFreshStack), so that the
@@ -23,6 +25,10 @@ func (e *Engine) Subscribe(ctx context.Context, c Caller, afterSeq int64, send f
 	}
 	e.streams.Add(1)
 	defer e.streams.Add(-1)
+	ctx, end := context.WithCancelCause(ctx)
+	defer end(nil)
+	slot := e.open.open(c.ID, end)
+	defer e.open.close(c.ID, slot)
 	s := &stream{e: e, send: send}
 	f, err := e.Follow(FollowOptions{AfterSeq: afterSeq, Member: c.ID})
 	if errors.Is(err, ErrResync) {
@@ -35,6 +41,9 @@ func (e *Engine) Subscribe(ctx context.Context, c Caller, afterSeq int64, send f
 	e.presence.opened(c.ID)
 	defer e.presence.closed(c.ID)
 	err = s.run(ctx, f)
+	if ctx.Err() != nil && context.Cause(ctx) == ErrTooManyStreams {
+		return ErrTooManyStreams
+	}
 	switch {
 	case errors.Is(err, ErrResync):
 		return RunOnFreshStack(s.resync)
