@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"net/netip"
 	"path/filepath"
 	"time"
 
@@ -49,6 +50,9 @@ type Config struct {
 	// outbound client with the operator's policy, since issuers are named by the operator and
 	// may be on loopback or the local network, and a 10 s timeout).
 	IssuerHTTPClient *http.Client
+	// TrustedProxies are the proxies whose X-Forwarded-For or Forwarded headers name the client
+	// address (-trusted-proxy); from any other peer, the client address is the peer's.
+	TrustedProxies []netip.Prefix
 	// Log receives every log line (default slog.Default()).
 	Log *slog.Logger
 }
@@ -64,6 +68,7 @@ type Server struct {
 	Bucket *blob.Bucket
 
 	handler http.Handler
+	intake  *intake
 	db      *store.DB
 	// Owned by the server, closed by Close (nil when the caller gave its own).
 	ownBucket  *blob.Bucket
@@ -106,6 +111,13 @@ func Open(ctx context.Context, cfg Config) (s *Server, err error) {
 	s.Bucket = opts.Bucket
 	if s.db, err = store.Open(filepath.Join(cfg.Data, "db"), cfg.Memory, cfg.Log); err != nil {
 		return nil, err
+	}
+	// With the database open, no other server uses this data directory: what a file bucket
+	// holds half written was left by a server that died mid-upload.
+	if n, err := s.Bucket.SweepPartial(ctx); err != nil {
+		cfg.Log.Warn("could not remove the partly written files of an earlier run", "err", err)
+	} else if n > 0 {
+		cfg.Log.Info("removed the partly written files of an earlier run", "count", n)
 	}
 	if opts.Signer == nil {
 		if opts.Signer, err = blob.LoadOrCreateSigner(cfg.Data); err != nil {
@@ -163,16 +175,27 @@ func Open(ctx context.Context, cfg Config) (s *Server, err error) {
 	if err != nil {
 		return nil, err
 	}
-	s.handler = New(Options{
-		Engine:        s.Engine,
-		Verifier:      verifier,
-		Issuer:        s.Issuer,
-		WebURL:        cfg.WebURL,
-		FilesRedirect: cfg.FilesRedirect,
-		Log:           cfg.Log,
-		Metrics:       s.Metrics,
+	s.handler, s.intake = newHandler(Options{
+		Engine:         s.Engine,
+		Verifier:       verifier,
+		Issuer:         s.Issuer,
+		WebURL:         cfg.WebURL,
+		FilesRedirect:  cfg.FilesRedirect,
+		Log:            cfg.Log,
+		Metrics:        s.Metrics,
+		TrustedProxies: cfg.TrustedProxies,
 	})
 	return s, nil
+}
+
+// WaitRequests returns once no request is being handled, or with ctx's error. A server that
+// shuts down calls it after closing its connections, so that every handler has let go of
+// what it held (an upload its temporary file) before Close.
+func (s *Server) WaitRequests(ctx context.Context) error {
+	if s.intake == nil {
+		return nil
+	}
+	return s.intake.running.wait(ctx)
 }
 
 // Handler serves every endpoint of the server.

@@ -8,6 +8,7 @@ import (
 	"context"
 	"log/slog"
 	"net/http"
+	"net/netip"
 	"strings"
 	"time"
 
@@ -33,6 +34,9 @@ type Options struct {
 	Log           *slog.Logger
 	// Metrics, when set, counts and times every call and route.
 	Metrics *metrics.Metrics
+	// TrustedProxies are the proxies whose forwarding headers name the client address
+	// (-trusted-proxy); from any other peer, the client address is the peer's.
+	TrustedProxies []netip.Prefix
 }
 
 // maxRequestBytes bounds one decoded request. The largest valid ones (a message of 8,000
@@ -42,19 +46,26 @@ const maxRequestBytes = 1 << 20
 
 // New returns the handler of every endpoint of the server.
 func New(opts Options) http.Handler {
+	h, _ := newHandler(opts)
+	return h
+}
+
+// newHandler is New, with the intake that counts the requests running (Server.WaitRequests).
+func newHandler(opts Options) (http.Handler, *intake) {
 	if opts.Log == nil {
 		opts.Log = slog.Default()
 	}
-	a := &authenticator{eng: opts.Engine, verifier: opts.Verifier}
-	interceptors := []connect.Interceptor{interceptor{a}}
+	a := &authenticator{eng: opts.Engine, verifier: opts.Verifier, metrics: opts.Metrics}
+	var interceptors []connect.Interceptor
 	if opts.Metrics != nil {
-		// First, so that calls refused by authentication are counted too.
-		interceptors = append([]connect.Interceptor{opts.Metrics.Interceptor()}, interceptors...)
+		interceptors = append(interceptors, opts.Metrics.Interceptor())
 	}
 	handlerOpts := append(codecs(opts.Engine.SignURLs),
+		// Authentication, before any of the body is read.
+		connect.WithRequestGate(a.gate),
 		connect.WithInterceptors(interceptors...),
 		// Connect reads (and decompresses) a request before any interceptor runs, so this bound
-		// is what stops a large or gzip-bombed body, authenticated or not.
+		// is what stops a large or gzip-bombed body from a member.
 		connect.WithReadMaxBytes(maxRequestBytes))
 	mux := http.NewServeMux()
 	mux.Handle(svcv1connect.NewChatServiceHandler(&chatService{eng: opts.Engine}, handlerOpts...))
@@ -81,7 +92,8 @@ func New(opts Options) http.Handler {
 	if opts.Metrics != nil {
 		h = opts.Metrics.Routes(mux)
 	}
-	return logRequests(opts.Log, h)
+	in := &intake{proxies: opts.TrustedProxies}
+	return in.wrap(logRequests(opts.Log, h)), in
 }
 
 // call runs a unary engine method for the authenticated caller.
