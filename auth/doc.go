@@ -3,6 +3,12 @@
 // issuer (a signing key in the data directory, its discovery document and JWKS), and makes
 // and hashes bot tokens.
 //
-// Nothing here knows about HTTP handlers beyond the issuer's well-known endpoints, nor about
-// members: the web layer turns a verified Identity into a member with the engine.
+// The built-in issuer is also a small OpenID provider (Provider): people's accounts (kept by
+// an AccountStore, which engine/store implements in the one database), a sign-up and sign-in
+// page that joins the community through the Community interface, authorization code with
+// PKCE for the browser client (zitadel/oidc's op package speaks the protocol), rotating
+// refresh tokens, sign-out and password changes.
+//
+// Nothing here knows about the engine or the web layer: the assembly hands the Provider an
+// AccountStore and a Community, and the web layer turns a verified Identity into a member.
 package auth

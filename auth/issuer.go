@@ -22,10 +22,12 @@ const issuerAlg = jwa.ES256
 // Issuer is the server's own token issuer: it signs login tokens with a key kept in the
 // data directory and publishes the public half for anyone who verifies them.
 type Issuer struct {
-	url    string
-	now    func() time.Time
-	key    jwk.Key // private, with kid and alg
-	public jwk.Set // the public key alone
+	url string
+	now func() time.Time
+	key jwk.Key // private, with kid and alg
+	// private is the same key for op, which signs the sign-in flow's tokens with go-jose.
+	private *ecdsa.PrivateKey
+	public  jwk.Set // the public key alone
 
 	discoveryJSON []byte
 	jwksJSON      []byte
@@ -72,7 +74,7 @@ func newIssuer(baseURL string, priv *ecdsa.PrivateKey, now func() time.Time) (*I
 	if err := public.AddKey(pub); err != nil {
 		return nil, err
 	}
-	i := &Issuer{url: baseURL, now: now, key: key, public: public}
+	i := &Issuer{url: baseURL, now: now, key: key, private: priv, public: public}
 	if i.jwksJSON, err = json.Marshal(public); err != nil {
 		return nil, err
 	}

@@ -10,16 +10,26 @@ const (
 	jwksPath      = "/.well-known/jwks.json"
 )
 
-// discoveryDocument is the issuer's OpenID Provider metadata: enough for a verifier to find
-// the keys. There is no authorization endpoint: tokens are minted by "hearth token".
+// discoveryDocument is the issuer's OpenID Provider metadata: where its keys are, and the
+// sign-in flow of the browser client (authorization code with PKCE S256, public client).
+// Tokens are also minted by "hearth token".
 func (i *Issuer) discoveryDocument() map[string]any {
 	return map[string]any{
-		"issuer":                                i.url,
-		"jwks_uri":                              i.url + jwksPath,
-		"id_token_signing_alg_values_supported": []string{issuerAlg.String()},
-		"subject_types_supported":               []string{"public"},
-		"response_types_supported":              []string{"id_token"},
-		"claims_supported":                      []string{"iss", "sub", "aud", "exp", "iat", "nbf", "name"},
+		"issuer":                                     i.url,
+		"jwks_uri":                                   i.url + jwksPath,
+		"authorization_endpoint":                     i.url + authorizePath,
+		"token_endpoint":                             i.url + tokenPath,
+		"revocation_endpoint":                        i.url + revokePath,
+		"id_token_signing_alg_values_supported":      []string{issuerAlg.String()},
+		"subject_types_supported":                    []string{"public"},
+		"response_types_supported":                   []string{"code"},
+		"response_modes_supported":                   []string{"query"},
+		"grant_types_supported":                      []string{"authorization_code", "refresh_token"},
+		"code_challenge_methods_supported":           []string{"S256"},
+		"token_endpoint_auth_methods_supported":      []string{"none"},
+		"revocation_endpoint_auth_methods_supported": []string{"none"},
+		"scopes_supported":                           []string{"openid", "offline_access"},
+		"claims_supported":                           []string{"iss", "sub", "aud", "exp", "iat", "nbf", "name", "preferred_username"},
 	}
 }
 

@@ -64,6 +64,9 @@ type Options struct {
 	Bucket  *blob.Bucket
 	Signer  *blob.Signer
 	Sandbox Inspector
+	// SpoolDir is where POST /emoji spools zip archives while it reads them (default the
+	// system's temporary folder). The files are unlinked as soon as they are created.
+	SpoolDir string
 	// OrphanAge is how old an object without an upload row must be before the cleanup deletes
 	// it (default 24 h). It is compared with the bucket's own times, on the wall clock.
 	OrphanAge time.Duration
@@ -227,6 +230,7 @@ func Open(db *store.DB, opts Options) (*Engine, error) {
 	e.presence = newPresence(opts.PresenceGrace, e.clock, func(ev *svcv1.Event) {
 		e.hub.publishEphemeral(ev, toEveryone())
 	})
+	e.removeSpools()
 	go e.runWriter()
 	if opts.ManualJobs {
 		close(e.jobsDone)

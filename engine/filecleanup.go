@@ -52,14 +52,32 @@ func (e *Engine) ExpireUploads() error {
 	}
 }
 
-// SweepOrphans deletes the objects under files/ that have no upload row and are older than
-// OrphanAge, and returns how many it deleted. Age is judged on the wall clock, since object
-// times come from the bucket's: the age keeps it away from uploads in progress (a file bucket
-// lists their temporary files) and from uploads whose row is about to be committed.
+// SweepOrphans deletes the objects under files/ that have no upload row, and those under
+// emoji/ that have no emoji row, older than OrphanAge, and returns how many it deleted. Age is
+// judged on the wall clock, since object times come from the bucket's: the age keeps it away
+// from uploads in progress (a file bucket lists their temporary files) and from objects whose
+// row is about to be committed.
 func (e *Engine) SweepOrphans(ctx context.Context) (int, error) {
 	if e.opts.Bucket == nil {
 		return 0, nil
 	}
+	files, err := e.sweepPrefix(ctx, blob.FileKey(""), func(r *store.Reader, id string) error {
+		_, err := r.Upload(id)
+		return err
+	})
+	if err != nil {
+		return files, err
+	}
+	emoji, err := e.sweepPrefix(ctx, blob.EmojiKey(""), func(r *store.Reader, id string) error {
+		_, err := r.Emoji(id)
+		return err
+	})
+	return files + emoji, err
+}
+
+// sweepPrefix deletes the objects under prefix older than OrphanAge for whose id (the key
+// after prefix) row answers store.ErrNotFound.
+func (e *Engine) sweepPrefix(ctx context.Context, prefix string, row func(r *store.Reader, id string) error) (int, error) {
 	oldest := time.Now().Add(-e.opts.OrphanAge)
 	deleted := 0
 	var keys []string
@@ -67,7 +85,7 @@ func (e *Engine) SweepOrphans(ctx context.Context) (int, error) {
 		var orphans []string
 		err := e.db.View(func(r *store.Reader) error {
 			for _, k := range keys {
-				_, err := r.Upload(strings.TrimPrefix(k, blob.FileKey("")))
+				err := row(r, strings.TrimPrefix(k, prefix))
 				if isNotFound(err) {
 					orphans = append(orphans, k)
 				} else if err != nil {
@@ -88,7 +106,7 @@ func (e *Engine) SweepOrphans(ctx context.Context) (int, error) {
 		}
 		return nil
 	}
-	err := e.opts.Bucket.List(ctx, blob.FileKey(""), func(key string, _ int64, mod time.Time) error {
+	err := e.opts.Bucket.List(ctx, prefix, func(key string, _ int64, mod time.Time) error {
 		if !mod.Before(oldest) {
 			return nil
 		}

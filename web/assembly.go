@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/netip"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"hearth/auth"
@@ -27,9 +28,9 @@ type Config struct {
 	// Data is the data directory: the database, the keys, the default file bucket, caches.
 	Data string
 	// Engine are the community's options (base URL, trusted issuers, owner, name, rates,
-	// replay window, clock...). Open fills Bucket, Signer, Sandbox, Log and Observer where they
-	// are nil, and puts the local issuer first among TrustedIssuers unless NoLocalIssuer.
-	// Dependencies given here stay the caller's to close.
+	// replay window, clock...). Open fills Bucket, Signer, Sandbox, SpoolDir (<Data>/tmp), Log
+	// and Observer where they are unset, and puts the local issuer first among TrustedIssuers
+	// unless NoLocalIssuer. Dependencies given here stay the caller's to close.
 	Engine engine.Options
 	// BucketURL is the file bucket (a gocloud URL) when Engine.Bucket is nil; empty means
 	// file://<Data>/files.
@@ -53,6 +54,18 @@ type Config struct {
 	// TrustedProxies are the proxies whose X-Forwarded-For or Forwarded headers name the client
 	// address (-trusted-proxy); from any other peer, the client address is the peer's.
 	TrustedProxies []netip.Prefix
+	// OIDCClients are the external issuers the browser client signs in with (-oidc-client):
+	// listed at /oauth/issuers, and trusted as if among Engine.TrustedIssuers.
+	OIDCClients []auth.OIDCClient
+	// CORSOrigins restricts cross-origin calls to these origins (-cors-origin); empty allows
+	// any.
+	CORSOrigins []string
+	// SignInClock is the built-in issuer's sign-in clock: refresh token expiry, codes, the
+	// sign-in limits (default time.Now; tokens it signs are checked on the wall clock).
+	SignInClock func() time.Time
+	// PasswordParams is argon2id's cost for new passwords (default
+	// auth.DefaultPasswordParams).
+	PasswordParams auth.PasswordParams
 	// Log receives every log line (default slog.Default()).
 	Log *slog.Logger
 }
@@ -133,6 +146,9 @@ func Open(ctx context.Context, cfg Config) (s *Server, err error) {
 		}
 		opts.Sandbox = s.ownSandbox
 	}
+	if opts.SpoolDir == "" {
+		opts.SpoolDir = filepath.Join(cfg.Data, "tmp")
+	}
 	if cfg.FilesRedirect && !s.Bucket.CanSign() {
 		cfg.Log.Warn("-files-redirect does nothing on this bucket: it cannot sign its own URLs, so files are served by the server")
 	}
@@ -147,6 +163,11 @@ func Open(ctx context.Context, cfg Config) (s *Server, err error) {
 			return nil, err
 		}
 		opts.TrustedIssuers = append([]string{opts.BaseURL}, opts.TrustedIssuers...)
+	}
+	for _, c := range cfg.OIDCClients {
+		if !slices.Contains(opts.TrustedIssuers, c.Issuer) {
+			opts.TrustedIssuers = append(opts.TrustedIssuers, c.Issuer)
+		}
 	}
 	if s.Engine, err = engine.Open(s.db, opts); err != nil {
 		return nil, err
@@ -175,10 +196,31 @@ func Open(ctx context.Context, cfg Config) (s *Server, err error) {
 	if err != nil {
 		return nil, err
 	}
+	var signIn *auth.Provider
+	if s.Issuer != nil {
+		// The built-in issuer's accounts live in the database, beside the engine's rows.
+		signIn, err = auth.NewProvider(auth.ProviderConfig{
+			Issuer:    s.Issuer,
+			Accounts:  s.db.Accounts(),
+			Community: SignUpCommunity(s.Engine, s.Issuer.URL()),
+			WebURL:    cfg.WebURL,
+			Now:       cfg.SignInClock,
+			Log:       cfg.Log,
+			Password:  cfg.PasswordParams,
+			// The intake's client address: -trusted-proxy applies to sign-in's limits too.
+			ClientAddr: ClientAddr,
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
 	s.handler, s.intake = newHandler(Options{
 		Engine:         s.Engine,
 		Verifier:       verifier,
 		Issuer:         s.Issuer,
+		SignIn:         signIn,
+		OIDCClients:    cfg.OIDCClients,
+		CORSOrigins:    cfg.CORSOrigins,
 		WebURL:         cfg.WebURL,
 		FilesRedirect:  cfg.FilesRedirect,
 		Log:            cfg.Log,

@@ -26,6 +26,14 @@ type Options struct {
 	Verifier *auth.Verifier
 	// Issuer, when set, serves the local issuer's discovery document and keys.
 	Issuer *auth.Issuer
+	// SignIn, when set, serves the built-in issuer's sign-in (/oauth/...).
+	SignIn *auth.Provider
+	// OIDCClients are the external issuers the browser client may sign in with
+	// (-oidc-client), listed with the built-in issuer at /oauth/issuers.
+	OIDCClients []auth.OIDCClient
+	// CORSOrigins restricts cross-origin calls to these origins (-cors-origin); empty
+	// allows any.
+	CORSOrigins []string
 	// WebURL is the web client's address, where invite links lead (default {base_url}/app).
 	WebURL string
 	// FilesRedirect answers GET /files with a redirect to the bucket's own short-lived URL
@@ -81,19 +89,20 @@ func newHandler(opts Options) (http.Handler, *intake) {
 		webURL = base + "/app"
 	}
 	mux.HandleFunc(uploadRoute, upload(opts.Engine, a))
+	handleEmoji(mux, opts.Engine, a)
 	mux.HandleFunc("GET /files/{id}/{name}", serveFile(opts.Engine, opts.FilesRedirect))
 	mux.HandleFunc(previewImageRoute, servePreviewImage(opts.Engine))
 	mux.HandleFunc("GET /invite/{code}", inviteRedirect(webURL, base))
 	mux.HandleFunc("GET /i/{code}", inviteRedirect(webURL, base))
-	if opts.Issuer != nil {
-		mux.Handle("GET /.well-known/", opts.Issuer.Handler())
-	}
+	mountSignIn(mux, opts)
 	var h http.Handler = mux
 	if opts.Metrics != nil {
 		h = opts.Metrics.Routes(mux)
 	}
+	// CORS outside the intake, so that what the intake refuses still reaches a browser on
+	// another origin as a refusal; logging inside it, where the client address is known.
 	in := &intake{proxies: opts.TrustedProxies}
-	return in.wrap(logRequests(opts.Log, h)), in
+	return withCORS(opts.CORSOrigins, in.wrap(logRequests(opts.Log, h))), in
 }
 
 // call runs a unary engine method for the authenticated caller.

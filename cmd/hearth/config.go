@@ -44,6 +44,8 @@ type Config struct {
 	// PreviewAllowPrivate lets link previews fetch loopback and private addresses, on any
 	// port: for tests and closed networks only.
 	PreviewAllowPrivate bool
+	OIDCClients         []string
+	CORSOrigins         []string
 	// TrustedProxies (-trusted-proxy) are the CIDRs of the reverse proxies whose
 	// X-Forwarded-For or Forwarded headers name the client address.
 	TrustedProxies []string
@@ -87,6 +89,8 @@ func serveFlags(fs *flag.FlagSet, c *Config) {
 	fs.BoolVar(&c.PreviewAllowPrivate, "preview-allow-private", false, "let link previews fetch loopback and private addresses on any port (for tests and closed networks only)")
 	fs.Var((*listFlag)(&c.TrustedProxies), "trusted-proxy", "CIDR of a reverse proxy whose X-Forwarded-For/Forwarded name the client address (repeatable; comma list in the environment)")
 	fs.StringVar(&c.MetricsAddr, "metrics-addr", "", "serve Prometheus metrics at /metrics on this separate address, e.g. 127.0.0.1:9464 (default: off)")
+	fs.Var((*listFlag)(&c.OIDCClients), "oidc-client", "ISSUER=CLIENT_ID: an external issuer the browser client signs in with, trusted like -trusted-issuer (repeatable; comma list in the environment)")
+	fs.Var((*listFlag)(&c.CORSOrigins), "cors-origin", "an origin (scheme://host[:port]) allowed to call the API from a browser; repeatable; default: any")
 }
 
 // parseFlags parses args, then fills every flag not given on the command line from its
@@ -136,8 +140,16 @@ func (c *Config) validate() error {
 			return fmt.Errorf("-trusted-issuer: %v", err)
 		}
 	}
-	if c.NoLocalIssuer && len(c.TrustedIssuers) == 0 {
-		return errors.New("-no-local-issuer needs at least one -trusted-issuer, or nobody could log in")
+	if _, err := c.oidcClients(); err != nil {
+		return err
+	}
+	if c.NoLocalIssuer && len(c.TrustedIssuers) == 0 && len(c.OIDCClients) == 0 {
+		return errors.New("-no-local-issuer needs at least one -trusted-issuer or -oidc-client, or nobody could log in")
+	}
+	for _, o := range c.CORSOrigins {
+		if err := checkOrigin(o); err != nil {
+			return err
+		}
 	}
 	if c.Owner != "" {
 		if _, err := c.ownerLogin(); err != nil {
@@ -213,6 +225,37 @@ func (c *Config) trustedIssuers() []string {
 		out = append(out, strings.TrimSuffix(iss, "/"))
 	}
 	return out
+}
+
+// oidcClients parses -oidc-client. Their issuers are trusted too (web.Open adds them).
+func (c *Config) oidcClients() ([]auth.OIDCClient, error) {
+	var out []auth.OIDCClient
+	for _, s := range c.OIDCClients {
+		oc, err := auth.ParseOIDCClient(s)
+		if err != nil {
+			return nil, fmt.Errorf("-oidc-client: %v", err)
+		}
+		if !c.NoLocalIssuer && oc.Issuer == c.BaseURL {
+			return nil, fmt.Errorf("-oidc-client %q names the server itself: its built-in issuer is listed already, with client id %s", s, auth.WebClientID)
+		}
+		for _, prev := range out {
+			if prev.Issuer == oc.Issuer {
+				return nil, fmt.Errorf("-oidc-client names %s twice: an issuer has one client id", oc.Issuer)
+			}
+		}
+		out = append(out, oc)
+	}
+	return out, nil
+}
+
+// checkOrigin checks a -cors-origin: a scheme, a host and maybe a port, nothing else.
+func checkOrigin(o string) error {
+	u, err := url.Parse(o)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil ||
+		u.Path != "" || u.RawQuery != "" || u.Fragment != "" || u.ForceQuery || o != u.Scheme+"://"+u.Host {
+		return fmt.Errorf("-cors-origin %q must be an origin: scheme://host[:port], e.g. https://chat.example.com, without a path or trailing slash", o)
+	}
+	return nil
 }
 
 func (c *Config) level() (slog.Level, error) {

@@ -2,6 +2,7 @@
 //
 //	hearth [serve] [flags]     run the server (the default)
 //	hearth token [flags]       print a login token from the local issuer
+//	hearth login-link [flags]  print a URL that signs a person in to the browser client
 //	hearth version             print the version
 //
 // Every flag can also be set with HEARTH_<NAME> in the environment (-base-url reads
@@ -35,10 +36,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 		err = serve(args, stdout, stderr)
 	case "token":
 		err = token(args, stdout, stderr)
+	case "login-link":
+		err = loginLink(args, stdout, stderr)
 	case "version":
 		fmt.Fprintln(stdout, version)
 	default:
-		err = usageError{fmt.Errorf("unknown command %q: use serve, token or version", cmd)}
+		err = usageError{fmt.Errorf("unknown command %q: use serve, token, login-link or version", cmd)}
 	}
 	var ue usageError
 	switch {

@@ -59,6 +59,12 @@ func TestBadConfigurationIsOneLineAndExitCode2(t *testing.T) {
 		{"bad base url from the environment", nil, map[string]string{"HEARTH_BASE_URL": "nope"}, `-base-url "nope"`},
 		{"unknown flag", []string{"-colour", "red"}, nil, "flag provided but not defined: -colour"},
 		{"unknown command", []string{"launch"}, nil, `unknown command "launch"`},
+		{"oidc client without client id", []string{"-oidc-client", "https://login.example.com"}, nil, `-oidc-client: "https://login.example.com" must be ISSUER=CLIENT_ID`},
+		{"oidc client on plain http", []string{"-oidc-client", "http://login.example.com=hearth"}, nil, "-oidc-client: issuer URL \"http://login.example.com\" must be an absolute https URL"},
+		{"oidc client named twice", nil, map[string]string{"HEARTH_OIDC_CLIENT": "https://login.example.com=a,https://login.example.com/=b"}, "-oidc-client names https://login.example.com twice"},
+		{"oidc client with spaces", []string{"-oidc-client", "https://login.example.com=a b"}, nil, `client id "a b" must be at most 255 printable characters without spaces`},
+		{"cors origin with a path", []string{"-cors-origin", "https://chat.example.com/app"}, nil, `-cors-origin "https://chat.example.com/app" must be an origin`},
+		{"cors origin with a slash", nil, map[string]string{"HEARTH_CORS_ORIGIN": "https://chat.example.com/"}, `-cors-origin "https://chat.example.com/" must be an origin`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			for k, v := range tc.env {
@@ -118,6 +124,16 @@ func TestTheBinaryServesAndShutsDownCleanly(t *testing.T) {
 	}
 	if resp, err := http.Get(url + "/healthz"); err != nil || resp.StatusCode != 200 {
 		t.Fatalf("/healthz: %v %v", resp, err)
+	}
+	// The built-in issuer's sign-in is served, its issuer named by -base-url.
+	if resp, err := http.Get(url + "/oauth/issuers"); err != nil || resp.StatusCode != 200 {
+		t.Fatalf("/oauth/issuers: %v %v", resp, err)
+	} else {
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if want := `{"issuers":[{"issuer":"` + base + `","client_id":"hearth-web","built_in":true}]}`; string(body) != want {
+			t.Fatalf("/oauth/issuers = %s, want %s", body, want)
+		}
 	}
 	// The sandbox starts on the first upload, not with the server: no compiled guest yet.
 	if _, err := os.Stat(filepath.Join(data, "cache", "wazero")); !errors.Is(err, fs.ErrNotExist) {

@@ -37,6 +37,8 @@ func serve(args []string, stdout, stderr io.Writer) error {
 	}
 	level, _ := c.level()
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
+	// The OpenID provider library logs through the default logger: make it this one.
+	slog.SetDefault(log)
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -57,6 +59,7 @@ func serve(args []string, stdout, stderr io.Writer) error {
 	fmt.Fprintf(stdout, "Hearth is running at %s (listening on %s)\n", c.BaseURL, ln.Addr())
 	if !c.NoLocalIssuer {
 		fmt.Fprintf(stdout, "Log in with a token from the local issuer:\n  go run ./cmd/hearth token -data %s -base-url %s -sub alice\n", c.Data, c.BaseURL)
+		fmt.Fprintf(stdout, "or in the browser client with a link:\n  go run ./cmd/hearth login-link -data %s -base-url %s -web-url %s -sub alice\n", c.Data, c.BaseURL, c.WebURL)
 	}
 	return a.serve(ctx, ln, c, log)
 }
@@ -80,6 +83,7 @@ func openApp(ctx context.Context, c Config, log *slog.Logger) (*app, error) {
 		feed := outbound.New(outbound.Options{Policy: outbound.Operator, Timeout: 30 * time.Second, MaxBody: feedMaxBytes, UserAgent: outbound.UserAgent(version)})
 		updates = newUpdateFeed(ctx, c.UpdateFeed, feed.HTTPClient(), log)
 	}
+	oidcClients, _ := c.oidcClients()
 	s, err := web.Open(ctx, web.Config{
 		Data: c.Data,
 		Engine: engine.Options{
@@ -101,6 +105,8 @@ func openApp(ctx context.Context, c Config, log *slog.Logger) (*app, error) {
 		FilesRedirect:  c.FilesRedirect,
 		Memory:         profile,
 		Metrics:        c.MetricsAddr != "",
+		OIDCClients:    oidcClients,
+		CORSOrigins:    c.CORSOrigins,
 		TrustedProxies: proxies,
 		Log:            log,
 	})

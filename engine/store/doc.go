@@ -27,9 +27,16 @@
 //	0x72 reportof  message id 0x00 reporter id  report id: a reporter's one report of a message
 //	0x80 upload    upload id                  storepb.UploadRecord: a file in the bucket
 //	0x81 unused    created_at_ms id           empty: an upload nothing uses yet, by age
+//	0x90 emoji     emoji id                   storepb.EmojiRecord: a custom emoji in the bucket
+//	0x91 emojiname name                       emoji id: the names, unique, in name order
+//	0x92 emojiver                             seq of the event of the latest emoji change, 8 bytes
 //	0xA0 preview   URL hash                   storepb.PreviewRecord: a fetched link's preview (or failure)
 //	0xA1 prevexp   expires_at_ms URL hash     empty: the cached previews by expiry
 //	0xA2 previmg   image id                   storepb.PreviewImageRecord: an image in the bucket
+//	0xD0 account   subject                    storepb.AccountRecord: a built-in issuer account
+//	0xD1 username  username                   the subject of the account holding it
+//	0xD2 refresh   SHA-256 of the token       storepb.RefreshTokenRecord, with a TTL past its expiry
+//	0xD3 revoked   family id                  storepb.RevokedFamilyRecord, with a TTL
 //
 // Indexes that only serve lookups of small state (login to member, username to member, bot
 // token hash to bot, member set to DM) are not stored: the engine derives them in memory from
@@ -51,9 +58,22 @@
 // The unused index (created_at_ms is 8 bytes, big-endian, so it sorts by age) is what the
 // engine's cleanup scans to delete uploads that nothing used within a day.
 //
+// An emoji row stands for the object emoji/<id> by the same rule as an upload row. Its name row
+// makes names unique inside the writer's transaction and lists the emoji sorted by name; the
+// version row changes with every emoji change, so GET /emoji answers 304 (or from a cached
+// body) after one point read.
+//
 // Link previews (0xA0-0xAF) are a cache: a preview row per fetched URL (keyed by the
 // SHA-256 of the normalized URL, 32 bytes), listed by expiry in 0xA1 (expires_at_ms is 8
 // bytes, big-endian) for the cleanup. A preview's image is an object previews/<id> with a row
 // of its own, which follows the rule of upload rows: stored before its row is written,
 // deleted after its row is.
+//
+// The 0xD0-0xDF rows belong to the built-in issuer (Accounts, an auth.AccountStore), not to
+// the engine: the engine's writer never reads or writes them, and Accounts writes only them,
+// each call in a Badger transaction of its own, beside the writer's. That is safe because
+// Badger checks every read-write transaction for conflicts with the keys it read: two
+// transactions touching disjoint keys both commit, and of two touching the same account or
+// refresh token the later fails with a conflict (Accounts retries it, or reports a concurrent
+// refresh token rotation as a reuse) instead of overwriting the other. No write is lost.
 package store

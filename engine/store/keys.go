@@ -30,6 +30,13 @@ const (
 	prefixReportOf  byte = 0x72
 	prefixUpload    byte = 0x80
 	prefixUnused    byte = 0x81
+
+	// The built-in issuer's accounts (accounts.go): written only by Accounts, never by the
+	// engine's writer.
+	prefixAccount       byte = 0xD0
+	prefixUsername      byte = 0xD1
+	prefixRefreshToken  byte = 0xD2
+	prefixRevokedFamily byte = 0xD3
 )
 
 const sep = 0x00

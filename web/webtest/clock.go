@@ -14,6 +14,10 @@ type Clock = clock.Manual
 // NewClock starts at a fixed, recent time.
 func NewClock() *Clock { return clock.NewManual(time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)) }
 
+// NewClockAt starts at t: a clock for what must agree with the real one now (tokens checked
+// by a verifier on the real clock).
+func NewClockAt(t time.Time) *Clock { return clock.NewManual(t) }
+
 // WithClock runs the engine on c.
 func WithClock(c *Clock) Option { return func(o *engine.Options) { o.Clock = c } }
 

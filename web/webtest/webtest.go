@@ -76,7 +76,7 @@ func Start(t testing.TB, options ...Option) *Server {
 		t.Cleanup(func() { b.Close() })
 		opts.Bucket = b
 	}
-	s.cfg = web.Config{Data: s.Dir, Engine: opts, Log: Logger()}
+	s.cfg = web.Config{Data: s.Dir, Engine: opts, Log: Logger(), PasswordParams: TestPasswordParams}
 	s.open()
 	s.http.Start()
 	t.Cleanup(func() {
@@ -124,6 +124,37 @@ func (s *Server) SetTrustedProxies(cidrs ...string) {
 	for _, c := range cidrs {
 		s.cfg.TrustedProxies = append(s.cfg.TrustedProxies, netip.MustParsePrefix(c))
 	}
+	s.Restart()
+}
+
+// TestPasswordParams make argon2id cheap for tests (1 MiB, one pass): the code path is the
+// same as with the default cost, which the auth package tests on its own.
+var TestPasswordParams = auth.PasswordParams{MemoryKiB: 1024, Iterations: 1, Parallelism: 1}
+
+// SetWebURL sets -web-url (the invite redirects' target and a redirect URI of the sign-in);
+// the server restarts to take it.
+func (s *Server) SetWebURL(u string) {
+	s.cfg.WebURL = u
+	s.Restart()
+}
+
+// SetCORSOrigins restricts cross-origin calls to origins (-cors-origin); the server restarts.
+func (s *Server) SetCORSOrigins(origins ...string) {
+	s.cfg.CORSOrigins = origins
+	s.Restart()
+}
+
+// SetOIDCClients lists external issuers for the browser client and trusts them
+// (-oidc-client); the server restarts.
+func (s *Server) SetOIDCClients(clients ...auth.OIDCClient) {
+	s.cfg.OIDCClients = clients
+	s.Restart()
+}
+
+// SetSignInClock runs the built-in issuer's sign-in on now (refresh token expiry, codes, the
+// sign-in limits); the server restarts, so sign-ins in progress are forgotten.
+func (s *Server) SetSignInClock(now func() time.Time) {
+	s.cfg.SignInClock = now
 	s.Restart()
 }
 

@@ -1,0 +1,56 @@
+package auth
+
+import (
+	"context"
+	"net/http"
+	"time"
+)
+
+// Community is what the built-in issuer's sign-up needs from the community it signs people up
+// to. The assembly implements it with the engine (auth imports neither engine nor web).
+type Community interface {
+	// SignUpInfo says what the sign-up page asks for.
+	SignUpInfo() SignUpInfo
+	// Join makes the account's login a member, as the Join call would. A refusal the person
+	// should read (banned, no or a bad invite, the answers, a plugin's gate, a rate limit) is
+	// a *Refusal; any other error is the server's.
+	Join(ctx context.Context, j JoinRequest) error
+	// IsMember tells whether the login (this issuer, subject) is a member now.
+	IsMember(subject string) bool
+}
+
+// SignUpInfo is the community as the sign-up page shows it.
+type SignUpInfo struct {
+	Name          string
+	InviteOnly    bool
+	JoinQuestions []string
+}
+
+// JoinRequest is a sign-up's Join.
+type JoinRequest struct {
+	// Subject is the new account's subject; the login is (this issuer, Subject).
+	Subject     string
+	Username    string
+	DisplayName string
+	InviteCode  string
+	Answers     []string
+	// ClientAddr is the address the sign-up came from, for Join's rate limit.
+	ClientAddr string
+}
+
+// Refusal is a Join the community refused: Status is the HTTP status the sign-up page answers
+// with, Message what it tells the person.
+type Refusal struct {
+	Status     int
+	Message    string
+	RetryAfter time.Duration
+}
+
+func (r *Refusal) Error() string { return r.Message }
+
+// refusal makes a Refusal with a status, for the page's own refusals.
+func refusal(status int, msg string) *Refusal { return &Refusal{Status: status, Message: msg} }
+
+var (
+	errWrongCredentials = refusal(http.StatusUnauthorized, "Wrong username or password.")
+)

@@ -1,0 +1,461 @@
+package auth
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"embed"
+	"errors"
+	"fmt"
+	"html/template"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/zitadel/oidc/v3/pkg/oidc"
+	"github.com/zitadel/oidc/v3/pkg/op"
+)
+
+// The sign-in pages: plain HTML forms, no script, one stylesheet from the same origin, no
+// cookie. The authorization request id in the form is what ties a submission to its request.
+
+//go:embed pages/*.html pages/style.css
+var pageFiles embed.FS
+
+var pages = template.Must(template.ParseFS(pageFiles, "pages/*.html"))
+
+// pageBodyMax bounds a submitted form: ten join answers of 1,000 characters fit easily.
+const pageBodyMax = 128 << 10
+
+const (
+	usernameMin    = 2
+	usernameMax    = 32
+	displayNameMax = 64
+	staleSignUp    = 10 * time.Minute
+	modeSignIn     = "signin"
+	modeSignUp     = "signup"
+	actionCancel   = "cancel"
+)
+
+// page is what a template shows.
+type page struct {
+	Title     string
+	Community string
+	Error     string
+	// ID is the authorization request's id (sign-in pages).
+	ID   string
+	Mode string
+	// Form values kept across a failed submission (never a password).
+	Username    string
+	DisplayName string
+	Invite      string
+	InviteOnly  bool
+	Questions   []question
+	LoginURL    string
+	SignUpURL   string
+	PasswordURL string
+	WebURL      string
+	// Done is set on the password page once the password changed.
+	Done bool
+}
+
+type question struct {
+	Index  int
+	Text   string
+	Answer string
+}
+
+// render writes a page with the headers every page carries.
+func (p *Provider) render(w http.ResponseWriter, status int, name string, data page) {
+	var buf bytes.Buffer
+	if err := pages.ExecuteTemplate(&buf, name, data); err != nil {
+		p.log.Error("render a sign-in page", "page", name, "err", err)
+		http.Error(w, "internal error", http.StatusInternalServerError)
+		return
+	}
+	h := w.Header()
+	h.Set("Content-Type", "text/html; charset=utf-8")
+	h.Set("Content-Security-Policy", "default-src 'none'; style-src 'self'; img-src 'self'; form-action "+p.formAction+"; frame-ancestors 'none'; base-uri 'none'")
+	h.Set("X-Frame-Options", "DENY")
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Referrer-Policy", "no-referrer")
+	h.Set("Cache-Control", "no-store")
+	w.WriteHeader(status)
+	w.Write(buf.Bytes())
+}
+
+func serveStyle(w http.ResponseWriter, r *http.Request) {
+	css, _ := pageFiles.ReadFile("pages/style.css")
+	h := w.Header()
+	h.Set("Content-Type", "text/css; charset=utf-8")
+	h.Set("Cache-Control", "public, max-age=3600")
+	h.Set("X-Content-Type-Options", "nosniff")
+	w.Write(css)
+}
+
+// basePage fills what every sign-in page shows.
+func (p *Provider) basePage(title string) page {
+	return page{
+		Title:       title,
+		Community:   p.community.SignUpInfo().Name,
+		PasswordURL: "password",
+		WebURL:      p.webURL + "/",
+	}
+}
+
+// signInPage is the sign-in (or sign-up) page of request a.
+func (p *Provider) signInPage(a *authRequest, mode string) page {
+	info := p.community.SignUpInfo()
+	d := p.basePage("Sign in")
+	d.ID, d.Mode = a.id, mode
+	if mode == modeSignUp {
+		d.Title = "Create an account"
+	}
+	d.Invite, d.InviteOnly = a.invite, info.InviteOnly
+	for i, q := range info.JoinQuestions {
+		d.Questions = append(d.Questions, question{Index: i, Text: q})
+	}
+	d.Username = strings.ToLower(strings.TrimSpace(a.req.LoginHint))
+	// Links and form actions are relative to the page (/oauth/...), so that a base URL with a
+	// path (behind a proxy) works.
+	d.LoginURL = "login?id=" + url.QueryEscape(a.id) + "&mode=" + modeSignIn
+	d.SignUpURL = "login?id=" + url.QueryEscape(a.id) + "&mode=" + modeSignUp
+	return d
+}
+
+// expired answers a request id that is unknown, expired or done.
+func (p *Provider) expired(w http.ResponseWriter) {
+	d := p.basePage("Sign in")
+	d.Error = "This sign-in has expired. Go back to the app and sign in again."
+	p.render(w, http.StatusBadRequest, "expired.html", d)
+}
+
+func (p *Provider) loginPage(w http.ResponseWriter, r *http.Request) {
+	a, ok := p.storage.pending(r.URL.Query().Get("id"))
+	if !ok {
+		p.expired(w)
+		return
+	}
+	mode := r.URL.Query().Get("mode")
+	if mode != modeSignUp && mode != modeSignIn {
+		// An invite in the request means the person came from an invite link.
+		mode = modeSignIn
+		if a.invite != "" {
+			mode = modeSignUp
+		}
+	}
+	p.render(w, http.StatusOK, "login.html", p.signInPage(a, mode))
+}
+
+func (p *Provider) loginSubmit(w http.ResponseWriter, r *http.Request) {
+	if !p.readForm(w, r) {
+		return
+	}
+	a, ok := p.storage.pending(r.PostForm.Get("id"))
+	if !ok {
+		p.expired(w)
+		return
+	}
+	ctx := op.ContextWithIssuer(r.Context(), p.issuer.URL())
+	r = r.WithContext(ctx)
+	switch r.PostForm.Get("action") {
+	case actionCancel:
+		p.storage.forget(a.id)
+		op.AuthRequestError(w, r, a, oidc.ErrAccessDenied().WithDescription("the person cancelled the sign-in"), p.op)
+		return
+	case modeSignUp:
+		p.signUp(w, r, a)
+	default:
+		p.signIn(w, r, a)
+	}
+}
+
+// readForm reads a page's form within its bound and refuses a submission from another
+// origin: nothing but the page itself posts here.
+func (p *Provider) readForm(w http.ResponseWriter, r *http.Request) bool {
+	if o := r.Header.Get("Origin"); o != "" && o != "null" && !sameOrigin(o, p.issuer.URL()) {
+		http.Error(w, "forms of this page are only accepted from the page itself", http.StatusForbidden)
+		return false
+	}
+	r.Body = http.MaxBytesReader(w, r.Body, pageBodyMax)
+	if err := r.ParseForm(); err != nil {
+		http.Error(w, "the form is malformed or larger than 128 KiB", http.StatusBadRequest)
+		return false
+	}
+	return true
+}
+
+func sameOrigin(origin, base string) bool {
+	u, err := url.Parse(base)
+	return err == nil && strings.EqualFold(origin, u.Scheme+"://"+u.Host)
+}
+
+func (p *Provider) signIn(w http.ResponseWriter, r *http.Request, a *authRequest) {
+	username := normalizeUsername(r.PostForm.Get("username"))
+	d := p.signInPage(a, modeSignIn)
+	d.Username = username
+	acc, err := p.checkPassword(r, username, r.PostForm.Get("password"))
+	if err != nil {
+		p.refuse(w, "login.html", d, err)
+		return
+	}
+	p.finish(w, r, a, acc.Subject)
+}
+
+// checkPassword is a sign-in attempt: it counts toward the limits, then checks the username
+// and password, taking the same time and giving the same answer whether the username is
+// unknown or the password wrong.
+func (p *Provider) checkPassword(r *http.Request, username, password string) (Account, error) {
+	ctx := r.Context()
+	if wait := p.limits.allow([]string{"addr:" + p.clientAddr(r), "user:" + username}, []limit{addrAttempts, accountAttempts}); wait > 0 {
+		return Account{}, tooManyAttempts(wait)
+	}
+	if len(password) > passwordMaxBytes {
+		return Account{}, errWrongCredentials
+	}
+	acc, err := p.accounts.AccountByUsername(ctx, username)
+	if errors.Is(err, ErrAccountNotFound) {
+		if err := p.hasher.verifyNobody(ctx, password); err != nil {
+			return Account{}, err
+		}
+		return Account{}, errWrongCredentials
+	}
+	if err != nil {
+		return Account{}, err
+	}
+	ok, err := p.hasher.verify(ctx, acc.Password, password)
+	if err != nil {
+		return Account{}, err
+	}
+	if ok && acc.Pending {
+		// A sign-up that stopped between its Join and the account's activation (a crash):
+		// the Join decides.
+		if ok = p.community.IsMember(acc.Subject); ok {
+			if err := p.accounts.ActivateAccount(ctx, acc.Subject); err != nil {
+				return Account{}, err
+			}
+		}
+	}
+	if !ok {
+		return Account{}, errWrongCredentials
+	}
+	return acc, nil
+}
+
+func tooManyAttempts(wait time.Duration) *Refusal {
+	mins := int((wait + time.Minute - 1) / time.Minute)
+	return &Refusal{
+		Status:     http.StatusTooManyRequests,
+		Message:    fmt.Sprintf("Too many sign-in attempts. Try again in %s.", plural(mins, "minute")),
+		RetryAfter: wait,
+	}
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return strconv.Itoa(n) + " " + word + "s"
+}
+
+func (p *Provider) signUp(w http.ResponseWriter, r *http.Request, a *authRequest) {
+	f := r.PostForm
+	d := p.signInPage(a, modeSignUp)
+	d.Username = normalizeUsername(f.Get("username"))
+	d.DisplayName = strings.TrimSpace(f.Get("display_name"))
+	d.Invite = strings.TrimSpace(f.Get("invite"))
+	answers := f["answer"]
+	for i := range d.Questions {
+		if i < len(answers) {
+			d.Questions[i].Answer = answers[i]
+		}
+	}
+	sub, err := p.createAccount(r, d, f.Get("password"), f.Get("password2"), answers)
+	if err != nil {
+		p.refuse(w, "login.html", d, err)
+		return
+	}
+	p.finish(w, r, a, sub)
+}
+
+// createAccount signs a person up: the account, pending, then the Join, then the account made
+// usable. A refused Join deletes the account again, so it leaves nothing behind.
+func (p *Provider) createAccount(r *http.Request, d page, password, password2 string, answers []string) (string, error) {
+	ctx := r.Context()
+	addr := p.clientAddr(r)
+	if wait := p.limits.allow([]string{"addr:" + addr}, []limit{addrAttempts}); wait > 0 {
+		return "", tooManyAttempts(wait)
+	}
+	if err := checkUsername(d.Username); err != nil {
+		return "", err
+	}
+	if utf8.RuneCountInString(d.DisplayName) > displayNameMax {
+		return "", refusal(http.StatusBadRequest, fmt.Sprintf("The display name is longer than %d characters.", displayNameMax))
+	}
+	if err := checkNewPassword(password); err != nil {
+		return "", refusal(http.StatusBadRequest, capitalize(err.Error())+".")
+	}
+	if password != password2 {
+		return "", refusal(http.StatusBadRequest, "The two passwords differ.")
+	}
+	if d.InviteOnly && d.Invite == "" {
+		return "", refusal(http.StatusForbidden, "This community is invite only: enter your invite code.")
+	}
+	if err := p.reclaimStale(ctx, d.Username); err != nil {
+		return "", err
+	}
+	hash, err := p.hasher.hash(ctx, password)
+	if err != nil {
+		return "", err
+	}
+	now := p.now()
+	acc := Account{
+		Subject:     rand.Text(),
+		Username:    d.Username,
+		DisplayName: d.DisplayName,
+		Password:    hash,
+		CreatedAt:   now,
+		Pending:     true,
+	}
+	err = p.accounts.CreateAccount(ctx, acc, now.Add(-staleSignUp))
+	if errors.Is(err, ErrUsernameTaken) {
+		return "", refusal(http.StatusConflict, fmt.Sprintf("The username %s is taken.", d.Username))
+	}
+	if err != nil {
+		return "", err
+	}
+	err = p.community.Join(context.WithoutCancel(ctx), JoinRequest{
+		Subject:     acc.Subject,
+		Username:    acc.Username,
+		DisplayName: acc.DisplayName,
+		InviteCode:  d.Invite,
+		Answers:     answers,
+		ClientAddr:  addr,
+	})
+	if err != nil {
+		if derr := p.accounts.DeleteAccount(context.WithoutCancel(ctx), acc.Subject); derr != nil {
+			p.log.Error("delete the account of a refused sign-up", "err", derr)
+		}
+		return "", err
+	}
+	if err := p.accounts.ActivateAccount(context.WithoutCancel(ctx), acc.Subject); err != nil {
+		return "", err
+	}
+	return acc.Subject, nil
+}
+
+// reclaimStale settles a stale pending account holding username: one whose Join went through
+// becomes usable (the name stays taken); the store lets a new sign-up take any other.
+func (p *Provider) reclaimStale(ctx context.Context, username string) error {
+	acc, err := p.accounts.AccountByUsername(ctx, username)
+	if errors.Is(err, ErrAccountNotFound) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if acc.Pending && p.now().Sub(acc.CreatedAt) > staleSignUp && p.community.IsMember(acc.Subject) {
+		return p.accounts.ActivateAccount(ctx, acc.Subject)
+	}
+	return nil
+}
+
+// finish marks the request signed in and hands it to op, which redirects to the client with
+// a code.
+func (p *Provider) finish(w http.ResponseWriter, r *http.Request, a *authRequest, subject string) {
+	done, ok := p.storage.complete(a.id, subject)
+	if !ok {
+		p.expired(w)
+		return
+	}
+	op.AuthResponse(done, p.op, w, r)
+}
+
+// refuse shows the form again with what went wrong.
+func (p *Provider) refuse(w http.ResponseWriter, name string, d page, err error) {
+	var ref *Refusal
+	if !errors.As(err, &ref) {
+		if !errors.Is(err, context.Canceled) {
+			p.log.Error("sign-in", "err", err)
+		}
+		ref = refusal(http.StatusInternalServerError, "Something went wrong on the server. Try again in a moment.")
+	}
+	if ref.RetryAfter > 0 {
+		w.Header().Set("Retry-After", strconv.Itoa(int((ref.RetryAfter+time.Second-1)/time.Second)))
+	}
+	d.Error = ref.Message
+	p.render(w, ref.Status, name, d)
+}
+
+func (p *Provider) passwordPage(w http.ResponseWriter, r *http.Request) {
+	d := p.basePage("Change your password")
+	d.Username = normalizeUsername(r.URL.Query().Get("username"))
+	p.render(w, http.StatusOK, "password.html", d)
+}
+
+// passwordSubmit changes a password. It is a sign-in attempt too (same limits, same
+// answers), and it revokes every refresh token of the account.
+func (p *Provider) passwordSubmit(w http.ResponseWriter, r *http.Request) {
+	if !p.readForm(w, r) {
+		return
+	}
+	f := r.PostForm
+	d := p.basePage("Change your password")
+	d.Username = normalizeUsername(f.Get("username"))
+	err := p.changePassword(r, d.Username, f.Get("password"), f.Get("new_password"), f.Get("new_password2"))
+	if err != nil {
+		p.refuse(w, "password.html", d, err)
+		return
+	}
+	d.Done = true
+	p.render(w, http.StatusOK, "password.html", d)
+}
+
+func (p *Provider) changePassword(r *http.Request, username, current, next, next2 string) error {
+	if err := checkNewPassword(next); err != nil {
+		return refusal(http.StatusBadRequest, "The new "+strings.TrimPrefix(err.Error(), "the ")+".")
+	}
+	if next != next2 {
+		return refusal(http.StatusBadRequest, "The two new passwords differ.")
+	}
+	acc, err := p.checkPassword(r, username, current)
+	if err != nil {
+		return err
+	}
+	hash, err := p.hasher.hash(r.Context(), next)
+	if err != nil {
+		return err
+	}
+	return p.accounts.SetPassword(context.WithoutCancel(r.Context()), acc.Subject, hash, p.now())
+}
+
+func normalizeUsername(s string) string {
+	s = strings.ToLower(strings.TrimSpace(s))
+	if len(s) > 256 {
+		s = s[:256]
+	}
+	return s
+}
+
+// checkUsername applies the bot username rules: 2 to 32 of a-z, 0-9, underscore, dot, hyphen.
+func checkUsername(u string) error {
+	if len(u) < usernameMin || len(u) > usernameMax {
+		return refusal(http.StatusBadRequest, fmt.Sprintf("The username must be %d to %d characters long.", usernameMin, usernameMax))
+	}
+	for _, c := range u {
+		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '_' || c == '.' || c == '-') {
+			return refusal(http.StatusBadRequest, "The username may only use a-z, 0-9, underscore, dot and hyphen.")
+		}
+	}
+	return nil
+}
+
+func capitalize(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}

@@ -1,0 +1,215 @@
+package auth
+
+import (
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/zitadel/oidc/v3/pkg/oidc"
+	"github.com/zitadel/oidc/v3/pkg/op"
+)
+
+// The built-in issuer's endpoints, under its URL (the server's base URL).
+const (
+	authorizePath = "/oauth/authorize"
+	tokenPath     = "/oauth/token"
+	revokePath    = "/oauth/revoke"
+	loginPath     = "/oauth/login"
+	passwordPath  = "/oauth/password"
+	stylePath     = "/oauth/style.css"
+	// IssuersPath serves the issuers the browser client can sign in with (IssuersHandler).
+	IssuersPath = "/oauth/issuers"
+)
+
+// oauthBodyMax bounds the form of a token or revocation request: a code, a verifier, a
+// refresh token and a few names.
+const oauthBodyMax = 16 << 10
+
+// ProviderConfig configures the built-in issuer's sign-in.
+type ProviderConfig struct {
+	// Issuer signs the tokens; its URL is the server's base URL.
+	Issuer *Issuer
+	// Accounts keeps accounts and refresh tokens.
+	Accounts AccountStore
+	// Community is joined by every sign-up.
+	Community Community
+	// WebURL is -web-url (without a trailing slash): {WebURL}/ is a redirect URI beside
+	// {base_url}/app/.
+	WebURL string
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+	Log *slog.Logger
+	// Password sets argon2id's cost for new hashes; zero means DefaultPasswordParams.
+	Password PasswordParams
+	// ClientAddr is the address a request came from, for the rate limits; nil means the host
+	// of the TCP peer.
+	ClientAddr func(*http.Request) string
+}
+
+// Provider is the built-in issuer's OpenID provider: authorization code with PKCE, the
+// sign-up and sign-in page, refresh tokens, sign-out and password changes. The protocol is
+// zitadel/oidc's op package; the accounts, the page and the rules are ours.
+type Provider struct {
+	issuer     *Issuer
+	accounts   AccountStore
+	community  Community
+	now        func() time.Time
+	log        *slog.Logger
+	hasher     *hasher
+	limits     *limiter
+	clientAddr func(*http.Request) string
+	client     *webClient
+	storage    *opStorage
+	op         *op.Provider
+	webURL     string
+	// formAction is the page's CSP form-action: its own origin and the redirect URIs', which
+	// the browser checks the redirect after a submitted form against.
+	formAction string
+	handler    http.Handler
+}
+
+// NewProvider prepares the built-in issuer's sign-in.
+func NewProvider(cfg ProviderConfig) (*Provider, error) {
+	if cfg.Issuer == nil || cfg.Accounts == nil || cfg.Community == nil {
+		return nil, errors.New("auth: the sign-in provider needs an issuer, an account store and a community")
+	}
+	p := &Provider{
+		issuer:     cfg.Issuer,
+		accounts:   cfg.Accounts,
+		community:  cfg.Community,
+		now:        cfg.Now,
+		log:        cfg.Log,
+		clientAddr: cfg.ClientAddr,
+		webURL:     strings.TrimSuffix(cfg.WebURL, "/"),
+	}
+	if p.now == nil {
+		p.now = time.Now
+	}
+	if p.log == nil {
+		p.log = slog.Default()
+	}
+	if p.clientAddr == nil {
+		p.clientAddr = peerHost
+	}
+	if p.webURL == "" {
+		p.webURL = cfg.Issuer.URL() + "/app"
+	}
+	params := cfg.Password
+	if params == (PasswordParams{}) {
+		params = DefaultPasswordParams
+	}
+	p.hasher = newHasher(params)
+	p.limits = newLimiter(p.now)
+	p.client = newWebClient(cfg.Issuer.URL(), p.webURL)
+	p.storage = newOPStorage(p, p.client)
+	p.formAction = formActionSources(cfg.Issuer.URL(), p.client.redirects)
+
+	var key [32]byte
+	rand.Read(key[:])
+	var err error
+	p.op, err = op.NewProvider(&op.Config{
+		// Codes are the request id sealed with this key; they live in memory, so a new key
+		// at every start is right.
+		CryptoKey:             key,
+		CodeMethodS256:        true,
+		GrantTypeRefreshToken: true,
+		SupportedScopes:       []string{oidc.ScopeOpenID, oidc.ScopeOfflineAccess},
+	}, p.storage, op.StaticIssuer(cfg.Issuer.URL()),
+		op.WithAllowInsecure(),
+		op.WithCustomAuthEndpoint(op.NewEndpoint(authorizePath)),
+		op.WithCustomTokenEndpoint(op.NewEndpoint(tokenPath)),
+		op.WithCustomRevocationEndpoint(op.NewEndpoint(revokePath)),
+		op.WithCustomKeysEndpoint(op.NewEndpoint(jwksPath)),
+		// Cross-origin rules are the server's, set in one place for every endpoint (op's
+		// default would allow credentials from any origin).
+		op.WithCORSOptions(nil),
+	)
+	if err != nil {
+		return nil, fmt.Errorf("auth: start the OpenID provider: %w", err)
+	}
+	p.handler = p.routes()
+	return p, nil
+}
+
+// Handler serves the sign-in endpoints under /oauth/ (IssuersPath excepted: see
+// IssuersHandler). Discovery and keys stay with the Issuer's Handler.
+func (p *Provider) Handler() http.Handler { return p.handler }
+
+func (p *Provider) routes() http.Handler {
+	mux := http.NewServeMux()
+	// Only these of op's endpoints are reachable: no userinfo, introspection, end-session,
+	// device flow or callback. The sign-in page hands its answer to op itself.
+	mux.Handle("GET "+authorizePath, p.authorize())
+	mux.Handle("POST "+tokenPath, p.tokenEndpoint())
+	mux.Handle("POST "+revokePath, boundForm(p.op))
+	mux.HandleFunc("GET "+loginPath, p.loginPage)
+	mux.HandleFunc("POST "+loginPath, p.loginSubmit)
+	mux.HandleFunc("GET "+passwordPath, p.passwordPage)
+	mux.HandleFunc("POST "+passwordPath, p.passwordSubmit)
+	mux.HandleFunc("GET "+stylePath, serveStyle)
+	return mux
+}
+
+// authorize passes the extra invite parameter to the request op stores.
+func (p *Provider) authorize() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ctx := withInvite(r.Context(), strings.TrimSpace(r.URL.Query().Get("invite")))
+		p.op.ServeHTTP(w, r.WithContext(ctx))
+	})
+}
+
+// tokenEndpoint lets through the two grants of this issuer only: op knows more (JWT bearer,
+// token exchange, client credentials, device code) that must stay closed here.
+func (p *Provider) tokenEndpoint() http.Handler {
+	return boundForm(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if err := r.ParseForm(); err != nil {
+			op.RequestError(w, r, oidc.ErrInvalidRequest().WithDescription("the request body is not a form of at most 16 KiB"), nil)
+			return
+		}
+		switch g := r.PostForm.Get("grant_type"); oidc.GrantType(g) {
+		case oidc.GrantTypeCode, oidc.GrantTypeRefreshToken:
+			p.op.ServeHTTP(w, r)
+		case "":
+			op.RequestError(w, r, oidc.ErrInvalidRequest().WithDescription("grant_type is missing"), nil)
+		default:
+			op.RequestError(w, r, oidc.ErrUnsupportedGrantType().WithDescription("grant_type must be authorization_code or refresh_token"), nil)
+		}
+	}))
+}
+
+// boundForm caps a form body and its reading time, before anything reads it.
+func boundForm(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		r.Body = http.MaxBytesReader(w, r.Body, oauthBodyMax)
+		next.ServeHTTP(w, r)
+	})
+}
+
+// formActionSources lists the origins a page's forms may lead to: itself, and every redirect
+// URI's origin.
+func formActionSources(base string, redirects []string) string {
+	sources := []string{"'self'"}
+	for _, r := range append([]string{base}, redirects...) {
+		if u, err := url.Parse(r); err == nil {
+			o := u.Scheme + "://" + u.Host
+			if !slices.Contains(sources, o) {
+				sources = append(sources, o)
+			}
+		}
+	}
+	return strings.Join(sources, " ")
+}
+
+func peerHost(r *http.Request) string {
+	if host, _, err := net.SplitHostPort(r.RemoteAddr); err == nil {
+		return host
+	}
+	return r.RemoteAddr
+}

@@ -1,0 +1,75 @@
+package web
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"strings"
+
+	"hearth/auth"
+	"hearth/engine"
+	svcv1 "hearth/proto/svc/v1"
+)
+
+// mountSignIn serves the built-in issuer's discovery, keys and sign-in endpoints (when it
+// runs) and the issuers document a browser client reads before it signs in (always).
+func mountSignIn(mux *http.ServeMux, opts Options) {
+	builtIn := ""
+	if opts.Issuer != nil {
+		builtIn = opts.Issuer.URL()
+		mux.Handle("GET /.well-known/", opts.Issuer.Handler())
+	}
+	if opts.SignIn != nil {
+		mux.Handle("/oauth/", opts.SignIn.Handler())
+	}
+	mux.Handle("GET "+auth.IssuersPath, auth.IssuersHandler(builtIn, opts.OIDCClients))
+}
+
+// SignUpCommunity is the community as the built-in issuer's sign-up sees it: what to ask, and
+// the engine's Join for the new account's login (issuer, subject).
+func SignUpCommunity(eng *engine.Engine, issuer string) auth.Community {
+	return signUpCommunity{eng: eng, issuer: issuer}
+}
+
+type signUpCommunity struct {
+	eng    *engine.Engine
+	issuer string
+}
+
+func (c signUpCommunity) SignUpInfo() auth.SignUpInfo {
+	info := c.eng.ServerInfo()
+	return auth.SignUpInfo{Name: info.GetName(), InviteOnly: info.GetInviteOnly(), JoinQuestions: info.GetJoinQuestions()}
+}
+
+func (c signUpCommunity) IsMember(subject string) bool {
+	_, ok := c.eng.MemberForLogin(engine.Login{Issuer: c.issuer, Subject: subject})
+	return ok
+}
+
+// Join is the Join call's engine method, with the engine's refusals turned into what the
+// sign-up page shows: the message and the status the same error gets on plain endpoints.
+func (c signUpCommunity) Join(ctx context.Context, j auth.JoinRequest) error {
+	_, _, err := c.eng.Join(ctx, engine.JoinInput{
+		Login:             engine.Login{Issuer: c.issuer, Subject: j.Subject},
+		PreferredUsername: j.Username,
+		Name:              j.DisplayName,
+		ClientAddr:        j.ClientAddr,
+		Req: &svcv1.JoinRequest{
+			DisplayName: j.DisplayName,
+			InviteCode:  j.InviteCode,
+			Answers:     j.Answers,
+		},
+	})
+	var ee *engine.Error
+	if err == nil || !errors.As(err, &ee) || ee.Code == engine.CodeInternal {
+		return err
+	}
+	msg := ee.Msg
+	if msg != "" {
+		msg = strings.ToUpper(msg[:1]) + msg[1:]
+		if !strings.HasSuffix(msg, ".") {
+			msg += "."
+		}
+	}
+	return &auth.Refusal{Status: httpStatus(err), Message: msg, RetryAfter: ee.RetryAfter}
+}
