@@ -93,18 +93,7 @@ func TestBadConfigurationIsOneLineAndExitCode2(t *testing.T) {
 // with `hearth token`, joins, holds a stream open, stops it with SIGTERM and starts it again on
 // the same data directory: the member is still there.
 func TestTheBinaryServesAndShutsDownCleanly(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds and runs the binary")
-	}
-	bin := filepath.Join(t.TempDir(), "hearth")
-	goTool, err := exec.LookPath("go")
-	if err != nil {
-		t.Skip("no go tool on PATH to build the binary with")
-	}
-	build := exec.Command(goTool, "build", "-o", bin, ".")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := buildHearth(t)
 	data := t.TempDir()
 	const base = "http://chat.test"
 

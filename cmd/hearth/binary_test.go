@@ -1,0 +1,50 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"testing"
+)
+
+// The end-to-end tests run the real binary, built once for the test binary.
+var built struct {
+	once sync.Once
+	dir  string
+	bin  string
+	err  error
+	out  []byte
+}
+
+// buildHearth builds hearth (once) and returns its path; it skips in -short mode and where no
+// go tool is on PATH.
+func buildHearth(t *testing.T) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("builds and runs the binary")
+	}
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no go tool on PATH to build the binary with")
+	}
+	built.once.Do(func() {
+		if built.dir, built.err = os.MkdirTemp("", "hearth-bin-"); built.err != nil {
+			return
+		}
+		built.bin = filepath.Join(built.dir, "hearth")
+		built.out, built.err = exec.Command(goTool, "build", "-o", built.bin, ".").CombinedOutput()
+	})
+	if built.err != nil {
+		t.Fatalf("go build: %v\n%s", built.err, built.out)
+	}
+	return built.bin
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if built.dir != "" {
+		os.RemoveAll(built.dir)
+	}
+	os.Exit(code)
+}
