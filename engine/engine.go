@@ -23,6 +23,7 @@ import (
 	"hearth/engine/clock"
 	"hearth/engine/outbound"
 	"hearth/engine/sandbox"
+	"hearth/engine/search"
 	"hearth/engine/store"
 	"hearth/engine/store/storepb"
 	svcv1 "hearth/proto/svc/v1"
@@ -117,6 +118,8 @@ type Engine struct {
 
 	snap     atomic.Pointer[Snapshot]
 	hub      *hub
+	index    *search.Index
+	lists    *search.Badger
 	seq      int64     // the writer's: seq of the newest committed event
 	lastNow  time.Time // the writer's: the time of its latest batch
 	presence *presence
@@ -223,6 +226,9 @@ func Open(db *store.DB, opts Options) (*Engine, error) {
 		return nil, fmt.Errorf("load the community: %w", err)
 	}
 	e.snap.Store(snap)
+	if err := e.openSearch(); err != nil {
+		return nil, fmt.Errorf("open the message index: %w", err)
+	}
 	e.hub = newHub(opts.RingSize, e.seq, snap)
 	e.limits = newLimiter(e.now)
 	e.previews = newPreviewer(opts)
@@ -312,6 +318,9 @@ func (e *Engine) Close() {
 	e.previews.close()
 	<-e.jobsDone
 	<-e.writerDone
+	if err := e.index.Close(); err != nil {
+		e.log.Error("closing the message index", "err", err)
+	}
 }
 
 // Snapshot is the community as of the newest commit.

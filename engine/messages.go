@@ -12,6 +12,7 @@ import (
 	"golang.org/x/time/rate"
 	"google.golang.org/protobuf/proto"
 
+	"hearth/engine/search"
 	"hearth/engine/store/storepb"
 	svcv1 "hearth/proto/svc/v1"
 )
@@ -45,8 +46,10 @@ func (e *Engine) SendMessage(ctx context.Context, c Caller, req *svcv1.SendMessa
 	if err := e.sendAllowed(c); err != nil {
 		return nil, err
 	}
+	// Analyzed here, on the caller's goroutine, not in the writer.
+	text := search.Analyze(req.GetText(), nil)
 	return submit(e, func(tx *Tx) (*svcv1.SendMessageResponse, error) {
-		m, err := e.send(tx, c, req)
+		m, err := e.send(tx, c, req, text)
 		if err != nil {
 			return nil, err
 		}
@@ -71,7 +74,7 @@ func (e *Engine) sendAllowed(c Caller) error {
 }
 
 // send is SendMessage inside the writer.
-func (e *Engine) send(tx *Tx, c Caller, req *svcv1.SendMessageRequest) (*svcv1.Message, error) {
+func (e *Engine) send(tx *Tx, c Caller, req *svcv1.SendMessageRequest, text search.Doc) (*svcv1.Message, error) {
 	d := tx.Snap()
 	rec, err := d.visibleChannel(c, req.GetChannelId())
 	if err != nil {
@@ -143,6 +146,9 @@ func (e *Engine) send(tx *Tx, c Caller, req *svcv1.SendMessageRequest) (*svcv1.M
 		entry.RootCreatedAtMs = root.GetCreatedAtMs()
 	}
 	if err := tx.mutate().AddMessage(m, entry); err != nil {
+		return nil, err
+	}
+	if err := tx.indexSent(m, text); err != nil {
 		return nil, err
 	}
 	for _, u := range uploads {
@@ -275,6 +281,7 @@ func (e *Engine) EditMessage(ctx context.Context, c Caller, req *svcv1.EditMessa
 	if err := checkLen("text", req.GetText(), messageTextMax); err != nil {
 		return nil, err
 	}
+	text := search.Analyze(req.GetText(), nil)
 	return submit(e, func(tx *Tx) (*svcv1.EditMessageResponse, error) {
 		m, _, err := e.visibleMessage(tx, c, req.GetMessageId())
 		if err != nil {
@@ -289,9 +296,13 @@ func (e *Engine) EditMessage(ctx context.Context, c Caller, req *svcv1.EditMessa
 		if err := checkMessageText(req.GetText(), len(m.GetAttachments()) > 0); err != nil {
 			return nil, err
 		}
+		old := m
 		m = proto.Clone(m).(*svcv1.Message)
 		m.Text = req.GetText()
 		m.EditedAtMs = tx.NowMs()
+		if err := tx.indexEdited(old, m, text); err != nil {
+			return nil, err
+		}
 		entry, err := tx.read().Entry(m.GetChannelId(), m.GetCreatedSeq())
 		if err != nil {
 			return nil, err
@@ -330,6 +341,9 @@ func (e *Engine) DeleteMessage(ctx context.Context, c Caller, req *svcv1.DeleteM
 		}
 		// Its files go with it: deleted after the commit.
 		if err := tx.releaseFiles(m); err != nil {
+			return nil, err
+		}
+		if err := tx.unindex(m); err != nil {
 			return nil, err
 		}
 		m = proto.Clone(m).(*svcv1.Message)

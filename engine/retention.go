@@ -223,10 +223,13 @@ func (e *Engine) purgeStep(channelID string, limit int) (bool, error) {
 	})
 }
 
-// purgeMessage deletes one message for good: its files, its row (reactions included) and its
-// index rows.
+// purgeMessage deletes one message for good: its files, its row (reactions included), its
+// index rows and its terms in the message index.
 func (e *Engine) purgeMessage(tx *Tx, m *svcv1.Message) error {
 	if err := e.releaseAttachments(tx, m); err != nil {
+		return err
+	}
+	if err := tx.unindex(m); err != nil {
 		return err
 	}
 	return tx.mutate().DeleteMessage(m)

@@ -6,6 +6,7 @@ import (
 	"runtime/debug"
 	"time"
 
+	"hearth/engine/search"
 	"hearth/engine/store"
 	"hearth/engine/store/storepb"
 	svcv1 "hearth/proto/svc/v1"
@@ -49,6 +50,9 @@ type Tx struct {
 	after  []func()
 	drops  []string
 	writes int
+	// ix is the message index; searchOps the ops the batch staged for it.
+	ix        *search.Index
+	searchOps []search.Staged
 }
 
 // Snap is the community as the batch has changed it so far.
@@ -251,11 +255,11 @@ func (e *Engine) tryBatch(batch []*change) ([]result, error) {
 		now = e.lastNow
 	}
 	e.lastNow = now
-	tx := &Tx{b: b, d: e.snap.Load().newDraft(), now: now, seq: e.seq}
+	tx := &Tx{b: b, d: e.snap.Load().newDraft(), now: now, seq: e.seq, ix: e.index}
 	start := time.Now()
 	results := make([]result, len(batch))
 	for i, c := range batch {
-		writes, events, after, drops := tx.writes, len(tx.events), len(tx.after), len(tx.drops)
+		writes, events, after, drops, ops := tx.writes, len(tx.events), len(tx.after), len(tx.drops), len(tx.searchOps)
 		v, err := runChange(c, tx)
 		if err != nil && tx.writes != writes {
 			if errors.Is(err, store.ErrTooBig) {
@@ -269,7 +273,7 @@ func (e *Engine) tryBatch(batch []*change) ([]result, error) {
 			return []result{{err: publicError(err)}}, nil
 		}
 		if err != nil {
-			tx.events, tx.after, tx.drops = tx.events[:events], tx.after[:after], tx.drops[:drops]
+			tx.events, tx.after, tx.drops, tx.searchOps = tx.events[:events], tx.after[:after], tx.drops[:drops], tx.searchOps[:ops]
 			e.logChangeError(err)
 			err = publicError(err)
 		}
@@ -287,6 +291,8 @@ func (e *Engine) tryBatch(batch []*change) ([]result, error) {
 	}
 	snap := tx.d.publish(tx.seq)
 	e.seq = tx.seq
+	// The index before anyone hears of the change: a message someone was told of is found.
+	e.index.Committed(tx.searchOps)
 	// The hub first, then the Snapshot handlers read: a GetState never returns a seq the hub
 	// has not reached, so a Subscribe right after it never looks ahead of the log.
 	e.hub.publish(tx.events, snap)

@@ -33,6 +33,11 @@
 //	0xA0 preview   URL hash                   storepb.PreviewRecord: a fetched link's preview (or failure)
 //	0xA1 prevexp   expires_at_ms URL hash     empty: the cached previews by expiry
 //	0xA2 previmg   image id                   storepb.PreviewImageRecord: an image in the bucket
+//	0xB0 search    name                       the index's own values: the last op applied,
+//	                                          whether the old messages are indexed
+//	0xB1 searchop  op number                  storepb.SearchOp: a change the lists have not taken yet
+//	0xB2 postings  term 0x00 first doc        a chunk of a term's posting list (engine/search)
+//	0xB3 ordinal   channel id                 the channel's number in the postings (4 bytes)
 //	0xD0 account   subject                    storepb.AccountRecord: a built-in issuer account
 //	0xD1 username  username                   the subject of the account holding it
 //	0xD2 refresh   SHA-256 of the token       storepb.RefreshTokenRecord, with a TTL past its expiry
@@ -68,6 +73,10 @@
 // bytes, big-endian) for the cleanup. A preview's image is an object previews/<id> with a row
 // of its own, which follows the rule of upload rows: stored before its row is written,
 // deleted after its row is.
+//
+// The search index (engine/search) keeps its rows under 0xB0-0xBF: a change to a message
+// writes its SearchOp row in the same transaction, and the index folds the ops into its
+// posting lists afterwards, in transactions of its own (search.go here keeps it in its range).
 //
 // The 0xD0-0xDF rows belong to the built-in issuer (Accounts, an auth.AccountStore), not to
 // the engine: the engine's writer never reads or writes them, and Accounts writes only them,
