@@ -14,6 +14,9 @@ import (
 func newLazy(t *testing.T, opts Options, quiet time.Duration) *Lazy {
 	t.Helper()
 	opts.CacheDir = cacheDir
+	if opts.Timeout == 0 {
+		opts.Timeout = testTimeout
+	}
 	l, err := NewLazy(opts, quiet)
 	if err != nil {
 		t.Fatal(err)

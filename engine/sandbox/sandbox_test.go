@@ -47,10 +47,15 @@ var shared struct {
 	err  error
 }
 
+// testTimeout is the deadline of the tests whose subject is not a deadline: one that a busy
+// machine under the race detector (which slows a guest's start about tenfold) cannot reach, so
+// that they fail only for what they test. Tests of deadlines set their own.
+const testTimeout = time.Minute
+
 func sharedSandbox(t testing.TB) *Sandbox {
 	t.Helper()
 	shared.once.Do(func() {
-		shared.s, shared.err = New(context.Background(), Options{CacheDir: cacheDir})
+		shared.s, shared.err = New(context.Background(), Options{CacheDir: cacheDir, Timeout: testTimeout})
 	})
 	if shared.err != nil {
 		t.Fatal(shared.err)
@@ -111,6 +116,9 @@ func sharedCacheDir() (string, error) {
 func newSandbox(t testing.TB, opts Options) *Sandbox {
 	t.Helper()
 	opts.CacheDir = cacheDir
+	if opts.Timeout == 0 {
+		opts.Timeout = testTimeout
+	}
 	s, err := New(context.Background(), opts)
 	if err != nil {
 		t.Fatal(err)
