@@ -124,7 +124,7 @@ func logRequests(log *slog.Logger, next http.Handler) http.Handler {
 		start := time.Now()
 		sw := &statusWriter{ResponseWriter: w, status: http.StatusOK}
 		next.ServeHTTP(sw, r)
-		log.Debug("request", "method", r.Method, "path", r.URL.Path, "status", sw.status, "took", time.Since(start))
+		log.Debug("request", "method", r.Method, "path", r.URL.Path, "status", sw.status, "client", clientAddr(r.Context()), "took", time.Since(start))
 	})
 }
 
