@@ -24,7 +24,8 @@ import (
 // without a token, each sending 999,989 bytes of a declared 1,000,000, to a call and to the
 // upload endpoint. The server used to read each body (to the 1 MiB bound) before checking the
 // token, holding a megabyte per connection and never answering; now the token is checked
-// first, every connection is answered at once, and the heap stays flat.
+// first, every connection is answered at once, and the heap stays flat. So is a body that
+// trickles in without a token.
 func TestNoTokenNoMemoryPinned(t *testing.T) {
 	s := webtest.Start(t)
 	alice := s.Join("alice")
@@ -78,6 +79,34 @@ func TestNoTokenNoMemoryPinned(t *testing.T) {
 		t.Fatalf("the heap grew by %d MiB during the attack; the bound is %d MiB", grew>>20, limit>>20)
 	}
 	mustSend(t, alice, &svcv1.SendMessageRequest{ChannelId: ch.GetId(), Text: "still here"})
+
+	// A body trickled without a token, a byte every 2 s, held its connection for minutes: it
+	// is answered without being read, not when its 10 s are up (by then 5 bytes were sent).
+	c := dialRaw(t, s)
+	c.head("/svc.v1.ChatService/SendMessage", 1000, "Content-Type: application/json")
+	var trickled atomic.Int32
+	stop := make(chan struct{})
+	go func() {
+		for range 999 {
+			select {
+			case <-stop:
+				return
+			case <-time.After(2 * time.Second):
+			}
+			if c.send([]byte{' '}) != nil {
+				return
+			}
+			trickled.Add(1)
+		}
+	}()
+	res, text := c.answer()
+	close(stop)
+	if code, _ := connectError(t, text); res.StatusCode != http.StatusUnauthorized || code != "unauthenticated" || !res.Close {
+		t.Fatalf("a trickling body without a token: %d %s, connection close %v", res.StatusCode, text, res.Close)
+	}
+	if n := trickled.Load(); n >= 4 {
+		t.Fatalf("a trickling body without a token was answered after %d of its bytes: the server waited for it", n)
+	}
 }
 
 // heapWatch samples the heap until stopped.

@@ -152,7 +152,16 @@ func (b *timedBody) Read(p []byte) (int, error) {
 	return n, err
 }
 
-func (b *timedBody) Close() error { return b.src.Close() }
+// Close before the body's end (a call answered without its body: Connect closes the body
+// before its answer goes out) would have net/http read what is left, up to 256 KiB at the
+// client's pace, to keep the connection: the deadline is moved to now first, so that the
+// answer leaves at once and the connection closes after it (answerWriter).
+func (b *timedBody) Close() error {
+	if !b.ended.Load() {
+		b.rc.SetReadDeadline(time.Now())
+	}
+	return b.src.Close()
+}
 
 // answerWriter closes an HTTP/1 connection after an answer given before the body was read to
 // its end, instead of letting net/http read what is left of it (up to 256 KiB, at the
