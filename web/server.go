@@ -1,7 +1,9 @@
 // Package web is Hearth's HTTP surface: the Connect handlers of the three services (thin: each
-// calls one engine method), the plain endpoints, and the middleware that authenticates callers
-// and logs requests. It is also where a whole server is assembled (Open, in assembly.go), once,
-// for the binary and the tests alike.
+// calls one engine method), the plain endpoints, and the middleware: the intake (intake.go:
+// the client address, the requests in flight before authentication, body deadlines), the
+// authentication of calls before their body is read (authn.go), CORS and the request log. It
+// is also where a whole server is assembled (Open, in assembly.go), once, for the binary and
+// the tests alike.
 package web
 
 import (
