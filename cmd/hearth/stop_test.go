@@ -130,8 +130,9 @@ func partialFiles(t *testing.T, data string) []string {
 
 // TestSlowClientsDoNotHoldUpAStop: with every kind of slow client at once (an upload that
 // stalls, a call whose body trickles, a download nobody reads, an idle keep-alive connection,
-// an open stream), SIGTERM still stops the server with exit code 0, within its 10 s, having
-// committed what it acknowledged and removed the upload's temporary file.
+// an open stream), SIGTERM still stops the server with exit code 0, within its 10 s: it
+// refuses new connections at once, closes the idle one, ends the stream, commits what it
+// acknowledged and removes the upload's temporary file.
 func TestSlowClientsDoNotHoldUpAStop(t *testing.T) {
 	bin := buildHearth(t)
 	data := t.TempDir()
@@ -178,6 +179,24 @@ func TestSlowClientsDoNotHoldUpAStop(t *testing.T) {
 	start := time.Now()
 	if err := srv.cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
+	}
+	// While the slow requests drain, new connections are refused and the idle one is closed.
+	refused := false
+	for !refused {
+		select {
+		case <-srv.exited:
+			t.Fatal("the server exited before it was seen refusing a connection")
+		default:
+		}
+		conn, err := net.DialTimeout("tcp", strings.TrimPrefix(url, "http://"), time.Second)
+		if refused = err != nil; !refused {
+			conn.Close()
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+	idle.SetReadDeadline(time.Now().Add(20 * time.Second))
+	if n, err := idle.Read(make([]byte, 1)); n != 0 || err == nil {
+		t.Fatalf("the idle connection stays open while the server stops: %d %v", n, err)
 	}
 	if err := srv.wait(20 * time.Second); err != nil {
 		t.Fatalf("after SIGTERM: %v (exit code 0 wanted)\n%s", err, srv.stderr())
