@@ -1,5 +1,6 @@
-# Hearth in a container: a static binary on a small base, run as an unprivileged user, with
-# all state in the /data volume.
+# Hearth in a container: a static binary on a small base, run as an unprivileged user (uid
+# 10001), with all state in the /data volume. .dockerignore keeps data, keys and backups out of
+# the build context.
 #   docker build -t hearth --build-arg VERSION=1.0.0 .
 #   docker run -p 8080:8080 -v hearth-data:/data -e HEARTH_BASE_URL=https://chat.example.com hearth
 FROM golang:1.26-bookworm AS build
@@ -18,6 +19,9 @@ USER hearth
 VOLUME /data
 ENV HEARTH_DATA=/data HEARTH_ADDR=:8080
 EXPOSE 8080
-HEALTHCHECK --interval=30s --timeout=3s --start-period=10s \
-  CMD wget -q -O /dev/null http://127.0.0.1:8080/healthz || exit 1
+# `hearth healthcheck` asks the server over /data/admin.sock where it listens and whether it
+# serves TLS, then checks /healthz there: it follows -addr, HEARTH_ADDR and -tls-cert however
+# they were given.
+HEALTHCHECK --interval=30s --timeout=10s --start-period=10s \
+  CMD ["hearth", "healthcheck"]
 ENTRYPOINT ["hearth"]

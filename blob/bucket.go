@@ -19,6 +19,10 @@ type Bucket struct {
 	scheme string
 	// s3 is the client of an s3:// bucket, used to tune its uploads (see s3.go); nil otherwise.
 	s3 *s3.Client
+	// where names the bucket for logs: its URL without the query (which may hold settings,
+	// never to be logged whole); dir is the folder of a file bucket.
+	where, dir string
+	hold       deleteHold
 }
 
 // Object keys, one prefix per kind of file.
@@ -92,7 +96,16 @@ func Open(ctx context.Context, u, dataDir string) (*Bucket, error) {
 	if err != nil {
 		return nil, err
 	}
-	bucket := &Bucket{b: b, scheme: pu.Scheme}
+	bucket := &Bucket{b: b, scheme: pu.Scheme, where: pu.Scheme + "://" + pu.Host + pu.Path}
+	if pu.Scheme == "file" {
+		// As fileblob reads it: host "." makes the path relative.
+		dir := pu.Path
+		if pu.Host == "." {
+			dir = "." + dir
+		}
+		bucket.dir = filepath.Clean(dir)
+		bucket.where = "file://" + filepath.ToSlash(absDir(bucket.dir))
+	}
 	if pu.Scheme == "s3" && !b.As(&bucket.s3) {
 		b.Close()
 		return nil, fmt.Errorf("open bucket %s: the s3 driver gave no client", u)
@@ -113,7 +126,14 @@ func openDefault(dataDir string) (*Bucket, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open the file folder: %w", err)
 	}
-	return &Bucket{b: b, scheme: "file"}, nil
+	return &Bucket{b: b, scheme: "file", dir: dir, where: "file://" + filepath.ToSlash(absDir(dir))}, nil
+}
+
+func absDir(dir string) string {
+	if abs, err := filepath.Abs(dir); err == nil {
+		return abs
+	}
+	return dir
 }
 
 // fileDefaults gives a file:// URL the settings of the default bucket unless it chose
@@ -141,6 +161,17 @@ func (b *Bucket) CanSign() bool {
 	}
 	return false
 }
+
+// Where names the bucket for a log line: its URL without the query, which may hold settings
+// (credentials never appear in a URL we accept, but an operator may try).
+func (b *Bucket) Where() string { return b.where }
+
+// Scheme is the bucket URL's scheme: file, s3, gs, azblob or mem.
+func (b *Bucket) Scheme() string { return b.scheme }
+
+// Dir is the folder of a file bucket, as it was given (maybe relative); empty for other
+// buckets.
+func (b *Bucket) Dir() string { return b.dir }
 
 // Close releases the bucket. Objects still open must be closed first.
 func (b *Bucket) Close() error {

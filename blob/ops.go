@@ -132,8 +132,12 @@ func (b *Bucket) Stat(ctx context.Context, key string) (Info, error) {
 }
 
 // Delete removes the object at key. A missing object is not an error, so that a sweep
-// that stopped halfway can simply run again.
+// that stopped halfway can simply run again. While deletions are held (HoldDeletes), the
+// object stays until the hold is released.
 func (b *Bucket) Delete(ctx context.Context, key string) error {
+	if b.hold.held(key) {
+		return nil
+	}
 	err := b.b.Delete(ctx, key)
 	if err != nil && gcerrors.Code(err) != gcerrors.NotFound {
 		return fmt.Errorf("delete %s: %w", key, err)

@@ -130,10 +130,11 @@ type Engine struct {
 	purge    *purger
 	// logStart is the seq of the oldest event kept in the log (0 while it is empty).
 	logStart atomic.Int64
-	// streams counts the open Subscribe streams.
+	// streams counts the open Subscribe streams; open knows them by member.
 	streams atomic.Int64
-	// open are the open Subscribe streams of each member, for MaxStreamsPerMember.
-	open openStreams
+	open    streamSet
+	// joinHook is the plugins' say in Join (SetJoinHook).
+	joinHook joinHooks
 
 	// ctx ends at Close, cutting short the background jobs' calls to the bucket.
 	ctx    context.Context

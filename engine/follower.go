@@ -151,7 +151,7 @@ func (f *Follower) replay() ([]Delivery, error) {
 			if gone, err := eventExpired(r, le.GetEvent(), cutoff); err != nil || gone {
 				return err == nil, err
 			}
-			out = append(out, Delivery{Frame: newFrame(le.GetEvent()), Audience: le.GetAudience(), Snapshot: f.snap})
+			out = append(out, Delivery{Frame: newFrame(le.GetEvent()), Audience: le.GetAudience(), Reaction: le.GetReaction(), Snapshot: f.snap})
 			return len(out) < replayChunk, nil
 		})
 	})

@@ -25,6 +25,9 @@ type Delivery struct {
 	Frame *Frame
 	// Audience is who may receive it.
 	Audience *storepb.Audience
+	// Reaction is set on the message_updated of React: the reaction that changed (for the
+	// plugins' reaction hook; clients get the message only).
+	Reaction *storepb.ReactionChange
 	// Snapshot is the community to judge the event against: as of the event's batch for a live
 	// event, as it is now for a replayed one (see DECISIONS: recipients are decided at delivery).
 	Snapshot *Snapshot

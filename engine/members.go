@@ -51,6 +51,11 @@ func (e *Engine) Join(ctx context.Context, in JoinInput) (*svcv1.Member, bool, e
 			return nil, false, err
 		}
 	}
+	// The plugins have their say before anything changes.
+	hooked, err := e.checkJoinHook(ctx, in)
+	if err != nil {
+		return nil, false, err
+	}
 	type joined struct {
 		m       *svcv1.Member
 		created bool
@@ -66,7 +71,7 @@ func (e *Engine) Join(ctx context.Context, in JoinInput) (*svcv1.Member, bool, e
 				return joined{}, ErrBanned
 			}
 		}
-		if err := e.admit(tx, req); err != nil {
+		if err := e.admit(tx, req, hooked); err != nil {
 			return joined{}, err
 		}
 		m, err := e.addMember(tx, rec, in)
@@ -79,11 +84,12 @@ func (e *Engine) Join(ctx context.Context, in JoinInput) (*svcv1.Member, bool, e
 }
 
 // admit checks what a newcomer must bring: the invite of an invite-only community and one answer
-// per join question. It uses up one invite use.
-func (e *Engine) admit(tx *Tx, req *svcv1.JoinRequest) error {
+// per join question (the community's and the plugins' that checkJoinHook asked). It uses up one
+// invite use.
+func (e *Engine) admit(tx *Tx, req *svcv1.JoinRequest, hooked []JoinQuestion) error {
 	s := tx.Snap().Settings()
-	if q, a := len(s.GetJoinQuestions()), len(req.GetAnswers()); q != a {
-		return invalid("answers has %s; the community asks %s", plural(a, "answer", "answers"), plural(q, "question", "questions"))
+	if err := answersMatch(len(s.GetJoinQuestions())+len(hooked), len(req.GetAnswers())); err != nil {
+		return err
 	}
 	if !s.GetInviteOnly() {
 		return nil
@@ -184,7 +190,7 @@ func (e *Engine) GetMe(ctx context.Context, c Caller, _ *svcv1.GetMeRequest) (*s
 	out := &svcv1.GetMeResponse{Member: e.memberView(rec.GetMember())}
 	if rec.GetMember().GetRole() >= svcv1.MemberRole_MEMBER_ROLE_ADMIN {
 		out.ServerVersion = e.opts.Version
-		out.ServerTrack = trackOf(e.opts.Version)
+		out.ServerTrack = TrackOf(e.opts.Version)
 		if e.opts.Updates != nil {
 			out.UpdateAvailable = e.opts.Updates.Newer(out.ServerVersion, out.ServerTrack)
 		}
@@ -192,9 +198,9 @@ func (e *Engine) GetMe(ctx context.Context, c Caller, _ *svcv1.GetMeRequest) (*s
 	return out, nil
 }
 
-// trackOf tells a version's release track from its form: "1.4.0" is stable, "1.5.0-beta.2"
+// TrackOf tells a version's release track from its form: "1.4.0" is stable, "1.5.0-beta.2"
 // (or -rc) beta, "nightly-2026-11-20" and development builds ("dev") nightly.
-func trackOf(version string) string {
+func TrackOf(version string) string {
 	v := strings.ToLower(version)
 	switch {
 	case v == "dev" || strings.Contains(v, "nightly"):

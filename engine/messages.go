@@ -244,11 +244,20 @@ func checkMessageText(text string, hasAttachments bool) error {
 // messageUpdated bumps a message's seq to the event that changes it, stores it and emits
 // message_updated.
 func (e *Engine) messageUpdated(tx *Tx, m *svcv1.Message) error {
+	return e.reactionUpdated(tx, m, nil)
+}
+
+// reactionUpdated is messageUpdated for a change of reactions, logged with the change.
+func (e *Engine) reactionUpdated(tx *Tx, m *svcv1.Message, change *storepb.ReactionChange) error {
 	m.Seq = tx.nextSeq()
 	if err := tx.mutate().PutMessage(m); err != nil {
 		return err
 	}
-	_, err := tx.emit(toChannel(m.GetChannelId()), &svcv1.Event{Kind: &svcv1.Event_MessageUpdated{MessageUpdated: m}})
+	_, err := tx.emitLogged(&storepb.LoggedEvent{
+		Event:    &svcv1.Event{Kind: &svcv1.Event_MessageUpdated{MessageUpdated: m}},
+		Audience: toChannel(m.GetChannelId()),
+		Reaction: change,
+	})
 	return err
 }
 
@@ -414,7 +423,8 @@ func (e *Engine) React(ctx context.Context, c Caller, req *svcv1.ReactRequest) (
 			return nil, err
 		}
 		if changed {
-			if err := e.messageUpdated(tx, next); err != nil {
+			change := &storepb.ReactionChange{MemberId: c.ID, Emoji: req.GetEmoji(), Removed: req.GetRemove()}
+			if err := e.reactionUpdated(tx, next, change); err != nil {
 				return nil, err
 			}
 		}

@@ -25,7 +25,7 @@ func (e *Engine) serverInfo(d *Snapshot) *svcv1.GetServerInfoResponse {
 		AccentColor:     s.GetAccentColor(),
 		BaseUrl:         e.opts.BaseURL,
 		InviteOnly:      s.GetInviteOnly(),
-		JoinQuestions:   s.GetJoinQuestions(),
+		JoinQuestions:   joinQuestions(s, e.hookQuestions()),
 		MemberCount:     int32(d.activeCount()),
 		NeedsSetup:      !s.GetSetupComplete(),
 		ProtocolVersion: ProtocolVersion,
@@ -161,16 +161,5 @@ func checkSettings(req *svcv1.UpdateServerSettingsRequest) error {
 	if !req.GetSetJoinQuestions() && len(req.GetJoinQuestions()) > 0 {
 		return invalid("join_questions is only applied with set_join_questions true")
 	}
-	if n := len(req.GetJoinQuestions()); n > joinQuestionsMax {
-		return invalid("join_questions has %d questions; the limit is %d", n, joinQuestionsMax)
-	}
-	for _, q := range req.GetJoinQuestions() {
-		if q == "" {
-			return invalid("join_questions must not contain an empty question")
-		}
-		if err := checkLen("each of join_questions", q, joinQuestionMax); err != nil {
-			return err
-		}
-	}
-	return nil
+	return CheckJoinQuestions("join_questions", req.GetJoinQuestions())
 }

@@ -13,6 +13,12 @@ type Observer interface {
 	Committed(Commit)
 }
 
+// StreamObserver, when the Observer is one too, hears how each Subscribe stream ended. It
+// runs on the stream's goroutine, not the writer's.
+type StreamObserver interface {
+	StreamEnded(StreamEnd)
+}
+
 // Commit describes one batch of the writer.
 type Commit struct {
 	// Changes is how many queued changes the batch held; Events how many logged events it
@@ -67,4 +73,16 @@ func (e *Engine) observe(c Commit) {
 	if e.opts.Observer != nil {
 		e.opts.Observer.Committed(c)
 	}
+}
+
+// Healthy reports whether the engine can serve: it is not shutting down and its database
+// answers a read.
+func (e *Engine) Healthy() error {
+	if e.closed.Load() {
+		return ErrClosed
+	}
+	if err := e.db.Ping(); err != nil {
+		return &Error{Code: CodeUnavailable, Msg: "the database does not answer: " + err.Error()}
+	}
+	return nil
 }

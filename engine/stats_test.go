@@ -14,8 +14,15 @@ import (
 )
 
 type commits struct {
-	mu  sync.Mutex
-	all []Commit
+	mu    sync.Mutex
+	all   []Commit
+	ended []StreamEnd
+}
+
+func (c *commits) StreamEnded(why StreamEnd) {
+	c.mu.Lock()
+	c.ended = append(c.ended, why)
+	c.mu.Unlock()
 }
 
 func (c *commits) Committed(x Commit) {
@@ -24,8 +31,8 @@ func (c *commits) Committed(x Commit) {
 	c.mu.Unlock()
 }
 
-// TestStatsAndObserver: every commit reaches the Observer with its size, and Stats counts the
-// open streams and how far behind each live one is.
+// TestStatsAndObserver: every commit reaches the Observer with its size, Stats counts the
+// open streams and how far behind each live one is, and a stream's end reaches the Observer.
 func TestStatsAndObserver(t *testing.T) {
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	db, err := store.Open(filepath.Join(t.TempDir(), "db"), store.ProfileSmall, log)
@@ -57,10 +64,11 @@ func TestStatsAndObserver(t *testing.T) {
 	got := make(chan struct{}, 16)
 	done := make(chan error, 1)
 	go func() {
-		done <- e.Subscribe(ctx, Caller{ID: m.GetId()}, e.Seq(), func(*Frame) error {
+		_, err := e.Subscribe(ctx, Caller{ID: m.GetId()}, e.Seq(), func(*Frame) error {
 			got <- struct{}{}
 			return nil
 		})
+		done <- err
 	}()
 	<-got // the opening heartbeat
 	deadline := time.Now().Add(5 * time.Second)
@@ -83,5 +91,10 @@ func TestStatsAndObserver(t *testing.T) {
 	}
 	if st := e.Stats(); st.Streams != 0 || len(st.StreamLags) != 0 {
 		t.Fatalf("after the stream ended: %+v", st)
+	}
+	obs.mu.Lock()
+	defer obs.mu.Unlock()
+	if len(obs.ended) != 1 || obs.ended[0] != StreamClientClosed {
+		t.Fatalf("stream ends reported = %v, want [%s]", obs.ended, StreamClientClosed)
 	}
 }

@@ -8,49 +8,99 @@ import (
 	svcv1 "hearth/proto/svc/v1"
 )
 
+// StreamEnd says how a Subscribe stream ended, for logs and metrics.
+type StreamEnd string
+
+const (
+	// StreamRefused: the stream never opened (the caller is no active member).
+	StreamRefused StreamEnd = "refused"
+	// StreamClientClosed: the client went away.
+	StreamClientClosed StreamEnd = "client_closed"
+	// StreamShutdown: the server closed its streams to shut down.
+	StreamShutdown StreamEnd = "shutdown"
+	// StreamResync: the stream was sent resync (too far behind, or asked for a seq the log no
+	// longer has) and closed.
+	StreamResync StreamEnd = "resync"
+	// StreamLeft: the member left or was removed, or the bot's token changed.
+	StreamLeft StreamEnd = "member_left"
+	// StreamCapped: the member opened more streams than allowed, and this one was ended
+	// (an error with CodeResourceExhausted).
+	StreamCapped StreamEnd = "stream_cap"
+	// StreamFailed: anything else, such as a send that failed or a database error.
+	StreamFailed StreamEnd = "error"
+)
+
 // Subscribe streams events to one client: a heartbeat at once (so the client and any proxy see
 // the stream open before the first event), then every event after afterSeq the caller may see,
 // replayed from the log, then live events, as one Follower hands them over; a heartbeat every
 // 25 s. It returns when the client goes away (ctx), the stream must resync (after sending
 // resync), the member leaves, the server closes, or the member opens more than
 // MaxStreamsPerMember streams and this is their oldest (ErrTooManyStreams); a nil error means
-// the stream ended normally.
+// the stream ended normally. The StreamEnd says which.
 //
 // The calling goroutine only waits: everything that sends (replay, heartbeats, deliveries)
 // runs on a goroutine of its own that ends when it is done (see RunOnFreshStack), so that the
 // stack an idle stream keeps is only as deep as the wait.
-func (e *Engine) Subscribe(ctx context.Context, c Caller, afterSeq int64, send func(*Frame) error) error {
+func (e *Engine) Subscribe(ctx context.Context, c Caller, afterSeq int64, send func(*Frame) error) (StreamEnd, error) {
 	if _, err := e.snap.Load().caller(c); err != nil {
-		return err
+		return StreamRefused, err
 	}
 	e.streams.Add(1)
 	defer e.streams.Add(-1)
-	ctx, end := context.WithCancelCause(ctx)
-	defer end(nil)
-	slot := e.open.open(c.ID, end)
-	defer e.open.close(c.ID, slot)
+	ctx, untrack := e.open.track(ctx, c.ID)
+	defer untrack()
 	s := &stream{e: e, send: send}
 	f, err := e.Follow(FollowOptions{AfterSeq: afterSeq, Member: c.ID})
 	if errors.Is(err, ErrResync) {
-		return RunOnFreshStack(s.resync)
+		return s.ended(ctx, StreamResync, RunOnFreshStack(s.resync))
 	}
 	if err != nil {
-		return err
+		return s.ended(ctx, StreamFailed, err)
 	}
 	defer f.Close()
 	e.presence.opened(c.ID)
 	defer e.presence.closed(c.ID)
 	err = s.run(ctx, f)
-	if ctx.Err() != nil && context.Cause(ctx) == ErrTooManyStreams {
-		return ErrTooManyStreams
+	if errors.Is(err, context.Canceled) {
+		// Ended by the engine (see streamSet) or by the client going away.
+		if cause := context.Cause(ctx); !errors.Is(cause, context.Canceled) {
+			err = cause
+		}
 	}
 	switch {
 	case errors.Is(err, ErrResync):
-		return RunOnFreshStack(s.resync)
-	case errors.Is(err, ErrGone), errors.Is(err, ErrClosed), errors.Is(err, context.Canceled):
-		return nil
+		return s.ended(ctx, StreamResync, RunOnFreshStack(s.resync))
+	case errors.Is(err, ErrGone):
+		return s.ended(ctx, StreamLeft, nil)
+	case errors.Is(err, ErrClosed):
+		return s.ended(ctx, StreamShutdown, nil)
+	case errors.Is(err, context.Canceled):
+		return s.ended(ctx, StreamClientClosed, nil)
 	}
-	return err
+	return s.ended(ctx, StreamFailed, err)
+}
+
+// ended tells how the stream ended: what it was ending for, unless the client went away
+// first (a send to a client that left fails) or the attempt to end it failed; and reports it
+// to the Observer.
+func (s *stream) ended(ctx context.Context, why StreamEnd, err error) (StreamEnd, error) {
+	var ee *Error
+	// The client went away when ctx ended for its own reason; the engine ends a stream with a
+	// cause of its own (streamSet).
+	cause := context.Cause(ctx)
+	clientGone := ctx.Err() != nil && (errors.Is(cause, context.Canceled) || errors.Is(cause, context.DeadlineExceeded))
+	switch {
+	case clientGone && why != StreamShutdown:
+		why, err = StreamClientClosed, nil
+	case errors.As(err, &ee) && ee.Code == CodeResourceExhausted:
+		why = StreamCapped
+	case err != nil:
+		why = StreamFailed
+	}
+	if o, ok := s.e.opts.Observer.(StreamObserver); ok {
+		o.StreamEnded(why)
+	}
+	return why, err
 }
 
 // run sends the first heartbeat, then whatever the follower hands over, until it fails.

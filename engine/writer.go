@@ -76,14 +76,19 @@ func (tx *Tx) mutate() *store.Batch {
 // emit appends an event to the log with the next seq and queues it for delivery after the
 // commit. It returns the seq.
 func (tx *Tx) emit(aud *storepb.Audience, ev *svcv1.Event) (int64, error) {
+	return tx.emitLogged(&storepb.LoggedEvent{Event: ev, Audience: aud})
+}
+
+// emitLogged is emit for a log row that carries more than the event (LoggedEvent.reaction).
+func (tx *Tx) emitLogged(le *storepb.LoggedEvent) (int64, error) {
 	tx.seq++
+	ev := le.GetEvent()
 	ev.Seq = tx.seq
 	ev.AtMs = tx.NowMs()
-	le := &storepb.LoggedEvent{Event: ev, Audience: aud}
 	if err := tx.mutate().AppendEvent(le); err != nil {
 		return 0, err
 	}
-	tx.events = append(tx.events, Delivery{Frame: newFrame(ev), Audience: aud})
+	tx.events = append(tx.events, Delivery{Frame: newFrame(ev), Audience: le.GetAudience(), Reaction: le.GetReaction()})
 	return tx.seq, nil
 }
 

@@ -15,7 +15,8 @@ import (
 // Helpers of the tests of DMs, private channels, roles, channel access and channel modes.
 
 // cast is a community with someone of every rank, two of each below the owner so that equal
-// ranks can be tried, and two bots. Ranks and bots are seeded (no call makes them yet).
+// ranks can be tried, and two bots. Ranks are seeded (no call makes them yet); the owner creates
+// the bots.
 type cast struct {
 	s                                                *webtest.Server
 	owner, admin, admin2, mod, mod2, member, member2 *webtest.Client
@@ -37,7 +38,7 @@ func newCast(t *testing.T, options ...webtest.Option) *cast {
 		c.mod:    svcv1.MemberRole_MEMBER_ROLE_MODERATOR,
 		c.mod2:   svcv1.MemberRole_MEMBER_ROLE_MODERATOR,
 	})
-	c.bot, c.bot2 = s.SeedBot("bot"), s.SeedBot("bot2")
+	c.bot, c.bot2 = s.CreateBot(c.owner, "bot"), s.CreateBot(c.owner, "bot2")
 	return c
 }
 

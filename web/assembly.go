@@ -9,12 +9,16 @@ import (
 	"net/netip"
 	"path/filepath"
 	"slices"
+	"strings"
+	"sync"
 	"time"
 
 	"hearth/auth"
 	"hearth/blob"
 	"hearth/engine"
+	"hearth/engine/backup"
 	"hearth/engine/outbound"
+	"hearth/engine/plugins"
 	"hearth/engine/sandbox"
 	"hearth/engine/store"
 	"hearth/web/metrics"
@@ -66,8 +70,27 @@ type Config struct {
 	// PasswordParams is argon2id's cost for new passwords (default
 	// auth.DefaultPasswordParams).
 	PasswordParams auth.PasswordParams
+	// Plugins are the plugin host's options; Open fills Dir (<Data>/plugins), Clock and Log
+	// (the engine's) where they are empty.
+	Plugins plugins.Options
 	// Log receives every log line (default slog.Default()).
 	Log *slog.Logger
+	// AdminSocket serves <Data>/admin.sock (mode 0600), through which `hearth backup` and
+	// `hearth healthcheck` talk to the running server.
+	AdminSocket bool
+	// Backups says where the server's backups go and how often it takes them.
+	Backups BackupConfig
+}
+
+// BackupConfig is where backups go and how often they are taken.
+type BackupConfig struct {
+	// To is a local folder, or a bucket URL (backups go under backups/ in it); empty means
+	// the file bucket, under backups/.
+	To string
+	// Every takes a backup at this interval; 0 takes them only when asked.
+	Every time.Duration
+	// Keep is how many backups the destination keeps, the newest; 0 keeps all.
+	Keep int
 }
 
 // Server is an assembled Hearth: open it with Open, serve Handler, and Close it.
@@ -79,6 +102,8 @@ type Server struct {
 	Metrics *metrics.Metrics
 	// Bucket is the file bucket.
 	Bucket *blob.Bucket
+	// Plugins runs the plugins of the data directory.
+	Plugins *plugins.Host
 
 	handler http.Handler
 	intake  *intake
@@ -87,6 +112,12 @@ type Server struct {
 	ownBucket  *blob.Bucket
 	ownSandbox *sandbox.Lazy
 	stopAuth   context.CancelFunc
+	// Backups takes the server's backups (nil until Open succeeds).
+	Backups      *backup.Service
+	backupBucket *blob.Bucket
+	admin        *adminServer
+	closeOnce    sync.Once
+	closeErr     error
 }
 
 // sandboxQuiet is how long the sandbox stays started after its last use.
@@ -110,9 +141,11 @@ func Open(ctx context.Context, cfg Config) (s *Server, err error) {
 		return nil, errors.New("the server needs its base URL")
 	}
 	s = &Server{}
+	// The returns below set s to nil: close what was opened through a copy.
+	opened := s
 	defer func() {
 		if err != nil {
-			s.Close()
+			opened.Close()
 		}
 	}()
 	if opts.Bucket == nil {
@@ -122,6 +155,11 @@ func Open(ctx context.Context, cfg Config) (s *Server, err error) {
 		opts.Bucket = s.ownBucket
 	}
 	s.Bucket = opts.Bucket
+	// Bad credentials or a missing bucket stop the server now, in one line, rather than at the
+	// first upload.
+	if err := s.Bucket.Check(ctx); err != nil {
+		return nil, err
+	}
 	if s.db, err = store.Open(filepath.Join(cfg.Data, "db"), cfg.Memory, cfg.Log); err != nil {
 		return nil, err
 	}
@@ -152,8 +190,12 @@ func Open(ctx context.Context, cfg Config) (s *Server, err error) {
 	if cfg.FilesRedirect && !s.Bucket.CanSign() {
 		cfg.Log.Warn("-files-redirect does nothing on this bucket: it cannot sign its own URLs, so files are served by the server")
 	}
+	if opts.Version == "" {
+		opts.Version = "dev"
+	}
 	if cfg.Metrics {
 		s.Metrics = metrics.New()
+		s.Metrics.BuildInfo(opts.Version, engine.TrackOf(opts.Version))
 		if opts.Observer == nil {
 			opts.Observer = s.Metrics
 		}
@@ -174,6 +216,19 @@ func Open(ctx context.Context, cfg Config) (s *Server, err error) {
 	}
 	if s.Metrics != nil {
 		s.Metrics.Watch(s.Engine.Stats)
+	}
+	popts := cfg.Plugins
+	if popts.Dir == "" {
+		popts.Dir = filepath.Join(cfg.Data, "plugins")
+	}
+	if popts.Clock == nil {
+		popts.Clock = opts.Clock
+	}
+	if popts.Log == nil {
+		popts.Log = opts.Log
+	}
+	if s.Plugins, err = plugins.New(s.Engine, popts); err != nil {
+		return nil, err
 	}
 	client := cfg.IssuerHTTPClient
 	if client == nil {
@@ -216,6 +271,7 @@ func Open(ctx context.Context, cfg Config) (s *Server, err error) {
 	}
 	s.handler, s.intake = newHandler(Options{
 		Engine:         s.Engine,
+		Plugins:        s.Plugins,
 		Verifier:       verifier,
 		Issuer:         s.Issuer,
 		SignIn:         signIn,
@@ -227,6 +283,18 @@ func Open(ctx context.Context, cfg Config) (s *Server, err error) {
 		Metrics:        s.Metrics,
 		TrustedProxies: cfg.TrustedProxies,
 	})
+	if err := s.openBackups(ctx, cfg, opts); err != nil {
+		return nil, err
+	}
+	if cfg.AdminSocket {
+		if s.admin, err = listenAdmin(cfg.Data, s.Engine, s.Backups, opts.Version, cfg.Log); err != nil {
+			// The socket is for operators' commands; a server that cannot have one (a data
+			// directory whose path is too long for a socket) still serves.
+			cfg.Log.Warn("no admin socket: hearth backup and hearth healthcheck will not reach this server", "err", err)
+		}
+	}
+	cfg.Log.Info("starting", "version", opts.Version, "data", absPath(cfg.Data), "bucket", s.Bucket.Where(),
+		"issuers", opts.TrustedIssuers, "backups", s.Backups.Destination().String(), "backup_every", cfg.Backups.Every)
 	return s, nil
 }
 
@@ -240,6 +308,50 @@ func (s *Server) WaitRequests(ctx context.Context) error {
 	return s.intake.running.wait(ctx)
 }
 
+// openBackups makes the backup service on its destination and starts its schedule.
+func (s *Server) openBackups(ctx context.Context, cfg Config, opts engine.Options) error {
+	var dest backup.Destination = backup.InBucket{Bucket: s.Bucket}
+	var skip []string
+	switch to := cfg.Backups.To; {
+	case strings.Contains(to, "://"):
+		b, err := blob.Open(ctx, to, "")
+		if err != nil {
+			return fmt.Errorf("open the backup bucket: %w", err)
+		}
+		s.backupBucket = b
+		if err := b.Check(ctx); err != nil {
+			return err
+		}
+		dest = backup.InBucket{Bucket: b}
+	case to != "":
+		dest = backup.Folder(to)
+		skip = append(skip, to)
+	}
+	bopts := backup.Options{Dest: dest, Keep: cfg.Backups.Keep, Clock: opts.Clock}
+	if s.Metrics != nil {
+		bopts.Done = func(at time.Time, res backup.Result, err error) { s.Metrics.BackupDone(at, res.Bytes, err) }
+	}
+	s.Backups = backup.NewService(backup.Source{
+		DB: s.db, Dir: cfg.Data, Bucket: s.Bucket, Skip: skip, Version: opts.Version, Log: cfg.Log,
+	}, bopts)
+	s.Backups.Schedule(cfg.Backups.Every)
+	return nil
+}
+
+// Listening tells the admin socket where the main port listens, for `hearth healthcheck`.
+func (s *Server) Listening(addr string, tls bool) {
+	if s.admin != nil {
+		s.admin.listening(addr, tls)
+	}
+}
+
+func absPath(p string) string {
+	if abs, err := filepath.Abs(p); err == nil {
+		return abs
+	}
+	return p
+}
+
 // Handler serves every endpoint of the server.
 func (s *Server) Handler() http.Handler { return s.handler }
 
@@ -250,11 +362,31 @@ func (s *Server) CloseStreams() {
 	}
 }
 
-// Close stops everything in order: the engine (streams end, queued changes are committed),
-// the sandbox (nothing is left to inspect), the database and the bucket.
+// Close stops everything in order: backups (one in progress is cancelled), the admin socket,
+// the plugins (they call the engine), the engine (streams end, queued changes are committed),
+// the sandbox (nothing is left to inspect), the database and the bucket. Closing again does
+// nothing.
 func (s *Server) Close() error {
+	s.closeOnce.Do(func() { s.closeErr = s.close() })
+	return s.closeErr
+}
+
+func (s *Server) close() error {
+	if s.Backups != nil {
+		s.Backups.Close()
+	}
+	if s.admin != nil {
+		s.admin.close()
+	}
+	if s.backupBucket != nil {
+		s.backupBucket.Close()
+	}
 	if s.stopAuth != nil {
 		s.stopAuth()
+	}
+	if s.Plugins != nil {
+		// First: the plugins call the engine.
+		s.Plugins.Close()
 	}
 	if s.Engine != nil {
 		s.Engine.Close()

@@ -120,6 +120,7 @@ func (a *authenticator) resolve(ctx context.Context, procedure string, need acce
 	if !duringSetup[procedure] && a.eng.NeedsSetup() && !a.eng.IsOwner(caller) {
 		return nil, denied("the community is being set up; until the owner finishes, only the owner can do this")
 	}
+	noteMember(ctx, caller.ID)
 	return context.WithValue(ctx, callerKey, caller), nil
 }
 
@@ -137,7 +138,7 @@ func denied(msg string) error {
 // is read (connect.WithRequestGate): a call without a valid token never gets the server to
 // read, decode or hold its message. A call the intake refused (too many in flight from its
 // address) is answered here too, in its own protocol. Refused calls never reach the
-// interceptors, so the metrics count them here.
+// interceptors, so the metrics count them and the request log writes their line here.
 func (a *authenticator) gate(ctx context.Context, spec connect.Spec, _ connect.Peer, h http.Header) (context.Context, error) {
 	err := refusal(ctx)
 	if err == nil {
@@ -158,6 +159,10 @@ func (a *authenticator) gate(ctx context.Context, spec connect.Spec, _ connect.P
 		err = toConnect(err)
 		if a.metrics != nil {
 			a.metrics.Refused(spec.Procedure, err)
+		}
+		if l := requestLogOf(ctx); l != nil {
+			l.logged = true
+			l.logCall(ctx, spec.Procedure, err)
 		}
 		return nil, err
 	}

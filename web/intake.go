@@ -61,6 +61,9 @@ func (in *intake) wrap(next http.Handler) http.Handler {
 		defer in.running.leave()
 		addr := in.proxies.clientAddrOf(r)
 		ctx := context.WithValue(r.Context(), clientAddrKey, addr)
+		if l := requestLogOf(ctx); l != nil {
+			l.addr = addr
+		}
 		release, ok := in.slots.take(addr)
 		if ok {
 			defer release()

@@ -12,12 +12,12 @@ import (
 	"net/http"
 	"net/netip"
 	"strings"
-	"time"
 
 	"connectrpc.com/connect"
 
 	"hearth/auth"
 	"hearth/engine"
+	"hearth/engine/plugins"
 	"hearth/proto/svc/v1/svcv1connect"
 	"hearth/web/metrics"
 )
@@ -26,6 +26,8 @@ import (
 type Options struct {
 	Engine   *engine.Engine
 	Verifier *auth.Verifier
+	// Plugins runs the plugins; without it the plugin calls answer unavailable.
+	Plugins *plugins.Host
 	// Issuer, when set, serves the local issuer's discovery document and keys.
 	Issuer *auth.Issuer
 	// SignIn, when set, serves the built-in issuer's sign-in (/oauth/...).
@@ -66,9 +68,10 @@ func newHandler(opts Options) (http.Handler, *intake) {
 		opts.Log = slog.Default()
 	}
 	a := &authenticator{eng: opts.Engine, verifier: opts.Verifier, metrics: opts.Metrics}
-	var interceptors []connect.Interceptor
+	// The calls refused by the gate (authentication) reach neither: it counts and logs them.
+	interceptors := []connect.Interceptor{logInterceptor{}}
 	if opts.Metrics != nil {
-		interceptors = append(interceptors, opts.Metrics.Interceptor())
+		interceptors = append([]connect.Interceptor{opts.Metrics.Interceptor()}, interceptors...)
 	}
 	handlerOpts := append(codecs(opts.Engine.SignURLs),
 		// Authentication, before any of the body is read.
@@ -80,11 +83,8 @@ func newHandler(opts Options) (http.Handler, *intake) {
 	mux := http.NewServeMux()
 	mux.Handle(svcv1connect.NewChatServiceHandler(&chatService{eng: opts.Engine}, handlerOpts...))
 	mux.Handle(svcv1connect.NewServerServiceHandler(&serverService{eng: opts.Engine}, handlerOpts...))
-	mux.Handle(svcv1connect.NewBotServiceHandler(&botService{eng: opts.Engine}, handlerOpts...))
-	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-		w.Write([]byte("ok"))
-	})
+	mux.Handle(svcv1connect.NewBotServiceHandler(&botService{eng: opts.Engine, plugins: opts.Plugins}, handlerOpts...))
+	mountHealth(mux, opts.Engine)
 	base := opts.Engine.ServerInfo().GetBaseUrl()
 	webURL := strings.TrimSuffix(opts.WebURL, "/")
 	if webURL == "" {
@@ -101,51 +101,19 @@ func newHandler(opts Options) (http.Handler, *intake) {
 	if opts.Metrics != nil {
 		h = opts.Metrics.Routes(mux)
 	}
-	// CORS outside the intake, so that what the intake refuses still reaches a browser on
-	// another origin as a refusal; logging inside it, where the client address is known.
+	// The request log outermost, so that it sees every answer (the intake names the client
+	// address to it); CORS outside the intake, so that what the intake refuses still reaches a
+	// browser on another origin as a refusal.
 	in := &intake{proxies: opts.TrustedProxies}
-	return withCORS(opts.CORSOrigins, in.wrap(logRequests(opts.Log, h))), in
+	return logRequests(opts.Log, withCORS(opts.CORSOrigins, in.wrap(h))), in
 }
 
 // call runs a unary engine method for the authenticated caller.
 func call[Req, Res any](ctx context.Context, req *connect.Request[Req], fn func(context.Context, engine.Caller, *Req) (*Res, error)) (*connect.Response[Res], error) {
 	res, err := fn(ctx, callerOf(ctx), req.Msg)
 	if err != nil {
+		noteCause(ctx, err)
 		return nil, toConnect(err)
 	}
 	return connect.NewResponse(res), nil
 }
-
-// logRequests writes one line per request at debug level.
-func logRequests(log *slog.Logger, next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if !log.Enabled(r.Context(), slog.LevelDebug) {
-			next.ServeHTTP(w, r)
-			return
-		}
-		start := time.Now()
-		sw := &statusWriter{ResponseWriter: w, status: http.StatusOK}
-		next.ServeHTTP(sw, r)
-		log.Debug("request", "method", r.Method, "path", r.URL.Path, "status", sw.status, "client", clientAddr(r.Context()), "took", time.Since(start))
-	})
-}
-
-type statusWriter struct {
-	http.ResponseWriter
-	status int
-}
-
-func (w *statusWriter) WriteHeader(code int) {
-	w.status = code
-	w.ResponseWriter.WriteHeader(code)
-}
-
-// Flush keeps streaming responses streaming through the wrapper.
-func (w *statusWriter) Flush() {
-	if f, ok := w.ResponseWriter.(http.Flusher); ok {
-		f.Flush()
-	}
-}
-
-// Unwrap lets http.ResponseController reach the real writer.
-func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }

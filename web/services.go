@@ -6,6 +6,7 @@ import (
 	"connectrpc.com/connect"
 
 	"hearth/engine"
+	"hearth/engine/plugins"
 	svcv1 "hearth/proto/svc/v1"
 	"hearth/proto/svc/v1/svcv1connect"
 )
@@ -20,13 +21,6 @@ type chatService struct {
 
 func (s *chatService) GetState(ctx context.Context, r *connect.Request[svcv1.GetStateRequest]) (*connect.Response[svcv1.GetStateResponse], error) {
 	return call(ctx, r, s.eng.GetState)
-}
-
-func (s *chatService) Subscribe(ctx context.Context, r *connect.Request[svcv1.SubscribeRequest], stream *connect.ServerStream[svcv1.Event]) error {
-	conn := stream.Conn()
-	// Frames go to the connection as they are: the codec sends their cached encoding.
-	send := func(f *engine.Frame) error { return conn.Send(f) }
-	return toConnect(s.eng.Subscribe(ctx, callerOf(ctx), r.Msg.GetAfterSeq(), send))
 }
 
 func (s *chatService) CreateChannel(ctx context.Context, r *connect.Request[svcv1.CreateChannelRequest]) (*connect.Response[svcv1.CreateChannelResponse], error) {
@@ -111,5 +105,6 @@ func (s *serverService) ListMembers(ctx context.Context, r *connect.Request[svcv
 
 type botService struct {
 	svcv1connect.UnimplementedBotServiceHandler
-	eng *engine.Engine
+	eng     *engine.Engine
+	plugins *plugins.Host
 }

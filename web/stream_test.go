@@ -82,13 +82,18 @@ func TestSlowSubscriberGetsResync(t *testing.T) {
 	alice := s.Join("alice")
 	ch := mustChannel(t, alice, "general", svcv1.ChannelKind_CHANNEL_KIND_TEXT)
 	frames := make(chan *engine.Frame)
-	ended := make(chan error, 1)
+	type end struct {
+		why engine.StreamEnd
+		err error
+	}
+	ended := make(chan end, 1)
 	// A subscriber that never reads: the engine's send blocks on it.
 	go func() {
-		ended <- s.Engine.Subscribe(ctx, engine.Caller{ID: alice.Member.GetId()}, s.Engine.Seq(), func(f *engine.Frame) error {
+		why, err := s.Engine.Subscribe(ctx, engine.Caller{ID: alice.Member.GetId()}, s.Engine.Seq(), func(f *engine.Frame) error {
 			frames <- f
 			return nil
 		})
+		ended <- end{why, err}
 	}()
 	fast := alice.Subscribe(t, s.Engine.Seq())
 	for i := range 40 {
@@ -105,9 +110,9 @@ func TestSlowSubscriberGetsResync(t *testing.T) {
 		case f := <-frames:
 			last = f.Event
 			continue
-		case err := <-ended:
-			if err != nil || !last.GetResync() {
-				t.Fatalf("the slow stream ended with %v after %s, want resync", err, kind(last))
+		case e := <-ended:
+			if e.err != nil || e.why != engine.StreamResync || !last.GetResync() {
+				t.Fatalf("the slow stream ended with %v (%s) after %s, want resync", e.err, e.why, kind(last))
 			}
 			return
 		case <-time.After(webtest.Wait):

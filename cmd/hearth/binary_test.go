@@ -8,7 +8,7 @@ import (
 	"testing"
 )
 
-// The end-to-end tests run the real binary, built once for the test binary.
+// The tests that drive the real binary share one build of it.
 var built struct {
 	once sync.Once
 	dir  string
@@ -17,9 +17,9 @@ var built struct {
 	out  []byte
 }
 
-// buildHearth builds hearth (once) and returns its path; it skips in -short mode and where no
-// go tool is on PATH.
-func buildHearth(t *testing.T) string {
+// hearthBinary builds hearth once per test run (skipped with -short or without the go tool)
+// and returns its path.
+func hearthBinary(t *testing.T) string {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("builds and runs the binary")

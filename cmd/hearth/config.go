@@ -4,6 +4,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/netip"
@@ -11,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"hearth/auth"
 	"hearth/blob"
@@ -46,6 +48,9 @@ type Config struct {
 	PreviewAllowPrivate bool
 	OIDCClients         []string
 	CORSOrigins         []string
+	BackupTo            string
+	BackupEvery         time.Duration
+	BackupKeep          int
 	// TrustedProxies (-trusted-proxy) are the CIDRs of the reverse proxies whose
 	// X-Forwarded-For or Forwarded headers name the client address.
 	TrustedProxies []string
@@ -91,17 +96,30 @@ func serveFlags(fs *flag.FlagSet, c *Config) {
 	fs.StringVar(&c.MetricsAddr, "metrics-addr", "", "serve Prometheus metrics at /metrics on this separate address, e.g. 127.0.0.1:9464 (default: off)")
 	fs.Var((*listFlag)(&c.OIDCClients), "oidc-client", "ISSUER=CLIENT_ID: an external issuer the browser client signs in with, trusted like -trusted-issuer (repeatable; comma list in the environment)")
 	fs.Var((*listFlag)(&c.CORSOrigins), "cors-origin", "an origin (scheme://host[:port]) allowed to call the API from a browser; repeatable; default: any")
+	fs.StringVar(&c.BackupTo, "backup-to", "", "where backups go: a folder, or a bucket URL (under backups/ in it); default the file bucket, under backups/")
+	fs.DurationVar(&c.BackupEvery, "backup-every", 0, "take a backup at this interval, e.g. 24h (default 0: only when hearth backup asks)")
+	fs.IntVar(&c.BackupKeep, "backup-keep", 7, "how many backups -backup-to keeps, the newest (0 keeps all)")
 }
 
 // parseFlags parses args, then fills every flag not given on the command line from its
-// HEARTH_<NAME> variable (-base-url reads HEARTH_BASE_URL).
+// HEARTH_<NAME> variable (-base-url reads HEARTH_BASE_URL). A bad value is one line naming the
+// flag (or the variable); -h prints the usage.
 func parseFlags(fs *flag.FlagSet, args []string) error {
-	if err := fs.Parse(args); err != nil {
+	// The flag package prints the whole usage after any mistake; we print one line.
+	out := fs.Output()
+	fs.SetOutput(io.Discard)
+	err := fs.Parse(args)
+	fs.SetOutput(out)
+	if errors.Is(err, flag.ErrHelp) {
+		fs.Usage()
+		return err
+	}
+	if err != nil {
 		return err
 	}
 	given := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
-	var err error
+	err = nil
 	fs.VisitAll(func(f *flag.Flag) {
 		if given[f.Name] || err != nil {
 			return
@@ -109,7 +127,7 @@ func parseFlags(fs *flag.FlagSet, args []string) error {
 		name := "HEARTH_" + strings.ToUpper(strings.ReplaceAll(f.Name, "-", "_"))
 		if v, ok := os.LookupEnv(name); ok {
 			if e := fs.Set(f.Name, v); e != nil {
-				err = fmt.Errorf("%s: %v", name, e)
+				err = fmt.Errorf("invalid value %q for %s (-%s): %v", v, name, f.Name, e)
 			}
 		}
 	})
@@ -192,6 +210,17 @@ func (c *Config) validate() error {
 		if _, _, err := net.SplitHostPort(c.MetricsAddr); err != nil {
 			return fmt.Errorf("-metrics-addr %q must be host:port, e.g. 127.0.0.1:9464", c.MetricsAddr)
 		}
+	}
+	if c.BackupTo != "" && strings.Contains(c.BackupTo, "://") {
+		if err := blob.ValidateURL(c.BackupTo); err != nil {
+			return fmt.Errorf("-backup-to: %v", err)
+		}
+	}
+	if c.BackupEvery != 0 && (c.BackupEvery < 5*time.Minute || c.BackupEvery > 366*24*time.Hour) {
+		return fmt.Errorf("-backup-every %s must be 0 (off) or 5m to 8784h", c.BackupEvery)
+	}
+	if c.BackupKeep < 0 || c.BackupKeep > 10000 {
+		return fmt.Errorf("-backup-keep %d must be 0 (keep all) to 10000", c.BackupKeep)
 	}
 	return checkWritableDir(c.Data)
 }

@@ -47,7 +47,7 @@ func (l *ledger) put(id string, a acked) {
 // message and edit it acknowledged is there, the event log's seqs run 1, 2, 3... without a gap
 // or a repeat, and GetState, ListMessages and the log agree.
 func TestKill9LosesNoAcknowledgedMessage(t *testing.T) {
-	bin := buildHearth(t)
+	bin := hearthBinary(t)
 	data := t.TempDir()
 	// Each member joins from its own address (Join allows 10 a minute per address).
 	args := []string{"-data", data, "-addr", "127.0.0.1:0", "-base-url", testBase, "-trusted-proxy", "127.0.0.1/32"}
@@ -65,7 +65,7 @@ func TestKill9LosesNoAcknowledgedMessage(t *testing.T) {
 	for round := range crashRounds {
 		var senders []*member
 		for i := range crashSenders {
-			senders = append(senders, login(t, data, url, fmt.Sprint("sender-", i), ""))
+			senders = append(senders, loginAs(t, data, url, fmt.Sprint("sender-", i), ""))
 		}
 		ctx, stop := context.WithCancel(context.Background())
 		var wg sync.WaitGroup
@@ -86,7 +86,7 @@ func TestKill9LosesNoAcknowledgedMessage(t *testing.T) {
 		wg.Wait()
 
 		srv, url = startBinary(t, bin, args...)
-		n := checkAgainstLog(t, login(t, data, url, "owner", ""), chID, book)
+		n := checkAgainstLog(t, loginAs(t, data, url, "owner", ""), chID, book)
 		t.Logf("round %d: %d messages acknowledged in all, all there after kill -9; %d events in the log", round+1, len(book.msgs), n)
 	}
 	if len(book.msgs) < crashRounds*crashSenders {

@@ -3,6 +3,9 @@
 //	hearth [serve] [flags]     run the server (the default)
 //	hearth token [flags]       print a login token from the local issuer
 //	hearth login-link [flags]  print a URL that signs a person in to the browser client
+//	hearth backup [flags]      take a backup of the running server
+//	hearth restore [flags] SRC fill an empty data directory from a backup
+//	hearth healthcheck         exit 0 when the running server answers
 //	hearth version             print the version
 //
 // Every flag can also be set with HEARTH_<NAME> in the environment (-base-url reads
@@ -38,10 +41,18 @@ func run(args []string, stdout, stderr io.Writer) int {
 		err = token(args, stdout, stderr)
 	case "login-link":
 		err = loginLink(args, stdout, stderr)
+	case "backup":
+		err = backupCommand(args, stdout, stderr)
+	case "restore":
+		err = restoreCommand(args, stdout, stderr)
+	case "healthcheck":
+		err = healthcheck(args, stdout, stderr)
 	case "version":
 		fmt.Fprintln(stdout, version)
+	case "help":
+		err = serve([]string{"-h"}, stdout, stderr)
 	default:
-		err = usageError{fmt.Errorf("unknown command %q: use serve, token, login-link or version", cmd)}
+		err = usageError{fmt.Errorf("unknown command %q: `hearth -h` lists the commands", cmd)}
 	}
 	var ue usageError
 	switch {

@@ -26,6 +26,7 @@ func serve(args []string, stdout, stderr io.Writer) error {
 	fs.SetOutput(stderr)
 	var c Config
 	serveFlags(fs, &c)
+	fs.Usage = func() { printUsage(fs.Output(), fs) }
 	if err := parseFlags(fs, args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return err
@@ -56,10 +57,11 @@ func serve(args []string, stdout, stderr io.Writer) error {
 		a.close()
 		return usageError{err}
 	}
+	a.Listening(ln.Addr().String(), c.TLSCert != "")
 	fmt.Fprintf(stdout, "Hearth is running at %s (listening on %s)\n", c.BaseURL, ln.Addr())
 	if !c.NoLocalIssuer {
-		fmt.Fprintf(stdout, "Log in with a token from the local issuer:\n  go run ./cmd/hearth token -data %s -base-url %s -sub alice\n", c.Data, c.BaseURL)
-		fmt.Fprintf(stdout, "or in the browser client with a link:\n  go run ./cmd/hearth login-link -data %s -base-url %s -web-url %s -sub alice\n", c.Data, c.BaseURL, c.WebURL)
+		fmt.Fprintf(stdout, "Log in with a token from the local issuer:\n  %s token -data %s -base-url %s -sub alice\n", selfCommand(), c.Data, c.BaseURL)
+		fmt.Fprintf(stdout, "or in the browser client with a link:\n  %s login-link -data %s -base-url %s -web-url %s -sub alice\n", selfCommand(), c.Data, c.BaseURL, c.WebURL)
 	}
 	return a.serve(ctx, ln, c, log)
 }
@@ -109,6 +111,8 @@ func openApp(ctx context.Context, c Config, log *slog.Logger) (*app, error) {
 		CORSOrigins:    c.CORSOrigins,
 		TrustedProxies: proxies,
 		Log:            log,
+		AdminSocket:    true,
+		Backups:        web.BackupConfig{To: c.BackupTo, Every: c.BackupEvery, Keep: c.BackupKeep},
 	})
 	if err != nil {
 		return nil, err

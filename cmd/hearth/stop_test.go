@@ -35,10 +35,10 @@ type member struct {
 	server svcv1connect.ServerServiceClient
 }
 
-// login mints a token for sub with the server's own issuer key and returns clients that send
+// loginAs mints a token for sub with the server's own issuer key and returns clients that send
 // it; with a forwardedFor, every call says it comes from that address (the server must trust
 // the loopback proxy, -trusted-proxy 127.0.0.1/32, to believe it).
-func login(t *testing.T, data, url, sub, forwardedFor string) *member {
+func loginAs(t *testing.T, data, url, sub, forwardedFor string) *member {
 	t.Helper()
 	iss, err := auth.LoadOrCreateIssuer(data, testBase, time.Now)
 	if err != nil {
@@ -68,7 +68,7 @@ func login(t *testing.T, data, url, sub, forwardedFor string) *member {
 // join logs sub in and joins; the first to join becomes the owner and finishes the setup.
 func join(t *testing.T, data, url, sub, forwardedFor string) *member {
 	t.Helper()
-	m := login(t, data, url, sub, forwardedFor)
+	m := loginAs(t, data, url, sub, forwardedFor)
 	res, err := m.server.Join(context.Background(), connect.NewRequest(&svcv1.JoinRequest{}))
 	if err != nil {
 		t.Fatalf("join %s: %v", sub, err)
@@ -134,7 +134,7 @@ func partialFiles(t *testing.T, data string) []string {
 // refuses new connections at once, closes the idle one, ends the stream, commits what it
 // acknowledged and removes the upload's temporary file.
 func TestSlowClientsDoNotHoldUpAStop(t *testing.T) {
-	bin := buildHearth(t)
+	bin := hearthBinary(t)
 	data := t.TempDir()
 	srv, url := startBinary(t, bin, "-data", data, "-addr", "127.0.0.1:0", "-base-url", testBase)
 	alice := join(t, data, url, "alice", "")
@@ -212,7 +212,7 @@ func TestSlowClientsDoNotHoldUpAStop(t *testing.T) {
 	}
 
 	_, url = startBinary(t, bin, "-data", data, "-addr", "127.0.0.1:0", "-base-url", testBase)
-	alice = login(t, data, url, "alice", "")
+	alice = loginAs(t, data, url, "alice", "")
 	list, err := alice.chat.ListMessages(ctx, connect.NewRequest(&svcv1.ListMessagesRequest{ChannelId: chID}))
 	if err != nil {
 		t.Fatal(err)
@@ -252,7 +252,7 @@ func uploadFile(t *testing.T, url, token string, data []byte) string {
 // TestAnUploadCutByKillLeavesNoTemporaryFile: kill -9 in the middle of an upload leaves its
 // temporary file on disk (nothing can remove it then); the next start removes it.
 func TestAnUploadCutByKillLeavesNoTemporaryFile(t *testing.T) {
-	bin := buildHearth(t)
+	bin := hearthBinary(t)
 	data := t.TempDir()
 	srv, url := startBinary(t, bin, "-data", data, "-addr", "127.0.0.1:0", "-base-url", testBase)
 	alice := join(t, data, url, "alice", "")

@@ -15,6 +15,7 @@ import (
 func token(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("token", flag.ContinueOnError)
 	fs.SetOutput(stderr)
+	fs.Usage = commandUsage(fs, "token -sub NAME [flags]")
 	data := fs.String("data", "./data", "the server's data directory (holds issuer-key)")
 	baseURL := fs.String("base-url", "http://localhost:8080", "the server's -base-url (the token's issuer and audience)")
 	sub := fs.String("sub", "", "the login's subject, e.g. alice (required)")

@@ -47,6 +47,22 @@ func Open(dir string, profile Profile, log *slog.Logger) (*DB, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, err
 	}
+	bdb, err := badger.Open(badgerOptions(dir, profile, log))
+	if err != nil {
+		return nil, fmt.Errorf("open database in %s: %w", filepath.Clean(dir), err)
+	}
+	db := &DB{bdb: bdb, done: make(chan struct{})}
+	if err := db.checkSchema(); err != nil {
+		bdb.Close()
+		return nil, err
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	db.stop = cancel
+	go db.collectGarbage(ctx)
+	return db, nil
+}
+
+func badgerOptions(dir string, profile Profile, log *slog.Logger) badger.Options {
 	opts := badger.DefaultOptions(dir).
 		WithSyncWrites(true).
 		WithLogger(badgerLogger{log}).
@@ -64,19 +80,7 @@ func Open(dir string, profile Profile, log *slog.Logger) (*DB, error) {
 			WithBaseTableSize(2 << 20).
 			WithValueThreshold(1 << 10)
 	}
-	bdb, err := badger.Open(opts)
-	if err != nil {
-		return nil, fmt.Errorf("open database in %s: %w", filepath.Clean(dir), err)
-	}
-	db := &DB{bdb: bdb, done: make(chan struct{})}
-	if err := db.checkSchema(); err != nil {
-		bdb.Close()
-		return nil, err
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	db.stop = cancel
-	go db.collectGarbage(ctx)
-	return db, nil
+	return opts
 }
 
 func (db *DB) checkSchema() error {

@@ -38,10 +38,16 @@
 //	0xB1 searchop  op number                  storepb.SearchOp: a change the lists have not taken yet
 //	0xB2 postings  term 0x00 first doc        a chunk of a term's posting list (engine/search)
 //	0xB3 ordinal   channel id                 the channel's number in the postings (4 bytes)
+//	0xC0 pluginkv  plugin name 0x00 key       a value a plugin stored with chat.store (JSON text)
+//	0xC1 pluginuse plugin name                storepb.PluginStoreUsage: its bytes and keys
 //	0xD0 account   subject                    storepb.AccountRecord: a built-in issuer account
 //	0xD1 username  username                   the subject of the account holding it
 //	0xD2 refresh   SHA-256 of the token       storepb.RefreshTokenRecord, with a TTL past its expiry
 //	0xD3 revoked   family id                  storepb.RevokedFamilyRecord, with a TTL
+//
+// 0xC0-0xCF belong to bots and plugins (0xC2 and up are free). A bot is a member row (its token
+// hash in MemberRecord.bot_token_hash, its plugin in MemberRecord.plugin); a plugin's source is a
+// file in <data>/plugins, not a row.
 //
 // Indexes that only serve lookups of small state (login to member, username to member, bot
 // token hash to bot, member set to DM) are not stored: the engine derives them in memory from
@@ -85,4 +91,7 @@
 // transactions touching disjoint keys both commit, and of two touching the same account or
 // refresh token the later fails with a conflict (Accounts retries it, or reports a concurrent
 // refresh token rotation as a reuse) instead of overwriting the other. No write is lost.
+//
+// Backup (backup.go) writes the whole database, every prefix above and any added later, in
+// Badger's backup format from one read transaction; Load fills a new database from it.
 package store

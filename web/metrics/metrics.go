@@ -7,6 +7,7 @@ package metrics
 
 import (
 	"net/http"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
@@ -29,6 +30,12 @@ type Metrics struct {
 	applyDuration prometheus.Histogram
 	syncDuration  prometheus.Histogram
 	commitErrors  prometheus.Counter
+
+	streamsEnded  *prometheus.CounterVec
+	buildInfo     *prometheus.GaugeVec
+	backups       *prometheus.CounterVec
+	backupSuccess prometheus.Gauge
+	backupBytes   prometheus.Gauge
 }
 
 // latencyBuckets run from half a millisecond to 8 s: a call here takes a few milliseconds, a
@@ -81,14 +88,62 @@ func New() *Metrics {
 			Name: "hearth_writer_commit_errors_total",
 			Help: "Commits that failed (the writer retries the batch in halves).",
 		}),
+		streamsEnded: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "hearth_subscribe_streams_ended_total",
+			Help: "Subscribe streams by how they ended: client_closed, shutdown, resync, member_left, stream_cap or error.",
+		}, []string{"reason"}),
+		buildInfo: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "hearth_build_info",
+			Help: "Always 1: the server's version and its release track.",
+		}, []string{"version", "track"}),
+		backups: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "hearth_backups_total",
+			Help: "Backups written to the backup destination (scheduled or asked for), by result: ok or failed.",
+		}, []string{"result"}),
+		backupSuccess: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "hearth_backup_last_success_timestamp_seconds",
+			Help: "When the last backup to the backup destination finished (Unix time; 0 before the first).",
+		}),
+		backupBytes: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "hearth_backup_last_bytes",
+			Help: "Size of the last backup written to the backup destination.",
+		}),
 	}
+	for _, r := range []engine.StreamEnd{engine.StreamClientClosed, engine.StreamShutdown, engine.StreamResync, engine.StreamLeft, engine.StreamCapped, engine.StreamFailed} {
+		m.streamsEnded.WithLabelValues(string(r))
+	}
+	m.backups.WithLabelValues("ok")
+	m.backups.WithLabelValues("failed")
 	m.reg.MustRegister(
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		m.rpcRequests, m.rpcDuration, m.httpRequests, m.httpDuration,
 		m.batchChanges, m.batchEvents, m.applyDuration, m.syncDuration, m.commitErrors,
+		m.streamsEnded, m.buildInfo, m.backups, m.backupSuccess, m.backupBytes,
 	)
 	return m
+}
+
+// BuildInfo sets hearth_build_info for the running build.
+func (m *Metrics) BuildInfo(version, track string) {
+	m.buildInfo.Reset()
+	m.buildInfo.WithLabelValues(version, track).Set(1)
+}
+
+// StreamEnded implements engine.StreamObserver.
+func (m *Metrics) StreamEnded(why engine.StreamEnd) {
+	m.streamsEnded.WithLabelValues(string(why)).Inc()
+}
+
+// BackupDone counts a backup written to the backup destination, or one that failed.
+func (m *Metrics) BackupDone(at time.Time, bytes int64, err error) {
+	if err != nil {
+		m.backups.WithLabelValues("failed").Inc()
+		return
+	}
+	m.backups.WithLabelValues("ok").Inc()
+	m.backupSuccess.Set(float64(at.Unix()))
+	m.backupBytes.Set(float64(bytes))
 }
 
 // Watch adds the collector that reads the engine's Stats at every scrape.

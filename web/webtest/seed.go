@@ -3,18 +3,14 @@ package webtest
 import (
 	"fmt"
 	"path/filepath"
-	"time"
 
-	"github.com/google/uuid"
-
-	"hearth/auth"
 	"hearth/engine/store"
 	"hearth/engine/store/storepb"
 	svcv1 "hearth/proto/svc/v1"
 )
 
 // Seeding writes rows straight into the database, for the states a test needs that no call can
-// make yet (or that would take many calls): a rank, a bot, a block. The engine is stopped while
+// make yet (or that would take many calls): a rank, a block. The engine is stopped while
 // the rows are written and started again on the same data, exactly as after a restart, so the
 // running server sees them as if they had always been there. No events are logged for seeded
 // rows. Seed before opening streams: a restart ends them.
@@ -60,33 +56,6 @@ func (s *Server) SeedRanks(ranks map[*Client]svcv1.MemberRole) {
 		}
 		return nil
 	})
-}
-
-// SeedBot adds a bot member with a fresh token and returns a client logged in as it.
-func (s *Server) SeedBot(username string) *Client {
-	s.t.Helper()
-	token, hash, err := auth.NewBotToken()
-	if err != nil {
-		s.t.Fatal(err)
-	}
-	m := &svcv1.Member{
-		Id:          uuid.Must(uuid.NewV7()).String(),
-		Kind:        svcv1.MemberKind_MEMBER_KIND_BOT,
-		Role:        svcv1.MemberRole_MEMBER_ROLE_MEMBER,
-		Username:    username,
-		DisplayName: username,
-		JoinedAtMs:  time.Now().UnixMilli(),
-	}
-	s.Seed(func(b *store.Batch) error {
-		return b.PutMember(&storepb.MemberRecord{
-			Member:       m,
-			State:        storepb.MemberState_MEMBER_STATE_ACTIVE,
-			BotTokenHash: hash[:],
-		})
-	})
-	c := s.Client(token)
-	c.Member = m
-	return c
 }
 
 // SeedBlock records that blocker blocked blocked (as BlockMember will).

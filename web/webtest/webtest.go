@@ -76,7 +76,7 @@ func Start(t testing.TB, options ...Option) *Server {
 		t.Cleanup(func() { b.Close() })
 		opts.Bucket = b
 	}
-	s.cfg = web.Config{Data: s.Dir, Engine: opts, Log: Logger(), PasswordParams: TestPasswordParams}
+	s.cfg = web.Config{Data: s.Dir, Engine: opts, Log: Logger(), PasswordParams: TestPasswordParams, AdminSocket: true}
 	s.open()
 	s.http.Start()
 	t.Cleanup(func() {
@@ -155,6 +155,12 @@ func (s *Server) SetOIDCClients(clients ...auth.OIDCClient) {
 // sign-in limits); the server restarts, so sign-ins in progress are forgotten.
 func (s *Server) SetSignInClock(now func() time.Time) {
 	s.cfg.SignInClock = now
+	s.Restart()
+}
+
+// SetBackups sets where and how often the server takes backups; the server restarts to take it.
+func (s *Server) SetBackups(b web.BackupConfig) {
+	s.cfg.Backups = b
 	s.Restart()
 }
 

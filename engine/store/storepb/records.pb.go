@@ -588,9 +588,11 @@ func (x *Audience) GetExceptMemberIds() []string {
 
 // One row of the event log.
 type LoggedEvent struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Event         *v1.Event              `protobuf:"bytes,1,opt,name=event,proto3" json:"event,omitempty"`
-	Audience      *Audience              `protobuf:"bytes,2,opt,name=audience,proto3" json:"audience,omitempty"`
+	state    protoimpl.MessageState `protogen:"open.v1"`
+	Event    *v1.Event              `protobuf:"bytes,1,opt,name=event,proto3" json:"event,omitempty"`
+	Audience *Audience              `protobuf:"bytes,2,opt,name=audience,proto3" json:"audience,omitempty"`
+	// Set on the message_updated of a reaction: which one changed.
+	Reaction      *ReactionChange `protobuf:"bytes,3,opt,name=reaction,proto3" json:"reaction,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -635,6 +637,13 @@ func (x *LoggedEvent) GetEvent() *v1.Event {
 func (x *LoggedEvent) GetAudience() *Audience {
 	if x != nil {
 		return x.Audience
+	}
+	return nil
+}
+
+func (x *LoggedEvent) GetReaction() *ReactionChange {
+	if x != nil {
+		return x.Reaction
 	}
 	return nil
 }
@@ -1066,7 +1075,7 @@ var File_store_v1_records_proto protoreflect.FileDescriptor
 
 const file_store_v1_records_proto_rawDesc = "" +
 	"\n" +
-	"\x16store/v1/records.proto\x12\bstore.v1\x1a\x13svc/v1/events.proto\x1a\x12svc/v1/types.proto\"\xe7\x02\n" +
+	"\x16store/v1/records.proto\x12\bstore.v1\x1a\x16store/v1/plugins.proto\x1a\x13svc/v1/events.proto\x1a\x12svc/v1/types.proto\"\xe7\x02\n" +
 	"\fMemberRecord\x12&\n" +
 	"\x06member\x18\x01 \x01(\v2\x0e.svc.v1.MemberR\x06member\x12\x16\n" +
 	"\x06issuer\x18\x02 \x01(\tR\x06issuer\x12\x18\n" +
@@ -1111,10 +1120,11 @@ const file_store_v1_records_proto_rawDesc = "" +
 	"\fKIND_CHANNEL\x10\x02\x12\x10\n" +
 	"\fKIND_MEMBERS\x10\x03\x12\x0f\n" +
 	"\vKIND_ADMINS\x10\x04\x12\x10\n" +
-	"\fKIND_VIEWERS\x10\x05\"b\n" +
+	"\fKIND_VIEWERS\x10\x05\"\x98\x01\n" +
 	"\vLoggedEvent\x12#\n" +
 	"\x05event\x18\x01 \x01(\v2\r.svc.v1.EventR\x05event\x12.\n" +
-	"\baudience\x18\x02 \x01(\v2\x12.store.v1.AudienceR\baudience\"\x80\x02\n" +
+	"\baudience\x18\x02 \x01(\v2\x12.store.v1.AudienceR\baudience\x124\n" +
+	"\breaction\x18\x03 \x01(\v2\x18.store.v1.ReactionChangeR\breaction\"\x80\x02\n" +
 	"\fMessageEntry\x12\x1d\n" +
 	"\n" +
 	"message_id\x18\x01 \x01(\tR\tmessageId\x12\x1b\n" +
@@ -1201,8 +1211,9 @@ var file_store_v1_records_proto_goTypes = []any{
 	(v1.ChannelMode)(0),    // 15: svc.v1.ChannelMode
 	(*v1.Attachment)(nil),  // 16: svc.v1.Attachment
 	(*v1.Event)(nil),       // 17: svc.v1.Event
-	(*v1.Invite)(nil),      // 18: svc.v1.Invite
-	(*v1.Message)(nil),     // 19: svc.v1.Message
+	(*ReactionChange)(nil), // 18: store.v1.ReactionChange
+	(*v1.Invite)(nil),      // 19: svc.v1.Invite
+	(*v1.Message)(nil),     // 20: svc.v1.Message
 }
 var file_store_v1_records_proto_depIdxs = []int32{
 	13, // 0: store.v1.MemberRecord.member:type_name -> svc.v1.Member
@@ -1215,14 +1226,15 @@ var file_store_v1_records_proto_depIdxs = []int32{
 	2,  // 7: store.v1.Audience.kind:type_name -> store.v1.Audience.Kind
 	17, // 8: store.v1.LoggedEvent.event:type_name -> svc.v1.Event
 	6,  // 9: store.v1.LoggedEvent.audience:type_name -> store.v1.Audience
-	18, // 10: store.v1.InviteRecord.invite:type_name -> svc.v1.Invite
-	19, // 11: store.v1.ReportRecord.message:type_name -> svc.v1.Message
-	1,  // 12: store.v1.UploadRecord.use:type_name -> store.v1.UploadUse
-	13, // [13:13] is the sub-list for method output_type
-	13, // [13:13] is the sub-list for method input_type
-	13, // [13:13] is the sub-list for extension type_name
-	13, // [13:13] is the sub-list for extension extendee
-	0,  // [0:13] is the sub-list for field type_name
+	18, // 10: store.v1.LoggedEvent.reaction:type_name -> store.v1.ReactionChange
+	19, // 11: store.v1.InviteRecord.invite:type_name -> svc.v1.Invite
+	20, // 12: store.v1.ReportRecord.message:type_name -> svc.v1.Message
+	1,  // 13: store.v1.UploadRecord.use:type_name -> store.v1.UploadUse
+	14, // [14:14] is the sub-list for method output_type
+	14, // [14:14] is the sub-list for method input_type
+	14, // [14:14] is the sub-list for extension type_name
+	14, // [14:14] is the sub-list for extension extendee
+	0,  // [0:14] is the sub-list for field type_name
 }
 
 func init() { file_store_v1_records_proto_init() }
@@ -1230,6 +1242,7 @@ func file_store_v1_records_proto_init() {
 	if File_store_v1_records_proto != nil {
 		return
 	}
+	file_store_v1_plugins_proto_init()
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{

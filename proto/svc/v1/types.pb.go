@@ -1826,7 +1826,7 @@ type Plugin struct {
 	Enabled bool                   `protobuf:"varint,2,opt,name=enabled,proto3" json:"enabled,omitempty"`
 	// Loaded and taking hooks.
 	Running bool `protobuf:"varint,3,opt,name=running,proto3" json:"running,omitempty"`
-	// Why it did not load, or its last hook failure.
+	// Why it did not load, its last hook failure, or why a limit stopped it ("stopped: ...").
 	Error string `protobuf:"bytes,4,opt,name=error,proto3" json:"error,omitempty"`
 	// Empty until it has loaded once.
 	BotId         string `protobuf:"bytes,5,opt,name=bot_id,json=botId,proto3" json:"bot_id,omitempty"`

@@ -68,30 +68,40 @@ const (
 // BotServiceClient is a client for the svc.v1.BotService service.
 type BotServiceClient interface {
 	// Creates a bot member and returns its token, once. Admin or owner. username: 2 to 32 of a-z,
-	// 0-9, underscore, dot, hyphen, unique (already_exists when taken); display_name up to 64
-	// characters, bio up to 1,024.
+	// 0-9, underscore, dot, hyphen, unique among members, people who left included
+	// (already_exists when taken); display_name up to 64 characters (default: the username),
+	// bio up to 1,024, avatar_url an http(s) URL or empty. The bot is a plain member.
 	// Events: member_joined to every member.
 	CreateBot(context.Context, *connect.Request[v1.CreateBotRequest]) (*connect.Response[v1.CreateBotResponse], error)
 	// Every bot in the community. Any member.
 	ListBots(context.Context, *connect.Request[v1.ListBotsRequest]) (*connect.Response[v1.ListBotsResponse], error)
-	// Deletes a bot: its token stops working, its username is freed, its messages stay. Admin or
-	// owner; not_found for an id that is not a bot.
+	// Deletes a bot: its token stops working, its username is freed, its messages stay, its open
+	// streams end. Admin or owner of a higher rank than the bot; not_found for an id that is not
+	// a bot; failed_precondition for a plugin's bot (DeletePlugin deletes it).
 	// Events: member_left to every member.
 	DeleteBot(context.Context, *connect.Request[v1.DeleteBotRequest]) (*connect.Response[v1.DeleteBotResponse], error)
-	// Issues a new token for a bot; the old one stops working at once. Admin or owner.
+	// Issues a new token for a bot; the old one fails from the next call on, and the streams the
+	// bot has open end with unauthenticated. Admin or owner of a higher rank than the bot;
+	// failed_precondition for a plugin's bot (it has no token).
 	RotateBotToken(context.Context, *connect.Request[v1.RotateBotTokenRequest]) (*connect.Response[v1.RotateBotTokenResponse], error)
-	// Every installed plugin. All plugin calls are admin or owner only.
+	// Every installed plugin, by name. All plugin calls are admin or owner only. The plugin API
+	// and its limits are in docs/plugins.md.
 	ListPlugins(context.Context, *connect.Request[v1.ListPluginsRequest]) (*connect.Response[v1.ListPluginsResponse], error)
 	// Installs (or replaces) a plugin: name is a valid username (a trailing `.js` is dropped),
 	// source at most 256 KB. The source must compile and run its top level within 1 second; on
-	// failure nothing changes (invalid_argument with the script's error). It is enabled and
-	// running afterwards. Events: plugins_changed to admins and the owner.
+	// failure nothing changes (invalid_argument with the script's error; the old plugin of that
+	// name keeps running). already_exists when a member has the name as username. On success
+	// the file is written, the plugin's bot is created on its first install (member_joined),
+	// and the plugin is enabled and running. Events: plugins_changed to admins and the owner.
 	InstallPlugin(context.Context, *connect.Request[v1.InstallPluginRequest]) (*connect.Response[v1.InstallPluginResponse], error)
 	// Enables or disables a plugin; a disabled plugin stops and its file is kept as
-	// `<name>.js.disabled`. Events: plugins_changed to admins and the owner.
+	// `<name>.js.disabled`. Enabling loads it again (a plugin that fails to load is enabled, not
+	// running, with its error); enabling one stopped by a limit restarts it. not_found for an
+	// unknown name. Events: plugins_changed to admins and the owner, when something changed.
 	SetPluginEnabled(context.Context, *connect.Request[v1.SetPluginEnabledRequest]) (*connect.Response[v1.SetPluginEnabledResponse], error)
-	// Deletes a plugin's file and its bot; the bot's messages stay.
-	// Events: plugins_changed to admins and the owner.
+	// Deletes a plugin's file, its bot and its stored data; the bot's messages stay. not_found
+	// for an unknown name. Events: member_left (the bot) to every member, plugins_changed to
+	// admins and the owner.
 	DeletePlugin(context.Context, *connect.Request[v1.DeletePluginRequest]) (*connect.Response[v1.DeletePluginResponse], error)
 }
 
@@ -212,30 +222,40 @@ func (c *botServiceClient) DeletePlugin(ctx context.Context, req *connect.Reques
 // BotServiceHandler is an implementation of the svc.v1.BotService service.
 type BotServiceHandler interface {
 	// Creates a bot member and returns its token, once. Admin or owner. username: 2 to 32 of a-z,
-	// 0-9, underscore, dot, hyphen, unique (already_exists when taken); display_name up to 64
-	// characters, bio up to 1,024.
+	// 0-9, underscore, dot, hyphen, unique among members, people who left included
+	// (already_exists when taken); display_name up to 64 characters (default: the username),
+	// bio up to 1,024, avatar_url an http(s) URL or empty. The bot is a plain member.
 	// Events: member_joined to every member.
 	CreateBot(context.Context, *connect.Request[v1.CreateBotRequest]) (*connect.Response[v1.CreateBotResponse], error)
 	// Every bot in the community. Any member.
 	ListBots(context.Context, *connect.Request[v1.ListBotsRequest]) (*connect.Response[v1.ListBotsResponse], error)
-	// Deletes a bot: its token stops working, its username is freed, its messages stay. Admin or
-	// owner; not_found for an id that is not a bot.
+	// Deletes a bot: its token stops working, its username is freed, its messages stay, its open
+	// streams end. Admin or owner of a higher rank than the bot; not_found for an id that is not
+	// a bot; failed_precondition for a plugin's bot (DeletePlugin deletes it).
 	// Events: member_left to every member.
 	DeleteBot(context.Context, *connect.Request[v1.DeleteBotRequest]) (*connect.Response[v1.DeleteBotResponse], error)
-	// Issues a new token for a bot; the old one stops working at once. Admin or owner.
+	// Issues a new token for a bot; the old one fails from the next call on, and the streams the
+	// bot has open end with unauthenticated. Admin or owner of a higher rank than the bot;
+	// failed_precondition for a plugin's bot (it has no token).
 	RotateBotToken(context.Context, *connect.Request[v1.RotateBotTokenRequest]) (*connect.Response[v1.RotateBotTokenResponse], error)
-	// Every installed plugin. All plugin calls are admin or owner only.
+	// Every installed plugin, by name. All plugin calls are admin or owner only. The plugin API
+	// and its limits are in docs/plugins.md.
 	ListPlugins(context.Context, *connect.Request[v1.ListPluginsRequest]) (*connect.Response[v1.ListPluginsResponse], error)
 	// Installs (or replaces) a plugin: name is a valid username (a trailing `.js` is dropped),
 	// source at most 256 KB. The source must compile and run its top level within 1 second; on
-	// failure nothing changes (invalid_argument with the script's error). It is enabled and
-	// running afterwards. Events: plugins_changed to admins and the owner.
+	// failure nothing changes (invalid_argument with the script's error; the old plugin of that
+	// name keeps running). already_exists when a member has the name as username. On success
+	// the file is written, the plugin's bot is created on its first install (member_joined),
+	// and the plugin is enabled and running. Events: plugins_changed to admins and the owner.
 	InstallPlugin(context.Context, *connect.Request[v1.InstallPluginRequest]) (*connect.Response[v1.InstallPluginResponse], error)
 	// Enables or disables a plugin; a disabled plugin stops and its file is kept as
-	// `<name>.js.disabled`. Events: plugins_changed to admins and the owner.
+	// `<name>.js.disabled`. Enabling loads it again (a plugin that fails to load is enabled, not
+	// running, with its error); enabling one stopped by a limit restarts it. not_found for an
+	// unknown name. Events: plugins_changed to admins and the owner, when something changed.
 	SetPluginEnabled(context.Context, *connect.Request[v1.SetPluginEnabledRequest]) (*connect.Response[v1.SetPluginEnabledResponse], error)
-	// Deletes a plugin's file and its bot; the bot's messages stay.
-	// Events: plugins_changed to admins and the owner.
+	// Deletes a plugin's file, its bot and its stored data; the bot's messages stay. not_found
+	// for an unknown name. Events: member_left (the bot) to every member, plugins_changed to
+	// admins and the owner.
 	DeletePlugin(context.Context, *connect.Request[v1.DeletePluginRequest]) (*connect.Response[v1.DeletePluginResponse], error)
 }
 

@@ -1,0 +1,537 @@
+package plugins
+
+import (
+	_ "embed"
+	"fmt"
+	"math"
+	"sync"
+	"time"
+
+	"github.com/dlclark/regexp2/v2"
+	"github.com/dop251/goja"
+)
+
+// The hardening of a plugin's runtime. goja checks Interrupt between instructions, so a script
+// is stopped at its time limit, and the heap watchdog stops one that grows the heap; but a
+// built-in function written in Go runs to its end however long it takes, and some let a tiny
+// script ask for a huge amount of work or memory in one step (`'x'.repeat(1e9)`,
+// `Array(1e9).join()`, `[...Array(1e9)]`, `new ArrayBuffer(1e9)`, `1n << 10000000000n`, a
+// regular expression that backtracks forever). Each such amplifier is removed or bounded here,
+// and the checks say which limit was hit in a RangeError the plugin can catch:
+//
+//   - removed: eval and the Function constructors (code from strings would escape the checks
+//     of the source; see source.go), BigInt, ArrayBuffer, SharedArrayBuffer, DataView and the
+//     typed arrays (binary buffers allocated at once; a plugin has no binary data);
+//   - bounded: the built-ins that loop over an array-like's length or a string's characters
+//     refuse more than maxElements of them; the ones that build a string refuse a result of
+//     more than maxString characters; apply refuses more than maxArgs arguments;
+//     JSON.parse refuses input nested deeper than maxDepth or with more than maxElements values;
+//   - rewritten in JavaScript (prelude.js): JSON.stringify, Array.prototype.flat and flatMap,
+//     whose native code walks whatever nesting the script built;
+//   - regular expressions that need backtracking (regexp2) time out after the hook limit.
+//
+// What is left is bounded by time and the heap watchdog, and a native step that still ran
+// past its deadline is abandoned (limits.go).
+
+const (
+	// maxElements bounds the array-likes and strings the built-ins walk element by element.
+	maxElements = 1 << 17
+	// maxString bounds, in UTF-16 code units, the strings the built-ins build.
+	maxString = 1 << 22
+	// maxArgs bounds the arguments of apply, Reflect.apply and Reflect.construct.
+	maxArgs = 1 << 16
+	// maxDepth bounds the nesting of JSON.
+	maxDepth = 64
+	// regexpTimeout bounds one match of a backtracking regular expression.
+	regexpTimeout = 500 * time.Millisecond
+)
+
+//go:embed prelude.js
+var preludeSource string
+
+var prelude = goja.MustCompile("hearth-prelude.js", preludeSource, true)
+
+// regexp2's timeout is a package variable read when a pattern is compiled; only goja uses
+// regexp2 in Hearth. It is set once, before the first runtime exists.
+var regexpOnce sync.Once
+
+func boundRegexps() { regexpOnce.Do(func() { regexp2.DefaultMatchTimeout = regexpTimeout }) }
+
+// removedGlobals are deleted from every plugin's global object.
+var removedGlobals = []string{
+	"eval", "Function", "BigInt", "ArrayBuffer", "SharedArrayBuffer", "DataView", "Atomics",
+	"Int8Array", "Uint8Array", "Uint8ClampedArray", "Int16Array", "Uint16Array", "Int32Array",
+	"Uint32Array", "Float32Array", "Float64Array", "BigInt64Array", "BigUint64Array",
+	"WeakRef", "FinalizationRegistry",
+}
+
+// sandbox is a hardened runtime and what the host needs of it.
+type sandbox struct {
+	vm *goja.Runtime
+	// The error constructors as they were before any script ran.
+	rangeError, errorCtor goja.Value
+	// stringify and parse are the hardened JSON functions, kept apart from the global JSON
+	// object, which the plugin may change.
+	stringify, parse goja.Callable
+}
+
+// newSandbox makes a runtime with the hardening applied and maxStack as its call stack limit.
+func newSandbox(maxStack int) (*sandbox, error) {
+	boundRegexps()
+	vm := goja.New()
+	vm.SetMaxCallStackSize(maxStack)
+	s := &sandbox{vm: vm, rangeError: vm.Get("RangeError"), errorCtor: vm.Get("Error")}
+	if err := s.harden(); err != nil {
+		return nil, fmt.Errorf("harden the runtime: %w", err)
+	}
+	return s, nil
+}
+
+// throwRange throws a RangeError from a native function.
+func (s *sandbox) throwRange(format string, args ...any) {
+	o, err := s.vm.New(s.rangeError, s.vm.ToValue(fmt.Sprintf(format, args...)))
+	if err != nil {
+		panic(err)
+	}
+	panic(o)
+}
+
+func (s *sandbox) harden() (err error) {
+	defer func() {
+		// goja reports a failure of its own API as a panic.
+		if p := recover(); p != nil {
+			err = fmt.Errorf("%v", p)
+		}
+	}()
+	vm := s.vm
+	global := vm.GlobalObject()
+	jsonObj := vm.Get("JSON").ToObject(vm)
+	origStringify := mustFunc(jsonObj.Get("stringify"))
+	origParse := mustFunc(jsonObj.Get("parse"))
+
+	// The constructors of functions made from strings, reachable from any function.
+	noCode := vm.ToValue(func(goja.FunctionCall) goja.Value {
+		panic(vm.NewTypeError("functions cannot be made from strings in a plugin"))
+	})
+	for _, src := range []string{"(function(){})", "(function*(){})", "(async function(){})", "(async function*(){})"} {
+		fn, err := vm.RunString(src)
+		if err != nil {
+			continue // a kind of function this goja does not have
+		}
+		proto := fn.ToObject(vm).Prototype()
+		if err := proto.DefineDataProperty("constructor", noCode, goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_FALSE); err != nil {
+			return err
+		}
+	}
+	for _, name := range removedGlobals {
+		if err := global.Delete(name); err != nil {
+			return err
+		}
+	}
+
+	if err := s.installGuard(); err != nil {
+		return err
+	}
+	s.boundArrays()
+	s.boundStrings()
+	s.boundRegExps()
+	s.boundObjects()
+	s.boundCalls()
+
+	// JSON: parse checks its input first; stringify, flat and flatMap come from the prelude.
+	quote := func(call goja.FunctionCall) goja.Value {
+		v, err := origStringify(goja.Undefined(), call.Argument(0))
+		if err != nil {
+			panic(err)
+		}
+		return v
+	}
+	helpers := vm.NewObject()
+	must(helpers.Set("quote", quote))
+	must(helpers.Set("maxDepth", maxDepth))
+	fn, err := vm.RunProgram(prelude)
+	if err != nil {
+		return err
+	}
+	made, err := mustFunc(fn)(goja.Undefined(), helpers)
+	if err != nil {
+		return err
+	}
+	m := made.ToObject(vm)
+	arrayProto := vm.Get("Array").ToObject(vm).Get("prototype").ToObject(vm)
+	s.wrapValue(arrayProto, "flat", m.Get("flat"), lengthOfThis(s))
+	s.wrapValue(arrayProto, "flatMap", m.Get("flatMap"), lengthOfThis(s))
+	s.stringify = mustFunc(m.Get("stringify"))
+	must(jsonObj.DefineDataProperty("stringify", m.Get("stringify"), goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_FALSE))
+	parse := vm.ToValue(func(call goja.FunctionCall) goja.Value {
+		s.checkJSON(call.Argument(0))
+		v, err := origParse(goja.Undefined(), call.Arguments...)
+		if err != nil {
+			panic(err)
+		}
+		return v
+	})
+	s.parse = mustFunc(parse)
+	must(jsonObj.DefineDataProperty("parse", parse, goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_FALSE))
+	return nil
+}
+
+// checkJSON refuses JSON text nested deeper than maxDepth or with more than maxElements
+// values: JSON.parse builds it natively, in one step.
+func (s *sandbox) checkJSON(v goja.Value) {
+	str, ok := v.(goja.String)
+	if !ok {
+		return // JSON.parse converts it and fails on anything but a string's text
+	}
+	if n := str.Length(); n > maxString {
+		s.throwRange("JSON.parse: the text is %d characters; the limit is %d", n, maxString)
+	}
+	depth, values, inString, escaped := 0, 0, false, false
+	for i, n := 0, str.Length(); i < n; i++ {
+		c := str.CharAt(i)
+		if inString {
+			switch {
+			case escaped:
+				escaped = false
+			case c == '\\':
+				escaped = true
+			case c == '"':
+				inString = false
+			}
+			continue
+		}
+		switch c {
+		case '"':
+			inString = true
+		case '[', '{':
+			depth++
+			values++
+			if depth > maxDepth {
+				s.throwRange("JSON.parse: the text is nested deeper than %d levels", maxDepth)
+			}
+		case ']', '}':
+			depth--
+		case ',':
+			values++
+		}
+		if values > maxElements {
+			s.throwRange("JSON.parse: the text has more than %d values", maxElements)
+		}
+	}
+}
+
+// check looks at a call before the built-in runs and throws when it would exceed a limit.
+type check func(call goja.FunctionCall)
+
+// wrap replaces obj[name] with a function that checks the call, then calls the original.
+func (s *sandbox) wrap(obj *goja.Object, name string, c check) {
+	s.wrapValue(obj, name, obj.Get(name), c)
+}
+
+func (s *sandbox) wrapValue(obj *goja.Object, name string, orig goja.Value, c check) {
+	must(obj.DefineDataProperty(name, s.checked(orig, c), goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_FALSE))
+}
+
+func (s *sandbox) wrapSymbol(obj *goja.Object, sym *goja.Symbol, c check) {
+	must(obj.DefineDataPropertySymbol(sym, s.checked(obj.GetSymbol(sym), c), goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_FALSE))
+}
+
+func (s *sandbox) checked(orig goja.Value, c check) goja.Value {
+	fn := mustFunc(orig)
+	return s.vm.ToValue(func(call goja.FunctionCall) goja.Value {
+		c(call)
+		v, err := fn(call.This, call.Arguments...)
+		if err != nil {
+			panic(err)
+		}
+		return v
+	})
+}
+
+// lengthOf is ToLength(ToObject(v).length), or the length of a string.
+func (s *sandbox) lengthOf(v goja.Value) float64 {
+	if str, ok := v.(goja.String); ok {
+		return float64(str.Length())
+	}
+	if goja.IsUndefined(v) || goja.IsNull(v) {
+		return 0
+	}
+	n := v.ToObject(s.vm).Get("length")
+	if n == nil {
+		return 0
+	}
+	f := n.ToFloat()
+	if math.IsNaN(f) || f < 0 {
+		return 0
+	}
+	return math.Floor(f)
+}
+
+// stringLen is the length of a string, or of a String object; -1 for anything else.
+func (s *sandbox) stringLen(v goja.Value) int {
+	if str, ok := v.(goja.String); ok {
+		return str.Length()
+	}
+	if o, ok := v.(*goja.Object); ok && o.ClassName() == "String" {
+		return int(s.lengthOf(o))
+	}
+	return -1
+}
+
+func lengthOfThis(s *sandbox) check {
+	return func(call goja.FunctionCall) {
+		if n := s.lengthOf(call.This); n > maxElements {
+			s.throwRange("the array has %.0f elements; plugins use at most %d", n, maxElements)
+		}
+	}
+}
+
+// stringWalk checks a string's length before a built-in walks its characters.
+func (s *sandbox) stringWalk(what string, v goja.Value) {
+	if n := s.stringLen(v); n > maxElements {
+		s.throwRange("%s: the string is %d characters; it walks at most %d", what, n, maxElements)
+	}
+}
+
+func (s *sandbox) boundArrays() {
+	vm := s.vm
+	array := vm.Get("Array").ToObject(vm)
+	proto := array.Get("prototype").ToObject(vm)
+	byLength := lengthOfThis(s)
+	for _, name := range arrayMethods {
+		if v := proto.Get(name); v == nil || goja.IsUndefined(v) {
+			continue
+		}
+		c := byLength
+		switch name {
+		case "join", "toString", "toLocaleString":
+			c = func(call goja.FunctionCall) {
+				byLength(call)
+				sep := 1
+				if name == "join" {
+					if a := call.Argument(0); !goja.IsUndefined(a) {
+						sep = len(a.String())
+					}
+				}
+				if n := s.lengthOf(call.This) * float64(sep); n > maxString {
+					s.throwRange("join: the result would be %.0f characters of separators; the limit is %d", n, maxString)
+				}
+			}
+		case "push", "unshift", "splice":
+			c = func(call goja.FunctionCall) {
+				if n := s.lengthOf(call.This) + float64(len(call.Arguments)); n > maxElements {
+					s.throwRange("%s: the array would have %.0f elements; plugins use at most %d", name, n, maxElements)
+				}
+			}
+		case "concat":
+			c = func(call goja.FunctionCall) {
+				n := s.lengthOf(call.This)
+				for _, a := range call.Arguments {
+					if o, ok := a.(*goja.Object); ok {
+						n += s.lengthOf(o)
+					} else {
+						n++
+					}
+				}
+				if n > maxElements {
+					s.throwRange("concat: the array would have %.0f elements; plugins use at most %d", n, maxElements)
+				}
+			}
+		}
+		s.wrap(proto, name, c)
+	}
+	// The iterator of arrays is values itself.
+	must(proto.DefineDataPropertySymbol(goja.SymIterator, proto.Get("values"), goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_FALSE))
+	s.wrap(array, "from", func(call goja.FunctionCall) {
+		items := call.Argument(0)
+		if n := s.stringLen(items); n >= 0 {
+			s.stringWalk("Array.from", items)
+			return
+		}
+		if o, ok := items.(*goja.Object); ok {
+			if it := o.GetSymbol(goja.SymIterator); it == nil || goja.IsUndefined(it) {
+				if n := s.lengthOf(o); n > maxElements {
+					s.throwRange("Array.from: the array-like has %.0f elements; plugins use at most %d", n, maxElements)
+				}
+			}
+		}
+	})
+}
+
+// arrayMethods are the methods of Array.prototype that walk the array (every one but the
+// constructor). flat and flatMap are replaced by the prelude's.
+var arrayMethods = []string{
+	"at", "concat", "copyWithin", "entries", "every", "fill", "filter", "find", "findIndex",
+	"findLast", "findLastIndex", "forEach", "includes", "indexOf", "join", "keys", "lastIndexOf",
+	"map", "pop", "push", "reduce", "reduceRight", "reverse", "shift", "slice", "some", "sort",
+	"splice", "toLocaleString", "toReversed", "toSorted", "toSpliced", "toString", "unshift",
+	"values", "with",
+}
+
+func (s *sandbox) boundStrings() {
+	vm := s.vm
+	str := vm.Get("String").ToObject(vm)
+	proto := str.Get("prototype").ToObject(vm)
+	thisLen := func(call goja.FunctionCall) float64 {
+		if goja.IsUndefined(call.This) || goja.IsNull(call.This) {
+			return 0
+		}
+		return float64(call.This.ToString().(goja.String).Length())
+	}
+	s.wrap(proto, "repeat", func(call goja.FunctionCall) {
+		if n := thisLen(call) * call.Argument(0).ToFloat(); n > maxString {
+			s.throwRange("repeat: the result would be %.0f characters; the limit is %d", n, maxString)
+		}
+	})
+	for _, name := range []string{"padStart", "padEnd"} {
+		s.wrap(proto, name, func(call goja.FunctionCall) {
+			if n := call.Argument(0).ToFloat(); n > maxString {
+				s.throwRange("%s: the result would be %.0f characters; the limit is %d", name, n, maxString)
+			}
+		})
+	}
+	for _, name := range []string{"replace", "replaceAll"} {
+		s.wrap(proto, name, func(call goja.FunctionCall) {
+			s.checkReplace(name, thisLen(call), call.Argument(1))
+		})
+	}
+	s.wrap(proto, "split", func(call goja.FunctionCall) {
+		s.checkSplit(thisLen(call), call.Argument(0), call.Argument(1))
+	})
+	for _, name := range []string{"match", "matchAll"} {
+		s.wrap(proto, name, func(call goja.FunctionCall) {
+			if n := thisLen(call); n > maxElements {
+				s.throwRange("%s: the string is %.0f characters; it matches in at most %d", name, n, maxElements)
+			}
+		})
+	}
+	s.wrapSymbol(proto, goja.SymIterator, func(call goja.FunctionCall) {
+		if n := thisLen(call); n > maxElements {
+			s.throwRange("iterating a string of %.0f characters; the limit is %d", n, maxElements)
+		}
+	})
+	s.wrap(str, "raw", func(call goja.FunctionCall) {
+		if o, ok := call.Argument(0).(*goja.Object); ok {
+			if raw, ok := o.Get("raw").(*goja.Object); ok {
+				if n := s.lengthOf(raw); n > maxElements {
+					s.throwRange("String.raw: %.0f parts; the limit is %d", n, maxElements)
+				}
+			}
+		}
+	})
+	global := vm.GlobalObject()
+	// These make up to 9 characters of each one; their input is bounded so that the result is.
+	for _, name := range []string{"encodeURI", "encodeURIComponent", "escape"} {
+		s.wrap(global, name, func(call goja.FunctionCall) {
+			if n := s.stringLen(call.Argument(0)); n > maxString/9 {
+				s.throwRange("%s: the string is %d characters; the limit is %d", name, n, maxString/9)
+			}
+		})
+	}
+}
+
+// checkReplace bounds what a replace makes: every match may be replaced by the replacement
+// string, whose $& and $n copy a match each.
+func (s *sandbox) checkReplace(name string, length float64, replacement goja.Value) {
+	if _, ok := goja.AssertFunction(replacement); ok {
+		return // the function's results are the script's own strings, made one call at a time
+	}
+	r := 1
+	if !goja.IsUndefined(replacement) {
+		r = max(1, len(replacement.String()))
+	}
+	if n := length * float64(r); n > maxString {
+		s.throwRange("%s: the result could be %.0f characters; the limit is %d", name, n, maxString)
+	}
+}
+
+// checkSplit bounds the parts of a split: one per character at most (an empty separator or a
+// pattern), one per separator otherwise, or the limit asked for.
+func (s *sandbox) checkSplit(length float64, sep, limit goja.Value) {
+	if !goja.IsUndefined(limit) && limit.ToFloat() <= maxElements {
+		return
+	}
+	parts := length
+	if str, ok := sep.(goja.String); ok && str.Length() > 0 {
+		parts = length / float64(str.Length())
+	}
+	if parts > maxElements {
+		s.throwRange("split: the string is %.0f characters and could make %.0f parts; the limit is %d", length, parts, maxElements)
+	}
+}
+
+func (s *sandbox) boundRegExps() {
+	vm := s.vm
+	proto := vm.Get("RegExp").ToObject(vm).Get("prototype").ToObject(vm)
+	strLen := func(call goja.FunctionCall) float64 {
+		return float64(call.Argument(0).ToString().(goja.String).Length())
+	}
+	s.wrapSymbol(proto, goja.SymMatch, func(call goja.FunctionCall) {
+		if n := strLen(call); n > maxElements {
+			s.throwRange("match: the string is %.0f characters; it matches in at most %d", n, maxElements)
+		}
+	})
+	s.wrapSymbol(proto, goja.SymMatchAll, func(call goja.FunctionCall) {
+		if n := strLen(call); n > maxElements {
+			s.throwRange("matchAll: the string is %.0f characters; it matches in at most %d", n, maxElements)
+		}
+	})
+	s.wrapSymbol(proto, goja.SymReplace, func(call goja.FunctionCall) {
+		s.checkReplace("replace", strLen(call), call.Argument(1))
+	})
+	s.wrapSymbol(proto, goja.SymSplit, func(call goja.FunctionCall) {
+		s.checkSplit(strLen(call), goja.Undefined(), call.Argument(1))
+	})
+}
+
+// boundObjects bounds the functions that make one property per character of a string.
+func (s *sandbox) boundObjects() {
+	vm := s.vm
+	object := vm.Get("Object").ToObject(vm)
+	for _, name := range []string{"keys", "values", "entries", "getOwnPropertyNames", "getOwnPropertyDescriptors"} {
+		s.wrap(object, name, func(call goja.FunctionCall) { s.stringWalk("Object."+name, call.Argument(0)) })
+	}
+	s.wrap(object, "assign", func(call goja.FunctionCall) {
+		for _, a := range call.Arguments {
+			s.stringWalk("Object.assign", a)
+		}
+	})
+	reflect := vm.Get("Reflect").ToObject(vm)
+	s.wrap(reflect, "ownKeys", func(call goja.FunctionCall) { s.stringWalk("Reflect.ownKeys", call.Argument(0)) })
+}
+
+// boundCalls bounds the argument lists made from array-likes.
+func (s *sandbox) boundCalls() {
+	vm := s.vm
+	args := func(what string, v goja.Value) {
+		if goja.IsUndefined(v) || goja.IsNull(v) {
+			return
+		}
+		if n := s.lengthOf(v); n > maxArgs {
+			s.throwRange("%s: %.0f arguments; the limit is %d", what, n, maxArgs)
+		}
+	}
+	fnProto := vm.Get("Object").ToObject(vm).Get("getPrototypeOf")
+	getProto := mustFunc(fnProto)
+	p, err := getProto(goja.Undefined(), vm.Get("Object"))
+	must(err)
+	functionProto := p.ToObject(vm)
+	s.wrap(functionProto, "apply", func(call goja.FunctionCall) { args("apply", call.Argument(1)) })
+	reflect := vm.Get("Reflect").ToObject(vm)
+	s.wrap(reflect, "apply", func(call goja.FunctionCall) { args("Reflect.apply", call.Argument(2)) })
+	s.wrap(reflect, "construct", func(call goja.FunctionCall) { args("Reflect.construct", call.Argument(1)) })
+}
+
+func mustFunc(v goja.Value) goja.Callable {
+	fn, ok := goja.AssertFunction(v)
+	if !ok {
+		panic(fmt.Sprintf("%v is not a function", v))
+	}
+	return fn
+}
+
+func must(err error) {
+	if err != nil {
+		panic(err)
+	}
+}

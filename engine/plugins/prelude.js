@@ -1,0 +1,135 @@
+// Hearth's prelude: runs in every plugin's runtime before the plugin, with the hardening of
+// harden.go. It replaces the few built-ins whose native code walks a structure the script
+// controls (a length, a nesting) in one uninterruptible step: written here in JavaScript, they
+// stop at the time limit and grow the heap gradually, where the watchdog sees it. It is given
+// `h`, the hardening's helpers, and returns the functions harden.go installs.
+(function (h) {
+  'use strict';
+  var isArray = Array.isArray;
+  var objectKeys = Object.keys;
+  var quote = h.quote;
+  var maxDepth = h.maxDepth;
+
+  function toLength(v) {
+    var n = Number(v);
+    if (!(n > 0)) return 0;
+    n = Math.floor(n);
+    return n > 9007199254740991 ? 9007199254740991 : n;
+  }
+
+  function toDepth(v) {
+    if (v === undefined) return 1;
+    var n = Number(v);
+    if (n !== n) return 0;
+    return n === Infinity ? Infinity : Math.trunc(n);
+  }
+
+  function flattenInto(out, src, depth) {
+    var len = toLength(src.length);
+    for (var i = 0; i < len; i++) {
+      if (!(i in src)) continue;
+      var el = src[i];
+      if (depth > 0 && isArray(el)) flattenInto(out, el, depth - 1);
+      else out[out.length] = el;
+    }
+  }
+
+  function flat(depth) {
+    var out = [];
+    flattenInto(out, Object(this), toDepth(depth));
+    return out;
+  }
+
+  function flatMap(fn, thisArg) {
+    if (typeof fn !== 'function') throw new TypeError('flatMap: the callback is not a function');
+    var src = Object(this);
+    var len = toLength(src.length);
+    var out = [];
+    for (var i = 0; i < len; i++) {
+      if (!(i in src)) continue;
+      var v = fn.call(thisArg, src[i], i, src);
+      if (isArray(v)) flattenInto(out, v, 0);
+      else out[out.length] = v;
+    }
+    return out;
+  }
+
+  // JSON.stringify as the standard says (toJSON, replacer function or list, gap), with the
+  // nesting bounded by maxDepth.
+  function stringify(value, replacer, space) {
+    var replacerFn, allow;
+    if (typeof replacer === 'function') {
+      replacerFn = replacer;
+    } else if (isArray(replacer)) {
+      allow = [];
+      var rlen = toLength(replacer.length);
+      for (var i = 0; i < rlen; i++) {
+        var item = replacer[i], name;
+        if (typeof item === 'string') name = item;
+        else if (typeof item === 'number' || item instanceof Number || item instanceof String) name = String(item);
+        else continue;
+        if (allow.indexOf(name) < 0) allow[allow.length] = name;
+      }
+    }
+    if (space instanceof Number) space = Number(space);
+    else if (space instanceof String) space = String(space);
+    var gap = '';
+    if (typeof space === 'number') {
+      for (var g = Math.min(10, Math.trunc(space)); g > 0; g--) gap += ' ';
+    } else if (typeof space === 'string') {
+      gap = space.slice(0, 10);
+    }
+    var stack = [];
+
+    function str(holder, key, indent) {
+      var v = holder[key];
+      if (v !== null && (typeof v === 'object' || typeof v === 'function')) {
+        var toJSON = v.toJSON;
+        if (typeof toJSON === 'function') v = toJSON.call(v, key);
+      }
+      if (replacerFn) v = replacerFn.call(holder, key, v);
+      if (v !== null && typeof v === 'object') {
+        if (v instanceof Number) v = Number(v);
+        else if (v instanceof String) v = String(v);
+        else if (v instanceof Boolean) v = v.valueOf();
+      }
+      switch (typeof v) {
+        case 'string': return quote(v);
+        case 'number': return isFinite(v) ? String(v) : 'null';
+        case 'boolean': return v ? 'true' : 'false';
+        case 'object': break;
+        default: return undefined;
+      }
+      if (v === null) return 'null';
+      if (stack.indexOf(v) >= 0) throw new TypeError('JSON.stringify: the value is circular');
+      if (stack.length >= maxDepth) throw new RangeError('JSON.stringify: the value is nested deeper than ' + maxDepth + ' levels');
+      stack[stack.length] = v;
+      var inner = indent + gap, parts = [], out;
+      if (isArray(v)) {
+        var len = toLength(v.length);
+        for (var i = 0; i < len; i++) {
+          var s = str(v, String(i), inner);
+          parts[parts.length] = s === undefined ? 'null' : s;
+        }
+        if (parts.length === 0) out = '[]';
+        else if (gap) out = '[\n' + inner + parts.join(',\n' + inner) + '\n' + indent + ']';
+        else out = '[' + parts.join(',') + ']';
+      } else {
+        var keys = allow || objectKeys(v);
+        for (var k = 0; k < keys.length; k++) {
+          var sv = str(v, keys[k], inner);
+          if (sv !== undefined) parts[parts.length] = quote(keys[k]) + (gap ? ': ' : ':') + sv;
+        }
+        if (parts.length === 0) out = '{}';
+        else if (gap) out = '{\n' + inner + parts.join(',\n' + inner) + '\n' + indent + '}';
+        else out = '{' + parts.join(',') + '}';
+      }
+      stack.length--;
+      return out;
+    }
+
+    return str({ '': value }, '', '');
+  }
+
+  return { flat: flat, flatMap: flatMap, stringify: stringify };
+})

@@ -1,0 +1,165 @@
+package web_test
+
+import (
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"connectrpc.com/connect"
+
+	"hearth/engine"
+	svcv1 "hearth/proto/svc/v1"
+	"hearth/web/webtest"
+)
+
+// Hostile plugins, each hooked on every message, beside a well-behaved one: an infinite loop
+// and a huge allocation are stopped with the reason, deep recursion, a hook that throws every
+// time and a flood of sendMessage are recorded and run on, and neither the server nor the
+// well-behaved plugin notices.
+func TestHostilePlugins(t *testing.T) {
+	// On a clock of the test's, so that the bot's rate does not refill during the flood.
+	s := webtest.Start(t, webtest.WithClock(webtest.NewClock()))
+	owner := s.Join("owner")
+	general := mustChannel(t, owner, "general", svcv1.ChannelKind_CHANNEL_KIND_TEXT)
+	hostile := map[string]string{
+		"looper":   `chat.on('message', m => { for (;;) {} });`,
+		"hog":      `const keep = []; chat.on('message', m => { let s = 'x'; while (s.length < (1 << 22)) s += s; for (;;) { s = s + 'z'; keep.push(s); } });`,
+		"recurser": `function down(n) { return down(n + 1) + 1 } chat.on('message', m => down(0));`,
+		"thrower":  `let n = 0; chat.on('message', m => { throw new Error('boom ' + n++) });`,
+		"flooder":  `chat.on('message', m => { if (m.text !== 'flood') return; for (let i = 0; i < 1000; i++) chat.sendMessage({channelId: m.channelId, text: 'spam ' + i}) });`,
+	}
+	for name, src := range hostile {
+		mustInstall(t, owner, name, src)
+	}
+	mustInstall(t, owner, "bystander", echo("still here:"))
+	st := owner.Subscribe(t, s.Engine.Seq())
+
+	mustSend(t, owner, &svcv1.SendMessageRequest{ChannelId: general.GetId(), Text: "flood"})
+	stoppedWith(t, owner, "looper", "stopped: hook message ran longer than 500ms")
+	stoppedWith(t, owner, "hog", "stopped: hook message used more than 64 MB of memory")
+	erredWith(t, owner, "recurser", "hook message: the call stack grew past its limit")
+	first := erredWith(t, owner, "thrower", "hook message: Error: boom ").GetError()
+	erredWith(t, owner, "flooder", "hook message: Error: chat.sendMessage: sending messages: rate limit reached")
+
+	// The flood stopped at the bot's burst (40), and the rest of the community goes on.
+	mustSend(t, owner, &svcv1.SendMessageRequest{ChannelId: general.GetId(), Text: "!echo x"})
+	spam, answered := 0, false
+	for !answered {
+		m := st.Next().GetMessageCreated()
+		switch {
+		case m == nil:
+		case strings.HasPrefix(m.GetText(), "spam "):
+			spam++
+		case m.GetText() == "still here:x":
+			answered = true
+		}
+	}
+	if spam != 40 {
+		t.Fatalf("the flood sent %d messages, want the bot burst of 40", spam)
+	}
+	// The thrower is still called (its count went up), and still running.
+	if again := erredWith(t, owner, "thrower", "hook message: Error: boom ").GetError(); boomCount(again) <= boomCount(first) {
+		t.Fatalf("the thrower's error went from %q to %q", first, again)
+	}
+	if _, err := owner.Server.GetServerInfo(ctx, req(&svcv1.GetServerInfoRequest{})); err != nil {
+		t.Fatal(err)
+	}
+	if p := listed(t, owner, "bystander"); !p.GetRunning() || p.GetError() != "" {
+		t.Fatalf("the bystander is %v", p)
+	}
+	// A stopped plugin runs again when it is enabled again.
+	res, err := owner.Bot.SetPluginEnabled(ctx, req(&svcv1.SetPluginEnabledRequest{Name: "looper", Enabled: true}))
+	if err != nil || !res.Msg.GetPlugin().GetRunning() || res.Msg.GetPlugin().GetError() != "" {
+		t.Fatalf("enabling the stopped looper: %v %v", res, err)
+	}
+}
+
+// The same limits at the top level refuse the install, and change nothing.
+func TestHostileTopLevels(t *testing.T) {
+	s := webtest.Start(t)
+	owner := s.Join("owner")
+	for _, c := range []struct{ src, want string }{
+		{`for (;;) {}`, "the top level ran longer than 1s"},
+		{`const keep = []; let s = 'x'; while (s.length < (1 << 22)) s += s; for (;;) { s = s + 'z'; keep.push(s); }`, "the top level used more than 64 MB of memory"},
+		{`function down() { down() } down()`, "the call stack grew past its limit"},
+		{`'x'.repeat(1e9)`, "RangeError: repeat: the result would be 1000000000 characters; the limit is 4194304"},
+	} {
+		_, err := owner.Bot.InstallPlugin(ctx, req(&svcv1.InstallPluginRequest{Name: "bad", Source: c.src}))
+		wantCode(t, c.src, err, connect.CodeInvalidArgument, c.want)
+	}
+	res, err := owner.Bot.ListPlugins(ctx, req(&svcv1.ListPluginsRequest{}))
+	if err != nil || len(res.Msg.GetPlugins()) != 0 {
+		t.Fatalf("after refused installs: %v %v", res, err)
+	}
+	if fileText(t, pluginPath(s, "bad.js")) != "<absent>" {
+		t.Fatal("a refused install left its file")
+	}
+	bots, err := owner.Bot.ListBots(ctx, req(&svcv1.ListBotsRequest{}))
+	if err != nil || len(bots.Msg.GetBots()) != 0 {
+		t.Fatalf("a refused install left a bot: %v %v", bots, err)
+	}
+}
+
+// A plugin slower than the community falls behind; past its queue bound (1,000 events) it is
+// stopped, and the events go on for everyone else.
+func TestSlowPluginIsStopped(t *testing.T) {
+	s := webtest.Start(t, func(o *engine.Options) { o.BotRate, o.BotBurst = 1e6, 1e6 })
+	owner := s.Join("owner")
+	general := mustChannel(t, owner, "general", svcv1.ChannelKind_CHANNEL_KIND_TEXT)
+	mustInstall(t, owner, "slow", `chat.on('message', m => { const end = Date.now() + 100; while (Date.now() < end) {} });`)
+	mustInstall(t, owner, "bystander", echo("still here:"))
+	sender := s.CreateBot(owner, "sender")
+	const n = 1100
+	var wg sync.WaitGroup
+	for w := range 10 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := w; i < n; i += 10 {
+				if _, err := sender.Chat.SendMessage(ctx, req(&svcv1.SendMessageRequest{ChannelId: general.GetId(), Text: fmt.Sprintf("m%d", i)})); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	stoppedWith(t, owner, "slow", "events behind the log; the limit is 1000")
+	st := owner.Subscribe(t, s.Engine.Seq())
+	mustSend(t, owner, &svcv1.SendMessageRequest{ChannelId: general.GetId(), Text: "!echo x"})
+	deadline := time.Now().Add(webtest.Wait)
+	for nextText(t, st) != "still here:x" {
+		if time.Now().After(deadline) {
+			t.Fatal("the bystander did not answer")
+		}
+	}
+}
+
+// boomCount reads n from "... boom n at ...".
+func boomCount(s string) int {
+	var n int
+	if i := strings.Index(s, "boom "); i >= 0 {
+		fmt.Sscanf(s[i+5:], "%d", &n)
+	}
+	return n
+}
+
+// A JavaScript string may hold a lone surrogate, which has no UTF-8 form; an error or a refusal
+// carrying one reaches ListPlugins and Join with U+FFFD in its place (goja converts it so, and
+// the host's clip makes sure), so neither fails to encode.
+func TestLoneSurrogatesInPluginErrorsAreReplaced(t *testing.T) {
+	clock := webtest.NewClock()
+	s := webtest.Start(t, webtest.WithClock(clock))
+	owner := s.Join("owner")
+	general := mustChannel(t, owner, "general", svcv1.ChannelKind_CHANNEL_KIND_TEXT)
+	mustInstall(t, owner, "surrogates", `
+chat.on('message', m => { throw new Error('bad \uD800 text') });
+chat.on('joinRequest', r => ({allow: false, reason: 'no \uDC00 entry'}));`)
+	mustSend(t, owner, &svcv1.SendMessageRequest{ChannelId: general.GetId(), Text: "hi"})
+	erredWith(t, owner, "surrogates", "hook message: Error: bad \uFFFD text")
+	clock.Advance(time.Minute)
+	_, err := s.Client(s.Token("gil")).Server.Join(ctx, req(&svcv1.JoinRequest{}))
+	wantCode(t, "a refusal with a lone surrogate", err, connect.CodePermissionDenied, "no \uFFFD entry")
+}

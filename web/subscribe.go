@@ -1,0 +1,28 @@
+package web
+
+import (
+	"context"
+
+	"connectrpc.com/connect"
+
+	"hearth/engine"
+	svcv1 "hearth/proto/svc/v1"
+	"hearth/proto/svc/v1/svcv1connect"
+)
+
+func (s *chatService) Subscribe(ctx context.Context, r *connect.Request[svcv1.SubscribeRequest], stream *connect.ServerStream[svcv1.Event]) error {
+	conn := stream.Conn()
+	// Frames go to the connection as they are: the codec sends their cached encoding.
+	send := func(f *engine.Frame) error { return conn.Send(f) }
+	l := requestLogOf(ctx)
+	l.streamOpened(ctx, svcv1connect.ChatServiceSubscribeProcedure)
+	end, err := s.eng.Subscribe(ctx, callerOf(ctx), r.Msg.GetAfterSeq(), send)
+	if l != nil {
+		l.end = end
+		if end == engine.StreamRefused {
+			l.opened = false
+		}
+	}
+	noteCause(ctx, err)
+	return toConnect(err)
+}
