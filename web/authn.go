@@ -140,10 +140,11 @@ func denied(msg string) error {
 // address) is answered here too, in its own protocol. Refused calls never reach the
 // interceptors, so the metrics count them and the request log writes their line here.
 func (a *authenticator) gate(ctx context.Context, spec connect.Spec, _ connect.Peer, h http.Header) (context.Context, error) {
+	out := ctx
 	err := refusal(ctx)
 	if err == nil {
 		auth := func() (err error) {
-			ctx, err = a.authenticate(ctx, spec.Procedure, h)
+			out, err = a.authenticate(ctx, spec.Procedure, h)
 			return err
 		}
 		if spec.StreamType == connect.StreamTypeUnary {
@@ -166,5 +167,5 @@ func (a *authenticator) gate(ctx context.Context, spec connect.Spec, _ connect.P
 		}
 		return nil, err
 	}
-	return ctx, nil
+	return out, nil
 }

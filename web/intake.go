@@ -71,7 +71,11 @@ func (in *intake) wrap(next http.Handler) http.Handler {
 		} else {
 			ctx = context.WithValue(ctx, refusalKey, errTooManyInFlight)
 		}
+		outer := r
 		r = r.WithContext(ctx)
+		// The mux names the route on the request it is given; the request log outside reads it
+		// from its own.
+		defer func() { outer.Pattern = r.Pattern }()
 		aw := &answerWriter{ResponseWriter: w, http1: r.ProtoMajor == 1}
 		if hasBody(r) {
 			if tb := in.timeBody(w, r); tb != nil {
