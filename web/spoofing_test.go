@@ -70,6 +70,10 @@ func TestNamesThatSpoofAreRefused(t *testing.T) {
 			_, err := owner.Server.UpdateServerSettings(ctx, req(&svcv1.UpdateServerSettingsRequest{Name: &v}))
 			return err
 		}},
+		{"display_name", func(v string) error { // a bot's
+			_, err := owner.Bot.CreateBot(ctx, req(&svcv1.CreateBotRequest{Username: "robot", DisplayName: v}))
+			return err
+		}},
 		{"display_name", func(v string) error { // chosen at Join
 			joins++
 			c := s.Client(s.Token("newcomer"), withHeader("X-Forwarded-For", fmt.Sprintf("203.0.113.%d", joins)))
