@@ -3,6 +3,7 @@ package web_test
 import (
 	"bytes"
 	"fmt"
+	"net"
 	"net/http"
 	"runtime"
 	"strings"
@@ -285,7 +286,7 @@ func TestInFlightBeforeAuthenticationIsCappedPerAddress(t *testing.T) {
 	s := webtest.Start(t)
 	s.SetTrustedProxies("127.0.0.1/32")
 	const path, attacker = "/svc.v1.ServerService/GetServerInfo", "203.0.113.7"
-	holders := make([]*rawConn, 64)
+	holders := make([]*rawConn, maxInFlight)
 	for i := range holders {
 		// GetServerInfo needs no token: its 2-byte body, never sent, keeps it in flight.
 		holders[i] = dialRaw(t, s)
@@ -345,3 +346,34 @@ func TestCallsWithoutATokenHaveSmallBodies(t *testing.T) {
 		t.Fatalf("an 8 KiB GetServerInfo: %d %s", res.StatusCode, text)
 	}
 }
+
+// TestSignedDownloadsDoNotHoldTheAddress: a file URL's signature is its credential. Downloads
+// in progress, however slow their readers, do not count among their address's requests in
+// flight before authentication, or 64 people behind one address loading pictures would lock
+// it out.
+func TestSignedDownloadsDoNotHoldTheAddress(t *testing.T) {
+	s := webtest.Start(t)
+	s.SetTrustedProxies("127.0.0.1/32")
+	alice := s.Join("alice")
+	file := mustUpload(t, s, alice, "big.bin", make([]byte, 8<<20))
+	const from = "X-Forwarded-For: 203.0.113.9"
+	for range maxInFlight {
+		c := dialRaw(t, s)
+		c.conn.(*net.TCPConn).SetReadBuffer(4096)
+		fmt.Fprintf(c.conn, "GET %s HTTP/1.1\r\nHost: hearth.test\r\n%s\r\n\r\n", file.GetUrl(), from)
+		// The answer has begun: the download is in flight, and its reader reads no more.
+		c.conn.SetReadDeadline(time.Now().Add(3 * webtest.Wait))
+		if line, err := c.br.ReadString('\n'); err != nil || !strings.Contains(line, "200") {
+			t.Fatalf("a download: %q %v", line, err)
+		}
+	}
+	c := dialRaw(t, s)
+	c.head("/svc.v1.ServerService/GetServerInfo", 2, "Content-Type: application/json", from)
+	c.send([]byte("{}"))
+	if res, text := c.answer(); res.StatusCode != http.StatusOK {
+		t.Fatalf("a call from the address of 64 downloads: %d %s", res.StatusCode, text)
+	}
+}
+
+// maxInFlight is DECISIONS.md's number of requests in flight per address before authentication.
+const maxInFlight = 64
