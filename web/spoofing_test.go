@@ -97,6 +97,10 @@ func TestNamesThatSpoofAreRefused(t *testing.T) {
 		_, err = owner.Server.CreateRole(ctx, req(&svcv1.CreateRoleRequest{Name: v}))
 		wantCode(t, "a role name of invisible characters", err, connect.CodeInvalidArgument, "name must contain a visible character")
 	}
+	// A channel name keeps the letters of its words; a Hangul filler is a letter that shows
+	// nothing (found by FuzzChannelName).
+	_, err := owner.Chat.CreateChannel(ctx, req(&svcv1.CreateChannelRequest{Name: "\u3164!", Kind: svcv1.ChannelKind_CHANNEL_KIND_TEXT}))
+	wantCode(t, "a channel name of a Hangul filler and punctuation", err, connect.CodeInvalidArgument, "name must contain a letter or a digit")
 	info, err := owner.Server.GetServerInfo(ctx, req(&svcv1.GetServerInfoRequest{}))
 	if err != nil || info.Msg.GetName() != "Hearth" {
 		t.Fatalf("the community's name after the refusals: %v %v", info, err)
