@@ -82,15 +82,12 @@ func (e *Engine) Subscribe(ctx context.Context, c Caller, afterSeq int64, send f
 
 // ended tells how the stream ended: what it was ending for, unless the client went away
 // first (a send to a client that left fails) or the attempt to end it failed; and reports it
-// to the Observer.
+// to the Observer. A stream the engine ended (streamSet.end) has its context canceled too,
+// with the engine's reason as the cause: that is no client going away.
 func (s *stream) ended(ctx context.Context, why StreamEnd, err error) (StreamEnd, error) {
 	var ee *Error
-	// The client went away when ctx ended for its own reason; the engine ends a stream with a
-	// cause of its own (streamSet).
-	cause := context.Cause(ctx)
-	clientGone := ctx.Err() != nil && (errors.Is(cause, context.Canceled) || errors.Is(cause, context.DeadlineExceeded))
 	switch {
-	case clientGone && why != StreamShutdown:
+	case why != StreamShutdown && clientWentAway(ctx):
 		why, err = StreamClientClosed, nil
 	case errors.As(err, &ee) && ee.Code == CodeResourceExhausted:
 		why = StreamCapped
@@ -101,6 +98,13 @@ func (s *stream) ended(ctx context.Context, why StreamEnd, err error) (StreamEnd
 		o.StreamEnded(why)
 	}
 	return why, err
+}
+
+// clientWentAway reports whether the stream's context ended from the client's side: the
+// request was canceled or ran out of its own deadline, not ended by the engine.
+func clientWentAway(ctx context.Context) bool {
+	cause := context.Cause(ctx)
+	return errors.Is(cause, context.Canceled) || errors.Is(cause, context.DeadlineExceeded)
 }
 
 // run sends the first heartbeat, then whatever the follower hands over, until it fails.

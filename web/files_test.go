@@ -77,8 +77,6 @@ func TestFileLinkForgeries(t *testing.T) {
 // engine's clock; a used one stays.
 func TestUnusedUploadsExpire(t *testing.T) {
 	forBuckets(t, func(t *testing.T, bucket webtest.Option) {
-		// Jobs by hand: the jobs loop, woken by the clock's day, would expire a batch of its own
-		// and delete its objects on its own goroutine while the test looks at the bucket.
 		c := newCommunity(t, bucket, webtest.WithManualJobs())
 		s, clock := c.s, c.clock
 		ch := c.channel("general")
@@ -183,7 +181,7 @@ func TestOrphanSweepS3(t *testing.T) {
 // The retention purge deletes the files of the messages it deletes.
 func TestRetentionDeletesFiles(t *testing.T) {
 	forBuckets(t, func(t *testing.T, bucket webtest.Option) {
-		c := newCommunity(t, bucket)
+		c := newCommunity(t, bucket, webtest.WithManualJobs())
 		ch := c.channel("general")
 		old := mustUpload(t, c.s, c.owner, "old.txt", []byte("old"))
 		root := mustSend(t, c.owner, &svcv1.SendMessageRequest{ChannelId: ch.GetId(), AttachmentIds: []string{old.GetId()}})

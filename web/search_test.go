@@ -286,7 +286,7 @@ func indexedTerms(t *testing.T, s *webtest.Server) map[string]int {
 // TestSearchRetention: a message past retention is not found from the moment it is past it,
 // and the purge takes its words out of the index (the purge sends no events).
 func TestSearchRetention(t *testing.T) {
-	c := newCommunity(t)
+	c := newCommunity(t, webtest.WithManualJobs())
 	if _, err := c.owner.Server.UpdateServerSettings(ctx, req(&svcv1.UpdateServerSettingsRequest{RetentionDays: ptr(int32(1))})); err != nil {
 		t.Fatal(err)
 	}

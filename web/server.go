@@ -96,6 +96,7 @@ func newHandler(opts Options) (http.Handler, *intake) {
 	mux.HandleFunc(previewImageRoute, servePreviewImage(opts.Engine))
 	mux.HandleFunc("GET /invite/{code}", inviteRedirect(webURL, base))
 	mux.HandleFunc("GET /i/{code}", inviteRedirect(webURL, base))
+	mountApp(mux)
 	mountSignIn(mux, opts)
 	var h http.Handler = mux
 	if opts.Metrics != nil {

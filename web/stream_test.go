@@ -49,7 +49,7 @@ func TestReconnectReplaysExactlyWhatWasMissed(t *testing.T) {
 // and the stream ends.
 func TestResync(t *testing.T) {
 	clock := webtest.NewClock()
-	s := webtest.Start(t, webtest.WithClock(clock), func(o *engine.Options) { o.ReplayEvents = 10; o.ReplayDays = 1 })
+	s := webtest.Start(t, webtest.WithClock(clock), webtest.WithManualJobs(), func(o *engine.Options) { o.ReplayEvents = 10; o.ReplayDays = 1 })
 	alice := s.Join("alice")
 	ch := mustChannel(t, alice, "general", svcv1.ChannelKind_CHANNEL_KIND_TEXT)
 	sendMany(t, alice, clock, ch.GetId(), "", 30)

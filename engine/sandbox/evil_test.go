@@ -91,7 +91,7 @@ func TestTrapIsUnreadable(t *testing.T) {
 // A guest that cannot get to reading its input is a broken deployment, reported by New.
 func TestNewRejectsGuestsThatDoNotStart(t *testing.T) {
 	ctx := context.Background()
-	_, err := New(ctx, Options{CacheDir: cacheDir, Module: spinModule(), Timeout: 200 * time.Millisecond})
+	_, err := New(ctx, Options{CacheDir: cacheDir, Module: spinModule(), StartTimeout: 200 * time.Millisecond})
 	if err == nil || !strings.Contains(err.Error(), "did not start within") {
 		t.Errorf("spinning guest: got %v", err)
 	}

@@ -63,10 +63,10 @@ func (s *Sandbox) start() *instance {
 
 // startReady starts an instance and waits until its guest is blocked reading stdin: its
 // runtime is up, and the deadline of the input handed to it covers only the input's work.
-// A guest gets the per-call timeout to start.
+// A guest gets the start deadline (Options.StartTimeout) to get there.
 func (s *Sandbox) startReady(ctx context.Context) (*instance, error) {
 	inst := s.start()
-	timer := time.NewTimer(s.timeout)
+	timer := time.NewTimer(s.startIn)
 	defer timer.Stop()
 	select {
 	case <-inst.stdin.ready:
@@ -79,7 +79,7 @@ func (s *Sandbox) startReady(ctx context.Context) (*instance, error) {
 		return nil, fmt.Errorf("guest ended before reading its input: %s", inst.describeEnd())
 	case <-timer.C:
 		inst.drop(errTimeout)
-		return nil, fmt.Errorf("guest did not start within %v", s.timeout)
+		return nil, fmt.Errorf("guest did not start within %v", s.startIn)
 	case <-ctx.Done():
 		inst.drop(context.Cause(ctx))
 		if s.ctx.Err() != nil {

@@ -29,9 +29,13 @@ type Options struct {
 	// MemoryLimit caps one guest's memory in bytes, rounded up to 64 KiB pages. Default
 	// 32 MiB; at most 4 GiB.
 	MemoryLimit int64
-	// Timeout bounds one call from the moment its input is handed to the guest, and also
-	// how long a guest may take to start. Default 2 s.
+	// Timeout bounds one call from the moment its input is handed to the guest. Default 2 s.
 	Timeout time.Duration
+	// StartTimeout bounds how long a guest may take to start (its runtime up, blocked reading
+	// its input). Default 30 s: a start takes milliseconds and no input can lengthen it, so
+	// only a broken guest takes this long, while a busy machine can stretch a start past a
+	// call's deadline without anything being wrong.
+	StartTimeout time.Duration
 	// Pool is how many started guests wait for input. Default 2; negative: none, every
 	// call starts its own.
 	Pool int
@@ -45,6 +49,7 @@ type Options struct {
 const (
 	defaultMemoryLimit = 32 << 20
 	defaultTimeout     = 2 * time.Second
+	defaultStart       = 30 * time.Second
 	defaultPool        = 2
 	wasmPageSize       = 64 << 10
 	maxMemoryPages     = 1 << 16
@@ -57,6 +62,7 @@ type Sandbox struct {
 	compiled wazero.CompiledModule
 	modCfg   wazero.ModuleConfig // what every instance gets, before its own stdio
 	timeout  time.Duration
+	startIn  time.Duration // the start deadline
 
 	// ctx is the parent of every instance's context; Close cancels it with ErrClosed.
 	ctx    context.Context
@@ -116,6 +122,7 @@ func New(ctx context.Context, opts Options) (*Sandbox, error) {
 		compiled: compiled,
 		modCfg:   moduleConfig(),
 		timeout:  opts.Timeout,
+		startIn:  opts.StartTimeout,
 		sem:      make(chan struct{}, opts.Concurrency),
 		quiet:    make(chan struct{}, 1),
 		finished: make(chan struct{}),
@@ -167,6 +174,9 @@ func withDefaults(o Options) (Options, error) {
 	}
 	if o.Timeout <= 0 {
 		o.Timeout = defaultTimeout
+	}
+	if o.StartTimeout <= 0 {
+		o.StartTimeout = defaultStart
 	}
 	if o.Pool == 0 {
 		o.Pool = defaultPool

@@ -1,0 +1,192 @@
+// A window onto the messages of one channel (or one thread): at most MAX_WINDOW messages are
+// held, and so rendered, whatever the channel's size. Scrolling up loads older pages and drops
+// the newest ones beyond the window; scrolling down does the reverse; a jump loads the page
+// around one message. Live messages are appended only while the window holds the newest ones.
+
+import type { Message } from "../gen/svc/v1/types_pb";
+import type { Session } from "./session";
+import { errorText } from "../lib/api";
+
+export const PAGE = 50;
+export const MAX_WINDOW = 250;
+
+export class MessageView {
+  messages: Message[] = [];
+  /** Older messages exist before the first one held. */
+  hasBefore = false;
+  /** Newer messages exist after the last one held (the window is not at the live end). */
+  hasAfter = false;
+  loaded = false;
+  loading: "" | "initial" | "before" | "after" = "";
+  error = "";
+  /** The message a jump asked for, highlighted once. */
+  target = "";
+  /** Bumped when the window is replaced (a jump, a reload), so the list scrolls anew. */
+  epoch = 0;
+  /** A thread's root message (threads only), kept current by update(). */
+  root?: Message;
+  /** Bumped by every load, so that an answer to an older one is ignored. */
+  private generation = 0;
+
+  constructor(
+    private session: Session,
+    readonly channelId: string,
+    readonly threadRootId = "",
+  ) {}
+
+  get topic(): string {
+    return "view:" + (this.threadRootId || this.channelId);
+  }
+
+  private changed() {
+    this.session.em.emit(this.topic);
+  }
+
+  private async list(req: { beforeId?: string; afterId?: string; aroundId?: string }) {
+    return this.session.api.chat.listMessages({
+      channelId: this.channelId,
+      threadRootId: this.threadRootId,
+      limit: PAGE,
+      ...req,
+    });
+  }
+
+  /** Loads the newest page, replacing the window. */
+  async loadLatest(): Promise<void> {
+    const gen = ++this.generation;
+    this.loading = "initial";
+    this.error = "";
+    this.changed();
+    try {
+      const res = await this.list({});
+      if (gen !== this.generation) return;
+      this.messages = res.messages;
+      this.hasBefore = res.hasMore;
+      this.hasAfter = false;
+      this.target = "";
+      this.loaded = true;
+      this.epoch++;
+    } catch (e) {
+      if (gen === this.generation) this.error = errorText(e);
+    } finally {
+      if (gen === this.generation) this.loading = "";
+      this.changed();
+    }
+  }
+
+  /** Loads the page around a message and marks it as the target. */
+  async jump(messageId: string): Promise<void> {
+    const gen = ++this.generation;
+    this.loading = "initial";
+    this.error = "";
+    this.changed();
+    try {
+      const res = await this.list({ aroundId: messageId });
+      if (gen !== this.generation) return;
+      this.messages = res.messages;
+      this.hasBefore = res.hasMore;
+      this.hasAfter = res.hasMoreAfter;
+      this.target = messageId;
+      this.loaded = true;
+      this.epoch++;
+    } catch (e) {
+      if (gen === this.generation) this.error = errorText(e);
+    } finally {
+      if (gen === this.generation) this.loading = "";
+      this.changed();
+    }
+  }
+
+  async loadBefore(): Promise<void> {
+    if (this.loading || !this.hasBefore || this.messages.length === 0) return;
+    const gen = this.generation;
+    this.loading = "before";
+    this.changed();
+    try {
+      const res = await this.list({ beforeId: this.messages[0].id });
+      if (gen !== this.generation) return;
+      const known = new Set(this.messages.map((m) => m.id));
+      const older = res.messages.filter((m) => !known.has(m.id));
+      let next = [...older, ...this.messages];
+      if (next.length > MAX_WINDOW) {
+        next = next.slice(0, MAX_WINDOW);
+        this.hasAfter = true;
+      }
+      this.messages = next;
+      this.hasBefore = res.hasMore;
+    } catch (e) {
+      if (gen === this.generation) this.error = errorText(e);
+    } finally {
+      if (gen === this.generation) this.loading = "";
+      this.changed();
+    }
+  }
+
+  async loadAfter(): Promise<void> {
+    if (this.loading || !this.hasAfter || this.messages.length === 0) return;
+    const gen = this.generation;
+    this.loading = "after";
+    this.changed();
+    try {
+      const res = await this.list({ afterId: this.messages[this.messages.length - 1].id });
+      if (gen !== this.generation) return;
+      const known = new Set(this.messages.map((m) => m.id));
+      const newer = res.messages.filter((m) => !known.has(m.id));
+      let next = [...this.messages, ...newer];
+      if (next.length > MAX_WINDOW) {
+        next = next.slice(next.length - MAX_WINDOW);
+        this.hasBefore = true;
+      }
+      this.messages = next;
+      this.hasAfter = res.hasMoreAfter;
+    } catch (e) {
+      if (gen === this.generation) this.error = errorText(e);
+    } finally {
+      if (gen === this.generation) this.loading = "";
+      this.changed();
+    }
+  }
+
+  /** A message from the stream or a send: appended when the window is at the live end. */
+  add(m: Message): void {
+    if (!this.loaded || this.hasAfter) return;
+    const i = this.messages.findIndex((x) => x.id === m.id);
+    if (i >= 0) {
+      this.messages = this.messages.slice();
+      this.messages[i] = newer(this.messages[i], m);
+    } else {
+      // Keep the order by created_seq: a send's answer may come after later events.
+      let at = this.messages.length;
+      while (at > 0 && this.messages[at - 1].createdSeq > m.createdSeq && m.createdSeq > 0n) at--;
+      this.messages = [...this.messages.slice(0, at), m, ...this.messages.slice(at)];
+      if (this.messages.length > MAX_WINDOW) {
+        this.messages = this.messages.slice(this.messages.length - MAX_WINDOW);
+        this.hasBefore = true;
+      }
+    }
+    this.changed();
+  }
+
+  /** An edit, a deletion, a reaction or a reply count: replaces the message if held. */
+  update(m: Message): void {
+    if (this.root?.id === m.id) {
+      this.root = newer(this.root, m);
+      this.changed();
+      return;
+    }
+    const i = this.messages.findIndex((x) => x.id === m.id);
+    if (i < 0) return;
+    this.messages = this.messages.slice();
+    this.messages[i] = newer(this.messages[i], m);
+    this.changed();
+  }
+
+  has(id: string): boolean {
+    return this.messages.some((m) => m.id === id);
+  }
+}
+
+/** The later of two copies of a message (events can arrive after a call's answer). */
+function newer(a: Message, b: Message): Message {
+  return b.seq >= a.seq ? b : a;
+}

@@ -1,0 +1,79 @@
+// Browsing the community's channels (OPT_IN mode): every TEXT channel the person can see, with
+// its member count, to join, open or leave.
+
+import { useEffect, useState } from "preact/hooks";
+import type { Channel } from "../gen/svc/v1/types_pb";
+import { errorText } from "../lib/api";
+import { useTopics } from "../lib/emitter";
+import type { Session } from "../state/session";
+import { Dialog } from "./common";
+
+export function BrowseChannels(props: { session: Session; onClose: () => void; onOpenChannel: (id: string) => void }) {
+  const { session } = props;
+  useTopics(session.em, "sidebar");
+  const [channels, setChannels] = useState<Channel[] | null>(null);
+  const [error, setError] = useState("");
+  const load = () =>
+    session.api.chat
+      .browseChannels({})
+      .then((res) => setChannels(res.channels))
+      .catch((e) => setError(errorText(e)));
+  useEffect(() => {
+    void load();
+  }, []);
+  return (
+    <Dialog title="Browse channels" onClose={props.onClose} wide>
+      {error && (
+        <p class="error-row" role="alert">
+          {error}
+        </p>
+      )}
+      {!channels && !error && <p class="muted">Loading channels…</p>}
+      {channels && (
+        <ul class="browse-list">
+          {channels.map((c) => {
+            const joined = session.channels.has(c.id);
+            return (
+              <li key={c.id} class="browse-item">
+                <div>
+                  <p class="browse-name">
+                    #{c.name} {c.category && <span class="muted small">in {c.category}</span>}
+                  </p>
+                  <p class="muted small">
+                    {c.memberCount} {c.memberCount === 1 ? "member" : "members"}
+                    {c.topic ? " · " + c.topic : ""}
+                  </p>
+                </div>
+                {joined ? (
+                  <div class="browse-actions">
+                    <button type="button" class="button" onClick={() => (props.onClose(), props.onOpenChannel(c.id))}>
+                      Open
+                    </button>
+                    <button type="button" class="button" aria-label={`Leave #${c.name}`} onClick={() => session.leaveChannel(c.id).then(load)}>
+                      Leave
+                    </button>
+                  </div>
+                ) : (
+                  <button
+                    type="button"
+                    class="button button-primary"
+                    aria-label={`Join #${c.name}`}
+                    onClick={async () => {
+                      if (await session.joinChannel(c.id)) {
+                        props.onClose();
+                        props.onOpenChannel(c.id);
+                      }
+                    }}
+                  >
+                    Join
+                  </button>
+                )}
+              </li>
+            );
+          })}
+        </ul>
+      )}
+      {channels?.length === 0 && <p class="muted">There are no channels to browse.</p>}
+    </Dialog>
+  );
+}

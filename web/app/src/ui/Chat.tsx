@@ -1,0 +1,128 @@
+// The chat screen: the sidebar (a drawer on a phone), the channel, the thread beside it, and
+// the dialogs. It follows the route (#/c/{channel}[/m/{message}|/t/{message}]), keeps the tab's
+// title showing the unread count, and takes the keyboard shortcuts: Alt+Up/Down for the
+// previous/next channel, Alt+Shift+Up/Down for the previous/next unread one, Escape to close.
+
+import { useCallback, useEffect, useRef, useState } from "preact/hooks";
+import { useTopics } from "../lib/emitter";
+import { channelHash, navigate, type Route } from "../lib/router";
+import type { Session } from "../state/session";
+import { Toast } from "./common";
+import { BrowseChannels } from "./Browse";
+import { ChannelView } from "./ChannelView";
+import type { MessageActions } from "./MessageItem";
+import { MemberCard, NewDM } from "./People";
+import { Profile } from "./Profile";
+import { Sidebar, sortedChannels, sortedDMs } from "./Sidebar";
+import { ThreadPanel } from "./ThreadPanel";
+
+type DialogState =
+  | { kind: "member"; id: string }
+  | { kind: "profile" }
+  | { kind: "browse" }
+  | { kind: "newdm" }
+  | null;
+
+export function Chat(props: { session: Session; route: Route; onSignOut: () => void }) {
+  const { session, route } = props;
+  useTopics(session.em, "sidebar", "info");
+  const [drawer, setDrawer] = useState(false);
+  const [dialog, setDialog] = useState<DialogState>(null);
+
+  const order = [...sortedChannels(session), ...sortedDMs(session)];
+  const routeId = route.path[0] === "c" ? route.path[1] ?? "" : "";
+  const channel = session.channels.get(routeId);
+  const jumpTo = route.path[2] === "m" ? route.path[3] ?? "" : "";
+  const threadId = route.path[2] === "t" ? route.path[3] ?? "" : "";
+
+  useEffect(() => {
+    // No channel asked for, or one that is gone: the first one.
+    if (!channel && order.length > 0) navigate(channelHash(order[0].id), true);
+  }, [channel, order.length]);
+
+  useEffect(() => {
+    session.viewing = channel?.id ?? "";
+    session.onOpenMessage = (c, m) => navigate(channelHash(c, { message: m }));
+  }, [channel?.id]);
+
+  // The tab's title: unread messages in all channels, then where the person is.
+  let unread = 0;
+  for (const c of session.channels.values()) unread += session.readState(c.id).unreadCount;
+  const where = channel ? (channel.kind === 3 ? session.channelTitle(channel) : "#" + channel.name) : "";
+  const title = `${unread > 0 ? `(${unread}) ` : ""}${where ? where + " · " : ""}${session.info?.name ?? "Hearth"}`;
+  useEffect(() => {
+    document.title = title;
+  }, [title]);
+
+  const openChannel = useCallback((id: string) => navigate(channelHash(id)), []);
+  const actions: MessageActions = {
+    onThread: (rootId) => channel && navigate(channelHash(channel.id, { thread: rootId })),
+    onMember: (id) => setDialog({ kind: "member", id }),
+  };
+
+  // The shortcuts read the newest render's values, so a key pressed right after a switch
+  // starts from where the person now is.
+  const latest = useRef({ order, channel, drawer });
+  latest.current = { order, channel, drawer };
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      const { order, channel, drawer } = latest.current;
+      if (e.altKey && (e.key === "ArrowUp" || e.key === "ArrowDown")) {
+        e.preventDefault();
+        const list = e.shiftKey
+          ? order.filter((c) => c.id === channel?.id || session.readState(c.id).unreadCount > 0 || session.readState(c.id).mentionCount > 0)
+          : order;
+        const i = list.findIndex((c) => c.id === channel?.id);
+        const next = list[(i + (e.key === "ArrowDown" ? 1 : -1) + list.length) % list.length];
+        if (next) navigate(channelHash(next.id));
+      } else if (e.key === "Escape" && drawer) {
+        setDrawer(false);
+      }
+    };
+    window.addEventListener("keydown", onKey);
+    return () => window.removeEventListener("keydown", onKey);
+  }, [session]);
+
+  // A dialog's close event comes a task after it closed: by then another may have opened, which
+  // it must not close.
+  const shown = dialog;
+  const closeDialog = () => setDialog((d) => (d === shown ? null : d));
+  return (
+    <div class={`chat${drawer ? " drawer-open" : ""}${threadId ? " thread-open" : ""}`}>
+      <a class="skip-link" href="#composer" onClick={(e) => (e.preventDefault(), document.querySelector<HTMLTextAreaElement>(".channel-view .composer .composer-input")?.focus())}>
+        Skip to the message box
+      </a>
+      <div class="sidebar" id="sidebar">
+        <Sidebar
+          session={session}
+          current={channel?.id ?? ""}
+          onBrowse={() => setDialog({ kind: "browse" })}
+          onNewDM={() => setDialog({ kind: "newdm" })}
+          onProfile={() => setDialog({ kind: "profile" })}
+          onNavigate={() => setDrawer(false)}
+        />
+      </div>
+      {drawer && <div class="drawer-backdrop" onClick={() => setDrawer(false)} aria-hidden="true" />}
+      <main class="main">
+        {channel ? (
+          <ChannelView key={channel.id} session={session} channel={channel} jumpTo={jumpTo} actions={actions} onMenu={() => setDrawer(true)} />
+        ) : (
+          <div class="empty-main">
+            <button type="button" class="icon-button menu-button" aria-label="Open the channel list" onClick={() => setDrawer(true)}>
+              ☰
+            </button>
+            <p class="muted">{order.length === 0 ? "You are not in any channel yet." : "Choose a channel."}</p>
+          </div>
+        )}
+      </main>
+      {channel && threadId && (
+        <ThreadPanel key={threadId} session={session} channelId={channel.id} rootId={threadId} actions={actions} onClose={() => navigate(channelHash(channel.id))} />
+      )}
+      <Toast session={session} />
+      {dialog?.kind === "member" && <MemberCard session={session} memberId={dialog.id} onClose={closeDialog} onOpenChannel={openChannel} />}
+      {dialog?.kind === "profile" && <Profile session={session} onClose={closeDialog} onSignOut={props.onSignOut} />}
+      {dialog?.kind === "browse" && <BrowseChannels session={session} onClose={closeDialog} onOpenChannel={openChannel} />}
+      {dialog?.kind === "newdm" && <NewDM session={session} onClose={closeDialog} onOpenChannel={openChannel} />}
+    </div>
+  );
+}

@@ -1,0 +1,304 @@
+// One message: author, time, text (the markdown subset, as text nodes), attachments with their
+// size reserved, reactions, the thread link, and the actions (react, reply in a thread, edit,
+// delete) as a toolbar that shows on hover and on keyboard focus.
+
+import { useEffect, useRef, useState } from "preact/hooks";
+import { ChannelKind, type Message } from "../gen/svc/v1/types_pb";
+import { absUrl } from "../lib/api";
+import { emojiName } from "../lib/emoji";
+import { fromWire, renderMarkdown, toWire, type RenderContext } from "../lib/markdown";
+import { formatSize } from "../lib/upload";
+import { previewKey, type Pending, type Session } from "../state/session";
+import { Avatar, formatFull, formatTime, useAutoGrow } from "./common";
+import { EmojiPicker } from "./EmojiPicker";
+
+export type MessageActions = {
+  onThread?: (rootId: string) => void;
+  onMember: (id: string, target: HTMLElement) => void;
+};
+
+export function renderContext(session: Session, onMember: MessageActions["onMember"]): RenderContext {
+  return {
+    memberName: (id) => (session.members.has(id) ? session.nameOf(id) : undefined),
+    meId: session.me?.id ?? "",
+    emoji: session.emoji,
+    onMention: onMember,
+  };
+}
+
+export function MessageItem(props: {
+  session: Session;
+  message: Message;
+  grouped: boolean;
+  target: boolean;
+  inThread: boolean;
+  actions: MessageActions;
+}) {
+  const { session, message: m, actions } = props;
+  const [editing, setEditing] = useState(false);
+  const [confirming, setConfirming] = useState(false);
+  const [picking, setPicking] = useState(false);
+  const mine = m.authorId === session.me?.id;
+  const name = session.nameOf(m.authorId);
+  const ctx = renderContext(session, actions.onMember);
+  const cls = ["msg"];
+  if (props.grouped) cls.push("msg-grouped");
+  if (props.target) cls.push("msg-target");
+  if (m.text.includes(`<@${session.me?.id}>`)) cls.push("msg-mentions-me");
+  const canThread = !props.inThread && !m.threadRootId && !m.deleted && actions.onThread;
+  const linked = !m.deleted && /https?:\/\//i.test(m.text);
+  useEffect(() => {
+    if (linked) session.loadPreviews(m);
+  }, [linked, previewKey(m)]);
+  const previews = linked ? session.previews.get(previewKey(m)) : undefined;
+  return (
+    <article class={cls.join(" ")} id={"msg-" + m.id} data-id={m.id} tabindex={-1} aria-label={`${name}, ${formatFull(m.createdAtMs)}`}>
+      <div class="msg-gutter">
+        {props.grouped ? (
+          <time class="msg-time-hover" dateTime={new Date(Number(m.createdAtMs)).toISOString()}>
+            {formatTime(m.createdAtMs)}
+          </time>
+        ) : (
+          <button type="button" class="avatar-button" aria-label={`Profile of ${name}`} onClick={(e) => actions.onMember(m.authorId, e.currentTarget)}>
+            <Avatar session={session} id={m.authorId} />
+          </button>
+        )}
+      </div>
+      <div class="msg-body">
+        {!props.grouped && (
+          <header class="msg-head">
+            <button type="button" class="author" onClick={(e) => actions.onMember(m.authorId, e.currentTarget)}>
+              {name}
+            </button>
+            <time class="msg-time" dateTime={new Date(Number(m.createdAtMs)).toISOString()} title={formatFull(m.createdAtMs)}>
+              {formatTime(m.createdAtMs)}
+            </time>
+          </header>
+        )}
+        {m.deleted ? (
+          <p class="msg-deleted">This message was deleted.</p>
+        ) : editing ? (
+          <EditBox session={session} message={m} onDone={() => setEditing(false)} />
+        ) : (
+          m.text && (
+            <div class="msg-text">
+              {renderMarkdown(m.text, ctx)}
+              {m.editedAtMs > 0n && (
+                <span class="edited" title={formatFull(m.editedAtMs)}>
+                  {" "}
+                  (edited)
+                </span>
+              )}
+            </div>
+          )
+        )}
+        {!m.deleted && m.attachments.length > 0 && (
+          <div class="attachments">
+            {m.attachments.map((a) => (
+              <AttachmentView key={a.id} base={session.base} name={a.name} url={a.url} contentType={a.contentType} width={a.width} height={a.height} size={Number(a.size)} />
+            ))}
+          </div>
+        )}
+        {previews && (
+          <div class="previews">
+            {previews.map((p) => (
+              <a class="preview" key={p.url} href={p.url} target="_blank" rel="noopener noreferrer nofollow ugc">
+                {p.imageUrl && <img src={absUrl(session.base, p.imageUrl)} alt="" width={72} height={72} loading="lazy" decoding="async" />}
+                <span class="preview-text">
+                  {p.siteName && <span class="preview-site">{p.siteName}</span>}
+                  <span class="preview-title">{p.title || p.url}</span>
+                  {p.description && <span class="preview-description">{p.description}</span>}
+                </span>
+              </a>
+            ))}
+          </div>
+        )}
+        {m.reactions.length > 0 && (
+          <div class="reactions" role="group" aria-label="Reactions">
+            {m.reactions.map((r) => {
+              const me = r.memberIds.includes(session.me?.id ?? "");
+              const custom = r.emoji.startsWith(":") ? session.emoji.get(r.emoji.slice(1, -1)) : undefined;
+              const who = r.memberIds.map((id) => session.nameOf(id)).join(", ");
+              return (
+                <button
+                  type="button"
+                  class={me ? "reaction reaction-mine" : "reaction"}
+                  aria-pressed={me}
+                  aria-label={`${emojiName(r.emoji)}: ${r.memberIds.length}`}
+                  title={`${who} reacted with ${r.emoji}`}
+                  onClick={() => session.react(m, r.emoji)}
+                >
+                  {custom ? <img src={custom} alt={r.emoji} width={18} height={18} /> : <span class="reaction-emoji">{r.emoji}</span>}
+                  <span class="reaction-count">{r.memberIds.length}</span>
+                </button>
+              );
+            })}
+          </div>
+        )}
+        {!props.inThread && m.replyCount > 0 && actions.onThread && (
+          <button type="button" class="thread-link" onClick={() => actions.onThread!(m.id)}>
+            {m.replyCount} {m.replyCount === 1 ? "reply" : "replies"}
+          </button>
+        )}
+      </div>
+      {!m.deleted && !editing && (
+        <div class="msg-actions" role="toolbar" aria-label="Message actions">
+          {confirming ? (
+            <>
+              <span class="confirm-text">Delete this message?</span>
+              <button type="button" class="button button-danger" onClick={() => session.remove(m).then(() => setConfirming(false))}>
+                Delete
+              </button>
+              <button type="button" class="button" onClick={() => setConfirming(false)}>
+                Cancel
+              </button>
+            </>
+          ) : (
+            <>
+              <button type="button" class="icon-button" aria-label="Add reaction" title="Add reaction" onClick={() => setPicking(true)}>
+                ☺
+              </button>
+              {canThread && (
+                <button type="button" class="icon-button" aria-label="Reply in thread" title="Reply in thread" onClick={() => actions.onThread!(m.id)}>
+                  ↩
+                </button>
+              )}
+              {mine && (
+                <button type="button" class="icon-button" aria-label="Edit message" title="Edit" onClick={() => setEditing(true)}>
+                  ✎
+                </button>
+              )}
+              {mine && (
+                <button type="button" class="icon-button" aria-label="Delete message" title="Delete" onClick={() => setConfirming(true)}>
+                  🗑
+                </button>
+              )}
+            </>
+          )}
+        </div>
+      )}
+      {picking && <EmojiPicker session={session} title="Add a reaction" onPick={(e) => session.react(m, e)} onClose={() => setPicking(false)} />}
+    </article>
+  );
+}
+
+function EditBox(props: { session: Session; message: Message; onDone: () => void }) {
+  const { session, message } = props;
+  const usernameOf = (id: string) => session.members.get(id)?.username;
+  const [text, setText] = useState(() => fromWire(message.text, usernameOf));
+  const input = useRef<HTMLTextAreaElement>(null);
+  useAutoGrow(input, text);
+  useEffect(() => {
+    const el = input.current;
+    if (!el) return;
+    el.focus();
+    el.setSelectionRange(el.value.length, el.value.length);
+  }, []);
+  const save = async () => {
+    const wire = toWire(text.trim(), (u) => session.idOfUsername(u));
+    if (wire === message.text || (await session.edit(message, wire))) props.onDone();
+  };
+  return (
+    <div class="edit-box">
+      <textarea
+        class="input composer-input"
+        aria-label="Edit message"
+        value={text}
+        rows={1}
+        ref={input}
+        onInput={(e) => setText((e.target as HTMLTextAreaElement).value)}
+        onKeyDown={(e) => {
+          if (e.key === "Escape") {
+            e.preventDefault();
+            props.onDone();
+          } else if (e.key === "Enter" && !e.shiftKey) {
+            e.preventDefault();
+            void save();
+          }
+        }}
+      />
+      <div class="edit-actions">
+        <span class="muted">Escape to cancel, Enter to save</span>
+        <button type="button" class="button" onClick={props.onDone}>
+          Cancel
+        </button>
+        <button type="button" class="button button-primary" onClick={() => void save()}>
+          Save
+        </button>
+      </div>
+    </div>
+  );
+}
+
+/** Fits an image of w×h into the box, keeping its shape; the size is reserved before it loads. */
+export function fitImage(w: number, h: number, maxW = 400, maxH = 300): [number, number] {
+  const scale = Math.min(1, maxW / w, maxH / h);
+  return [Math.max(1, Math.round(w * scale)), Math.max(1, Math.round(h * scale))];
+}
+
+export function AttachmentView(props: { base: string; name: string; url: string; contentType: string; width: number; height: number; size: number; local?: string }) {
+  const url = props.local ?? absUrl(props.base, props.url);
+  if (props.contentType.startsWith("image/") && props.width > 0 && props.height > 0 && url) {
+    const [w, h] = fitImage(props.width, props.height);
+    return (
+      <a class="att-image" href={url} target="_blank" rel="noopener noreferrer">
+        <img src={url} alt={props.name} width={w} height={h} loading="lazy" decoding="async" />
+      </a>
+    );
+  }
+  return (
+    <a class="att-file" href={url || undefined} target="_blank" rel="noopener noreferrer" download={props.name}>
+      <span aria-hidden="true">📄</span> <span class="att-name">{props.name}</span>
+      {props.size > 0 && <span class="muted"> · {formatSize(props.size)}</span>}
+    </a>
+  );
+}
+
+export function PendingItem(props: { session: Session; pending: Pending }) {
+  const { session, pending: p } = props;
+  const ctx = renderContext(session, () => undefined);
+  const me = session.me;
+  return (
+    <article class={p.state === "failed" ? "msg msg-pending msg-failed" : "msg msg-pending"} data-client-id={p.clientId} aria-label="Your message, not sent yet">
+      <div class="msg-gutter">
+        <Avatar session={session} member={me} />
+      </div>
+      <div class="msg-body">
+        <header class="msg-head">
+          <span class="author">{me ? me.displayName || me.username : ""}</span>
+          <span class="msg-time">{p.state === "failed" ? "Not sent" : "Sending…"}</span>
+        </header>
+        {p.text && <div class="msg-text">{renderMarkdown(p.text, ctx)}</div>}
+        {p.attachments.length > 0 && (
+          <div class="attachments">
+            {p.attachments.map((a) => (
+              <span class="att-file" key={a.id}>
+                📄 {a.name}
+              </span>
+            ))}
+          </div>
+        )}
+        {(p.error || p.state === "failed") && (
+          <div class="pending-error" role="alert">
+            <span>{p.state === "failed" ? p.error : `Will retry: ${p.error}`}</span>
+            {p.state === "failed" && (
+              <>
+                <button type="button" class="button" onClick={() => session.retryPending(p)}>
+                  Retry
+                </button>
+                <button type="button" class="button" onClick={() => session.dropPending(p)}>
+                  Discard
+                </button>
+              </>
+            )}
+          </div>
+        )}
+      </div>
+    </article>
+  );
+}
+
+/** Whether a channel is a DM (messages there always count as mentions). */
+export function isDM(session: Session, channelId: string): boolean {
+  return session.channels.get(channelId)?.kind === ChannelKind.DM;
+}

@@ -1,0 +1,223 @@
+// The windowed message list. It renders only the view's window (at most a few hundred
+// messages, however long the channel), loads older and newer pages as the person scrolls near
+// either end, and keeps the message under the eye in place while pages come and go: the first
+// visible message and its offset are remembered on every scroll and restored after every
+// render. At the live end it sticks to the bottom as messages arrive.
+
+import { useEffect, useLayoutEffect, useRef } from "preact/hooks";
+import type { Message } from "../gen/svc/v1/types_pb";
+import { useTopics } from "../lib/emitter";
+import type { Session } from "../state/session";
+import type { MessageView } from "../state/view";
+import { dayKey, formatDay } from "./common";
+import { MessageItem, PendingItem, type MessageActions } from "./MessageItem";
+
+const EDGE = 600; // px from an end at which the next page loads
+const GROUP_MS = 5 * 60 * 1000;
+
+export function MessageList(props: {
+  session: Session;
+  view: MessageView;
+  label: string;
+  actions: MessageActions;
+  inThread: boolean;
+  intro?: preact.ComponentChildren;
+  /** Called when the newest message is in sight (to mark the channel read). */
+  onAtBottom?: () => void;
+  /** Escape in the list: back to the composer. */
+  onEscape?: () => void;
+}) {
+  const { session, view } = props;
+  useTopics(session.em, view.topic, "members", "emoji", "pending", "me", "previews");
+  const scroller = useRef<HTMLDivElement>(null);
+  const anchor = useRef<{ id: string; top: number } | null>(null);
+  const stick = useRef(true);
+  const epoch = useRef(-1);
+
+  const items = () => scroller.current?.querySelectorAll<HTMLElement>("[data-id]") ?? ([] as unknown as NodeListOf<HTMLElement>);
+
+  /** Remembers the first message in sight and where it is. */
+  const remember = () => {
+    const el = scroller.current;
+    if (!el) return;
+    for (const item of items()) {
+      if (item.offsetTop + item.offsetHeight > el.scrollTop) {
+        anchor.current = { id: item.dataset.id!, top: item.offsetTop - el.scrollTop };
+        return;
+      }
+    }
+    anchor.current = null;
+  };
+
+  const nearBottom = () => {
+    const el = scroller.current!;
+    return el.scrollHeight - el.scrollTop - el.clientHeight < 48;
+  };
+
+  /** Loads the next page when an end is near, and reports the bottom. */
+  const check = () => {
+    const el = scroller.current;
+    if (!el || !view.loaded || view.loading) return;
+    if (el.scrollTop < EDGE && view.hasBefore) void view.loadBefore();
+    else if (el.scrollHeight - el.scrollTop - el.clientHeight < EDGE && view.hasAfter) void view.loadAfter();
+    if (!view.hasAfter && nearBottom()) props.onAtBottom?.();
+  };
+
+  // The scroll position last seen by a scroll event or set here. A scroll whose event has not
+  // come yet shows as a different position at the next render, which then reads the page
+  // instead of keeping what the last event left (a render between a scroll and its event must
+  // not undo the scroll). A change of width alone (a thread opening beside) keeps the position,
+  // so the list stays at the bottom or on its anchor.
+  const lastTop = useRef(-1);
+  const onScroll = () => {
+    stick.current = !view.hasAfter && nearBottom();
+    remember();
+    lastTop.current = scroller.current?.scrollTop ?? -1;
+    check();
+  };
+  if (scroller.current && view.loaded && view.epoch === epoch.current && scroller.current.scrollTop !== lastTop.current) {
+    stick.current = nearBottom();
+    remember();
+    lastTop.current = scroller.current.scrollTop;
+  }
+
+  useLayoutEffect(() => {
+    const el = scroller.current;
+    if (!el) return;
+    if (view.epoch !== epoch.current && view.loaded) {
+      // A new window: the newest messages, or the one a jump asked for.
+      epoch.current = view.epoch;
+      const target = view.target ? el.querySelector<HTMLElement>(`[data-id="${CSS.escape(view.target)}"]`) : null;
+      if (target) {
+        el.scrollTop = target.offsetTop - el.clientHeight / 2 + target.offsetHeight / 2;
+        stick.current = false;
+        target.focus({ preventScroll: true });
+      } else {
+        el.scrollTop = el.scrollHeight;
+        stick.current = !view.hasAfter;
+      }
+      remember();
+    } else if (stick.current && !view.hasAfter) {
+      el.scrollTop = el.scrollHeight;
+      remember();
+    } else if (anchor.current) {
+      const item = el.querySelector<HTMLElement>(`[data-id="${CSS.escape(anchor.current.id)}"]`);
+      if (item) el.scrollTop = item.offsetTop - anchor.current.top;
+      remember();
+    }
+    lastTop.current = el.scrollTop;
+    // The window may not fill the screen yet, or the bottom may be in sight already.
+    check();
+  });
+
+  // Images that finish loading can change nothing (their size is reserved), but a resize can.
+  useEffect(() => {
+    const el = scroller.current;
+    if (!el || typeof ResizeObserver === "undefined") return;
+    const ro = new ResizeObserver(() => {
+      if (stick.current && !view.hasAfter) el.scrollTop = el.scrollHeight;
+      else if (anchor.current) {
+        const item = el.querySelector<HTMLElement>(`[data-id="${CSS.escape(anchor.current.id)}"]`);
+        if (item) el.scrollTop = item.offsetTop - anchor.current.top;
+      }
+      lastTop.current = el.scrollTop;
+    });
+    ro.observe(el);
+    return () => ro.disconnect();
+  }, [view]);
+
+  const pending = view.hasAfter
+    ? []
+    : session.pending.filter((p) => p.channelId === view.channelId && p.threadRootId === view.threadRootId);
+
+  const rows: preact.ComponentChildren[] = [];
+  let prev: Message | undefined;
+  for (const m of view.messages) {
+    const day = dayKey(m.createdAtMs);
+    const newDay = !prev || dayKey(prev.createdAtMs) !== day;
+    if (newDay) {
+      rows.push(
+        <div class="day-divider" role="separator" key={"day-" + day}>
+          <span>{formatDay(m.createdAtMs)}</span>
+        </div>,
+      );
+    }
+    const grouped =
+      !!prev &&
+      !newDay &&
+      prev.authorId === m.authorId &&
+      !prev.deleted &&
+      Number(m.createdAtMs - prev.createdAtMs) < GROUP_MS &&
+      (props.inThread || prev.replyCount === 0);
+    rows.push(
+      <MessageItem
+        key={m.id}
+        session={session}
+        message={m}
+        grouped={grouped}
+        target={m.id === view.target}
+        inThread={props.inThread}
+        actions={props.actions}
+      />,
+    );
+    prev = m;
+  }
+
+  // The keyboard: Up and Down move between messages (their actions show while one has the
+  // focus, and Tab reaches them), Home and End go to the first and last held, Escape goes back
+  // to the composer.
+  const onKeyDown = (e: KeyboardEvent) => {
+    const target = e.target as HTMLElement;
+    const onList = target.getAttribute("role") === "log" || target.matches("article.msg");
+    if (!onList || e.altKey || e.ctrlKey || e.metaKey) return;
+    const list = [...items()].filter((el) => el.matches("article.msg"));
+    const i = list.indexOf(target);
+    let next = -1;
+    if (e.key === "ArrowUp") next = i < 0 ? list.length - 1 : i - 1;
+    else if (e.key === "ArrowDown") next = i < 0 ? -1 : i + 1;
+    else if (e.key === "Home") next = 0;
+    else if (e.key === "End") next = list.length - 1;
+    else if (e.key === "Escape") {
+      e.preventDefault();
+      e.stopPropagation();
+      props.onEscape?.();
+      return;
+    } else return;
+    e.preventDefault();
+    const el = list[next];
+    if (el) {
+      el.focus({ preventScroll: true });
+      el.scrollIntoView({ block: "nearest" });
+    }
+  };
+
+  return (
+    <div class="message-pane">
+      <div class="message-scroller" ref={scroller} onScroll={onScroll}>
+      <div class="message-list" role="log" tabIndex={0} aria-label={props.label} aria-busy={view.loading !== ""} onKeyDown={onKeyDown}>
+        {view.loaded && !view.hasBefore && props.intro}
+        {view.loading === "before" && <p class="loading-row">Loading older messages…</p>}
+        {view.error && (
+          <p class="error-row" role="alert">
+            {view.error}{" "}
+            <button type="button" class="button" onClick={() => (view.loaded ? view.loadBefore() : view.loadLatest())}>
+              Try again
+            </button>
+          </p>
+        )}
+        {rows}
+        {pending.map((p) => (
+          <PendingItem key={p.clientId} session={session} pending={p} />
+        ))}
+        {view.loading === "after" && <p class="loading-row">Loading newer messages…</p>}
+        {view.loading === "initial" && <p class="loading-row">Loading messages…</p>}
+      </div>
+      </div>
+      {view.hasAfter && (
+        <button type="button" class="jump-present" onClick={() => view.loadLatest()}>
+          Jump to the newest messages ↓
+        </button>
+      )}
+    </div>
+  );
+}

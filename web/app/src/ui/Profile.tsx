@@ -1,0 +1,138 @@
+// The person's own profile and settings: name, username, bio, status, picture (an upload with
+// a progress bar), away, desktop notifications, and signing out of this server.
+
+import { useState } from "preact/hooks";
+import { Presence } from "../gen/svc/v1/types_pb";
+import { errorText } from "../lib/api";
+import { useTopics } from "../lib/emitter";
+import { getCreds } from "../lib/storage";
+import { upload } from "../lib/upload";
+import type { Session } from "../state/session";
+import { Avatar, Dialog } from "./common";
+
+export function Profile(props: { session: Session; onClose: () => void; onSignOut: () => void }) {
+  const { session } = props;
+  useTopics(session.em, "me", "members");
+  const me = session.me!;
+  const [displayName, setDisplayName] = useState(me.displayName);
+  const [username, setUsername] = useState(me.username);
+  const [bio, setBio] = useState(me.bio);
+  const [statusEmoji, setStatusEmoji] = useState(me.statusEmoji);
+  const [statusText, setStatusText] = useState(me.statusText);
+  const [progress, setProgress] = useState<number | null>(null);
+  const [error, setError] = useState("");
+  const [saved, setSaved] = useState(false);
+  const [permission, setPermission] = useState(typeof Notification === "undefined" ? "unsupported" : Notification.permission);
+  const away = session.members.get(me.id)?.presence === Presence.AWAY;
+
+  const save = async (e: Event) => {
+    e.preventDefault();
+    setError("");
+    setSaved(false);
+    try {
+      const res = await session.api.server.updateProfile({ displayName, username, bio, statusEmoji, statusText });
+      if (res.member) {
+        session.me = { ...res.member, presence: session.me?.presence ?? res.member.presence };
+        session.em.emit("me");
+      }
+      setSaved(true);
+    } catch (err) {
+      setError(errorText(err));
+    }
+  };
+
+  const setAvatar = async (file: File | undefined) => {
+    if (!file) return;
+    setError("");
+    setProgress(0);
+    try {
+      const a = await upload(session.api, file, setProgress).promise;
+      await session.api.server.updateProfile({ avatarUrl: a.url });
+    } catch (err) {
+      setError(errorText(err));
+    } finally {
+      setProgress(null);
+    }
+  };
+
+  return (
+    <Dialog title="Your profile" onClose={props.onClose}>
+      <form class="form" onSubmit={save}>
+        <div class="avatar-row">
+          <Avatar session={session} member={session.members.get(me.id) ?? me} size={64} />
+          <div class="avatar-controls">
+            <label class="button">
+              Change picture
+              <input type="file" accept="image/png,image/jpeg,image/gif,image/webp,image/avif" class="visually-hidden" onChange={(e) => setAvatar((e.target as HTMLInputElement).files?.[0])} />
+            </label>
+            {me.avatarUrl && (
+              <button type="button" class="button" onClick={() => session.run("Could not remove the picture", () => session.api.server.updateProfile({ avatarUrl: "" }))}>
+                Remove picture
+              </button>
+            )}
+            {progress !== null && <progress max={1} value={progress} aria-label="Uploading your picture" />}
+          </div>
+        </div>
+        <label class="field">
+          <span>Display name</span>
+          <input class="input" value={displayName} maxLength={64} onInput={(e) => setDisplayName((e.target as HTMLInputElement).value)} />
+        </label>
+        <label class="field">
+          <span>Username</span>
+          <input class="input" value={username} maxLength={32} pattern="[a-z0-9_.\-]{2,32}" onInput={(e) => setUsername((e.target as HTMLInputElement).value)} />
+        </label>
+        <div class="field-row">
+          <label class="field field-small">
+            <span>Status emoji</span>
+            <input class="input" value={statusEmoji} maxLength={16} onInput={(e) => setStatusEmoji((e.target as HTMLInputElement).value)} />
+          </label>
+          <label class="field">
+            <span>Status</span>
+            <input class="input" value={statusText} maxLength={128} onInput={(e) => setStatusText((e.target as HTMLInputElement).value)} />
+          </label>
+        </div>
+        <label class="field">
+          <span>About you</span>
+          <textarea class="input" rows={3} value={bio} maxLength={1024} onInput={(e) => setBio((e.target as HTMLTextAreaElement).value)} />
+        </label>
+        {error && (
+          <p class="error-row" role="alert">
+            {error}
+          </p>
+        )}
+        {saved && (
+          <p class="ok-row" role="status">
+            Saved.
+          </p>
+        )}
+        <div class="dialog-actions">
+          <button type="submit" class="button button-primary">
+            Save
+          </button>
+        </div>
+      </form>
+      <hr />
+      <div class="settings">
+        <label class="check">
+          <input type="checkbox" checked={away} onChange={() => session.setAway(!away)} />
+          Show me as away
+        </label>
+        {permission === "default" && (
+          <button type="button" class="button" onClick={() => Notification.requestPermission().then(setPermission)}>
+            Turn on desktop notifications
+          </button>
+        )}
+        {permission === "granted" && <p class="muted small">Desktop notifications are on for mentions and direct messages.</p>}
+        {permission === "denied" && <p class="muted small">Desktop notifications are blocked in this browser's settings.</p>}
+        {getCreds(session.base)?.issuer === session.base && (
+          <a class="button" href={session.base + "/oauth/password"} target="_blank" rel="noopener noreferrer">
+            Change your password
+          </a>
+        )}
+        <button type="button" class="button button-danger" onClick={props.onSignOut}>
+          Sign out of {session.info?.name ?? "this community"}
+        </button>
+      </div>
+    </Dialog>
+  );
+}

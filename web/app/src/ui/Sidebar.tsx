@@ -1,0 +1,163 @@
+// The sidebar: the community's name, its channels by category, DMs and group DMs with their
+// unread and mention badges, and the person's own card at the bottom.
+
+import { ChannelKind, ChannelMode, MemberRole, type Channel } from "../gen/svc/v1/types_pb";
+import { useTopics } from "../lib/emitter";
+import { channelHash } from "../lib/router";
+import type { Session } from "../state/session";
+import { Avatar, PresenceDot } from "./common";
+
+export type SidebarProps = {
+  session: Session;
+  current: string;
+  onBrowse: () => void;
+  onNewDM: () => void;
+  onProfile: () => void;
+  onNavigate: () => void;
+};
+
+/** Channels in sidebar order: category, position, name; categories by name, none first. */
+export function sortedChannels(session: Session): Channel[] {
+  return [...session.channels.values()]
+    .filter((c) => c.kind !== ChannelKind.DM)
+    .sort(
+      (a, b) =>
+        a.category.localeCompare(b.category) || a.position - b.position || a.name.localeCompare(b.name),
+    );
+}
+
+/** DMs, the most recently active first. */
+export function sortedDMs(session: Session): Channel[] {
+  return [...session.channels.values()]
+    .filter((c) => c.kind === ChannelKind.DM)
+    .sort((a, b) => (b.lastMessageSeq > a.lastMessageSeq ? 1 : b.lastMessageSeq < a.lastMessageSeq ? -1 : 0));
+}
+
+export function Sidebar(props: SidebarProps) {
+  const { session } = props;
+  useTopics(session.em, "sidebar", "members", "me", "info", "state");
+  const channels = sortedChannels(session);
+  const groups = new Map<string, Channel[]>();
+  for (const c of channels) {
+    const list = groups.get(c.category) ?? [];
+    list.push(c);
+    groups.set(c.category, list);
+  }
+  const dms = sortedDMs(session);
+  const me = session.me;
+  const info = session.info;
+  const owner = me?.role === MemberRole.OWNER;
+  return (
+    <nav class="sidebar-inner" aria-label="Channels and direct messages">
+      <header class="server-head">
+        <h1 class="server-name">{info?.name || "Hearth"}</h1>
+        <span class={session.online ? "conn conn-online" : "conn conn-offline"} role="status">
+          {session.online ? "" : "Reconnecting…"}
+        </span>
+      </header>
+      {info?.needsSetup && owner && (
+        <div class="setup-note">
+          <p>Your community is new. Others can use it once you finish the setup.</p>
+          <button type="button" class="button" onClick={() => session.finishSetup()}>
+            Finish setup
+          </button>
+        </div>
+      )}
+      <div class="sidebar-scroll">
+        {[...groups.entries()].map(([category, list]) => (
+          <section class="side-section" key={category}>
+            <h2 class="side-title">{category || "Channels"}</h2>
+            <ul class="side-list">
+              {list.map((c) => (
+                <ChannelLink key={c.id} session={session} channel={c} current={props.current} onNavigate={props.onNavigate} />
+              ))}
+            </ul>
+          </section>
+        ))}
+        {session.mode === ChannelMode.OPT_IN && (
+          <button type="button" class="side-action" onClick={props.onBrowse}>
+            Browse channels
+          </button>
+        )}
+        <section class="side-section">
+          <div class="side-title-row">
+            <h2 class="side-title">Direct messages</h2>
+            <button type="button" class="icon-button" aria-label="New direct message" title="New direct message" onClick={props.onNewDM}>
+              +
+            </button>
+          </div>
+          <ul class="side-list">
+            {dms.map((c) => (
+              <ChannelLink key={c.id} session={session} channel={c} current={props.current} onNavigate={props.onNavigate} />
+            ))}
+          </ul>
+          {dms.length === 0 && <p class="side-empty">No conversations yet.</p>}
+        </section>
+      </div>
+      {me && (
+        <footer class="me-card">
+          <button type="button" class="me-button" onClick={props.onProfile} aria-label={`Your profile: ${me.displayName || me.username}`}>
+            <Avatar session={session} member={me} size={32} />
+            <span class="me-names">
+              <span class="me-name">{me.displayName || me.username}</span>
+              <span class="me-status">{me.statusEmoji} {me.statusText || "@" + me.username}</span>
+            </span>
+            <PresenceDot presence={session.members.get(me.id)?.presence} />
+          </button>
+        </footer>
+      )}
+    </nav>
+  );
+}
+
+function ChannelLink(props: { session: Session; channel: Channel; current: string; onNavigate: () => void }) {
+  const { session, channel: c } = props;
+  const rs = session.readState(c.id);
+  const dm = c.kind === ChannelKind.DM;
+  const title = session.channelTitle(c);
+  const unread = rs.unreadCount;
+  const mentionCount = rs.mentionCount;
+  const parts = [dm ? title : "#" + title];
+  if (unread > 0) parts.push(`${unread} unread`);
+  if (mentionCount > 0) parts.push(`${mentionCount} ${mentionCount === 1 ? "mention" : "mentions"}`);
+  const others = c.memberIds.filter((id) => id !== session.me?.id);
+  const current = props.current === c.id;
+  return (
+    <li>
+      <a
+        href={channelHash(c.id)}
+        class={`side-link${unread > 0 || mentionCount > 0 ? " unread" : ""}${current ? " current" : ""}`}
+        aria-current={current ? "page" : undefined}
+        aria-label={parts.join(", ")}
+        data-channel={c.id}
+        onClick={props.onNavigate}
+      >
+        {dm ? (
+          others.length === 1 ? (
+            <span class="side-icon">
+              <PresenceDot presence={session.members.get(others[0])?.presence} />
+            </span>
+          ) : (
+            <span class="side-icon group-icon" aria-hidden="true">
+              {others.length}
+            </span>
+          )
+        ) : (
+          <span class="side-icon hash" aria-hidden="true">
+            {c.kind === ChannelKind.PRIVATE ? "🔒" : "#"}
+          </span>
+        )}
+        <span class="side-name">{title}</span>
+        {mentionCount > 0 ? (
+          <span class="badge badge-mention" aria-hidden="true">
+            {mentionCount}
+          </span>
+        ) : unread > 0 ? (
+          <span class="badge" aria-hidden="true">
+            {unread}
+          </span>
+        ) : null}
+      </a>
+    </li>
+  );
+}

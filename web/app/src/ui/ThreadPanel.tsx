@@ -1,0 +1,81 @@
+// A thread beside the channel (over it on a phone): the root message, its replies in a
+// windowed list of their own, and a composer that replies in the thread.
+
+import { useEffect, useState } from "preact/hooks";
+import { useTopics } from "../lib/emitter";
+import { errorText } from "../lib/api";
+import type { Session } from "../state/session";
+import { focusLast, Typing } from "./ChannelView";
+import { Composer } from "./Composer";
+import { MessageItem, type MessageActions } from "./MessageItem";
+import { MessageList } from "./MessageList";
+
+export function ThreadPanel(props: { session: Session; channelId: string; rootId: string; actions: MessageActions; onClose: () => void }) {
+  const { session, channelId, rootId } = props;
+  const view = session.view(channelId, rootId, true);
+  useTopics(session.em, view.topic);
+  const [error, setError] = useState("");
+
+  useEffect(() => {
+    setError("");
+    if (!view.root) {
+      const held = session.view(channelId, "", false)?.messages.find((m) => m.id === rootId);
+      if (held) view.root = held;
+      else
+        session.api.chat
+          .listMessages({ channelId, aroundId: rootId, limit: 1 })
+          .then((res) => {
+            view.root = res.messages.find((m) => m.id === rootId);
+            if (!view.root) setError("This thread is gone.");
+            session.em.emit(view.topic);
+          })
+          .catch((e) => setError(errorText(e)));
+    }
+    if (!view.loaded && !view.loading) void view.loadLatest();
+  }, [view]);
+
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      if (e.key === "Escape" && !document.querySelector("dialog[open]")) props.onClose();
+    };
+    window.addEventListener("keydown", onKey);
+    return () => window.removeEventListener("keydown", onKey);
+  }, [props.onClose]);
+
+  const root = view.root;
+  return (
+    <aside class="thread-panel" aria-label="Thread">
+      <header class="thread-head">
+        <h2>Thread</h2>
+        <button type="button" class="icon-button" aria-label="Close thread" onClick={props.onClose}>
+          ✕
+        </button>
+      </header>
+      {error && (
+        <p class="error-row" role="alert">
+          {error}
+        </p>
+      )}
+      <MessageList
+        session={session}
+        view={view}
+        label="Replies"
+        onEscape={() => document.querySelector<HTMLElement>(".thread-panel .composer .composer-input")?.focus()}
+        actions={props.actions}
+        inThread={true}
+        intro={
+          root && (
+            <div class="thread-root">
+              <MessageItem session={session} message={root} grouped={false} target={false} inThread={true} actions={props.actions} />
+              <div class="thread-count">
+                {root.replyCount} {root.replyCount === 1 ? "reply" : "replies"}
+              </div>
+            </div>
+          )
+        }
+      />
+      <Typing session={session} channelId={channelId} thread={rootId} />
+      <Composer session={session} channelId={channelId} threadRootId={rootId} placeholder="Reply in the thread" onUpFromEmpty={() => focusLast(".thread-panel")} />
+    </aside>
+  );
+}

@@ -1,0 +1,232 @@
+// The screens before the chat: signing in, and joining the community (an invite code and the
+// join questions on one page).
+
+import { useEffect, useState } from "preact/hooks";
+import { absUrl, errorText } from "../lib/api";
+import { useTopics } from "../lib/emitter";
+import { renderMarkdown } from "../lib/markdown";
+import { beginSignIn, listIssuers, type Issuer } from "../lib/oidc";
+import { normalizeServer, setToken } from "../lib/storage";
+import type { Session } from "../state/session";
+
+export function inviteKey(server: string): string {
+  return "hearth.invite." + server;
+}
+
+function CommunityCard(props: { session: Session }) {
+  const { session } = props;
+  useTopics(session.em, "info");
+  const info = session.info;
+  if (!info) return null;
+  const ctx = { memberName: () => undefined, meId: "", emoji: new Map<string, string>() };
+  return (
+    <div class="community-card">
+      {info.iconUrl && <img class="community-icon" src={absUrl(session.base, info.iconUrl)} alt="" width={64} height={64} />}
+      <h1>{info.name}</h1>
+      {info.description && <div class="community-description">{renderMarkdown(info.description, ctx)}</div>}
+      <p class="muted small">
+        {info.memberCount} {info.memberCount === 1 ? "member" : "members"} · {session.base}
+      </p>
+    </div>
+  );
+}
+
+export function SignIn(props: { session: Session; error: string; onSignedIn: () => void }) {
+  const { session } = props;
+  const [issuers, setIssuers] = useState<Issuer[] | null>(null);
+  const [link, setLink] = useState("");
+  const [error, setError] = useState(props.error);
+  const [busy, setBusy] = useState(false);
+  useEffect(() => {
+    listIssuers(session.base)
+      .then(setIssuers)
+      .catch(() => setIssuers([]));
+  }, [session.base]);
+  const invite = sessionStorage.getItem(inviteKey(session.base)) ?? undefined;
+
+  const go = async (issuer: Issuer) => {
+    setError("");
+    setBusy(true);
+    try {
+      await beginSignIn(session.base, issuer, { invite });
+    } catch (e) {
+      setError(errorText(e));
+      setBusy(false);
+    }
+  };
+
+  const paste = (e: Event) => {
+    e.preventDefault();
+    setError("");
+    const raw = link.trim();
+    let server = session.base;
+    let token = raw;
+    const hash = raw.indexOf("#/token?");
+    if (hash >= 0) {
+      const params = new URLSearchParams(raw.slice(hash + "#/token?".length));
+      server = normalizeServer(params.get("url") ?? "") || session.base;
+      token = params.get("token") ?? "";
+    }
+    if (!/^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/.test(token)) {
+      setError("That is not a sign-in link: it should contain #/token?url=…&token=…");
+      return;
+    }
+    if (server !== session.base) {
+      setError(`That link is for ${server}, not ${session.base}.`);
+      return;
+    }
+    setToken(server, token);
+    props.onSignedIn();
+  };
+
+  const linkForm = (
+    <form class="form" onSubmit={paste}>
+      <label class="field">
+        <span>Sign-in link</span>
+        <input class="input" value={link} onInput={(e) => setLink((e.target as HTMLInputElement).value)} autoComplete="off" />
+      </label>
+      <div class="dialog-actions">
+        <button type="submit" class="button">
+          Sign in with the link
+        </button>
+      </div>
+    </form>
+  );
+  return (
+    <main class="welcome">
+      <CommunityCard session={session} />
+      <section class="welcome-box" aria-labelledby="signin-title">
+        <h2 id="signin-title">Sign in</h2>
+        {session.statusText && (
+          <p class="error-row" role="alert">
+            {session.statusText}
+          </p>
+        )}
+        {error && (
+          <p class="error-row" role="alert">
+            {error}
+          </p>
+        )}
+        {issuers === null && <p class="muted">Looking for the ways to sign in…</p>}
+        {issuers && issuers.length > 0 && (
+          <div class="issuers">
+            {issuers.map((i) => (
+              <button key={i.issuer} type="button" class="button button-primary issuer-button" disabled={busy} onClick={() => go(i)}>
+                {i.builtIn ? (invite ? "Create an account or sign in" : "Sign in or create an account") : `Sign in with ${hostOf(i.issuer)}`}
+              </button>
+            ))}
+          </div>
+        )}
+        {issuers && issuers.length === 0 && (
+          <>
+            <p>
+              Open the sign-in link the community's operator gave you (they make one with <code class="code">hearth login-link</code>), or paste it here.
+            </p>
+            {linkForm}
+          </>
+        )}
+        {issuers && issuers.length > 0 && (
+          <details class="link-details">
+            <summary>Have a sign-in link?</summary>
+            {linkForm}
+          </details>
+        )}
+      </section>
+    </main>
+  );
+}
+
+function hostOf(url: string): string {
+  try {
+    return new URL(url).host;
+  } catch {
+    return url;
+  }
+}
+
+export function JoinScreen(props: { session: Session; onJoined: () => void; onSignOut: () => void }) {
+  const { session } = props;
+  useTopics(session.em, "info", "state");
+  const info = session.info;
+  const questions = info?.joinQuestions ?? [];
+  const [displayName, setDisplayName] = useState("");
+  const [invite, setInvite] = useState(() => sessionStorage.getItem(inviteKey(session.base)) ?? "");
+  const [answers, setAnswers] = useState<string[]>(() => questions.map(() => ""));
+  const [error, setError] = useState("");
+  const [busy, setBusy] = useState(false);
+  const notMember = /call Join first/.test(session.statusText);
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    setError("");
+    setBusy(true);
+    try {
+      await session.api.server.join({
+        displayName: displayName.trim(),
+        inviteCode: invite.trim(),
+        answers: questions.map((_, i) => answers[i] ?? ""),
+      });
+      sessionStorage.removeItem(inviteKey(session.base));
+      if (await session.joined()) props.onJoined();
+      else setError(session.statusText);
+    } catch (err) {
+      setError(errorText(err));
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <main class="welcome">
+      <CommunityCard session={session} />
+      <section class="welcome-box" aria-labelledby="join-title">
+        <h2 id="join-title">Join {info?.name ?? "the community"}</h2>
+        {!notMember && session.statusText && (
+          <p class="error-row" role="alert">
+            {session.statusText}
+          </p>
+        )}
+        <form class="form" onSubmit={submit}>
+          <label class="field">
+            <span>Your name here (optional)</span>
+            <input class="input" value={displayName} maxLength={64} autoComplete="name" onInput={(e) => setDisplayName((e.target as HTMLInputElement).value)} />
+          </label>
+          {info?.inviteOnly && (
+            <label class="field">
+              <span>Invite code</span>
+              <input class="input" value={invite} required maxLength={64} autoComplete="off" onInput={(e) => setInvite((e.target as HTMLInputElement).value)} />
+            </label>
+          )}
+          {questions.map((q, i) => (
+            <label class="field" key={i}>
+              <span>{q}</span>
+              <textarea
+                class="input"
+                rows={2}
+                required
+                maxLength={1000}
+                value={answers[i] ?? ""}
+                onInput={(e) => {
+                  const next = answers.slice();
+                  next[i] = (e.target as HTMLTextAreaElement).value;
+                  setAnswers(next);
+                }}
+              />
+            </label>
+          ))}
+          {error && (
+            <p class="error-row" role="alert">
+              {error}
+            </p>
+          )}
+          <div class="dialog-actions">
+            <button type="button" class="button" onClick={props.onSignOut}>
+              Use another account
+            </button>
+            <button type="submit" class="button button-primary" disabled={busy}>
+              {busy ? "Joining…" : "Join"}
+            </button>
+          </div>
+        </form>
+      </section>
+    </main>
+  );
+}

@@ -1,0 +1,121 @@
+package app_test
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"strings"
+	"testing"
+
+	"github.com/evanw/esbuild/pkg/api"
+)
+
+// unitEntry exposes the client's pure helpers to the tests below, bundled as the app is.
+const unitEntry = `
+import { toWire, fromWire, plainText, mentions } from "./src/lib/markdown";
+import { sha256Fallback } from "./src/lib/oidc";
+import { searchEmoji, emojiName } from "./src/lib/emoji";
+import { normalizeServer } from "./src/lib/storage";
+import { parseRoute } from "./src/lib/router";
+const hex = (b) => Array.from(b, (x) => x.toString(16).padStart(2, "0")).join("");
+globalThis.units = {
+  toWire, fromWire, plainText, mentions, searchEmoji, emojiName, normalizeServer,
+  route: (h) => { const r = parseRoute(h); return { path: r.path, params: Object.fromEntries(r.params) }; },
+  sha256: (s) => hex(sha256Fallback(new TextEncoder().encode(s))),
+};
+`
+
+// unitPage is a blank page with the client's helpers loaded as globalThis.units.
+func unitPage(t *testing.T) *page {
+	t.Helper()
+	res := api.Build(api.BuildOptions{
+		Stdin:       &api.StdinOptions{Contents: unitEntry, ResolveDir: ".", Loader: api.LoaderTS},
+		Bundle:      true,
+		Format:      api.FormatIIFE,
+		Target:      api.ES2022,
+		Write:       false,
+		LogLevel:    api.LogLevelSilent,
+		JSX:         api.JSXAutomatic,
+		Platform:    api.PlatformBrowser,
+		Charset:     api.CharsetUTF8,
+		TreeShaking: api.TreeShakingTrue,
+	})
+	if len(res.Errors) > 0 {
+		t.Fatalf("bundle the helpers: %v", res.Errors[0].Text)
+	}
+	browser := startBrowser(t)
+	p := openPage(t, browser, "units", 800, 600)
+	eval[any](p, string(res.OutputFiles[0].Contents)+"; null")
+	return p
+}
+
+func TestUnitsMentionsOnTheWire(t *testing.T) {
+	p := unitPage(t)
+	// alice is a member (id a1), bob is not known; a trailing dot ends a sentence.
+	cases := map[string]string{
+		"hi @alice":           "hi <@a1>",
+		"@alice.":             "<@a1>.",
+		"mail me@alice":       "mail me@alice",
+		"@bob and @alice!":    "@bob and <@a1>!",
+		"(@alice)":            "(<@a1>)",
+		"<@a1> stays":         "<@a1> stays",
+		"@alicex is not her":  "@alicex is not her",
+		"line\n@alice second": "line\n<@a1> second",
+	}
+	for in, want := range cases {
+		got := eval[string](p, `units.toWire(`+js(in)+`, (u) => u === "alice" ? "a1" : undefined)`)
+		if got != want {
+			t.Errorf("toWire(%q) = %q, want %q", in, got, want)
+		}
+	}
+	if got := eval[string](p, `units.fromWire("hi <@a1> and <@zz>", (id) => id === "a1" ? "alice" : undefined)`); got != "hi @alice and <@zz>" {
+		t.Errorf("fromWire: %q", got)
+	}
+	if got := eval[string](p, "units.plainText(\"**hi** <@a1>\\n`x`\", (id) => id === \"a1\" ? \"Alice\" : undefined)"); got != "hi @Alice x" {
+		t.Errorf("plainText: %q", got)
+	}
+	if !eval[bool](p, `units.mentions("hey <@a1>", "a1") && !units.mentions("hey <@a12>", "a1")`) {
+		t.Error("mentions: wrong answer")
+	}
+}
+
+func TestUnitsSHA256Fallback(t *testing.T) {
+	p := unitPage(t)
+	// The PKCE challenge on a page without WebCrypto: the padding edges around 55/56/64 bytes.
+	for _, in := range []string{"", "abc", strings.Repeat("a", 55), strings.Repeat("b", 56), strings.Repeat("c", 64), strings.Repeat("é", 100), "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk"} {
+		sum := sha256.Sum256([]byte(in))
+		if got := eval[string](p, `units.sha256(`+js(in)+`)`); got != hex.EncodeToString(sum[:]) {
+			t.Errorf("sha256(%q) = %s, want %x", in, got, sum)
+		}
+	}
+}
+
+func TestUnitsRoutesServersEmoji(t *testing.T) {
+	p := unitPage(t)
+	for in, want := range map[string]string{
+		"http://localhost:8080/":      "http://localhost:8080",
+		"https://chat.example.com/x/": "https://chat.example.com/x",
+		"javascript:alert(1)":         "",
+		"ftp://example.com":           "",
+		"https://u:p@example.com":     "",
+		"not a url":                   "",
+	} {
+		if got := eval[string](p, `units.normalizeServer(`+js(in)+`)`); got != want {
+			t.Errorf("normalizeServer(%q) = %q, want %q", in, got, want)
+		}
+	}
+	if got := eval[string](p, `JSON.stringify(units.route("#/c/abc/m/d%2Fe?x=1"))`); got != `{"path":["c","abc","m","d/e"],"params":{"x":"1"}}` {
+		t.Errorf("route: %s", got)
+	}
+	if got := eval[string](p, `units.searchEmoji("thumbs up").map(e => e.char).join("")`); got != "👍" {
+		t.Errorf("searchEmoji(thumbs up) = %q", got)
+	}
+	if got := eval[string](p, `units.emojiName("🎉")`); got != "tada party" {
+		t.Errorf("emojiName(🎉) = %q", got)
+	}
+	// Every emoji of the picker is one the server takes as a reaction: no letters, digits or
+	// spaces, at most 32 bytes.
+	bad := eval[[]string](p, `units.searchEmoji("").map(e => e.char).filter(c => /[\p{L}\p{N}\s<>]/u.test(c) || new TextEncoder().encode(c).length > 32)`)
+	if len(bad) > 0 {
+		t.Errorf("emoji the server would refuse: %q", bad)
+	}
+}
