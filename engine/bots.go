@@ -47,7 +47,7 @@ func checkBotProfile(req *svcv1.CreateBotRequest) error {
 	if err := checkUsername("username", req.GetUsername()); err != nil {
 		return err
 	}
-	if err := checkLen("display_name", req.GetDisplayName(), displayNameMax); err != nil {
+	if err := checkShownText("display_name", req.GetDisplayName(), displayNameMax); err != nil {
 		return err
 	}
 	if err := checkLen("bio", req.GetBio(), bioMax); err != nil {

@@ -69,7 +69,8 @@ func (l *requestLog) streamOpened(ctx context.Context, procedure string) {
 	l.log.LogAttrs(ctx, slog.LevelInfo, "stream opened", slog.String("method", procedure), slog.String("member", l.member), slog.String("addr", l.addr))
 }
 
-// requestAddr is the client address of a request, for logs.
+// requestAddr is the TCP peer's address of a request; the intake replaces it in the request's
+// log with the client address (the same, unless the peer is a trusted proxy).
 func requestAddr(r *http.Request) string {
 	if host, _, err := net.SplitHostPort(r.RemoteAddr); err == nil {
 		return host

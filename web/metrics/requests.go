@@ -11,8 +11,8 @@ import (
 	"connectrpc.com/connect"
 )
 
-// Interceptor counts and times every Connect call. Put it first among the interceptors, so
-// that calls refused by authentication are counted too.
+// Interceptor counts and times every Connect call that reaches the interceptors; the calls
+// refused before (by authentication) are counted with Refused.
 func (m *Metrics) Interceptor() connect.Interceptor { return interceptor{m} }
 
 type interceptor struct{ m *Metrics }
