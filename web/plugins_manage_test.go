@@ -3,6 +3,7 @@ package web_test
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -285,4 +286,34 @@ func TestPluginsLoadAtStart(t *testing.T) {
 	if got[0] != "!echo x" || strings.Join(got[1:], " ") != "dropped:x kept:x" && strings.Join(got[1:], " ") != "kept:x dropped:x" {
 		t.Fatalf("after the restart the plugins answered %v", got)
 	}
+}
+
+// An install whose file cannot be written fails and changes nothing: the plugin is not listed,
+// and the bot made for it on this first install is gone again (its username free).
+func TestFailedInstallLeavesNoPluginAndNoBot(t *testing.T) {
+	s := webtest.Start(t)
+	owner := s.Join("owner")
+	// A folder where the plugin's file goes: renaming the written file onto it fails.
+	if err := os.MkdirAll(filepath.Join(pluginPath(s, "racer.js"), "in-the-way"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	_, err := owner.Bot.InstallPlugin(ctx, req(&svcv1.InstallPluginRequest{Name: "racer", Source: echo("racer:")}))
+	wantCode(t, "an install whose file cannot be written", err, connect.CodeInternal, "could not be written")
+	if p := listed(t, owner, "racer"); p != nil {
+		t.Errorf("the failed install is listed: %v", p)
+	}
+	bots, err := owner.Bot.ListBots(ctx, req(&svcv1.ListBotsRequest{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, b := range bots.Msg.GetBots() {
+		if b.GetUsername() == "racer" {
+			t.Errorf("the failed install left its bot: %v", b)
+		}
+	}
+	// Once the folder is out of the way the same install works.
+	if err := os.RemoveAll(pluginPath(s, "racer.js")); err != nil {
+		t.Fatal(err)
+	}
+	mustInstall(t, owner, "racer", echo("racer:"))
 }

@@ -299,13 +299,9 @@ func (h *Host) Install(ctx context.Context, c engine.Caller, req *svcv1.InstallP
 	if err != nil {
 		return nil, invalid("the plugin did not load: %s", loadError(err))
 	}
-	h.mu.Lock()
-	e := h.plugins[name]
-	if e == nil {
-		e = &entry{name: name}
-		h.plugins[name] = e
-	}
-	h.mu.Unlock()
+	// On a failure from here on nothing may stay: not the bot a first install makes, not an
+	// entry (the plugin is listed only once its file is written).
+	hadBot := h.eng.PluginBots()[name] != ""
 	bot, err := h.eng.EnsurePluginBot(name)
 	if err != nil {
 		p.discard()
@@ -314,9 +310,19 @@ func (h *Host) Install(ctx context.Context, c engine.Caller, req *svcv1.InstallP
 	if err := h.folder.writeSource(name, req.GetSource()); err != nil {
 		p.discard()
 		h.log.Error("writing a plugin's file", "plugin", name, "err", err)
+		if !hadBot {
+			if err := h.eng.DeletePluginBot(name); err != nil {
+				h.log.Error("deleting the bot of a plugin whose file could not be written", "plugin", name, "err", err)
+			}
+		}
 		return nil, &engine.Error{Code: engine.CodeInternal, Msg: "the plugin's file could not be written"}
 	}
 	h.mu.Lock()
+	e := h.plugins[name]
+	if e == nil {
+		e = &entry{name: name}
+		h.plugins[name] = e
+	}
 	e.enabled = true
 	h.mu.Unlock()
 	if err := h.begin(e, p, bot); err != nil {
