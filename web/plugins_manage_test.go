@@ -317,3 +317,40 @@ func TestFailedInstallLeavesNoPluginAndNoBot(t *testing.T) {
 	}
 	mustInstall(t, owner, "racer", echo("racer:"))
 }
+
+// A plugin whose file went away while its bot stayed (removed by hand, or a crash inside an
+// earlier DeletePlugin) is not listed, and DeleteBot refuses its bot: DeletePlugin deletes the
+// bot and the stored values, so that no bot is left that no call can delete.
+func TestDeletePluginWithoutItsFileDeletesItsBot(t *testing.T) {
+	s := webtest.Start(t)
+	owner := s.Join("owner")
+	p := mustInstall(t, owner, "gone", echo("gone:"))
+	if err := s.Engine.PluginStoreSet("gone", "k", []byte(`1`)); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(pluginPath(s, "gone.js")); err != nil {
+		t.Fatal(err)
+	}
+	s.Restart()
+	if l := listed(t, owner, "gone"); l != nil {
+		t.Fatalf("a plugin without its file is listed: %v", l)
+	}
+	_, err := owner.Bot.DeleteBot(ctx, req(&svcv1.DeleteBotRequest{BotId: p.GetBotId()}))
+	wantCode(t, "DeleteBot of the plugin's bot", err, connect.CodeFailedPrecondition, "delete it with DeletePlugin")
+	if _, err := owner.Bot.DeletePlugin(ctx, req(&svcv1.DeletePluginRequest{Name: "gone"})); err != nil {
+		t.Fatalf("DeletePlugin of a plugin whose file is gone: %v", err)
+	}
+	bots, err := owner.Bot.ListBots(ctx, req(&svcv1.ListBotsRequest{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(bots.Msg.GetBots()); n != 0 {
+		t.Fatalf("the plugin's bot is still there: %v", bots.Msg.GetBots())
+	}
+	if bytes, keys, err := s.Engine.PluginStoreUsage("gone"); err != nil || bytes != 0 || keys != 0 {
+		t.Fatalf("the plugin's store holds %d bytes in %d keys (%v)", bytes, keys, err)
+	}
+	// A name that never was a plugin is still not_found.
+	_, err = owner.Bot.DeletePlugin(ctx, req(&svcv1.DeletePluginRequest{Name: "never"}))
+	wantCode(t, "DeletePlugin of an unknown name", err, connect.CodeNotFound, `no plugin named "never"`)
+}

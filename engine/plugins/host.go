@@ -392,7 +392,7 @@ func (h *Host) Delete(ctx context.Context, c engine.Caller, req *svcv1.DeletePlu
 	}
 	e, err := h.entry(req.GetName())
 	if err != nil {
-		return nil, err
+		return h.deleteLeftovers(strings.TrimSuffix(req.GetName(), enabledExt), err)
 	}
 	h.mu.Lock()
 	running := e.inst
@@ -414,6 +414,23 @@ func (h *Host) Delete(ctx context.Context, c engine.Caller, req *svcv1.DeletePlu
 		return nil, err
 	}
 	h.announce()
+	return &svcv1.DeletePluginResponse{}, nil
+}
+
+// deleteLeftovers is DeletePlugin of a name that has no file but still has a bot: the file was
+// removed by hand, or a crash cut an earlier DeletePlugin short after the file went. Its bot
+// and stored values are deleted, so that no bot is left that no call can delete (DeleteBot
+// refuses a plugin's bot). A name without a bot answers notFound.
+func (h *Host) deleteLeftovers(name string, notFound error) (*svcv1.DeletePluginResponse, error) {
+	if h.eng.PluginBots()[name] == "" {
+		return nil, notFound
+	}
+	if err := h.eng.DeletePluginBot(name); err != nil {
+		return nil, err
+	}
+	if err := h.eng.DeletePluginStore(name); err != nil {
+		return nil, err
+	}
 	return &svcv1.DeletePluginResponse{}, nil
 }
 
