@@ -199,19 +199,9 @@ func emojiChanged(tx *Tx) error {
 	return tx.mutate().SetEmojiVersion(seq)
 }
 
-// deleteEmojiObjects deletes the objects of emoji whose rows are gone (or were never written),
-// on the caller's goroutine and past its context, like deleteObjects; what fails is swept.
+// deleteEmojiObjects deletes the objects of emoji whose rows are gone (or were never written).
 func (e *Engine) deleteEmojiObjects(ids []string) {
-	if len(ids) == 0 {
-		return
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), deleteTimeout)
-	defer cancel()
-	for _, id := range ids {
-		if err := e.opts.Bucket.Delete(ctx, blob.EmojiKey(id)); err != nil {
-			e.log.Warn("deleting an emoji's image; the cleanup will retry", "err", err)
-		}
-	}
+	e.deleteObjectsUnder(blob.EmojiKey, "an emoji's image", ids)
 }
 
 // ExportEmoji writes every custom emoji to w as a zip archive of `name.ext` files, sorted by

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"io"
-	"strings"
 	"time"
 
 	"hearth/blob"
@@ -61,20 +60,9 @@ func (e *Engine) ExpirePreviews() error {
 	}
 }
 
-// deletePreviewObjects deletes the images whose rows a committed change deleted; as
-// deleteObjects, never on the writer's goroutine. One it fails to delete is an orphan for the
-// sweep.
+// deletePreviewObjects deletes the images whose rows a committed change deleted.
 func (e *Engine) deletePreviewObjects(ids []string) {
-	if len(ids) == 0 || e.opts.Bucket == nil {
-		return
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), deleteTimeout)
-	defer cancel()
-	for _, id := range ids {
-		if err := e.opts.Bucket.Delete(ctx, blob.PreviewKey(id)); err != nil {
-			e.log.Warn("deleting a link preview image; the cleanup will retry", "err", err)
-		}
-	}
+	e.deleteObjectsUnder(blob.PreviewKey, "a link preview image", ids)
 }
 
 // SweepPreviewOrphans deletes the objects under previews/ that have no row and are older
@@ -84,48 +72,10 @@ func (e *Engine) SweepPreviewOrphans(ctx context.Context) (int, error) {
 	if e.opts.Bucket == nil {
 		return 0, nil
 	}
-	oldest := time.Now().Add(-e.opts.OrphanAge)
-	deleted := 0
-	var keys []string
-	flush := func() error {
-		var orphans []string
-		err := e.db.View(func(r *store.Reader) error {
-			for _, k := range keys {
-				_, err := r.PreviewImage(strings.TrimPrefix(k, blob.PreviewKey("")))
-				if isNotFound(err) {
-					orphans = append(orphans, k)
-				} else if err != nil {
-					return err
-				}
-			}
-			return nil
-		})
-		keys = keys[:0]
-		if err != nil {
-			return err
-		}
-		for _, k := range orphans {
-			if err := e.opts.Bucket.Delete(ctx, k); err != nil {
-				return err
-			}
-			deleted++
-		}
-		return nil
-	}
-	err := e.opts.Bucket.List(ctx, blob.PreviewKey(""), func(key string, _ int64, mod time.Time) error {
-		if !mod.Before(oldest) {
-			return nil
-		}
-		keys = append(keys, key)
-		if len(keys) == sweepBatch {
-			return flush()
-		}
-		return nil
+	return e.sweepPrefix(ctx, blob.PreviewKey(""), func(r *store.Reader, id string) error {
+		_, err := r.PreviewImage(id)
+		return err
 	})
-	if err == nil {
-		err = flush()
-	}
-	return deleted, err
 }
 
 // previewJobs is the previews' part of the jobs loop.
