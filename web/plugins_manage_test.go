@@ -225,11 +225,11 @@ func TestPluginCallRules(t *testing.T) {
 	wantCode(t, "a member's username", err, connect.CodeAlreadyExists, `the username "member2" is taken`)
 	_, err = c.admin.Bot.InstallPlugin(ctx, req(&svcv1.InstallPluginRequest{Name: "bot", Source: "1"}))
 	wantCode(t, "a bot's username", err, connect.CodeAlreadyExists, `the username "bot" is taken`)
-	// Source: 256 KB at most.
-	big := "//" + strings.Repeat("x", 256<<10-2)
+	// Source: 256 KB at most, a KB being 1,000 bytes as for emoji and uploads.
+	big := "//" + strings.Repeat("x", 256_000-2)
 	mustInstall(t, c.admin, "biggest", big)
 	_, err = c.admin.Bot.InstallPlugin(ctx, req(&svcv1.InstallPluginRequest{Name: "bigger", Source: big + "x"}))
-	wantCode(t, "a source over 256 KB", err, connect.CodeInvalidArgument, "source is 262,145 bytes; the limit is 262,144 (256 KB)")
+	wantCode(t, "a source over 256 KB", err, connect.CodeInvalidArgument, "source is 256,001 bytes; the limit is 256,000 (256 KB)")
 	// A plugin's bot is deleted with the plugin, never with DeleteBot, and has no token.
 	p := listed(t, c.admin, "biggest")
 	_, err = c.owner.Bot.DeleteBot(ctx, req(&svcv1.DeleteBotRequest{BotId: p.GetBotId()}))

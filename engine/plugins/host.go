@@ -38,8 +38,9 @@ type Options struct {
 	JoinWait time.Duration
 }
 
-// SourceMax bounds a plugin's source, in bytes (API.md: 256 KB).
-const SourceMax = 256 << 10
+// SourceMax bounds a plugin's source, in bytes (API.md: 256 KB; a KB is 1,000 bytes here as
+// for emoji and uploads).
+const SourceMax = 256_000
 
 // Host runs the plugins of a community: it loads the plugins folder at start, answers the
 // plugin calls of BotService, and is the engine's JoinHook.
@@ -469,7 +470,7 @@ func invalid(format string, args ...any) error {
 	return &engine.Error{Code: engine.CodeInvalidArgument, Msg: fmt.Sprintf(format, args...)}
 }
 
-// thousands formats 262144 as "262,144".
+// thousands formats 256000 as "256,000".
 func thousands(n int) string {
 	s := fmt.Sprint(n)
 	var b strings.Builder
