@@ -9,6 +9,7 @@ import (
 	"path"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"hearth/blob"
 	"hearth/engine/store"
@@ -69,6 +70,24 @@ func EmojiName(file string) (string, error) {
 		return name, invalid("its name is %d characters long; the limit is %d", len(name), emojiNameMax)
 	}
 	return name, nil
+}
+
+// checkEmojiName refuses a name no emoji can have (API.md: 1 to 62 characters of a-z, 0-9,
+// hyphen and underscore), so that a call naming one is told what is wrong with it rather than
+// that no emoji has it.
+func checkEmojiName(field, name string) error {
+	if name == "" {
+		return invalid("%s is required", field)
+	}
+	if n := utf8.RuneCountInString(name); n > emojiNameMax {
+		return invalid("%s is %s characters; the limit is %d", field, thousands(n), emojiNameMax)
+	}
+	for _, r := range name {
+		if !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '-' || r == '_') {
+			return invalid("%s must be made of a-z, 0-9, hyphen and underscore; got %q", field, name)
+		}
+	}
+	return nil
 }
 
 // emojiURL is where an emoji is served, relative to the base URL. It never changes.
@@ -160,8 +179,8 @@ func (img *EmojiImage) Open(ctx context.Context) (io.ReadSeekCloser, error) {
 // DeleteEmoji deletes a custom emoji: its rows in the change, its object after the commit.
 func (e *Engine) DeleteEmoji(ctx context.Context, c Caller, req *svcv1.DeleteEmojiRequest) (*svcv1.DeleteEmojiResponse, error) {
 	name := req.GetName()
-	if name == "" {
-		return nil, invalid("name is required")
+	if err := checkEmojiName("name", name); err != nil {
+		return nil, err
 	}
 	id, err := submit(e, func(tx *Tx) (string, error) {
 		if _, err := tx.Snap().requireRank(c, svcv1.MemberRole_MEMBER_ROLE_MODERATOR, "deleting an emoji"); err != nil {
