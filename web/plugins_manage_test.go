@@ -219,6 +219,11 @@ func TestPluginCallRules(t *testing.T) {
 	for _, name := range []string{"", "x", "X1", "two words", strings.Repeat("a", 33), "../etc", "~tmp-x"} {
 		_, err := c.admin.Bot.InstallPlugin(ctx, req(&svcv1.InstallPluginRequest{Name: name, Source: "1"}))
 		wantCode(t, "plugin name "+name, err, connect.CodeInvalidArgument, "name must be 2 to 32 characters of a-z, 0-9, underscore, dot and hyphen")
+		// The calls that name an installed plugin refuse a name no plugin can have alike.
+		_, err = c.admin.Bot.SetPluginEnabled(ctx, req(&svcv1.SetPluginEnabledRequest{Name: name, Enabled: true}))
+		wantCode(t, "SetPluginEnabled of "+name, err, connect.CodeInvalidArgument, "name must be 2 to 32 characters of a-z, 0-9, underscore, dot and hyphen")
+		_, err = c.admin.Bot.DeletePlugin(ctx, req(&svcv1.DeletePluginRequest{Name: name}))
+		wantCode(t, "DeletePlugin of "+name, err, connect.CodeInvalidArgument, "name must be 2 to 32 characters of a-z, 0-9, underscore, dot and hyphen")
 	}
 	// The name is its bot's username: one a member has is taken.
 	_, err := c.admin.Bot.InstallPlugin(ctx, req(&svcv1.InstallPluginRequest{Name: "member2", Source: "1"}))

@@ -392,8 +392,11 @@ func (h *Host) Delete(ctx context.Context, c engine.Caller, req *svcv1.DeletePlu
 		return nil, err
 	}
 	e, err := h.entry(req.GetName())
-	if err != nil {
+	if engine.CodeOf(err) == engine.CodeNotFound {
 		return h.deleteLeftovers(strings.TrimSuffix(req.GetName(), enabledExt), err)
+	}
+	if err != nil {
+		return nil, err
 	}
 	h.mu.Lock()
 	running := e.inst
@@ -435,8 +438,13 @@ func (h *Host) deleteLeftovers(name string, notFound error) (*svcv1.DeletePlugin
 	return &svcv1.DeletePluginResponse{}, nil
 }
 
+// entry is the plugin a call names: invalid_argument for a name no plugin can have, not_found
+// for one no plugin has.
 func (h *Host) entry(name string) (*entry, error) {
 	name = strings.TrimSuffix(name, enabledExt)
+	if err := engine.CheckPluginName(name); err != nil {
+		return nil, err
+	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if e := h.plugins[name]; e != nil {
