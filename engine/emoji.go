@@ -127,19 +127,13 @@ func (e *Engine) ListEmoji(c Caller, known int64) (*EmojiList, error) {
 	return list, nil
 }
 
-// EmojiImage is an emoji's image, ready to be served.
-type EmojiImage struct {
-	ID          string
-	ContentType string
-	Size        int64
-	Created     time.Time
-
-	bucket *blob.Bucket
-}
+// emojiMaxAge is how long an emoji's image may be cached: its URL never changes its bytes (a
+// deleted emoji's id is never given to another).
+const emojiMaxAge = 365 * 24 * time.Hour
 
 // OpenEmoji finds an emoji by id for GET /emoji/{id}, which anyone may load: not_found for an
 // id that never was an emoji's and for one whose emoji was deleted (ids are never reused).
-func (e *Engine) OpenEmoji(id string) (*EmojiImage, error) {
+func (e *Engine) OpenEmoji(id string) (*PublicImage, error) {
 	if e.opts.Bucket == nil {
 		return nil, notFound("this server keeps no emoji")
 	}
@@ -158,20 +152,39 @@ func (e *Engine) OpenEmoji(id string) (*EmojiImage, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &EmojiImage{
+	return &PublicImage{
 		ID:          rec.GetId(),
 		ContentType: rec.GetContentType(),
 		Size:        rec.GetSize(),
-		Created:     time.UnixMilli(rec.GetCreatedAtMs()),
+		ModTime:     time.UnixMilli(rec.GetCreatedAtMs()),
+		MaxAge:      emojiMaxAge,
+		key:         blob.EmojiKey(rec.GetId()),
+		gone:        "this emoji was deleted",
 		bucket:      e.opts.Bucket,
 	}, nil
 }
 
+// PublicImage is an image anyone with its URL may load, ready to be served: a custom emoji
+// (GET /emoji/{id}) or a link preview's image (GET /previews/{id}). Its URL never changes its
+// bytes.
+type PublicImage struct {
+	ID          string
+	ContentType string
+	Size        int64
+	ModTime     time.Time
+	// MaxAge is how long it may be cached from now.
+	MaxAge time.Duration
+
+	key    string
+	gone   string // not_found's message when its object is missing
+	bucket *blob.Bucket
+}
+
 // Open opens the image's bytes for reading and seeking; ctx must last as long as the reads.
-func (img *EmojiImage) Open(ctx context.Context) (io.ReadSeekCloser, error) {
-	o, err := img.bucket.Open(ctx, blob.EmojiKey(img.ID))
+func (img *PublicImage) Open(ctx context.Context) (io.ReadSeekCloser, error) {
+	o, err := img.bucket.Open(ctx, img.key)
 	if errors.Is(err, blob.ErrNotFound) {
-		return nil, notFound("this emoji was deleted")
+		return nil, notFound("%s", img.gone)
 	}
 	return o, err
 }

@@ -2,8 +2,6 @@ package engine
 
 import (
 	"context"
-	"errors"
-	"io"
 	"time"
 
 	"hearth/blob"
@@ -95,22 +93,11 @@ func (e *Engine) previewJobs(tick int) {
 	}
 }
 
-// PreviewImage is a stored preview image, ready to be served.
-type PreviewImage struct {
-	ID          string
-	ContentType string
-	Size        int64
-	ModTime     time.Time
-	// MaxAge is how long it is served from now: how long a browser may cache it.
-	MaxAge time.Duration
-
-	bucket *blob.Bucket
-}
-
 // OpenPreviewImage finds a preview image by its id (GET /previews/{id}): not_found for an
 // unknown or expired one. Preview images are public: an id is 128 random bits, handed out
-// only with the preview of a message, and the image came from a public page.
-func (e *Engine) OpenPreviewImage(ctx context.Context, id string) (*PreviewImage, error) {
+// only with the preview of a message, and the image came from a public page. It may be
+// cached until the preview expires.
+func (e *Engine) OpenPreviewImage(ctx context.Context, id string) (*PublicImage, error) {
 	if e.opts.Bucket == nil || !validPreviewImageID(id) {
 		return nil, notFound("no such preview image")
 	}
@@ -131,23 +118,16 @@ func (e *Engine) OpenPreviewImage(ctx context.Context, id string) (*PreviewImage
 	if left <= 0 {
 		return nil, notFound("no such preview image")
 	}
-	return &PreviewImage{
+	return &PublicImage{
 		ID:          img.GetId(),
 		ContentType: img.GetContentType(),
 		Size:        img.GetSize(),
 		ModTime:     time.UnixMilli(img.GetCreatedAtMs()),
 		MaxAge:      left,
+		key:         blob.PreviewKey(img.GetId()),
+		gone:        "no such preview image",
 		bucket:      e.opts.Bucket,
 	}, nil
-}
-
-// Open opens the image's bytes for reading and seeking; ctx must last as long as the reads.
-func (p *PreviewImage) Open(ctx context.Context) (io.ReadSeekCloser, error) {
-	o, err := p.bucket.Open(ctx, blob.PreviewKey(p.ID))
-	if errors.Is(err, blob.ErrNotFound) {
-		return nil, notFound("no such preview image")
-	}
-	return o, err
 }
 
 // validPreviewImageID accepts what storePreviewImage makes: 32 lower-case hex digits.
