@@ -163,3 +163,30 @@ chat.on('joinRequest', r => ({allow: false, reason: 'no \uDC00 entry'}));`)
 	_, err := s.Client(s.Token("gil")).Server.Join(ctx, req(&svcv1.JoinRequest{}))
 	wantCode(t, "a refusal with a lone surrogate", err, connect.CodePermissionDenied, "no \uFFFD entry")
 }
+
+// chat.setJoinQuestions takes only a real array of at most 10 strings: an object claiming a
+// length of 200 million used to make the host allocate a slice of that many strings (3 GB) in
+// one native step the time limit cannot stop, enough to kill a small server.
+func TestPluginCannotMakeTheHostAllocateTheLengthItClaims(t *testing.T) {
+	s := webtest.Start(t)
+	owner := s.Join("owner")
+	for _, c := range []struct{ src, want string }{
+		{`chat.setJoinQuestions({length: 2e8})`, "chat.setJoinQuestions takes a list of strings"},
+		{`const a = []; a.length = 2e8; chat.setJoinQuestions(a)`, "chat.setJoinQuestions has 200000000 questions; the limit is 10"},
+		{`chat.setJoinQuestions(new Array(11).fill('why?'))`, "chat.setJoinQuestions has 11 questions; the limit is 10"},
+		{`chat.setJoinQuestions(['fine', 42])`, "chat.setJoinQuestions takes a list of strings"},
+		{`chat.setJoinQuestions('one question')`, "chat.setJoinQuestions takes a list of strings"},
+	} {
+		_, err := owner.Bot.InstallPlugin(ctx, req(&svcv1.InstallPluginRequest{Name: "asker", Source: c.src}))
+		wantCode(t, c.src, err, connect.CodeInvalidArgument, c.want)
+	}
+	// A list of strings still works, and so does clearing it.
+	mustInstall(t, owner, "asker", `chat.setJoinQuestions(['Who invited you?']); chat.setJoinQuestions(null); chat.setJoinQuestions(['Why here?'])`)
+	info, err := owner.Server.GetServerInfo(ctx, req(&svcv1.GetServerInfoRequest{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if q := info.Msg.GetJoinQuestions(); len(q) != 1 || q[0] != "Why here?" {
+		t.Fatalf("join_questions = %q", q)
+	}
+}
