@@ -190,3 +190,33 @@ func TestPluginCannotMakeTheHostAllocateTheLengthItClaims(t *testing.T) {
 		t.Fatalf("join_questions = %q", q)
 	}
 }
+
+// What a joinRequest hook returns is read inside the hook's run: a getter or a toString of the
+// script that throws or loops used to run outside it, where an exception was a panic that
+// took the whole server down and a loop ran forever with no limit. Now the first is the hook's
+// error and the second hits the hook's time limit; the person gets in either way.
+func TestJoinRequestVerdictCannotCrashOrHangTheServer(t *testing.T) {
+	clock := webtest.NewClock()
+	s := webtest.Start(t, webtest.WithClock(clock))
+	owner := s.Join("owner")
+	try := func(sub string) error {
+		clock.Advance(6 * time.Second)
+		_, err := s.Client(s.Token(sub)).Server.Join(ctx, req(&svcv1.JoinRequest{DisplayName: sub}))
+		return err
+	}
+
+	mustInstall(t, owner, "gate", `chat.on('joinRequest', r => ({allow: false, reason: {toString() { throw new Error('no reason') }}}));`)
+	wantOK(t, "a reason whose toString throws", try("dave"))
+	erredWith(t, owner, "gate", "hook joinRequest: Error: no reason")
+
+	mustInstall(t, owner, "gate", `chat.on('joinRequest', r => ({get allow() { for (;;) {} }}));`)
+	wantOK(t, "an allow whose getter loops", try("erin"))
+	stoppedWith(t, owner, "gate", "hook joinRequest ran longer than 500ms")
+
+	// A verdict the script computes still refuses.
+	mustInstall(t, owner, "gate", `chat.on('joinRequest', r => ({get allow() { return false }, reason: {toString() { return 'not today' }}}));`)
+	wantCode(t, "a computed refusal", try("frank"), connect.CodePermissionDenied, "not today")
+	if _, err := owner.Server.GetServerInfo(ctx, req(&svcv1.GetServerInfoRequest{})); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -300,6 +300,13 @@ func (p *instance) runJob() bool {
 // returns its result; ok is false when it failed (the failure is recorded or, for a limit,
 // the plugin is stopped).
 func (p *instance) call(what string, fn goja.Callable, args ...func() goja.Value) (result goja.Value, ok bool) {
+	return p.callThen(what, fn, nil, args...)
+}
+
+// callThen is call that also reads the result with then inside the same run: reading a value a
+// script made runs the script's code (a getter, a toString), which must be under the limits
+// and must not throw outside the runtime (an exception there is a panic of the server).
+func (p *instance) callThen(what string, fn goja.Callable, then func(goja.Value), args ...func() goja.Value) (result goja.Value, ok bool) {
 	if p.stopping.Load() || p.abandoned.Load() {
 		return nil, false
 	}
@@ -312,6 +319,16 @@ func (p *instance) call(what string, fn goja.Callable, args ...func() goja.Value
 		}
 		v, err := fn(goja.Undefined(), vals...)
 		result = v
+		if err != nil || then == nil {
+			return err
+		}
+		// As a native function of the runtime, so that its exceptions and interrupts come back
+		// as errors like the hook's own.
+		read, _ := goja.AssertFunction(p.sb.vm.ToValue(func(call goja.FunctionCall) goja.Value {
+			then(call.Argument(0))
+			return goja.Undefined()
+		}))
+		_, err = read(goja.Undefined(), v)
 		return err
 	})
 	if err == nil {
