@@ -2,6 +2,7 @@ package web_test
 
 import (
 	"fmt"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -218,5 +219,38 @@ func TestJoinRequestVerdictCannotCrashOrHangTheServer(t *testing.T) {
 	wantCode(t, "a computed refusal", try("frank"), connect.CodePermissionDenied, "not today")
 	if _, err := owner.Server.GetServerInfo(ctx, req(&svcv1.GetServerInfoRequest{})); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// What a script throws is made text inside its run. A thrown value whose toString throws used
+// to crash the server when the host read the error after the run (from a hook), break the
+// InstallPlugin call (from a top level) and keep a server with such a file in its plugins
+// folder from starting; one whose toString loops ran forever outside every limit.
+func TestPluginExceptionsCannotCrashOrHangTheServer(t *testing.T) {
+	clock := webtest.NewClock()
+	s := webtest.Start(t, webtest.WithClock(clock))
+	owner := s.Join("owner")
+	general := mustChannel(t, owner, "general", svcv1.ChannelKind_CHANNEL_KIND_TEXT)
+	const unreadable = `{toString() { throw new Error('unreadable') }}`
+
+	_, err := owner.Bot.InstallPlugin(ctx, req(&svcv1.InstallPluginRequest{Name: "top", Source: "throw " + unreadable}))
+	wantCode(t, "a top level that throws an unreadable value", err, connect.CodeInvalidArgument, "the script threw a value whose text cannot be read")
+
+	mustInstall(t, owner, "thrower", `chat.on('message', m => { throw `+unreadable+` });`)
+	mustInstall(t, owner, "looper", `chat.on('message', m => { throw {toString() { for (;;) {} }} });`)
+	mustInstall(t, owner, "proxy", `chat.on('message', m => { throw new Proxy({}, {getPrototypeOf() { for (;;) {} }}) });`)
+	clock.Advance(time.Second)
+	mustSend(t, owner, &svcv1.SendMessageRequest{ChannelId: general.GetId(), Text: "hello"})
+	erredWith(t, owner, "thrower", "hook message: the script threw a value whose text cannot be read")
+	stoppedWith(t, owner, "looper", "hook message ran longer than 500ms")
+	erredWith(t, owner, "proxy", "hook message: [object Object]")
+
+	// The same top level in the plugins folder: the server starts, and lists it with why.
+	if err := os.WriteFile(pluginPath(s, "top.js"), []byte("throw "+unreadable), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s.Restart()
+	if p := listed(t, owner, "top"); p == nil || p.GetRunning() || p.GetError() != "the script threw a value whose text cannot be read" {
+		t.Fatalf("after a restart the plugin is %v", p)
 	}
 }

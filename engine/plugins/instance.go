@@ -115,7 +115,7 @@ func (p *instance) main() {
 	done := p.takeTurn()
 	err := p.h.runner.run(p.sb.vm, "the top level", p.h.opts.TopLevelLimit, p.abandonTopLevel, func() error {
 		_, err := p.sb.vm.RunProgram(p.prog)
-		return err
+		return p.settle(err)
 	})
 	done()
 	p.topLevel = false
@@ -320,16 +320,10 @@ func (p *instance) callThen(what string, fn goja.Callable, then func(goja.Value)
 		v, err := fn(goja.Undefined(), vals...)
 		result = v
 		if err != nil || then == nil {
-			return err
+			return p.settle(err)
 		}
-		// As a native function of the runtime, so that its exceptions and interrupts come back
-		// as errors like the hook's own.
-		read, _ := goja.AssertFunction(p.sb.vm.ToValue(func(call goja.FunctionCall) goja.Value {
-			then(call.Argument(0))
-			return goja.Undefined()
-		}))
-		_, err = read(goja.Undefined(), v)
-		return err
+		_, err = p.guarded(func() { then(v) })
+		return p.settle(err)
 	})
 	if err == nil {
 		return result, true
@@ -347,6 +341,42 @@ func (p *instance) callThen(what string, fn goja.Callable, then func(goja.Value)
 	}
 	return nil, false
 }
+
+// guarded runs fn, which runs the script's code, as a native function of the runtime, so that
+// the script's exceptions and interrupts come back as an error rather than as a panic.
+func (p *instance) guarded(fn func()) (goja.Value, error) {
+	call, _ := goja.AssertFunction(p.sb.vm.ToValue(func(goja.FunctionCall) goja.Value {
+		fn()
+		return goja.Undefined()
+	}))
+	return call(goja.Undefined())
+}
+
+// settle turns an exception of the script into an error whose text is read now, inside the
+// run. A *goja.Exception must never reach code outside a run: its Error reads the thrown
+// value's toString or stack, and errors.As and errors.Is walk its Unwrap, which tests the
+// value's prototype; all of these can be the script's own code, which may throw (a panic of
+// the server outside the runtime) or loop (with no limit outside a run). Every other error
+// (an interrupt, a stack overflow, the host's own) is the host's and passes as it is.
+func (p *instance) settle(err error) error {
+	ex, ok := err.(*goja.Exception)
+	if !ok {
+		return err
+	}
+	var msg string
+	if _, rerr := p.guarded(func() { msg = ex.Error() }); rerr != nil {
+		if _, script := rerr.(*goja.Exception); !script {
+			return rerr // a limit interrupted it
+		}
+		msg = "the script threw a value whose text cannot be read"
+	}
+	return &scriptError{msg}
+}
+
+// scriptError is an exception of a script, as text.
+type scriptError struct{ msg string }
+
+func (e *scriptError) Error() string { return e.msg }
 
 func (p *instance) abandonHook() {
 	p.abandoned.Store(true)
