@@ -169,16 +169,21 @@ func (e *Engine) addMember(tx *Tx, prev *storepb.MemberRecord, in JoinInput) (*s
 		Subject: in.Login.Subject,
 		State:   storepb.MemberState_MEMBER_STATE_ACTIVE,
 	}
+	return m, e.welcome(tx, rec)
+}
+
+// welcome writes a newcomer's row (a person who joins, a new bot), joins them to the default
+// channels as any newcomer, and sends member_joined to every member.
+func (e *Engine) welcome(tx *Tx, rec *storepb.MemberRecord) error {
 	if err := tx.putMember(rec); err != nil {
-		return nil, err
+		return err
 	}
-	if err := e.joinDefaultChannels(tx, m.Id); err != nil {
-		return nil, err
+	m := rec.GetMember()
+	if err := e.joinDefaultChannels(tx, m.GetId()); err != nil {
+		return err
 	}
-	if _, err := tx.emit(toEveryone(), &svcv1.Event{Kind: &svcv1.Event_MemberJoined{MemberJoined: m}}); err != nil {
-		return nil, err
-	}
-	return m, nil
+	_, err := tx.emit(toEveryone(), &svcv1.Event{Kind: &svcv1.Event_MemberJoined{MemberJoined: m}})
+	return err
 }
 
 // GetMe is the caller's member, with the server's version for admins and the owner.
