@@ -120,7 +120,11 @@ func (s *stream) run(ctx context.Context, f *Follower) error {
 	heartbeat := s.e.clock.NewTicker(s.e.opts.Heartbeat)
 	defer heartbeat.Stop()
 	for {
-		if err := RunOnFreshStack(func() error { return s.sendAvailable(ctx, f) }); err != nil {
+		send := func() error { return s.sendAvailable(ctx, f) }
+		if f.Replaying() {
+			send = func() error { return RunOnFreshStack(func() error { return s.sendAvailable(ctx, f) }) }
+		}
+		if err := send(); err != nil {
 			return err
 		}
 		ticked, err := f.Wait(ctx, heartbeat.C())
