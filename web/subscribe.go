@@ -24,6 +24,10 @@ func (s *chatService) Subscribe(ctx context.Context, r *connect.Request[svcv1.Su
 	l := requestLogOf(ctx)
 	l.streamOpened(ctx, svcv1connect.ChatServiceSubscribeProcedure)
 	end, err := s.eng.Subscribe(ctx, callerOf(ctx), r.Msg.GetAfterSeq(), send)
+	if aw != nil {
+		// A send that failed with more to come left the hold on: the stream's end goes out.
+		aw.holdFlushes(false)
+	}
 	if l != nil {
 		l.end = end
 		if end == engine.StreamRefused {
