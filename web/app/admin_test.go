@@ -204,6 +204,13 @@ func TestAdminRoleLimitedChannel(t *testing.T) {
 	member.closeDialog()
 	adminShot(t, member, "admin-members.png")
 	member.allNamed("the members page")
+
+	t.Log("made a moderator, mia is offered the invites too, live")
+	admin.clickJS("Mia's row", `document.querySelector(".member-list .member-row")`)
+	admin.waitFor("her card", `document.querySelector("dialog[open] .member-admin select") !== null`)
+	admin.eval0(`(() => { const s = document.querySelector("dialog[open] .member-admin select"); s.value = "2"; s.dispatchEvent(new Event("change", {bubbles: true})); })()`)
+	admin.waitFor("the new rank said", `document.querySelector("dialog[open] .rank-control .ok-row")?.textContent === "Mia Member is now a moderator."`)
+	member.waitFor("the invites tab", `[...document.querySelectorAll(".community-tab")].map(a => a.textContent).join(",") === "Members,Invites"`)
 	admin.noErrors(srv.URL)
 	member.noErrors(srv.URL)
 }
@@ -290,4 +297,91 @@ func TestAdminInviteOneUse(t *testing.T) {
 	olivia.waitFor("one invite left", `document.querySelectorAll(".invite-row").length === 1 && document.querySelector(".invite-row").dataset.code === `+js(code))
 	olivia.noErrors(srv.URL)
 	nina.noErrors(srv.URL)
+}
+
+// TestAdminChannels: the owner orders channels from the keyboard and by dragging, gives a
+// channel a header image that a member sees, makes a private channel and adds and removes a
+// member, who then leaves it from the channel's own settings.
+func TestAdminChannels(t *testing.T) {
+	browser := startBrowser(t)
+	srv, _, ids := community(t)
+	mia := srv.Join("mia")
+	rename(t, mia, "Mia Member", "", "")
+	owner := openPage(t, browser, "olivia", 1280, 800)
+	owner.signIn(srv, "olivia")
+	member := openPage(t, browser, "mia", 1280, 800)
+	member.signIn(srv, "mia")
+	member.openChannel("general")
+	sideOrder := `[...document.querySelectorAll(".sidebar .side-section:first-child .side-name")].map(e => e.textContent).join(",")`
+
+	t.Log("the keyboard moves #random above #general, here, in the sidebar and on the server")
+	owner.run(chromedp.Navigate(srv.URL + "/app/#/community/channels"))
+	owner.waitFor("the channels", `document.querySelectorAll(".reorder-row").length === 2`)
+	owner.waitFor("the focus on #random's handle", `(document.querySelector('[aria-label="Move #random"]').focus(), document.activeElement === document.querySelector('[aria-label="Move #random"]'))`)
+	owner.run(press("ArrowUp", 38, "", 0))
+	owner.waitFor("the move said", `[...document.querySelectorAll(".reorder [aria-live]")].some(e => e.textContent === "#random moved to position 1 of 2 in Channels.")`)
+	owner.waitFor("the focus kept on the handle", `document.activeElement?.getAttribute("aria-label") === "Move #random"`)
+	member.waitFor("mia's sidebar in the new order", sideOrder+` === "random,general"`)
+	positions := func() string {
+		var out []string
+		for _, c := range owner.state(srv, "olivia").GetChannels() {
+			out = append(out, fmt.Sprintf("%s:%d", c.GetName(), c.GetPosition()))
+		}
+		return fmt.Sprint(out)
+	}
+	if got := positions(); got != "[random:0 general:1]" {
+		t.Errorf("positions after the keyboard move: %s", got)
+	}
+
+	t.Log("dragging #general back above #random")
+	drag := func(event, id string, y string) {
+		owner.eval0(fmt.Sprintf(`(() => { const row = document.querySelector('.reorder-row[data-id=%s]'); const box = row.getBoundingClientRect(); row.dispatchEvent(new DragEvent(%s, {bubbles: true, cancelable: true, dataTransfer: new DataTransfer(), clientX: box.left + 40, clientY: %s})); })()`, js(id), js(event), y))
+	}
+	drag("dragstart", ids["general"], "box.top + 5")
+	owner.waitFor("the row dragged", `!!document.querySelector(".reorder-row.is-dragged")`)
+	drag("dragover", ids["random"], "box.top + 5")
+	owner.waitFor("the drop place shown", `!!document.querySelector(".reorder-row.drop-before")`)
+	drag("drop", ids["random"], "box.top + 5")
+	member.waitFor("mia's sidebar in the first order", sideOrder+` === "general,random"`)
+	owner.waitFor("the list in the first order", `[...document.querySelectorAll(".reorder-row")].map(r => r.dataset.id).join(",") === `+js(ids["general"]+","+ids["random"]))
+	if got := positions(); got != "[general:0 random:1]" {
+		t.Errorf("positions after the drag: %s", got)
+	}
+
+	t.Log("a header image for #general, which mia sees")
+	owner.clickJS("Settings of #general", button(".channel-row", "Settings of #general"))
+	owner.waitFor("its settings", `document.querySelector("dialog[open] .dialog-head h2")?.textContent === "#general"`)
+	picture := writePNG(t, "header.png", 900, 200)
+	owner.run(chromedp.SetUploadFiles(chromedp.CSS(`dialog[open] input[type=file][aria-label="Upload the header image"]`), []string{picture}))
+	owner.waitFor("the picture shown", `document.querySelector('dialog[open] img[alt="The header image"]')?.complete`)
+	owner.closeDialog()
+	member.waitFor("the header image in mia's #general", `document.querySelector(".channel-view .channel-header-image")?.complete`)
+
+	t.Log("a private channel: mia added, removed, added again; she leaves it herself")
+	owner.setText(field("Name"), "committee")
+	owner.clickJS("Private", `[...document.querySelectorAll(".admin-section label.check")].find(l => l.textContent.startsWith("Private")).querySelector("input")`)
+	owner.clickJS("Create channel", button(".admin-section", "Create channel"))
+	owner.waitFor("its settings", `document.querySelector("dialog[open] .dialog-head h2")?.textContent === "#committee"`)
+	add := func() {
+		owner.setText(field("Add people"), "mia")
+		owner.clickJS("Add Mia", button("dialog[open]", "Add Mia Member to #committee"))
+		member.waitFor("#committee in mia's sidebar", `!!document.querySelector('.side-link[aria-label="#committee"]')`)
+	}
+	add()
+	owner.waitFor("two people in it", `document.querySelector("#private-members-title")?.textContent === "People in this private channel (2)"`)
+	adminShot(t, owner, "admin-private-channel.png")
+	owner.allNamed("a private channel's settings")
+	owner.clickJS("Remove Mia", button("dialog[open]", "Remove Mia Member from #committee"))
+	member.waitFor("#committee gone from mia's sidebar", `!document.querySelector('.side-link[aria-label="#committee"]')`)
+	add()
+	owner.closeDialog()
+	member.openChannel("committee")
+	member.click(`.channel-head button[aria-label="Settings of #committee"]`)
+	member.waitFor("only what a member may do", `!!document.querySelector("#private-members-title") && !document.querySelector("dialog[open] .image-field") && !document.querySelector('dialog[open] button[aria-label^="Remove "]')`)
+	member.clickJS("Leave", button("dialog[open]", "Leave #committee"))
+	member.clickJS("Leave, confirmed", button("dialog[open] .confirm-box", "Leave"))
+	member.waitFor("#committee gone, the dialog closed", `!document.querySelector('.side-link[aria-label="#committee"]') && !document.querySelector("dialog[open]")`)
+	owner.waitFor("one person left in it", `[...document.querySelectorAll(".channel-row")].some(r => r.textContent.includes("committee") && r.textContent.includes("Private · 1 member"))`)
+	owner.noErrors(srv.URL)
+	member.noErrors(srv.URL)
 }

@@ -122,6 +122,7 @@ function InviteRow(props: { session: Session; invite: Invite; now: number; fresh
     const ok = await copyText(link);
     if (!ok) input.current?.select();
     setCopied(ok);
+    if (ok) window.setTimeout(() => setCopied(false), 2500);
   };
   const revoke = async () => {
     const ok = await action.run(() => session.api.server.revokeInvite({ code: inv.code }), "", "The invite was not revoked");

@@ -151,7 +151,7 @@ function RoleRow(props: {
             {channels.length > 0 && <> It still limits {channelLinks}.</>}
           </p>
           <Outcome action={action}>
-            {channels.length > 0 && <span class="error-help"> Take it off {channelLinks} first, then delete it.</span>}
+            {channels.length > 0 && <span class="error-help">Take it off {channelLinks} first, then delete it.</span>}
           </Outcome>
           <div class="dialog-actions">
             <button type="button" class="button" onClick={() => (action.clear(), props.onCancelDelete())}>
