@@ -295,6 +295,17 @@ func TestAdminInviteOneUse(t *testing.T) {
 	olivia.clickJS("Revoke", button(".invite-fresh", "Revoke invite "+second))
 	olivia.clickJS("Revoke invite", button(".invite-fresh .confirm-box", "Revoke invite"))
 	olivia.waitFor("one invite left", `document.querySelectorAll(".invite-row").length === 1 && document.querySelector(".invite-row").dataset.code === `+js(code))
+
+	if os.Getenv("HEARTH_SCREENSHOTS") != "" {
+		dark(t, olivia, true)
+		olivia.tab("Settings")
+		adminShot(t, olivia, "admin-settings-dark.png")
+		dark(t, olivia, false)
+		phone := openTab(t, olivia, "olivia on a phone", 390, 844)
+		phone.run(chromedp.Navigate(srv.URL + "/app/#/community/channels"))
+		phone.waitFor("the channels", `document.querySelectorAll(".reorder-row").length === 2`)
+		adminShot(t, phone, "admin-phone.png")
+	}
 	olivia.noErrors(srv.URL)
 	nina.noErrors(srv.URL)
 }
