@@ -117,7 +117,6 @@ export function CommunityLink(props: { session: Session; onNavigate: () => void 
 export function CommunityAccent(props: { session: Session }) {
   const { session } = props;
   useTopics(session.em, "info");
-  // White or near-black text, whichever contrasts more with the colour.
   const color = session.info?.accentColor ?? "";
   useEffect(() => {
     const root = document.documentElement.style;
@@ -127,6 +126,7 @@ export function CommunityAccent(props: { session: Session }) {
     }
     root.setProperty("--accent", color);
     root.setProperty("--accent-hover", shade(color, 0.8));
+    // Near-black text from the luminance where it contrasts more than white does.
     root.setProperty("--accent-fg", luminance(color) > 0.2 ? "#1c1b1a" : "#ffffff");
   }, [color]);
   return null;
