@@ -265,12 +265,16 @@ func TestAdminInviteOneUse(t *testing.T) {
 	olivia := openPage(t, browser, "olivia", 1280, 800)
 	olivia.signIn(srv, "olivia")
 
-	t.Log("the settings: invite only, a join question, the accent colour")
+	t.Log("the settings: invite only, a join question, retention, the accent colour, the description's preview")
 	olivia.click(`a.community-link[aria-label="Community settings"]`)
 	olivia.waitFor("the settings", `!!document.querySelector('form[aria-label="Community settings"]')`)
 	olivia.clickJS("Invite only", `[...document.querySelectorAll(".admin-section label.check")].find(l => l.textContent.startsWith("Invite only")).querySelector("input")`)
 	olivia.clickJS("the blue swatch", `document.querySelector('.admin-section input[aria-label="blue"]')`)
 	olivia.setText(`document.querySelector("#community-description")`, "A *friendly* place.")
+	olivia.clickJS("Add a question", button(".admin-section", "Add a question"))
+	olivia.setText(`document.querySelector('input[aria-label="Question 1"]')`, "Who told you about us?")
+	olivia.clickJS("Delete messages older than", `[...document.querySelectorAll('input[name="retention"]')][1]`)
+	olivia.setText(`document.querySelector('input[aria-label="Days to keep messages"]')`, "30")
 	olivia.clickJS("Preview", button(".admin-section", "Preview"))
 	olivia.waitFor("the preview", `document.querySelector(".markdown-preview em")?.textContent === "friendly"`)
 	olivia.allNamed("the community settings")
@@ -282,7 +286,8 @@ func TestAdminInviteOneUse(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !info.Msg.GetInviteOnly() || info.Msg.GetAccentColor() != "#1d4ed8" || info.Msg.GetDescription() != "A *friendly* place." {
+	if m := info.Msg; !m.GetInviteOnly() || m.GetAccentColor() != "#1d4ed8" || m.GetDescription() != "A *friendly* place." ||
+		fmt.Sprint(m.GetJoinQuestions()) != "[Who told you about us?]" || m.GetRetentionDays() != 30 {
 		t.Fatalf("the settings saved: %v", info.Msg)
 	}
 
@@ -307,6 +312,7 @@ func TestAdminInviteOneUse(t *testing.T) {
 	nina.waitFor("the sign-in page", `!!document.querySelector("#signin-title")`)
 	nina.signIn(srv, "nina")
 	nina.waitFor("the join page with the code", fmt.Sprintf(`%s?.value === %s`, field("Invite code"), js(code)))
+	nina.setText(field("Who told you about us?"), "A neighbour")
 	nina.join("Nina")
 
 	t.Log("the second is refused, in the server's words")
@@ -315,9 +321,10 @@ func TestAdminInviteOneUse(t *testing.T) {
 	omar.waitFor("the sign-in page", `!!document.querySelector("#signin-title")`)
 	omar.signIn(srv, "omar")
 	omar.waitFor("the join page with the code", fmt.Sprintf(`%s?.value === %s`, field("Invite code"), js(code)))
+	omar.setText(field("Who told you about us?"), "A poster")
 	omar.click(`.welcome-box button[type="submit"]`)
 	omar.waitFor("the refusal", `/invite/i.test(document.querySelector(".welcome-box [role=alert]")?.textContent ?? "")`)
-	_, err = srv.Client(srv.Token("omar")).Server.Join(context.Background(), connect.NewRequest(&svcv1.JoinRequest{InviteCode: code}))
+	_, err = srv.Client(srv.Token("omar")).Server.Join(context.Background(), connect.NewRequest(&svcv1.JoinRequest{InviteCode: code, Answers: []string{"A poster"}}))
 	if connect.CodeOf(err) != connect.CodePermissionDenied {
 		t.Fatalf("a second join with the invite: %v", err)
 	}

@@ -1,7 +1,7 @@
 // The invites screen (moderators and up): create an invite with an expiry and a number of
 // uses, and the invites not revoked with their uses and state (active, expired, used up), each
 // with its link to copy and a way to revoke it. Invites have no events: the list is loaded when
-// the screen opens, after each change here, and when someone joins.
+// the screen opens, after each change here, and when the number of members changes.
 
 import { useEffect, useRef, useState } from "preact/hooks";
 import type { Invite } from "../../gen/svc/v1/types_pb";
@@ -59,9 +59,12 @@ export function InvitesScreen(props: { session: Session }) {
       .catch((e) => setError(errorText(e)));
   useEffect(() => {
     void load();
-    // A join may have used an invite up.
+    // A join may have used an invite up (presence changes, which come far more often, do not).
     let timer = 0;
+    let count = session.members.size;
     const off = session.em.on("members", () => {
+      if (session.members.size === count) return;
+      count = session.members.size;
       clearTimeout(timer);
       timer = window.setTimeout(load, 300);
     });
