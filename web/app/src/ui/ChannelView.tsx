@@ -8,6 +8,7 @@ import { useTopics } from "../lib/emitter";
 import { renderMarkdown } from "../lib/markdown";
 import type { Session } from "../state/session";
 import { Avatar, PresenceDot } from "./common";
+import { ChannelHeaderImage, ChannelSettingsButton } from "./admin/ChannelSettings";
 import { Composer, type ComposerHandle } from "./Composer";
 import { renderContext, type MessageActions } from "./MessageItem";
 import { MessageList } from "./MessageList";
@@ -95,6 +96,7 @@ export function ChannelView(props: {
         }
       }}
     >
+      <ChannelHeaderImage session={session} channel={channel} />
       <header class="channel-head">
         <MenuButton session={session} current={channel.id} onMenu={props.onMenu} />
         <h2 class="channel-title">
@@ -112,6 +114,7 @@ export function ChannelView(props: {
           )}
         </h2>
         {channel.topic && <p class="channel-topic">{renderMarkdown(channel.topic, renderContext(session, props.actions.onMember))}</p>}
+        {!dm && <ChannelSettingsButton session={session} channel={channel} />}
       </header>
       <MessageList
         session={session}

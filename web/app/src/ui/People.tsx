@@ -4,6 +4,7 @@ import { useState } from "preact/hooks";
 import { MemberKind, MemberRole } from "../gen/svc/v1/types_pb";
 import { useTopics } from "../lib/emitter";
 import { renderMarkdown } from "../lib/markdown";
+import { MemberAdmin } from "./admin/Members";
 import type { Session } from "../state/session";
 import { Avatar, Dialog, PresenceDot, formatDay, presenceLabel } from "./common";
 import { renderContext } from "./MessageItem";
@@ -53,6 +54,7 @@ export function MemberCard(props: { session: Session; memberId: string; onClose:
           )}
           {m.bio && <div class="member-bio">{renderMarkdown(m.bio, renderContext(session, () => undefined))}</div>}
           <p class="muted small">Member since {formatDay(m.joinedAtMs)}</p>
+          <MemberAdmin session={session} member={m} />
           {!me && (
             <div class="dialog-actions">
               <button type="button" class="button button-primary" onClick={message} disabled={session.blocked.has(memberId)}>

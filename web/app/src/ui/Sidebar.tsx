@@ -3,7 +3,8 @@
 
 import { ChannelKind, ChannelMode, MemberRole, type Channel } from "../gen/svc/v1/types_pb";
 import { useTopics } from "../lib/emitter";
-import { channelHash } from "../lib/router";
+import { channelHash, navigate } from "../lib/router";
+import { CommunityLink } from "./admin/Community";
 import type { Session } from "../state/session";
 import { Avatar, PresenceDot } from "./common";
 
@@ -51,6 +52,7 @@ export function Sidebar(props: SidebarProps) {
     <nav class="sidebar-inner" aria-label="Channels and direct messages">
       <header class="server-head">
         <h1 class="server-name">{info?.name || "Hearth"}</h1>
+        <CommunityLink session={session} onNavigate={props.onNavigate} />
         <span class={session.online ? "conn conn-online" : "conn conn-offline"} role="status">
           {session.online ? "" : "Reconnecting…"}
         </span>
@@ -58,8 +60,8 @@ export function Sidebar(props: SidebarProps) {
       {info?.needsSetup && owner && (
         <div class="setup-note">
           <p>Your community is new. Others can use it once you finish the setup.</p>
-          <button type="button" class="button" onClick={() => session.finishSetup()}>
-            Finish setup
+          <button type="button" class="button" onClick={() => (navigate("#/setup"), props.onNavigate())}>
+            Continue the setup
           </button>
         </div>
       )}
