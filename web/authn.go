@@ -95,8 +95,12 @@ func (a *authenticator) authenticate(ctx context.Context, procedure string, h ht
 		if need == needsLogin {
 			return context.WithValue(ctx, identityKey, id), nil
 		}
-		c, ok := a.eng.MemberForLogin(engine.Login{Issuer: id.Issuer, Subject: id.Subject})
+		login := engine.Login{Issuer: id.Issuer, Subject: id.Subject}
+		c, ok := a.eng.MemberForLogin(login)
 		if !ok {
+			if a.eng.LoginBanned(login) {
+				return nil, denied("this login is banned from the community")
+			}
 			return nil, denied("you are not a member of this community; call Join first")
 		}
 		caller = c

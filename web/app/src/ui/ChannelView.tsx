@@ -11,6 +11,7 @@ import { Avatar, PresenceDot } from "./common";
 import { Composer, type ComposerHandle } from "./Composer";
 import { renderContext, type MessageActions } from "./MessageItem";
 import { MessageList } from "./MessageList";
+import { DMBlockNotice } from "./moderation/MemberModeration";
 
 export function ChannelView(props: {
   session: Session;
@@ -124,6 +125,7 @@ export function ChannelView(props: {
         onEscape={() => composer.current?.focus()}
       />
       <Typing session={session} channelId={channel.id} thread="" />
+      {dm && <DMBlockNotice session={session} memberIds={channel.memberIds} />}
       <Composer
         session={session}
         channelId={channel.id}

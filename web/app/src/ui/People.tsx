@@ -7,6 +7,7 @@ import { renderMarkdown } from "../lib/markdown";
 import type { Session } from "../state/session";
 import { Avatar, Dialog, PresenceDot, formatDay, presenceLabel } from "./common";
 import { renderContext } from "./MessageItem";
+import { MemberModeration } from "./moderation/MemberModeration";
 
 const ROLE_NAMES: Record<number, string> = {
   [MemberRole.OWNER]: "Owner",
@@ -66,6 +67,7 @@ export function MemberCard(props: { session: Session; memberId: string; onClose:
               </button>
             </div>
           )}
+          <MemberModeration session={session} member={m} onDone={props.onClose} />
         </div>
       )}
     </Dialog>

@@ -6,6 +6,8 @@ import { useTopics } from "../lib/emitter";
 import { channelHash } from "../lib/router";
 import type { Session } from "../state/session";
 import { Avatar, PresenceDot } from "./common";
+import { quietOf } from "./moderation/MemberModeration";
+import { SearchButton, ToolLinks, type ToolName } from "./tools/Tools";
 
 export type SidebarProps = {
   session: Session;
@@ -14,6 +16,7 @@ export type SidebarProps = {
   onNewDM: () => void;
   onProfile: () => void;
   onNavigate: () => void;
+  onTool: (t: ToolName) => void;
 };
 
 /** Channels in sidebar order: category, position, name; categories by name, none first. */
@@ -63,6 +66,7 @@ export function Sidebar(props: SidebarProps) {
           </button>
         </div>
       )}
+      <SearchButton onTool={props.onTool} />
       <div class="sidebar-scroll">
         {[...groups.entries()].map(([category, list]) => (
           <section class="side-section" key={category}>
@@ -93,6 +97,7 @@ export function Sidebar(props: SidebarProps) {
           </ul>
           {dms.length === 0 && <p class="side-empty">No conversations yet.</p>}
         </section>
+        <ToolLinks session={session} onTool={props.onTool} />
       </div>
       {me && (
         <footer class="me-card">
@@ -121,6 +126,8 @@ function ChannelLink(props: { session: Session; channel: Channel; current: strin
   if (unread > 0) parts.push(`${unread} unread`);
   if (mentionCount > 0) parts.push(`${mentionCount} ${mentionCount === 1 ? "mention" : "mentions"}`);
   const others = c.memberIds.filter((id) => id !== session.me?.id);
+  const quiet = dm ? quietOf(session, others) : undefined;
+  if (quiet) parts.push(quiet.label);
   const current = props.current === c.id;
   return (
     <li>
@@ -148,6 +155,11 @@ function ChannelLink(props: { session: Session; channel: Channel; current: strin
           </span>
         )}
         <span class="side-name">{title}</span>
+        {quiet && (
+          <span class="side-quiet" aria-hidden="true" title={quiet.title}>
+            {quiet.icon}
+          </span>
+        )}
         {mentionCount > 0 ? (
           <span class="badge badge-mention" aria-hidden="true">
             {mentionCount}
