@@ -14,6 +14,8 @@ import (
 
 	"github.com/zitadel/oidc/v3/pkg/oidc"
 	"github.com/zitadel/oidc/v3/pkg/op"
+
+	"hearth/engine/ratelimit"
 )
 
 // The built-in issuer's endpoints, under its URL (the server's base URL).
@@ -63,7 +65,7 @@ type Provider struct {
 	now        func() time.Time
 	log        *slog.Logger
 	hasher     *hasher
-	limits     *limiter
+	limits     *ratelimit.Limiter
 	clientAddr func(*http.Request) string
 	client     *webClient
 	storage    *opStorage
@@ -106,7 +108,7 @@ func NewProvider(cfg ProviderConfig) (*Provider, error) {
 		params = DefaultPasswordParams
 	}
 	p.hasher = newHasher(params)
-	p.limits = newLimiter(p.now)
+	p.limits = ratelimit.New(p.now)
 	p.client = newWebClient(cfg.Issuer.URL(), p.webURL)
 	p.storage = newOPStorage(p, p.client)
 	p.formAction = formActionSources(cfg.Issuer.URL(), p.client.redirects)

@@ -18,9 +18,9 @@
 //
 // A file:// bucket writes each object to a temporary file next to its final path and
 // renames it into place (never through os.TempDir, which may be another file system).
-// A process killed mid-write can leave such a file, listed as "<key>.<hex>.tmp"; the
-// cleanup job sweeps it like any other object without a row. Folders are created 0700:
-// uploads are private to the community.
+// A write that fails removes its temporary file at once; a process killed mid-write leaves
+// it, listed as "<key>.<hex>.tmp", and SweepPartial, which the server runs at start before it
+// takes requests, removes it. Folders are created 0700: uploads are private to the community.
 //
 // # Signed file URLs
 //

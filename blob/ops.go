@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"regexp"
 	"time"
 
 	gcblob "gocloud.dev/blob"
@@ -173,4 +174,35 @@ func wrap(op, key string, err error) error {
 		return fmt.Errorf("%s %s: %w", op, key, ErrNotFound)
 	}
 	return fmt.Errorf("%s %s: %w", op, key, err)
+}
+
+// partialName matches the temporary file a file bucket writes an object to before renaming
+// it into place: "<key>.<hex>.tmp" (gocloud's fileblob). No object of ours is named so.
+var partialName = regexp.MustCompile(`\.[0-9a-f]+\.tmp$`)
+
+// SweepPartial deletes what a file bucket holds half written: the temporary files of writes
+// that never finished because the process writing them died (kill -9, a crash, a power cut).
+// A write that fails in a live process removes its own. Call it only while no write can be
+// under way, before the server takes requests. Other buckets keep no partial objects: it
+// does nothing there. It returns how many files it deleted.
+func (b *Bucket) SweepPartial(ctx context.Context) (int, error) {
+	if b.scheme != "file" {
+		return 0, nil
+	}
+	var partial []string
+	err := b.List(ctx, "", func(key string, _ int64, _ time.Time) error {
+		if partialName.MatchString(key) {
+			partial = append(partial, key)
+		}
+		return nil
+	})
+	if err != nil {
+		return 0, err
+	}
+	for i, key := range partial {
+		if err := b.Delete(ctx, key); err != nil && !errors.Is(err, ErrNotFound) {
+			return i, err
+		}
+	}
+	return len(partial), nil
 }

@@ -47,7 +47,7 @@ func checkBotProfile(req *svcv1.CreateBotRequest) error {
 	if err := checkUsername("username", req.GetUsername()); err != nil {
 		return err
 	}
-	if err := checkLen("display_name", req.GetDisplayName(), displayNameMax); err != nil {
+	if err := checkShownText("display_name", req.GetDisplayName(), displayNameMax); err != nil {
 		return err
 	}
 	if err := checkLen("bio", req.GetBio(), bioMax); err != nil {
@@ -80,16 +80,7 @@ func (e *Engine) addBot(tx *Tx, req *svcv1.CreateBotRequest, token []byte, plugi
 		BotTokenHash: token,
 		Plugin:       plugin,
 	}
-	if err := tx.putMember(rec); err != nil {
-		return nil, err
-	}
-	if err := e.joinDefaultChannels(tx, m.Id); err != nil {
-		return nil, err
-	}
-	if _, err := tx.emit(toEveryone(), &svcv1.Event{Kind: &svcv1.Event_MemberJoined{MemberJoined: m}}); err != nil {
-		return nil, err
-	}
-	return m, nil
+	return m, e.welcome(tx, rec)
 }
 
 // ListBots lists the bots in the community, by username.

@@ -152,7 +152,7 @@ func (d *Snapshot) visibleChannel(c Caller, id string) (*storepb.ChannelRecord, 
 
 // channelName normalizes a channel name and checks it is not empty or too long.
 func channelName(raw string) (string, error) {
-	if err := checkLen("name", raw, 4*channelNameMax); err != nil {
+	if err := checkShownText("name", raw, 4*channelNameMax); err != nil {
 		return "", err
 	}
 	name := normalizeChannelName(raw)
@@ -166,10 +166,10 @@ func channelName(raw string) (string, error) {
 }
 
 func checkChannelText(topic, category string) error {
-	if err := checkLen("topic", topic, channelTopicMax); err != nil {
+	if err := checkShownText("topic", topic, channelTopicMax); err != nil {
 		return err
 	}
-	return checkLen("category", category, channelCategory)
+	return checkShownText("category", category, channelCategory)
 }
 
 // nextPosition puts a new channel last in its category.

@@ -9,6 +9,7 @@ import (
 	"path"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"hearth/blob"
 	"hearth/engine/store"
@@ -71,6 +72,24 @@ func EmojiName(file string) (string, error) {
 	return name, nil
 }
 
+// checkEmojiName refuses a name no emoji can have (API.md: 1 to 62 characters of a-z, 0-9,
+// hyphen and underscore), so that a call naming one is told what is wrong with it rather than
+// that no emoji has it.
+func checkEmojiName(field, name string) error {
+	if name == "" {
+		return invalid("%s is required", field)
+	}
+	if n := utf8.RuneCountInString(name); n > emojiNameMax {
+		return invalid("%s is %s characters; the limit is %d", field, thousands(n), emojiNameMax)
+	}
+	for _, r := range name {
+		if !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '-' || r == '_') {
+			return invalid("%s must be made of a-z, 0-9, hyphen and underscore; got %q", field, name)
+		}
+	}
+	return nil
+}
+
 // emojiURL is where an emoji is served, relative to the base URL. It never changes.
 func emojiURL(id string) string { return "/emoji/" + id }
 
@@ -108,19 +127,13 @@ func (e *Engine) ListEmoji(c Caller, known int64) (*EmojiList, error) {
 	return list, nil
 }
 
-// EmojiImage is an emoji's image, ready to be served.
-type EmojiImage struct {
-	ID          string
-	ContentType string
-	Size        int64
-	Created     time.Time
-
-	bucket *blob.Bucket
-}
+// emojiMaxAge is how long an emoji's image may be cached: its URL never changes its bytes (a
+// deleted emoji's id is never given to another).
+const emojiMaxAge = 365 * 24 * time.Hour
 
 // OpenEmoji finds an emoji by id for GET /emoji/{id}, which anyone may load: not_found for an
 // id that never was an emoji's and for one whose emoji was deleted (ids are never reused).
-func (e *Engine) OpenEmoji(id string) (*EmojiImage, error) {
+func (e *Engine) OpenEmoji(id string) (*PublicImage, error) {
 	if e.opts.Bucket == nil {
 		return nil, notFound("this server keeps no emoji")
 	}
@@ -139,20 +152,39 @@ func (e *Engine) OpenEmoji(id string) (*EmojiImage, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &EmojiImage{
+	return &PublicImage{
 		ID:          rec.GetId(),
 		ContentType: rec.GetContentType(),
 		Size:        rec.GetSize(),
-		Created:     time.UnixMilli(rec.GetCreatedAtMs()),
+		ModTime:     time.UnixMilli(rec.GetCreatedAtMs()),
+		MaxAge:      emojiMaxAge,
+		key:         blob.EmojiKey(rec.GetId()),
+		gone:        "this emoji was deleted",
 		bucket:      e.opts.Bucket,
 	}, nil
 }
 
+// PublicImage is an image anyone with its URL may load, ready to be served: a custom emoji
+// (GET /emoji/{id}) or a link preview's image (GET /previews/{id}). Its URL never changes its
+// bytes.
+type PublicImage struct {
+	ID          string
+	ContentType string
+	Size        int64
+	ModTime     time.Time
+	// MaxAge is how long it may be cached from now.
+	MaxAge time.Duration
+
+	key    string
+	gone   string // not_found's message when its object is missing
+	bucket *blob.Bucket
+}
+
 // Open opens the image's bytes for reading and seeking; ctx must last as long as the reads.
-func (img *EmojiImage) Open(ctx context.Context) (io.ReadSeekCloser, error) {
-	o, err := img.bucket.Open(ctx, blob.EmojiKey(img.ID))
+func (img *PublicImage) Open(ctx context.Context) (io.ReadSeekCloser, error) {
+	o, err := img.bucket.Open(ctx, img.key)
 	if errors.Is(err, blob.ErrNotFound) {
-		return nil, notFound("this emoji was deleted")
+		return nil, notFound("%s", img.gone)
 	}
 	return o, err
 }
@@ -160,8 +192,8 @@ func (img *EmojiImage) Open(ctx context.Context) (io.ReadSeekCloser, error) {
 // DeleteEmoji deletes a custom emoji: its rows in the change, its object after the commit.
 func (e *Engine) DeleteEmoji(ctx context.Context, c Caller, req *svcv1.DeleteEmojiRequest) (*svcv1.DeleteEmojiResponse, error) {
 	name := req.GetName()
-	if name == "" {
-		return nil, invalid("name is required")
+	if err := checkEmojiName("name", name); err != nil {
+		return nil, err
 	}
 	id, err := submit(e, func(tx *Tx) (string, error) {
 		if _, err := tx.Snap().requireRank(c, svcv1.MemberRole_MEMBER_ROLE_MODERATOR, "deleting an emoji"); err != nil {
@@ -199,19 +231,9 @@ func emojiChanged(tx *Tx) error {
 	return tx.mutate().SetEmojiVersion(seq)
 }
 
-// deleteEmojiObjects deletes the objects of emoji whose rows are gone (or were never written),
-// on the caller's goroutine and past its context, like deleteObjects; what fails is swept.
+// deleteEmojiObjects deletes the objects of emoji whose rows are gone (or were never written).
 func (e *Engine) deleteEmojiObjects(ids []string) {
-	if len(ids) == 0 {
-		return
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), deleteTimeout)
-	defer cancel()
-	for _, id := range ids {
-		if err := e.opts.Bucket.Delete(ctx, blob.EmojiKey(id)); err != nil {
-			e.log.Warn("deleting an emoji's image; the cleanup will retry", "err", err)
-		}
-	}
+	e.deleteObjectsUnder(blob.EmojiKey, "an emoji's image", ids)
 }
 
 // ExportEmoji writes every custom emoji to w as a zip archive of `name.ext` files, sorted by

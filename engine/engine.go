@@ -344,6 +344,15 @@ func (e *Engine) MemberForLogin(l Login) (Caller, bool) {
 	return Caller{ID: m.GetMember().GetId()}, true
 }
 
+// ErrBanned answers every call of a banned login but GetServerInfo.
+var ErrBanned = &Error{Code: CodePermissionDenied, Msg: "you are banned from this community"}
+
+// LoginBanned reports whether a login is banned from the community.
+func (e *Engine) LoginBanned(l Login) bool {
+	m := e.snap.Load().memberByLogin(l.Issuer, l.Subject)
+	return m != nil && m.GetState() == storepb.MemberState_MEMBER_STATE_BANNED
+}
+
 // BotForTokenHash returns the bot holding a token.
 func (e *Engine) BotForTokenHash(h [32]byte) (Caller, bool) {
 	m := e.snap.Load().botByTokenHash(h)

@@ -20,9 +20,11 @@ const (
 	CodeUnauthenticated
 	CodeUnavailable
 	CodeUnimplemented
-	// CodeTooLarge: a body over its size limit (HTTP 413 on plain endpoints). Keep it last, or
-	// move web's table test to the new last code.
+	// CodeTooLarge: a body over its size limit (HTTP 413 on plain endpoints).
 	CodeTooLarge
+	// CodeTooSlow: a request body that did not arrive in time (HTTP 408 on plain endpoints,
+	// deadline_exceeded on calls). Keep it last, or move web's table test to the new last code.
+	CodeTooSlow
 )
 
 // Error is the engine's error: a code and a message for the person who made the call. Messages

@@ -132,18 +132,22 @@ func (e *Engine) sweepOrphans() {
 	}
 }
 
-// deleteObjects deletes the objects of files whose rows a committed change deleted. It runs
-// on the caller's goroutine, never the writer's, and outlives the caller's context: the rows
-// are gone already. An object it fails to delete is an orphan for the sweep.
-func (e *Engine) deleteObjects(ids []string) {
+// deleteObjects deletes the objects of files whose rows a committed change deleted.
+func (e *Engine) deleteObjects(ids []string) { e.deleteObjectsUnder(blob.FileKey, "a file", ids) }
+
+// deleteObjectsUnder deletes the objects key(id) of rows a committed change deleted (files,
+// emoji, preview images). It runs on the caller's goroutine, never the writer's, and outlives
+// the caller's context: the rows are gone already. An object it fails to delete is an orphan
+// for the sweep.
+func (e *Engine) deleteObjectsUnder(key func(id string) string, what string, ids []string) {
 	if len(ids) == 0 || e.opts.Bucket == nil {
 		return
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), deleteTimeout)
 	defer cancel()
 	for _, id := range ids {
-		if err := e.opts.Bucket.Delete(ctx, blob.FileKey(id)); err != nil {
-			e.log.Warn("deleting a file; the cleanup will retry", "err", err)
+		if err := e.opts.Bucket.Delete(ctx, key(id)); err != nil {
+			e.log.Warn("deleting "+what+"; the cleanup will retry", "err", err)
 		}
 	}
 }

@@ -103,6 +103,9 @@ func answersMatch(questions, answers int) error {
 	return nil
 }
 
+// JoinQuestionsMax is how many join questions the community, and each plugin, may ask.
+const JoinQuestionsMax = joinQuestionsMax
+
 // CheckJoinQuestions checks a list of join questions against the limits of
 // UpdateServerSettings.join_questions (a plugin's chat.setJoinQuestions has the same).
 func CheckJoinQuestions(field string, qs []string) error {

@@ -34,7 +34,7 @@ func (e *Engine) Join(ctx context.Context, in JoinInput) (*svcv1.Member, bool, e
 		return nil, false, rateLimited("joining", wait)
 	}
 	req := in.Req
-	if err := checkLen("display_name", req.GetDisplayName(), displayNameMax); err != nil {
+	if err := checkShownText("display_name", req.GetDisplayName(), displayNameMax); err != nil {
 		return nil, false, err
 	}
 	if err := checkLen("bio", req.GetBio(), bioMax); err != nil {
@@ -68,7 +68,7 @@ func (e *Engine) Join(ctx context.Context, in JoinInput) (*svcv1.Member, bool, e
 			case storepb.MemberState_MEMBER_STATE_ACTIVE:
 				return joined{m: e.memberView(rec.GetMember()), created: false}, nil
 			case storepb.MemberState_MEMBER_STATE_BANNED:
-				return joined{}, denied("this login is banned from the community")
+				return joined{}, ErrBanned
 			}
 		}
 		if err := e.admit(tx, req, hooked); err != nil {
@@ -128,14 +128,16 @@ func (e *Engine) addMember(tx *Tx, prev *storepb.MemberRecord, in JoinInput) (*s
 		m.Role = svcv1.MemberRole_MEMBER_ROLE_MEMBER
 		m.RoleIds = nil
 	} else {
-		base := normalizeUsername(firstNonEmpty(in.PreferredUsername, in.Name, in.Login.Subject))
+		name := shownName(in.Name, displayNameMax)
+		base := normalizeUsername(firstNonEmpty(in.PreferredUsername, name, in.Login.Subject))
 		m = &svcv1.Member{
 			Id:       uuid.Must(uuid.NewV7()).String(),
 			Kind:     svcv1.MemberKind_MEMBER_KIND_HUMAN,
 			Role:     svcv1.MemberRole_MEMBER_ROLE_MEMBER,
 			Username: uniqueUsername(base, func(u string) bool { return d.usernameTaken(u, "") }),
 		}
-		m.DisplayName = firstNonEmpty(in.Name, m.Username)
+		// A claim is the issuer's text, not the caller's: what may not be shown is dropped.
+		m.DisplayName = firstNonEmpty(name, m.Username)
 	}
 	m.JoinedAtMs = tx.NowMs()
 	if req.GetDisplayName() != "" {
@@ -167,16 +169,21 @@ func (e *Engine) addMember(tx *Tx, prev *storepb.MemberRecord, in JoinInput) (*s
 		Subject: in.Login.Subject,
 		State:   storepb.MemberState_MEMBER_STATE_ACTIVE,
 	}
+	return m, e.welcome(tx, rec)
+}
+
+// welcome writes a newcomer's row (a person who joins, a new bot), joins them to the default
+// channels as any newcomer, and sends member_joined to every member.
+func (e *Engine) welcome(tx *Tx, rec *storepb.MemberRecord) error {
 	if err := tx.putMember(rec); err != nil {
-		return nil, err
+		return err
 	}
-	if err := e.joinDefaultChannels(tx, m.Id); err != nil {
-		return nil, err
+	m := rec.GetMember()
+	if err := e.joinDefaultChannels(tx, m.GetId()); err != nil {
+		return err
 	}
-	if _, err := tx.emit(toEveryone(), &svcv1.Event{Kind: &svcv1.Event_MemberJoined{MemberJoined: m}}); err != nil {
-		return nil, err
-	}
-	return m, nil
+	_, err := tx.emit(toEveryone(), &svcv1.Event{Kind: &svcv1.Event_MemberJoined{MemberJoined: m}})
+	return err
 }
 
 // GetMe is the caller's member, with the server's version for admins and the owner.
@@ -216,16 +223,16 @@ func (e *Engine) UpdateProfile(ctx context.Context, c Caller, req *svcv1.UpdateP
 			return nil, err
 		}
 	}
-	if err := checkLen("display_name", req.GetDisplayName(), displayNameMax); err != nil {
+	if err := checkShownText("display_name", req.GetDisplayName(), displayNameMax); err != nil {
 		return nil, err
 	}
-	if req.DisplayName != nil && strings.TrimSpace(req.GetDisplayName()) == "" {
+	if req.DisplayName != nil && req.GetDisplayName() == "" {
 		return nil, invalid("display_name must not be empty")
 	}
 	if err := checkLen("bio", req.GetBio(), bioMax); err != nil {
 		return nil, err
 	}
-	if err := checkLen("status_text", req.GetStatusText(), statusTextMax); err != nil {
+	if err := checkShownText("status_text", req.GetStatusText(), statusTextMax); err != nil {
 		return nil, err
 	}
 	if err := checkBytes("status_emoji", req.GetStatusEmoji(), statusEmojiMax); err != nil {

@@ -211,9 +211,20 @@ func dmBlocked(d *Snapshot, caller string, members []string) error {
 // mentions lists the members a text mentions, once each.
 func mentions(d *Snapshot, text string) []string {
 	var out []string
+	for _, id := range mentionedIDs(text) {
+		if d.Member(id) != nil {
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+// mentionedIDs scans a text for `<@member_id>` mentions and returns their ids, in lower case,
+// once each, in order.
+func mentionedIDs(text string) []string {
+	var out []string
 	for _, m := range mentionPattern.FindAllStringSubmatch(text, -1) {
-		id := strings.ToLower(m[1])
-		if d.Member(id) != nil && !slices.Contains(out, id) {
+		if id := strings.ToLower(m[1]); !slices.Contains(out, id) {
 			out = append(out, id)
 		}
 	}

@@ -195,14 +195,6 @@ func (e *Engine) UnbanMember(ctx context.Context, c Caller, req *svcv1.UnbanMemb
 	})
 }
 
-// LoginBanned reports whether a login belongs to a banned member, so that the calls of someone
-// banned while signed in are refused as banned rather than as not being a member: their client
-// can say so at once, as Join would.
-func (e *Engine) LoginBanned(l Login) bool {
-	m := e.snap.Load().memberByLogin(l.Issuer, l.Subject)
-	return m.GetState() == storepb.MemberState_MEMBER_STATE_BANNED
-}
-
 // ListBans lists every ban, newest first, with the profile at ban time.
 func (e *Engine) ListBans(ctx context.Context, c Caller, _ *svcv1.ListBansRequest) (*svcv1.ListBansResponse, error) {
 	d := e.snap.Load()

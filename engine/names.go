@@ -91,12 +91,13 @@ func uniqueUsername(base string, taken func(string) bool) string {
 }
 
 // normalizeChannelName lowercases a channel name and joins its words with single hyphens:
-// "Hello World!" becomes "hello-world". Letters and digits of any script are kept.
+// "Hello World!" becomes "hello-world". Letters and digits of any script are kept, but for the
+// letters that show nothing (the Hangul fillers), which would make a name that looks empty.
 func normalizeChannelName(s string) string {
 	var b strings.Builder
 	hyphen := false
 	for _, r := range strings.ToLower(s) {
-		if unicode.IsLetter(r) || unicode.IsDigit(r) || r == '_' {
+		if (unicode.IsLetter(r) || unicode.IsDigit(r) || r == '_') && !invisible(r) {
 			if hyphen && b.Len() > 0 {
 				b.WriteByte('-')
 			}

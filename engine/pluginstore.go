@@ -13,8 +13,9 @@ import (
 // when chat.store.set returns and the quota is checked against what is stored.
 
 const (
-	// PluginStoreQuota bounds what one plugin stores: its keys and values together, in bytes.
-	PluginStoreQuota = 1 << 20
+	// PluginStoreQuota bounds what one plugin stores: its keys and values together, in bytes
+	// (DECISIONS.md: 1 MB; a MB is 1,000,000 bytes here as for uploads).
+	PluginStoreQuota = 1_000_000
 	// PluginKeysMax bounds how many keys one plugin stores.
 	PluginKeysMax = 10_000
 	// pluginKeyMax bounds one key, in bytes.

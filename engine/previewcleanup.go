@@ -2,9 +2,6 @@ package engine
 
 import (
 	"context"
-	"errors"
-	"io"
-	"strings"
 	"time"
 
 	"hearth/blob"
@@ -61,20 +58,9 @@ func (e *Engine) ExpirePreviews() error {
 	}
 }
 
-// deletePreviewObjects deletes the images whose rows a committed change deleted; as
-// deleteObjects, never on the writer's goroutine. One it fails to delete is an orphan for the
-// sweep.
+// deletePreviewObjects deletes the images whose rows a committed change deleted.
 func (e *Engine) deletePreviewObjects(ids []string) {
-	if len(ids) == 0 || e.opts.Bucket == nil {
-		return
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), deleteTimeout)
-	defer cancel()
-	for _, id := range ids {
-		if err := e.opts.Bucket.Delete(ctx, blob.PreviewKey(id)); err != nil {
-			e.log.Warn("deleting a link preview image; the cleanup will retry", "err", err)
-		}
-	}
+	e.deleteObjectsUnder(blob.PreviewKey, "a link preview image", ids)
 }
 
 // SweepPreviewOrphans deletes the objects under previews/ that have no row and are older
@@ -84,48 +70,10 @@ func (e *Engine) SweepPreviewOrphans(ctx context.Context) (int, error) {
 	if e.opts.Bucket == nil {
 		return 0, nil
 	}
-	oldest := time.Now().Add(-e.opts.OrphanAge)
-	deleted := 0
-	var keys []string
-	flush := func() error {
-		var orphans []string
-		err := e.db.View(func(r *store.Reader) error {
-			for _, k := range keys {
-				_, err := r.PreviewImage(strings.TrimPrefix(k, blob.PreviewKey("")))
-				if isNotFound(err) {
-					orphans = append(orphans, k)
-				} else if err != nil {
-					return err
-				}
-			}
-			return nil
-		})
-		keys = keys[:0]
-		if err != nil {
-			return err
-		}
-		for _, k := range orphans {
-			if err := e.opts.Bucket.Delete(ctx, k); err != nil {
-				return err
-			}
-			deleted++
-		}
-		return nil
-	}
-	err := e.opts.Bucket.List(ctx, blob.PreviewKey(""), func(key string, _ int64, mod time.Time) error {
-		if !mod.Before(oldest) {
-			return nil
-		}
-		keys = append(keys, key)
-		if len(keys) == sweepBatch {
-			return flush()
-		}
-		return nil
+	return e.sweepPrefix(ctx, blob.PreviewKey(""), func(r *store.Reader, id string) error {
+		_, err := r.PreviewImage(id)
+		return err
 	})
-	if err == nil {
-		err = flush()
-	}
-	return deleted, err
 }
 
 // previewJobs is the previews' part of the jobs loop.
@@ -145,22 +93,11 @@ func (e *Engine) previewJobs(tick int) {
 	}
 }
 
-// PreviewImage is a stored preview image, ready to be served.
-type PreviewImage struct {
-	ID          string
-	ContentType string
-	Size        int64
-	ModTime     time.Time
-	// MaxAge is how long it is served from now: how long a browser may cache it.
-	MaxAge time.Duration
-
-	bucket *blob.Bucket
-}
-
 // OpenPreviewImage finds a preview image by its id (GET /previews/{id}): not_found for an
 // unknown or expired one. Preview images are public: an id is 128 random bits, handed out
-// only with the preview of a message, and the image came from a public page.
-func (e *Engine) OpenPreviewImage(ctx context.Context, id string) (*PreviewImage, error) {
+// only with the preview of a message, and the image came from a public page. It may be
+// cached until the preview expires.
+func (e *Engine) OpenPreviewImage(ctx context.Context, id string) (*PublicImage, error) {
 	if e.opts.Bucket == nil || !validPreviewImageID(id) {
 		return nil, notFound("no such preview image")
 	}
@@ -181,23 +118,16 @@ func (e *Engine) OpenPreviewImage(ctx context.Context, id string) (*PreviewImage
 	if left <= 0 {
 		return nil, notFound("no such preview image")
 	}
-	return &PreviewImage{
+	return &PublicImage{
 		ID:          img.GetId(),
 		ContentType: img.GetContentType(),
 		Size:        img.GetSize(),
 		ModTime:     time.UnixMilli(img.GetCreatedAtMs()),
 		MaxAge:      left,
+		key:         blob.PreviewKey(img.GetId()),
+		gone:        "no such preview image",
 		bucket:      e.opts.Bucket,
 	}, nil
-}
-
-// Open opens the image's bytes for reading and seeking; ctx must last as long as the reads.
-func (p *PreviewImage) Open(ctx context.Context) (io.ReadSeekCloser, error) {
-	o, err := p.bucket.Open(ctx, blob.PreviewKey(p.ID))
-	if errors.Is(err, blob.ErrNotFound) {
-		return nil, notFound("no such preview image")
-	}
-	return o, err
 }
 
 // validPreviewImageID accepts what storePreviewImage makes: 32 lower-case hex digits.

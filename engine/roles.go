@@ -5,7 +5,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"unicode"
 
 	"github.com/google/uuid"
 	"google.golang.org/protobuf/proto"
@@ -300,18 +299,15 @@ func (e *Engine) roleUpdated(tx *Tx, r *svcv1.Role) error {
 	return err
 }
 
-// roleName checks a role name: 1 to 32 characters once the spaces around it are trimmed, no
-// control characters.
+// roleName checks a role name: 1 to 32 characters once the spaces around it are trimmed, shown
+// as a name (checkShownText).
 func roleName(raw string) (string, error) {
 	name := strings.TrimSpace(raw)
 	if name == "" {
 		return "", invalid("name must be 1 to %d characters; it is empty", roleNameMax)
 	}
-	if err := checkLen("name", name, roleNameMax); err != nil {
+	if err := checkShownText("name", name, roleNameMax); err != nil {
 		return "", err
-	}
-	if strings.ContainsFunc(name, unicode.IsControl) {
-		return "", invalid("name must not contain control characters")
 	}
 	return name, nil
 }

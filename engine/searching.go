@@ -119,7 +119,9 @@ func (tx *Tx) indexSent(m *svcv1.Message, text search.Doc) error {
 	return tx.stageSearch(search.DocOp(m, text))
 }
 
-// indexEdited replaces what the index holds of an edited message.
+// indexEdited replaces what the index holds of an edited message. The old text is analyzed
+// once, here in the writer (it is read here): its op both tells whether anything changed and
+// says what to take out.
 func (tx *Tx) indexEdited(old, edited *svcv1.Message, text search.Doc) error {
 	add := search.DocOp(edited, text)
 	if len(edited.GetAttachments()) > 0 {
@@ -129,7 +131,7 @@ func (tx *Tx) indexEdited(old, edited *svcv1.Message, text search.Doc) error {
 	if slices.Equal(was.GetTerms(), add.GetTerms()) && slices.Equal(was.GetMasks(), add.GetMasks()) {
 		return nil
 	}
-	if err := tx.stageSearch(search.RemoveOp(old)); err != nil {
+	if err := tx.stageSearch(search.UndoOp(was)); err != nil {
 		return err
 	}
 	return tx.stageSearch(add)

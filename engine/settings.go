@@ -138,7 +138,7 @@ func checkSettings(req *svcv1.UpdateServerSettingsRequest) error {
 		if req.GetName() == "" {
 			return invalid("name must not be empty")
 		}
-		if err := checkLen("name", req.GetName(), serverNameMax); err != nil {
+		if err := checkShownText("name", req.GetName(), serverNameMax); err != nil {
 			return err
 		}
 	}

@@ -2,42 +2,57 @@ package engine
 
 import (
 	"context"
+	"slices"
 	"sync"
 )
 
-// streamSet knows every open Subscribe stream by member, so that a change can end a member's
-// streams at once: DeleteBot, and RotateBotToken (a stream opened with the old token must not
-// outlive it).
+// MaxStreamsPerMember is how many Subscribe streams one member may have open at once. A client
+// needs one (a few, with several tabs or devices); each open stream holds a goroutine, a place
+// in the hub and buffers, so one token must not hold thousands.
+const MaxStreamsPerMember = 16
+
+// ErrTooManyStreams ends a member's oldest stream when they open one more than
+// MaxStreamsPerMember: the newest is the one a client is using; the oldest is most likely a tab
+// or device left behind, or a client that did not close what it replaced.
+var ErrTooManyStreams = &Error{Code: CodeResourceExhausted, Msg: "too many open streams: a member may have 16 open at once, and this one, the oldest, was closed for a newer one"}
+
+// streamSet knows every open Subscribe stream by member, oldest first, so that a change can end
+// a member's streams at once (DeleteBot, and RotateBotToken: a stream opened with the old token
+// must not outlive it), and so that a member's streams are capped (MaxStreamsPerMember).
 type streamSet struct {
 	mu      sync.Mutex
-	members map[string]map[*openStream]struct{}
+	members map[string][]*openStream
 }
 
 type openStream struct{ cancel context.CancelCauseFunc }
 
-// track registers a stream of member; the context it returns ends with cause when end is
-// called for the member. Call untrack when the stream ends.
+// track registers a stream of member; the context it returns ends with a cause when end is
+// called for the member, or with ErrTooManyStreams when it is the member's oldest of more than
+// MaxStreamsPerMember. Call untrack when the stream ends.
 func (s *streamSet) track(ctx context.Context, member string) (_ context.Context, untrack func()) {
 	ctx, cancel := context.WithCancelCause(ctx)
 	o := &openStream{cancel: cancel}
 	s.mu.Lock()
 	if s.members == nil {
-		s.members = map[string]map[*openStream]struct{}{}
+		s.members = map[string][]*openStream{}
 	}
-	set := s.members[member]
-	if set == nil {
-		set = map[*openStream]struct{}{}
-		s.members[member] = set
+	list := append(s.members[member], o)
+	if len(list) > MaxStreamsPerMember {
+		list[0].cancel(ErrTooManyStreams)
+		list = slices.Delete(list, 0, 1)
 	}
-	set[o] = struct{}{}
+	s.members[member] = list
 	s.mu.Unlock()
 	return ctx, func() {
 		s.mu.Lock()
-		// The set holding o is never dropped while o is in it.
-		cur := s.members[member]
-		delete(cur, o)
-		if len(cur) == 0 {
+		list := s.members[member]
+		if i := slices.Index(list, o); i >= 0 {
+			list = slices.Delete(list, i, i+1)
+		}
+		if len(list) == 0 {
 			delete(s.members, member)
+		} else {
+			s.members[member] = list
 		}
 		s.mu.Unlock()
 		cancel(nil)
@@ -48,7 +63,7 @@ func (s *streamSet) track(ctx context.Context, member string) (_ context.Context
 func (s *streamSet) end(member string, cause error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	for o := range s.members[member] {
+	for _, o := range s.members[member] {
 		o.cancel(cause)
 	}
 }

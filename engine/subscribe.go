@@ -34,8 +34,9 @@ const (
 // the stream open before the first event), then every event after afterSeq the caller may see,
 // replayed from the log, then live events, as one Follower hands them over; a heartbeat every
 // 25 s. It returns when the client goes away (ctx), the stream must resync (after sending
-// resync), the member leaves, or the server closes; a nil error means the stream ended
-// normally. The StreamEnd says which.
+// resync), the member leaves, the server closes, or the member opens more than
+// MaxStreamsPerMember streams and this is their oldest (ErrTooManyStreams); a nil error means
+// the stream ended normally. The StreamEnd says which.
 //
 // The calling goroutine only waits: everything that sends (replay, heartbeats, deliveries)
 // runs on a goroutine of its own that ends when it is done (see RunOnFreshStack), so that the

@@ -15,6 +15,7 @@ import (
 
 	"hearth/engine"
 	"hearth/engine/backup"
+	"hearth/web/metrics"
 )
 
 // The admin socket: a Unix socket in the data directory (<data>/admin.sock, mode 0600) through
@@ -120,12 +121,12 @@ func listenAdmin(dataDir string, eng *engine.Engine, backups *backup.Service, ve
 		w.Header().Set("Trailer", BackupResultTrailer)
 		w.Header().Set("Content-Type", "application/gzip")
 		start := time.Now()
-		sw := &statusWriter{ResponseWriter: w, status: http.StatusOK}
+		sw := metrics.NewStatusWriter(w)
 		sum, err := backups.WriteTo(r.Context(), sw)
 		if err != nil && !errors.Is(err, backup.ErrRunning) && !errors.Is(err, backup.ErrClosed) {
 			log.Error("backup failed", "to", "the admin socket", "err", err)
 		}
-		if err != nil && !sw.wrote {
+		if err != nil && !sw.Wrote {
 			// Failed before its first byte (another backup runs, the server stops): a status.
 			http.Error(w, err.Error(), backupStatus(err))
 			return

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"net/netip"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -54,6 +55,9 @@ type Config struct {
 	// outbound client with the operator's policy, since issuers are named by the operator and
 	// may be on loopback or the local network, and a 10 s timeout).
 	IssuerHTTPClient *http.Client
+	// TrustedProxies are the proxies whose X-Forwarded-For or Forwarded headers name the client
+	// address (-trusted-proxy); from any other peer, the client address is the peer's.
+	TrustedProxies []netip.Prefix
 	// OIDCClients are the external issuers the browser client signs in with (-oidc-client):
 	// listed at /oauth/issuers, and trusted as if among Engine.TrustedIssuers.
 	OIDCClients []auth.OIDCClient
@@ -102,6 +106,7 @@ type Server struct {
 	Plugins *plugins.Host
 
 	handler http.Handler
+	intake  *intake
 	db      *store.DB
 	// Owned by the server, closed by Close (nil when the caller gave its own).
 	ownBucket  *blob.Bucket
@@ -157,6 +162,13 @@ func Open(ctx context.Context, cfg Config) (s *Server, err error) {
 	}
 	if s.db, err = store.Open(filepath.Join(cfg.Data, "db"), cfg.Memory, cfg.Log); err != nil {
 		return nil, err
+	}
+	// With the database open, no other server uses this data directory: what a file bucket
+	// holds half written was left by a server that died mid-upload.
+	if n, err := s.Bucket.SweepPartial(ctx); err != nil {
+		cfg.Log.Warn("could not remove the partly written files of an earlier run", "err", err)
+	} else if n > 0 {
+		cfg.Log.Info("removed the partly written files of an earlier run", "count", n)
 	}
 	if opts.Signer == nil {
 		if opts.Signer, err = blob.LoadOrCreateSigner(cfg.Data); err != nil {
@@ -250,23 +262,26 @@ func Open(ctx context.Context, cfg Config) (s *Server, err error) {
 			Now:       cfg.SignInClock,
 			Log:       cfg.Log,
 			Password:  cfg.PasswordParams,
+			// The intake's client address: -trusted-proxy applies to sign-in's limits too.
+			ClientAddr: ClientAddr,
 		})
 		if err != nil {
 			return nil, err
 		}
 	}
-	s.handler = New(Options{
-		Engine:        s.Engine,
-		Plugins:       s.Plugins,
-		Verifier:      verifier,
-		Issuer:        s.Issuer,
-		SignIn:        signIn,
-		OIDCClients:   cfg.OIDCClients,
-		CORSOrigins:   cfg.CORSOrigins,
-		WebURL:        cfg.WebURL,
-		FilesRedirect: cfg.FilesRedirect,
-		Log:           cfg.Log,
-		Metrics:       s.Metrics,
+	s.handler, s.intake = newHandler(Options{
+		Engine:         s.Engine,
+		Plugins:        s.Plugins,
+		Verifier:       verifier,
+		Issuer:         s.Issuer,
+		SignIn:         signIn,
+		OIDCClients:    cfg.OIDCClients,
+		CORSOrigins:    cfg.CORSOrigins,
+		WebURL:         cfg.WebURL,
+		FilesRedirect:  cfg.FilesRedirect,
+		Log:            cfg.Log,
+		Metrics:        s.Metrics,
+		TrustedProxies: cfg.TrustedProxies,
 	})
 	if err := s.openBackups(ctx, cfg, opts); err != nil {
 		return nil, err
@@ -281,6 +296,16 @@ func Open(ctx context.Context, cfg Config) (s *Server, err error) {
 	cfg.Log.Info("starting", "version", opts.Version, "data", absPath(cfg.Data), "bucket", s.Bucket.Where(),
 		"issuers", opts.TrustedIssuers, "backups", s.Backups.Destination().String(), "backup_every", cfg.Backups.Every)
 	return s, nil
+}
+
+// WaitRequests returns once no request is being handled, or with ctx's error. A server that
+// shuts down calls it after closing its connections, so that every handler has let go of
+// what it held (an upload its temporary file) before Close.
+func (s *Server) WaitRequests(ctx context.Context) error {
+	if s.intake == nil {
+		return nil
+	}
+	return s.intake.running.wait(ctx)
 }
 
 // openBackups makes the backup service on its destination and starts its schedule.

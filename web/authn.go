@@ -2,7 +2,6 @@ package web
 
 import (
 	"context"
-	"net"
 	"net/http"
 
 	"connectrpc.com/connect"
@@ -10,6 +9,7 @@ import (
 	"hearth/auth"
 	"hearth/engine"
 	"hearth/proto/svc/v1/svcv1connect"
+	"hearth/web/metrics"
 )
 
 // access says what a call needs from its caller.
@@ -61,10 +61,13 @@ func identityOf(ctx context.Context) auth.Identity {
 type authenticator struct {
 	eng      *engine.Engine
 	verifier *auth.Verifier
+	metrics  *metrics.Metrics
 }
 
 // authenticate resolves the caller of a call to procedure (a Connect procedure, or a plain
-// endpoint's route) and puts them in the context.
+// endpoint's route) and puts them in the context. Plain endpoints call it before they read
+// their body. Once the caller is known, the request no longer counts among those in flight
+// before authentication from its address.
 func (a *authenticator) authenticate(ctx context.Context, procedure string, h http.Header) (context.Context, error) {
 	need, listed := callAccess[procedure]
 	if !listed {
@@ -73,6 +76,15 @@ func (a *authenticator) authenticate(ctx context.Context, procedure string, h ht
 	if need == public {
 		return ctx, nil
 	}
+	ctx, err := a.resolve(ctx, procedure, need, h)
+	if err != nil {
+		return nil, err
+	}
+	authenticated(ctx)
+	return ctx, nil
+}
+
+func (a *authenticator) resolve(ctx context.Context, procedure string, need access, h http.Header) (context.Context, error) {
 	token, err := auth.BearerToken(h)
 	if err != nil {
 		return nil, unauthenticated(err.Error())
@@ -92,15 +104,15 @@ func (a *authenticator) authenticate(ctx context.Context, procedure string, h ht
 		if err != nil {
 			return nil, unauthenticated(err.Error())
 		}
+		login := engine.Login{Issuer: id.Issuer, Subject: id.Subject}
+		if a.eng.LoginBanned(login) {
+			return nil, engine.ErrBanned
+		}
 		if need == needsLogin {
 			return context.WithValue(ctx, identityKey, id), nil
 		}
-		login := engine.Login{Issuer: id.Issuer, Subject: id.Subject}
 		c, ok := a.eng.MemberForLogin(login)
 		if !ok {
-			if a.eng.LoginBanned(login) {
-				return nil, denied("this login is banned from the community")
-			}
 			return nil, denied("you are not a member of this community; call Join first")
 		}
 		caller = c
@@ -122,49 +134,38 @@ func denied(msg string) error {
 	return &engine.Error{Code: engine.CodePermissionDenied, Msg: msg}
 }
 
-// interceptor authenticates every Connect call, unary and streaming.
-type interceptor struct{ a *authenticator }
-
-func (i interceptor) WrapUnary(next connect.UnaryFunc) connect.UnaryFunc {
-	return func(ctx context.Context, req connect.AnyRequest) (connect.AnyResponse, error) {
-		ctx, err := i.a.authenticate(ctx, req.Spec().Procedure, req.Header())
-		if err != nil {
-			return nil, toConnect(err)
-		}
-		return next(withPeer(ctx, req.Peer()), req)
-	}
-}
-
-func (i interceptor) WrapStreamingClient(next connect.StreamingClientFunc) connect.StreamingClientFunc {
-	return next
-}
-
-func (i interceptor) WrapStreamingHandler(next connect.StreamingHandlerFunc) connect.StreamingHandlerFunc {
-	return func(ctx context.Context, conn connect.StreamingHandlerConn) error {
-		// Verifying a token needs a deep stack; a stream's goroutine lives as long as the
-		// stream and would keep it, so the check runs on a fresh stack (see engine.RunOnFreshStack).
-		err := engine.RunOnFreshStack(func() (err error) {
-			ctx, err = i.a.authenticate(ctx, conn.Spec().Procedure, conn.RequestHeader())
+// gate authenticates every Connect call once its headers are in and before any of its body
+// is read (connect.WithRequestGate): a call without a valid token never gets the server to
+// read, decode or hold its message. A call the intake refused (too many in flight from its
+// address) is answered here too, in its own protocol. Refused calls never reach the
+// interceptors, so the metrics count them and the request log writes their line here.
+func (a *authenticator) gate(ctx context.Context, spec connect.Spec, _ connect.Peer, h http.Header) (context.Context, error) {
+	out := ctx
+	err := refusal(ctx)
+	if err == nil {
+		auth := func() (err error) {
+			out, err = a.authenticate(ctx, spec.Procedure, h)
 			return err
-		})
-		if err != nil {
-			return toConnect(err)
 		}
-		return next(withPeer(ctx, conn.Peer()), conn)
+		if spec.StreamType == connect.StreamTypeUnary {
+			err = auth()
+		} else {
+			// Verifying a token needs a deep stack; a stream's goroutine lives as long as the
+			// stream and would keep it, so the check runs on a fresh stack (see
+			// engine.RunOnFreshStack).
+			err = engine.RunOnFreshStack(auth)
+		}
 	}
-}
-
-const peerKey ctxKey = 100
-
-func withPeer(ctx context.Context, p connect.Peer) context.Context {
-	return context.WithValue(ctx, peerKey, p.Addr)
-}
-
-// clientAddr is the host the call came from (for per-address rate limits).
-func clientAddr(ctx context.Context) string {
-	addr, _ := ctx.Value(peerKey).(string)
-	if host, _, err := net.SplitHostPort(addr); err == nil {
-		return host
+	if err != nil {
+		err = toConnect(err)
+		if a.metrics != nil {
+			a.metrics.Refused(spec.Procedure, err)
+		}
+		if l := requestLogOf(ctx); l != nil {
+			l.logged = true
+			l.logCall(ctx, spec.Procedure, err)
+		}
+		return nil, err
 	}
-	return addr
+	return out, nil
 }

@@ -29,9 +29,6 @@ const (
 	emojiExportRoute = "GET /emoji.zip"
 )
 
-// emojiImageCache is GET /emoji/{id}'s Cache-Control: an emoji's URL never changes its bytes.
-const emojiImageCache = "public, max-age=31536000, immutable"
-
 func (s *serverService) DeleteEmoji(ctx context.Context, r *connect.Request[svcv1.DeleteEmojiRequest]) (*connect.Response[svcv1.DeleteEmojiResponse], error) {
 	return call(ctx, r, s.eng.DeleteEmoji)
 }
@@ -245,22 +242,7 @@ func acceptsGzip(header string) bool {
 func serveEmoji(eng *engine.Engine) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		img, err := eng.OpenEmoji(r.PathValue("id"))
-		if err != nil {
-			writeError(w, err)
-			return
-		}
-		body, err := img.Open(r.Context())
-		if err != nil {
-			writeError(w, err)
-			return
-		}
-		defer body.Close()
-		h := w.Header()
-		h.Set("Content-Type", img.ContentType)
-		h.Set("Cache-Control", emojiImageCache)
-		h.Set("X-Content-Type-Options", "nosniff")
-		h.Set("ETag", `"`+img.ID+`"`)
-		http.ServeContent(w, r, "", img.Created, body)
+		servePublicImage(w, r, img, err)
 	}
 }
 

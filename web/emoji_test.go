@@ -370,6 +370,20 @@ func TestEmojiDelete(t *testing.T) {
 	if status, _ := fetchError(t, s, "/emoji/"+strings.Repeat("a", 100)); status != http.StatusNotFound {
 		t.Errorf("a long id: %d", status)
 	}
+	// A name no emoji can have is a bad argument naming the field and the limit, not an unknown
+	// name (which is not_found).
+	for _, c := range []struct{ name, want string }{
+		{"", "name is required"},
+		{strings.Repeat("a", 63), "name is 63 characters; the limit is 62"},
+		{strings.Repeat("a", 100_000), "name is 100,000 characters; the limit is 62"},
+		{"Wave", `name must be made of a-z, 0-9, hyphen and underscore; got "Wave"`},
+		{":wave:", `name must be made of a-z, 0-9, hyphen and underscore; got ":wave:"`},
+	} {
+		_, err := alice.Server.DeleteEmoji(ctx, req(&svcv1.DeleteEmojiRequest{Name: c.name}))
+		wantCode(t, "DeleteEmoji "+c.name[:min(len(c.name), 10)], err, connect.CodeInvalidArgument, c.want)
+	}
+	_, err := alice.Server.DeleteEmoji(ctx, req(&svcv1.DeleteEmojiRequest{Name: "nothing-here"}))
+	wantCode(t, "DeleteEmoji of an unknown name", err, connect.CodeNotFound, `there is no emoji called "nothing-here"`)
 }
 
 // One request that adds several emoji sends one emoji_changed to every member; one that adds

@@ -34,6 +34,7 @@ var wireCodes = map[engine.Code]wireCode{
 	engine.CodeUnavailable:        {connect.CodeUnavailable, http.StatusServiceUnavailable},
 	engine.CodeUnimplemented:      {connect.CodeUnimplemented, http.StatusNotImplemented},
 	engine.CodeTooLarge:           {connect.CodeInvalidArgument, http.StatusRequestEntityTooLarge},
+	engine.CodeTooSlow:            {connect.CodeDeadlineExceeded, http.StatusRequestTimeout},
 }
 
 // wireCodeOf is the wire form of an engine code; an unknown code is internal.

@@ -9,7 +9,7 @@ import (
 // TestEveryEngineCodeHasAWireCode: a code added to engine without a row here would answer
 // internal on the wire.
 func TestEveryEngineCodeHasAWireCode(t *testing.T) {
-	for c := engine.CodeInternal; c <= engine.CodeTooLarge; c++ {
+	for c := engine.CodeInternal; c <= engine.CodeTooSlow; c++ {
 		if _, ok := wireCodes[c]; !ok {
 			t.Errorf("engine code %d has no row in wireCodes", c)
 		}

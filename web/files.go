@@ -25,6 +25,9 @@ func serveFile(eng *engine.Engine, redirect bool) http.HandlerFunc {
 			writeError(w, err)
 			return
 		}
+		// A valid signature is this request's credential: a download, however long, no longer
+		// counts among its address's requests in flight before authentication.
+		authenticated(r.Context())
 		inline := showsInline(f.ContentType)
 		disposition := "attachment"
 		if inline {

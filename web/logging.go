@@ -11,6 +11,7 @@ import (
 	"connectrpc.com/connect"
 
 	"hearth/engine"
+	"hearth/web/metrics"
 )
 
 // Request logs (DECISIONS.md, "Observability"): at info, one line per failed call or request
@@ -69,7 +70,8 @@ func (l *requestLog) streamOpened(ctx context.Context, procedure string) {
 	l.log.LogAttrs(ctx, slog.LevelInfo, "stream opened", slog.String("method", procedure), slog.String("member", l.member), slog.String("addr", l.addr))
 }
 
-// requestAddr is the client address of a request, for logs.
+// requestAddr is the TCP peer's address of a request; the intake replaces it in the request's
+// log with the client address (the same, unless the peer is a trusted proxy).
 func requestAddr(r *http.Request) string {
 	if host, _, err := net.SplitHostPort(r.RemoteAddr); err == nil {
 		return host
@@ -84,13 +86,13 @@ func logRequests(log *slog.Logger, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		l := &requestLog{log: log, addr: requestAddr(r), start: time.Now()}
 		r = r.WithContext(context.WithValue(r.Context(), requestLogKey{}, l))
-		sw := &statusWriter{ResponseWriter: w, status: http.StatusOK}
+		sw := metrics.NewStatusWriter(w)
 		next.ServeHTTP(sw, r)
 		if l.logged {
 			return
 		}
 		level := slog.LevelDebug
-		if sw.status >= 400 {
+		if sw.Status >= 400 {
 			level = slog.LevelInfo
 		}
 		if !log.Enabled(r.Context(), level) {
@@ -104,7 +106,7 @@ func logRequests(log *slog.Logger, next http.Handler) http.Handler {
 		if level == slog.LevelInfo {
 			msg = "request failed"
 		}
-		log.LogAttrs(r.Context(), level, msg, slog.String("method", route), slog.Int("status", sw.status),
+		log.LogAttrs(r.Context(), level, msg, slog.String("method", route), slog.Int("status", sw.Status),
 			slog.String("member", l.member), slog.String("addr", l.addr), slog.Duration("took", time.Since(l.start)))
 	})
 }
@@ -177,31 +179,3 @@ func codeName(err error) string {
 	}
 	return connect.CodeOf(err).String()
 }
-
-type statusWriter struct {
-	http.ResponseWriter
-	status int
-	wrote  bool
-}
-
-func (w *statusWriter) WriteHeader(code int) {
-	if !w.wrote {
-		w.status, w.wrote = code, true
-	}
-	w.ResponseWriter.WriteHeader(code)
-}
-
-func (w *statusWriter) Write(b []byte) (int, error) {
-	w.wrote = true
-	return w.ResponseWriter.Write(b)
-}
-
-// Flush keeps streaming responses streaming through the wrapper.
-func (w *statusWriter) Flush() {
-	if f, ok := w.ResponseWriter.(http.Flusher); ok {
-		f.Flush()
-	}
-}
-
-// Unwrap lets http.ResponseController reach the real writer.
-func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }

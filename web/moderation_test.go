@@ -185,8 +185,7 @@ func TestBanThenJoin(t *testing.T) {
 	_, err = bob.Server.Join(ctx, req(&svcv1.JoinRequest{}))
 	wantCode(t, "a banned login joining", err, connect.CodePermissionDenied, "banned")
 	_, err = bob.Server.GetMe(ctx, req(&svcv1.GetMeRequest{}))
-	// Every call of a banned login says so (a client signed in when the ban came shows it).
-	wantCode(t, "GetMe of a banned login", err, connect.CodePermissionDenied, "this login is banned from the community")
+	wantCode(t, "GetMe of a banned login", err, connect.CodePermissionDenied)
 	c.join("bob-again") // another login of the same person is another member
 
 	carol := c.join("carol")
@@ -215,8 +214,6 @@ func TestBanThenJoin(t *testing.T) {
 	if _, err := owner.Server.UnbanMember(ctx, req(&svcv1.UnbanMemberRequest{MemberId: id})); err != nil {
 		t.Fatal(err)
 	}
-	_, err = bob.Server.GetMe(ctx, req(&svcv1.GetMeRequest{}))
-	wantCode(t, "GetMe of an unbanned login that has not joined again", err, connect.CodePermissionDenied, "call Join first")
 	c.clock.Advance(6 * time.Second)
 	back, err := bob.Server.Join(ctx, req(&svcv1.JoinRequest{}))
 	if err != nil || !back.Msg.GetCreated() || back.Msg.GetMember().GetId() != id {

@@ -235,6 +235,10 @@ chat.on('message', m => {
 		{`!fill big1 600000`, "filled"},
 		{`!fill big2 600000`, `error chat.store.set: storing "big2" would make the plugin's values 1,200,`},
 		{`!fill big1 700000`, "filled"},
+		// 1 MB is 1,000,000 bytes, keys and values together ("kept" and big1 take 700,017 with their keys and quotes).
+		{`!fill big2 299977`, "filled"},
+		{`!del big2`, "deleted"},
+		{`!fill big2 299978`, `error chat.store.set: storing "big2" would make the plugin's values 1,000,001 bytes; the limit is 1,000,000`},
 		{`!fill ` + strings.Repeat("k", 257) + ` 1`, "error chat.store.set: key is 257 bytes; the limit is 256"},
 	} {
 		if got := ask(c.q); !strings.HasPrefix(got, c.want) {

@@ -2,6 +2,7 @@ package web_test
 
 import (
 	"fmt"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -59,10 +60,10 @@ func TestHostilePlugins(t *testing.T) {
 	if spam != 40 {
 		t.Fatalf("the flood sent %d messages, want the bot burst of 40", spam)
 	}
-	// The thrower is still called (its count went up), and still running.
-	if again := erredWith(t, owner, "thrower", "hook message: Error: boom ").GetError(); boomCount(again) <= boomCount(first) {
-		t.Fatalf("the thrower's error went from %q to %q", first, again)
-	}
+	// The thrower is still called (its count goes up: it hears "!echo x" after whatever it had
+	// heard when first was read), and still running. It runs at its own pace, so wait for it.
+	waitListed(t, owner, "thrower", func(p *svcv1.Plugin) bool { return boomCount(p.GetError()) > boomCount(first) })
+	erredWith(t, owner, "thrower", "hook message: Error: boom ")
 	if _, err := owner.Server.GetServerInfo(ctx, req(&svcv1.GetServerInfoRequest{})); err != nil {
 		t.Fatal(err)
 	}
@@ -162,4 +163,94 @@ chat.on('joinRequest', r => ({allow: false, reason: 'no \uDC00 entry'}));`)
 	clock.Advance(time.Minute)
 	_, err := s.Client(s.Token("gil")).Server.Join(ctx, req(&svcv1.JoinRequest{}))
 	wantCode(t, "a refusal with a lone surrogate", err, connect.CodePermissionDenied, "no \uFFFD entry")
+}
+
+// chat.setJoinQuestions takes only a real array of at most 10 strings: an object claiming a
+// length of 200 million used to make the host allocate a slice of that many strings (3 GB) in
+// one native step the time limit cannot stop, enough to kill a small server.
+func TestPluginCannotMakeTheHostAllocateTheLengthItClaims(t *testing.T) {
+	s := webtest.Start(t)
+	owner := s.Join("owner")
+	for _, c := range []struct{ src, want string }{
+		{`chat.setJoinQuestions({length: 2e8})`, "chat.setJoinQuestions takes a list of strings"},
+		{`const a = []; a.length = 2e8; chat.setJoinQuestions(a)`, "chat.setJoinQuestions has 200000000 questions; the limit is 10"},
+		{`chat.setJoinQuestions(new Array(11).fill('why?'))`, "chat.setJoinQuestions has 11 questions; the limit is 10"},
+		{`chat.setJoinQuestions(['fine', 42])`, "chat.setJoinQuestions takes a list of strings"},
+		{`chat.setJoinQuestions('one question')`, "chat.setJoinQuestions takes a list of strings"},
+	} {
+		_, err := owner.Bot.InstallPlugin(ctx, req(&svcv1.InstallPluginRequest{Name: "asker", Source: c.src}))
+		wantCode(t, c.src, err, connect.CodeInvalidArgument, c.want)
+	}
+	// A list of strings still works, and so does clearing it.
+	mustInstall(t, owner, "asker", `chat.setJoinQuestions(['Who invited you?']); chat.setJoinQuestions(null); chat.setJoinQuestions(['Why here?'])`)
+	info, err := owner.Server.GetServerInfo(ctx, req(&svcv1.GetServerInfoRequest{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if q := info.Msg.GetJoinQuestions(); len(q) != 1 || q[0] != "Why here?" {
+		t.Fatalf("join_questions = %q", q)
+	}
+}
+
+// What a joinRequest hook returns is read inside the hook's run: a getter or a toString of the
+// script that throws or loops used to run outside it, where an exception was a panic that
+// took the whole server down and a loop ran forever with no limit. Now the first is the hook's
+// error and the second hits the hook's time limit; the person gets in either way.
+func TestJoinRequestVerdictCannotCrashOrHangTheServer(t *testing.T) {
+	clock := webtest.NewClock()
+	s := webtest.Start(t, webtest.WithClock(clock))
+	owner := s.Join("owner")
+	try := func(sub string) error {
+		clock.Advance(6 * time.Second)
+		_, err := s.Client(s.Token(sub)).Server.Join(ctx, req(&svcv1.JoinRequest{DisplayName: sub}))
+		return err
+	}
+
+	mustInstall(t, owner, "gate", `chat.on('joinRequest', r => ({allow: false, reason: {toString() { throw new Error('no reason') }}}));`)
+	wantOK(t, "a reason whose toString throws", try("dave"))
+	erredWith(t, owner, "gate", "hook joinRequest: Error: no reason")
+
+	mustInstall(t, owner, "gate", `chat.on('joinRequest', r => ({get allow() { for (;;) {} }}));`)
+	wantOK(t, "an allow whose getter loops", try("erin"))
+	stoppedWith(t, owner, "gate", "hook joinRequest ran longer than 500ms")
+
+	// A verdict the script computes still refuses.
+	mustInstall(t, owner, "gate", `chat.on('joinRequest', r => ({get allow() { return false }, reason: {toString() { return 'not today' }}}));`)
+	wantCode(t, "a computed refusal", try("frank"), connect.CodePermissionDenied, "not today")
+	if _, err := owner.Server.GetServerInfo(ctx, req(&svcv1.GetServerInfoRequest{})); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// What a script throws is made text inside its run. A thrown value whose toString throws used
+// to crash the server when the host read the error after the run (from a hook), break the
+// InstallPlugin call (from a top level) and keep a server with such a file in its plugins
+// folder from starting; one whose toString loops ran forever outside every limit.
+func TestPluginExceptionsCannotCrashOrHangTheServer(t *testing.T) {
+	clock := webtest.NewClock()
+	s := webtest.Start(t, webtest.WithClock(clock))
+	owner := s.Join("owner")
+	general := mustChannel(t, owner, "general", svcv1.ChannelKind_CHANNEL_KIND_TEXT)
+	const unreadable = `{toString() { throw new Error('unreadable') }}`
+
+	_, err := owner.Bot.InstallPlugin(ctx, req(&svcv1.InstallPluginRequest{Name: "top", Source: "throw " + unreadable}))
+	wantCode(t, "a top level that throws an unreadable value", err, connect.CodeInvalidArgument, "the script threw a value whose text cannot be read")
+
+	mustInstall(t, owner, "thrower", `chat.on('message', m => { throw `+unreadable+` });`)
+	mustInstall(t, owner, "looper", `chat.on('message', m => { throw {toString() { for (;;) {} }} });`)
+	mustInstall(t, owner, "proxy", `chat.on('message', m => { throw new Proxy({}, {getPrototypeOf() { for (;;) {} }}) });`)
+	clock.Advance(time.Second)
+	mustSend(t, owner, &svcv1.SendMessageRequest{ChannelId: general.GetId(), Text: "hello"})
+	erredWith(t, owner, "thrower", "hook message: the script threw a value whose text cannot be read")
+	stoppedWith(t, owner, "looper", "hook message ran longer than 500ms")
+	erredWith(t, owner, "proxy", "hook message: [object Object]")
+
+	// The same top level in the plugins folder: the server starts, and lists it with why.
+	if err := os.WriteFile(pluginPath(s, "top.js"), []byte("throw "+unreadable), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s.Restart()
+	if p := listed(t, owner, "top"); p == nil || p.GetRunning() || p.GetError() != "the script threw a value whose text cannot be read" {
+		t.Fatalf("after a restart the plugin is %v", p)
+	}
 }

@@ -3,6 +3,7 @@ package web_test
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -218,17 +219,22 @@ func TestPluginCallRules(t *testing.T) {
 	for _, name := range []string{"", "x", "X1", "two words", strings.Repeat("a", 33), "../etc", "~tmp-x"} {
 		_, err := c.admin.Bot.InstallPlugin(ctx, req(&svcv1.InstallPluginRequest{Name: name, Source: "1"}))
 		wantCode(t, "plugin name "+name, err, connect.CodeInvalidArgument, "name must be 2 to 32 characters of a-z, 0-9, underscore, dot and hyphen")
+		// The calls that name an installed plugin refuse a name no plugin can have alike.
+		_, err = c.admin.Bot.SetPluginEnabled(ctx, req(&svcv1.SetPluginEnabledRequest{Name: name, Enabled: true}))
+		wantCode(t, "SetPluginEnabled of "+name, err, connect.CodeInvalidArgument, "name must be 2 to 32 characters of a-z, 0-9, underscore, dot and hyphen")
+		_, err = c.admin.Bot.DeletePlugin(ctx, req(&svcv1.DeletePluginRequest{Name: name}))
+		wantCode(t, "DeletePlugin of "+name, err, connect.CodeInvalidArgument, "name must be 2 to 32 characters of a-z, 0-9, underscore, dot and hyphen")
 	}
 	// The name is its bot's username: one a member has is taken.
 	_, err := c.admin.Bot.InstallPlugin(ctx, req(&svcv1.InstallPluginRequest{Name: "member2", Source: "1"}))
 	wantCode(t, "a member's username", err, connect.CodeAlreadyExists, `the username "member2" is taken`)
 	_, err = c.admin.Bot.InstallPlugin(ctx, req(&svcv1.InstallPluginRequest{Name: "bot", Source: "1"}))
 	wantCode(t, "a bot's username", err, connect.CodeAlreadyExists, `the username "bot" is taken`)
-	// Source: 256 KB at most.
-	big := "//" + strings.Repeat("x", 256<<10-2)
+	// Source: 256 KB at most, a KB being 1,000 bytes as for emoji and uploads.
+	big := "//" + strings.Repeat("x", 256_000-2)
 	mustInstall(t, c.admin, "biggest", big)
 	_, err = c.admin.Bot.InstallPlugin(ctx, req(&svcv1.InstallPluginRequest{Name: "bigger", Source: big + "x"}))
-	wantCode(t, "a source over 256 KB", err, connect.CodeInvalidArgument, "source is 262,145 bytes; the limit is 262,144 (256 KB)")
+	wantCode(t, "a source over 256 KB", err, connect.CodeInvalidArgument, "source is 256,001 bytes; the limit is 256,000 (256 KB)")
 	// A plugin's bot is deleted with the plugin, never with DeleteBot, and has no token.
 	p := listed(t, c.admin, "biggest")
 	_, err = c.owner.Bot.DeleteBot(ctx, req(&svcv1.DeleteBotRequest{BotId: p.GetBotId()}))
@@ -285,4 +291,71 @@ func TestPluginsLoadAtStart(t *testing.T) {
 	if got[0] != "!echo x" || strings.Join(got[1:], " ") != "dropped:x kept:x" && strings.Join(got[1:], " ") != "kept:x dropped:x" {
 		t.Fatalf("after the restart the plugins answered %v", got)
 	}
+}
+
+// An install whose file cannot be written fails and changes nothing: the plugin is not listed,
+// and the bot made for it on this first install is gone again (its username free).
+func TestFailedInstallLeavesNoPluginAndNoBot(t *testing.T) {
+	s := webtest.Start(t)
+	owner := s.Join("owner")
+	// A folder where the plugin's file goes: renaming the written file onto it fails.
+	if err := os.MkdirAll(filepath.Join(pluginPath(s, "racer.js"), "in-the-way"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	_, err := owner.Bot.InstallPlugin(ctx, req(&svcv1.InstallPluginRequest{Name: "racer", Source: echo("racer:")}))
+	wantCode(t, "an install whose file cannot be written", err, connect.CodeInternal, "could not be written")
+	if p := listed(t, owner, "racer"); p != nil {
+		t.Errorf("the failed install is listed: %v", p)
+	}
+	bots, err := owner.Bot.ListBots(ctx, req(&svcv1.ListBotsRequest{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, b := range bots.Msg.GetBots() {
+		if b.GetUsername() == "racer" {
+			t.Errorf("the failed install left its bot: %v", b)
+		}
+	}
+	// Once the folder is out of the way the same install works.
+	if err := os.RemoveAll(pluginPath(s, "racer.js")); err != nil {
+		t.Fatal(err)
+	}
+	mustInstall(t, owner, "racer", echo("racer:"))
+}
+
+// A plugin whose file went away while its bot stayed (removed by hand, or a crash inside an
+// earlier DeletePlugin) is not listed, and DeleteBot refuses its bot: DeletePlugin deletes the
+// bot and the stored values, so that no bot is left that no call can delete.
+func TestDeletePluginWithoutItsFileDeletesItsBot(t *testing.T) {
+	s := webtest.Start(t)
+	owner := s.Join("owner")
+	p := mustInstall(t, owner, "gone", echo("gone:"))
+	if err := s.Engine.PluginStoreSet("gone", "k", []byte(`1`)); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(pluginPath(s, "gone.js")); err != nil {
+		t.Fatal(err)
+	}
+	s.Restart()
+	if l := listed(t, owner, "gone"); l != nil {
+		t.Fatalf("a plugin without its file is listed: %v", l)
+	}
+	_, err := owner.Bot.DeleteBot(ctx, req(&svcv1.DeleteBotRequest{BotId: p.GetBotId()}))
+	wantCode(t, "DeleteBot of the plugin's bot", err, connect.CodeFailedPrecondition, "delete it with DeletePlugin")
+	if _, err := owner.Bot.DeletePlugin(ctx, req(&svcv1.DeletePluginRequest{Name: "gone"})); err != nil {
+		t.Fatalf("DeletePlugin of a plugin whose file is gone: %v", err)
+	}
+	bots, err := owner.Bot.ListBots(ctx, req(&svcv1.ListBotsRequest{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(bots.Msg.GetBots()); n != 0 {
+		t.Fatalf("the plugin's bot is still there: %v", bots.Msg.GetBots())
+	}
+	if bytes, keys, err := s.Engine.PluginStoreUsage("gone"); err != nil || bytes != 0 || keys != 0 {
+		t.Fatalf("the plugin's store holds %d bytes in %d keys (%v)", bytes, keys, err)
+	}
+	// A name that never was a plugin is still not_found.
+	_, err = owner.Bot.DeletePlugin(ctx, req(&svcv1.DeletePluginRequest{Name: "never"}))
+	wantCode(t, "DeletePlugin of an unknown name", err, connect.CodeNotFound, `no plugin named "never"`)
 }

@@ -23,23 +23,30 @@ const previewImageRoute = "GET /previews/{id}"
 func servePreviewImage(eng *engine.Engine) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		img, err := eng.OpenPreviewImage(r.Context(), r.PathValue("id"))
-		if err != nil {
-			writeError(w, err)
-			return
-		}
-		body, err := img.Open(r.Context())
-		if err != nil {
-			writeError(w, err)
-			return
-		}
-		defer body.Close()
-		h := w.Header()
-		h.Set("Content-Type", img.ContentType)
-		h.Set("Content-Disposition", "inline")
-		h.Set("X-Content-Type-Options", "nosniff")
-		h.Set("Content-Security-Policy", "sandbox; default-src 'none'")
-		h.Set("Cache-Control", "public, immutable, max-age="+strconv.Itoa(int(img.MaxAge.Seconds())))
-		h.Set("ETag", `"`+img.ID+`"`)
-		http.ServeContent(w, r, "", img.ModTime, body)
+		servePublicImage(w, r, img, err)
 	}
+}
+
+// servePublicImage serves an image anyone may load (an emoji, a preview's image), found with
+// err: public, immutable, cached for img.MaxAge, shown in place but never run (nosniff, and a
+// sandbox should a browser open it as a page); its id is a strong validator.
+func servePublicImage(w http.ResponseWriter, r *http.Request, img *engine.PublicImage, err error) {
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	body, err := img.Open(r.Context())
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	defer body.Close()
+	h := w.Header()
+	h.Set("Content-Type", img.ContentType)
+	h.Set("Content-Disposition", "inline")
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Content-Security-Policy", "sandbox; default-src 'none'")
+	h.Set("Cache-Control", "public, max-age="+strconv.Itoa(int(img.MaxAge.Seconds()))+", immutable")
+	h.Set("ETag", `"`+img.ID+`"`)
+	http.ServeContent(w, r, "", img.ModTime, body)
 }

@@ -12,6 +12,8 @@ import (
 
 	"connectrpc.com/connect"
 
+	"hearth/blob"
+	"hearth/engine"
 	"hearth/engine/outbound"
 	svcv1 "hearth/proto/svc/v1"
 	"hearth/web/webtest"
@@ -47,7 +49,7 @@ func TestLinkPreviewHappyPath(t *testing.T) {
 			t.Errorf("%s: %q, want %q", h, got, want)
 		}
 	}
-	if cc := img.header.Get("Cache-Control"); !strings.HasPrefix(cc, "public, immutable, max-age=") {
+	if cc := img.header.Get("Cache-Control"); !strings.HasPrefix(cc, "public, max-age=") || !strings.HasSuffix(cc, ", immutable") {
 		t.Errorf("Cache-Control %q", cc)
 	}
 	if site.hitsOf("/article") != 1 || site.hitsOf("/img/cover.png") != 1 {
@@ -467,5 +469,32 @@ func TestLinkPreviewImageAfterRedirects(t *testing.T) {
 	}
 	if f := fetch(t, s, http.MethodGet, got[0].GetImageUrl()); f.status != http.StatusOK || !bytes.Equal(f.body, png) {
 		t.Fatalf("the image: %d", f.status)
+	}
+}
+
+// An object under previews/ without a row (a crash between storing an image and committing its
+// row) is swept; a preview's image is not.
+func TestLinkPreviewOrphansAreSwept(t *testing.T) {
+	site := newPages(t)
+	site.html("/article", ogPage("Title", "Description", "Site", "/cover.png"))
+	site.file("/cover.png", "image/png", pngImage(t, 8, 8))
+	// A negative age makes every object old enough.
+	s := webtest.Start(t, webtest.WithPreviewAllowPrivate(), func(o *engine.Options) { o.OrphanAge = -time.Hour })
+	owner := s.Join("owner")
+	ch := mustChannel(t, owner, "links", svcv1.ChannelKind_CHANNEL_KIND_TEXT)
+	got := previewsOf(t, owner, ch, site.URL+"/article")
+	if len(got) != 1 || got[0].GetImageUrl() == "" {
+		t.Fatalf("got %v, want a preview with its image", got)
+	}
+	orphan := blob.PreviewKey(strings.Repeat("ab", 16))
+	if _, err := s.Bucket().Put(ctx, orphan, bytes.NewReader(pngImage(t, 8, 8)), "image/png"); err != nil {
+		t.Fatal(err)
+	}
+	n, err := s.Engine.SweepPreviewOrphans(ctx)
+	if err != nil || n != 1 {
+		t.Fatalf("swept %d, %v; want 1", n, err)
+	}
+	if keys := previewKeys(t, s); len(keys) != 1 || "/"+keys[0] != got[0].GetImageUrl() {
+		t.Errorf("left %v, want the object of %s", keys, got[0].GetImageUrl())
 	}
 }

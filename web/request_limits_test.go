@@ -14,8 +14,9 @@ import (
 )
 
 // A request over 1 MiB is refused before it is decoded, and so is one that only grows to that
-// size when decompressed: Connect reads the body before authentication runs, so without the
-// bound anyone could make the server hold any amount of memory.
+// size when decompressed: Connect reads a member's body before the handler runs, so without the
+// bound a member could make the server hold any amount of memory. Without a token, the body is
+// not read at all (TestNoTokenNoMemoryPinned has the attack at scale).
 func TestRequestsAreBounded(t *testing.T) {
 	s := webtest.Start(t)
 	alice := s.Join("alice")
@@ -23,27 +24,39 @@ func TestRequestsAreBounded(t *testing.T) {
 	_, err := alice.Chat.SendMessage(ctx, req(&svcv1.SendMessageRequest{ChannelId: ch.GetId(), Text: strings.Repeat("a", 2<<20)}))
 	wantCode(t, "a 2 MiB message", err, connect.CodeResourceExhausted, "1048576")
 
-	// 64 MiB of zeros gzip to ~64 KiB; sent without logging in.
-	var body bytes.Buffer
-	zw := gzip.NewWriter(&body)
+	// 64 MiB of zeros gzip to ~64 KiB.
+	var bomb bytes.Buffer
+	zw := gzip.NewWriter(&bomb)
 	zeros := make([]byte, 1<<20)
 	for range 64 {
 		zw.Write(zeros)
 	}
 	zw.Close()
-	r, err := http.NewRequest("POST", s.URL+"/svc.v1.ChatService/GetState", &body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r.Header.Set("Content-Type", "application/proto")
-	r.Header.Set("Content-Encoding", "gzip")
-	resp, err := http.DefaultClient.Do(r)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	if want := http.StatusTooManyRequests; resp.StatusCode != want { // Connect's status for resource_exhausted
-		t.Fatalf("a gzip bomb: status %d, want %d", resp.StatusCode, want)
+	for _, tc := range []struct {
+		who   string
+		token string
+		want  int
+	}{
+		{"without a token", "", http.StatusUnauthorized},
+		{"from a member", alice.Token, http.StatusTooManyRequests}, // Connect's status for resource_exhausted
+	} {
+		r, err := http.NewRequest("POST", s.URL+"/svc.v1.ChatService/GetState", bytes.NewReader(bomb.Bytes()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.Header.Set("Content-Type", "application/proto")
+		r.Header.Set("Content-Encoding", "gzip")
+		if tc.token != "" {
+			r.Header.Set("Authorization", "Bearer "+tc.token)
+		}
+		resp, err := http.DefaultClient.Do(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != tc.want {
+			t.Fatalf("a gzip bomb %s: status %d, want %d", tc.who, resp.StatusCode, tc.want)
+		}
 	}
 }
 

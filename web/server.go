@@ -1,13 +1,16 @@
 // Package web is Hearth's HTTP surface: the Connect handlers of the three services (thin: each
-// calls one engine method), the plain endpoints, and the middleware that authenticates callers
-// and logs requests. It is also where a whole server is assembled (Open, in assembly.go), once,
-// for the binary and the tests alike.
+// calls one engine method), the plain endpoints, and the middleware: the intake (intake.go:
+// the client address, the requests in flight before authentication, body deadlines), the
+// authentication of calls before their body is read (authn.go), CORS and the request log. It
+// is also where a whole server is assembled (Open, in assembly.go), once, for the binary and
+// the tests alike.
 package web
 
 import (
 	"context"
 	"log/slog"
 	"net/http"
+	"net/netip"
 	"strings"
 
 	"connectrpc.com/connect"
@@ -43,6 +46,9 @@ type Options struct {
 	Log           *slog.Logger
 	// Metrics, when set, counts and times every call and route.
 	Metrics *metrics.Metrics
+	// TrustedProxies are the proxies whose forwarding headers name the client address
+	// (-trusted-proxy); from any other peer, the client address is the peer's.
+	TrustedProxies []netip.Prefix
 }
 
 // maxRequestBytes bounds one decoded request. The largest valid ones (a message of 8,000
@@ -52,19 +58,27 @@ const maxRequestBytes = 1 << 20
 
 // New returns the handler of every endpoint of the server.
 func New(opts Options) http.Handler {
+	h, _ := newHandler(opts)
+	return h
+}
+
+// newHandler is New, with the intake that counts the requests running (Server.WaitRequests).
+func newHandler(opts Options) (http.Handler, *intake) {
 	if opts.Log == nil {
 		opts.Log = slog.Default()
 	}
-	a := &authenticator{eng: opts.Engine, verifier: opts.Verifier}
-	interceptors := []connect.Interceptor{logInterceptor{}, interceptor{a}}
+	a := &authenticator{eng: opts.Engine, verifier: opts.Verifier, metrics: opts.Metrics}
+	// The calls refused by the gate (authentication) reach neither: it counts and logs them.
+	interceptors := []connect.Interceptor{logInterceptor{}}
 	if opts.Metrics != nil {
-		// First, so that calls refused by authentication are counted too.
 		interceptors = append([]connect.Interceptor{opts.Metrics.Interceptor()}, interceptors...)
 	}
 	handlerOpts := append(codecs(opts.Engine.SignURLs),
+		// Authentication, before any of the body is read.
+		connect.WithRequestGate(a.gate),
 		connect.WithInterceptors(interceptors...),
 		// Connect reads (and decompresses) a request before any interceptor runs, so this bound
-		// is what stops a large or gzip-bombed body, authenticated or not.
+		// is what stops a large or gzip-bombed body from a member.
 		connect.WithReadMaxBytes(maxRequestBytes))
 	mux := http.NewServeMux()
 	mux.Handle(svcv1connect.NewChatServiceHandler(&chatService{eng: opts.Engine}, handlerOpts...))
@@ -88,7 +102,11 @@ func New(opts Options) http.Handler {
 	if opts.Metrics != nil {
 		h = opts.Metrics.Routes(mux)
 	}
-	return logRequests(opts.Log, withCORS(opts.CORSOrigins, h))
+	// The request log outermost, so that it sees every answer (the intake names the client
+	// address to it); CORS outside the intake, so that what the intake refuses still reaches a
+	// browser on another origin as a refusal.
+	in := &intake{proxies: opts.TrustedProxies}
+	return logRequests(opts.Log, withCORS(opts.CORSOrigins, in.wrap(h))), in
 }
 
 // call runs a unary engine method for the authenticated caller.

@@ -53,7 +53,7 @@ func upload(eng *engine.Engine, a *authenticator) http.HandlerFunc {
 			writeError(w, err)
 			return
 		}
-		att, err := eng.Upload(ctx, callerOf(ctx), fileName(part), &partReader{part: part, mr: mr})
+		att, err := eng.Upload(ctx, callerOf(ctx), fileName(part), &partReader{part: part, mr: mr, body: r.Body})
 		if err != nil {
 			writeError(w, err)
 			return
@@ -101,11 +101,13 @@ func fileName(p *multipart.Part) string {
 }
 
 // partReader reads the file part and, at its end, checks that nothing but the closing
-// boundary follows: a second part fails the upload like a body cut short, so the engine
-// aborts it and keeps nothing. Its end, or its error, is final.
+// boundary follows, and that the body then ends as its Content-Length says: a second part,
+// or a body cut short (even one whose multipart form is complete), fails the upload, so the
+// engine aborts it and keeps nothing. Its end, or its error, is final.
 type partReader struct {
 	part *multipart.Part
 	mr   *multipart.Reader
+	body io.Reader
 	err  error
 }
 
@@ -128,18 +130,30 @@ func (p *partReader) end(err error) error {
 	}
 	switch _, err := p.mr.NextPart(); {
 	case err == io.EOF:
-		return io.EOF
 	case err != nil:
 		return bodyError(err)
+	default:
+		return errTwoParts
 	}
-	return errTwoParts
+	// The multipart reader stops at the closing boundary; what may follow (an epilogue, which
+	// the upload ignores) is read to the body's end, which is where a body shorter than its
+	// Content-Length shows.
+	if _, err := io.Copy(io.Discard, p.body); err != nil {
+		return bodyError(err)
+	}
+	return io.EOF
 }
 
-// bodyError tells a body over the cap (413) from one cut short or malformed (400).
+// bodyError tells a body over the cap (413) or too slow (408, from the intake) from one cut
+// short or malformed (400).
 func bodyError(err error) error {
 	var tooLarge *http.MaxBytesError
-	if errors.As(err, &tooLarge) {
+	var ee *engine.Error
+	switch {
+	case errors.As(err, &tooLarge):
 		return engine.ErrFileTooLarge
+	case errors.As(err, &ee):
+		return ee
 	}
 	return errCutShort
 }

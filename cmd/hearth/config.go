@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"net/netip"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -50,6 +51,9 @@ type Config struct {
 	BackupTo            string
 	BackupEvery         time.Duration
 	BackupKeep          int
+	// TrustedProxies (-trusted-proxy) are the CIDRs of the reverse proxies whose
+	// X-Forwarded-For or Forwarded headers name the client address.
+	TrustedProxies []string
 }
 
 // listFlag is a repeatable flag; from the environment it takes a comma-separated list.
@@ -88,6 +92,7 @@ func serveFlags(fs *flag.FlagSet, c *Config) {
 	fs.IntVar(&c.ReplayEvents, "replay-events", 100000, "the event log keeps at least this many events for reconnecting clients")
 	fs.StringVar(&c.Memory, "memory", "small", "database memory profile: small (fits a 512 MB VPS) or default (Badger's own, for hosts with memory to spare)")
 	fs.BoolVar(&c.PreviewAllowPrivate, "preview-allow-private", false, "let link previews fetch loopback and private addresses on any port (for tests and closed networks only)")
+	fs.Var((*listFlag)(&c.TrustedProxies), "trusted-proxy", "CIDR of a reverse proxy whose X-Forwarded-For/Forwarded name the client address (repeatable; comma list in the environment)")
 	fs.StringVar(&c.MetricsAddr, "metrics-addr", "", "serve Prometheus metrics at /metrics on this separate address, e.g. 127.0.0.1:9464 (default: off)")
 	fs.Var((*listFlag)(&c.OIDCClients), "oidc-client", "ISSUER=CLIENT_ID: an external issuer the browser client signs in with, trusted like -trusted-issuer (repeatable; comma list in the environment)")
 	fs.Var((*listFlag)(&c.CORSOrigins), "cors-origin", "an origin (scheme://host[:port]) allowed to call the API from a browser; repeatable; default: any")
@@ -191,6 +196,12 @@ func (c *Config) validate() error {
 	}
 	if _, err := c.level(); err != nil {
 		return err
+	}
+	if _, err := c.trustedProxies(); err != nil {
+		return err
+	}
+	if err := engine.CheckCommunityName(c.Name); err != nil {
+		return fmt.Errorf("-name %q: %v", c.Name, err)
 	}
 	if _, err := store.ParseProfile(c.Memory); err != nil {
 		return fmt.Errorf("-memory: %v", err)
@@ -304,6 +315,23 @@ func unwrapPathError(err error) error {
 		return pe.Err
 	}
 	return err
+}
+
+// trustedProxies parses -trusted-proxy: CIDRs, or single addresses.
+func (c *Config) trustedProxies() ([]netip.Prefix, error) {
+	var out []netip.Prefix
+	for _, s := range c.TrustedProxies {
+		p, err := netip.ParsePrefix(s)
+		if err != nil {
+			a, aerr := netip.ParseAddr(s)
+			if aerr != nil {
+				return nil, fmt.Errorf("-trusted-proxy %q must be a CIDR such as 10.0.0.0/8 or an IP address", s)
+			}
+			p = netip.PrefixFrom(a, a.BitLen())
+		}
+		out = append(out, p.Masked())
+	}
+	return out, nil
 }
 
 // previewPolicy is the address policy of link previews: public addresses on ports 80 and

@@ -78,6 +78,7 @@ type app struct {
 func openApp(ctx context.Context, c Config, log *slog.Logger) (*app, error) {
 	owner, _ := c.ownerLogin()
 	profile, _ := store.ParseProfile(c.Memory)
+	proxies, _ := c.trustedProxies()
 	tuneGC(profile, os.Getenv)
 	var updates engine.UpdateChecker
 	if c.UpdateFeed != "" {
@@ -100,17 +101,18 @@ func openApp(ctx context.Context, c Config, log *slog.Logger) (*app, error) {
 			ReplayEvents:   c.ReplayEvents,
 			PreviewPolicy:  c.previewPolicy(),
 		},
-		BucketURL:     c.Bucket,
-		WebURL:        c.WebURL,
-		NoLocalIssuer: c.NoLocalIssuer,
-		FilesRedirect: c.FilesRedirect,
-		Memory:        profile,
-		Metrics:       c.MetricsAddr != "",
-		OIDCClients:   oidcClients,
-		CORSOrigins:   c.CORSOrigins,
-		Log:           log,
-		AdminSocket:   true,
-		Backups:       web.BackupConfig{To: c.BackupTo, Every: c.BackupEvery, Keep: c.BackupKeep},
+		BucketURL:      c.Bucket,
+		WebURL:         c.WebURL,
+		NoLocalIssuer:  c.NoLocalIssuer,
+		FilesRedirect:  c.FilesRedirect,
+		Memory:         profile,
+		Metrics:        c.MetricsAddr != "",
+		OIDCClients:    oidcClients,
+		CORSOrigins:    c.CORSOrigins,
+		TrustedProxies: proxies,
+		Log:            log,
+		AdminSocket:    true,
+		Backups:        web.BackupConfig{To: c.BackupTo, Every: c.BackupEvery, Keep: c.BackupKeep},
 	})
 	if err != nil {
 		return nil, err
@@ -118,9 +120,20 @@ func openApp(ctx context.Context, c Config, log *slog.Logger) (*app, error) {
 	return &app{Server: s, srv: web.NewHTTPServer(s.Handler(), log)}, nil
 }
 
-// serve runs until ctx ends (SIGINT or SIGTERM), then shuts down in order: streams first so
-// the HTTP server can drain, then the writer (what is queued is committed), the sandbox (no
-// upload is left to inspect), the database and the bucket.
+// How a stop is spent (DECISIONS.md: SIGTERM exits 0 within 10 s, however slow a client is).
+const (
+	// drainTime is how long the requests in progress get to finish once no new one is taken.
+	drainTime = 5 * time.Second
+	// cutTime is how long handlers get to return after their connections were closed under
+	// them (an upload then removes its temporary file).
+	cutTime = 2 * time.Second
+)
+
+// serve runs until ctx ends (SIGINT or SIGTERM), then shuts down in order: streams first, then
+// the HTTP server stops taking requests and lets those in progress finish for drainTime; the
+// connections of any still running are closed, and their handlers get cutTime to return. Then
+// the writer (what is queued is committed), the sandbox, the database and the bucket close. A
+// client, however slow, delays the stop by drainTime + cutTime at most.
 func (a *app) serve(ctx context.Context, ln net.Listener, c Config, log *slog.Logger) error {
 	errc := make(chan error, 1)
 	go func() {
@@ -143,10 +156,16 @@ func (a *app) serve(ctx context.Context, ln net.Listener, c Config, log *slog.Lo
 	case err = <-errc:
 	}
 	a.CloseStreams()
-	shutdownCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	drainCtx, cancel := context.WithTimeout(context.Background(), drainTime)
 	defer cancel()
-	if e := a.srv.Shutdown(shutdownCtx); e != nil && err == nil {
-		err = e
+	if a.srv.Shutdown(drainCtx) != nil {
+		log.Warn("closing the connections of requests still running", "after", drainTime)
+		a.srv.Close()
+		cutCtx, cancel := context.WithTimeout(context.Background(), cutTime)
+		defer cancel()
+		if a.WaitRequests(cutCtx) != nil {
+			log.Warn("requests still running when the server stopped", "after", drainTime+cutTime)
+		}
 	}
 	a.close()
 	if errors.Is(err, http.ErrServerClosed) {

@@ -16,38 +16,67 @@ func token(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("token", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = commandUsage(fs, "token -sub NAME [flags]")
-	data := fs.String("data", "./data", "the server's data directory (holds issuer-key)")
-	baseURL := fs.String("base-url", "http://localhost:8080", "the server's -base-url (the token's issuer and audience)")
-	sub := fs.String("sub", "", "the login's subject, e.g. alice (required)")
-	name := fs.String("name", "", "the display name to put in the token")
-	ttl := fs.Duration("ttl", 24*time.Hour, "how long the token is valid")
+	m := mintFlags(fs, "how long the token is valid")
 	if err := parseFlags(fs, args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return err
 		}
 		return usageError{err}
 	}
-	if *sub == "" {
-		return usageError{errors.New("token: -sub is required, e.g. -sub alice")}
-	}
-	if *ttl <= 0 || *ttl > 366*24*time.Hour {
-		return usageError{fmt.Errorf("token: -ttl %s must be positive and at most a year", *ttl)}
-	}
-	base, err := checkBaseURL(*baseURL)
-	if err != nil {
-		return usageError{err}
-	}
-	if err := checkWritableDir(*data); err != nil {
-		return usageError{err}
-	}
-	iss, err := auth.LoadOrCreateIssuer(*data, base, time.Now)
-	if err != nil {
+	if err := m.check("token"); err != nil {
 		return err
 	}
-	tok, err := iss.Mint(*sub, *name, *ttl)
+	_, tok, err := m.mint()
 	if err != nil {
 		return err
 	}
 	fmt.Fprintln(stdout, tok)
 	return nil
+}
+
+// minting holds the flags of the commands that mint a token with the local issuer (token,
+// login-link).
+type minting struct {
+	data, baseURL, sub, name *string
+	ttl                      *time.Duration
+	base                     string // baseURL as checked
+}
+
+func mintFlags(fs *flag.FlagSet, ttlUsage string) *minting {
+	return &minting{
+		data:    fs.String("data", "./data", "the server's data directory (holds issuer-key)"),
+		baseURL: fs.String("base-url", "http://localhost:8080", "the server's -base-url (the token's issuer and audience)"),
+		sub:     fs.String("sub", "", "the login's subject, e.g. alice (required)"),
+		name:    fs.String("name", "", "the display name to put in the token"),
+		ttl:     fs.Duration("ttl", 24*time.Hour, ttlUsage),
+	}
+}
+
+// check checks the flags of the command cmd, once parsed.
+func (m *minting) check(cmd string) error {
+	if *m.sub == "" {
+		return usageError{fmt.Errorf("%s: -sub is required, e.g. -sub alice", cmd)}
+	}
+	if *m.ttl <= 0 || *m.ttl > 366*24*time.Hour {
+		return usageError{fmt.Errorf("%s: -ttl %s must be positive and at most a year", cmd, *m.ttl)}
+	}
+	base, err := checkBaseURL(*m.baseURL)
+	if err != nil {
+		return usageError{err}
+	}
+	m.base = base
+	if err := checkWritableDir(*m.data); err != nil {
+		return usageError{err}
+	}
+	return nil
+}
+
+// mint signs the token with <data>/issuer-key, and returns it with the base URL it is for.
+func (m *minting) mint() (base, token string, err error) {
+	iss, err := auth.LoadOrCreateIssuer(*m.data, m.base, time.Now)
+	if err != nil {
+		return "", "", err
+	}
+	tok, err := iss.Mint(*m.sub, *m.name, *m.ttl)
+	return m.base, tok, err
 }

@@ -3,6 +3,7 @@ package plugins
 import (
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -117,16 +118,33 @@ func (p *instance) on(call goja.FunctionCall) goja.Value {
 	return goja.Undefined()
 }
 
+// setJoinQuestions takes an array of strings (null or undefined clear the questions). The
+// array's length is checked against the limit before anything is read from it, element by
+// element: goja's ExportTo would make a Go slice of whatever length an object claims, in one
+// step no time limit stops.
 func (p *instance) setJoinQuestions(call goja.FunctionCall) goja.Value {
+	const what = "chat.setJoinQuestions"
 	var qs []string
 	arg := call.Argument(0)
 	if !goja.IsUndefined(arg) && !goja.IsNull(arg) {
-		if err := p.sb.vm.ExportTo(arg, &qs); err != nil {
-			p.throw("chat.setJoinQuestions takes a list of strings")
+		o, ok := arg.(*goja.Object)
+		if !ok || o.ClassName() != "Array" {
+			p.throw("%s takes a list of strings", what)
+		}
+		n := p.sb.lengthOf(o)
+		if n > engine.JoinQuestionsMax {
+			p.throw("%s has %.0f questions; the limit is %d", what, n, engine.JoinQuestionsMax)
+		}
+		for i := range int(n) {
+			v := o.Get(strconv.Itoa(i))
+			if _, ok := v.(goja.String); !ok {
+				p.throw("%s takes a list of strings", what)
+			}
+			qs = append(qs, v.String())
 		}
 	}
-	if err := engine.CheckJoinQuestions("chat.setJoinQuestions", qs); err != nil {
-		p.throwEngine("chat.setJoinQuestions", err)
+	if err := engine.CheckJoinQuestions(what, qs); err != nil {
+		p.throwEngine(what, err)
 	}
 	p.setQuestions(qs)
 	return goja.Undefined()

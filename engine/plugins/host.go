@@ -38,8 +38,9 @@ type Options struct {
 	JoinWait time.Duration
 }
 
-// SourceMax bounds a plugin's source, in bytes (API.md: 256 KB).
-const SourceMax = 256 << 10
+// SourceMax bounds a plugin's source, in bytes (API.md: 256 KB; a KB is 1,000 bytes here as
+// for emoji and uploads).
+const SourceMax = 256_000
 
 // Host runs the plugins of a community: it loads the plugins folder at start, answers the
 // plugin calls of BotService, and is the engine's JoinHook.
@@ -299,13 +300,9 @@ func (h *Host) Install(ctx context.Context, c engine.Caller, req *svcv1.InstallP
 	if err != nil {
 		return nil, invalid("the plugin did not load: %s", loadError(err))
 	}
-	h.mu.Lock()
-	e := h.plugins[name]
-	if e == nil {
-		e = &entry{name: name}
-		h.plugins[name] = e
-	}
-	h.mu.Unlock()
+	// On a failure from here on nothing may stay: not the bot a first install makes, not an
+	// entry (the plugin is listed only once its file is written).
+	hadBot := h.eng.PluginBots()[name] != ""
 	bot, err := h.eng.EnsurePluginBot(name)
 	if err != nil {
 		p.discard()
@@ -314,9 +311,19 @@ func (h *Host) Install(ctx context.Context, c engine.Caller, req *svcv1.InstallP
 	if err := h.folder.writeSource(name, req.GetSource()); err != nil {
 		p.discard()
 		h.log.Error("writing a plugin's file", "plugin", name, "err", err)
+		if !hadBot {
+			if err := h.eng.DeletePluginBot(name); err != nil {
+				h.log.Error("deleting the bot of a plugin whose file could not be written", "plugin", name, "err", err)
+			}
+		}
 		return nil, &engine.Error{Code: engine.CodeInternal, Msg: "the plugin's file could not be written"}
 	}
 	h.mu.Lock()
+	e := h.plugins[name]
+	if e == nil {
+		e = &entry{name: name}
+		h.plugins[name] = e
+	}
 	e.enabled = true
 	h.mu.Unlock()
 	if err := h.begin(e, p, bot); err != nil {
@@ -385,6 +392,9 @@ func (h *Host) Delete(ctx context.Context, c engine.Caller, req *svcv1.DeletePlu
 		return nil, err
 	}
 	e, err := h.entry(req.GetName())
+	if engine.CodeOf(err) == engine.CodeNotFound {
+		return h.deleteLeftovers(strings.TrimSuffix(req.GetName(), enabledExt), err)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -411,8 +421,30 @@ func (h *Host) Delete(ctx context.Context, c engine.Caller, req *svcv1.DeletePlu
 	return &svcv1.DeletePluginResponse{}, nil
 }
 
+// deleteLeftovers is DeletePlugin of a name that has no file but still has a bot: the file was
+// removed by hand, or a crash cut an earlier DeletePlugin short after the file went. Its bot
+// and stored values are deleted, so that no bot is left that no call can delete (DeleteBot
+// refuses a plugin's bot). A name without a bot answers notFound.
+func (h *Host) deleteLeftovers(name string, notFound error) (*svcv1.DeletePluginResponse, error) {
+	if h.eng.PluginBots()[name] == "" {
+		return nil, notFound
+	}
+	if err := h.eng.DeletePluginBot(name); err != nil {
+		return nil, err
+	}
+	if err := h.eng.DeletePluginStore(name); err != nil {
+		return nil, err
+	}
+	return &svcv1.DeletePluginResponse{}, nil
+}
+
+// entry is the plugin a call names: invalid_argument for a name no plugin can have, not_found
+// for one no plugin has.
 func (h *Host) entry(name string) (*entry, error) {
 	name = strings.TrimSuffix(name, enabledExt)
+	if err := engine.CheckPluginName(name); err != nil {
+		return nil, err
+	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if e := h.plugins[name]; e != nil {
@@ -446,7 +478,7 @@ func invalid(format string, args ...any) error {
 	return &engine.Error{Code: engine.CodeInvalidArgument, Msg: fmt.Sprintf(format, args...)}
 }
 
-// thousands formats 262144 as "262,144".
+// thousands formats 256000 as "256,000".
 func thousands(n int) string {
 	s := fmt.Sprint(n)
 	var b strings.Builder

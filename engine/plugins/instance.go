@@ -115,7 +115,7 @@ func (p *instance) main() {
 	done := p.takeTurn()
 	err := p.h.runner.run(p.sb.vm, "the top level", p.h.opts.TopLevelLimit, p.abandonTopLevel, func() error {
 		_, err := p.sb.vm.RunProgram(p.prog)
-		return err
+		return p.settle(err)
 	})
 	done()
 	p.topLevel = false
@@ -300,6 +300,13 @@ func (p *instance) runJob() bool {
 // returns its result; ok is false when it failed (the failure is recorded or, for a limit,
 // the plugin is stopped).
 func (p *instance) call(what string, fn goja.Callable, args ...func() goja.Value) (result goja.Value, ok bool) {
+	return p.callThen(what, fn, nil, args...)
+}
+
+// callThen is call that also reads the result with then inside the same run: reading a value a
+// script made runs the script's code (a getter, a toString), which must be under the limits
+// and must not throw outside the runtime (an exception there is a panic of the server).
+func (p *instance) callThen(what string, fn goja.Callable, then func(goja.Value), args ...func() goja.Value) (result goja.Value, ok bool) {
 	if p.stopping.Load() || p.abandoned.Load() {
 		return nil, false
 	}
@@ -312,7 +319,11 @@ func (p *instance) call(what string, fn goja.Callable, args ...func() goja.Value
 		}
 		v, err := fn(goja.Undefined(), vals...)
 		result = v
-		return err
+		if err != nil || then == nil {
+			return p.settle(err)
+		}
+		_, err = p.guarded(func() { then(v) })
+		return p.settle(err)
 	})
 	if err == nil {
 		return result, true
@@ -330,6 +341,42 @@ func (p *instance) call(what string, fn goja.Callable, args ...func() goja.Value
 	}
 	return nil, false
 }
+
+// guarded runs fn, which runs the script's code, as a native function of the runtime, so that
+// the script's exceptions and interrupts come back as an error rather than as a panic.
+func (p *instance) guarded(fn func()) (goja.Value, error) {
+	call, _ := goja.AssertFunction(p.sb.vm.ToValue(func(goja.FunctionCall) goja.Value {
+		fn()
+		return goja.Undefined()
+	}))
+	return call(goja.Undefined())
+}
+
+// settle turns an exception of the script into an error whose text is read now, inside the
+// run. A *goja.Exception must never reach code outside a run: its Error reads the thrown
+// value's toString or stack, and errors.As and errors.Is walk its Unwrap, which tests the
+// value's prototype; all of these can be the script's own code, which may throw (a panic of
+// the server outside the runtime) or loop (with no limit outside a run). Every other error
+// (an interrupt, a stack overflow, the host's own) is the host's and passes as it is.
+func (p *instance) settle(err error) error {
+	ex, ok := err.(*goja.Exception)
+	if !ok {
+		return err
+	}
+	var msg string
+	if _, rerr := p.guarded(func() { msg = ex.Error() }); rerr != nil {
+		if _, script := rerr.(*goja.Exception); !script {
+			return rerr // a limit interrupted it
+		}
+		msg = "the script threw a value whose text cannot be read"
+	}
+	return &scriptError{msg}
+}
+
+// scriptError is an exception of a script, as text.
+type scriptError struct{ msg string }
+
+func (e *scriptError) Error() string { return e.msg }
 
 func (p *instance) abandonHook() {
 	p.abandoned.Store(true)

@@ -126,16 +126,18 @@ func (p *instance) runJoin(j *joinJob) {
 		j.reply <- joinResult{}
 		return
 	}
-	v, ok := p.call("hook joinRequest", fn, p.jsonArg(j.arg))
+	var verdict joinResult
+	_, ok := p.callThen("hook joinRequest", fn, func(v goja.Value) { verdict = p.joinVerdict(v) }, p.jsonArg(j.arg))
 	if !ok {
 		// The failure is recorded (or the plugin stopped); the person gets in.
 		j.reply <- joinResult{}
 		return
 	}
-	j.reply <- p.joinVerdict(v)
+	j.reply <- verdict
 }
 
-// joinVerdict reads a joinRequest hook's result (a settled promise counts as its value).
+// joinVerdict reads a joinRequest hook's result (a settled promise counts as its value). It
+// runs the script's getters and toString, so it runs inside the hook's run (callThen).
 func (p *instance) joinVerdict(v goja.Value) joinResult {
 	if pr, ok := v.Export().(*goja.Promise); ok {
 		if pr.State() != goja.PromiseStateFulfilled {

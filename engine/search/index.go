@@ -438,6 +438,15 @@ func RemoveOp(m *svcv1.Message) *storepb.SearchOp {
 	return &storepb.SearchOp{Doc: m.GetCreatedSeq(), ChannelId: m.GetChannelId(), Remove: true, Terms: Terms(m.GetText(), FileNames(m))}
 }
 
+// UndoOp is the op that takes out what add put in: RemoveOp of the message add indexed,
+// without analyzing its text again (nil for nil).
+func UndoOp(add *storepb.SearchOp) *storepb.SearchOp {
+	if add == nil {
+		return nil
+	}
+	return &storepb.SearchOp{Doc: add.GetDoc(), ChannelId: add.GetChannelId(), Remove: true, Terms: add.GetTerms()}
+}
+
 // FileNames are the names of a message's attachments.
 func FileNames(m *svcv1.Message) []string {
 	if len(m.GetAttachments()) == 0 {

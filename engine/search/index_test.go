@@ -11,8 +11,11 @@ import (
 	"testing"
 	"time"
 
+	"google.golang.org/protobuf/proto"
+
 	"hearth/engine/store"
 	"hearth/engine/store/storepb"
+	svcv1 "hearth/proto/svc/v1"
 )
 
 func openTestDB(t *testing.T) *store.DB {
@@ -223,5 +226,18 @@ func TestIndexFindsCommittedOps(t *testing.T) {
 	}
 	if got := find(ix2, "wor"); !slices.Equal(got, []int64{1}) {
 		t.Fatalf("prefix: %v", got)
+	}
+}
+
+// UndoOp takes out exactly what RemoveOp would, from the op that put it in, so that an edit
+// analyzes the old text once.
+func TestUndoOpIsRemoveOp(t *testing.T) {
+	m := &svcv1.Message{CreatedSeq: 7, ChannelId: "c", Text: "Café au lait, 東京 :tada: <@0190c1d2-0000-7000-8000-000000000000>",
+		Attachments: []*svcv1.Attachment{{Name: "menu-2026.pdf"}}}
+	if got, want := UndoOp(AddOp(m)), RemoveOp(m); !proto.Equal(got, want) {
+		t.Fatalf("UndoOp(AddOp(m)) = %v, want RemoveOp(m) = %v", got, want)
+	}
+	if UndoOp(nil) != nil {
+		t.Fatal("UndoOp(nil) is not nil")
 	}
 }

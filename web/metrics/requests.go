@@ -11,8 +11,8 @@ import (
 	"connectrpc.com/connect"
 )
 
-// Interceptor counts and times every Connect call. Put it first among the interceptors, so
-// that calls refused by authentication are counted too.
+// Interceptor counts and times every Connect call that reaches the interceptors; the calls
+// refused before (by authentication) are counted with Refused.
 func (m *Metrics) Interceptor() connect.Interceptor { return interceptor{m} }
 
 type interceptor struct{ m *Metrics }
@@ -63,42 +63,49 @@ func (m *Metrics) Routes(next http.Handler) http.Handler {
 			return
 		}
 		start := time.Now()
-		sw := &statusWriter{ResponseWriter: w, status: http.StatusOK}
+		sw := NewStatusWriter(w)
 		next.ServeHTTP(sw, r)
 		// ServeMux sets the pattern on the request it was given.
 		route := r.Pattern
 		if route == "" {
 			route = "unmatched"
 		}
-		m.httpRequests.WithLabelValues(route, strconv.Itoa(sw.status)).Inc()
+		m.httpRequests.WithLabelValues(route, strconv.Itoa(sw.Status)).Inc()
 		m.httpDuration.WithLabelValues(route).Observe(time.Since(start).Seconds())
 	})
 }
 
-type statusWriter struct {
+// StatusWriter records the status a handler answered with (200 unless it said otherwise) and
+// whether it wrote anything; the request logs use it too.
+type StatusWriter struct {
 	http.ResponseWriter
-	status int
-	wrote  bool
+	Status int
+	Wrote  bool
 }
 
-func (w *statusWriter) WriteHeader(code int) {
-	if !w.wrote {
-		w.status, w.wrote = code, true
+// NewStatusWriter wraps w.
+func NewStatusWriter(w http.ResponseWriter) *StatusWriter {
+	return &StatusWriter{ResponseWriter: w, Status: http.StatusOK}
+}
+
+func (w *StatusWriter) WriteHeader(code int) {
+	if !w.Wrote {
+		w.Status, w.Wrote = code, true
 	}
 	w.ResponseWriter.WriteHeader(code)
 }
 
-func (w *statusWriter) Write(b []byte) (int, error) {
-	w.wrote = true
+func (w *StatusWriter) Write(b []byte) (int, error) {
+	w.Wrote = true
 	return w.ResponseWriter.Write(b)
 }
 
-// Flush keeps streamed downloads streaming through the wrapper.
-func (w *statusWriter) Flush() {
+// Flush keeps streamed responses streaming through the wrapper.
+func (w *StatusWriter) Flush() {
 	if f, ok := w.ResponseWriter.(http.Flusher); ok {
 		f.Flush()
 	}
 }
 
 // Unwrap lets http.ResponseController reach the real writer.
-func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+func (w *StatusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }

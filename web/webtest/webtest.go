@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"net/netip"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -111,6 +112,18 @@ func (s *Server) close() {
 // SetFilesRedirect turns the -files-redirect mode on or off; the server restarts to take it.
 func (s *Server) SetFilesRedirect(on bool) {
 	s.cfg.FilesRedirect = on
+	s.Restart()
+}
+
+// SetTrustedProxies sets -trusted-proxy: requests from these peers (the tests' are from
+// 127.0.0.1) are taken to come from the address their X-Forwarded-For or Forwarded names. The
+// server restarts to take it.
+func (s *Server) SetTrustedProxies(cidrs ...string) {
+	s.t.Helper()
+	s.cfg.TrustedProxies = nil
+	for _, c := range cidrs {
+		s.cfg.TrustedProxies = append(s.cfg.TrustedProxies, netip.MustParsePrefix(c))
+	}
 	s.Restart()
 }
 

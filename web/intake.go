@@ -1,0 +1,303 @@
+package web
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"os"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"hearth/engine"
+)
+
+// The intake is what every request passes before a handler reads its body (docs/decisions.md,
+// "Hardening"): its client address is settled, it takes a place among the requests in flight
+// from that address until it is authenticated, and its body gets a deadline. Together with
+// authentication before the body (the Connect gate and the plain endpoints check the token
+// first), nobody without a token can make the server hold memory or goroutines for long.
+
+const (
+	// maxUnauthenticated is how many requests one client address may have in flight before
+	// they are authenticated: calls that need no token count for as long as they run.
+	maxUnauthenticated = 64
+	// callBodyTime: the body of a Connect call must arrive within it.
+	callBodyTime = 10 * time.Second
+	// An upload's body must keep moving: uploadProgress bytes in every uploadWindow.
+	uploadProgress = 32 << 10
+	uploadWindow   = 10 * time.Second
+	// publicBodyMax bounds the body of a call that needs no token (GetServerInfo's is empty):
+	// it is read before anyone is known.
+	publicBodyMax = 4 << 10
+)
+
+var (
+	errTooManyInFlight = &engine.Error{
+		Code:       engine.CodeResourceExhausted,
+		Msg:        "too many requests in flight from your address before authentication (64 at most); retry in 1s",
+		RetryAfter: time.Second,
+	}
+	errSlowCallBody = &engine.Error{Code: engine.CodeTooSlow, Msg: "the request body did not arrive within 10 s"}
+	errSlowUpload   = &engine.Error{Code: engine.CodeTooSlow, Msg: "the body stalled: less than 32 KB arrived in 10 s"}
+)
+
+// intake wraps the server's handler; see above.
+type intake struct {
+	proxies proxies
+	slots   addrSlots
+	running running
+}
+
+// isCall reports whether r is a call of our Connect services (their paths are
+// /svc.v1.<Service>/<Method>).
+func isCall(r *http.Request) bool { return strings.HasPrefix(r.URL.Path, "/svc.v1.") }
+
+func (in *intake) wrap(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		in.running.enter()
+		defer in.running.leave()
+		addr := in.proxies.clientAddrOf(r)
+		ctx := context.WithValue(r.Context(), clientAddrKey, addr)
+		if l := requestLogOf(ctx); l != nil {
+			l.addr = addr
+		}
+		release, ok := in.slots.take(addr)
+		if ok {
+			defer release()
+			ctx = context.WithValue(ctx, releaseKey, release)
+		} else {
+			ctx = context.WithValue(ctx, refusalKey, errTooManyInFlight)
+		}
+		outer := r
+		r = r.WithContext(ctx)
+		// The mux names the route on the request it is given; the request log outside reads it
+		// from its own.
+		defer func() { outer.Pattern = r.Pattern }()
+		aw := &answerWriter{ResponseWriter: w, http1: r.ProtoMajor == 1}
+		if hasBody(r) {
+			if tb := in.timeBody(w, r); tb != nil {
+				r.Body, aw.body = tb, tb
+			}
+		}
+		if !ok && !isCall(r) {
+			// Calls are refused by the gate, in their own protocol.
+			writeError(aw, errTooManyInFlight)
+			return
+		}
+		next.ServeHTTP(aw, r)
+	})
+}
+
+// hasBody reports whether r may carry a body (an HTTP/2 request without a length may).
+func hasBody(r *http.Request) bool {
+	return r.Body != nil && r.Body != http.NoBody && r.ContentLength != 0
+}
+
+// timeBody puts a deadline on r's body: a call's must arrive within callBodyTime, and one
+// that needs no token is also capped at publicBodyMax; a plain endpoint's (an upload) must
+// keep moving. gRPC's own services (reflection, health) are left alone: their streams carry
+// small messages at the client's pace, and they count in flight for as long as they run.
+func (in *intake) timeBody(w http.ResponseWriter, r *http.Request) *timedBody {
+	if strings.HasPrefix(r.URL.Path, "/grpc.") {
+		return nil
+	}
+	tb := &timedBody{src: r.Body, rc: http.NewResponseController(w)}
+	if isCall(r) {
+		tb.window, tb.slow = callBodyTime, toConnect(errSlowCallBody)
+		if callAccess[r.URL.Path] == public {
+			tb.src = http.MaxBytesReader(w, r.Body, publicBodyMax)
+		}
+	} else {
+		tb.window, tb.progress, tb.slow = uploadWindow, uploadProgress, errSlowUpload
+	}
+	tb.start()
+	return tb
+}
+
+// timedBody is a request body with a read deadline: the whole body within window, or, with
+// progress set, progress bytes in every window. A body that misses it fails with slow (the
+// read deadline also stops a read blocked on a silent client). Its end clears the deadline,
+// so that the connection's own reads (net/http watches for the client going away) go on.
+type timedBody struct {
+	src      io.ReadCloser
+	rc       *http.ResponseController
+	window   time.Duration
+	progress int
+	slow     error
+	moved    int // bytes since the deadline was last moved
+	ended    atomic.Bool
+	err      error
+}
+
+func (b *timedBody) start() {
+	// A writer that cannot take a deadline (a test's recorder) leaves the body unbounded.
+	b.rc.SetReadDeadline(time.Now().Add(b.window))
+}
+
+func (b *timedBody) Read(p []byte) (int, error) {
+	if b.err != nil {
+		return 0, b.err
+	}
+	n, err := b.src.Read(p)
+	if b.progress > 0 {
+		if b.moved += n; b.moved >= b.progress {
+			b.moved = 0
+			b.rc.SetReadDeadline(time.Now().Add(b.window))
+		}
+	}
+	switch {
+	case err == io.EOF:
+		b.ended.Store(true)
+		b.rc.SetReadDeadline(time.Time{})
+	case err != nil && errors.Is(err, os.ErrDeadlineExceeded):
+		b.err = b.slow
+		return n, b.err
+	}
+	return n, err
+}
+
+// Close before the body's end (a call answered without its body: Connect closes the body
+// before its answer goes out) would have net/http read what is left, up to 256 KiB at the
+// client's pace, to keep the connection: the deadline is moved to now first, so that the
+// answer leaves at once and the connection closes after it (answerWriter).
+func (b *timedBody) Close() error {
+	if !b.ended.Load() {
+		b.rc.SetReadDeadline(time.Now())
+	}
+	return b.src.Close()
+}
+
+// answerWriter closes an HTTP/1 connection after an answer given before the body was read to
+// its end, instead of letting net/http read what is left of it (up to 256 KiB, at the
+// client's pace) to reuse the connection: an answer must never wait for a body nobody needs.
+type answerWriter struct {
+	http.ResponseWriter
+	http1 bool
+	body  *timedBody
+	wrote bool
+}
+
+func (w *answerWriter) answer() {
+	if !w.wrote {
+		w.wrote = true
+		if w.http1 && w.body != nil && !w.body.ended.Load() {
+			w.Header().Set("Connection", "close")
+		}
+	}
+}
+
+func (w *answerWriter) WriteHeader(code int) {
+	w.answer()
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *answerWriter) Write(b []byte) (int, error) {
+	w.answer()
+	return w.ResponseWriter.Write(b)
+}
+
+// Flush keeps streams streaming through the wrapper.
+func (w *answerWriter) Flush() {
+	w.answer()
+	if f, ok := w.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+// Unwrap lets http.ResponseController reach the real writer.
+func (w *answerWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+const (
+	releaseKey ctxKey = 101
+	refusalKey ctxKey = 102
+)
+
+// authenticated gives back the request's place among those in flight before authentication,
+// once its caller is known.
+func authenticated(ctx context.Context) {
+	if release, ok := ctx.Value(releaseKey).(func()); ok {
+		release()
+	}
+}
+
+// refusal is why the intake refused a request it let through to be answered in its own
+// protocol (a Connect call): nil when it did not.
+func refusal(ctx context.Context) error {
+	err, _ := ctx.Value(refusalKey).(error)
+	return err
+}
+
+// addrSlots counts the requests in flight per client address that are not authenticated yet.
+type addrSlots struct {
+	mu sync.Mutex
+	n  map[string]int
+}
+
+// take takes a place for addr, or fails when it has maxUnauthenticated; release, which may be
+// called more than once, gives it back.
+func (s *addrSlots) take(addr string) (release func(), ok bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.n == nil {
+		s.n = map[string]int{}
+	}
+	if s.n[addr] >= maxUnauthenticated {
+		return nil, false
+	}
+	s.n[addr]++
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			s.mu.Lock()
+			defer s.mu.Unlock()
+			if s.n[addr]--; s.n[addr] <= 0 {
+				delete(s.n, addr)
+			}
+		})
+	}, true
+}
+
+// running counts the handlers running, so that a server shutting down can wait for them.
+type running struct {
+	mu   sync.Mutex
+	n    int
+	idle chan struct{} // closed when n drops to 0, if someone waits
+}
+
+func (r *running) enter() {
+	r.mu.Lock()
+	r.n++
+	r.mu.Unlock()
+}
+
+func (r *running) leave() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.n--; r.n == 0 && r.idle != nil {
+		close(r.idle)
+		r.idle = nil
+	}
+}
+
+// wait returns when no handler runs, or with ctx's error.
+func (r *running) wait(ctx context.Context) error {
+	r.mu.Lock()
+	if r.n == 0 {
+		r.mu.Unlock()
+		return nil
+	}
+	if r.idle == nil {
+		r.idle = make(chan struct{})
+	}
+	idle := r.idle
+	r.mu.Unlock()
+	select {
+	case <-idle:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
