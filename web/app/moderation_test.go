@@ -243,9 +243,9 @@ func TestBrowserBanKickBlock(t *testing.T) {
 	bobPage.clickJS("Block", buttonJS("dialog[open] .dialog-actions", "Block"))
 	bobPage.waitFor("the block's effect said", `document.querySelector("dialog[open] .effects")?.textContent.startsWith("Blocked. Neither of you can open a direct message with the other")`)
 	bobPage.closeDialog()
-	bobPage.waitFor("the DM says nothing can be sent", `document.querySelector(".channel-view .dm-block-notice")?.textContent.startsWith("You blocked Carol: messages cannot be sent") && document.querySelector('.side-link[aria-label="Carol, blocked"]') !== null`)
+	bobPage.waitFor("the DM says nothing can be sent, in the composer's place", `document.querySelector(".channel-view .dm-block-notice")?.textContent.startsWith("You blocked Carol: messages cannot be sent") && !document.querySelector(".channel-view .composer") && document.querySelector('.side-link[aria-label="Carol, blocked"]') !== null`)
 	bobPage.clickJS("Unblock", buttonJS(".dm-block-notice", "Unblock"))
-	bobPage.waitFor("the notice gone", `!document.querySelector(".dm-block-notice") && document.querySelector('.side-link[aria-label="Carol, muted"]') !== null`)
+	bobPage.waitFor("the notice gone, the composer back", `!document.querySelector(".dm-block-notice") && !!document.querySelector(".channel-view .composer") && document.querySelector('.side-link[aria-label="Carol, muted"]') !== null`)
 	for _, p := range []*page{miaPage, bobPage, carolPage} {
 		p.noErrors(srv.URL)
 	}

@@ -11,7 +11,7 @@ import { Avatar, PresenceDot } from "./common";
 import { Composer, type ComposerHandle } from "./Composer";
 import { renderContext, type MessageActions } from "./MessageItem";
 import { MessageList } from "./MessageList";
-import { DMBlockNotice } from "./moderation/MemberModeration";
+import { DMBlockGate } from "./moderation/MemberModeration";
 
 export function ChannelView(props: {
   session: Session;
@@ -125,15 +125,16 @@ export function ChannelView(props: {
         onEscape={() => composer.current?.focus()}
       />
       <Typing session={session} channelId={channel.id} thread="" />
-      {dm && <DMBlockNotice session={session} memberIds={channel.memberIds} />}
-      <Composer
-        session={session}
-        channelId={channel.id}
-        threadRootId=""
-        placeholder={dm ? `Message ${title}` : `Message #${title}`}
-        handle={composer}
-        onUpFromEmpty={() => focusLast(".channel-view")}
-      />
+      <DMBlockGate session={session} memberIds={dm ? channel.memberIds : []}>
+        <Composer
+          session={session}
+          channelId={channel.id}
+          threadRootId=""
+          placeholder={dm ? `Message ${title}` : `Message #${title}`}
+          handle={composer}
+          onUpFromEmpty={() => focusLast(".channel-view")}
+        />
+      </DMBlockGate>
       {dragging && (
         <div class="drop-hint" aria-hidden="true">
           Drop files to attach them

@@ -9,12 +9,13 @@ import { useEffect, useState } from "preact/hooks";
 import type { Plugin } from "../../gen/svc/v1/types_pb";
 import { errorText } from "../../lib/api";
 import { useTopics } from "../../lib/emitter";
+import { formatSize } from "../../lib/upload";
 import type { Session } from "../../state/session";
 import { Confirm } from "../moderation/parts";
 import "./bots.css";
 
-/** InstallPlugin takes at most 256 KB of source. */
-const MAX_SOURCE = 256 * 1024;
+/** InstallPlugin takes at most 256 KB of source, a KB being 1,000 bytes as the server counts. */
+const MAX_SOURCE = 256_000;
 
 export function Plugins(props: { session: Session }) {
   const { session } = props;
@@ -66,7 +67,7 @@ function InstallForm(props: { session: Session; onInstalled: () => void }) {
     setError("");
     setDone("");
     if (f.size > MAX_SOURCE) {
-      setError(`${f.name} is ${Math.ceil(f.size / 1024)} KB; a plugin is at most 256 KB.`);
+      setError(`${f.name} is ${formatSize(f.size)}; a plugin is at most 256 kB.`);
       return;
     }
     setSource(await f.text());
@@ -118,7 +119,7 @@ function InstallForm(props: { session: Session; onInstalled: () => void }) {
         />
       </label>
       <p class={size > MAX_SOURCE ? "error-row small" : "muted small"}>
-        {(size / 1024).toFixed(1)} KB of 256 KB. The plugin API is in docs/plugins.md; installing a name again replaces that plugin.
+        {formatSize(size)} of 256 kB. The plugin API is in docs/plugins.md; installing a name again replaces that plugin.
       </p>
       {error && (
         <pre class="plugin-error" role="alert">

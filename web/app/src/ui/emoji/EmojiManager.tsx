@@ -143,7 +143,10 @@ export function EmojiManager(props: { session: Session }) {
                 return (
                   <tr key={i} class={st.cls}>
                     <td class="result-file">{r.file}</td>
-                    <td>{r.name && <code class="code">:{r.name}:</code>}</td>
+                    <td class="result-name">
+                      {r.status !== EmojiUploadStatus.REJECTED && session.emoji.has(r.name) && <img src={session.emoji.get(r.name)} alt="" width={20} height={20} />}
+                      {r.name && <code class="code">:{r.name}:</code>}
+                    </td>
                     <td>
                       <span class="result-status">{st.text}</span>
                       {r.error && <span class="result-error">{r.error}</span>}

@@ -3,6 +3,7 @@
 // person, kicking and banning them. Bots are not kicked or banned (an admin deletes them), and
 // nobody acts on an equal or higher rank: those buttons are not offered.
 
+import type { ComponentChildren } from "preact";
 import { useState } from "preact/hooks";
 import type { Member } from "../../gen/svc/v1/types_pb";
 import { errorText } from "../../lib/api";
@@ -82,12 +83,16 @@ export function MemberModeration(props: { session: Session; member: Member; onDo
   );
 }
 
-/** Said where the person writes in a DM with someone they blocked: nothing can be sent there. */
-export function DMBlockNotice(props: { session: Session; memberIds: string[] }) {
+/**
+ * Where the person writes in a DM: the composer (children), or, in a DM with someone they
+ * blocked, in its place a notice that nothing can be sent there (the server refuses it) with
+ * Unblock. The draft stays and comes back with the composer.
+ */
+export function DMBlockGate(props: { session: Session; memberIds: string[]; children: ComponentChildren }) {
   const { session } = props;
   useTopics(session.em, "members");
   const others = props.memberIds.filter((id) => id !== session.me?.id && session.blocked.has(id));
-  if (others.length === 0) return null;
+  if (others.length === 0) return <>{props.children}</>;
   const names = others.map((id) => session.nameOf(id)).join(", ");
   return (
     <div class="dm-block-notice" role="note">
