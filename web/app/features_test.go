@@ -252,11 +252,12 @@ func TestBrowserSearchJump(t *testing.T) {
 
 // TestBrowserBotsAndPlugins: an admin creates a bot and copies its token, shown once; the token
 // works, a rotation replaces it, a deletion ends it. A plugin that does not compile is refused
-// with the server's error; one pasted in answers `!ping`; one from a file installs under the
-// file's name; disabling, enabling and deleting show in the list.
+// with the server's error; one pasted in answers `!ping`; one stopped by its time limit shows
+// it live with the reason and is restarted; one from a file installs under the file's name;
+// disabling, enabling and deleting show in the list.
 func TestBrowserBotsAndPlugins(t *testing.T) {
 	browser := startBrowser(t)
-	srv, _, _ := community(t)
+	srv, owner, ids := community(t)
 	ctx := context.Background()
 	olivia := openPage(t, browser, "olivia", 1280, 800)
 	olivia.signIn(srv, "olivia")
@@ -332,6 +333,21 @@ func TestBrowserBotsAndPlugins(t *testing.T) {
 	olivia.waitFor("disabled", `document.querySelector('.plugin-item[aria-label="pinger, disabled"] .plugin-state')?.textContent === "Disabled"`)
 	olivia.click(`button[aria-label="Enable pinger"]`)
 	olivia.waitFor("running again", `document.querySelector('.plugin-item[aria-label="pinger, running"]') !== null`)
+
+	t.Log("a plugin stopped by its time limit shows so live; Restart runs it again")
+	olivia.setText(field("Name (also its bot's username)"), "looper")
+	olivia.setText(source, "chat.on(\"message\", (m) => {\n  if (m.text === \"!loop\") for (;;) {}\n});\n")
+	olivia.clickJS("Install", buttonJS("dialog[open] .install-plugin", "Install"))
+	olivia.waitFor("looper running", `document.querySelector('.plugin-item[aria-label="looper, running"]') !== null`)
+	if _, err := owner.Chat.SendMessage(ctx, connect.NewRequest(&svcv1.SendMessageRequest{ChannelId: ids["general"], Text: "!loop"})); err != nil {
+		t.Fatal(err)
+	}
+	olivia.waitFor("looper stopped, with the reason", `document.querySelector('.plugin-item[aria-label="looper, not running"] .plugin-error')?.textContent.startsWith("stopped: hook message ran longer than 500ms")`)
+	olivia.click(`button[aria-label="Restart looper"]`)
+	olivia.waitFor("looper running again", `document.querySelector('.plugin-item[aria-label="looper, running"]') !== null`)
+	if eval[bool](olivia, `!!document.querySelector('button[aria-label="Restart pinger"]')`) {
+		t.Error("Restart is offered for a running plugin")
+	}
 	file := filepath.Join(t.TempDir(), "Greeter.js")
 	if err := os.WriteFile(file, []byte(`chat.on("memberJoined", (m) => {});`+"\n"), 0o644); err != nil {
 		t.Fatal(err)
@@ -342,10 +358,14 @@ func TestBrowserBotsAndPlugins(t *testing.T) {
 	olivia.waitFor("greeter running", `document.querySelector('.plugin-item[aria-label="greeter, running"]') !== null`)
 	olivia.click(`button[aria-label="Delete pinger"]`)
 	olivia.clickJS("Delete, confirmed", buttonJS(".plugin-item .confirm", "Delete"))
-	olivia.waitFor("pinger gone", `!document.querySelector('.plugin-item[aria-label^="pinger"]') && [...document.querySelectorAll(".plugin-item")].length === 1`)
-	list, err := srv.Client(srv.Token("olivia")).Bot.ListPlugins(ctx, connect.NewRequest(&svcv1.ListPluginsRequest{}))
-	if err != nil || len(list.Msg.GetPlugins()) != 1 || list.Msg.GetPlugins()[0].GetName() != "greeter" {
-		t.Errorf("ListPlugins after the deletion: %v %v, want greeter alone", list, err)
+	olivia.waitFor("pinger gone", `!document.querySelector('.plugin-item[aria-label^="pinger"]') && [...document.querySelectorAll(".plugin-item")].length === 2`)
+	list, err := owner.Bot.ListPlugins(ctx, connect.NewRequest(&svcv1.ListPluginsRequest{}))
+	var names []string
+	for _, p := range list.Msg.GetPlugins() {
+		names = append(names, p.GetName())
+	}
+	if err != nil || strings.Join(names, ",") != "greeter,looper" {
+		t.Errorf("ListPlugins after the deletion: %v %v, want greeter and looper", names, err)
 	}
 	olivia.noErrors(srv.URL)
 }

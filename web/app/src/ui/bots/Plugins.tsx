@@ -1,6 +1,7 @@
 // Plugins, for admins and the owner: each installed plugin with its state (running, enabled
 // but not running, disabled) and its error (why it did not load, its last hook failure, or the
-// limit that stopped it), Enable or Disable, Delete; and installing one from a .js file or from
+// limit that stopped it), Enable or Disable, Restart for one that is enabled but not running
+// (SetPluginEnabled true loads it again), Delete; and installing one from a .js file or from
 // source pasted in. An install the server refuses (the script does not compile or its top level
 // fails) changes nothing, and its error is shown as the server gave it. The list follows
 // plugins_changed, which admins get for every change, a stop by a limit included.
@@ -166,6 +167,11 @@ function PluginItem(props: { session: Session; plugin: Plugin; onChanged: () => 
         <strong class="plugin-name">{p.name}</strong>
         {!confirm && (
           <span class="plugin-actions">
+            {p.enabled && !p.running && (
+              <button type="button" class="button" disabled={busy} aria-label={`Restart ${p.name}`} onClick={() => act(() => session.api.bot.setPluginEnabled({ name: p.name, enabled: true }))}>
+                Restart
+              </button>
+            )}
             <button type="button" class="button" disabled={busy} aria-label={`${p.enabled ? "Disable" : "Enable"} ${p.name}`} onClick={() => act(() => session.api.bot.setPluginEnabled({ name: p.name, enabled: !p.enabled }))}>
               {p.enabled ? "Disable" : "Enable"}
             </button>
