@@ -12,6 +12,7 @@ import { ChannelHeaderImage, ChannelSettingsButton } from "./admin/ChannelSettin
 import { Composer, type ComposerHandle } from "./Composer";
 import { renderContext, type MessageActions } from "./MessageItem";
 import { MessageList } from "./MessageList";
+import { DMBlockGate } from "./moderation/MemberModeration";
 
 export function ChannelView(props: {
   session: Session;
@@ -127,14 +128,16 @@ export function ChannelView(props: {
         onEscape={() => composer.current?.focus()}
       />
       <Typing session={session} channelId={channel.id} thread="" />
-      <Composer
-        session={session}
-        channelId={channel.id}
-        threadRootId=""
-        placeholder={dm ? `Message ${title}` : `Message #${title}`}
-        handle={composer}
-        onUpFromEmpty={() => focusLast(".channel-view")}
-      />
+      <DMBlockGate session={session} memberIds={dm ? channel.memberIds : []}>
+        <Composer
+          session={session}
+          channelId={channel.id}
+          threadRootId=""
+          placeholder={dm ? `Message ${title}` : `Message #${title}`}
+          handle={composer}
+          onUpFromEmpty={() => focusLast(".channel-view")}
+        />
+      </DMBlockGate>
       {dragging && (
         <div class="drop-hint" aria-hidden="true">
           Drop files to attach them

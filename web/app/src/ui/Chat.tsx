@@ -16,6 +16,7 @@ import { MemberCard, NewDM } from "./People";
 import { Profile } from "./Profile";
 import { Sidebar, sortedChannels, sortedDMs } from "./Sidebar";
 import { ThreadPanel } from "./ThreadPanel";
+import { ToolDialog, type ToolName } from "./tools/Tools";
 
 type DialogState =
   | { kind: "member"; id: string }
@@ -29,6 +30,7 @@ export function Chat(props: { session: Session; route: Route; onSignOut: () => v
   useTopics(session.em, "sidebar", "info");
   const [drawer, setDrawer] = useState(false);
   const [dialog, setDialog] = useState<DialogState>(null);
+  const [tool, setTool] = useState<ToolName | null>(null);
 
   const order = [...sortedChannels(session), ...sortedDMs(session)];
   const routeId = route.path[0] === "c" ? route.path[1] ?? "" : "";
@@ -102,6 +104,7 @@ export function Chat(props: { session: Session; route: Route; onSignOut: () => v
           onNewDM={() => setDialog({ kind: "newdm" })}
           onProfile={() => setDialog({ kind: "profile" })}
           onNavigate={() => setDrawer(false)}
+          onTool={(t) => (setTool(() => t), setDrawer(false))}
         />
       </div>
       {drawer && <div class="drawer-backdrop" onClick={() => setDrawer(false)} aria-hidden="true" />}
@@ -128,6 +131,7 @@ export function Chat(props: { session: Session; route: Route; onSignOut: () => v
       {dialog?.kind === "profile" && <Profile session={session} onClose={closeDialog} onSignOut={props.onSignOut} />}
       {dialog?.kind === "browse" && <BrowseChannels session={session} onClose={closeDialog} onOpenChannel={openChannel} />}
       {dialog?.kind === "newdm" && <NewDM session={session} onClose={closeDialog} onOpenChannel={openChannel} />}
+      <ToolDialog session={session} tool={tool} setTool={setTool} />
     </div>
   );
 }

@@ -8,6 +8,7 @@ import { MemberAdmin } from "./admin/Members";
 import type { Session } from "../state/session";
 import { Avatar, Dialog, PresenceDot, formatDay, presenceLabel } from "./common";
 import { renderContext } from "./MessageItem";
+import { MemberModeration } from "./moderation/MemberModeration";
 
 const ROLE_NAMES: Record<number, string> = {
   [MemberRole.OWNER]: "Owner",
@@ -68,6 +69,7 @@ export function MemberCard(props: { session: Session; memberId: string; onClose:
               </button>
             </div>
           )}
+          <MemberModeration session={session} member={m} onDone={props.onClose} />
         </div>
       )}
     </Dialog>
