@@ -688,17 +688,6 @@ export class Session {
     }
   }
 
-  /** Owner only: finishes the setup so that the others can use the community. */
-  async finishSetup(): Promise<void> {
-    const res = await this.run("Could not finish the setup", () =>
-      this.api.server.updateServerSettings({ setupComplete: true }),
-    );
-    if (res) {
-      this.info = res as GetServerInfoResponse;
-      this.em.emit("info");
-    }
-  }
-
   /** Called after Join: loads the community and opens the stream. */
   async joined(): Promise<boolean> {
     this.removed = false;

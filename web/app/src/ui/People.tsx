@@ -4,17 +4,12 @@ import { useState } from "preact/hooks";
 import { MemberKind, MemberRole } from "../gen/svc/v1/types_pb";
 import { useTopics } from "../lib/emitter";
 import { renderMarkdown } from "../lib/markdown";
+import { RANK_NAMES } from "../lib/ranks";
 import { MemberAdmin } from "./admin/Members";
 import type { Session } from "../state/session";
 import { Avatar, Dialog, PresenceDot, formatDay, presenceLabel } from "./common";
 import { renderContext } from "./MessageItem";
 import { MemberModeration } from "./moderation/MemberModeration";
-
-const ROLE_NAMES: Record<number, string> = {
-  [MemberRole.OWNER]: "Owner",
-  [MemberRole.ADMIN]: "Admin",
-  [MemberRole.MODERATOR]: "Moderator",
-};
 
 export function MemberCard(props: { session: Session; memberId: string; onClose: () => void; onOpenChannel: (id: string) => void }) {
   const { session, memberId } = props;
@@ -40,7 +35,7 @@ export function MemberCard(props: { session: Session; memberId: string; onClose:
             <div>
               <p class="member-card-name">
                 {m.displayName || m.username} {m.kind === MemberKind.BOT && <span class="tag">bot</span>}
-                {ROLE_NAMES[m.role] && <span class="tag">{ROLE_NAMES[m.role]}</span>}
+                {m.role > MemberRole.MEMBER && <span class="tag">{RANK_NAMES[m.role]}</span>}
               </p>
               <p class="muted">@{m.username}</p>
               <p class="member-presence">

@@ -12,7 +12,8 @@ import { navigate } from "../../lib/router";
 import type { Session } from "../../state/session";
 import { Avatar, Dialog } from "../common";
 import { communityHash, ImageField, Outcome, useAction } from "./parts";
-import { isAdmin, mayRemoveFromChannel, rankName } from "./ranks";
+import { isAdmin } from "../../lib/ranks";
+import { mayRemoveFromChannel, rankName } from "./ranks";
 
 /** Whether the person has anything to do in a channel's settings. */
 export function hasChannelSettings(session: Session, c: Channel): boolean {

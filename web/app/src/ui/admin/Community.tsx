@@ -16,7 +16,7 @@ import { ChannelsScreen } from "./Channels";
 import { InvitesScreen } from "./Invites";
 import { MembersScreen } from "./Members";
 import { communityHash, type Tab } from "./parts";
-import { isAdmin, isModerator } from "./ranks";
+import { isAdmin, isModerator } from "../../lib/ranks";
 import { RolesScreen } from "./Roles";
 import { SettingsScreen } from "./Settings";
 import { SetupWizard } from "./Setup";

@@ -10,7 +10,7 @@ import { useTopics } from "../../lib/emitter";
 import type { Session } from "../../state/session";
 import { formatFull } from "../common";
 import { communityHash, copyText, inWords, Outcome, useAction } from "./parts";
-import { isAdmin } from "./ranks";
+import { isAdmin } from "../../lib/ranks";
 
 const EXPIRY: [number, string][] = [
   [1800, "30 minutes"],

@@ -1,33 +1,14 @@
 // The rank rules of the API, as the screens need them to offer only what the server allows
 // (docs/decisions.md, "Membership and moderation", "DMs, private channels and roles"). The
-// server decides: these only keep controls that would be refused off the screen.
+// server decides: these only keep controls that would be refused off the screen. The rank
+// itself and who is a moderator or an admin are lib/ranks.ts's.
 
 import { MemberRole, type Channel, type Member } from "../../gen/svc/v1/types_pb";
 import type { Session } from "../../state/session";
-
-export const RANK_NAMES: Record<number, string> = {
-  [MemberRole.MEMBER]: "Member",
-  [MemberRole.MODERATOR]: "Moderator",
-  [MemberRole.ADMIN]: "Admin",
-  [MemberRole.OWNER]: "Owner",
-};
+import { myRank, outranksRank, RANK_NAMES } from "../../lib/ranks";
 
 export function rankName(r: MemberRole): string {
   return RANK_NAMES[r] ?? "Member";
-}
-
-export function myRank(session: Session): MemberRole {
-  return session.me?.role ?? MemberRole.MEMBER;
-}
-
-/** Admins and the owner: community settings, channels, roles, ranks. */
-export function isAdmin(session: Session): boolean {
-  return myRank(session) >= MemberRole.ADMIN;
-}
-
-/** Moderators and up: invites (and moderation). */
-export function isModerator(session: Session): boolean {
-  return myRank(session) >= MemberRole.MODERATOR;
 }
 
 /** The ranks the caller may give a member: below their own, if the member ranks below them. */
@@ -62,7 +43,7 @@ export function mayRemoveFromChannel(session: Session, channel: Channel, target:
   if (!me || !channel.memberIds.includes(me.id) || target?.id === me.id) return false;
   if (me.role < MemberRole.MODERATOR) return false;
   // Someone who left the community has no rank any more.
-  return !target || target.role < me.role;
+  return !target || outranksRank(session, target.role);
 }
 
 /** Roles known to the session, in their order, without ids of deleted ones. */
