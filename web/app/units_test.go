@@ -27,6 +27,9 @@ globalThis.units = {
 // unitPage is a blank page with the client's helpers loaded as globalThis.units.
 func unitPage(t *testing.T) *page {
 	t.Helper()
+	// The browser first: without one these tests skip (or fail, in CI) as the other browser
+	// tests do, before the bundle asks for the client's packages.
+	browser := startBrowser(t)
 	res := api.Build(api.BuildOptions{
 		Stdin:       &api.StdinOptions{Contents: unitEntry, ResolveDir: ".", Loader: api.LoaderTS},
 		Bundle:      true,
@@ -40,9 +43,8 @@ func unitPage(t *testing.T) *page {
 		TreeShaking: api.TreeShakingTrue,
 	})
 	if len(res.Errors) > 0 {
-		t.Fatalf("bundle the helpers: %v", res.Errors[0].Text)
+		t.Fatalf("bundle the helpers (are the client's packages installed? cd web/app && npm ci): %v", res.Errors[0].Text)
 	}
-	browser := startBrowser(t)
 	p := openPage(t, browser, "units", 800, 600)
 	eval[any](p, string(res.OutputFiles[0].Contents)+"; null")
 	return p
