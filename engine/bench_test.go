@@ -125,7 +125,7 @@ func BenchmarkFanOut1000(b *testing.B) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			e.Subscribe(ctx, c, after, func(f *Frame) error {
+			e.Subscribe(ctx, c, after, func(f *Frame, _ bool) error {
 				if f.Event.GetMessageCreated() == nil {
 					return nil
 				}

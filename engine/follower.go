@@ -95,6 +95,9 @@ func (f *Follower) Next() ([]Delivery, error) {
 	return f.live()
 }
 
+// Replaying reports whether the follower still has logged events to read from the database.
+func (f *Follower) Replaying() bool { return f.after < f.until }
+
 // Wait blocks until Next may have more, ctx ends (its error), tick fires (ticked true: the
 // consumer's own timer, e.g. a heartbeat), or the server shuts down (ErrClosed).
 func (f *Follower) Wait(ctx context.Context, tick <-chan time.Time) (ticked bool, err error) {

@@ -64,7 +64,7 @@ func TestStatsAndObserver(t *testing.T) {
 	got := make(chan struct{}, 16)
 	done := make(chan error, 1)
 	go func() {
-		_, err := e.Subscribe(ctx, Caller{ID: m.GetId()}, e.Seq(), func(*Frame) error {
+		_, err := e.Subscribe(ctx, Caller{ID: m.GetId()}, e.Seq(), func(*Frame, bool) error {
 			got <- struct{}{}
 			return nil
 		})

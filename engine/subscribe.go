@@ -38,10 +38,17 @@ const (
 // MaxStreamsPerMember streams and this is their oldest (ErrTooManyStreams); a nil error means
 // the stream ended normally. The StreamEnd says which.
 //
-// The calling goroutine only waits: everything that sends (replay, heartbeats, deliveries)
-// runs on a goroutine of its own that ends when it is done (see RunOnFreshStack), so that the
-// stack an idle stream keeps is only as deep as the wait.
-func (e *Engine) Subscribe(ctx context.Context, c Caller, afterSeq int64, send func(*Frame) error) (StreamEnd, error) {
+// send gets each frame with more set when another follows at once (the rest of what the
+// stream had waiting): a sink may hold such a frame back and write it with the next, so that
+// a stream that reads several events at a time pays one flush (one write to the socket) for
+// them; a frame without more must go out before send returns.
+//
+// The calling goroutine delivers live events itself (a shallow path: the ring, the
+// visibility check, the cached encoding, the write); the deep work, the replay from the
+// database and the heartbeats, runs on a goroutine of its own that ends when it is done (see
+// RunOnFreshStack), so that the stack an idle stream keeps is only as deep as a delivery. A
+// goroutine per delivery cost more CPU than anything else the engine did per delivery.
+func (e *Engine) Subscribe(ctx context.Context, c Caller, afterSeq int64, send SendFunc) (StreamEnd, error) {
 	if _, err := e.snap.Load().caller(c); err != nil {
 		return StreamRefused, err
 	}
@@ -115,7 +122,11 @@ func (s *stream) run(ctx context.Context, f *Follower) error {
 	heartbeat := s.e.clock.NewTicker(s.e.opts.Heartbeat)
 	defer heartbeat.Stop()
 	for {
-		if err := RunOnFreshStack(func() error { return s.sendAvailable(ctx, f) }); err != nil {
+		send := func() error { return s.sendAvailable(ctx, f) }
+		if f.Replaying() {
+			send = func() error { return RunOnFreshStack(func() error { return s.sendAvailable(ctx, f) }) }
+		}
+		if err := send(); err != nil {
 			return err
 		}
 		ticked, err := f.Wait(ctx, heartbeat.C())
@@ -180,22 +191,26 @@ func RunOnFreshStack(fn func() error) error {
 	return err
 }
 
+// SendFunc sends one frame of a Subscribe stream; more says that another follows at once, so
+// the frame may wait for it (see Subscribe).
+type SendFunc func(f *Frame, more bool) error
+
 type stream struct {
 	e    *Engine
-	send func(*Frame) error
+	send SendFunc
 }
 
 func (s *stream) heartbeat() error {
-	return s.send(newFrame(&svcv1.Event{AtMs: s.e.now().UnixMilli(), Kind: &svcv1.Event_Heartbeat{Heartbeat: true}}))
+	return s.send(newFrame(&svcv1.Event{AtMs: s.e.now().UnixMilli(), Kind: &svcv1.Event_Heartbeat{Heartbeat: true}}), false)
 }
 
 func (s *stream) resync() error {
-	return s.send(newFrame(&svcv1.Event{AtMs: s.e.now().UnixMilli(), Kind: &svcv1.Event_Resync{Resync: true}}))
+	return s.send(newFrame(&svcv1.Event{AtMs: s.e.now().UnixMilli(), Kind: &svcv1.Event_Resync{Resync: true}}), false)
 }
 
-// deliver sends the events, which the member may all receive, in order. When more than one
-// presence change is among them, they go as one presence_batch (the latest change per member)
-// in the place of the last one.
+// deliver sends the events, which the member may all receive, in order, all but the last
+// with more set. When more than one presence change is among them, they go as one
+// presence_batch (the latest change per member) in the place of the last one.
 func (s *stream) deliver(ds []Delivery) error {
 	presences := 0
 	for _, d := range ds {
@@ -208,7 +223,7 @@ func (s *stream) deliver(ds []Delivery) error {
 		batch = presenceBatch(ds)
 	}
 	seen := 0
-	for _, d := range ds {
+	for i, d := range ds {
 		f := d.Frame
 		if batch != nil && isPresence(f) {
 			if seen++; seen < presences {
@@ -216,7 +231,8 @@ func (s *stream) deliver(ds []Delivery) error {
 			}
 			f = batch
 		}
-		if err := s.send(f); err != nil {
+		// The last event is always sent: a presence change there is the batch's place.
+		if err := s.send(f, i < len(ds)-1); err != nil {
 			return err
 		}
 	}

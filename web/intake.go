@@ -71,12 +71,13 @@ func (in *intake) wrap(next http.Handler) http.Handler {
 		} else {
 			ctx = context.WithValue(ctx, refusalKey, errTooManyInFlight)
 		}
+		aw := &answerWriter{ResponseWriter: w, http1: r.ProtoMajor == 1}
+		ctx = context.WithValue(ctx, answerWriterKey, aw)
 		outer := r
 		r = r.WithContext(ctx)
 		// The mux names the route on the request it is given; the request log outside reads it
 		// from its own.
 		defer func() { outer.Pattern = r.Pattern }()
-		aw := &answerWriter{ResponseWriter: w, http1: r.ProtoMajor == 1}
 		if hasBody(r) {
 			if tb := in.timeBody(w, r); tb != nil {
 				r.Body, aw.body = tb, tb
@@ -173,12 +174,29 @@ func (b *timedBody) Close() error {
 // answerWriter closes an HTTP/1 connection after an answer given before the body was read to
 // its end, instead of letting net/http read what is left of it (up to 256 KiB, at the
 // client's pace) to reuse the connection: an answer must never wait for a body nobody needs.
+//
+// It also lets a stream hold flushes back (holdFlushes): Connect flushes after every message
+// it sends, and each flush is a write to the socket (over HTTP/2, also two hand-offs to the
+// connection's goroutines); a stream with several events waiting writes them with one.
 type answerWriter struct {
 	http.ResponseWriter
 	http1 bool
 	body  *timedBody
 	wrote bool
+	// hold: flushes wait for the next one that is not held.
+	hold bool
 }
+
+// answerWriterOf is the request's answerWriter, nil outside the intake.
+func answerWriterOf(ctx context.Context) *answerWriter {
+	w, _ := ctx.Value(answerWriterKey).(*answerWriter)
+	return w
+}
+
+// holdFlushes makes the flushes that follow no-ops (hold) or real again. What is written
+// meanwhile stays in the response's buffer, which still writes itself out when full. The one
+// goroutine writing the response at a time calls it.
+func (w *answerWriter) holdFlushes(hold bool) { w.hold = hold }
 
 func (w *answerWriter) answer() {
 	if !w.wrote {
@@ -202,6 +220,9 @@ func (w *answerWriter) Write(b []byte) (int, error) {
 // Flush keeps streams streaming through the wrapper.
 func (w *answerWriter) Flush() {
 	w.answer()
+	if w.hold {
+		return
+	}
 	if f, ok := w.ResponseWriter.(http.Flusher); ok {
 		f.Flush()
 	}
@@ -211,8 +232,9 @@ func (w *answerWriter) Flush() {
 func (w *answerWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 const (
-	releaseKey ctxKey = 101
-	refusalKey ctxKey = 102
+	releaseKey      ctxKey = 101
+	refusalKey      ctxKey = 102
+	answerWriterKey ctxKey = 103
 )
 
 // authenticated gives back the request's place among those in flight before authentication,

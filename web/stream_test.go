@@ -89,7 +89,7 @@ func TestSlowSubscriberGetsResync(t *testing.T) {
 	ended := make(chan end, 1)
 	// A subscriber that never reads: the engine's send blocks on it.
 	go func() {
-		why, err := s.Engine.Subscribe(ctx, engine.Caller{ID: alice.Member.GetId()}, s.Engine.Seq(), func(f *engine.Frame) error {
+		why, err := s.Engine.Subscribe(ctx, engine.Caller{ID: alice.Member.GetId()}, s.Engine.Seq(), func(f *engine.Frame, _ bool) error {
 			frames <- f
 			return nil
 		})
@@ -300,7 +300,7 @@ func TestPresenceBatch(t *testing.T) {
 	alice := s.Join("alice")
 	frames := make(chan *engine.Frame, 100)
 	release := make(chan struct{})
-	go s.Engine.Subscribe(ctx, engine.Caller{ID: alice.Member.GetId()}, s.Engine.Seq(), func(f *engine.Frame) error {
+	go s.Engine.Subscribe(ctx, engine.Caller{ID: alice.Member.GetId()}, s.Engine.Seq(), func(f *engine.Frame, _ bool) error {
 		if f.Event.GetPresence() != nil && f.Event.GetPresence().GetMemberId() == alice.Member.GetId() {
 			<-release // hold the stream while others change
 		}

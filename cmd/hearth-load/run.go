@@ -149,6 +149,7 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 
 	if cfg.Senders > 0 && cfg.Duration > 0 {
 		r.phase.Store("send")
+		cpu := r.startCPU(ctx)
 		start := time.Now().Add(50 * time.Millisecond)
 		r.send(ctx, start, start.Add(cfg.Duration))
 		// Rates are over the schedule, or longer when the last answers came after its end.
@@ -158,6 +159,7 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 		t0 = time.Now()
 		r.drain(ctx)
 		sum.Send.DrainSeconds = time.Since(t0).Seconds()
+		sum.CPU = cpu.stop(ctx, r)
 	}
 	sum.Server.End = r.sample(ctx)
 
@@ -211,6 +213,33 @@ func (r *run) sample(ctx context.Context) serverSample {
 		return serverSample{}
 	}
 	return r.cfg.Watch.sample(ctx)
+}
+
+// cpuMark is the CPU times at the start of sending.
+type cpuMark struct {
+	server   float64
+	serverOK bool
+	tool     float64
+	at       time.Time
+}
+
+func (r *run) startCPU(ctx context.Context) cpuMark {
+	m := cpuMark{tool: ownCPUSeconds(), at: time.Now()}
+	m.server, m.serverOK = r.cfg.Watch.cpuSeconds(ctx)
+	return m
+}
+
+// stop is the CPU the server and the tool used from the mark to the end of the drain, and the
+// server's per delivery, as ircload counts it (send and drain).
+func (m cpuMark) stop(ctx context.Context, r *run) cpuUse {
+	u := cpuUse{Seconds: time.Since(m.at).Seconds(), ToolSeconds: ownCPUSeconds() - m.tool}
+	if now, ok := r.cfg.Watch.cpuSeconds(ctx); ok && m.serverOK {
+		u.ServerSeconds = now - m.server
+		if n := r.deliveries.Load(); n > 0 {
+			u.ServerMicrosPerDelivery = u.ServerSeconds / float64(n) * 1e6
+		}
+	}
+	return u
 }
 
 func (r *run) closeConnections() {

@@ -9,6 +9,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -127,4 +128,68 @@ func parseVmRSS(r io.Reader) (int64, error) {
 		return 0, err
 	}
 	return 0, fmt.Errorf("no VmRSS in /proc status")
+}
+
+// cpuSeconds is the server's CPU time so far (user and system), from /proc/<pid>/stat when the
+// tool has the pid, else from the metrics' process_cpu_seconds_total; ok false when neither.
+func (w watcher) cpuSeconds(ctx context.Context) (float64, bool) {
+	if w.pid > 0 {
+		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", w.pid))
+		if err == nil {
+			if s, err := parseProcStatCPU(string(b)); err == nil {
+				return s, true
+			}
+		}
+	}
+	if w.metricsURL != "" {
+		ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		defer cancel()
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, w.metricsURL, nil)
+		if err != nil {
+			return 0, false
+		}
+		resp, err := w.client.Do(req)
+		if err != nil {
+			return 0, false
+		}
+		defer resp.Body.Close()
+		vals, err := parseMetrics(resp.Body, "process_cpu_seconds_total")
+		if v, ok := vals["process_cpu_seconds_total"]; err == nil && ok {
+			return v, true
+		}
+	}
+	return 0, false
+}
+
+// clockTicks is USER_HZ, the unit of the times in /proc/<pid>/stat: 100 on every Linux
+// architecture Go runs on.
+const clockTicks = 100
+
+// parseProcStatCPU reads utime + stime from a /proc/<pid>/stat line. The command name (field
+// 2) is in parentheses and may hold spaces, so fields are counted from the last ')'.
+func parseProcStatCPU(stat string) (float64, error) {
+	i := strings.LastIndexByte(stat, ')')
+	if i < 0 {
+		return 0, fmt.Errorf("unexpected /proc stat %q", stat)
+	}
+	f := strings.Fields(stat[i+1:])
+	// After the name: state (3), ... utime (14), stime (15): indexes 11 and 12.
+	if len(f) < 13 {
+		return 0, fmt.Errorf("unexpected /proc stat %q", stat)
+	}
+	u, err1 := strconv.ParseInt(f[11], 10, 64)
+	s, err2 := strconv.ParseInt(f[12], 10, 64)
+	if err1 != nil || err2 != nil {
+		return 0, fmt.Errorf("unexpected /proc stat %q", stat)
+	}
+	return float64(u+s) / clockTicks, nil
+}
+
+// ownCPUSeconds is the tool's own CPU time so far (user and system).
+func ownCPUSeconds() float64 {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
+		return 0
+	}
+	return float64(ru.Utime.Nano()+ru.Stime.Nano()) / 1e9
 }

@@ -17,6 +17,8 @@ type Summary struct {
 	Streams  streamCounts `json:"streams"`
 	Send     sendResult   `json:"send"`
 	Delivery delivery     `json:"delivery"`
+	// CPU is what the server and the tool used while sending and draining.
+	CPU cpuUse `json:"cpu"`
 	// Errors counts failed calls by phase (join, open, send, stream) and Connect code.
 	Errors map[string]map[string]int64 `json:"errors"`
 	// Server is sampled before joining, once the streams are open, and after the drain.
@@ -41,6 +43,17 @@ type configEcho struct {
 	SenderRate  float64 `json:"sender_rate"`
 	Duration    float64 `json:"duration_s"`
 	TextBytes   int     `json:"text_bytes"`
+}
+
+// cpuUse is CPU time over the send and drain phases. The server's is zero when the tool has
+// neither -pid nor -metrics-url.
+type cpuUse struct {
+	Seconds       float64 `json:"seconds"`
+	ServerSeconds float64 `json:"server_s"`
+	ToolSeconds   float64 `json:"tool_s"`
+	// ServerMicrosPerDelivery is the server's CPU over the deliveries counted in the run
+	// (everything the server did meanwhile, sends included).
+	ServerMicrosPerDelivery float64 `json:"server_us_per_delivery"`
 }
 
 type memberCounts struct {
@@ -159,6 +172,10 @@ func (s *Summary) writeText(w io.Writer) {
 	t := s.Delivery.tally
 	fmt.Fprintf(w, "checks       lost %d, duplicated %d, out of order %d, refused yet delivered %d, unanswered yet delivered %d; streams ended early %d, resyncs %d, failed to open %d\n",
 		t.Lost, t.Duplicated, t.OutOfOrder, t.Refused, t.Unacked, s.Streams.EndedEarly, s.Streams.Resyncs, s.Streams.Failed)
+	if s.CPU.Seconds > 0 {
+		fmt.Fprintf(w, "cpu          server %.2fs (%.1f us per delivery), this tool %.2fs, over %.1fs of sending and draining\n",
+			s.CPU.ServerSeconds, s.CPU.ServerMicrosPerDelivery, s.CPU.ToolSeconds, s.CPU.Seconds)
+	}
 	fmt.Fprintf(w, "errors       %s\n", errorText(s.Errors))
 	fmt.Fprintf(w, "server       start %s | streams open %s | end %s\n", s.Server.Start, s.Server.Open, s.Server.End)
 	verdict := "OK"

@@ -33,6 +33,7 @@ func TestSummaryJSON(t *testing.T) {
 	s := newSummary(r)
 	s.Send.Seconds = 1.5
 	s.Server.Open = serverSample{RSSBytes: 30 << 20, Goroutines: 12}
+	s.CPU = cpuUse{Seconds: 2, ServerSeconds: 0.6, ToolSeconds: 0.3, ServerMicrosPerDelivery: 1e5}
 	s.finish(r)
 
 	var buf bytes.Buffer
@@ -60,6 +61,7 @@ func TestSummaryJSON(t *testing.T) {
 		"streams.opened":                 2.0,
 		"server.streams_open.rss_bytes":  float64(30 << 20),
 		"server.streams_open.goroutines": 12.0,
+		"cpu.server_us_per_delivery":     1e5,
 	} {
 		if v := lookup(got, path); v != want {
 			t.Errorf("%s = %v, want %v", path, v, want)
@@ -70,7 +72,7 @@ func TestSummaryJSON(t *testing.T) {
 	}
 	var text bytes.Buffer
 	s.writeText(&text)
-	for _, want := range []string{"3 acknowledged (2.0/s", "lost 0, duplicated 0", "send resource_exhausted 1", "RSS 30.0 MB, 12 goroutines", "\nOK\n"} {
+	for _, want := range []string{"3 acknowledged (2.0/s", "lost 0, duplicated 0", "send resource_exhausted 1", "RSS 30.0 MB, 12 goroutines", "server 0.60s (100000.0 us per delivery)", "\nOK\n"} {
 		if !strings.Contains(text.String(), want) {
 			t.Errorf("text summary lacks %q:\n%s", want, text.String())
 		}
@@ -136,6 +138,14 @@ process_resident_memory_bytes 2.5165824e+07 1700000000000
 	}
 	if _, err := parseVmRSS(strings.NewReader("Name:\thearth\n")); err == nil {
 		t.Fatal("no VmRSS line is no error")
+	}
+	// utime 1234 and stime 66 ticks; the name holds a space and a parenthesis.
+	stat := "4242 (hearth (x) y) S 1 4242 4242 0 -1 4194560 5000 0 0 0 1234 66 0 0 20 0 12 0 100 0 0"
+	if cpu, err := parseProcStatCPU(stat); err != nil || cpu != 13 {
+		t.Fatalf("cpu = %v %v, want 13", cpu, err)
+	}
+	if _, err := parseProcStatCPU("4242 (hearth) S 1"); err == nil {
+		t.Fatal("a short stat line is no error")
 	}
 }
 
