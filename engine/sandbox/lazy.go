@@ -41,7 +41,12 @@ type Lazy struct {
 // attempt is one start of the Sandbox, which callers that arrive meanwhile wait for.
 type attempt struct {
 	done chan struct{}
-	err  error // set before done is closed
+	// waiting counts the callers waiting for this start; a successful start counts them in
+	// flight at once and hands each the Sandbox, so that a quiet spell cannot close it between
+	// the start and their calls (on a busy machine a waiter may wake long after the start).
+	waiting int
+	sb      *Sandbox // set with err before done is closed
+	err     error
 }
 
 // NewLazy checks the options and returns a Lazy that starts a Sandbox with them on its
@@ -90,37 +95,44 @@ func (l *Lazy) Started() bool {
 // acquire returns the started Sandbox, starting it (or waiting for the start in progress)
 // if there is none. Every successful acquire must be followed by one release.
 func (l *Lazy) acquire(ctx context.Context) (*Sandbox, error) {
-	for {
-		l.mu.Lock()
-		if l.closed {
-			l.mu.Unlock()
-			return nil, ErrClosed
-		}
-		if l.sb != nil {
-			l.inflight++
-			l.mu.Unlock()
-			return l.sb, nil
-		}
-		a := l.starting
-		if a == nil {
-			a = &attempt{done: make(chan struct{})}
-			l.starting = a
-			l.work.Add(1)
-			go l.start(a)
-		}
+	l.mu.Lock()
+	if l.closed {
 		l.mu.Unlock()
-		// The start runs on its own: a caller that gives up does not stop it for the
-		// others waiting.
+		return nil, ErrClosed
+	}
+	if l.sb != nil {
+		l.inflight++
+		l.mu.Unlock()
+		return l.sb, nil
+	}
+	a := l.starting
+	if a == nil {
+		a = &attempt{done: make(chan struct{})}
+		l.starting = a
+		l.work.Add(1)
+		go l.start(a)
+	}
+	a.waiting++
+	l.mu.Unlock()
+	// The start runs on its own: a caller that gives up does not stop it for the
+	// others waiting.
+	select {
+	case <-a.done:
+		return a.sb, a.err
+	case <-ctx.Done():
+		l.mu.Lock()
 		select {
 		case <-a.done:
-		case <-ctx.Done():
-			return nil, ctx.Err()
+			// Started meanwhile, and counted this caller in flight: give its place back.
+			l.mu.Unlock()
+			if a.err == nil {
+				l.release()
+			}
+		default:
+			a.waiting--
+			l.mu.Unlock()
 		}
-		if a.err != nil {
-			return nil, a.err
-		}
-		// Started; loop to take it (or, if a quiet spell already closed it again, to
-		// start another).
+		return nil, ctx.Err()
 	}
 }
 
@@ -137,8 +149,13 @@ func (l *Lazy) start(a *attempt) {
 	if err == nil {
 		l.starts++
 		l.sb = sb
-		l.lastUse = time.Now()
-		l.armTimer()
+		l.inflight += a.waiting
+		a.sb = sb
+		if a.waiting == 0 {
+			// Every caller gave up: the quiet spell starts now.
+			l.lastUse = time.Now()
+			l.armTimer()
+		}
 	} else if l.closed {
 		err = ErrClosed
 	}

@@ -210,3 +210,20 @@ func TestNewLazyChecksOptions(t *testing.T) {
 		t.Error("a negative memory limit was accepted")
 	}
 }
+
+// The callers that waited for a start get the Sandbox it made, however late they wake: a
+// quiet spell shorter than their wake-up (here 1 µs) once closed it under them, and they
+// started another (TestLazyStopsWhenQuietAndStartsAgain failed on a busy machine).
+func TestLazyWaitersGetTheSandboxTheirStartMade(t *testing.T) {
+	l := newLazy(t, Options{}, time.Microsecond)
+	want := Info{"image/png", 31, 7}
+	for i := 1; i <= 3; i++ {
+		if got, err := l.Inspect(context.Background(), encodePNG(t, 31, 7)); err != nil || got != want {
+			t.Fatalf("call %d: got %+v, %v; want %+v", i, got, err, want)
+		}
+		waitStopped(t, l)
+		if n := l.startCount(); n != i {
+			t.Fatalf("after call %d: %d starts, want one a call", i, n)
+		}
+	}
+}
