@@ -31,38 +31,15 @@ func TestFeatureScreenshots(t *testing.T) {
 	browser := startBrowser(t)
 	srv := webtest.Start(t, webtest.WithPreviewAllowPrivate())
 	ctx := context.Background()
-	owner := srv.Join("maya")
-	rename(t, owner, "Maya Lindqvist", "🌱", "Tending the garden")
-	settings := "Hearth Garden Club"
-	if _, err := owner.Server.UpdateServerSettings(ctx, connect.NewRequest(&svcv1.UpdateServerSettingsRequest{Name: &settings})); err != nil {
-		t.Fatal(err)
-	}
-	channel := func(name, category, topic string) string {
-		res, err := owner.Chat.CreateChannel(ctx, connect.NewRequest(&svcv1.CreateChannelRequest{Name: name, Kind: svcv1.ChannelKind_CHANNEL_KIND_TEXT, Category: category, Topic: topic}))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return res.Msg.GetChannel().GetId()
-	}
+	g, people := newGarden(t, srv, [2]string{"sam", "Sam Okafor"}, [2]string{"ines", "Inês Duarte"}, [2]string{"lee", "Lee Park"}, [2]string{"rex", "Rex Deals"}, [2]string{"tom", "Tom Vale"})
+	owner, channel := g.owner, g.channel
 	general := channel("general", "", "Everything about the garden, and then some")
 	channel("announcements", "", "News from the committee")
 	tomatoes := channel("tomatoes", "Growing", "Forty varieties and counting")
 	seeds := channel("seed-swap", "Growing", "Offer and ask for seeds")
-	people := map[string]*webtest.Client{}
-	for _, p := range []struct{ sub, name string }{{"sam", "Sam Okafor"}, {"ines", "Inês Duarte"}, {"lee", "Lee Park"}, {"rex", "Rex Deals"}, {"tom", "Tom Vale"}} {
-		c := srv.Join(p.sub)
-		rename(t, c, p.name, "", "")
-		people[p.sub] = c
-	}
 	sam, ines, lee, rex, tom := people["sam"], people["ines"], people["lee"], people["rex"], people["tom"]
 	setRank(t, owner, ines, svcv1.MemberRole_MEMBER_ROLE_MODERATOR)
-	say := func(c *webtest.Client, channelID, text string) *svcv1.Message {
-		res, err := c.Chat.SendMessage(ctx, connect.NewRequest(&svcv1.SendMessageRequest{ChannelId: channelID, Text: text}))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return res.Msg.GetMessage()
-	}
+	say := func(c *webtest.Client, channelID, text string) *svcv1.Message { return g.say(c, channelID, text, "") }
 	report := func(c *webtest.Client, m *svcv1.Message, note string) {
 		if _, err := c.Server.ReportMessage(ctx, connect.NewRequest(&svcv1.ReportMessageRequest{MessageId: m.GetId(), Note: note})); err != nil {
 			t.Fatal(err)

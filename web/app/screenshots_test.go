@@ -27,37 +27,13 @@ func TestScreenshots(t *testing.T) {
 	browser := startBrowser(t)
 	srv := webtest.Start(t)
 	ctx := context.Background()
-	owner := srv.Join("maya")
-	rename(t, owner, "Maya Lindqvist", "🌱", "Tending the garden")
-	settings := "Hearth Garden Club"
-	if _, err := owner.Server.UpdateServerSettings(ctx, connect.NewRequest(&svcv1.UpdateServerSettingsRequest{Name: &settings})); err != nil {
-		t.Fatal(err)
-	}
-	channel := func(name, category, topic string) string {
-		res, err := owner.Chat.CreateChannel(ctx, connect.NewRequest(&svcv1.CreateChannelRequest{Name: name, Kind: svcv1.ChannelKind_CHANNEL_KIND_TEXT, Category: category, Topic: topic}))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return res.Msg.GetChannel().GetId()
-	}
+	g, people := newGarden(t, srv, [2]string{"sam", "Sam Okafor"}, [2]string{"ines", "Inês Duarte"}, [2]string{"lee", "Lee Park"})
+	owner, channel, say := g.owner, g.channel, g.say
 	general := channel("general", "", "Everything about the garden, and then some")
 	channel("announcements", "", "News from the committee")
 	channel("tomatoes", "Growing", "Forty varieties and counting")
 	seeds := channel("seed-swap", "Growing", "Offer and ask for seeds")
 	channel("tools", "Growing", "")
-	people := map[string]*webtest.Client{}
-	for _, p := range []struct{ sub, name string }{{"sam", "Sam Okafor"}, {"ines", "Inês Duarte"}, {"lee", "Lee Park"}} {
-		c := srv.Join(p.sub)
-		rename(t, c, p.name, "", "")
-		people[p.sub] = c
-	}
-	say := func(c *webtest.Client, channelID, text, thread string) *svcv1.Message {
-		res, err := c.Chat.SendMessage(ctx, connect.NewRequest(&svcv1.SendMessageRequest{ChannelId: channelID, Text: text, ThreadRootId: thread}))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return res.Msg.GetMessage()
-	}
 	react := func(c *webtest.Client, m *svcv1.Message, emoji string) {
 		if _, err := c.Chat.React(ctx, connect.NewRequest(&svcv1.ReactRequest{MessageId: m.GetId(), Emoji: emoji})); err != nil {
 			t.Fatal(err)
@@ -149,4 +125,48 @@ func dark(t *testing.T, p *page, on bool) {
 		})
 		return err
 	}))
+}
+
+// garden is the community the screenshots show: the Hearth Garden Club of Maya, its owner.
+type garden struct {
+	t     *testing.T
+	owner *webtest.Client
+}
+
+// newGarden makes the club and its people (username, shown name), each with a shown name.
+func newGarden(t *testing.T, srv *webtest.Server, people ...[2]string) (*garden, map[string]*webtest.Client) {
+	t.Helper()
+	g := &garden{t: t, owner: srv.Join("maya")}
+	rename(t, g.owner, "Maya Lindqvist", "🌱", "Tending the garden")
+	name := "Hearth Garden Club"
+	if _, err := g.owner.Server.UpdateServerSettings(context.Background(), connect.NewRequest(&svcv1.UpdateServerSettingsRequest{Name: &name})); err != nil {
+		t.Fatal(err)
+	}
+	clients := map[string]*webtest.Client{}
+	for _, p := range people {
+		c := srv.Join(p[0])
+		rename(t, c, p[1], "", "")
+		clients[p[0]] = c
+	}
+	return g, clients
+}
+
+// channel makes a text channel as the owner and returns its id.
+func (g *garden) channel(name, category, topic string) string {
+	g.t.Helper()
+	res, err := g.owner.Chat.CreateChannel(context.Background(), connect.NewRequest(&svcv1.CreateChannelRequest{Name: name, Kind: svcv1.ChannelKind_CHANNEL_KIND_TEXT, Category: category, Topic: topic}))
+	if err != nil {
+		g.t.Fatal(err)
+	}
+	return res.Msg.GetChannel().GetId()
+}
+
+// say sends text as c, in a thread when thread is a root's id.
+func (g *garden) say(c *webtest.Client, channelID, text, thread string) *svcv1.Message {
+	g.t.Helper()
+	res, err := c.Chat.SendMessage(context.Background(), connect.NewRequest(&svcv1.SendMessageRequest{ChannelId: channelID, Text: text, ThreadRootId: thread}))
+	if err != nil {
+		g.t.Fatal(err)
+	}
+	return res.Msg.GetMessage()
 }

@@ -2,41 +2,15 @@
 // with upload progress, which only XMLHttpRequest reports, and GET /emoji.zip (every emoji),
 // saved as a download. Both need the Bearer token, so neither can be a plain link.
 
-import { fromJson } from "@bufbuild/protobuf";
 import { UploadEmojiResponseSchema, type EmojiUploadResult } from "../gen/svc/v1/types_pb";
 import type { Api } from "./api";
+import { postForm } from "./upload";
 
 /** POST /emoji with every file as a part named "file"; onProgress gets the fraction sent. */
-export function uploadEmoji(api: Api, files: File[], onProgress: (fraction: number) => void): Promise<EmojiUploadResult[]> {
-  return api.token().then(
-    (token) =>
-      new Promise<EmojiUploadResult[]>((resolve, reject) => {
-        const xhr = new XMLHttpRequest();
-        xhr.open("POST", api.base + "/emoji");
-        if (token) xhr.setRequestHeader("Authorization", "Bearer " + token);
-        xhr.upload.onprogress = (e) => {
-          if (e.lengthComputable && e.total > 0) onProgress(e.loaded / e.total);
-        };
-        xhr.onload = () => {
-          let body: unknown;
-          try {
-            body = JSON.parse(xhr.responseText);
-          } catch {
-            body = undefined;
-          }
-          if (xhr.status === 200 && body) {
-            onProgress(1);
-            resolve(fromJson(UploadEmojiResponseSchema, body as never, { ignoreUnknownFields: true }).results);
-            return;
-          }
-          reject(new Error((body as { error?: string } | undefined)?.error || `the upload failed (HTTP ${xhr.status})`));
-        };
-        xhr.onerror = () => reject(new Error("cannot reach the server"));
-        const form = new FormData();
-        for (const f of files) form.append("file", f, f.name);
-        xhr.send(form);
-      }),
-  );
+export async function uploadEmoji(api: Api, files: File[], onProgress: (fraction: number) => void): Promise<EmojiUploadResult[]> {
+  const form = new FormData();
+  for (const f of files) form.append("file", f, f.name);
+  return (await postForm(api, "/emoji", form, UploadEmojiResponseSchema, "the upload failed", onProgress).promise).results;
 }
 
 /** GET /emoji.zip, handed to the browser as the download emoji.zip. */

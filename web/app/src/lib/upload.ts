@@ -1,21 +1,33 @@
-// POST /upload with XMLHttpRequest, because fetch cannot report upload progress.
+// POST /upload (and the other multipart endpoints) with XMLHttpRequest, because fetch cannot
+// report upload progress.
 
-import { fromJson } from "@bufbuild/protobuf";
+import { fromJson, type DescMessage, type MessageShape } from "@bufbuild/protobuf";
 import { AttachmentSchema, type Attachment } from "../gen/svc/v1/types_pb";
 import type { Api } from "./api";
 
-export type Upload = {
-  promise: Promise<Attachment>;
+export type Upload<T = Attachment> = {
+  promise: Promise<T>;
   abort: () => void;
 };
 
-/** Uploads one file; onProgress gets the fraction sent, 0 to 1. */
-export function upload(api: Api, file: File, onProgress: (fraction: number) => void): Upload {
+/**
+ * POSTs form to path with the Bearer token; onProgress gets the fraction sent, 0 to 1. The
+ * answer is read as schema's JSON; a refusal rejects with the server's message (or failed and
+ * the status when it gave none).
+ */
+export function postForm<S extends DescMessage>(
+  api: Api,
+  path: string,
+  form: FormData,
+  schema: S,
+  failed: string,
+  onProgress: (fraction: number) => void,
+): Upload<MessageShape<S>> {
   const xhr = new XMLHttpRequest();
   let aborted = false;
-  const promise = api.token().then((token) => new Promise<Attachment>((resolve, reject) => {
+  const promise = api.token().then((token) => new Promise<MessageShape<S>>((resolve, reject) => {
     if (aborted) return reject(new Error("upload cancelled"));
-    xhr.open("POST", api.base + "/upload");
+    xhr.open("POST", api.base + path);
     if (token) xhr.setRequestHeader("Authorization", "Bearer " + token);
     xhr.upload.onprogress = (e) => {
       if (e.lengthComputable && e.total > 0) onProgress(e.loaded / e.total);
@@ -29,16 +41,14 @@ export function upload(api: Api, file: File, onProgress: (fraction: number) => v
       }
       if (xhr.status === 200 && body) {
         onProgress(1);
-        resolve(fromJson(AttachmentSchema, body as never, { ignoreUnknownFields: true }));
+        resolve(fromJson(schema, body as never, { ignoreUnknownFields: true }));
         return;
       }
       const msg = (body as { error?: string } | undefined)?.error;
-      reject(new Error(msg || `upload failed (HTTP ${xhr.status})`));
+      reject(new Error(msg || `${failed} (HTTP ${xhr.status})`));
     };
     xhr.onerror = () => reject(new Error("cannot reach the server"));
     xhr.onabort = () => reject(new Error("upload cancelled"));
-    const form = new FormData();
-    form.append("file", file, file.name || "pasted-image.png");
     xhr.send(form);
   }));
   return {
@@ -48,6 +58,13 @@ export function upload(api: Api, file: File, onProgress: (fraction: number) => v
       xhr.abort();
     },
   };
+}
+
+/** Uploads one file; onProgress gets the fraction sent, 0 to 1. */
+export function upload(api: Api, file: File, onProgress: (fraction: number) => void): Upload {
+  const form = new FormData();
+  form.append("file", file, file.name || "pasted-image.png");
+  return postForm(api, "/upload", form, AttachmentSchema, "upload failed", onProgress);
 }
 
 /** A file size for people: 1.2 MB. */

@@ -6,7 +6,7 @@ import type { Channel } from "../gen/svc/v1/types_pb";
 import { errorText } from "../lib/api";
 import { useTopics } from "../lib/emitter";
 import type { Session } from "../state/session";
-import { Dialog } from "./common";
+import { Dialog, ErrorRow } from "./common";
 
 export function BrowseChannels(props: { session: Session; onClose: () => void; onOpenChannel: (id: string) => void }) {
   const { session } = props;
@@ -23,11 +23,7 @@ export function BrowseChannels(props: { session: Session; onClose: () => void; o
   }, []);
   return (
     <Dialog title="Browse channels" onClose={props.onClose} wide>
-      {error && (
-        <p class="error-row" role="alert">
-          {error}
-        </p>
-      )}
+      <ErrorRow error={error} />
       {!channels && !error && <p class="muted">Loading channels…</p>}
       {channels && (
         <ul class="browse-list">

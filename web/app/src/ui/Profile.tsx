@@ -8,7 +8,7 @@ import { useTopics } from "../lib/emitter";
 import { getCreds } from "../lib/storage";
 import { upload } from "../lib/upload";
 import type { Session } from "../state/session";
-import { Avatar, Dialog } from "./common";
+import { Avatar, Dialog, ErrorRow } from "./common";
 
 export function Profile(props: { session: Session; onClose: () => void; onSignOut: () => void }) {
   const { session } = props;
@@ -95,11 +95,7 @@ export function Profile(props: { session: Session; onClose: () => void; onSignOu
           <span>About you</span>
           <textarea class="input" rows={3} value={bio} maxLength={1024} onInput={(e) => setBio((e.target as HTMLTextAreaElement).value)} />
         </label>
-        {error && (
-          <p class="error-row" role="alert">
-            {error}
-          </p>
-        )}
+        <ErrorRow error={error} />
         {saved && (
           <p class="ok-row" role="status">
             Saved.

@@ -9,6 +9,7 @@ import { focusLast, Typing } from "./ChannelView";
 import { Composer } from "./Composer";
 import { MessageItem, type MessageActions } from "./MessageItem";
 import { MessageList } from "./MessageList";
+import { ErrorRow } from "./common";
 
 export function ThreadPanel(props: { session: Session; channelId: string; rootId: string; actions: MessageActions; onClose: () => void }) {
   const { session, channelId, rootId } = props;
@@ -51,11 +52,7 @@ export function ThreadPanel(props: { session: Session; channelId: string; rootId
           ✕
         </button>
       </header>
-      {error && (
-        <p class="error-row" role="alert">
-          {error}
-        </p>
-      )}
+      <ErrorRow error={error} />
       <MessageList
         session={session}
         view={view}

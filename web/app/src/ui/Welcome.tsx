@@ -8,6 +8,7 @@ import { renderMarkdown } from "../lib/markdown";
 import { beginSignIn, listIssuers, type Issuer } from "../lib/oidc";
 import { normalizeServer, setToken } from "../lib/storage";
 import type { Session } from "../state/session";
+import { ErrorRow } from "./common";
 
 export function inviteKey(server: string): string {
   return "hearth.invite." + server;
@@ -97,16 +98,8 @@ export function SignIn(props: { session: Session; error: string; onSignedIn: () 
       <CommunityCard session={session} />
       <section class="welcome-box" aria-labelledby="signin-title">
         <h2 id="signin-title">Sign in</h2>
-        {session.statusText && (
-          <p class="error-row" role="alert">
-            {session.statusText}
-          </p>
-        )}
-        {error && (
-          <p class="error-row" role="alert">
-            {error}
-          </p>
-        )}
+        <ErrorRow error={session.statusText} />
+        <ErrorRow error={error} />
         {issuers === null && <p class="muted">Looking for the ways to sign in…</p>}
         {issuers && issuers.length > 0 && (
           <div class="issuers">
@@ -217,11 +210,7 @@ export function JoinScreen(props: { session: Session; onJoined: () => void; onSi
               />
             </label>
           ))}
-          {error && (
-            <p class="error-row" role="alert">
-              {error}
-            </p>
-          )}
+          <ErrorRow error={error} />
           <div class="dialog-actions">
             <button type="button" class="button" onClick={props.onSignOut}>
               Use another account

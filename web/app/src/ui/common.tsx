@@ -1,4 +1,5 @@
-// Small pieces every screen uses: avatars, presence dots, modal dialogs, the toast, times.
+// Small pieces every screen uses: avatars, presence dots, modal dialogs, the toast, a refusal's
+// message, times.
 
 import type { ComponentChildren } from "preact";
 import { useEffect, useLayoutEffect, useRef } from "preact/hooks";
@@ -6,6 +7,16 @@ import { Presence, type Member } from "../gen/svc/v1/types_pb";
 import { absUrl } from "../lib/api";
 import { useTopics } from "../lib/emitter";
 import type { Session } from "../state/session";
+
+/** A refusal or failure, as an alert under what was refused; nothing when there is none. */
+export function ErrorRow(props: { error?: string | null }) {
+  if (!props.error) return null;
+  return (
+    <p class="error-row" role="alert">
+      {props.error}
+    </p>
+  );
+}
 
 export function Avatar(props: { session: Session; member?: Member; id?: string; size?: number }) {
   const { session } = props;

@@ -14,6 +14,7 @@ import { ChannelSettingsDialog } from "./ChannelSettings";
 import { Outcome, useAction } from "./parts";
 import { knownRoles } from "./ranks";
 import { ReorderList, type Move } from "./Reorder";
+import { ErrorRow } from "../common";
 
 /** Where each channel goes after a move: the renumbered groups it touches. */
 export function planMove(channels: Channel[], m: Move): { channel: Channel; category: string; position: number }[] {
@@ -77,11 +78,7 @@ export function ChannelsScreen(props: { session: Session }) {
       <section class="admin-section" aria-labelledby="channel-order-title">
         <h2 id="channel-order-title">Channels and their order</h2>
         <p class="muted small">The sidebar shows the channels in this order, by category. Private channels are listed only for their members.</p>
-        {moveError && (
-          <p class="error-row" role="alert">
-            {moveError}
-          </p>
-        )}
+        <ErrorRow error={moveError} />
         {channels.length === 0 ? (
           <p class="muted">There are no channels yet.</p>
         ) : (

@@ -8,7 +8,7 @@ import type { Invite } from "../../gen/svc/v1/types_pb";
 import { errorText } from "../../lib/api";
 import { useTopics } from "../../lib/emitter";
 import type { Session } from "../../state/session";
-import { formatFull } from "../common";
+import { ErrorRow, formatFull } from "../common";
 import { communityHash, copyText, inWords, Outcome, useAction } from "./parts";
 import { isAdmin } from "../../lib/ranks";
 
@@ -94,11 +94,7 @@ export function InvitesScreen(props: { session: Session }) {
       />
       <section class="admin-section" aria-labelledby="invites-title">
         <h2 id="invites-title">Invites</h2>
-        {error && (
-          <p class="error-row" role="alert">
-            {error}
-          </p>
-        )}
+        <ErrorRow error={error} />
         {invites === null && !error && <p class="muted">Loading the invites…</p>}
         {invites?.length === 0 && <p class="muted">There are no invites.</p>}
         {invites && invites.length > 0 && (

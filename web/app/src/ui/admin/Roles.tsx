@@ -13,6 +13,7 @@ import { ChannelSettingsDialog, RoleChip } from "./ChannelSettings";
 import { ColorField } from "./Color";
 import { Outcome, useAction } from "./parts";
 import { ReorderList, type Move } from "./Reorder";
+import { ErrorRow } from "../common";
 
 export function RolesScreen(props: { session: Session }) {
   const { session } = props;
@@ -50,11 +51,7 @@ export function RolesScreen(props: { session: Session }) {
         <p class="muted small">
           Roles decide who sees the channels limited to them; they give no permission. Members are given roles from their card on the Members page.
         </p>
-        {moveError && (
-          <p class="error-row" role="alert">
-            {moveError}
-          </p>
-        )}
+        <ErrorRow error={moveError} />
         {roles.length === 0 ? (
           <p class="muted">There are no roles yet.</p>
         ) : (

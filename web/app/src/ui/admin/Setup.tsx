@@ -11,6 +11,7 @@ import { navigate, channelHash } from "../../lib/router";
 import type { Session } from "../../state/session";
 import { ImageField, saveSettings } from "./parts";
 import { LIMITS, ModeField } from "./Settings";
+import { ErrorRow } from "../common";
 
 const STEPS = ["About", "Joining", "Channels"];
 
@@ -150,11 +151,7 @@ export function SetupWizard(props: { session: Session }) {
             </div>
           </>
         )}
-        {error && (
-          <p class="error-row" role="alert">
-            {error}
-          </p>
-        )}
+        <ErrorRow error={error} />
         <div class="wizard-actions">
           <button type="button" class="button" disabled={busy} onClick={() => finish(true)}>
             Skip setup

@@ -10,7 +10,7 @@ import { errorText } from "../../lib/api";
 import { useTopics } from "../../lib/emitter";
 import { outranksRank } from "../../lib/ranks";
 import type { Session } from "../../state/session";
-import { Avatar } from "../common";
+import { Avatar, ErrorRow } from "../common";
 import { Confirm, copyText } from "../moderation/parts";
 import "./bots.css";
 
@@ -44,11 +44,7 @@ export function Bots(props: { session: Session }) {
       ) : (
         <NewBot session={session} onCreated={(bot, t) => (setToken({ botId: bot.id, name: bot.displayName || bot.username, token: t, rotated: false }), load())} />
       )}
-      {error && (
-        <p class="error-row" role="alert">
-          {error}
-        </p>
-      )}
+      <ErrorRow error={error} />
       <h3 class="section-title">Bots</h3>
       {bots === null && !error && <p class="muted">Loading bots…</p>}
       {bots?.length === 0 && <p class="muted">No bots yet.</p>}
@@ -95,11 +91,7 @@ function NewBot(props: { session: Session; onCreated: (bot: Member, token: strin
         </label>
       </div>
       <p class="muted small">2 to 32 of a–z, 0–9, _ . -. The bot calls the API with its token; see the API reference.</p>
-      {error && (
-        <p class="error-row" role="alert">
-          {error}
-        </p>
-      )}
+      <ErrorRow error={error} />
       <div class="dialog-actions">
         <button type="submit" class="button button-primary" disabled={busy || !username.trim()}>
           {busy ? "Creating…" : "Create bot"}
@@ -214,11 +206,7 @@ function BotItem(props: { session: Session; bot: Member; plugin: boolean; onToke
           }
         />
       )}
-      {error && (
-        <p class="error-row" role="alert">
-          {error}
-        </p>
-      )}
+      <ErrorRow error={error} />
     </li>
   );
 }

@@ -14,6 +14,7 @@ import { formatSize } from "../../lib/upload";
 import type { Session } from "../../state/session";
 import { Confirm } from "../moderation/parts";
 import "./bots.css";
+import { ErrorRow } from "../common";
 
 /** InstallPlugin takes at most 256 KB of source, a KB being 1,000 bytes as the server counts. */
 const MAX_SOURCE = 256_000;
@@ -39,11 +40,7 @@ export function Plugins(props: { session: Session }) {
   return (
     <div class="plugins">
       <InstallForm session={session} onInstalled={reload} />
-      {error && (
-        <p class="error-row" role="alert">
-          {error}
-        </p>
-      )}
+      <ErrorRow error={error} />
       <h3 class="section-title">Installed plugins</h3>
       {plugins === null && !error && <p class="muted">Loading plugins…</p>}
       {plugins?.length === 0 && <p class="muted">No plugins yet.</p>}
@@ -195,11 +192,7 @@ function PluginItem(props: { session: Session; plugin: Plugin; onChanged: () => 
           onCancel={() => setConfirm(false)}
         />
       )}
-      {error && (
-        <p class="error-row" role="alert">
-          {error}
-        </p>
-      )}
+      <ErrorRow error={error} />
     </li>
   );
 }

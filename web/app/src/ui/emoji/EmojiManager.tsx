@@ -13,6 +13,7 @@ import { formatSize } from "../../lib/upload";
 import type { Session } from "../../state/session";
 import { Confirm } from "../moderation/parts";
 import "./emoji.css";
+import { ErrorRow } from "../common";
 
 /** The most a request may carry (POST /emoji: 64,000,000 bytes). */
 const MAX_REQUEST = 64_000_000;
@@ -119,11 +120,7 @@ export function EmojiManager(props: { session: Session }) {
           {progress !== null && <progress max={1} value={progress} aria-label="Uploading emoji" />}
         </div>
       )}
-      {error && (
-        <p class="error-row" role="alert">
-          {error}
-        </p>
-      )}
+      <ErrorRow error={error} />
       {results && counts && (
         <section class="upload-results" aria-label="Upload results">
           <p role="status">

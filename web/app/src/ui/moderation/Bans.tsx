@@ -8,7 +8,7 @@ import type { Ban } from "../../gen/svc/v1/types_pb";
 import { errorText } from "../../lib/api";
 import { outranksRank, RANK_NAMES } from "../../lib/ranks";
 import type { Session } from "../../state/session";
-import { Avatar, formatFull } from "../common";
+import { Avatar, ErrorRow, formatFull } from "../common";
 import { Confirm, ago } from "./parts";
 import "./moderation.css";
 
@@ -34,11 +34,7 @@ export function Bans(props: { session: Session }) {
           Refresh
         </button>
       </div>
-      {error && (
-        <p class="error-row" role="alert">
-          {error}
-        </p>
-      )}
+      <ErrorRow error={error} />
       {bans && bans.length > 0 && (
         <ul class="ban-list" aria-label="Bans">
           {bans.map((b) => (
@@ -90,11 +86,7 @@ function BanItem(props: { session: Session; ban: Ban; onUnbanned: (id: string) =
         )}
       </div>
       {confirm && <Confirm text={`Unban ${name}? They can join again.`} action="Unban" busy={busy} onConfirm={unban} onCancel={() => setConfirm(false)} />}
-      {error && (
-        <p class="error-row" role="alert">
-          {error}
-        </p>
-      )}
+      <ErrorRow error={error} />
     </li>
   );
 }

@@ -12,6 +12,7 @@ import { canRemove } from "../../lib/ranks";
 import type { Session } from "../../state/session";
 import { Confirm } from "./parts";
 import "./moderation.css";
+import { ErrorRow } from "../common";
 
 export function MemberModeration(props: { session: Session; member: Member; onDone: () => void }) {
   const { session, member: m } = props;
@@ -72,11 +73,7 @@ export function MemberModeration(props: { session: Session; member: Member; onDo
               </button>
             </div>
           )}
-          {error && (
-            <p class="error-row" role="alert">
-              {error}
-            </p>
-          )}
+          <ErrorRow error={error} />
         </div>
       )}
     </div>

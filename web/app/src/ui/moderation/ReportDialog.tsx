@@ -8,7 +8,7 @@ import type { Message } from "../../gen/svc/v1/types_pb";
 import { errorText } from "../../lib/api";
 import { plainText } from "../../lib/markdown";
 import type { Session } from "../../state/session";
-import { Dialog } from "../common";
+import { Dialog, ErrorRow } from "../common";
 import "./moderation.css";
 
 export const NOTE_LIMIT = 1000;
@@ -72,11 +72,7 @@ export function ReportDialog(props: { session: Session; message: Message; onClos
             {over ? `${length - NOTE_LIMIT} ${length - NOTE_LIMIT === 1 ? "character" : "characters"} too many: a note is at most ${NOTE_LIMIT.toLocaleString("en-US")}.` : `${length} / ${NOTE_LIMIT.toLocaleString("en-US")}`}
           </p>
           <p class="muted small">The moderators see the message, your note and your name; {name} is not told who reported it.</p>
-          {error && (
-            <p class="error-row" role="alert">
-              {error}
-            </p>
-          )}
+          <ErrorRow error={error} />
           <div class="dialog-actions">
             <button type="button" class="button" onClick={props.onClose}>
               Cancel

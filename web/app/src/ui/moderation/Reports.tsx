@@ -11,7 +11,7 @@ import { errorText } from "../../lib/api";
 import { renderMarkdown } from "../../lib/markdown";
 import { canDeleteMessageOf, canRemove } from "../../lib/ranks";
 import type { Session } from "../../state/session";
-import { Avatar, formatFull } from "../common";
+import { Avatar, ErrorRow, formatFull } from "../common";
 import { renderContext } from "../MessageItem";
 import { Confirm, ago } from "./parts";
 import "./moderation.css";
@@ -39,11 +39,7 @@ export function Reports(props: { session: Session; onOpenMessage: (m: Message) =
           Refresh
         </button>
       </div>
-      {error && (
-        <p class="error-row" role="alert">
-          {error}
-        </p>
-      )}
+      <ErrorRow error={error} />
       {reports && reports.length > 0 && (
         <ul class="report-list" aria-label="Open reports">
           {reports.map((r) => (
@@ -122,11 +118,7 @@ function ReportItem(props: {
         </p>
         {r.note ? <p class="report-note-text">{r.note}</p> : <p class="muted small">No note.</p>}
       </div>
-      {error && (
-        <p class="error-row" role="alert">
-          {error}
-        </p>
-      )}
+      <ErrorRow error={error} />
       {confirm === "delete" ? (
         <Confirm text="Delete this message for everyone?" action="Delete" busy={busy} onConfirm={remove} onCancel={() => setConfirm("")} />
       ) : confirm === "ban" ? (

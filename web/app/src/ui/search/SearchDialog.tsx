@@ -9,7 +9,7 @@ import { ChannelKind, type Message } from "../../gen/svc/v1/types_pb";
 import { errorText } from "../../lib/api";
 import { plainText } from "../../lib/markdown";
 import type { Session } from "../../state/session";
-import { formatFull } from "../common";
+import { ErrorRow, formatFull } from "../common";
 import { sortedChannels, sortedDMs } from "../Sidebar";
 import "./search.css";
 
@@ -120,11 +120,7 @@ export function SearchDialogBody(props: { session: Session; initialChannel?: str
                   ? `The newest ${LIMIT} messages found.`
                   : `${results.length} ${results.length === 1 ? "message" : "messages"} found.`}
       </p>
-      {error && (
-        <p class="error-row" role="alert">
-          {error}
-        </p>
-      )}
+      <ErrorRow error={error} />
       {results && results.length > 0 && (
         <ul
           class="search-results"
