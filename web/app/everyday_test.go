@@ -109,7 +109,7 @@ func TestBrowserEverydayActions(t *testing.T) {
 	bob.waitFor("the preview", `(() => {
 		const p = document.querySelector(".channel-view .preview");
 		const img = p?.querySelector("img");
-		return p?.querySelector(".preview-title").textContent === "Growing tomatoes" && p.querySelector(".preview-site").textContent === "Garden notes" && img.complete && img.naturalWidth === 120;
+		return p?.querySelector(".preview-title").textContent === "Growing tomatoes" && p.querySelector(".preview-site").textContent === "Garden notes" && p.querySelector(".preview-description").textContent === "Water in the morning." && img.complete && img.naturalWidth === 120;
 	})()`)
 
 	t.Log("custom emoji: in text and as a reaction; unknown names stay text")

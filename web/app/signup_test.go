@@ -78,16 +78,20 @@ func TestBrowserSignUpWithInvite(t *testing.T) {
 }
 
 // TestBrowserOwnerFinishesSetup: on a new server, the first person to sign up becomes the
-// owner and finishes the setup from the sidebar, after which the others may come in.
+// owner and is shown the setup wizard (the sidebar's note leads back to it); skipping it
+// finishes the setup, after which the others may come in.
 func TestBrowserOwnerFinishesSetup(t *testing.T) {
 	browser := startBrowser(t)
 	srv := webtest.Start(t)
 	olivia := openPage(t, browser, "olivia", 1280, 800)
 	olivia.signUp(srv, "", "olivia", "Olivia")
 	olivia.waitFor("the setup note", `document.querySelector(".setup-note")?.textContent.includes("Your community is new")`)
+	olivia.waitFor("the wizard", `!!document.querySelector(".wizard")`)
+	olivia.clickJS("Continue the setup", `[...document.querySelectorAll(".setup-note button")].find(b => b.textContent === "Continue the setup")`)
+	olivia.waitFor("the wizard at #/setup", `location.hash === "#/setup" && !!document.querySelector(".wizard")`)
+	olivia.clickJS("Skip setup", `[...document.querySelectorAll(".wizard button")].find(b => b.textContent === "Skip setup")`)
+	olivia.waitFor("the note and the wizard gone", `!document.querySelector(".setup-note") && !document.querySelector(".wizard")`)
 	olivia.waitFor("no channel yet", `document.querySelector(".empty-main")?.textContent.includes("You are not in any channel yet.")`)
-	olivia.clickJS("Finish setup", `[...document.querySelectorAll(".setup-note button")].find(b => b.textContent === "Finish setup")`)
-	olivia.waitFor("the note gone", `!document.querySelector(".setup-note")`)
 	if srv.Engine.NeedsSetup() {
 		t.Fatal("the community still needs setup")
 	}

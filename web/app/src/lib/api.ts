@@ -5,6 +5,7 @@
 import { Code, ConnectError, createClient, type Client, type Interceptor } from "@connectrpc/connect";
 import { createConnectTransport } from "@connectrpc/connect-web";
 import { fromJson } from "@bufbuild/protobuf";
+import { BotService } from "../gen/svc/v1/bot_pb";
 import { ChatService } from "../gen/svc/v1/chat_pb";
 import { ServerService } from "../gen/svc/v1/server_pb";
 import { ListEmojiResponseSchema, type CustomEmoji } from "../gen/svc/v1/types_pb";
@@ -14,6 +15,7 @@ export type Api = {
   token: () => Promise<string | undefined>;
   chat: Client<typeof ChatService>;
   server: Client<typeof ServerService>;
+  bot: Client<typeof BotService>;
 };
 
 export function makeApi(base: string, token: () => Promise<string | undefined>): Api {
@@ -32,6 +34,7 @@ export function makeApi(base: string, token: () => Promise<string | undefined>):
     token,
     chat: createClient(ChatService, transport),
     server: createClient(ServerService, transport),
+    bot: createClient(BotService, transport),
   };
 }
 

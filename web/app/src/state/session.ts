@@ -64,6 +64,8 @@ export class Session {
   statusText = "";
   /** The event stream is open. */
   online = false;
+  /** The person was a member in this session and is no longer (kicked, banned, left elsewhere). */
+  removed = false;
   info?: GetServerInfoResponse;
   me?: Member;
   members = new Map<string, Member>();
@@ -182,6 +184,7 @@ export class Session {
       return true;
     }
     if (code === Code.PermissionDenied) {
+      if (this.status === "ready") this.removed = true;
       this.setStatus("needs-join", errorText(e));
       return true;
     }
@@ -312,6 +315,9 @@ export class Session {
         break;
       case "emojiChanged":
         this.refreshEmoji();
+        break;
+      case "pluginsChanged":
+        this.em.emit("plugins");
         break;
       case "memberBlocked":
         this.blocked.add(k.value);
@@ -682,19 +688,9 @@ export class Session {
     }
   }
 
-  /** Owner only: finishes the setup so that the others can use the community. */
-  async finishSetup(): Promise<void> {
-    const res = await this.run("Could not finish the setup", () =>
-      this.api.server.updateServerSettings({ setupComplete: true }),
-    );
-    if (res) {
-      this.info = res as GetServerInfoResponse;
-      this.em.emit("info");
-    }
-  }
-
   /** Called after Join: loads the community and opens the stream. */
   async joined(): Promise<boolean> {
+    this.removed = false;
     this.setStatus("loading", "");
     if (!(await this.loadState())) return false;
     this.refreshEmoji();

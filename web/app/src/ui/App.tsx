@@ -8,6 +8,7 @@ import { finishSignIn, signOut as endSignIn } from "../lib/oidc";
 import { currentServer, normalizeServer, ownServer, setCurrentServer, setToken } from "../lib/storage";
 import { Session } from "../state/session";
 import { Chat } from "./Chat";
+import { Banned, isBanned } from "./moderation/Banned";
 import { inviteKey, JoinScreen, SignIn } from "./Welcome";
 
 /** Takes a login or invite link out of the address bar; returns the server it names, if any. */
@@ -88,6 +89,7 @@ export function App() {
     case "signed-out":
       return <SignIn session={session} error={signInError} onSignedIn={restart} />;
     case "needs-join":
+      if (isBanned(session)) return <Banned session={session} onSignOut={signOut} />;
       return <JoinScreen session={session} onJoined={() => navigate("#/", true)} onSignOut={signOut} />;
     case "ready":
       return <Chat session={session} route={route} onSignOut={signOut} />;

@@ -8,9 +8,11 @@ import { useTopics } from "../lib/emitter";
 import { renderMarkdown } from "../lib/markdown";
 import type { Session } from "../state/session";
 import { Avatar, PresenceDot } from "./common";
+import { ChannelHeaderImage, ChannelSettingsButton } from "./admin/ChannelSettings";
 import { Composer, type ComposerHandle } from "./Composer";
 import { renderContext, type MessageActions } from "./MessageItem";
 import { MessageList } from "./MessageList";
+import { DMBlockGate } from "./moderation/MemberModeration";
 
 export function ChannelView(props: {
   session: Session;
@@ -95,6 +97,7 @@ export function ChannelView(props: {
         }
       }}
     >
+      <ChannelHeaderImage session={session} channel={channel} />
       <header class="channel-head">
         <MenuButton session={session} current={channel.id} onMenu={props.onMenu} />
         <h2 class="channel-title">
@@ -112,6 +115,7 @@ export function ChannelView(props: {
           )}
         </h2>
         {channel.topic && <p class="channel-topic">{renderMarkdown(channel.topic, renderContext(session, props.actions.onMember))}</p>}
+        {!dm && <ChannelSettingsButton session={session} channel={channel} />}
       </header>
       <MessageList
         session={session}
@@ -124,14 +128,16 @@ export function ChannelView(props: {
         onEscape={() => composer.current?.focus()}
       />
       <Typing session={session} channelId={channel.id} thread="" />
-      <Composer
-        session={session}
-        channelId={channel.id}
-        threadRootId=""
-        placeholder={dm ? `Message ${title}` : `Message #${title}`}
-        handle={composer}
-        onUpFromEmpty={() => focusLast(".channel-view")}
-      />
+      <DMBlockGate session={session} memberIds={dm ? channel.memberIds : []}>
+        <Composer
+          session={session}
+          channelId={channel.id}
+          threadRootId=""
+          placeholder={dm ? `Message ${title}` : `Message #${title}`}
+          handle={composer}
+          onUpFromEmpty={() => focusLast(".channel-view")}
+        />
+      </DMBlockGate>
       {dragging && (
         <div class="drop-hint" aria-hidden="true">
           Drop files to attach them

@@ -8,6 +8,7 @@ import { useTopics } from "../lib/emitter";
 import { channelHash, navigate, type Route } from "../lib/router";
 import type { Session } from "../state/session";
 import { Toast } from "./common";
+import { CommunityAccent, CommunityMain, showsCommunity } from "./admin/Community";
 import { BrowseChannels } from "./Browse";
 import { ChannelView } from "./ChannelView";
 import type { MessageActions } from "./MessageItem";
@@ -15,6 +16,7 @@ import { MemberCard, NewDM } from "./People";
 import { Profile } from "./Profile";
 import { Sidebar, sortedChannels, sortedDMs } from "./Sidebar";
 import { ThreadPanel } from "./ThreadPanel";
+import { ToolDialog, type ToolName } from "./tools/Tools";
 
 type DialogState =
   | { kind: "member"; id: string }
@@ -28,6 +30,7 @@ export function Chat(props: { session: Session; route: Route; onSignOut: () => v
   useTopics(session.em, "sidebar", "info");
   const [drawer, setDrawer] = useState(false);
   const [dialog, setDialog] = useState<DialogState>(null);
+  const [tool, setTool] = useState<ToolName | null>(null);
 
   const order = [...sortedChannels(session), ...sortedDMs(session)];
   const routeId = route.path[0] === "c" ? route.path[1] ?? "" : "";
@@ -35,10 +38,11 @@ export function Chat(props: { session: Session; route: Route; onSignOut: () => v
   const jumpTo = route.path[2] === "m" ? route.path[3] ?? "" : "";
   const threadId = route.path[2] === "t" ? route.path[3] ?? "" : "";
 
+  const community = showsCommunity(session, route, !!channel);
   useEffect(() => {
     // No channel asked for, or one that is gone: the first one.
-    if (!channel && order.length > 0) navigate(channelHash(order[0].id), true);
-  }, [channel, order.length]);
+    if (!channel && !community && order.length > 0) navigate(channelHash(order[0].id), true);
+  }, [channel, community, order.length]);
 
   useEffect(() => {
     session.viewing = channel?.id ?? "";
@@ -100,11 +104,14 @@ export function Chat(props: { session: Session; route: Route; onSignOut: () => v
           onNewDM={() => setDialog({ kind: "newdm" })}
           onProfile={() => setDialog({ kind: "profile" })}
           onNavigate={() => setDrawer(false)}
+          onTool={(t) => (setTool(() => t), setDrawer(false))}
         />
       </div>
       {drawer && <div class="drawer-backdrop" onClick={() => setDrawer(false)} aria-hidden="true" />}
       <main class="main">
-        {channel ? (
+        {community ? (
+          <CommunityMain session={session} route={route} onMenu={() => setDrawer(true)} onMember={(id) => setDialog({ kind: "member", id })} />
+        ) : channel ? (
           <ChannelView key={channel.id} session={session} channel={channel} jumpTo={jumpTo} actions={actions} onMenu={() => setDrawer(true)} />
         ) : (
           <div class="empty-main">
@@ -119,10 +126,12 @@ export function Chat(props: { session: Session; route: Route; onSignOut: () => v
         <ThreadPanel key={threadId} session={session} channelId={channel.id} rootId={threadId} actions={actions} onClose={() => navigate(channelHash(channel.id))} />
       )}
       <Toast session={session} />
+      <CommunityAccent session={session} />
       {dialog?.kind === "member" && <MemberCard session={session} memberId={dialog.id} onClose={closeDialog} onOpenChannel={openChannel} />}
       {dialog?.kind === "profile" && <Profile session={session} onClose={closeDialog} onSignOut={props.onSignOut} />}
       {dialog?.kind === "browse" && <BrowseChannels session={session} onClose={closeDialog} onOpenChannel={openChannel} />}
       {dialog?.kind === "newdm" && <NewDM session={session} onClose={closeDialog} onOpenChannel={openChannel} />}
+      <ToolDialog session={session} tool={tool} setTool={setTool} />
     </div>
   );
 }

@@ -89,7 +89,18 @@ export function Composer(props: {
     }
   };
 
-  if (props.handle) props.handle.current = { addFiles, focus: () => input.current?.focus() };
+  const self = useRef<ComposerHandle | null>(null);
+  self.current = { addFiles, focus: () => input.current?.focus() };
+  if (props.handle) props.handle.current = self.current;
+  // Gone from the page (a DM with a blocked member shows a notice in its place): nothing is
+  // handed to it any more, such as files dropped on the channel, unless another took its place.
+  const handle = props.handle;
+  useEffect(
+    () => () => {
+      if (handle && handle.current === self.current) handle.current = null;
+    },
+    [handle],
+  );
 
   const candidates: Member[] = mention
     ? [...session.members.values()]

@@ -7,10 +7,12 @@ import { ChannelKind, type Message } from "../gen/svc/v1/types_pb";
 import { absUrl } from "../lib/api";
 import { emojiName } from "../lib/emoji";
 import { fromWire, renderMarkdown, toWire, type RenderContext } from "../lib/markdown";
+import { canDeleteMessageOf } from "../lib/ranks";
 import { formatSize } from "../lib/upload";
 import { previewKey, type Pending, type Session } from "../state/session";
 import { Avatar, formatFull, formatTime, useAutoGrow } from "./common";
 import { EmojiPicker } from "./EmojiPicker";
+import { ReportDialog } from "./moderation/ReportDialog";
 
 export type MessageActions = {
   onThread?: (rootId: string) => void;
@@ -38,6 +40,7 @@ export function MessageItem(props: {
   const [editing, setEditing] = useState(false);
   const [confirming, setConfirming] = useState(false);
   const [picking, setPicking] = useState(false);
+  const [reporting, setReporting] = useState(false);
   const mine = m.authorId === session.me?.id;
   const name = session.nameOf(m.authorId);
   const ctx = renderContext(session, actions.onMember);
@@ -168,9 +171,14 @@ export function MessageItem(props: {
                   ✎
                 </button>
               )}
-              {mine && (
+              {canDeleteMessageOf(session, m.authorId) && (
                 <button type="button" class="icon-button" aria-label="Delete message" title="Delete" onClick={() => setConfirming(true)}>
                   🗑
+                </button>
+              )}
+              {!mine && (
+                <button type="button" class="icon-button" aria-label="Report message" title="Report to the moderators" onClick={() => setReporting(true)}>
+                  ⚑
                 </button>
               )}
             </>
@@ -178,6 +186,7 @@ export function MessageItem(props: {
         </div>
       )}
       {picking && <EmojiPicker session={session} title="Add a reaction" onPick={(e) => session.react(m, e)} onClose={() => setPicking(false)} />}
+      {reporting && <ReportDialog session={session} message={m} onClose={() => setReporting(false)} />}
     </article>
   );
 }

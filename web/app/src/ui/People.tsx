@@ -4,15 +4,12 @@ import { useState } from "preact/hooks";
 import { MemberKind, MemberRole } from "../gen/svc/v1/types_pb";
 import { useTopics } from "../lib/emitter";
 import { renderMarkdown } from "../lib/markdown";
+import { RANK_NAMES } from "../lib/ranks";
+import { MemberAdmin } from "./admin/Members";
 import type { Session } from "../state/session";
 import { Avatar, Dialog, PresenceDot, formatDay, presenceLabel } from "./common";
 import { renderContext } from "./MessageItem";
-
-const ROLE_NAMES: Record<number, string> = {
-  [MemberRole.OWNER]: "Owner",
-  [MemberRole.ADMIN]: "Admin",
-  [MemberRole.MODERATOR]: "Moderator",
-};
+import { MemberModeration } from "./moderation/MemberModeration";
 
 export function MemberCard(props: { session: Session; memberId: string; onClose: () => void; onOpenChannel: (id: string) => void }) {
   const { session, memberId } = props;
@@ -38,7 +35,7 @@ export function MemberCard(props: { session: Session; memberId: string; onClose:
             <div>
               <p class="member-card-name">
                 {m.displayName || m.username} {m.kind === MemberKind.BOT && <span class="tag">bot</span>}
-                {ROLE_NAMES[m.role] && <span class="tag">{ROLE_NAMES[m.role]}</span>}
+                {m.role > MemberRole.MEMBER && <span class="tag">{RANK_NAMES[m.role]}</span>}
               </p>
               <p class="muted">@{m.username}</p>
               <p class="member-presence">
@@ -53,6 +50,7 @@ export function MemberCard(props: { session: Session; memberId: string; onClose:
           )}
           {m.bio && <div class="member-bio">{renderMarkdown(m.bio, renderContext(session, () => undefined))}</div>}
           <p class="muted small">Member since {formatDay(m.joinedAtMs)}</p>
+          <MemberAdmin session={session} member={m} />
           {!me && (
             <div class="dialog-actions">
               <button type="button" class="button button-primary" onClick={message} disabled={session.blocked.has(memberId)}>
@@ -66,6 +64,7 @@ export function MemberCard(props: { session: Session; memberId: string; onClose:
               </button>
             </div>
           )}
+          <MemberModeration session={session} member={m} onDone={props.onClose} />
         </div>
       )}
     </Dialog>

@@ -3,9 +3,12 @@
 
 import { ChannelKind, ChannelMode, MemberRole, type Channel } from "../gen/svc/v1/types_pb";
 import { useTopics } from "../lib/emitter";
-import { channelHash } from "../lib/router";
+import { channelHash, navigate } from "../lib/router";
+import { CommunityLink } from "./admin/Community";
 import type { Session } from "../state/session";
 import { Avatar, PresenceDot } from "./common";
+import { quietOf } from "./moderation/MemberModeration";
+import { SearchButton, ToolLinks, type ToolName } from "./tools/Tools";
 
 export type SidebarProps = {
   session: Session;
@@ -14,6 +17,7 @@ export type SidebarProps = {
   onNewDM: () => void;
   onProfile: () => void;
   onNavigate: () => void;
+  onTool: (t: ToolName) => void;
 };
 
 /** Channels in sidebar order: category, position, name; categories by name, none first. */
@@ -51,6 +55,7 @@ export function Sidebar(props: SidebarProps) {
     <nav class="sidebar-inner" aria-label="Channels and direct messages">
       <header class="server-head">
         <h1 class="server-name">{info?.name || "Hearth"}</h1>
+        <CommunityLink session={session} onNavigate={props.onNavigate} />
         <span class={session.online ? "conn conn-online" : "conn conn-offline"} role="status">
           {session.online ? "" : "Reconnecting…"}
         </span>
@@ -58,11 +63,12 @@ export function Sidebar(props: SidebarProps) {
       {info?.needsSetup && owner && (
         <div class="setup-note">
           <p>Your community is new. Others can use it once you finish the setup.</p>
-          <button type="button" class="button" onClick={() => session.finishSetup()}>
-            Finish setup
+          <button type="button" class="button" onClick={() => (navigate("#/setup"), props.onNavigate())}>
+            Continue the setup
           </button>
         </div>
       )}
+      <SearchButton onTool={props.onTool} />
       <div class="sidebar-scroll">
         {[...groups.entries()].map(([category, list]) => (
           <section class="side-section" key={category}>
@@ -93,6 +99,7 @@ export function Sidebar(props: SidebarProps) {
           </ul>
           {dms.length === 0 && <p class="side-empty">No conversations yet.</p>}
         </section>
+        <ToolLinks session={session} onTool={props.onTool} />
       </div>
       {me && (
         <footer class="me-card">
@@ -121,6 +128,8 @@ function ChannelLink(props: { session: Session; channel: Channel; current: strin
   if (unread > 0) parts.push(`${unread} unread`);
   if (mentionCount > 0) parts.push(`${mentionCount} ${mentionCount === 1 ? "mention" : "mentions"}`);
   const others = c.memberIds.filter((id) => id !== session.me?.id);
+  const quiet = dm ? quietOf(session, others) : undefined;
+  if (quiet) parts.push(quiet.label);
   const current = props.current === c.id;
   return (
     <li>
@@ -148,6 +157,11 @@ function ChannelLink(props: { session: Session; channel: Channel; current: strin
           </span>
         )}
         <span class="side-name">{title}</span>
+        {quiet && (
+          <span class="side-quiet" aria-hidden="true" title={quiet.title}>
+            {quiet.icon}
+          </span>
+        )}
         {mentionCount > 0 ? (
           <span class="badge badge-mention" aria-hidden="true">
             {mentionCount}

@@ -179,6 +179,11 @@ export function JoinScreen(props: { session: Session; onJoined: () => void; onSi
       <CommunityCard session={session} />
       <section class="welcome-box" aria-labelledby="join-title">
         <h2 id="join-title">Join {info?.name ?? "the community"}</h2>
+        {session.removed && (
+          <p class="error-row" role="alert">
+            You are no longer a member: a moderator removed you, or you left from another device. You can join again.
+          </p>
+        )}
         {!notMember && session.statusText && (
           <p class="error-row" role="alert">
             {session.statusText}

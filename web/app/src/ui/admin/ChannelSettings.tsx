@@ -1,0 +1,342 @@
+// A channel's settings, as a dialog opened from the channels screen or the channel's header.
+// Each part shows only to those who may use it: name, topic, category, header image and access
+// (roles, default channel) to admins and the owner; a private channel's members to its members
+// (anyone in it adds people; moderators and up remove those below them); leaving to whoever may
+// leave (a private channel, or a TEXT channel in OPT_IN mode).
+
+import { useState } from "preact/hooks";
+import { ChannelKind, ChannelMode, MemberRole, type Channel } from "../../gen/svc/v1/types_pb";
+import { absUrl } from "../../lib/api";
+import { useTopics } from "../../lib/emitter";
+import { navigate } from "../../lib/router";
+import type { Session } from "../../state/session";
+import { Avatar, Dialog } from "../common";
+import { communityHash, ImageField, Outcome, useAction } from "./parts";
+import { isAdmin } from "../../lib/ranks";
+import { mayRemoveFromChannel, rankName } from "./ranks";
+
+/** Whether the person has anything to do in a channel's settings. */
+export function hasChannelSettings(session: Session, c: Channel): boolean {
+  if (c.kind === ChannelKind.DM) return false;
+  return isAdmin(session) || c.kind === ChannelKind.PRIVATE || session.mode === ChannelMode.OPT_IN;
+}
+
+/** The button in a channel's header that opens its settings (when there is anything to do). */
+export function ChannelSettingsButton(props: { session: Session; channel: Channel }) {
+  const { session, channel } = props;
+  useTopics(session.em, "me");
+  const [open, setOpen] = useState(false);
+  if (!hasChannelSettings(session, channel)) return null;
+  return (
+    <>
+      <button type="button" class="icon-button channel-settings-button" aria-label={`Settings of #${channel.name}`} title="Channel settings" onClick={() => setOpen(true)}>
+        ⚙
+      </button>
+      {open && <ChannelSettingsDialog session={session} channelId={channel.id} onClose={() => setOpen(false)} />}
+    </>
+  );
+}
+
+/** The picture behind a channel's header, if it has one. */
+export function ChannelHeaderImage(props: { session: Session; channel: Channel }) {
+  const url = props.channel.headerImage?.url;
+  if (!url) return null;
+  return <img class="channel-header-image" src={absUrl(props.session.base, url)} alt="" />;
+}
+
+export function ChannelSettingsDialog(props: { session: Session; channelId: string; onClose: () => void }) {
+  const { session } = props;
+  useTopics(session.em, "sidebar", "members", "me");
+  const channel = session.channels.get(props.channelId);
+  if (!channel) {
+    return (
+      <Dialog title="Channel settings" onClose={props.onClose}>
+        <p class="muted">You no longer see this channel.</p>
+      </Dialog>
+    );
+  }
+  const admin = isAdmin(session);
+  return (
+    <Dialog title={`#${channel.name}`} onClose={props.onClose} wide>
+      <div class="channel-settings">
+        {admin && <Details session={session} channel={channel} />}
+        {admin && (
+          <ImageField
+            session={session}
+            label="Header image"
+            shape="banner"
+            url={channel.headerImage?.url ?? ""}
+            onUploaded={(a) => updateChannel(session, { channelId: channel.id, headerImageId: a.id })}
+            onRemove={() => updateChannel(session, { channelId: channel.id, headerImageId: "" })}
+          />
+        )}
+        {admin && channel.kind === ChannelKind.TEXT && <Access session={session} channel={channel} />}
+        {channel.kind === ChannelKind.PRIVATE && <PrivateMembers session={session} channel={channel} />}
+        <Leave session={session} channel={channel} onLeft={props.onClose} />
+      </div>
+    </Dialog>
+  );
+}
+
+async function updateChannel(session: Session, req: { channelId: string; name?: string; topic?: string; category?: string; headerImageId?: string }) {
+  const res = await session.api.chat.updateChannel(req);
+  if (res.channel) {
+    session.channels.set(res.channel.id, res.channel);
+    session.em.emit("sidebar");
+  }
+  return res;
+}
+
+function Details(props: { session: Session; channel: Channel }) {
+  const { session, channel } = props;
+  const [name, setName] = useState(channel.name);
+  const [topic, setTopic] = useState(channel.topic);
+  const [category, setCategory] = useState(channel.category);
+  const action = useAction();
+  const changed = name !== channel.name || topic !== channel.topic || category.trim() !== channel.category;
+  const save = async (e: Event) => {
+    e.preventDefault();
+    const res = await action.run(
+      () =>
+        updateChannel(session, {
+          channelId: channel.id,
+          name: name !== channel.name ? name : undefined,
+          topic: topic !== channel.topic ? topic : undefined,
+          category: category.trim() !== channel.category ? category.trim() : undefined,
+        }),
+      "Saved.",
+    );
+    // The server normalizes the name: show it as stored.
+    if (res?.channel) setName(res.channel.name);
+  };
+  return (
+    <form class="form" onSubmit={save} aria-label="Name, topic and category">
+      <div class="field-row">
+        <label class="field">
+          <span>Name</span>
+          <input class="input" value={name} required maxLength={320} onInput={(e) => setName(e.currentTarget.value)} />
+        </label>
+        <label class="field">
+          <span>Category</span>
+          <input class="input" value={category} maxLength={80} placeholder="None" onInput={(e) => setCategory(e.currentTarget.value)} />
+        </label>
+      </div>
+      <label class="field">
+        <span>Topic</span>
+        <input class="input" value={topic} maxLength={1024} onInput={(e) => setTopic(e.currentTarget.value)} />
+      </label>
+      <Outcome action={action} />
+      <div class="dialog-actions">
+        <button type="submit" class="button button-primary" disabled={action.busy || !changed || !name.trim()}>
+          Save
+        </button>
+      </div>
+    </form>
+  );
+}
+
+function Access(props: { session: Session; channel: Channel }) {
+  const { session, channel } = props;
+  const [limited, setLimited] = useState(channel.roleIds.length > 0);
+  const [roleIds, setRoleIds] = useState<string[]>(channel.roleIds);
+  const [isDefault, setDefault] = useState(channel.isDefault);
+  const action = useAction();
+  const chosen = limited ? roleIds.filter((id) => session.roles.some((r) => r.id === id)) : [];
+  const same = chosen.length === channel.roleIds.length && chosen.every((id) => channel.roleIds.includes(id)) && isDefault === channel.isDefault;
+  const save = async (e: Event) => {
+    e.preventDefault();
+    const res = await action.run(() => session.api.chat.setChannelAccess({ channelId: channel.id, roleIds: chosen, isDefault }), "Saved.");
+    if (res?.channel) {
+      session.channels.set(res.channel.id, res.channel);
+      session.em.emit("sidebar");
+    }
+  };
+  const toggle = (id: string) => setRoleIds((ids) => (ids.includes(id) ? ids.filter((x) => x !== id) : [...ids, id]));
+  return (
+    <form class="form" onSubmit={save} aria-labelledby="access-title">
+      <h3 id="access-title" class="form-title">
+        Who sees it
+      </h3>
+      <fieldset class="choice-set">
+        <legend class="visually-hidden">Who sees it</legend>
+        <label class="check">
+          <input type="radio" name="access" checked={!limited} onChange={() => setLimited(false)} />
+          Every member
+        </label>
+        <label class="check">
+          <input type="radio" name="access" checked={limited} onChange={() => setLimited(true)} disabled={session.roles.length === 0} />
+          Only members with one of these roles (and admins)
+        </label>
+      </fieldset>
+      {session.roles.length === 0 ? (
+        <p class="muted small">
+          There are no roles yet.{" "}
+          <a href={communityHash("roles")} onClick={() => navigate(communityHash("roles"))}>
+            Create one on the Roles page
+          </a>{" "}
+          to limit who sees a channel.
+        </p>
+      ) : (
+        limited && (
+          <ul class="role-checks" aria-label="Roles that see the channel">
+            {session.roles.map((r) => (
+              <li key={r.id}>
+                <label class="check">
+                  <input type="checkbox" checked={roleIds.includes(r.id)} onChange={() => toggle(r.id)} />
+                  <RoleChip name={r.name} color={r.color} />
+                </label>
+              </li>
+            ))}
+          </ul>
+        )
+      )}
+      <label class="check">
+        <input type="checkbox" checked={isDefault} onChange={(e) => setDefault(e.currentTarget.checked)} />
+        <span>
+          Default channel <span class="muted small">new members are put in it when people choose their channels</span>
+        </span>
+      </label>
+      <Outcome action={action} />
+      <div class="dialog-actions">
+        <button type="submit" class="button button-primary" disabled={action.busy || same || (limited && chosen.length === 0)}>
+          Save access
+        </button>
+      </div>
+    </form>
+  );
+}
+
+export function RoleChip(props: { name: string; color: string }) {
+  return (
+    <span class="role-chip">
+      <span class="role-dot" aria-hidden="true" style={props.color ? { background: props.color } : undefined} />
+      {props.name}
+    </span>
+  );
+}
+
+function PrivateMembers(props: { session: Session; channel: Channel }) {
+  const { session, channel } = props;
+  const [query, setQuery] = useState("");
+  const action = useAction();
+  const inIt = channel.memberIds.includes(session.me?.id ?? "");
+  const q = query.trim().toLowerCase().replace(/^@/, "");
+  const candidates = q
+    ? [...session.members.values()]
+        .filter((m) => !channel.memberIds.includes(m.id) && (m.username.includes(q) || m.displayName.toLowerCase().includes(q)))
+        .slice(0, 8)
+    : [];
+  const add = async (id: string) => {
+    const res = await action.run(() => session.api.chat.addChannelMembers({ channelId: channel.id, memberIds: [id] }), `Added ${session.nameOf(id)}.`);
+    if (res?.channel) {
+      session.channels.set(res.channel.id, res.channel);
+      session.em.emit("sidebar");
+      setQuery("");
+    }
+  };
+  const remove = async (id: string) => {
+    const name = session.nameOf(id);
+    const res = await action.run(() => session.api.chat.removeChannelMember({ channelId: channel.id, memberId: id }), `Removed ${name}.`);
+    if (res?.channel) {
+      session.channels.set(res.channel.id, res.channel);
+      session.em.emit("sidebar");
+    }
+  };
+  return (
+    <section class="form" aria-labelledby="private-members-title">
+      <h3 id="private-members-title" class="form-title">
+        People in this private channel ({channel.memberIds.length})
+      </h3>
+      <ul class="people-list">
+        {channel.memberIds.map((id) => {
+          const m = session.members.get(id);
+          return (
+            <li key={id} class="people-row">
+              <Avatar session={session} id={id} size={28} />
+              <span class="people-name">
+                {session.nameOf(id)} {m && <span class="muted small">@{m.username}</span>}
+                {m && m.role > MemberRole.MEMBER && <span class="tag">{rankName(m.role)}</span>}
+              </span>
+              {mayRemoveFromChannel(session, channel, m) && (
+                <button type="button" class="button" aria-label={`Remove ${session.nameOf(id)} from #${channel.name}`} disabled={action.busy} onClick={() => remove(id)}>
+                  Remove
+                </button>
+              )}
+            </li>
+          );
+        })}
+      </ul>
+      {inIt && (
+        <>
+          <label class="field">
+            <span>Add people</span>
+            <input class="input" type="search" value={query} placeholder="Name or @username" onInput={(e) => setQuery(e.currentTarget.value)} />
+          </label>
+          {q && candidates.length === 0 && <p class="muted small">Nobody else matches.</p>}
+          {candidates.length > 0 && (
+            <ul class="people-list" aria-label="People to add">
+              {candidates.map((m) => (
+                <li key={m.id} class="people-row">
+                  <Avatar session={session} member={m} size={28} />
+                  <span class="people-name">
+                    {m.displayName || m.username} <span class="muted small">@{m.username}</span>
+                  </span>
+                  <button type="button" class="button" aria-label={`Add ${m.displayName || m.username} to #${channel.name}`} disabled={action.busy} onClick={() => add(m.id)}>
+                    Add
+                  </button>
+                </li>
+              ))}
+            </ul>
+          )}
+        </>
+      )}
+      <Outcome action={action} />
+    </section>
+  );
+}
+
+function Leave(props: { session: Session; channel: Channel; onLeft: () => void }) {
+  const { session, channel } = props;
+  const [confirm, setConfirm] = useState(false);
+  const action = useAction();
+  const me = session.me?.id ?? "";
+  const canLeave =
+    channel.kind === ChannelKind.PRIVATE ? channel.memberIds.includes(me) : channel.kind === ChannelKind.TEXT && session.mode === ChannelMode.OPT_IN;
+  if (!canLeave) return null;
+  const leave = async () => {
+    const ok = await action.run(() => session.api.chat.leaveChannel({ channelId: channel.id }));
+    if (ok) {
+      session.channels.delete(channel.id);
+      session.em.emit("sidebar");
+      props.onLeft();
+    }
+  };
+  return (
+    <section class="form leave-section" aria-label="Leave the channel">
+      {confirm ? (
+        <div class="confirm-box" role="group" aria-label="Confirm leaving">
+          <p>
+            {channel.kind === ChannelKind.PRIVATE
+              ? `Leave #${channel.name}? You will no longer see it; someone in it has to add you again.`
+              : `Leave #${channel.name}? You can join it again from Browse channels.`}
+          </p>
+          <div class="dialog-actions">
+            <button type="button" class="button" onClick={() => setConfirm(false)}>
+              Stay
+            </button>
+            <button type="button" class="button button-danger" disabled={action.busy} onClick={leave}>
+              Leave
+            </button>
+          </div>
+        </div>
+      ) : (
+        <div class="dialog-actions dialog-actions-start">
+          <button type="button" class="button button-danger" onClick={() => setConfirm(true)}>
+            Leave #{channel.name}
+          </button>
+        </div>
+      )}
+      <Outcome action={action} />
+    </section>
+  );
+}

@@ -1,0 +1,204 @@
+// The channels screen (admins and the owner): create a channel, and the channels of the
+// sidebar in their order, which is changed by dragging or from the keyboard; each opens its
+// settings. Private channels show only to their members, admins included, so an admin orders
+// the ones they see.
+
+import { useRef, useState } from "preact/hooks";
+import { ChannelKind, type Channel } from "../../gen/svc/v1/types_pb";
+import { errorText } from "../../lib/api";
+import { useTopics } from "../../lib/emitter";
+import { channelHash, navigate } from "../../lib/router";
+import type { Session } from "../../state/session";
+import { sortedChannels } from "../Sidebar";
+import { ChannelSettingsDialog } from "./ChannelSettings";
+import { Outcome, useAction } from "./parts";
+import { knownRoles } from "./ranks";
+import { ReorderList, type Move } from "./Reorder";
+
+/** Where each channel goes after a move: the renumbered groups it touches. */
+export function planMove(channels: Channel[], m: Move): { channel: Channel; category: string; position: number }[] {
+  const moved = channels.find((c) => c.id === m.id);
+  if (!moved) return [];
+  const groups = new Map<string, Channel[]>();
+  for (const c of channels) {
+    if (c.id === m.id) continue;
+    const list = groups.get(c.category) ?? [];
+    list.push(c);
+    groups.set(c.category, list);
+  }
+  const target = groups.get(m.group) ?? [];
+  target.splice(Math.min(m.index, target.length), 0, moved);
+  groups.set(m.group, target);
+  const touched = new Set([moved.category, m.group]);
+  const out: { channel: Channel; category: string; position: number }[] = [];
+  for (const g of touched) {
+    (groups.get(g) ?? []).forEach((c, i) => {
+      if (c.position !== i || c.category !== g) out.push({ channel: c, category: g, position: i });
+    });
+  }
+  return out;
+}
+
+export function ChannelsScreen(props: { session: Session }) {
+  const { session } = props;
+  useTopics(session.em, "sidebar", "members");
+  const [editing, setEditing] = useState("");
+  const [moveError, setMoveError] = useState("");
+  const queue = useRef(Promise.resolve());
+  const channels = sortedChannels(session);
+  const categories = [...new Set(channels.map((c) => c.category))];
+
+  const onMove = (m: Move) => {
+    const plan = planMove(channels, m);
+    if (plan.length === 0) return;
+    setMoveError("");
+    // Shown at once, here and in the sidebar; the calls go one after another, in order, so
+    // the server ends where the screen does.
+    for (const p of plan) session.channels.set(p.channel.id, { ...p.channel, category: p.category, position: p.position });
+    session.em.emit("sidebar");
+    queue.current = queue.current.then(async () => {
+      for (const p of plan) {
+        try {
+          await session.api.chat.updateChannel({ channelId: p.channel.id, category: p.category, position: p.position });
+        } catch (e) {
+          const now = session.channels.get(p.channel.id);
+          if (now) session.channels.set(now.id, { ...now, category: p.channel.category, position: p.channel.position });
+          session.em.emit("sidebar");
+          setMoveError(`Could not move #${p.channel.name}: ${errorText(e)}`);
+          return;
+        }
+      }
+    });
+  };
+
+  return (
+    <div class="admin-page">
+      <CreateChannel session={session} categories={categories} onCreated={(id) => setEditing(id)} />
+      <section class="admin-section" aria-labelledby="channel-order-title">
+        <h2 id="channel-order-title">Channels and their order</h2>
+        <p class="muted small">The sidebar shows the channels in this order, by category. Private channels are listed only for their members.</p>
+        {moveError && (
+          <p class="error-row" role="alert">
+            {moveError}
+          </p>
+        )}
+        {channels.length === 0 ? (
+          <p class="muted">There are no channels yet.</p>
+        ) : (
+          <ReorderList
+            label="Channels"
+            groups={categories.map((c) => ({ id: c, title: c || "Channels" }))}
+            items={channels.map((c) => ({
+              id: c.id,
+              group: c.category,
+              name: "#" + c.name,
+              content: <ChannelRow session={session} channel={c} onEdit={() => setEditing(c.id)} />,
+            }))}
+            onMove={onMove}
+          />
+        )}
+      </section>
+      {editing && <ChannelSettingsDialog session={session} channelId={editing} onClose={() => setEditing("")} />}
+    </div>
+  );
+}
+
+function ChannelRow(props: { session: Session; channel: Channel; onEdit: () => void }) {
+  const { session, channel: c } = props;
+  const roles = knownRoles(session, c.roleIds);
+  return (
+    <div class="channel-row">
+      <div class="channel-row-main">
+        <a class="channel-row-name" href={channelHash(c.id)}>
+          <span aria-hidden="true">{c.kind === ChannelKind.PRIVATE ? "🔒 " : "# "}</span>
+          {c.name}
+        </a>
+        {c.topic && <span class="muted small channel-row-topic">{c.topic}</span>}
+      </div>
+      <div class="chips">
+        {c.kind === ChannelKind.PRIVATE && <span class="tag">Private · {c.memberIds.length} {c.memberIds.length === 1 ? "member" : "members"}</span>}
+        {roles.length > 0 && <span class="tag">Only {roles.map((r) => r.name).join(", ")}</span>}
+        {c.isDefault && <span class="tag">Default</span>}
+      </div>
+      <button type="button" class="button" aria-label={`Settings of #${c.name}`} onClick={props.onEdit}>
+        Settings
+      </button>
+    </div>
+  );
+}
+
+function CreateChannel(props: { session: Session; categories: string[]; onCreated: (id: string) => void }) {
+  const { session } = props;
+  const [name, setName] = useState("");
+  const [topic, setTopic] = useState("");
+  const [category, setCategory] = useState("");
+  const [kind, setKind] = useState(ChannelKind.TEXT);
+  const action = useAction();
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    const res = await action.run(
+      () => session.api.chat.createChannel({ name, topic, category: category.trim(), kind }),
+      "",
+      "Could not create the channel",
+    );
+    const ch = res?.channel;
+    if (!ch) return;
+    session.channels.set(ch.id, ch);
+    session.em.emit("sidebar");
+    setName("");
+    setTopic("");
+    props.onCreated(ch.id);
+  };
+  return (
+    <section class="admin-section" aria-labelledby="new-channel-title">
+      <h2 id="new-channel-title">Create a channel</h2>
+      <form class="form admin-form" onSubmit={submit}>
+        <div class="field-row">
+          <label class="field">
+            <span>Name</span>
+            <input class="input" value={name} required maxLength={320} placeholder="e.g. plant-swap" onInput={(e) => setName(e.currentTarget.value)} />
+          </label>
+          <label class="field">
+            <span>Category</span>
+            <input class="input" value={category} maxLength={80} list="channel-categories" placeholder="None" onInput={(e) => setCategory(e.currentTarget.value)} />
+            <datalist id="channel-categories">
+              {props.categories.filter(Boolean).map((c) => (
+                <option key={c} value={c} />
+              ))}
+            </datalist>
+          </label>
+        </div>
+        <label class="field">
+          <span>Topic</span>
+          <input class="input" value={topic} maxLength={1024} onInput={(e) => setTopic(e.currentTarget.value)} />
+        </label>
+        <fieldset class="choice-set">
+          <legend>Who is in it</legend>
+          <label class="check">
+            <input type="radio" name="kind" checked={kind === ChannelKind.TEXT} onChange={() => setKind(ChannelKind.TEXT)} />
+            <span>
+              <strong>Open</strong> <span class="muted">every member sees it (you can limit it to roles afterwards)</span>
+            </span>
+          </label>
+          <label class="check">
+            <input type="radio" name="kind" checked={kind === ChannelKind.PRIVATE} onChange={() => setKind(ChannelKind.PRIVATE)} />
+            <span>
+              <strong>Private</strong> <span class="muted">only the people in it see it, admins included; you start as its only member</span>
+            </span>
+          </label>
+        </fieldset>
+        <Outcome action={action} />
+        <div class="dialog-actions">
+          <button type="submit" class="button button-primary" disabled={action.busy || !name.trim()}>
+            Create channel
+          </button>
+        </div>
+      </form>
+    </section>
+  );
+}
+
+/** Opens a channel in the chat. */
+export function openChannel(id: string): void {
+  navigate(channelHash(id));
+}

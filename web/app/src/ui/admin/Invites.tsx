@@ -1,0 +1,225 @@
+// The invites screen (moderators and up): create an invite with an expiry and a number of
+// uses, and the invites not revoked with their uses and state (active, expired, used up), each
+// with its link to copy and a way to revoke it. Invites have no events: the list is loaded when
+// the screen opens, after each change here, and when the number of members changes.
+
+import { useEffect, useRef, useState } from "preact/hooks";
+import type { Invite } from "../../gen/svc/v1/types_pb";
+import { errorText } from "../../lib/api";
+import { useTopics } from "../../lib/emitter";
+import type { Session } from "../../state/session";
+import { formatFull } from "../common";
+import { communityHash, copyText, inWords, Outcome, useAction } from "./parts";
+import { isAdmin } from "../../lib/ranks";
+
+const EXPIRY: [number, string][] = [
+  [1800, "30 minutes"],
+  [3600, "1 hour"],
+  [6 * 3600, "6 hours"],
+  [86400, "1 day"],
+  [7 * 86400, "7 days"],
+  [30 * 86400, "30 days"],
+  [0, "Never"],
+];
+
+const USES: [number, string][] = [
+  [0, "No limit"],
+  [1, "1 use"],
+  [5, "5 uses"],
+  [10, "10 uses"],
+  [25, "25 uses"],
+  [100, "100 uses"],
+];
+
+export type InviteState = "active" | "expired" | "used up";
+
+export function inviteState(inv: Invite, now: number): InviteState {
+  if (inv.maxUses > 0 && inv.uses >= inv.maxUses) return "used up";
+  if (inv.expiresAtMs > 0n && Number(inv.expiresAtMs) <= now) return "expired";
+  return "active";
+}
+
+export function inviteLink(session: Session, code: string): string {
+  return (session.info?.baseUrl || session.base) + "/invite/" + code;
+}
+
+export function InvitesScreen(props: { session: Session }) {
+  const { session } = props;
+  useTopics(session.em, "info");
+  const [invites, setInvites] = useState<Invite[] | null>(null);
+  const [error, setError] = useState("");
+  const [fresh, setFresh] = useState("");
+  const load = () =>
+    session.api.server
+      .listInvites({})
+      .then((res) => {
+        setInvites(res.invites);
+        setError("");
+      })
+      .catch((e) => setError(errorText(e)));
+  useEffect(() => {
+    void load();
+    // A join may have used an invite up (presence changes, which come far more often, do not).
+    let timer = 0;
+    let count = session.members.size;
+    const off = session.em.on("members", () => {
+      if (session.members.size === count) return;
+      count = session.members.size;
+      clearTimeout(timer);
+      timer = window.setTimeout(load, 300);
+    });
+    return () => (off(), clearTimeout(timer));
+  }, []);
+  const now = Date.now();
+  return (
+    <div class="admin-page">
+      {session.info && !session.info.inviteOnly && (
+        <p class="note">
+          The community is open: anyone who can reach it may join without an invite.{" "}
+          {isAdmin(session) ? (
+            <>
+              Turn on <a href={communityHash("settings")}>Invite only</a> in the settings to let in only people with an invite.
+            </>
+          ) : (
+            "Admins can make it invite only."
+          )}
+        </p>
+      )}
+      <CreateInvite
+        session={session}
+        onCreated={(inv) => {
+          setFresh(inv.code);
+          setInvites((list) => [inv, ...(list ?? []).filter((x) => x.code !== inv.code)]);
+        }}
+      />
+      <section class="admin-section" aria-labelledby="invites-title">
+        <h2 id="invites-title">Invites</h2>
+        {error && (
+          <p class="error-row" role="alert">
+            {error}
+          </p>
+        )}
+        {invites === null && !error && <p class="muted">Loading the invites…</p>}
+        {invites?.length === 0 && <p class="muted">There are no invites.</p>}
+        {invites && invites.length > 0 && (
+          <ul class="invite-list" aria-label="Invites">
+            {invites.map((inv) => (
+              <InviteRow key={inv.code} session={session} invite={inv} now={now} fresh={inv.code === fresh} onRevoked={load} />
+            ))}
+          </ul>
+        )}
+      </section>
+    </div>
+  );
+}
+
+function InviteRow(props: { session: Session; invite: Invite; now: number; fresh: boolean; onRevoked: () => void }) {
+  const { session, invite: inv } = props;
+  const [copied, setCopied] = useState(false);
+  const [confirm, setConfirm] = useState(false);
+  const action = useAction();
+  const link = inviteLink(session, inv.code);
+  const state = inviteState(inv, props.now);
+  const input = useRef<HTMLInputElement>(null);
+  const copy = async () => {
+    const ok = await copyText(link);
+    if (!ok) input.current?.select();
+    setCopied(ok);
+    if (ok) window.setTimeout(() => setCopied(false), 2500);
+  };
+  const revoke = async () => {
+    const ok = await action.run(() => session.api.server.revokeInvite({ code: inv.code }), "", "The invite was not revoked");
+    if (ok) props.onRevoked();
+  };
+  const expires =
+    inv.expiresAtMs === 0n
+      ? "Never expires"
+      : state === "expired"
+        ? `Expired ${formatFull(inv.expiresAtMs)}`
+        : `Expires in ${inWords(Number(inv.expiresAtMs) - props.now)}`;
+  return (
+    <li class={`invite-row invite-${state.replace(" ", "-")}${props.fresh ? " invite-fresh" : ""}`} data-code={inv.code}>
+      <div class="invite-main">
+        <div class="invite-head">
+          <code class="invite-code">{inv.code}</code>
+          <span class={`tag invite-state state-${state.replace(" ", "-")}`}>{state === "active" ? "Active" : state === "expired" ? "Expired" : "Used up"}</span>
+        </div>
+        <p class="muted small">
+          {inv.uses} {inv.maxUses > 0 ? `of ${inv.maxUses}` : ""} {inv.uses === 1 && inv.maxUses === 0 ? "use" : "uses"} · {expires} · made by {session.nameOf(inv.createdBy)}
+        </p>
+        <div class="invite-link-row">
+          <input ref={input} class="input invite-link" readOnly value={link} aria-label={`Link of invite ${inv.code}`} onFocus={(e) => e.currentTarget.select()} />
+          <button type="button" class="button" aria-label={`Copy the link of invite ${inv.code}`} onClick={copy}>
+            {copied ? "Copied" : "Copy link"}
+          </button>
+          {!confirm && (
+            <button type="button" class="button" aria-label={`Revoke invite ${inv.code}`} onClick={() => setConfirm(true)}>
+              Revoke
+            </button>
+          )}
+        </div>
+        {confirm && (
+          <div class="confirm-box" role="group" aria-label={`Revoke invite ${inv.code}`}>
+            <p>Revoke this invite? Its link stops working; people who joined with it stay.</p>
+            <div class="dialog-actions">
+              <button type="button" class="button" onClick={() => setConfirm(false)}>
+                Keep it
+              </button>
+              <button type="button" class="button button-danger" disabled={action.busy} onClick={revoke}>
+                Revoke invite
+              </button>
+            </div>
+          </div>
+        )}
+        <Outcome action={action} />
+      </div>
+    </li>
+  );
+}
+
+function CreateInvite(props: { session: Session; onCreated: (inv: Invite) => void }) {
+  const { session } = props;
+  const [expiry, setExpiry] = useState(7 * 86400);
+  const [uses, setUses] = useState(0);
+  const action = useAction();
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    const res = await action.run(() => session.api.server.createInvite({ expiresInSeconds: BigInt(expiry), maxUses: uses }), "", "Could not create the invite");
+    if (res?.invite) props.onCreated(res.invite);
+  };
+  return (
+    <section class="admin-section" aria-labelledby="new-invite-title">
+      <h2 id="new-invite-title">Create an invite</h2>
+      <form class="form admin-form" onSubmit={submit}>
+        <div class="field-row">
+          <label class="field">
+            <span>Expires after</span>
+            <select class="input" value={String(expiry)} onChange={(e) => setExpiry(Number(e.currentTarget.value))}>
+              {EXPIRY.map(([s, label]) => (
+                <option key={s} value={String(s)}>
+                  {label}
+                </option>
+              ))}
+            </select>
+          </label>
+          <label class="field">
+            <span>Uses</span>
+            <select class="input" value={String(uses)} onChange={(e) => setUses(Number(e.currentTarget.value))}>
+              {USES.map(([n, label]) => (
+                <option key={n} value={String(n)}>
+                  {label}
+                </option>
+              ))}
+            </select>
+          </label>
+        </div>
+        <Outcome action={action} />
+        <div class="dialog-actions">
+          <button type="submit" class="button button-primary" disabled={action.busy}>
+            Create invite
+          </button>
+        </div>
+      </form>
+    </section>
+  );
+}

@@ -1,0 +1,157 @@
+// The members screen (everyone): the community's members with a search, each opening their
+// card; and, on a member's card, the controls of ranks and roles for those who may use them
+// (admins set lower ranks than their own on members below them, and the custom roles of those
+// members and their own; the owner anyone's).
+
+import { useState } from "preact/hooks";
+import { MemberKind, MemberRole, type Member } from "../../gen/svc/v1/types_pb";
+import { useTopics } from "../../lib/emitter";
+import type { Session } from "../../state/session";
+import { Avatar, PresenceDot } from "../common";
+import { RoleChip } from "./ChannelSettings";
+import { Outcome, useAction } from "./parts";
+import { knownRoles, maySetRoles, rankName, rankRefusal, ranksToGive } from "./ranks";
+
+export function MembersScreen(props: { session: Session; onMember: (id: string) => void }) {
+  const { session } = props;
+  useTopics(session.em, "members");
+  const [query, setQuery] = useState("");
+  const q = query.trim().toLowerCase().replace(/^@/, "");
+  const all = [...session.members.values()];
+  const shown = all
+    .filter((m) => !q || m.username.includes(q) || m.displayName.toLowerCase().includes(q) || knownRoles(session, m.roleIds).some((r) => r.name.toLowerCase().includes(q)))
+    .sort((a, b) => b.role - a.role || (a.displayName || a.username).localeCompare(b.displayName || b.username));
+  return (
+    <div class="admin-page">
+      <section class="admin-section" aria-labelledby="members-title">
+        <h2 id="members-title">
+          Members <span class="muted">({all.length})</span>
+        </h2>
+        <label class="field">
+          <span>Search members</span>
+          <input class="input" type="search" value={query} placeholder="Name, @username or role" onInput={(e) => setQuery(e.currentTarget.value)} />
+        </label>
+        <ul class="member-list" aria-label="Members">
+          {shown.map((m) => (
+            <li key={m.id}>
+              <button type="button" class="member-row" onClick={() => props.onMember(m.id)}>
+                <Avatar session={session} member={m} size={36} />
+                <span class="member-row-names">
+                  <span class="member-row-name">
+                    {m.displayName || m.username}
+                    {m.id === session.me?.id && <span class="muted"> (you)</span>}
+                  </span>
+                  <span class="muted small">@{m.username}</span>
+                </span>
+                <span class="chips">
+                  {m.kind === MemberKind.BOT && <span class="tag">Bot</span>}
+                  {m.role > MemberRole.MEMBER && <span class="tag tag-rank">{rankName(m.role)}</span>}
+                  {knownRoles(session, m.roleIds).map((r) => (
+                    <RoleChip key={r.id} name={r.name} color={r.color} />
+                  ))}
+                </span>
+                <PresenceDot presence={m.presence} />
+              </button>
+            </li>
+          ))}
+        </ul>
+        {shown.length === 0 && <p class="muted">Nobody matches “{query}”.</p>}
+      </section>
+    </div>
+  );
+}
+
+/** The rank and roles part of a member's card. */
+export function MemberAdmin(props: { session: Session; member: Member }) {
+  const { session, member: m } = props;
+  useTopics(session.em, "members", "me");
+  const ranks = ranksToGive(session, m);
+  const refusal = rankRefusal(session, m);
+  const setRoles = maySetRoles(session, m);
+  const roles = knownRoles(session, m.roleIds);
+  if (ranks.length === 0 && !refusal && !setRoles && roles.length === 0) return null;
+  return (
+    <div class="member-admin">
+      {ranks.length > 0 && <RankControl session={session} member={m} ranks={ranks} />}
+      {ranks.length === 0 && refusal && <p class="muted small">{refusal}</p>}
+      {setRoles ? (
+        <RoleControl session={session} member={m} />
+      ) : (
+        roles.length > 0 && (
+          <div class="chips" aria-label="Roles">
+            {roles.map((r) => (
+              <RoleChip key={r.id} name={r.name} color={r.color} />
+            ))}
+          </div>
+        )
+      )}
+    </div>
+  );
+}
+
+function RankControl(props: { session: Session; member: Member; ranks: MemberRole[] }) {
+  const { session, member: m } = props;
+  const action = useAction();
+  const name = m.displayName || m.username;
+  const change = async (role: MemberRole) => {
+    if (role === m.role) return;
+    const res = await action.run(() => session.api.server.setMemberRole({ memberId: m.id, role }), `${name} is now ${article(rankName(role))}.`, "The rank was not changed");
+    if (res?.member) {
+      const old = session.members.get(m.id);
+      session.members.set(m.id, { ...res.member, presence: old?.presence ?? res.member.presence });
+      session.em.emit("members");
+    }
+  };
+  return (
+    <div class="rank-control">
+      <label class="field field-inline">
+        <span>Rank</span>
+        <select class="input" value={String(m.role)} disabled={action.busy} onChange={(e) => change(Number(e.currentTarget.value) as MemberRole)}>
+          {props.ranks.map((r) => (
+            <option key={r} value={String(r)}>
+              {rankName(r)}
+            </option>
+          ))}
+        </select>
+      </label>
+      <p class="muted small">Moderators remove messages, kick, ban and make invites; admins also run the community's settings, channels and roles. You give only ranks below yours, to members below you.</p>
+      <Outcome action={action} />
+    </div>
+  );
+}
+
+function RoleControl(props: { session: Session; member: Member }) {
+  const { session, member: m } = props;
+  const action = useAction();
+  if (session.roles.length === 0) return <p class="muted small">There are no custom roles yet: admins create them on the Roles page.</p>;
+  const toggle = async (id: string) => {
+    const ids = m.roleIds.filter((x) => session.roles.some((r) => r.id === x));
+    const next = ids.includes(id) ? ids.filter((x) => x !== id) : [...ids, id];
+    const res = await action.run(() => session.api.server.setMemberRoles({ memberId: m.id, roleIds: next }), "Saved.", "The roles were not changed");
+    if (res?.member) {
+      const old = session.members.get(m.id);
+      session.members.set(m.id, { ...res.member, presence: old?.presence ?? res.member.presence });
+      session.em.emit("members");
+    }
+  };
+  return (
+    <fieldset class="choice-set role-control">
+      <legend>Roles</legend>
+      <ul class="role-checks">
+        {session.roles.map((r) => (
+          <li key={r.id}>
+            <label class="check">
+              <input type="checkbox" checked={m.roleIds.includes(r.id)} disabled={action.busy} onChange={() => toggle(r.id)} />
+              <RoleChip name={r.name} color={r.color} />
+            </label>
+          </li>
+        ))}
+      </ul>
+      <Outcome action={action} />
+    </fieldset>
+  );
+}
+
+function article(word: string): string {
+  return (/^[aeiou]/i.test(word) ? "an " : "a ") + word.toLowerCase();
+}

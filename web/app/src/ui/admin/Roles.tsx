@@ -1,0 +1,242 @@
+// The roles screen (admins and the owner): custom roles decide who sees role-limited channels,
+// never what anyone may do. Create, rename, recolour, order (drag or keyboard) and delete; a
+// role that still limits a channel cannot be deleted, which the screen says before and, when
+// the server refuses, after, with the way to the channel's access.
+
+import { Fragment } from "preact";
+import { useState } from "preact/hooks";
+import type { Role } from "../../gen/svc/v1/types_pb";
+import { errorText } from "../../lib/api";
+import { useTopics } from "../../lib/emitter";
+import type { Session } from "../../state/session";
+import { ChannelSettingsDialog, RoleChip } from "./ChannelSettings";
+import { ColorField } from "./Color";
+import { Outcome, useAction } from "./parts";
+import { ReorderList, type Move } from "./Reorder";
+
+export function RolesScreen(props: { session: Session }) {
+  const { session } = props;
+  useTopics(session.em, "members", "sidebar");
+  const [editing, setEditing] = useState("");
+  const [deleting, setDeleting] = useState("");
+  const [channel, setChannel] = useState("");
+  const [moveError, setMoveError] = useState("");
+  const roles = session.roles;
+
+  const onMove = async (m: Move) => {
+    setMoveError("");
+    // Shown at once; the role_updated events confirm the new order.
+    const order = roles.filter((r) => r.id !== m.id);
+    const role = roles.find((r) => r.id === m.id);
+    if (!role) return;
+    order.splice(m.index, 0, role);
+    const before = session.roles;
+    session.roles = order.map((r, i) => ({ ...r, position: i }));
+    session.em.emit("members");
+    try {
+      await session.api.server.updateRole({ roleId: m.id, position: m.index });
+    } catch (e) {
+      session.roles = before;
+      session.em.emit("members");
+      setMoveError(`Could not move ${role.name}: ${errorText(e)}`);
+    }
+  };
+
+  return (
+    <div class="admin-page">
+      <CreateRole session={session} />
+      <section class="admin-section" aria-labelledby="roles-title">
+        <h2 id="roles-title">Roles</h2>
+        <p class="muted small">
+          Roles decide who sees the channels limited to them; they give no permission. Members are given roles from their card on the Members page.
+        </p>
+        {moveError && (
+          <p class="error-row" role="alert">
+            {moveError}
+          </p>
+        )}
+        {roles.length === 0 ? (
+          <p class="muted">There are no roles yet.</p>
+        ) : (
+          <ReorderList
+            label="Roles"
+            groups={[{ id: "", title: "" }]}
+            items={roles.map((r) => ({
+              id: r.id,
+              group: "",
+              name: r.name,
+              content:
+                editing === r.id ? (
+                  <EditRole session={session} role={r} onDone={() => setEditing("")} />
+                ) : (
+                  <RoleRow
+                    session={session}
+                    role={r}
+                    deleting={deleting === r.id}
+                    onEdit={() => (setEditing(r.id), setDeleting(""))}
+                    onDelete={() => (setDeleting(r.id), setEditing(""))}
+                    onCancelDelete={() => setDeleting("")}
+                    onOpenChannel={setChannel}
+                  />
+                ),
+            }))}
+            onMove={onMove}
+          />
+        )}
+      </section>
+      {channel && <ChannelSettingsDialog session={session} channelId={channel} onClose={() => setChannel("")} />}
+    </div>
+  );
+}
+
+/** The channels the person sees that are limited to a role. */
+function limitedBy(session: Session, roleId: string) {
+  return [...session.channels.values()].filter((c) => c.roleIds.includes(roleId));
+}
+
+function RoleRow(props: {
+  session: Session;
+  role: Role;
+  deleting: boolean;
+  onEdit: () => void;
+  onDelete: () => void;
+  onCancelDelete: () => void;
+  onOpenChannel: (id: string) => void;
+}) {
+  const { session, role } = props;
+  const action = useAction();
+  const holders = [...session.members.values()].filter((m) => m.roleIds.includes(role.id)).length;
+  const channels = limitedBy(session, role.id);
+  const remove = async () => {
+    const ok = await action.run(() => session.api.server.deleteRole({ roleId: role.id }), "", `${role.name} was not deleted`);
+    if (ok) {
+      session.roles = session.roles.filter((r) => r.id !== role.id);
+      session.em.emit("members");
+    }
+  };
+  const channelLinks = channels.map((c, i) => (
+    <Fragment key={c.id}>
+      {i > 0 && ", "}
+      <button type="button" class="link-button" aria-label={`Open the access of #${c.name}`} onClick={() => props.onOpenChannel(c.id)}>
+        #{c.name}
+      </button>
+    </Fragment>
+  ));
+  return (
+    <div class="role-row">
+      <div class="role-row-main">
+        <RoleChip name={role.name} color={role.color} />
+        <span class="muted small">
+          {holders} {holders === 1 ? "member" : "members"}
+          {channels.length > 0 && <> · limits {channels.map((c) => "#" + c.name).join(", ")}</>}
+        </span>
+      </div>
+      {!props.deleting && (
+        <div class="row-actions">
+          <button type="button" class="button" aria-label={`Edit ${role.name}`} onClick={props.onEdit}>
+            Edit
+          </button>
+          <button type="button" class="button" aria-label={`Delete ${role.name}`} onClick={props.onDelete}>
+            Delete
+          </button>
+        </div>
+      )}
+      {props.deleting && (
+        <div class="confirm-box" role="group" aria-label={`Delete ${role.name}`}>
+          <p>
+            Delete the role <strong>{role.name}</strong>? {holders > 0 ? `The ${holders} ${holders === 1 ? "member" : "members"} who hold it lose it.` : "Nobody holds it."}
+          </p>
+          <p class="muted small">
+            A role that limits a channel cannot be deleted: take it off the channel's access first.
+            {channels.length > 0 && <> It still limits {channelLinks}.</>}
+          </p>
+          <Outcome action={action}>
+            {channels.length > 0 && <span class="error-help">Take it off {channelLinks} first, then delete it.</span>}
+          </Outcome>
+          <div class="dialog-actions">
+            <button type="button" class="button" onClick={() => (action.clear(), props.onCancelDelete())}>
+              Keep it
+            </button>
+            <button type="button" class="button button-danger" disabled={action.busy} onClick={remove}>
+              Delete role
+            </button>
+          </div>
+        </div>
+      )}
+    </div>
+  );
+}
+
+function EditRole(props: { session: Session; role: Role; onDone: () => void }) {
+  const { session, role } = props;
+  const [name, setName] = useState(role.name);
+  const [color, setColor] = useState(role.color);
+  const action = useAction();
+  const save = async (e: Event) => {
+    e.preventDefault();
+    const res = await action.run(() =>
+      session.api.server.updateRole({
+        roleId: role.id,
+        name: name.trim() !== role.name ? name.trim() : undefined,
+        color: color !== role.color ? color : undefined,
+      }),
+    );
+    if (res?.role) {
+      session.roles = session.roles.map((r) => (r.id === res.role!.id ? res.role! : r));
+      session.em.emit("members");
+      props.onDone();
+    }
+  };
+  return (
+    <form class="form role-edit" onSubmit={save} aria-label={`Edit ${role.name}`}>
+      <label class="field">
+        <span>Name</span>
+        <input class="input" value={name} required maxLength={32} onInput={(e) => setName(e.currentTarget.value)} />
+      </label>
+      <ColorField label="Colour" value={color} onChange={setColor} />
+      <Outcome action={action} />
+      <div class="dialog-actions">
+        <button type="button" class="button" onClick={props.onDone}>
+          Cancel
+        </button>
+        <button type="submit" class="button button-primary" disabled={action.busy || !name.trim()}>
+          Save
+        </button>
+      </div>
+    </form>
+  );
+}
+
+function CreateRole(props: { session: Session }) {
+  const { session } = props;
+  const [name, setName] = useState("");
+  const [color, setColor] = useState("");
+  const action = useAction();
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    const res = await action.run(() => session.api.server.createRole({ name: name.trim(), color }), `Created ${name.trim()}.`, "Could not create the role");
+    if (res?.role) {
+      if (!session.roles.some((r) => r.id === res.role!.id)) session.roles = [...session.roles, res.role].sort((a, b) => a.position - b.position);
+      session.em.emit("members");
+      setName("");
+    }
+  };
+  return (
+    <section class="admin-section" aria-labelledby="new-role-title">
+      <h2 id="new-role-title">Create a role</h2>
+      <form class="form admin-form" onSubmit={submit}>
+        <label class="field">
+          <span>Role name</span>
+          <input class="input" value={name} required maxLength={32} placeholder="e.g. volunteers" onInput={(e) => setName(e.currentTarget.value)} />
+        </label>
+        <ColorField label="Colour" value={color} onChange={setColor} />
+        <Outcome action={action} />
+        <div class="dialog-actions">
+          <button type="submit" class="button button-primary" disabled={action.busy || !name.trim()}>
+            Create role
+          </button>
+        </div>
+      </form>
+    </section>
+  );
+}

@@ -1,0 +1,175 @@
+// The setup wizard, for the owner of a new community (needs_setup): its name, description and
+// icon; who may join (invite only) and how channels work (the channel mode); the first
+// channels. Finishing saves the settings, creates the channels (the first one the default for
+// newcomers when people choose their channels) and completes the setup; "Skip setup" completes
+// it with nothing else changed. Until then only the owner can use the community.
+
+import { useState } from "preact/hooks";
+import { ChannelKind, ChannelMode } from "../../gen/svc/v1/types_pb";
+import { errorText } from "../../lib/api";
+import { navigate, channelHash } from "../../lib/router";
+import type { Session } from "../../state/session";
+import { ImageField, saveSettings } from "./parts";
+import { LIMITS, ModeField } from "./Settings";
+
+const STEPS = ["About", "Joining", "Channels"];
+
+export function SetupWizard(props: { session: Session }) {
+  const { session } = props;
+  const info = session.info;
+  const [step, setStep] = useState(0);
+  const [name, setName] = useState(info?.name ?? "");
+  const [description, setDescription] = useState(info?.description ?? "");
+  const [inviteOnly, setInviteOnly] = useState(info?.inviteOnly ?? false);
+  const [mode, setMode] = useState(session.mode);
+  const [channels, setChannels] = useState<string[]>(() => (session.channels.size > 0 ? [] : ["general", "random"]));
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState("");
+
+  const finish = async (skip: boolean) => {
+    setBusy(true);
+    setError("");
+    try {
+      let first = "";
+      if (!skip) {
+        await saveSettings(session, { name: name.trim(), description, inviteOnly });
+        const existing = new Set([...session.channels.values()].map((c) => c.name));
+        for (const raw of channels.map((c) => c.trim()).filter(Boolean)) {
+          if (existing.has(raw)) continue;
+          const res = await session.api.chat.createChannel({ name: raw, kind: ChannelKind.TEXT });
+          const ch = res.channel;
+          if (!ch) continue;
+          existing.add(ch.name);
+          session.channels.set(ch.id, ch);
+          session.em.emit("sidebar");
+          first ||= ch.id;
+        }
+        // Channels first, then the mode: switching to OPT_IN keeps everyone in the channels.
+        if (mode !== session.mode) {
+          await saveSettings(session, { channelMode: mode });
+          if (mode === ChannelMode.OPT_IN && first) await session.api.chat.setChannelAccess({ channelId: first, isDefault: true });
+        }
+      }
+      await saveSettings(session, { setupComplete: true });
+      navigate(first ? channelHash(first) : "#/", true);
+    } catch (e) {
+      setError(errorText(e));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const next = (e: Event) => {
+    e.preventDefault();
+    if (step < STEPS.length - 1) setStep(step + 1);
+    else void finish(false);
+  };
+  const nameOk = name.trim().length > 0;
+  return (
+    <div class="admin-page wizard">
+      <p class="wizard-intro">
+        Welcome! A few choices to make your community ready; you can change every one of them later in the community settings. Others can use
+        the community once the setup is done.
+      </p>
+      <ol class="wizard-steps" aria-label="Steps">
+        {STEPS.map((s, i) => (
+          <li key={s} class={i === step ? "current" : i < step ? "done" : ""} aria-current={i === step ? "step" : undefined}>
+            <span class="wizard-step-number" aria-hidden="true">
+              {i + 1}
+            </span>
+            {s}
+          </li>
+        ))}
+      </ol>
+      <form class="form admin-section" onSubmit={next} aria-label={`Step ${step + 1} of ${STEPS.length}: ${STEPS[step]}`}>
+        {step === 0 && (
+          <>
+            <h2>About your community</h2>
+            <label class="field">
+              <span>Community name</span>
+              <input class="input" value={name} required maxLength={LIMITS.name} onInput={(e) => setName(e.currentTarget.value)} />
+            </label>
+            <label class="field">
+              <span>Description</span>
+              <textarea
+                class="input"
+                rows={4}
+                value={description}
+                maxLength={LIMITS.description}
+                placeholder="What this community is about (Markdown). Shown to people before they join."
+                onInput={(e) => setDescription(e.currentTarget.value)}
+              />
+            </label>
+            <ImageField
+              session={session}
+              label="Icon"
+              shape="icon"
+              url={info?.iconUrl ?? ""}
+              onUploaded={(a) => saveSettings(session, { iconId: a.id })}
+              onRemove={() => saveSettings(session, { iconId: "" })}
+            />
+          </>
+        )}
+        {step === 1 && (
+          <>
+            <h2>Who joins, and how channels work</h2>
+            <label class="check check-top">
+              <input type="checkbox" checked={inviteOnly} onChange={(e) => setInviteOnly(e.currentTarget.checked)} />
+              <span>
+                <strong>Invite only</strong> <span class="muted">people need an invite, which moderators make on the Invites page</span>
+              </span>
+            </label>
+            <ModeField mode={mode} onChange={setMode} />
+          </>
+        )}
+        {step === 2 && (
+          <>
+            <h2>The first channels</h2>
+            <p class="muted small">Names are made lowercase with hyphens. You can add more, rename them and limit them to roles later.</p>
+            {channels.map((c, i) => (
+              <div class="question-row" key={i}>
+                <span class="hash muted" aria-hidden="true">
+                  #
+                </span>
+                <input
+                  class="input"
+                  value={c}
+                  maxLength={80}
+                  aria-label={`Channel ${i + 1}`}
+                  onInput={(e) => setChannels(channels.map((x, j) => (j === i ? e.currentTarget.value : x)))}
+                />
+                <button type="button" class="icon-button" aria-label={`Remove channel ${i + 1}`} title="Remove" onClick={() => setChannels(channels.filter((_, j) => j !== i))}>
+                  ✕
+                </button>
+              </div>
+            ))}
+            <div>
+              <button type="button" class="button" onClick={() => setChannels([...channels, ""])}>
+                Add a channel
+              </button>
+            </div>
+          </>
+        )}
+        {error && (
+          <p class="error-row" role="alert">
+            {error}
+          </p>
+        )}
+        <div class="wizard-actions">
+          <button type="button" class="button" disabled={busy} onClick={() => finish(true)}>
+            Skip setup
+          </button>
+          <span class="spacer" />
+          {step > 0 && (
+            <button type="button" class="button" disabled={busy} onClick={() => setStep(step - 1)}>
+              Back
+            </button>
+          )}
+          <button type="submit" class="button button-primary" disabled={busy || !nameOk}>
+            {step < STEPS.length - 1 ? "Next" : busy ? "Finishing…" : "Finish setup"}
+          </button>
+        </div>
+      </form>
+    </div>
+  );
+}

@@ -1,0 +1,185 @@
+// Pieces the administration screens share: a call's outcome shown beside its form (the
+// server's own words when it refuses), an image field that uploads with a progress bar, the
+// community settings call, and the hash routes of the screens.
+
+import type { ComponentChildren } from "preact";
+import { useState } from "preact/hooks";
+import type { MessageInitShape } from "@bufbuild/protobuf";
+import type { GetServerInfoResponse, UpdateServerSettingsRequestSchema } from "../../gen/svc/v1/server_pb";
+import type { Attachment } from "../../gen/svc/v1/types_pb";
+import { absUrl, errorText } from "../../lib/api";
+import { upload } from "../../lib/upload";
+import type { Session } from "../../state/session";
+
+/** The screens of the community: #/community/{tab}. */
+export type Tab = "settings" | "channels" | "roles" | "members" | "invites";
+
+export function communityHash(tab: Tab): string {
+  return "#/community/" + tab;
+}
+
+export type Action = {
+  busy: boolean;
+  error: string;
+  done: string;
+  /** Runs fn; its refusal shows as error (prefixed by what), its success as done. */
+  run: <T>(fn: () => Promise<T>, done?: string, what?: string) => Promise<T | undefined>;
+  clear: () => void;
+};
+
+/** One form's call: busy while it runs, then the server's refusal or a word of success. */
+export function useAction(): Action {
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState("");
+  const [done, setDone] = useState("");
+  return {
+    busy,
+    error,
+    done,
+    clear: () => {
+      setError("");
+      setDone("");
+    },
+    run: async (fn, doneText = "", what = "") => {
+      setBusy(true);
+      setError("");
+      setDone("");
+      try {
+        const res = await fn();
+        setDone(doneText);
+        return res;
+      } catch (e) {
+        setError((what ? what + ": " : "") + errorText(e));
+        return undefined;
+      } finally {
+        setBusy(false);
+      }
+    },
+  };
+}
+
+/** The outcome of an Action, under its form: an alert for a refusal, a status for success. */
+export function Outcome(props: { action: Action; children?: ComponentChildren }) {
+  const { error, done } = props.action;
+  return (
+    <>
+      {error && (
+        <p class="error-row" role="alert">
+          {error}
+          {props.children}
+        </p>
+      )}
+      {!error && done && (
+        <p class="ok-row" role="status">
+          {done}
+        </p>
+      )}
+    </>
+  );
+}
+
+/** UpdateServerSettings; the answer is the new card, which the session keeps. */
+export async function saveSettings(session: Session, req: MessageInitShape<typeof UpdateServerSettingsRequestSchema>): Promise<GetServerInfoResponse> {
+  const info = (await session.api.server.updateServerSettings(req)) as GetServerInfoResponse;
+  session.info = info;
+  session.em.emit("info");
+  return info;
+}
+
+const IMAGE_TYPES = "image/png,image/jpeg,image/gif,image/webp,image/avif";
+
+/**
+ * An image setting (icon, banner, channel header): the current picture, a button to upload a new
+ * one and one to remove it. onUploaded gets the finished upload and saves it.
+ */
+export function ImageField(props: {
+  session: Session;
+  label: string;
+  url: string;
+  shape: "icon" | "banner";
+  onUploaded: (a: Attachment) => Promise<unknown>;
+  onRemove: () => Promise<unknown>;
+  disabled?: boolean;
+}) {
+  const { session } = props;
+  const [progress, setProgress] = useState<number | null>(null);
+  const action = useAction();
+  const choose = async (input: HTMLInputElement) => {
+    const file = input.files?.[0];
+    input.value = "";
+    if (!file) return;
+    setProgress(0);
+    await action.run(async () => {
+      try {
+        const a = await upload(session.api, file, setProgress).promise;
+        await props.onUploaded(a);
+      } finally {
+        setProgress(null);
+      }
+    }, "Saved.");
+  };
+  return (
+    <div class="image-field" role="group" aria-label={props.label}>
+      <span class="image-field-label">{props.label}</span>
+      <div class="image-field-row">
+        <div class={`image-preview image-preview-${props.shape}`}>
+          {props.url ? <img src={absUrl(session.base, props.url)} alt={`The ${props.label.toLowerCase()}`} /> : <span class="muted small">None</span>}
+        </div>
+        <div class="image-field-controls">
+          <label class={props.disabled || action.busy ? "button disabled" : "button"}>
+            {props.url ? "Change…" : "Upload…"}
+            <input
+              type="file"
+              accept={IMAGE_TYPES}
+              class="visually-hidden"
+              aria-label={`Upload the ${props.label.toLowerCase()}`}
+              disabled={props.disabled || action.busy}
+              onChange={(e) => choose(e.currentTarget)}
+            />
+          </label>
+          {props.url && (
+            <button type="button" class="button" disabled={props.disabled || action.busy} onClick={() => action.run(props.onRemove, "Removed.")}>
+              Remove
+            </button>
+          )}
+          {progress !== null && <progress max={1} value={progress} aria-label={`Uploading the ${props.label.toLowerCase()}`} />}
+        </div>
+      </div>
+      <Outcome action={action} />
+    </div>
+  );
+}
+
+/** Copies text to the clipboard; where the Clipboard API is missing or refused, by a selection. */
+export async function copyText(text: string): Promise<boolean> {
+  try {
+    await navigator.clipboard.writeText(text);
+    return true;
+  } catch {
+    const area = document.createElement("textarea");
+    area.value = text;
+    area.setAttribute("readonly", "");
+    area.className = "visually-hidden";
+    document.body.append(area);
+    area.select();
+    const ok = document.execCommand("copy");
+    area.remove();
+    return ok;
+  }
+}
+
+/** A duration in words: "5 minutes", "3 days". */
+export function inWords(ms: number): string {
+  const units: [number, string][] = [
+    [86_400_000, "day"],
+    [3_600_000, "hour"],
+    [60_000, "minute"],
+  ];
+  for (const [size, name] of units) {
+    if (ms >= size) {
+      const n = Math.round(ms / size);
+      return `${n} ${name}${n === 1 ? "" : "s"}`;
+    }
+  }
+  return "less than a minute";
+}

@@ -1,0 +1,224 @@
+// Bots, for admins and the owner: the community's bots, a new bot, and each bot's token, which
+// the server gives once (on creation and on rotation) and keeps only as a hash: it is shown
+// once here with a Copy button, and gone when the person closes it. Rotating ends the old
+// token at once; deleting keeps the bot's messages. A plugin's bot has no token and goes with
+// its plugin, so neither is offered for it; nor for a bot of the person's own rank or higher.
+
+import { useEffect, useRef, useState } from "preact/hooks";
+import { MemberKind, type Member } from "../../gen/svc/v1/types_pb";
+import { errorText } from "../../lib/api";
+import { useTopics } from "../../lib/emitter";
+import { outranksRank } from "../../lib/ranks";
+import type { Session } from "../../state/session";
+import { Avatar } from "../common";
+import { Confirm, copyText } from "../moderation/parts";
+import "./bots.css";
+
+type Shown = { botId: string; name: string; token: string; rotated: boolean };
+
+export function Bots(props: { session: Session }) {
+  const { session } = props;
+  useTopics(session.em, "members", "plugins");
+  const [bots, setBots] = useState<Member[] | null>(null);
+  const [pluginBots, setPluginBots] = useState<Set<string>>(new Set());
+  const [error, setError] = useState("");
+  const [token, setToken] = useState<Shown | null>(null);
+  const load = () => {
+    session.api.bot
+      .listBots({})
+      .then((res) => setBots(res.bots))
+      .catch((e) => setError(errorText(e)));
+    session.api.bot
+      .listPlugins({})
+      .then((res) => setPluginBots(new Set(res.plugins.map((p) => p.botId).filter(Boolean))))
+      .catch(() => undefined);
+  };
+  // Bots come and go with member_joined and member_left: the list follows the members.
+  const botCount = [...session.members.values()].filter((m) => m.kind === MemberKind.BOT).length;
+  useEffect(load, [botCount]);
+  const list = (bots ?? []).map((b) => session.members.get(b.id) ?? b).sort((a, b) => a.username.localeCompare(b.username));
+  return (
+    <div class="bots">
+      {token ? (
+        <TokenBox shown={token} onDone={() => setToken(null)} />
+      ) : (
+        <NewBot session={session} onCreated={(bot, t) => (setToken({ botId: bot.id, name: bot.displayName || bot.username, token: t, rotated: false }), load())} />
+      )}
+      {error && (
+        <p class="error-row" role="alert">
+          {error}
+        </p>
+      )}
+      <h3 class="section-title">Bots</h3>
+      {bots === null && !error && <p class="muted">Loading bots…</p>}
+      {bots?.length === 0 && <p class="muted">No bots yet.</p>}
+      <ul class="bot-list" aria-label="Bots">
+        {list.map((b) => (
+          <BotItem key={b.id} session={session} bot={b} plugin={pluginBots.has(b.id)} onToken={(t) => setToken({ botId: b.id, name: b.displayName || b.username, token: t, rotated: true })} onDeleted={load} />
+        ))}
+      </ul>
+    </div>
+  );
+}
+
+function NewBot(props: { session: Session; onCreated: (bot: Member, token: string) => void }) {
+  const { session } = props;
+  const [username, setUsername] = useState("");
+  const [displayName, setDisplayName] = useState("");
+  const [error, setError] = useState("");
+  const [busy, setBusy] = useState(false);
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    setError("");
+    setBusy(true);
+    try {
+      const res = await session.api.bot.createBot({ username: username.trim(), displayName: displayName.trim() });
+      setUsername("");
+      setDisplayName("");
+      if (res.bot) props.onCreated(res.bot, res.token);
+    } catch (err) {
+      setError(errorText(err));
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <form class="form new-bot" onSubmit={submit} aria-label="New bot">
+      <div class="field-row">
+        <label class="field">
+          <span>Username</span>
+          <input class="input" value={username} required maxLength={32} autoComplete="off" spellcheck={false} onInput={(e) => setUsername((e.target as HTMLInputElement).value)} />
+        </label>
+        <label class="field">
+          <span>Display name (optional)</span>
+          <input class="input" value={displayName} maxLength={64} autoComplete="off" onInput={(e) => setDisplayName((e.target as HTMLInputElement).value)} />
+        </label>
+      </div>
+      <p class="muted small">2 to 32 of a–z, 0–9, _ . -. The bot calls the API with its token; see the API reference.</p>
+      {error && (
+        <p class="error-row" role="alert">
+          {error}
+        </p>
+      )}
+      <div class="dialog-actions">
+        <button type="submit" class="button button-primary" disabled={busy || !username.trim()}>
+          {busy ? "Creating…" : "Create bot"}
+        </button>
+      </div>
+    </form>
+  );
+}
+
+/** The token, once: a read-only box, Copy, and Done, after which nothing here holds it. */
+function TokenBox(props: { shown: Shown; onDone: () => void }) {
+  const { shown } = props;
+  const box = useRef<HTMLInputElement>(null);
+  const [copied, setCopied] = useState<"" | "yes" | "no">("");
+  useEffect(() => {
+    box.current?.focus();
+    box.current?.select();
+  }, [shown.token]);
+  return (
+    <section class="token-box" aria-label={`The token of ${shown.name}`}>
+      <p>
+        <strong>{shown.rotated ? `A new token for ${shown.name}.` : `${shown.name} is ready.`}</strong> Copy its token now: it is shown only this once. The
+        server keeps only a hash of it{shown.rotated ? ", and the old token no longer works" : ""}.
+      </p>
+      <div class="token-row">
+        <input ref={box} class="input token-input" readOnly value={shown.token} aria-label="Bot token" spellcheck={false} onFocus={(e) => (e.target as HTMLInputElement).select()} />
+        <button
+          type="button"
+          class="button button-primary"
+          onClick={async () => setCopied((await copyText(shown.token, box.current)) ? "yes" : "no")}
+        >
+          Copy
+        </button>
+      </div>
+      <p class="small" role="status">
+        {copied === "yes" ? "Copied to the clipboard." : copied === "no" ? "The browser would not copy: select the token and copy it yourself." : ""}
+      </p>
+      <div class="dialog-actions">
+        <button type="button" class="button" onClick={props.onDone}>
+          Done, I have copied it
+        </button>
+      </div>
+    </section>
+  );
+}
+
+function BotItem(props: { session: Session; bot: Member; plugin: boolean; onToken: (token: string) => void; onDeleted: () => void }) {
+  const { session, bot } = props;
+  const [confirm, setConfirm] = useState<"" | "rotate" | "delete">("");
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState("");
+  const name = bot.displayName || bot.username;
+  const manage = !props.plugin && outranksRank(session, bot.role);
+  const act = async (fn: () => Promise<void>) => {
+    setBusy(true);
+    setError("");
+    try {
+      await fn();
+    } catch (e) {
+      setError(errorText(e));
+    } finally {
+      setBusy(false);
+      setConfirm("");
+    }
+  };
+  return (
+    <li class="bot-item" aria-label={name}>
+      <div class="bot-row">
+        <Avatar session={session} member={bot} size={32} />
+        <div class="bot-who">
+          <p>
+            <strong>{name}</strong> <span class="muted">@{bot.username}</span> {props.plugin && <span class="tag">plugin</span>}
+          </p>
+          {bot.bio && <p class="muted small">{bot.bio}</p>}
+        </div>
+        {manage && !confirm && (
+          <span class="bot-actions">
+            <button type="button" class="button" aria-label={`Rotate the token of ${name}`} onClick={() => setConfirm("rotate")}>
+              Rotate token
+            </button>
+            <button type="button" class="button button-danger" aria-label={`Delete ${name}`} onClick={() => setConfirm("delete")}>
+              Delete
+            </button>
+          </span>
+        )}
+      </div>
+      {confirm === "rotate" && (
+        <Confirm
+          text={`Give ${name} a new token? The old one stops working at once.`}
+          action="Rotate"
+          busy={busy}
+          onCancel={() => setConfirm("")}
+          onConfirm={() =>
+            act(async () => {
+              const res = await session.api.bot.rotateBotToken({ botId: bot.id });
+              props.onToken(res.token);
+            })
+          }
+        />
+      )}
+      {confirm === "delete" && (
+        <Confirm
+          text={`Delete ${name}? Its token stops working; its messages stay.`}
+          action="Delete"
+          busy={busy}
+          onCancel={() => setConfirm("")}
+          onConfirm={() =>
+            act(async () => {
+              await session.api.bot.deleteBot({ botId: bot.id });
+              props.onDeleted();
+            })
+          }
+        />
+      )}
+      {error && (
+        <p class="error-row" role="alert">
+          {error}
+        </p>
+      )}
+    </li>
+  );
+}

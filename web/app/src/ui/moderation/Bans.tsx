@@ -1,0 +1,100 @@
+// The bans list, for moderators and higher: every banned login with the profile it had when
+// banned, who banned it and when, newest first; Unban where the person outranks the member as
+// they were. An unbanned person is not back until they join again (no event is sent), so the
+// list is loaded when it opens and on Refresh.
+
+import { useEffect, useState } from "preact/hooks";
+import type { Ban } from "../../gen/svc/v1/types_pb";
+import { errorText } from "../../lib/api";
+import { outranksRank, RANK_NAMES } from "../../lib/ranks";
+import type { Session } from "../../state/session";
+import { Avatar, formatFull } from "../common";
+import { Confirm, ago } from "./parts";
+import "./moderation.css";
+
+export function Bans(props: { session: Session }) {
+  const { session } = props;
+  const [bans, setBans] = useState<Ban[] | null>(null);
+  const [error, setError] = useState("");
+  const load = () => {
+    setError("");
+    session.api.server
+      .listBans({})
+      .then((res) => setBans(res.bans))
+      .catch((e) => setError(errorText(e)));
+  };
+  useEffect(load, []);
+  return (
+    <div class="mod-pane">
+      <div class="mod-toolbar">
+        <p class="muted small" role="status">
+          {bans === null ? "Loading bans…" : bans.length === 0 ? "Nobody is banned." : `${bans.length} ${bans.length === 1 ? "ban" : "bans"}, newest first.`}
+        </p>
+        <button type="button" class="button" onClick={load}>
+          Refresh
+        </button>
+      </div>
+      {error && (
+        <p class="error-row" role="alert">
+          {error}
+        </p>
+      )}
+      {bans && bans.length > 0 && (
+        <ul class="ban-list" aria-label="Bans">
+          {bans.map((b) => (
+            <BanItem key={b.member?.id} session={session} ban={b} onUnbanned={(id) => setBans((l) => l?.filter((x) => x.member?.id !== id) ?? null)} />
+          ))}
+        </ul>
+      )}
+    </div>
+  );
+}
+
+function BanItem(props: { session: Session; ban: Ban; onUnbanned: (id: string) => void }) {
+  const { session, ban } = props;
+  const m = ban.member!;
+  const name = m.displayName || m.username;
+  const [confirm, setConfirm] = useState(false);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState("");
+  const unban = async () => {
+    setBusy(true);
+    setError("");
+    try {
+      await session.api.server.unbanMember({ memberId: m.id });
+      props.onUnbanned(m.id);
+    } catch (e) {
+      setError(errorText(e));
+      setConfirm(false);
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <li class="ban" aria-label={`${name}, banned`}>
+      <div class="ban-row">
+        <Avatar session={session} member={m} size={36} />
+        <div class="ban-who">
+          <p>
+            <strong>{name}</strong> <span class="muted">@{m.username}</span>
+            {RANK_NAMES[m.role] && m.role > 1 && <span class="tag">{RANK_NAMES[m.role]}</span>}
+          </p>
+          <p class="muted small">
+            Banned by {session.nameOf(ban.bannedBy)} <time title={formatFull(ban.bannedAtMs)}>{ago(ban.bannedAtMs)}</time>
+          </p>
+        </div>
+        {!confirm && outranksRank(session, m.role) && (
+          <button type="button" class="button" aria-label={`Unban ${name}`} onClick={() => setConfirm(true)}>
+            Unban
+          </button>
+        )}
+      </div>
+      {confirm && <Confirm text={`Unban ${name}? They can join again.`} action="Unban" busy={busy} onConfirm={unban} onCancel={() => setConfirm(false)} />}
+      {error && (
+        <p class="error-row" role="alert">
+          {error}
+        </p>
+      )}
+    </li>
+  );
+}

@@ -1,0 +1,159 @@
+// The community's tools beside the chat: search, custom emoji, moderation (reports and bans)
+// and bots and plugins. The sidebar offers each only to the ranks that may use it (search and
+// emoji to everyone, moderation to moderators and higher, bots and plugins to admins and the
+// owner); each opens in a dialog of its own. Ctrl+K (or ⌘K) opens the search from anywhere.
+
+import type { ComponentChildren } from "preact";
+import { useEffect, useRef, useState } from "preact/hooks";
+import type { Message } from "../../gen/svc/v1/types_pb";
+import { useTopics } from "../../lib/emitter";
+import { isAdmin, isModerator } from "../../lib/ranks";
+import type { Session } from "../../state/session";
+import { Bots } from "../bots/Bots";
+import { Plugins } from "../bots/Plugins";
+import { Dialog } from "../common";
+import { EmojiManager } from "../emoji/EmojiManager";
+import { Bans } from "../moderation/Bans";
+import { Reports } from "../moderation/Reports";
+import { openMessage } from "../search/open";
+import { SearchDialogBody } from "../search/SearchDialog";
+import "./tools.css";
+
+export type ToolName = "search" | "emoji" | "moderation" | "bots";
+export type SetTool = (fn: (t: ToolName | null) => ToolName | null) => void;
+
+/** The search box at the top of the sidebar (a button that opens the search), and Ctrl+K. */
+export function SearchButton(props: { onTool: (t: ToolName) => void }) {
+  const open = useRef(props.onTool);
+  open.current = props.onTool;
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      if ((e.ctrlKey || e.metaKey) && !e.altKey && !e.shiftKey && e.key.toLowerCase() === "k") {
+        e.preventDefault();
+        if (!document.querySelector("dialog[open]")) open.current("search");
+      }
+    };
+    window.addEventListener("keydown", onKey);
+    return () => window.removeEventListener("keydown", onKey);
+  }, []);
+  return (
+    <button type="button" class="search-button" aria-keyshortcuts="Control+K" onClick={() => props.onTool("search")}>
+      <span aria-hidden="true">🔍</span>
+      <span class="search-button-text">Search messages</span>
+      <kbd class="search-button-key" aria-hidden="true">
+        Ctrl K
+      </kbd>
+    </button>
+  );
+}
+
+/** The sidebar's "Community" section: the tools the person's rank allows. */
+export function ToolLinks(props: { session: Session; onTool: (t: ToolName) => void }) {
+  const { session } = props;
+  useTopics(session.em, "me");
+  const item = (tool: ToolName, icon: string, label: string) => (
+    <li>
+      <button type="button" class="side-link tool-link" onClick={() => props.onTool(tool)}>
+        <span class="side-icon" aria-hidden="true">
+          {icon}
+        </span>
+        <span class="side-name">{label}</span>
+      </button>
+    </li>
+  );
+  return (
+    <section class="side-section" aria-label="Community">
+      <h2 class="side-title">Community</h2>
+      <ul class="side-list">
+        {item("emoji", "☺", "Custom emoji")}
+        {isModerator(session) && item("moderation", "⚑", "Reports and bans")}
+        {isAdmin(session) && item("bots", "⚙", "Bots and plugins")}
+      </ul>
+    </section>
+  );
+}
+
+/** The open tool's dialog; closing it forgets the tool unless another was opened meanwhile. */
+export function ToolDialog(props: { session: Session; tool: ToolName | null; setTool: SetTool }) {
+  const { session, tool } = props;
+  useTopics(session.em, "me");
+  if (!tool) return null;
+  // A dialog's close event comes a task after it closed: by then another may have opened.
+  const close = () => props.setTool((t) => (t === tool ? null : t));
+  const open = (m: Message) => {
+    props.setTool(() => null);
+    openMessage(session, m);
+  };
+  switch (tool) {
+    case "search":
+      return (
+        <Dialog key="search" title="Search" onClose={close} wide>
+          <SearchDialogBody session={session} onOpen={open} />
+        </Dialog>
+      );
+    case "emoji":
+      return (
+        <Dialog key="emoji" title="Custom emoji" onClose={close} wide>
+          <EmojiManager session={session} />
+        </Dialog>
+      );
+    case "moderation":
+      // Offered to moderators only; a rank lost meanwhile closes it.
+      if (!isModerator(session)) return null;
+      return (
+        <Dialog key="moderation" title="Reports and bans" onClose={close} wide>
+          <Tabs label="Moderation" tabs={[{ name: "Reports", body: () => <Reports session={session} onOpenMessage={open} /> }, { name: "Bans", body: () => <Bans session={session} /> }]} />
+        </Dialog>
+      );
+    case "bots":
+      if (!isAdmin(session)) return null;
+      return (
+        <Dialog key="bots" title="Bots and plugins" onClose={close} wide>
+          <Tabs label="Bots and plugins" tabs={[{ name: "Bots", body: () => <Bots session={session} /> }, { name: "Plugins", body: () => <Plugins session={session} /> }]} />
+        </Dialog>
+      );
+  }
+}
+
+/** Tabs as the ARIA pattern has them: arrow keys move between tabs, the panel follows. */
+export function Tabs(props: { label: string; tabs: { name: string; body: () => ComponentChildren }[] }) {
+  const [at, setAt] = useState(0);
+  const list = useRef<HTMLDivElement>(null);
+  const id = props.label.toLowerCase().replace(/\W+/g, "-");
+  const move = (e: KeyboardEvent) => {
+    const n = props.tabs.length;
+    let next = -1;
+    if (e.key === "ArrowRight") next = (at + 1) % n;
+    else if (e.key === "ArrowLeft") next = (at - 1 + n) % n;
+    else if (e.key === "Home") next = 0;
+    else if (e.key === "End") next = n - 1;
+    if (next < 0) return;
+    e.preventDefault();
+    setAt(next);
+    list.current?.querySelectorAll<HTMLButtonElement>("[role=tab]")[next]?.focus();
+  };
+  return (
+    <div class="tabs">
+      <div class="tab-list" role="tablist" aria-label={props.label} ref={list} onKeyDown={move}>
+        {props.tabs.map((t, i) => (
+          <button
+            type="button"
+            role="tab"
+            key={t.name}
+            id={`${id}-tab-${i}`}
+            class={i === at ? "tab tab-current" : "tab"}
+            aria-selected={i === at}
+            aria-controls={`${id}-panel`}
+            tabIndex={i === at ? 0 : -1}
+            onClick={() => setAt(i)}
+          >
+            {t.name}
+          </button>
+        ))}
+      </div>
+      <div class="tab-panel" role="tabpanel" id={`${id}-panel`} aria-labelledby={`${id}-tab-${at}`} key={at}>
+        {props.tabs[at].body()}
+      </div>
+    </div>
+  );
+}
