@@ -9,27 +9,39 @@ import (
 	"hearth/web/webtest"
 )
 
-// actor answers "!act" with every action a plugin has besides sendMessage: it edits and deletes
-// its own messages, reacts to the member's, and is refused what a bot of the member rank may not
-// do (edit or delete another's message), with the server's reason thrown as an Error. It also
-// reports which of the usual ways out of a script (modules, network, processes, timers of the
-// host) exist in its runtime: none may.
-const actor = `chat.on('message', m => {
-  if (m.text !== '!act') return;
+// actor answers commands with every action a plugin has besides sendMessage: it edits and
+// deletes its own messages, reacts to the member's, and is refused what a bot of the member rank
+// may not do (edit or delete another's message), with the server's reason thrown as an Error.
+// "!globals" reports which of the usual ways out of a script (modules, network, processes,
+// timers of the host) exist in its runtime: none may. Each command makes a few commits only, so
+// that a busy machine cannot use up a hook's 500 ms.
+const actor = `let target;
+chat.on('message', m => {
   const say = t => chat.sendMessage({channelId: m.channelId, text: t});
-  const draft = say('draft');
-  const edited = chat.editMessage(draft.id, 'final');
-  say('edited ' + (edited.id === draft.id) + ' ' + edited.text + ' ' + (edited.editedAtMs !== '0'));
-  const reacted = chat.react(m.id, '👍');
-  say('reacted ' + reacted.reactions.map(r => r.emoji + ':' + r.memberIds.length).join());
-  const temp = say('temporary');
-  say('deleted ' + chat.deleteMessage(temp.id));
-  chat.react(m.id, '👍', true);
-  try { chat.editMessage(m.id, 'hijacked') } catch (e) { say('refused ' + e.message) }
-  try { chat.deleteMessage(m.id) } catch (e) { say('refused ' + e.message) }
-  try { chat.react(m.id, 'not an emoji') } catch (e) { say('refused ' + e.message) }
-  say('globals ' + ['require', 'module', 'process', 'fetch', 'XMLHttpRequest', 'WebSocket', 'setTimeout', 'setInterval', 'Deno', 'Bun']
-    .filter(n => typeof globalThis[n] !== 'undefined').join() + '.');
+  if (m.text === '!target') { target = m.id; return; }
+  if (m.text === '!edit') {
+    const draft = say('draft');
+    const edited = chat.editMessage(draft.id, 'final');
+    say('edited ' + (edited.id === draft.id) + ' ' + edited.text + ' ' + (edited.editedAtMs !== '0'));
+  }
+  if (m.text === '!react') {
+    const reacted = chat.react(target, '👍');
+    say('reacted ' + reacted.reactions.map(r => r.emoji + ':' + r.memberIds.length).join());
+  }
+  if (m.text === '!delete') {
+    const temp = say('temporary');
+    say('deleted ' + chat.deleteMessage(temp.id));
+  }
+  if (m.text === '!unreact') chat.react(target, '👍', true);
+  if (m.text === '!refused') {
+    try { chat.editMessage(target, 'hijacked') } catch (e) { say('refused ' + e.message) }
+    try { chat.deleteMessage(target) } catch (e) { say('refused ' + e.message) }
+    try { chat.react(target, 'not an emoji') } catch (e) { say('refused ' + e.message) }
+  }
+  if (m.text === '!globals') {
+    say('globals ' + ['require', 'module', 'process', 'fetch', 'XMLHttpRequest', 'WebSocket', 'setTimeout', 'setInterval', 'Deno', 'Bun']
+      .filter(n => typeof globalThis[n] !== 'undefined').join() + '.');
+  }
 });`
 
 // A plugin's react, editMessage and deleteMessage act as its bot, under the rules of any bot
@@ -42,7 +54,10 @@ func TestPluginActionsAsItsBot(t *testing.T) {
 	p := mustInstall(t, owner, "actor", actor)
 	st := member.Subscribe(t, s.Engine.Seq())
 
-	m := mustSend(t, member, &svcv1.SendMessageRequest{ChannelId: general.GetId(), Text: "!act"})
+	m := mustSend(t, member, &svcv1.SendMessageRequest{ChannelId: general.GetId(), Text: "!target"})
+	for _, cmd := range []string{"!edit", "!react", "!delete", "!unreact", "!refused", "!globals"} {
+		mustSend(t, owner, &svcv1.SendMessageRequest{ChannelId: general.GetId(), Text: cmd})
+	}
 	bot := p.GetBotId()
 	type seen struct{ kind, author, text, reactions string }
 	var got []seen
@@ -59,6 +74,9 @@ func TestPluginActionsAsItsBot(t *testing.T) {
 		default:
 			t.Fatalf("the member got %v", ev)
 		}
+		if msg.GetAuthorId() == owner.Member.GetId() {
+			continue // the commands
+		}
 		rs := ""
 		for _, r := range msg.GetReactions() {
 			rs += fmt.Sprintf("%s%v", r.GetEmoji(), r.GetMemberIds())
@@ -73,16 +91,16 @@ func TestPluginActionsAsItsBot(t *testing.T) {
 		}
 	}
 	want := []seen{
-		{"message_created", "member", "!act", ""},
+		{"message_created", "member", "!target", ""},
 		{"message_created", "bot", "draft", ""},
 		{"message_updated", "bot", "final", ""},
 		{"message_created", "bot", "edited true final true", ""},
-		{"message_updated", "member", "!act", "👍[" + bot + "]"},
+		{"message_updated", "member", "!target", "👍[" + bot + "]"},
 		{"message_created", "bot", "reacted 👍:1", ""},
 		{"message_created", "bot", "temporary", ""},
 		{"message_deleted", "bot", "", ""},
 		{"message_created", "bot", "deleted undefined", ""},
-		{"message_updated", "member", "!act", ""},
+		{"message_updated", "member", "!target", ""},
 		{"message_created", "bot", "refused chat.editMessage: only the author can edit a message", ""},
 		{"message_created", "bot", "refused chat.deleteMessage: only the author or a moderator can delete a message", ""},
 		{"message_created", "bot", `refused chat.react: emoji "not an emoji" is neither a unicode emoji nor a :shortcode:`, ""},
@@ -93,19 +111,21 @@ func TestPluginActionsAsItsBot(t *testing.T) {
 	}
 
 	// What was refused changed nothing: the member's message is as written, and the channel
-	// holds the bot's messages but the deleted one (which stays as a deleted row).
+	// holds the bot's messages, the deleted one as a deleted row (the owner's commands aside).
 	msgs, err := member.Chat.ListMessages(ctx, req(&svcv1.ListMessagesRequest{ChannelId: general.GetId()}))
 	if err != nil {
 		t.Fatal(err)
 	}
 	var texts []string
 	for _, x := range msgs.Msg.GetMessages() {
-		if x.GetId() == m.GetId() && (x.GetText() != "!act" || x.GetDeleted() || x.GetEditedAtMs() != 0 || len(x.GetReactions()) != 0) {
+		if x.GetId() == m.GetId() && (x.GetText() != "!target" || x.GetDeleted() || x.GetEditedAtMs() != 0 || len(x.GetReactions()) != 0) {
 			t.Fatalf("the member's message is now %v", x)
 		}
-		texts = append(texts, x.GetText())
+		if x.GetAuthorId() != owner.Member.GetId() {
+			texts = append(texts, x.GetText())
+		}
 	}
-	if len(texts) != 10 || texts[0] != "!act" || texts[1] != "final" || texts[4] != "" || texts[9] != "globals ." {
+	if len(texts) != 10 || texts[0] != "!target" || texts[1] != "final" || texts[4] != "" || texts[9] != "globals ." {
 		t.Fatalf("the channel holds %q", texts)
 	}
 	if got := listed(t, owner, "actor"); got.GetError() != "" || !got.GetRunning() {
