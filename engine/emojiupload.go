@@ -181,6 +181,9 @@ func (u *EmojiUpload) addImage(file string, data []byte) error {
 	if taken {
 		return u.result(file, name, svcv1.EmojiUploadStatus_EMOJI_UPLOAD_STATUS_EXISTS, "")
 	}
+	if len(data) == 0 {
+		return u.reject(file, errors.New("it is empty (0 bytes), not a PNG, GIF or WebP image"))
+	}
 	info, err := u.e.opts.Sandbox.Inspect(u.ctx, data)
 	switch {
 	case errors.Is(err, sandbox.ErrUnreadable):

@@ -14,7 +14,7 @@ import (
 // Leaving, kicks, bans and ranks. Nobody acts on a member of equal or higher rank; the owner's
 // rank is never given or taken here.
 
-// LeaveCommunity takes the caller out of the community. The owner cannot leave.
+// LeaveCommunity takes the caller out of the community. The owner cannot leave, nor can a bot.
 func (e *Engine) LeaveCommunity(ctx context.Context, c Caller, _ *svcv1.LeaveCommunityRequest) (*svcv1.LeaveCommunityResponse, error) {
 	return submit(e, func(tx *Tx) (*svcv1.LeaveCommunityResponse, error) {
 		me, err := tx.Snap().caller(c)
@@ -23,6 +23,11 @@ func (e *Engine) LeaveCommunity(ctx context.Context, c Caller, _ *svcv1.LeaveCom
 		}
 		if me.GetMember().GetRole() == svcv1.MemberRole_MEMBER_ROLE_OWNER {
 			return nil, precondition("the owner cannot leave the community")
+		}
+		// A bot that left could never come back (bots do not Join) nor be deleted (DeleteBot
+		// takes active bots), and would keep its username for good: bots go by DeleteBot only.
+		if me.GetMember().GetKind() == svcv1.MemberKind_MEMBER_KIND_BOT {
+			return nil, precondition("a bot cannot leave the community: an admin removes it with DeleteBot")
 		}
 		if err := e.removeMember(tx, me, storepb.MemberState_MEMBER_STATE_LEFT, ""); err != nil {
 			return nil, err

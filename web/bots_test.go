@@ -207,6 +207,17 @@ func TestBotManagementRanks(t *testing.T) {
 	// A bot token cannot Join (bots are created, not joined).
 	_, err = c.bot2.Server.Join(ctx, req(&svcv1.JoinRequest{}))
 	wantCode(t, "Join with a bot token", err, connect.CodePermissionDenied, "bots cannot join")
+	// Nor leave: a bot that left could not come back nor be deleted, and would keep its
+	// username for good. It stays, and DeleteBot frees the name.
+	_, err = c.bot2.Server.LeaveCommunity(ctx, req(&svcv1.LeaveCommunityRequest{}))
+	wantCode(t, "LeaveCommunity with a bot token", err, connect.CodeFailedPrecondition, "a bot cannot leave the community: an admin removes it with DeleteBot")
+	if _, err := c.bot2.Server.GetMe(ctx, req(&svcv1.GetMeRequest{})); err != nil {
+		t.Fatalf("the bot after refusing to leave: %v", err)
+	}
+	_, err = c.owner.Bot.DeleteBot(ctx, req(&svcv1.DeleteBotRequest{BotId: c.bot2.Member.GetId()}))
+	wantOK(t, "the owner deletes the bot that tried to leave", err)
+	_, err = c.owner.Bot.CreateBot(ctx, req(&svcv1.CreateBotRequest{Username: c.bot2.Member.GetUsername()}))
+	wantOK(t, "a new bot takes the freed username", err)
 }
 
 // The old token fails on the very next call after RotateBotToken, on every surface: calls

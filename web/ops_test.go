@@ -248,6 +248,76 @@ func TestMetricsCountBuildAndStreamEnds(t *testing.T) {
 	}
 }
 
+// TestMetricsCountStreamsEndedByTheCapAndByLeaving: the two ways a stream ends that the
+// server decides for a member, each counted under its own reason: the oldest of 17 streams
+// (stream_cap, and its client is told resource_exhausted) and a stream of a member who left
+// (member_left).
+func TestMetricsCountStreamsEndedByTheCapAndByLeaving(t *testing.T) {
+	o := startOps(t, "1.5.0")
+	ctx := context.Background()
+	var chats []svcv1connect.ChatServiceClient
+	for _, sub := range []string{"alice", "bob"} {
+		token, _ := o.Issuer.Mint(sub, "", time.Hour)
+		server, chat := o.client(t, token)
+		if _, err := server.Join(ctx, connect.NewRequest(&svcv1.JoinRequest{})); err != nil {
+			t.Fatal(err)
+		}
+		if sub == "alice" {
+			done := true
+			if _, err := server.UpdateServerSettings(ctx, connect.NewRequest(&svcv1.UpdateServerSettingsRequest{SetupComplete: &done})); err != nil {
+				t.Fatal(err)
+			}
+		}
+		chats = append(chats, chat)
+	}
+	open := func(chat svcv1connect.ChatServiceClient) *connect.ServerStreamForClient[svcv1.Event] {
+		st, err := chat.Subscribe(ctx, connect.NewRequest(&svcv1.SubscribeRequest{AfterSeq: o.Engine.Seq()}))
+		if err != nil || !st.Receive() {
+			t.Fatalf("subscribe: %v %v", err, st.Err())
+		}
+		return st
+	}
+	var alices []*connect.ServerStreamForClient[svcv1.Event]
+	for range engine.MaxStreamsPerMember + 1 {
+		alices = append(alices, open(chats[0]))
+	}
+	for alices[0].Receive() {
+	}
+	if code := connect.CodeOf(alices[0].Err()); code != connect.CodeResourceExhausted {
+		t.Fatalf("the oldest of alice's streams ended with %v", alices[0].Err())
+	}
+	bobs := open(chats[1])
+	token, _ := o.Issuer.Mint("bob", "", time.Hour)
+	server, _ := o.client(t, token)
+	if _, err := server.LeaveCommunity(ctx, connect.NewRequest(&svcv1.LeaveCommunityRequest{})); err != nil {
+		t.Fatal(err)
+	}
+	for bobs.Receive() {
+	}
+	o.log.waitLine(t, `msg="stream closed"`, "ended=stream_cap")
+	o.log.waitLine(t, `msg="stream closed"`, "ended=member_left")
+
+	want := []string{
+		`hearth_subscribe_streams_ended_total{reason="stream_cap"} 1`,
+		`hearth_subscribe_streams_ended_total{reason="member_left"} 1`,
+		`hearth_subscribe_streams_ended_total{reason="error"} 0`,
+	}
+	deadline := time.Now().Add(webtest.Wait)
+	for {
+		rec := httptest.NewRecorder()
+		o.Metrics.Handler().ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
+		text := rec.Body.String()
+		missing := slices.DeleteFunc(slices.Clone(want), func(w string) bool { return strings.Contains(text, w+"\n") })
+		if len(missing) == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("metrics lack %v:\n%s", missing, grep(text, "hearth_subscribe_streams_ended"))
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
 func grep(text, pattern string) string {
 	re := regexp.MustCompile(pattern)
 	var out []string

@@ -359,3 +359,40 @@ func TestDeletePluginWithoutItsFileDeletesItsBot(t *testing.T) {
 	_, err = owner.Bot.DeletePlugin(ctx, req(&svcv1.DeletePluginRequest{Name: "never"}))
 	wantCode(t, "DeletePlugin of an unknown name", err, connect.CodeNotFound, `no plugin named "never"`)
 }
+
+// A file in the folder that cannot be a plugin is listed with why and runs nothing: one over
+// 256 KB (refused before it is read whole), and one named after a person's username (its bot
+// cannot have that name). Neither takes anything from the person.
+func TestPluginsInTheFolderThatCannotLoad(t *testing.T) {
+	s := webtest.Start(t)
+	owner := s.Join("owner")
+	if err := os.MkdirAll(pluginPath(s, ""), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	for file, src := range map[string]string{
+		"owner.js": echo("imposter:"),
+		"huge.js":  "//" + strings.Repeat("x", 256_000-1),
+	} {
+		if err := os.WriteFile(pluginPath(s, file), []byte(src), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s.Restart()
+	for name, want := range map[string]string{
+		"huge":  "the source is 256,001 bytes; the limit is 256,000 (256 KB)",
+		"owner": `username "owner" is taken`,
+	} {
+		p := listed(t, owner, name)
+		if p == nil || !p.GetEnabled() || p.GetRunning() || p.GetBotId() != "" || !strings.Contains(p.GetError(), want) {
+			t.Errorf("%s is %v, want it listed, not running, with %q", name, p, want)
+		}
+	}
+	me, err := owner.Server.GetMe(ctx, req(&svcv1.GetMeRequest{}))
+	if err != nil || me.Msg.GetMember().GetKind() != svcv1.MemberKind_MEMBER_KIND_HUMAN || me.Msg.GetMember().GetUsername() != "owner" {
+		t.Fatalf("the owner after the restart: %v %v", me, err)
+	}
+	bots, err := owner.Bot.ListBots(ctx, req(&svcv1.ListBotsRequest{}))
+	if err != nil || len(bots.Msg.GetBots()) != 0 {
+		t.Fatalf("bots after the restart: %v %v", bots, err)
+	}
+}

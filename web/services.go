@@ -8,14 +8,14 @@ import (
 	"hearth/engine"
 	"hearth/engine/plugins"
 	svcv1 "hearth/proto/svc/v1"
-	"hearth/proto/svc/v1/svcv1connect"
 )
 
 // The Connect handlers. Each is one line: the engine does the work, call() maps its errors.
-// Calls not listed here answer `unimplemented` through the embedded handlers.
+// The service types embed no Unimplemented*Handler, so that the compiler holds them to every
+// call of the .proto files: a call without a handler does not build, it never answers
+// `unimplemented`.
 
 type chatService struct {
-	svcv1connect.UnimplementedChatServiceHandler
 	eng *engine.Engine
 }
 
@@ -64,7 +64,6 @@ func (s *chatService) SetPresence(ctx context.Context, r *connect.Request[svcv1.
 }
 
 type serverService struct {
-	svcv1connect.UnimplementedServerServiceHandler
 	eng *engine.Engine
 }
 
@@ -104,7 +103,6 @@ func (s *serverService) ListMembers(ctx context.Context, r *connect.Request[svcv
 }
 
 type botService struct {
-	svcv1connect.UnimplementedBotServiceHandler
 	eng     *engine.Engine
 	plugins *plugins.Host
 }

@@ -289,10 +289,11 @@ func (p *instance) storeDelete(call goja.FunctionCall) goja.Value {
 }
 
 // consoleLine writes console output to the server log, tagged with the plugin; past the rate,
-// lines are dropped and counted.
+// lines are dropped and counted. The rate runs on the host's clock, as the bots' send rate
+// runs on the engine's.
 func (p *instance) consoleLine(level string) func(goja.FunctionCall) goja.Value {
 	return func(call goja.FunctionCall) goja.Value {
-		if !p.console.Allow() {
+		if !p.console.AllowN(p.h.clock.Now(), 1) {
 			p.dropped++
 			return goja.Undefined()
 		}

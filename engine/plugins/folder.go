@@ -87,7 +87,7 @@ func (f folder) read(name string, enabled bool, limit int) (string, error) {
 		return "", err
 	}
 	if st.Size() > int64(limit) {
-		return "", &sourceError{fmt.Sprintf("the source is %d bytes; the limit is %d", st.Size(), limit)}
+		return "", &sourceError{fmt.Sprintf("the source is %s bytes; the limit is %s (256 KB)", thousands(int(st.Size())), thousands(limit))}
 	}
 	b := make([]byte, st.Size())
 	if _, err := file.ReadAt(b, 0); err != nil && st.Size() > 0 {
