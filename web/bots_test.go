@@ -3,6 +3,7 @@ package web_test
 import (
 	"bytes"
 	"crypto/sha256"
+	"fmt"
 	"net/http"
 	"slices"
 	"strings"
@@ -285,4 +286,27 @@ func TestBotUploadsAndSends(t *testing.T) {
 	if len(m.GetAttachments()) != 1 || m.GetAttachments()[0].GetName() != "notes.txt" || m.GetAuthorId() != bot.Member.GetId() {
 		t.Fatalf("the bot's message = %v", m)
 	}
+}
+
+// TestBotSendRateDefaults: with no -bot-rate or -bot-burst a bot sends a burst of 40, then 20
+// a second.
+func TestBotSendRateDefaults(t *testing.T) {
+	clock := webtest.NewClock()
+	s := webtest.Start(t, webtest.WithClock(clock))
+	owner := s.Join("owner")
+	general := mustChannel(t, owner, "general", svcv1.ChannelKind_CHANNEL_KIND_TEXT)
+	res, err := owner.Bot.CreateBot(ctx, req(&svcv1.CreateBotRequest{Username: "chatty"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	bot := s.Client(res.Msg.GetToken())
+	for i := range 40 {
+		mustSend(t, bot, &svcv1.SendMessageRequest{ChannelId: general.GetId(), Text: fmt.Sprintf("beep %d", i)})
+	}
+	_, err = bot.Chat.SendMessage(ctx, req(&svcv1.SendMessageRequest{ChannelId: general.GetId(), Text: "too fast"}))
+	wantCode(t, "a 41st message at once", err, connect.CodeResourceExhausted, "rate limit")
+	clock.Advance(50 * time.Millisecond)
+	mustSend(t, bot, &svcv1.SendMessageRequest{ChannelId: general.GetId(), Text: "one more after 50 ms"})
+	_, err = bot.Chat.SendMessage(ctx, req(&svcv1.SendMessageRequest{ChannelId: general.GetId(), Text: "too fast again"}))
+	wantCode(t, "a second one within the same 50 ms", err, connect.CodeResourceExhausted, "rate limit")
 }
