@@ -49,7 +49,12 @@ const (
 //go:embed prelude.js
 var preludeSource string
 
-var prelude = goja.MustCompile("hearth-prelude.js", preludeSource, true)
+// prelude is compiled when the first plugin runs, not at start: compiling it there ran goja's
+// parser and compiler in every server, touching their pages of the binary (idle RSS) in one
+// that has no plugin.
+var prelude = sync.OnceValue(func() *goja.Program {
+	return goja.MustCompile("hearth-prelude.js", preludeSource, true)
+})
 
 // regexp2's timeout is a package variable read when a pattern is compiled; only goja uses
 // regexp2 in Hearth. It is set once, before the first runtime exists.
@@ -149,7 +154,7 @@ func (s *sandbox) harden() (err error) {
 	helpers := vm.NewObject()
 	must(helpers.Set("quote", quote))
 	must(helpers.Set("maxDepth", maxDepth))
-	fn, err := vm.RunProgram(prelude)
+	fn, err := vm.RunProgram(prelude())
 	if err != nil {
 		return err
 	}

@@ -21,6 +21,7 @@ import (
 	"path"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 //go:generate go run ./build
@@ -34,11 +35,37 @@ const ContentSecurityPolicy = "default-src 'none'; script-src 'self'; style-src 
 	"connect-src 'self' https: http:; manifest-src 'self'; base-uri 'none'; form-action 'self'; " +
 	"frame-ancestors 'none'; object-src 'none'"
 
-// file is one file of the bundle, with its gzipped form and its ETag computed once.
+// file is one file of the bundle, with its gzipped form and its ETag computed on its first
+// request: a server that nobody opens the client of never holds them, and starting does not
+// pay for gzip at its best compression (~5 MB allocated for the bundle, and the system's MIME
+// table read) before it can answer.
 type file struct {
+	name        string // the path in dist
+	once        sync.Once
 	body, gz    []byte
 	contentType string
 	etag        string
+}
+
+func (f *file) load() {
+	f.once.Do(func() {
+		b, err := dist.ReadFile(f.name)
+		if err != nil {
+			// The bundle is compiled in and was listed at start: it cannot go missing.
+			panic("web/app: reading the embedded bundle: " + err.Error())
+		}
+		sum := sha256.Sum256(b)
+		f.body = b
+		f.contentType = mime.TypeByExtension(path.Ext(f.name))
+		f.etag = `"` + base64.RawURLEncoding.EncodeToString(sum[:12]) + `"`
+		var buf bytes.Buffer
+		zw, _ := gzip.NewWriterLevel(&buf, gzip.BestCompression)
+		zw.Write(b)
+		zw.Close()
+		if buf.Len() < len(b) {
+			f.gz = buf.Bytes()
+		}
+	})
 }
 
 // Handler serves the client: GET {prefix}/ is index.html, {prefix}/app.js the script and so on.
@@ -49,24 +76,7 @@ func Handler(prefix string) http.Handler {
 		if err != nil || d.IsDir() {
 			return err
 		}
-		b, err := dist.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		sum := sha256.Sum256(b)
-		f := &file{
-			body:        b,
-			contentType: mime.TypeByExtension(path.Ext(p)),
-			etag:        `"` + base64.RawURLEncoding.EncodeToString(sum[:12]) + `"`,
-		}
-		var buf bytes.Buffer
-		zw, _ := gzip.NewWriterLevel(&buf, gzip.BestCompression)
-		zw.Write(b)
-		zw.Close()
-		if buf.Len() < len(b) {
-			f.gz = buf.Bytes()
-		}
-		files[strings.TrimPrefix(p, "dist/")] = f
+		files[strings.TrimPrefix(p, "dist/")] = &file{name: p}
 		return nil
 	})
 	if err != nil {
@@ -83,6 +93,7 @@ func Handler(prefix string) http.Handler {
 			http.NotFound(w, r)
 			return
 		}
+		f.load()
 		h := w.Header()
 		h.Set("Content-Security-Policy", ContentSecurityPolicy)
 		h.Set("X-Content-Type-Options", "nosniff")
