@@ -2,7 +2,7 @@
 // components re-render only for the topics they read. Emits are batched to one per task, so a
 // burst of events (a replay after a reconnect) renders once.
 
-import { useEffect, useReducer } from "preact/hooks";
+import { useLayoutEffect, useReducer } from "preact/hooks";
 
 type Listener = () => void;
 
@@ -38,11 +38,16 @@ export class Emitter {
   }
 }
 
-/** Re-renders the calling component whenever one of topics is emitted. */
+/**
+ * Re-renders the calling component whenever one of topics is emitted. It listens from the
+ * commit of its first render on (a layout effect): a plain effect runs a frame later, and a
+ * change emitted in between (a call's answer that came quickly) was lost, leaving the component
+ * showing the state it first rendered.
+ */
 export function useTopics(em: Emitter | undefined, ...topics: string[]): void {
   const [, bump] = useReducer((n: number) => n + 1, 0);
   const key = topics.join("\n");
-  useEffect(() => {
+  useLayoutEffect(() => {
     if (!em) return;
     const offs = topics.map((t) => em.on(t, bump as () => void));
     return () => offs.forEach((off) => off());

@@ -70,6 +70,8 @@ export function MessageList(props: {
   // so the list stays at the bottom or on its anchor.
   const lastTop = useRef(-1);
   const onScroll = () => {
+    // A scroll event can come after the list has gone (a thread closed as it scrolled).
+    if (!scroller.current) return;
     stick.current = !view.hasAfter && nearBottom();
     remember();
     lastTop.current = scroller.current?.scrollTop ?? -1;
