@@ -45,6 +45,12 @@ func writePNG(t *testing.T, name string, w, h int) string {
 			img.Set(x, y, color.RGBA{uint8(200 * x / w), uint8(120 + 100*y/h), 90, 255})
 		}
 	}
+	return savePNG(t, name, img)
+}
+
+// savePNG writes img as a PNG file named name in a temporary directory and returns its path.
+func savePNG(t *testing.T, name string, img image.Image) string {
+	t.Helper()
 	path := filepath.Join(t.TempDir(), name)
 	f, err := os.Create(path)
 	if err != nil {

@@ -22,6 +22,20 @@ func setRank(t *testing.T, owner, c *webtest.Client, role svcv1.MemberRole) {
 	c.Member.Role = role
 }
 
+// moderationCast joins the people of the moderation tests: Mia, a moderator, and Bob and Carol,
+// members.
+func moderationCast(t *testing.T, srv *webtest.Server, owner *webtest.Client) (mia, bob, carol *webtest.Client) {
+	t.Helper()
+	mia = srv.Join("mia")
+	rename(t, mia, "Mia", "", "")
+	setRank(t, owner, mia, svcv1.MemberRole_MEMBER_ROLE_MODERATOR)
+	bob = srv.Join("bob")
+	rename(t, bob, "Bob", "", "")
+	carol = srv.Join("carol")
+	rename(t, carol, "Carol", "", "")
+	return mia, bob, carol
+}
+
 // buttonJS finds the button under scope (a CSS selector) whose text is text.
 func buttonJS(scope, text string) string {
 	return fmt.Sprintf(`[...document.querySelectorAll(%s)].find(b => b.textContent.trim() === %s)`, js(scope+" button"), js(text))
@@ -54,13 +68,7 @@ func TestBrowserReportAndResolve(t *testing.T) {
 	browser := startBrowser(t)
 	srv, owner, ids := community(t)
 	ctx := context.Background()
-	mia := srv.Join("mia")
-	rename(t, mia, "Mia", "", "")
-	setRank(t, owner, mia, svcv1.MemberRole_MEMBER_ROLE_MODERATOR)
-	bob := srv.Join("bob")
-	rename(t, bob, "Bob", "", "")
-	carol := srv.Join("carol")
-	rename(t, carol, "Carol", "", "")
+	mia, bob, carol := moderationCast(t, srv, owner)
 	bobPage := openPage(t, browser, "bob", 1280, 800)
 	miaPage := openPage(t, browser, "mia", 1280, 800)
 	bobPage.signIn(srv, "bob")
@@ -154,13 +162,7 @@ func TestBrowserReportAndResolve(t *testing.T) {
 func TestBrowserBanKickBlock(t *testing.T) {
 	browser := startBrowser(t)
 	srv, owner, ids := community(t)
-	mia := srv.Join("mia")
-	rename(t, mia, "Mia", "", "")
-	setRank(t, owner, mia, svcv1.MemberRole_MEMBER_ROLE_MODERATOR)
-	bob := srv.Join("bob")
-	rename(t, bob, "Bob", "", "")
-	carol := srv.Join("carol")
-	rename(t, carol, "Carol", "", "")
+	_, bob, carol := moderationCast(t, srv, owner)
 	miaPage := openPage(t, browser, "mia", 1280, 800)
 	bobPage := openPage(t, browser, "bob", 1280, 800)
 	carolPage := openPage(t, browser, "carol", 1280, 800)

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"image"
 	"image/color"
-	"image/png"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -233,14 +232,5 @@ func writeDisc(t *testing.T, name string, c color.RGBA) string {
 			img.Set(x, y, px)
 		}
 	}
-	path := filepath.Join(t.TempDir(), name)
-	f, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	if err := png.Encode(f, img); err != nil {
-		t.Fatal(err)
-	}
-	return path
+	return savePNG(t, name, img)
 }

@@ -1,11 +1,13 @@
 package app_test
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"strings"
 	"testing"
 
+	"github.com/chromedp/chromedp"
 	"github.com/evanw/esbuild/pkg/api"
 )
 
@@ -16,11 +18,15 @@ import { sha256Fallback } from "./src/lib/oidc";
 import { searchEmoji, emojiName } from "./src/lib/emoji";
 import { normalizeServer } from "./src/lib/storage";
 import { parseRoute } from "./src/lib/router";
+import { MessageView } from "./src/state/view";
+import { create } from "@bufbuild/protobuf";
+import { MessageSchema } from "./src/gen/svc/v1/types_pb";
 const hex = (b) => Array.from(b, (x) => x.toString(16).padStart(2, "0")).join("");
 globalThis.units = {
   toWire, fromWire, plainText, mentions, searchEmoji, emojiName, normalizeServer,
   route: (h) => { const r = parseRoute(h); return { path: r.path, params: Object.fromEntries(r.params) }; },
   sha256: (s) => hex(sha256Fallback(new TextEncoder().encode(s))),
+  MessageView, message: (init) => create(MessageSchema, init),
 };
 `
 
@@ -119,5 +125,34 @@ func TestUnitsRoutesServersEmoji(t *testing.T) {
 	bad := eval[[]string](p, `units.searchEmoji("").map(e => e.char).filter(c => /[\p{L}\p{N}\s<>]/u.test(c) || new TextEncoder().encode(c).length > 32)`)
 	if len(bad) > 0 {
 		t.Errorf("emoji the server would refuse: %q", bad)
+	}
+}
+
+// TestUnitsViewKeepsWhatCameWhileLoading: a message the stream brings while a channel's first
+// page is loading, which the page (read before it was sent) does not hold, is in the window
+// once the page comes; an edit that came meanwhile replaces the page's older copy. (Before,
+// both were dropped: a person opening a channel as someone wrote in it did not see the
+// message.)
+func TestUnitsViewKeepsWhatCameWhileLoading(t *testing.T) {
+	p := unitPage(t)
+	ctx, cancel := context.WithTimeout(p.ctx, waitLimit)
+	defer cancel()
+	got, err := chromedp.Run(ctx, chromedp.Evaluate[string](`(async () => {
+		const m = (id, createdSeq, seq, text) => units.message({ id, channelId: "c1", createdSeq, seq, text });
+		let answer;
+		const session = { em: { emit() {} }, api: { chat: { listMessages: () => new Promise((r) => (answer = r)) } } };
+		const v = new units.MessageView(session, "c1");
+		const loading = v.loadLatest();
+		v.add(m("m3", 3n, 3n, "sent while loading"));
+		v.update(m("m1", 1n, 4n, "edited while loading"));
+		answer({ messages: [m("m1", 1n, 1n, "first"), m("m2", 2n, 2n, "second")], hasMore: false, hasMoreAfter: false });
+		await loading;
+		return v.messages.map((x) => x.id + ": " + x.text).join(" | ") + " (loading: " + JSON.stringify(v.loading) + ")";
+	})()`, chromedp.EvalAwaitPromise))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `m1: edited while loading | m2: second | m3: sent while loading (loading: "")`; got != want {
+		t.Errorf("the window: %s\nwant %s", got, want)
 	}
 }

@@ -27,6 +27,12 @@ export class MessageView {
   root?: Message;
   /** Bumped by every load, so that an answer to an older one is ignored. */
   private generation = 0;
+  /**
+   * What the stream brought while a new window was loading (new messages, and changes to
+   * messages): the answer may have been read before them, so they are applied to it when it
+   * comes rather than to the window it replaces.
+   */
+  private early: { m: Message; fresh: boolean }[] = [];
 
   constructor(
     private session: Session,
@@ -66,8 +72,10 @@ export class MessageView {
       this.target = "";
       this.loaded = true;
       this.epoch++;
+      this.loading = "";
+      this.applyEarly();
     } catch (e) {
-      if (gen === this.generation) this.error = errorText(e);
+      if (gen === this.generation) this.failed(e);
     } finally {
       if (gen === this.generation) this.loading = "";
       this.changed();
@@ -89,8 +97,10 @@ export class MessageView {
       this.target = messageId;
       this.loaded = true;
       this.epoch++;
+      this.loading = "";
+      this.applyEarly();
     } catch (e) {
-      if (gen === this.generation) this.error = errorText(e);
+      if (gen === this.generation) this.failed(e);
     } finally {
       if (gen === this.generation) this.loading = "";
       this.changed();
@@ -147,8 +157,27 @@ export class MessageView {
     }
   }
 
+  private failed(e: unknown) {
+    this.error = errorText(e);
+    this.early = [];
+  }
+
+  /** Applies to a new window what came while it loaded (add and update keep the newer copy). */
+  private applyEarly() {
+    const early = this.early;
+    this.early = [];
+    for (const { m, fresh } of early) {
+      if (fresh) this.add(m);
+      else this.update(m);
+    }
+  }
+
   /** A message from the stream or a send: appended when the window is at the live end. */
   add(m: Message): void {
+    if (this.loading === "initial") {
+      this.early.push({ m, fresh: true });
+      return;
+    }
     if (!this.loaded || this.hasAfter) return;
     const i = this.messages.findIndex((x) => x.id === m.id);
     if (i >= 0) {
@@ -169,6 +198,10 @@ export class MessageView {
 
   /** An edit, a deletion, a reaction or a reply count: replaces the message if held. */
   update(m: Message): void {
+    if (this.loading === "initial" && this.root?.id !== m.id) {
+      this.early.push({ m, fresh: false });
+      return;
+    }
     if (this.root?.id === m.id) {
       this.root = newer(this.root, m);
       this.changed();

@@ -1,26 +1,15 @@
 // Browsing the community's channels (OPT_IN mode): every TEXT channel the person can see, with
 // its member count, to join, open or leave.
 
-import { useEffect, useState } from "preact/hooks";
 import type { Channel } from "../gen/svc/v1/types_pb";
-import { errorText } from "../lib/api";
 import { useTopics } from "../lib/emitter";
 import type { Session } from "../state/session";
-import { Dialog, ErrorRow } from "./common";
+import { Dialog, ErrorRow, useLoaded } from "./common";
 
 export function BrowseChannels(props: { session: Session; onClose: () => void; onOpenChannel: (id: string) => void }) {
   const { session } = props;
   useTopics(session.em, "sidebar");
-  const [channels, setChannels] = useState<Channel[] | null>(null);
-  const [error, setError] = useState("");
-  const load = () =>
-    session.api.chat
-      .browseChannels({})
-      .then((res) => setChannels(res.channels))
-      .catch((e) => setError(errorText(e)));
-  useEffect(() => {
-    void load();
-  }, []);
+  const { list: channels, error, reload: load } = useLoaded<Channel>(() => session.api.chat.browseChannels({}).then((res) => res.channels));
   return (
     <Dialog title="Browse channels" onClose={props.onClose} wide>
       <ErrorRow error={error} />

@@ -2,9 +2,9 @@
 // message, times.
 
 import type { ComponentChildren } from "preact";
-import { useEffect, useLayoutEffect, useRef } from "preact/hooks";
+import { useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
 import { Presence, type Member } from "../gen/svc/v1/types_pb";
-import { absUrl } from "../lib/api";
+import { absUrl, errorText } from "../lib/api";
 import { useTopics } from "../lib/emitter";
 import type { Session } from "../state/session";
 
@@ -16,6 +16,28 @@ export function ErrorRow(props: { error?: string | null }) {
       {props.error}
     </p>
   );
+}
+
+/**
+ * What a screen lists from the server (bans, reports, invites, channels): loaded when the screen
+ * opens and again on reload. The list is null until the first answer; error is the refusal of
+ * the last load, and stays shown until a load succeeds (a reload in the background, as on a
+ * join, does not blink it away).
+ */
+export function useLoaded<T>(fetch: () => Promise<T[]>) {
+  const [list, setList] = useState<T[] | null>(null);
+  const [error, setError] = useState("");
+  const reload = () =>
+    fetch()
+      .then((l) => {
+        setList(l);
+        setError("");
+      })
+      .catch((e) => setError(errorText(e)));
+  useEffect(() => {
+    void reload();
+  }, []);
+  return { list, setList, error, reload };
 }
 
 export function Avatar(props: { session: Session; member?: Member; id?: string; size?: number }) {

@@ -5,10 +5,9 @@
 
 import { useEffect, useRef, useState } from "preact/hooks";
 import type { Invite } from "../../gen/svc/v1/types_pb";
-import { errorText } from "../../lib/api";
 import { useTopics } from "../../lib/emitter";
 import type { Session } from "../../state/session";
-import { ErrorRow, formatFull } from "../common";
+import { ErrorRow, formatFull, useLoaded } from "../common";
 import { communityHash, copyText, inWords, Outcome, useAction } from "./parts";
 import { isAdmin } from "../../lib/ranks";
 
@@ -46,19 +45,9 @@ export function inviteLink(session: Session, code: string): string {
 export function InvitesScreen(props: { session: Session }) {
   const { session } = props;
   useTopics(session.em, "info");
-  const [invites, setInvites] = useState<Invite[] | null>(null);
-  const [error, setError] = useState("");
+  const { list: invites, setList: setInvites, error, reload: load } = useLoaded<Invite>(() => session.api.server.listInvites({}).then((res) => res.invites));
   const [fresh, setFresh] = useState("");
-  const load = () =>
-    session.api.server
-      .listInvites({})
-      .then((res) => {
-        setInvites(res.invites);
-        setError("");
-      })
-      .catch((e) => setError(errorText(e)));
   useEffect(() => {
-    void load();
     // A join may have used an invite up (presence changes, which come far more often, do not).
     let timer = 0;
     let count = session.members.size;

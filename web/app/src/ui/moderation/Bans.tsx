@@ -3,34 +3,25 @@
 // they were. An unbanned person is not back until they join again (no event is sent), so the
 // list is loaded when it opens and on Refresh.
 
-import { useEffect, useState } from "preact/hooks";
+import { useState } from "preact/hooks";
 import type { Ban } from "../../gen/svc/v1/types_pb";
 import { errorText } from "../../lib/api";
 import { outranksRank, RANK_NAMES } from "../../lib/ranks";
 import type { Session } from "../../state/session";
-import { Avatar, ErrorRow, formatFull } from "../common";
+import { Avatar, ErrorRow, formatFull, useLoaded } from "../common";
 import { Confirm, ago } from "./parts";
 import "./moderation.css";
 
 export function Bans(props: { session: Session }) {
   const { session } = props;
-  const [bans, setBans] = useState<Ban[] | null>(null);
-  const [error, setError] = useState("");
-  const load = () => {
-    setError("");
-    session.api.server
-      .listBans({})
-      .then((res) => setBans(res.bans))
-      .catch((e) => setError(errorText(e)));
-  };
-  useEffect(load, []);
+  const { list: bans, setList: setBans, error, reload } = useLoaded<Ban>(() => session.api.server.listBans({}).then((res) => res.bans));
   return (
     <div class="mod-pane">
       <div class="mod-toolbar">
         <p class="muted small" role="status">
           {bans === null ? "Loading bans…" : bans.length === 0 ? "Nobody is banned." : `${bans.length} ${bans.length === 1 ? "ban" : "bans"}, newest first.`}
         </p>
-        <button type="button" class="button" onClick={load}>
+        <button type="button" class="button" onClick={reload}>
           Refresh
         </button>
       </div>

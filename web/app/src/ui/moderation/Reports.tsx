@@ -5,29 +5,20 @@
 // every report of that message). Reports send no event, so the list is loaded when it opens and
 // on Refresh.
 
-import { useEffect, useState } from "preact/hooks";
+import { useState } from "preact/hooks";
 import type { Message, Report } from "../../gen/svc/v1/types_pb";
 import { errorText } from "../../lib/api";
 import { renderMarkdown } from "../../lib/markdown";
 import { canDeleteMessageOf, canRemove } from "../../lib/ranks";
 import type { Session } from "../../state/session";
-import { Avatar, ErrorRow, formatFull } from "../common";
+import { Avatar, ErrorRow, formatFull, useLoaded } from "../common";
 import { renderContext } from "../MessageItem";
 import { Confirm, ago } from "./parts";
 import "./moderation.css";
 
 export function Reports(props: { session: Session; onOpenMessage: (m: Message) => void }) {
   const { session } = props;
-  const [reports, setReports] = useState<Report[] | null>(null);
-  const [error, setError] = useState("");
-  const load = () => {
-    setError("");
-    session.api.server
-      .listReports({})
-      .then((res) => setReports(res.reports))
-      .catch((e) => setError(errorText(e)));
-  };
-  useEffect(load, []);
+  const { list: reports, setList: setReports, error, reload } = useLoaded<Report>(() => session.api.server.listReports({}).then((res) => res.reports));
   const drop = (messageId: string) => setReports((list) => list?.filter((r) => r.message?.id !== messageId) ?? null);
   return (
     <div class="mod-pane">
@@ -35,7 +26,7 @@ export function Reports(props: { session: Session; onOpenMessage: (m: Message) =
         <p class="muted small" role="status">
           {reports === null ? "Loading reports…" : reports.length === 0 ? "No open reports." : `${reports.length} open ${reports.length === 1 ? "report" : "reports"}, newest first.`}
         </p>
-        <button type="button" class="button" onClick={load}>
+        <button type="button" class="button" onClick={reload}>
           Refresh
         </button>
       </div>
