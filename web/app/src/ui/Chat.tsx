@@ -39,10 +39,14 @@ export function Chat(props: { session: Session; route: Route; onSignOut: () => v
   const threadId = route.path[2] === "t" ? route.path[3] ?? "" : "";
 
   const community = showsCommunity(session, route, !!channel);
+  const hashAtRender = location.hash;
   useEffect(() => {
-    // No channel asked for, or one that is gone: the first one.
+    // No channel asked for, or one that is gone: the first one. Unless the address changed
+    // since this render (the effect runs a frame later): a channel the person picked in
+    // between is not replaced by the first one.
+    if (location.hash !== hashAtRender) return;
     if (!channel && !community && order.length > 0) navigate(channelHash(order[0].id), true);
-  }, [channel, community, order.length]);
+  }, [channel, community, order.length, hashAtRender]);
 
   useEffect(() => {
     session.viewing = channel?.id ?? "";
