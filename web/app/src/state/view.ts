@@ -196,15 +196,35 @@ export class MessageView {
     this.changed();
   }
 
+  /**
+   * A thread's root, from the channel's window when it holds it, else from the server; false
+   * when the thread is gone. A change to the root that comes while it loads (a reply's count,
+   * an edit) is kept over the answer's older copy.
+   */
+  async loadRoot(): Promise<boolean> {
+    if (this.root) return true;
+    const held = this.session.view(this.channelId, "", false)?.messages.find((m) => m.id === this.threadRootId);
+    if (held) {
+      this.root = held;
+      return true;
+    }
+    const res = await this.session.api.chat.listMessages({ channelId: this.channelId, aroundId: this.threadRootId, limit: 1 });
+    const got = res.messages.find((m) => m.id === this.threadRootId);
+    if (got) this.root = this.root ? newer(this.root, got) : got;
+    this.changed();
+    return !!this.root;
+  }
+
   /** An edit, a deletion, a reaction or a reply count: replaces the message if held. */
   update(m: Message): void {
-    if (this.loading === "initial" && this.root?.id !== m.id) {
-      this.early.push({ m, fresh: false });
+    if (this.threadRootId && m.id === this.threadRootId) {
+      // The root itself, also before it has loaded (the event is the newer copy).
+      this.root = this.root ? newer(this.root, m) : m;
+      this.changed();
       return;
     }
-    if (this.root?.id === m.id) {
-      this.root = newer(this.root, m);
-      this.changed();
+    if (this.loading === "initial") {
+      this.early.push({ m, fresh: false });
       return;
     }
     const i = this.messages.findIndex((x) => x.id === m.id);
