@@ -19,14 +19,35 @@ import { searchEmoji, emojiName } from "./src/lib/emoji";
 import { normalizeServer } from "./src/lib/storage";
 import { parseRoute } from "./src/lib/router";
 import { MessageView } from "./src/state/view";
+import { Session } from "./src/state/session";
 import { create } from "@bufbuild/protobuf";
-import { MessageSchema } from "./src/gen/svc/v1/types_pb";
+import { ChannelSchema, MemberSchema, MessageSchema, ReadStateSchema } from "./src/gen/svc/v1/types_pb";
+import { EventSchema } from "./src/gen/svc/v1/events_pb";
+import { GetStateResponseSchema } from "./src/gen/svc/v1/chat_pb";
+const memoryStorage = () => {
+  const m = new Map();
+  return { getItem: (k) => m.get(k) ?? null, setItem: (k, v) => void m.set(k, String(v)), removeItem: (k) => void m.delete(k) };
+};
+// A session talking to no server; a blank page has no storage, so it gets one in memory.
+const newSession = () => {
+  for (const name of ["sessionStorage", "localStorage"]) {
+    try {
+      window[name];
+    } catch {
+      Object.defineProperty(window, name, { value: memoryStorage(), configurable: true });
+    }
+  }
+  return new Session("http://unit.invalid");
+};
 const hex = (b) => Array.from(b, (x) => x.toString(16).padStart(2, "0")).join("");
 globalThis.units = {
   toWire, fromWire, plainText, mentions, searchEmoji, emojiName, normalizeServer,
   route: (h) => { const r = parseRoute(h); return { path: r.path, params: Object.fromEntries(r.params) }; },
   sha256: (s) => hex(sha256Fallback(new TextEncoder().encode(s))),
   MessageView, message: (init) => create(MessageSchema, init),
+  newSession, member: (init) => create(MemberSchema, init), channel: (init) => create(ChannelSchema, init),
+  readState: (init) => create(ReadStateSchema, init), event: (init) => create(EventSchema, init),
+  state: (init) => create(GetStateResponseSchema, init),
 };
 `
 
@@ -190,5 +211,28 @@ func TestUnitsThreadRootKeepsWhatCameWhileLoading(t *testing.T) {
 		return found + ", " + v.root.replyCount + " replies";`)
 	if want := "true, 2 replies"; got != want {
 		t.Errorf("the root: %s, want %s", got, want)
+	}
+}
+
+// TestUnitsStateKeepsWhatCameWhileLoading: events the stream brings while GetState is on its
+// way (after a change of channel mode, the stream stays open) are applied to its answer, except
+// those the answer already holds. (Before, the answer replaced what they had changed: a member
+// who joined meanwhile was missing, and their messages were by "someone who left".)
+func TestUnitsStateKeepsWhatCameWhileLoading(t *testing.T) {
+	p := unitPage(t)
+	got := unitRun(t, p, `
+		const s = units.newSession();
+		let answer;
+		s.api = { chat: { getState: () => new Promise((r) => (answer = r)) } };
+		const member = (id) => units.member({ id, username: id });
+		const loading = s.loadState();
+		s.received(units.event({ seq: 9n, kind: { case: "memberJoined", value: member("m9") } }));
+		s.received(units.event({ seq: 11n, kind: { case: "memberJoined", value: member("m11") } }));
+		s.received(units.event({ seq: 12n, kind: { case: "memberLeft", value: "m1" } }));
+		answer(units.state({ seq: 10n, members: [member("m1"), member("m9")] }));
+		if (!(await loading)) return "the load failed";
+		return [...s.members.keys()].sort().join(" ") + ", seq " + s.seq + ", " + s.status;`)
+	if want := "m11 m9, seq 12, ready"; got != want {
+		t.Errorf("the state: %s, want %s", got, want)
 	}
 }

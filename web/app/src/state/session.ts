@@ -98,6 +98,14 @@ export class Session {
   private previewsAsked = new Set<string>();
   private lastReauth = 0;
   private readsInFlight = new Map<string, bigint>();
+  /** Bumped by every GetState, so that only the newest answer replaces the state. */
+  private stateGeneration = 0;
+  /**
+   * What the stream brought while GetState was on its way (after a change of channel mode, the
+   * stream stays open): applied to the answer when it comes, those it already holds left out,
+   * rather than to the state it is about to replace.
+   */
+  private early?: Event[];
 
   constructor(readonly base: string) {
     this.api = makeApi(base, () => accessToken(base));
@@ -138,8 +146,11 @@ export class Session {
 
   /** GetState, replacing what is known; false when the person cannot use the community. */
   private async loadState(retried = false): Promise<boolean> {
+    const gen = ++this.stateGeneration;
+    this.early ??= [];
     try {
       const st = await this.api.chat.getState({});
+      if (gen !== this.stateGeneration) return true;
       this.me = st.me;
       this.members = new Map(st.members.map((m) => [m.id, m]));
       if (st.me) this.members.set(st.me.id, st.me);
@@ -154,12 +165,27 @@ export class Session {
       this.em.emit("sidebar", "members", "me");
       // Views may have missed anything: load them again from the newest messages.
       for (const v of this.views.values()) if (v.loaded) void v.loadLatest();
+      // Then what came meanwhile and the answer does not hold (ephemeral events have no seq).
+      for (const ev of this.takeEarly()) if (ev.seq === 0n || ev.seq > st.seq) this.apply(ev);
       return true;
     } catch (e) {
       if (!retried && (await this.reauthorized(e))) return this.loadState(true);
+      if (gen === this.stateGeneration) for (const ev of this.takeEarly()) this.apply(ev);
       this.failed(e);
       return false;
     }
+  }
+
+  private takeEarly(): Event[] {
+    const early = this.early ?? [];
+    this.early = undefined;
+    return early;
+  }
+
+  /** An event from the stream: applied, or kept while GetState is on its way. */
+  private received(ev: Event): void {
+    if (this.early) this.early.push(ev);
+    else this.apply(ev);
   }
 
   /**
@@ -225,7 +251,7 @@ export class Session {
             resync = true;
             break;
           }
-          this.apply(ev);
+          this.received(ev);
         }
       } catch (e) {
         if (this.closed) return;
