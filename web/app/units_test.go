@@ -236,3 +236,29 @@ func TestUnitsStateKeepsWhatCameWhileLoading(t *testing.T) {
 		t.Errorf("the state: %s, want %s", got, want)
 	}
 }
+
+// TestUnitsMarkReadKeepsWhatCameAfter: a message that comes after the channel was marked read,
+// before MarkRead's answer, stays unread. (Before, the answer, which counted nothing unread,
+// replaced the read state: a channel left right after reading it showed no badge for it.)
+func TestUnitsMarkReadKeepsWhatCameAfter(t *testing.T) {
+	p := unitPage(t)
+	got := unitRun(t, p, `
+		const s = units.newSession();
+		s.status = "ready";
+		s.me = units.member({ id: "me", username: "me" });
+		s.channels.set("c1", units.channel({ id: "c1", name: "general", lastMessageSeq: 11n }));
+		s.reads.set("c1", units.readState({ channelId: "c1", lastReadSeq: 10n, unreadCount: 1 }));
+		let answer;
+		s.api = { chat: { markRead: () => new Promise((r) => (answer = r)) } };
+		s.markRead("c1");
+		// The stream: the read state the call made, then a message someone sent after it.
+		s.received(units.event({ seq: 12n, kind: { case: "readState", value: units.readState({ channelId: "c1", lastReadSeq: 11n }) } }));
+		s.received(units.event({ seq: 13n, kind: { case: "messageCreated", value: units.message({ id: "m13", channelId: "c1", authorId: "other", createdSeq: 13n, seq: 13n, text: "hi" }) } }));
+		answer({ readState: units.readState({ channelId: "c1", lastReadSeq: 11n }) });
+		await tick();
+		const rs = s.readState("c1");
+		return "read to " + rs.lastReadSeq + ", " + rs.unreadCount + " unread";`)
+	if want := "read to 11, 1 unread"; got != want {
+		t.Errorf("the read state: %s, want %s", got, want)
+	}
+}

@@ -506,13 +506,19 @@ export class Session {
     if (seq <= rs.lastReadSeq && rs.unreadCount === 0 && rs.mentionCount === 0) return;
     if ((this.readsInFlight.get(channelId) ?? -1n) >= seq) return;
     this.readsInFlight.set(channelId, seq);
-    this.reads.set(channelId, { ...rs, lastReadSeq: seq > rs.lastReadSeq ? seq : rs.lastReadSeq, unreadCount: 0, mentionCount: 0 });
+    const marked = { ...rs, lastReadSeq: seq > rs.lastReadSeq ? seq : rs.lastReadSeq, unreadCount: 0, mentionCount: 0 };
+    this.reads.set(channelId, marked);
     this.em.emit("sidebar");
     this.api.chat
       .markRead({ channelId, seq })
       .then((res) => {
+        // The answer counts what was unread when the server marked it. The stream brings the
+        // same read state, in order with the messages after it: once it or one of them has
+        // changed the read state here, the answer is older than what is shown (a message that
+        // came meanwhile would lose its unread count).
         const now = this.reads.get(channelId);
-        if (res.readState && (!now || res.readState.lastReadSeq >= now.lastReadSeq)) {
+        if (now !== marked) return;
+        if (res.readState && res.readState.lastReadSeq >= marked.lastReadSeq) {
           this.reads.set(channelId, res.readState);
           this.em.emit("sidebar");
         }
