@@ -262,3 +262,27 @@ func TestUnitsMarkReadKeepsWhatCameAfter(t *testing.T) {
 		t.Errorf("the read state: %s, want %s", got, want)
 	}
 }
+
+// TestUnitsEmojiNewestListWins: two emoji_changed close together load the list twice; the
+// answer to the first, read before the second change, is not kept when it comes last. (Before,
+// it was: an emoji deleted second came back until the next change.)
+func TestUnitsEmojiNewestListWins(t *testing.T) {
+	p := unitPage(t)
+	got := unitRun(t, p, `
+		const s = units.newSession();
+		const answers = [];
+		globalThis.fetch = () => new Promise((r) => answers.push(r));
+		s.api = { base: "http://unit.invalid", token: async () => "t" };
+		const list = (...names) => ({ ok: true, json: async () => ({ emoji: names.map((name) => ({ name, url: "/emoji/" + name })) }) });
+		s.apply(units.event({ seq: 1n, kind: { case: "emojiChanged", value: true } }));
+		s.apply(units.event({ seq: 2n, kind: { case: "emojiChanged", value: true } }));
+		while (answers.length < 2) await tick();
+		answers[1](list("a"));
+		await tick();
+		answers[0](list("a", "b"));
+		for (let i = 0; i < 5; i++) await tick();
+		return [...s.emoji.keys()].join(" ");`)
+	if want := "a"; got != want {
+		t.Errorf("the emoji: %q, want %q", got, want)
+	}
+}

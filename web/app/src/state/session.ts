@@ -334,10 +334,7 @@ export class Session {
         void this.loadState();
         break;
       case "serverUpdated":
-        void this.api.server.getServerInfo({}).then((info) => {
-          this.info = info as GetServerInfoResponse;
-          this.em.emit("info");
-        });
+        this.refreshInfo();
         break;
       case "emojiChanged":
         this.refreshEmoji();
@@ -454,11 +451,31 @@ export class Session {
     };
   }
 
+  // Two changes close together (emoji deleted one after another, settings saved in a row) make
+  // two loads of the list or the card: only the newest one's answer is kept, as the other may
+  // come last and was read before the second change.
+  private emojiGeneration = 0;
+  private infoGeneration = 0;
+
   private refreshEmoji(): void {
+    const gen = ++this.emojiGeneration;
     fetchEmoji(this.api)
       .then((e) => {
+        if (gen !== this.emojiGeneration) return;
         this.emoji = e;
         this.em.emit("emoji");
+      })
+      .catch(() => undefined);
+  }
+
+  private refreshInfo(): void {
+    const gen = ++this.infoGeneration;
+    this.api.server
+      .getServerInfo({})
+      .then((info) => {
+        if (gen !== this.infoGeneration) return;
+        this.info = info as GetServerInfoResponse;
+        this.em.emit("info");
       })
       .catch(() => undefined);
   }
