@@ -24,6 +24,8 @@ import { create } from "@bufbuild/protobuf";
 import { ChannelSchema, MemberSchema, MessageSchema, ReadStateSchema } from "./src/gen/svc/v1/types_pb";
 import { EventSchema } from "./src/gen/svc/v1/events_pb";
 import { GetStateResponseSchema } from "./src/gen/svc/v1/chat_pb";
+import { h, render } from "preact";
+import { useLoaded } from "./src/ui/common";
 const memoryStorage = () => {
   const m = new Map();
   return { getItem: (k) => m.get(k) ?? null, setItem: (k, v) => void m.set(k, String(v)), removeItem: (k) => void m.delete(k) };
@@ -48,6 +50,14 @@ globalThis.units = {
   newSession, member: (init) => create(MemberSchema, init), channel: (init) => create(ChannelSchema, init),
   readState: (init) => create(ReadStateSchema, init), event: (init) => create(EventSchema, init),
   state: (init) => create(GetStateResponseSchema, init),
+  // Mounts a component that only calls useLoaded(fetch); returns what the hook returns, as of
+  // the last render.
+  useLoaded: (fetch) => {
+    const out = {};
+    const C = () => (Object.assign(out, useLoaded(fetch)), null);
+    render(h(C, {}), document.body.appendChild(document.createElement("div")));
+    return out;
+  },
 };
 `
 
@@ -284,5 +294,37 @@ func TestUnitsEmojiNewestListWins(t *testing.T) {
 		return [...s.emoji.keys()].join(" ");`)
 	if want := "a"; got != want {
 		t.Errorf("the emoji: %q, want %q", got, want)
+	}
+}
+
+// TestUnitsLoadedListNewestAnswer: of a screen's list loads (useLoaded), only the newest one's
+// answer is shown; and a change made while a load is on its way (an invite made as the screen
+// opened) asks for the list again, rather than being undone by that load's older answer.
+// (Before, the invite just made vanished from the list, and a reload's older answer could
+// replace a newer one.)
+func TestUnitsLoadedListNewestAnswer(t *testing.T) {
+	p := unitPage(t)
+	got := unitRun(t, p, `
+		const until = async (f) => { for (let i = 0; i < 200 && !f(); i++) await new Promise((r) => setTimeout(r, 10)); };
+		const settle = () => new Promise((r) => setTimeout(r, 50));
+		const answers = [];
+		const loaded = units.useLoaded(() => new Promise((r) => answers.push(r)));
+		await until(() => answers.length === 1);
+		loaded.setList((l) => ["new", ...(l ?? [])]);
+		await until(() => answers.length === 2);
+		answers[1]?.(["new", "old"]);
+		await tick();
+		answers[0](["old"]);
+		await settle();
+		const first = JSON.stringify(loaded.list);
+		loaded.reload();
+		loaded.reload();
+		answers.at(-1)(["newest"]);
+		await tick();
+		answers.at(-2)(["older"]);
+		await settle();
+		return first + " " + JSON.stringify(loaded.list) + " after " + answers.length + " loads";`)
+	if want := `["new","old"] ["newest"] after 4 loads`; got != want {
+		t.Errorf("the list: %s, want %s", got, want)
 	}
 }
