@@ -328,3 +328,29 @@ func TestUnitsLoadedListNewestAnswer(t *testing.T) {
 		t.Errorf("the list: %s, want %s", got, want)
 	}
 }
+
+// TestUnitsViewKeepsWhatCameWhilePaging: scrolling back down to the present, a message sent
+// while the last page loads is in the window once the page comes, and an edit that came
+// meanwhile to a message of that page replaces the page's older copy. (Before, the window, not
+// yet at the live end, did not take the message, and the page, read before it, ended without
+// it: the message was missing until the channel was loaded again; the edit was lost.)
+func TestUnitsViewKeepsWhatCameWhilePaging(t *testing.T) {
+	p := unitPage(t)
+	got := unitRun(t, p, `
+		const m = (id, createdSeq, seq, text) => units.message({ id, channelId: "c1", createdSeq, seq, text });
+		let answer;
+		const session = { em: { emit() {} }, api: { chat: { listMessages: () => new Promise((r) => (answer = r)) } } };
+		const v = new units.MessageView(session, "c1");
+		v.messages = [m("m1", 1n, 1n, "first"), m("m2", 2n, 2n, "second")];
+		v.loaded = true;
+		v.hasAfter = true;
+		const paging = v.loadAfter();
+		v.add(m("m4", 4n, 4n, "sent while paging"));
+		v.update(m("m3", 3n, 5n, "edited while paging"));
+		answer({ messages: [m("m3", 3n, 3n, "third")], hasMore: false, hasMoreAfter: false });
+		await paging;
+		return v.messages.map((x) => x.id + ": " + x.text).join(" | ") + " (at the live end: " + !v.hasAfter + ")";`)
+	if want := "m1: first | m2: second | m3: edited while paging | m4: sent while paging (at the live end: true)"; got != want {
+		t.Errorf("the window: %s\nwant %s", got, want)
+	}
+}

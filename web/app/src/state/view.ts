@@ -28,9 +28,12 @@ export class MessageView {
   /** Bumped by every load, so that an answer to an older one is ignored. */
   private generation = 0;
   /**
-   * What the stream brought while a new window was loading (new messages, and changes to
+   * What the stream brought while the window was loading (new messages, and changes to
    * messages): the answer may have been read before them, so they are applied to it when it
-   * comes rather than to the window it replaces.
+   * comes. A new window's, rather than to the window it replaces; a page's at either end, as it
+   * may hold an older copy of a message changed meanwhile, and the last page (scrolling back
+   * down to the present) ends before a message sent meanwhile, which the window did not take
+   * as it was not at the live end yet.
    */
   private early: { m: Message; fresh: boolean }[] = [];
 
@@ -127,7 +130,10 @@ export class MessageView {
     } catch (e) {
       if (gen === this.generation) this.error = errorText(e);
     } finally {
-      if (gen === this.generation) this.loading = "";
+      if (gen === this.generation) {
+        this.loading = "";
+        this.applyEarly();
+      }
       this.changed();
     }
   }
@@ -152,7 +158,10 @@ export class MessageView {
     } catch (e) {
       if (gen === this.generation) this.error = errorText(e);
     } finally {
-      if (gen === this.generation) this.loading = "";
+      if (gen === this.generation) {
+        this.loading = "";
+        this.applyEarly();
+      }
       this.changed();
     }
   }
@@ -174,7 +183,7 @@ export class MessageView {
 
   /** A message from the stream or a send: appended when the window is at the live end. */
   add(m: Message): void {
-    if (this.loading === "initial") {
+    if (this.loading === "initial" || this.loading === "after") {
       this.early.push({ m, fresh: true });
       return;
     }
@@ -223,7 +232,7 @@ export class MessageView {
       this.changed();
       return;
     }
-    if (this.loading === "initial") {
+    if (this.loading) {
       this.early.push({ m, fresh: false });
       return;
     }
