@@ -354,3 +354,22 @@ func TestUnitsViewKeepsWhatCameWhilePaging(t *testing.T) {
 		t.Errorf("the window: %s\nwant %s", got, want)
 	}
 }
+
+// TestUnitsThreadRootFromTheChannelIsShown: a thread's root taken from the channel's window is
+// announced, so the panel shows it even if the replies came before it looked for the root.
+// (Before, the root was set without a word: a thread opened from a search, whose jump answered
+// before the panel's effect ran, showed its replies without the root above them.)
+func TestUnitsThreadRootFromTheChannelIsShown(t *testing.T) {
+	p := unitPage(t)
+	got := unitRun(t, p, `
+		const root = units.message({ id: "r1", channelId: "c1", createdSeq: 1n, seq: 1n, text: "root" });
+		const emitted = [];
+		const channel = { messages: [root] };
+		const session = { em: { emit: (t) => emitted.push(t) }, view: (c, thread) => (c === "c1" && !thread ? channel : undefined) };
+		const v = new units.MessageView(session, "c1", "r1");
+		const found = await v.loadRoot();
+		return found + ", " + v.root?.text + ", emitted " + emitted.join(" ");`)
+	if want := "true, root, emitted view:r1"; got != want {
+		t.Errorf("the root: %s, want %s", got, want)
+	}
+}

@@ -215,6 +215,7 @@ export class MessageView {
     const held = this.session.view(this.channelId, "", false)?.messages.find((m) => m.id === this.threadRootId);
     if (held) {
       this.root = held;
+      this.changed();
       return true;
     }
     const res = await this.session.api.chat.listMessages({ channelId: this.channelId, aroundId: this.threadRootId, limit: 1 });
