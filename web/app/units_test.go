@@ -239,10 +239,12 @@ func TestUnitsStateKeepsWhatCameWhileLoading(t *testing.T) {
 		s.received(units.event({ seq: 9n, kind: { case: "memberJoined", value: member("m9") } }));
 		s.received(units.event({ seq: 11n, kind: { case: "memberJoined", value: member("m11") } }));
 		s.received(units.event({ seq: 12n, kind: { case: "memberLeft", value: "m1" } }));
+		// A stream that broke now would resume after what is kept.
+		const resume = s.seq;
 		answer(units.state({ seq: 10n, members: [member("m1"), member("m9")] }));
 		if (!(await loading)) return "the load failed";
-		return [...s.members.keys()].sort().join(" ") + ", seq " + s.seq + ", " + s.status;`)
-	if want := "m11 m9, seq 12, ready"; got != want {
+		return [...s.members.keys()].sort().join(" ") + ", seq " + s.seq + " (resuming after " + resume + "), " + s.status;`)
+	if want := "m11 m9, seq 12 (resuming after 12), ready"; got != want {
 		t.Errorf("the state: %s, want %s", got, want)
 	}
 }

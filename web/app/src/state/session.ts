@@ -184,8 +184,10 @@ export class Session {
 
   /** An event from the stream: applied, or kept while GetState is on its way. */
   private received(ev: Event): void {
-    if (this.early) this.early.push(ev);
-    else this.apply(ev);
+    if (!this.early) return this.apply(ev);
+    this.early.push(ev);
+    // A stream that breaks meanwhile resumes after what is kept, not with it again.
+    if (ev.seq > this.seq) this.seq = ev.seq;
   }
 
   /**
