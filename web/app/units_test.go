@@ -243,8 +243,21 @@ func TestUnitsStateKeepsWhatCameWhileLoading(t *testing.T) {
 		const resume = s.seq;
 		answer(units.state({ seq: 10n, members: [member("m1"), member("m9")] }));
 		if (!(await loading)) return "the load failed";
-		return [...s.members.keys()].sort().join(" ") + ", seq " + s.seq + " (resuming after " + resume + "), " + s.status;`)
-	if want := "m11 m9, seq 12 (resuming after 12), ready"; got != want {
+		const before = [...s.members.keys()].sort().join(" ") + ", seq " + s.seq + " (resuming after " + resume + "), " + s.status;
+		// The next load's answer holds up to seq 20, a message of seq 19 counted as unread; the
+		// stream brings that message after the answer, then one of seq 21.
+		const again = s.loadState();
+		answer(units.state({
+			seq: 20n, members: [member("m9"), member("m11")],
+			channels: [units.channel({ id: "c1", name: "general", lastMessageSeq: 19n })],
+			readStates: [units.readState({ channelId: "c1", lastReadSeq: 18n, unreadCount: 1 })],
+		}));
+		await again;
+		const said = (seq) => units.event({ seq, kind: { case: "messageCreated", value: units.message({ id: "x" + seq, channelId: "c1", authorId: "m9", createdSeq: seq, seq, text: "hi" }) } });
+		s.received(said(19n));
+		s.received(said(21n));
+		return before + "; then " + s.readState("c1").unreadCount + " unread, seq " + s.seq;`)
+	if want := "m11 m9, seq 12 (resuming after 12), ready; then 2 unread, seq 21"; got != want {
 		t.Errorf("the state: %s, want %s", got, want)
 	}
 }

@@ -184,6 +184,8 @@ export class Session {
 
   /** An event from the stream: applied, or kept while GetState is on its way. */
   private received(ev: Event): void {
+    // What GetState's answer already holds, if the stream brings it after the answer.
+    if (ev.seq !== 0n && ev.seq <= this.seq) return;
     if (!this.early) return this.apply(ev);
     this.early.push(ev);
     // A stream that breaks meanwhile resumes after what is kept, not with it again.
