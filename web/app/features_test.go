@@ -246,6 +246,27 @@ func TestBrowserSearchJump(t *testing.T) {
 	alice.waitFor("the search, focused", `document.activeElement === document.querySelector('dialog[open] input[aria-label="Search messages"]')`)
 	alice.run(chromedp.KeyEvent("!!"))
 	alice.waitFor("the refusal", `document.querySelector('dialog[open] .error-row[role="alert"]')?.textContent.includes("query")`)
+
+	t.Log("a channel picked while the search waits for the typing to stop: that channel's results")
+	// The words go in, and the channel is picked after the page has taken them and before the
+	// search they wait for runs (a quarter of a second after the last key).
+	typeThenPick := fmt.Sprintf(`(async () => {
+		const input = document.querySelector('dialog[open] input[aria-label="Search messages"]');
+		Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, "value").set.call(input, "quartz");
+		input.dispatchEvent(new Event("input", { bubbles: true }));
+		await new Promise((r) => setTimeout(r, 150));
+		const s = document.querySelector('dialog[open] select[aria-label="Search in"]');
+		s.value = %s;
+		s.dispatchEvent(new Event("change", { bubbles: true }));
+		return true;
+	})()`, js(ids["general"]))
+	alice.waitFor("the words typed and the channel picked", typeThenPick)
+	onlyGeneral := results + `.map(r => r.querySelector(".search-where").textContent).join("|") === "#general"`
+	alice.waitFor("#general's result", onlyGeneral)
+	time.Sleep(400 * time.Millisecond)
+	if !eval[bool](alice, onlyGeneral) {
+		t.Errorf("the results after the search for the typing ran: %s", eval[string](alice, results+`.map(r => r.querySelector(".search-where").textContent).join("|")`))
+	}
 	alice.closeDialog()
 	alice.noErrors(srv.URL)
 }

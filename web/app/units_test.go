@@ -19,14 +19,45 @@ import { searchEmoji, emojiName } from "./src/lib/emoji";
 import { normalizeServer } from "./src/lib/storage";
 import { parseRoute } from "./src/lib/router";
 import { MessageView } from "./src/state/view";
+import { Session } from "./src/state/session";
 import { create } from "@bufbuild/protobuf";
-import { MessageSchema } from "./src/gen/svc/v1/types_pb";
+import { ChannelSchema, MemberSchema, MessageSchema, ReadStateSchema } from "./src/gen/svc/v1/types_pb";
+import { EventSchema } from "./src/gen/svc/v1/events_pb";
+import { GetStateResponseSchema } from "./src/gen/svc/v1/chat_pb";
+import { h, render } from "preact";
+import { useLoaded } from "./src/ui/common";
+const memoryStorage = () => {
+  const m = new Map();
+  return { getItem: (k) => m.get(k) ?? null, setItem: (k, v) => void m.set(k, String(v)), removeItem: (k) => void m.delete(k) };
+};
+// A session talking to no server; a blank page has no storage, so it gets one in memory.
+const newSession = () => {
+  for (const name of ["sessionStorage", "localStorage"]) {
+    try {
+      window[name];
+    } catch {
+      Object.defineProperty(window, name, { value: memoryStorage(), configurable: true });
+    }
+  }
+  return new Session("http://unit.invalid");
+};
 const hex = (b) => Array.from(b, (x) => x.toString(16).padStart(2, "0")).join("");
 globalThis.units = {
   toWire, fromWire, plainText, mentions, searchEmoji, emojiName, normalizeServer,
   route: (h) => { const r = parseRoute(h); return { path: r.path, params: Object.fromEntries(r.params) }; },
   sha256: (s) => hex(sha256Fallback(new TextEncoder().encode(s))),
   MessageView, message: (init) => create(MessageSchema, init),
+  newSession, member: (init) => create(MemberSchema, init), channel: (init) => create(ChannelSchema, init),
+  readState: (init) => create(ReadStateSchema, init), event: (init) => create(EventSchema, init),
+  state: (init) => create(GetStateResponseSchema, init),
+  // Mounts a component that only calls useLoaded(fetch); returns what the hook returns, as of
+  // the last render.
+  useLoaded: (fetch) => {
+    const out = {};
+    const C = () => (Object.assign(out, useLoaded(fetch)), null);
+    render(h(C, {}), document.body.appendChild(document.createElement("div")));
+    return out;
+  },
 };
 `
 
@@ -154,5 +185,206 @@ func TestUnitsViewKeepsWhatCameWhileLoading(t *testing.T) {
 	}
 	if want := `m1: edited while loading | m2: second | m3: sent while loading (loading: "")`; got != want {
 		t.Errorf("the window: %s\nwant %s", got, want)
+	}
+}
+
+// unitRun runs an async JavaScript function body in the units page and returns its answer.
+func unitRun(t *testing.T, p *page, body string) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(p.ctx, waitLimit)
+	defer cancel()
+	got, err := chromedp.Run(ctx, chromedp.Evaluate[string](`(async () => {
+		const tick = () => new Promise((r) => setTimeout(r, 0));
+		`+body+`
+	})()`, chromedp.EvalAwaitPromise))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return got
+}
+
+// TestUnitsThreadRootKeepsWhatCameWhileLoading: a change to a thread's root that the stream
+// brings while the root is loading (a new reply's count) is kept over the answer, read before
+// it. (Before, the answer replaced it: a thread opened from a link as someone replied showed
+// one reply fewer above the replies.)
+func TestUnitsThreadRootKeepsWhatCameWhileLoading(t *testing.T) {
+	p := unitPage(t)
+	got := unitRun(t, p, `
+		const root = (seq, replyCount) => units.message({ id: "r1", channelId: "c1", createdSeq: 1n, seq, replyCount, text: "root" });
+		let answer;
+		const session = { em: { emit() {} }, view: () => undefined, api: { chat: { listMessages: () => new Promise((r) => (answer = r)) } } };
+		const v = new units.MessageView(session, "c1", "r1");
+		const loading = v.loadRoot();
+		v.update(root(5n, 2));
+		answer({ messages: [root(3n, 1)], hasMore: false, hasMoreAfter: false });
+		const found = await loading;
+		return found + ", " + v.root.replyCount + " replies";`)
+	if want := "true, 2 replies"; got != want {
+		t.Errorf("the root: %s, want %s", got, want)
+	}
+}
+
+// TestUnitsStateKeepsWhatCameWhileLoading: events the stream brings while GetState is on its
+// way (after a change of channel mode, the stream stays open) are applied to its answer, except
+// those the answer already holds. (Before, the answer replaced what they had changed: a member
+// who joined meanwhile was missing, and their messages were by "someone who left".)
+func TestUnitsStateKeepsWhatCameWhileLoading(t *testing.T) {
+	p := unitPage(t)
+	got := unitRun(t, p, `
+		const s = units.newSession();
+		let answer;
+		s.api = { chat: { getState: () => new Promise((r) => (answer = r)) } };
+		const member = (id) => units.member({ id, username: id });
+		const loading = s.loadState();
+		s.received(units.event({ seq: 9n, kind: { case: "memberJoined", value: member("m9") } }));
+		s.received(units.event({ seq: 11n, kind: { case: "memberJoined", value: member("m11") } }));
+		s.received(units.event({ seq: 12n, kind: { case: "memberLeft", value: "m1" } }));
+		// A stream that broke now would resume after what is kept.
+		const resume = s.seq;
+		answer(units.state({ seq: 10n, members: [member("m1"), member("m9")] }));
+		if (!(await loading)) return "the load failed";
+		const before = [...s.members.keys()].sort().join(" ") + ", seq " + s.seq + " (resuming after " + resume + "), " + s.status;
+		// The next load's answer holds up to seq 20, a message of seq 19 counted as unread; the
+		// stream brings that message after the answer, then one of seq 21.
+		const again = s.loadState();
+		answer(units.state({
+			seq: 20n, members: [member("m9"), member("m11")],
+			channels: [units.channel({ id: "c1", name: "general", lastMessageSeq: 19n })],
+			readStates: [units.readState({ channelId: "c1", lastReadSeq: 18n, unreadCount: 1 })],
+		}));
+		await again;
+		const said = (seq) => units.event({ seq, kind: { case: "messageCreated", value: units.message({ id: "x" + seq, channelId: "c1", authorId: "m9", createdSeq: seq, seq, text: "hi" }) } });
+		s.received(said(19n));
+		s.received(said(21n));
+		return before + "; then " + s.readState("c1").unreadCount + " unread, seq " + s.seq;`)
+	if want := "m11 m9, seq 12 (resuming after 12), ready; then 2 unread, seq 21"; got != want {
+		t.Errorf("the state: %s, want %s", got, want)
+	}
+}
+
+// TestUnitsMarkReadKeepsWhatCameAfter: a message that comes after the channel was marked read,
+// before MarkRead's answer, stays unread. (Before, the answer, which counted nothing unread,
+// replaced the read state: a channel left right after reading it showed no badge for it.)
+func TestUnitsMarkReadKeepsWhatCameAfter(t *testing.T) {
+	p := unitPage(t)
+	got := unitRun(t, p, `
+		const s = units.newSession();
+		s.status = "ready";
+		s.me = units.member({ id: "me", username: "me" });
+		s.channels.set("c1", units.channel({ id: "c1", name: "general", lastMessageSeq: 11n }));
+		s.reads.set("c1", units.readState({ channelId: "c1", lastReadSeq: 10n, unreadCount: 1 }));
+		let answer;
+		s.api = { chat: { markRead: () => new Promise((r) => (answer = r)) } };
+		s.markRead("c1");
+		// The stream: the read state the call made, then a message someone sent after it.
+		s.received(units.event({ seq: 12n, kind: { case: "readState", value: units.readState({ channelId: "c1", lastReadSeq: 11n }) } }));
+		s.received(units.event({ seq: 13n, kind: { case: "messageCreated", value: units.message({ id: "m13", channelId: "c1", authorId: "other", createdSeq: 13n, seq: 13n, text: "hi" }) } }));
+		answer({ readState: units.readState({ channelId: "c1", lastReadSeq: 11n }) });
+		await tick();
+		const rs = s.readState("c1");
+		return "read to " + rs.lastReadSeq + ", " + rs.unreadCount + " unread";`)
+	if want := "read to 11, 1 unread"; got != want {
+		t.Errorf("the read state: %s, want %s", got, want)
+	}
+}
+
+// TestUnitsEmojiNewestListWins: two emoji_changed close together load the list twice; the
+// answer to the first, read before the second change, is not kept when it comes last. (Before,
+// it was: an emoji deleted second came back until the next change.)
+func TestUnitsEmojiNewestListWins(t *testing.T) {
+	p := unitPage(t)
+	got := unitRun(t, p, `
+		const s = units.newSession();
+		const answers = [];
+		globalThis.fetch = () => new Promise((r) => answers.push(r));
+		s.api = { base: "http://unit.invalid", token: async () => "t" };
+		const list = (...names) => ({ ok: true, json: async () => ({ emoji: names.map((name) => ({ name, url: "/emoji/" + name })) }) });
+		s.apply(units.event({ seq: 1n, kind: { case: "emojiChanged", value: true } }));
+		s.apply(units.event({ seq: 2n, kind: { case: "emojiChanged", value: true } }));
+		while (answers.length < 2) await tick();
+		answers[1](list("a"));
+		await tick();
+		answers[0](list("a", "b"));
+		for (let i = 0; i < 5; i++) await tick();
+		return [...s.emoji.keys()].join(" ");`)
+	if want := "a"; got != want {
+		t.Errorf("the emoji: %q, want %q", got, want)
+	}
+}
+
+// TestUnitsLoadedListNewestAnswer: of a screen's list loads (useLoaded), only the newest one's
+// answer is shown; and a change made while a load is on its way (an invite made as the screen
+// opened) asks for the list again, rather than being undone by that load's older answer.
+// (Before, the invite just made vanished from the list, and a reload's older answer could
+// replace a newer one.)
+func TestUnitsLoadedListNewestAnswer(t *testing.T) {
+	p := unitPage(t)
+	got := unitRun(t, p, `
+		const until = async (f) => { for (let i = 0; i < 200 && !f(); i++) await new Promise((r) => setTimeout(r, 10)); };
+		const settle = () => new Promise((r) => setTimeout(r, 50));
+		const answers = [];
+		const loaded = units.useLoaded(() => new Promise((r) => answers.push(r)));
+		await until(() => answers.length === 1);
+		loaded.setList((l) => ["new", ...(l ?? [])]);
+		await until(() => answers.length === 2);
+		answers[1]?.(["new", "old"]);
+		await tick();
+		answers[0](["old"]);
+		await settle();
+		const first = JSON.stringify(loaded.list);
+		loaded.reload();
+		loaded.reload();
+		answers.at(-1)(["newest"]);
+		await tick();
+		answers.at(-2)(["older"]);
+		await settle();
+		return first + " " + JSON.stringify(loaded.list) + " after " + answers.length + " loads";`)
+	if want := `["new","old"] ["newest"] after 4 loads`; got != want {
+		t.Errorf("the list: %s, want %s", got, want)
+	}
+}
+
+// TestUnitsViewKeepsWhatCameWhilePaging: scrolling back down to the present, a message sent
+// while the last page loads is in the window once the page comes, and an edit that came
+// meanwhile to a message of that page replaces the page's older copy. (Before, the window, not
+// yet at the live end, did not take the message, and the page, read before it, ended without
+// it: the message was missing until the channel was loaded again; the edit was lost.)
+func TestUnitsViewKeepsWhatCameWhilePaging(t *testing.T) {
+	p := unitPage(t)
+	got := unitRun(t, p, `
+		const m = (id, createdSeq, seq, text) => units.message({ id, channelId: "c1", createdSeq, seq, text });
+		let answer;
+		const session = { em: { emit() {} }, api: { chat: { listMessages: () => new Promise((r) => (answer = r)) } } };
+		const v = new units.MessageView(session, "c1");
+		v.messages = [m("m1", 1n, 1n, "first"), m("m2", 2n, 2n, "second")];
+		v.loaded = true;
+		v.hasAfter = true;
+		const paging = v.loadAfter();
+		v.add(m("m4", 4n, 4n, "sent while paging"));
+		v.update(m("m3", 3n, 5n, "edited while paging"));
+		answer({ messages: [m("m3", 3n, 3n, "third")], hasMore: false, hasMoreAfter: false });
+		await paging;
+		return v.messages.map((x) => x.id + ": " + x.text).join(" | ") + " (at the live end: " + !v.hasAfter + ")";`)
+	if want := "m1: first | m2: second | m3: edited while paging | m4: sent while paging (at the live end: true)"; got != want {
+		t.Errorf("the window: %s\nwant %s", got, want)
+	}
+}
+
+// TestUnitsThreadRootFromTheChannelIsShown: a thread's root taken from the channel's window is
+// announced, so the panel shows it even if the replies came before it looked for the root.
+// (Before, the root was set without a word: a thread opened from a search, whose jump answered
+// before the panel's effect ran, showed its replies without the root above them.)
+func TestUnitsThreadRootFromTheChannelIsShown(t *testing.T) {
+	p := unitPage(t)
+	got := unitRun(t, p, `
+		const root = units.message({ id: "r1", channelId: "c1", createdSeq: 1n, seq: 1n, text: "root" });
+		const emitted = [];
+		const channel = { messages: [root] };
+		const session = { em: { emit: (t) => emitted.push(t) }, view: (c, thread) => (c === "c1" && !thread ? channel : undefined) };
+		const v = new units.MessageView(session, "c1", "r1");
+		const found = await v.loadRoot();
+		return found + ", " + v.root?.text + ", emitted " + emitted.join(" ");`)
+	if want := "true, root, emitted view:r1"; got != want {
+		t.Errorf("the root: %s, want %s", got, want)
 	}
 }

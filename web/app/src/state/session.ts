@@ -98,6 +98,14 @@ export class Session {
   private previewsAsked = new Set<string>();
   private lastReauth = 0;
   private readsInFlight = new Map<string, bigint>();
+  /** Bumped by every GetState, so that only the newest answer replaces the state. */
+  private stateGeneration = 0;
+  /**
+   * What the stream brought while GetState was on its way (after a change of channel mode, the
+   * stream stays open): applied to the answer when it comes, those it already holds left out,
+   * rather than to the state it is about to replace.
+   */
+  private early?: Event[];
 
   constructor(readonly base: string) {
     this.api = makeApi(base, () => accessToken(base));
@@ -138,8 +146,11 @@ export class Session {
 
   /** GetState, replacing what is known; false when the person cannot use the community. */
   private async loadState(retried = false): Promise<boolean> {
+    const gen = ++this.stateGeneration;
+    this.early ??= [];
     try {
       const st = await this.api.chat.getState({});
+      if (gen !== this.stateGeneration) return true;
       this.me = st.me;
       this.members = new Map(st.members.map((m) => [m.id, m]));
       if (st.me) this.members.set(st.me.id, st.me);
@@ -154,12 +165,31 @@ export class Session {
       this.em.emit("sidebar", "members", "me");
       // Views may have missed anything: load them again from the newest messages.
       for (const v of this.views.values()) if (v.loaded) void v.loadLatest();
+      // Then what came meanwhile and the answer does not hold (ephemeral events have no seq).
+      for (const ev of this.takeEarly()) if (ev.seq === 0n || ev.seq > st.seq) this.apply(ev);
       return true;
     } catch (e) {
       if (!retried && (await this.reauthorized(e))) return this.loadState(true);
+      if (gen === this.stateGeneration) for (const ev of this.takeEarly()) this.apply(ev);
       this.failed(e);
       return false;
     }
+  }
+
+  private takeEarly(): Event[] {
+    const early = this.early ?? [];
+    this.early = undefined;
+    return early;
+  }
+
+  /** An event from the stream: applied, or kept while GetState is on its way. */
+  private received(ev: Event): void {
+    // What GetState's answer already holds, if the stream brings it after the answer.
+    if (ev.seq !== 0n && ev.seq <= this.seq) return;
+    if (!this.early) return this.apply(ev);
+    this.early.push(ev);
+    // A stream that breaks meanwhile resumes after what is kept, not with it again.
+    if (ev.seq > this.seq) this.seq = ev.seq;
   }
 
   /**
@@ -225,7 +255,7 @@ export class Session {
             resync = true;
             break;
           }
-          this.apply(ev);
+          this.received(ev);
         }
       } catch (e) {
         if (this.closed) return;
@@ -308,10 +338,7 @@ export class Session {
         void this.loadState();
         break;
       case "serverUpdated":
-        void this.api.server.getServerInfo({}).then((info) => {
-          this.info = info as GetServerInfoResponse;
-          this.em.emit("info");
-        });
+        this.refreshInfo();
         break;
       case "emojiChanged":
         this.refreshEmoji();
@@ -428,11 +455,31 @@ export class Session {
     };
   }
 
+  // Two changes close together (emoji deleted one after another, settings saved in a row) make
+  // two loads of the list or the card: only the newest one's answer is kept, as the other may
+  // come last and was read before the second change.
+  private emojiGeneration = 0;
+  private infoGeneration = 0;
+
   private refreshEmoji(): void {
+    const gen = ++this.emojiGeneration;
     fetchEmoji(this.api)
       .then((e) => {
+        if (gen !== this.emojiGeneration) return;
         this.emoji = e;
         this.em.emit("emoji");
+      })
+      .catch(() => undefined);
+  }
+
+  private refreshInfo(): void {
+    const gen = ++this.infoGeneration;
+    this.api.server
+      .getServerInfo({})
+      .then((info) => {
+        if (gen !== this.infoGeneration) return;
+        this.info = info as GetServerInfoResponse;
+        this.em.emit("info");
       })
       .catch(() => undefined);
   }
@@ -480,13 +527,19 @@ export class Session {
     if (seq <= rs.lastReadSeq && rs.unreadCount === 0 && rs.mentionCount === 0) return;
     if ((this.readsInFlight.get(channelId) ?? -1n) >= seq) return;
     this.readsInFlight.set(channelId, seq);
-    this.reads.set(channelId, { ...rs, lastReadSeq: seq > rs.lastReadSeq ? seq : rs.lastReadSeq, unreadCount: 0, mentionCount: 0 });
+    const marked = { ...rs, lastReadSeq: seq > rs.lastReadSeq ? seq : rs.lastReadSeq, unreadCount: 0, mentionCount: 0 };
+    this.reads.set(channelId, marked);
     this.em.emit("sidebar");
     this.api.chat
       .markRead({ channelId, seq })
       .then((res) => {
+        // The answer counts what was unread when the server marked it. The stream brings the
+        // same read state, in order with the messages after it: once it or one of them has
+        // changed the read state here, the answer is older than what is shown (a message that
+        // came meanwhile would lose its unread count).
         const now = this.reads.get(channelId);
-        if (res.readState && (!now || res.readState.lastReadSeq >= now.lastReadSeq)) {
+        if (now !== marked) return;
+        if (res.readState && res.readState.lastReadSeq >= marked.lastReadSeq) {
           this.reads.set(channelId, res.readState);
           this.em.emit("sidebar");
         }

@@ -28,9 +28,12 @@ export class MessageView {
   /** Bumped by every load, so that an answer to an older one is ignored. */
   private generation = 0;
   /**
-   * What the stream brought while a new window was loading (new messages, and changes to
+   * What the stream brought while the window was loading (new messages, and changes to
    * messages): the answer may have been read before them, so they are applied to it when it
-   * comes rather than to the window it replaces.
+   * comes. A new window's, rather than to the window it replaces; a page's at either end, as it
+   * may hold an older copy of a message changed meanwhile, and the last page (scrolling back
+   * down to the present) ends before a message sent meanwhile, which the window did not take
+   * as it was not at the live end yet.
    */
   private early: { m: Message; fresh: boolean }[] = [];
 
@@ -127,7 +130,10 @@ export class MessageView {
     } catch (e) {
       if (gen === this.generation) this.error = errorText(e);
     } finally {
-      if (gen === this.generation) this.loading = "";
+      if (gen === this.generation) {
+        this.loading = "";
+        this.applyEarly();
+      }
       this.changed();
     }
   }
@@ -152,7 +158,10 @@ export class MessageView {
     } catch (e) {
       if (gen === this.generation) this.error = errorText(e);
     } finally {
-      if (gen === this.generation) this.loading = "";
+      if (gen === this.generation) {
+        this.loading = "";
+        this.applyEarly();
+      }
       this.changed();
     }
   }
@@ -174,7 +183,7 @@ export class MessageView {
 
   /** A message from the stream or a send: appended when the window is at the live end. */
   add(m: Message): void {
-    if (this.loading === "initial") {
+    if (this.loading === "initial" || this.loading === "after") {
       this.early.push({ m, fresh: true });
       return;
     }
@@ -196,15 +205,36 @@ export class MessageView {
     this.changed();
   }
 
+  /**
+   * A thread's root, from the channel's window when it holds it, else from the server; false
+   * when the thread is gone. A change to the root that comes while it loads (a reply's count,
+   * an edit) is kept over the answer's older copy.
+   */
+  async loadRoot(): Promise<boolean> {
+    if (this.root) return true;
+    const held = this.session.view(this.channelId, "", false)?.messages.find((m) => m.id === this.threadRootId);
+    if (held) {
+      this.root = held;
+      this.changed();
+      return true;
+    }
+    const res = await this.session.api.chat.listMessages({ channelId: this.channelId, aroundId: this.threadRootId, limit: 1 });
+    const got = res.messages.find((m) => m.id === this.threadRootId);
+    if (got) this.root = this.root ? newer(this.root, got) : got;
+    this.changed();
+    return !!this.root;
+  }
+
   /** An edit, a deletion, a reaction or a reply count: replaces the message if held. */
   update(m: Message): void {
-    if (this.loading === "initial" && this.root?.id !== m.id) {
-      this.early.push({ m, fresh: false });
+    if (this.threadRootId && m.id === this.threadRootId) {
+      // The root itself, also before it has loaded (the event is the newer copy).
+      this.root = this.root ? newer(this.root, m) : m;
+      this.changed();
       return;
     }
-    if (this.root?.id === m.id) {
-      this.root = newer(this.root, m);
-      this.changed();
+    if (this.loading) {
+      this.early.push({ m, fresh: false });
       return;
     }
     const i = this.messages.findIndex((x) => x.id === m.id);

@@ -19,19 +19,10 @@ export function ThreadPanel(props: { session: Session; channelId: string; rootId
 
   useEffect(() => {
     setError("");
-    if (!view.root) {
-      const held = session.view(channelId, "", false)?.messages.find((m) => m.id === rootId);
-      if (held) view.root = held;
-      else
-        session.api.chat
-          .listMessages({ channelId, aroundId: rootId, limit: 1 })
-          .then((res) => {
-            view.root = res.messages.find((m) => m.id === rootId);
-            if (!view.root) setError("This thread is gone.");
-            session.em.emit(view.topic);
-          })
-          .catch((e) => setError(errorText(e)));
-    }
+    view
+      .loadRoot()
+      .then((found) => found || setError("This thread is gone."))
+      .catch((e) => setError(errorText(e)));
     if (!view.loaded && !view.loading) void view.loadLatest();
   }, [view]);
 

@@ -23,17 +23,33 @@ export function ErrorRow(props: { error?: string | null }) {
  * opens and again on reload. The list is null until the first answer; error is the refusal of
  * the last load, and stays shown until a load succeeds (a reload in the background, as on a
  * join, does not blink it away).
+ *
+ * Only the newest load's answer is shown: two loads close together can answer in either order.
+ * setList is for a change the server has made (a new invite, an unban): a load still on its way
+ * may have been read before it and would undo it, so the list is then loaded again.
  */
 export function useLoaded<T>(fetch: () => Promise<T[]>) {
-  const [list, setList] = useState<T[] | null>(null);
+  const [list, setShown] = useState<T[] | null>(null);
   const [error, setError] = useState("");
-  const reload = () =>
-    fetch()
+  const loads = useRef({ newest: 0, pending: 0 });
+  const reload = () => {
+    const n = ++loads.current.newest;
+    loads.current.pending++;
+    return fetch()
       .then((l) => {
-        setList(l);
+        if (n !== loads.current.newest) return;
+        setShown(l);
         setError("");
       })
-      .catch((e) => setError(errorText(e)));
+      .catch((e) => {
+        if (n === loads.current.newest) setError(errorText(e));
+      })
+      .finally(() => loads.current.pending--);
+  };
+  const setList = (change: T[] | null | ((list: T[] | null) => T[] | null)) => {
+    setShown(change);
+    if (loads.current.pending > 0) void reload();
+  };
   useEffect(() => {
     void reload();
   }, []);

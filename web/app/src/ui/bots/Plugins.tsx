@@ -14,7 +14,7 @@ import { formatSize } from "../../lib/upload";
 import type { Session } from "../../state/session";
 import { Confirm } from "../moderation/parts";
 import "./bots.css";
-import { ErrorRow } from "../common";
+import { ErrorRow, useLoaded } from "../common";
 
 /** InstallPlugin takes at most 256 KB of source, a KB being 1,000 bytes as the server counts. */
 const MAX_SOURCE = 256_000;
@@ -22,21 +22,10 @@ const MAX_SOURCE = 256_000;
 export function Plugins(props: { session: Session }) {
   const { session } = props;
   useTopics(session.em, "plugins");
-  const [plugins, setPlugins] = useState<Plugin[] | null>(null);
-  const [error, setError] = useState("");
-  const [changed, setChanged] = useState(0);
-  useEffect(() => {
-    session.api.bot
-      .listPlugins({})
-      .then((res) => {
-        setPlugins(res.plugins);
-        setError("");
-      })
-      .catch((e) => setError(errorText(e)));
-  }, [changed]);
-  // plugins_changed: load the list again.
-  useEffect(() => session.em.on("plugins", () => setChanged((n) => n + 1)), [session]);
-  const reload = () => setChanged((n) => n + 1);
+  // Loaded again on plugins_changed and after each change made here: a Disable then an Enable
+  // make several loads at once, and only the newest one's answer is shown (useLoaded).
+  const { list: plugins, error, reload } = useLoaded<Plugin>(() => session.api.bot.listPlugins({}).then((res) => res.plugins));
+  useEffect(() => session.em.on("plugins", () => void reload()), [session]);
   return (
     <div class="plugins">
       <InstallForm session={session} onInstalled={reload} />

@@ -52,11 +52,15 @@ export function SearchDialogBody(props: { session: Session; initialChannel?: str
   };
 
   // As the person types, a moment after the last key; at once for a change of channel.
+  const typed = useRef(0);
   useEffect(() => {
-    const t = window.setTimeout(() => void run(query, channelId), DEBOUNCE_MS);
-    return () => clearTimeout(t);
+    typed.current = window.setTimeout(() => void run(query, channelId), DEBOUNCE_MS);
+    return () => clearTimeout(typed.current);
   }, [query]);
   useEffect(() => {
+    // A search still waiting for the typing to stop was made for the channel before: it would
+    // run after this one and show that channel's results under this one's name.
+    clearTimeout(typed.current);
     void run(query, channelId);
   }, [channelId]);
 
