@@ -5,12 +5,12 @@
 // its plugin, so neither is offered for it; nor for a bot of the person's own rank or higher.
 
 import { useEffect, useRef, useState } from "preact/hooks";
-import { MemberKind, type Member } from "../../gen/svc/v1/types_pb";
+import { MemberKind, type Member, type Plugin } from "../../gen/svc/v1/types_pb";
 import { errorText } from "../../lib/api";
 import { useTopics } from "../../lib/emitter";
 import { outranksRank } from "../../lib/ranks";
 import type { Session } from "../../state/session";
-import { Avatar, ErrorRow } from "../common";
+import { Avatar, ErrorRow, useLoaded } from "../common";
 import { Confirm, copyText } from "../moderation/parts";
 import "./bots.css";
 
@@ -19,23 +19,26 @@ type Shown = { botId: string; name: string; token: string; rotated: boolean };
 export function Bots(props: { session: Session }) {
   const { session } = props;
   useTopics(session.em, "members", "plugins");
-  const [bots, setBots] = useState<Member[] | null>(null);
-  const [pluginBots, setPluginBots] = useState<Set<string>>(new Set());
-  const [error, setError] = useState("");
+  // Only the newest load's answer is shown (useLoaded): a create and a delete close together
+  // load the lists twice, and the older answer may come last.
+  const { list: bots, error, reload: reloadBots } = useLoaded<Member>(() => session.api.bot.listBots({}).then((res) => res.bots));
+  // Which bots are plugins' (they have no token to rotate); a refusal only hides that.
+  const { list: plugins, reload: reloadPlugins } = useLoaded<Plugin>(() => session.api.bot.listPlugins({}).then((res) => res.plugins));
+  const pluginBots = new Set((plugins ?? []).map((p) => p.botId).filter(Boolean));
   const [token, setToken] = useState<Shown | null>(null);
   const load = () => {
-    session.api.bot
-      .listBots({})
-      .then((res) => setBots(res.bots))
-      .catch((e) => setError(errorText(e)));
-    session.api.bot
-      .listPlugins({})
-      .then((res) => setPluginBots(new Set(res.plugins.map((p) => p.botId).filter(Boolean))))
-      .catch(() => undefined);
+    void reloadBots();
+    void reloadPlugins();
   };
-  // Bots come and go with member_joined and member_left: the list follows the members.
+  // Bots come and go with member_joined and member_left: the list follows the members (the
+  // first load is useLoaded's own).
   const botCount = [...session.members.values()].filter((m) => m.kind === MemberKind.BOT).length;
-  useEffect(load, [botCount]);
+  const seenCount = useRef(botCount);
+  useEffect(() => {
+    if (botCount === seenCount.current) return;
+    seenCount.current = botCount;
+    load();
+  }, [botCount]);
   const list = (bots ?? []).map((b) => session.members.get(b.id) ?? b).sort((a, b) => a.username.localeCompare(b.username));
   return (
     <div class="bots">
