@@ -166,9 +166,7 @@ func TestUnitsRoutesServersEmoji(t *testing.T) {
 // message.)
 func TestUnitsViewKeepsWhatCameWhileLoading(t *testing.T) {
 	p := unitPage(t)
-	ctx, cancel := context.WithTimeout(p.ctx, waitLimit)
-	defer cancel()
-	got, err := chromedp.Run(ctx, chromedp.Evaluate[string](`(async () => {
+	got := unitRun(t, p, `
 		const m = (id, createdSeq, seq, text) => units.message({ id, channelId: "c1", createdSeq, seq, text });
 		let answer;
 		const session = { em: { emit() {} }, api: { chat: { listMessages: () => new Promise((r) => (answer = r)) } } };
@@ -178,11 +176,7 @@ func TestUnitsViewKeepsWhatCameWhileLoading(t *testing.T) {
 		v.update(m("m1", 1n, 4n, "edited while loading"));
 		answer({ messages: [m("m1", 1n, 1n, "first"), m("m2", 2n, 2n, "second")], hasMore: false, hasMoreAfter: false });
 		await loading;
-		return v.messages.map((x) => x.id + ": " + x.text).join(" | ") + " (loading: " + JSON.stringify(v.loading) + ")";
-	})()`, chromedp.EvalAwaitPromise))
-	if err != nil {
-		t.Fatal(err)
-	}
+		return v.messages.map((x) => x.id + ": " + x.text).join(" | ") + " (loading: " + JSON.stringify(v.loading) + ")";`)
 	if want := `m1: edited while loading | m2: second | m3: sent while loading (loading: "")`; got != want {
 		t.Errorf("the window: %s\nwant %s", got, want)
 	}

@@ -75,13 +75,10 @@ export class MessageView {
       this.target = "";
       this.loaded = true;
       this.epoch++;
-      this.loading = "";
-      this.applyEarly();
     } catch (e) {
-      if (gen === this.generation) this.failed(e);
+      if (gen === this.generation) this.error = errorText(e);
     } finally {
-      if (gen === this.generation) this.loading = "";
-      this.changed();
+      this.ended(gen);
     }
   }
 
@@ -100,13 +97,10 @@ export class MessageView {
       this.target = messageId;
       this.loaded = true;
       this.epoch++;
-      this.loading = "";
-      this.applyEarly();
     } catch (e) {
-      if (gen === this.generation) this.failed(e);
+      if (gen === this.generation) this.error = errorText(e);
     } finally {
-      if (gen === this.generation) this.loading = "";
-      this.changed();
+      this.ended(gen);
     }
   }
 
@@ -130,11 +124,7 @@ export class MessageView {
     } catch (e) {
       if (gen === this.generation) this.error = errorText(e);
     } finally {
-      if (gen === this.generation) {
-        this.loading = "";
-        this.applyEarly();
-      }
-      this.changed();
+      this.ended(gen);
     }
   }
 
@@ -158,27 +148,26 @@ export class MessageView {
     } catch (e) {
       if (gen === this.generation) this.error = errorText(e);
     } finally {
-      if (gen === this.generation) {
-        this.loading = "";
-        this.applyEarly();
+      this.ended(gen);
+    }
+  }
+
+  /**
+   * The end of load gen. Unless a newer load has taken over, what came while it loaded is
+   * applied: to the new window, or to the one it failed to replace (add and update keep the
+   * newer copy; add drops what a window not at the live end, or no window, does not take).
+   */
+  private ended(gen: number) {
+    if (gen === this.generation) {
+      this.loading = "";
+      const early = this.early;
+      this.early = [];
+      for (const { m, fresh } of early) {
+        if (fresh) this.add(m);
+        else this.update(m);
       }
-      this.changed();
     }
-  }
-
-  private failed(e: unknown) {
-    this.error = errorText(e);
-    this.early = [];
-  }
-
-  /** Applies to a new window what came while it loaded (add and update keep the newer copy). */
-  private applyEarly() {
-    const early = this.early;
-    this.early = [];
-    for (const { m, fresh } of early) {
-      if (fresh) this.add(m);
-      else this.update(m);
-    }
+    this.changed();
   }
 
   /** A message from the stream or a send: appended when the window is at the live end. */
