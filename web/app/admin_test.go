@@ -306,22 +306,23 @@ func TestAdminInviteOneUse(t *testing.T) {
 	olivia.waitFor("copied", `document.querySelector(".invite-row .invite-link-row button")?.textContent === "Copied" || document.activeElement === document.querySelector(".invite-row input.invite-link")`)
 	olivia.allNamed("the invites")
 
+	// followInvite opens the invite link as sub, signs in, and answers the join question.
+	followInvite := func(sub, answer string) *page {
+		p := openPage(t, browser, sub, 1280, 800)
+		p.run(chromedp.Navigate(link))
+		p.waitFor("the sign-in page", `!!document.querySelector("#signin-title")`)
+		p.signIn(srv, sub)
+		p.waitFor("the join page with the code", fmt.Sprintf(`%s?.value === %s`, field("Invite code"), js(code)))
+		p.setText(field("Who told you about us?"), answer)
+		return p
+	}
+
 	t.Log("the first person joins with it")
-	nina := openPage(t, browser, "nina", 1280, 800)
-	nina.run(chromedp.Navigate(link))
-	nina.waitFor("the sign-in page", `!!document.querySelector("#signin-title")`)
-	nina.signIn(srv, "nina")
-	nina.waitFor("the join page with the code", fmt.Sprintf(`%s?.value === %s`, field("Invite code"), js(code)))
-	nina.setText(field("Who told you about us?"), "A neighbour")
+	nina := followInvite("nina", "A neighbour")
 	nina.join("Nina")
 
 	t.Log("the second is refused, in the server's words")
-	omar := openPage(t, browser, "omar", 1280, 800)
-	omar.run(chromedp.Navigate(link))
-	omar.waitFor("the sign-in page", `!!document.querySelector("#signin-title")`)
-	omar.signIn(srv, "omar")
-	omar.waitFor("the join page with the code", fmt.Sprintf(`%s?.value === %s`, field("Invite code"), js(code)))
-	omar.setText(field("Who told you about us?"), "A poster")
+	omar := followInvite("omar", "A poster")
 	omar.click(`.welcome-box button[type="submit"]`)
 	omar.waitFor("the refusal", `/invite/i.test(document.querySelector(".welcome-box [role=alert]")?.textContent ?? "")`)
 	_, err = srv.Client(srv.Token("omar")).Server.Join(context.Background(), connect.NewRequest(&svcv1.JoinRequest{InviteCode: code, Answers: []string{"A poster"}}))
