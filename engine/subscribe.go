@@ -67,7 +67,15 @@ func (e *Engine) Subscribe(ctx context.Context, c Caller, afterSeq int64, send S
 	defer f.Close()
 	e.presence.opened(c.ID)
 	defer e.presence.closed(c.ID)
-	err = s.run(ctx, f)
+	return s.finish(ctx, s.run(ctx, f))
+}
+
+// finish tells how a stream that ran ended, from what ended it. It and ended are never
+// inlined: Subscribe's frame stays on the stream's goroutine for its whole life, kept small
+// so that an idle stream's stack stays small (see RunOnFreshStack).
+//
+//go:noinline
+func (s *stream) finish(ctx context.Context, err error) (StreamEnd, error) {
 	if errors.Is(err, context.Canceled) {
 		// Ended by the engine (see streamSet) or by the client going away.
 		if cause := context.Cause(ctx); !errors.Is(cause, context.Canceled) {
@@ -91,6 +99,8 @@ func (e *Engine) Subscribe(ctx context.Context, c Caller, afterSeq int64, send S
 // first (a send to a client that left fails) or the attempt to end it failed; and reports it
 // to the Observer. A stream the engine ended (streamSet.end) has its context canceled too,
 // with the engine's reason as the cause: that is no client going away.
+//
+//go:noinline
 func (s *stream) ended(ctx context.Context, why StreamEnd, err error) (StreamEnd, error) {
 	var ee *Error
 	switch {

@@ -88,27 +88,38 @@ func logRequests(log *slog.Logger, next http.Handler) http.Handler {
 		r = r.WithContext(context.WithValue(r.Context(), requestLogKey{}, l))
 		sw := metrics.NewStatusWriter(w)
 		next.ServeHTTP(sw, r)
-		if l.logged {
-			return
+		if !l.logged {
+			l.logRequest(r, sw.Status)
 		}
-		level := slog.LevelDebug
-		if sw.Status >= 400 {
-			level = slog.LevelInfo
-		}
-		if !log.Enabled(r.Context(), level) {
-			return
-		}
-		route := r.Pattern // set by the mux on the request it was given
-		if route == "" {
-			route = r.Method + " " + r.URL.Path
-		}
-		msg := "request"
-		if level == slog.LevelInfo {
-			msg = "request failed"
-		}
-		log.LogAttrs(r.Context(), level, msg, slog.String("method", route), slog.Int("status", sw.Status),
-			slog.String("member", l.member), slog.String("addr", l.addr), slog.Duration("took", time.Since(l.start)))
 	})
+}
+
+// logRequest writes the line of a request no interceptor logged.
+//
+// Never inlined, like the other ends of a request's log: the handlers around a Subscribe
+// stream wait in their frames for the stream's whole life, and a log line's attributes in
+// those frames would keep every idle stream's goroutine on a stack twice the size (see
+// engine.RunOnFreshStack).
+//
+//go:noinline
+func (l *requestLog) logRequest(r *http.Request, status int) {
+	level := slog.LevelDebug
+	if status >= 400 {
+		level = slog.LevelInfo
+	}
+	if !l.log.Enabled(r.Context(), level) {
+		return
+	}
+	route := r.Pattern // set by the mux on the request it was given
+	if route == "" {
+		route = r.Method + " " + r.URL.Path
+	}
+	msg := "request"
+	if level == slog.LevelInfo {
+		msg = "request failed"
+	}
+	l.log.LogAttrs(r.Context(), level, msg, slog.String("method", route), slog.Int("status", status),
+		slog.String("member", l.member), slog.String("addr", l.addr), slog.Duration("took", time.Since(l.start)))
 }
 
 // logInterceptor logs Connect calls and streams with their codes. It runs outside
@@ -133,23 +144,29 @@ func (logInterceptor) WrapStreamingClient(next connect.StreamingClientFunc) conn
 func (logInterceptor) WrapStreamingHandler(next connect.StreamingHandlerFunc) connect.StreamingHandlerFunc {
 	return func(ctx context.Context, conn connect.StreamingHandlerConn) error {
 		err := next(ctx, conn)
-		l := requestLogOf(ctx)
-		if l == nil {
-			return err
+		if l := requestLogOf(ctx); l != nil {
+			l.logged = true
+			l.logStreamEnd(ctx, conn.Spec().Procedure, err)
 		}
-		l.logged = true
-		if !l.opened {
-			l.logCall(ctx, conn.Spec().Procedure, err)
-			return err
-		}
-		attrs := []slog.Attr{slog.String("method", conn.Spec().Procedure), slog.String("ended", string(l.end)), slog.String("code", codeName(err)),
-			slog.String("member", l.member), slog.String("addr", l.addr), slog.Duration("took", time.Since(l.start))}
-		if l.cause != nil {
-			attrs = append(attrs, slog.String("err", l.cause.Error()))
-		}
-		l.log.LogAttrs(ctx, slog.LevelInfo, "stream closed", attrs...)
 		return err
 	}
+}
+
+// logStreamEnd logs how a stream ended, or the call if it never opened. Never inlined (see
+// logRequest).
+//
+//go:noinline
+func (l *requestLog) logStreamEnd(ctx context.Context, procedure string, err error) {
+	if !l.opened {
+		l.logCall(ctx, procedure, err)
+		return
+	}
+	attrs := []slog.Attr{slog.String("method", procedure), slog.String("ended", string(l.end)), slog.String("code", codeName(err)),
+		slog.String("member", l.member), slog.String("addr", l.addr), slog.Duration("took", time.Since(l.start))}
+	if l.cause != nil {
+		attrs = append(attrs, slog.String("err", l.cause.Error()))
+	}
+	l.log.LogAttrs(ctx, slog.LevelInfo, "stream closed", attrs...)
 }
 
 func (l *requestLog) logCall(ctx context.Context, procedure string, err error) {
