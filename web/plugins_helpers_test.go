@@ -103,6 +103,20 @@ func erredWith(t *testing.T, by *webtest.Client, name, want string) *svcv1.Plugi
 	return p
 }
 
+// asker sends each question in a channel as by and returns the answer: the text of the message
+// after by's own on st (which must see the channel). A non-nil clock moves a second first, so
+// that questions in a row stay under the people's send rate.
+func asker(t *testing.T, clock *webtest.Clock, by *webtest.Client, st *webtest.Stream, channelID string) func(q string) string {
+	return func(q string) string {
+		t.Helper()
+		if clock != nil {
+			clock.Advance(time.Second)
+		}
+		mustSend(t, by, &svcv1.SendMessageRequest{ChannelId: channelID, Text: q})
+		return texts(t, st, 2)[1]
+	}
+}
+
 // texts sends nothing; it collects the texts of the next n messages created on a stream.
 func texts(t *testing.T, st *webtest.Stream, n int) []string {
 	t.Helper()

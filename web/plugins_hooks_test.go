@@ -124,11 +124,7 @@ chat.on('message', m => {
   if (m.text === '!owner') say(chat.getMember(%q).displayName);
 });`, owner.Member.GetId()))
 	st := owner.Subscribe(t, s.Engine.Seq())
-	ask := func(q string) string {
-		t.Helper()
-		mustSend(t, owner, &svcv1.SendMessageRequest{ChannelId: general.GetId(), Text: q})
-		return texts(t, st, 2)[1]
-	}
+	ask := asker(t, nil, owner, st, general.GetId())
 	if got := ask("!members"); got != "owner:MEMBER_ROLE_OWNER,views:MEMBER_ROLE_MEMBER" {
 		t.Fatalf("listMembers: %q", got)
 	}
@@ -217,12 +213,7 @@ chat.on('message', m => {
 });`
 	mustInstall(t, owner, "keeper", src)
 	st := owner.Subscribe(t, s.Engine.Seq())
-	ask := func(q string) string {
-		t.Helper()
-		clock.Advance(time.Second)
-		mustSend(t, owner, &svcv1.SendMessageRequest{ChannelId: general.GetId(), Text: q})
-		return texts(t, st, 2)[1]
-	}
+	ask := asker(t, clock, owner, st, general.GetId())
 	for _, c := range []struct{ q, want string }{
 		{`!set a {"n":1,"list":[true,null,"s"]}`, "ok"},
 		{`!get a`, `got {"n":1,"list":[true,null,"s"]}`},
@@ -246,7 +237,7 @@ chat.on('message', m => {
 		}
 	}
 	s.Restart()
-	st = owner.Subscribe(t, s.Engine.Seq())
+	ask = asker(t, clock, owner, owner.Subscribe(t, s.Engine.Seq()), general.GetId())
 	if got := ask("!get kept"); got != `got "still"` {
 		t.Fatalf("after a restart: %q", got)
 	}
@@ -255,7 +246,7 @@ chat.on('message', m => {
 		t.Fatal(err)
 	}
 	mustInstall(t, owner, "keeper", src)
-	st = owner.Subscribe(t, s.Engine.Seq())
+	ask = asker(t, clock, owner, owner.Subscribe(t, s.Engine.Seq()), general.GetId())
 	if got := ask("!get kept"); got != "got undefined" {
 		t.Fatalf("after delete and reinstall: %q", got)
 	}

@@ -45,12 +45,7 @@ chat.on('message', m => {
 		return b.PutPluginStoreUsage("hoarder", &storepb.PluginStoreUsage{Bytes: bytes, Keys: seeded})
 	})
 	st := owner.Subscribe(t, s.Engine.Seq())
-	ask := func(q string) string {
-		t.Helper()
-		clock.Advance(time.Second)
-		mustSend(t, owner, &svcv1.SendMessageRequest{ChannelId: general.GetId(), Text: q})
-		return texts(t, st, 2)[1]
-	}
+	ask := asker(t, clock, owner, st, general.GetId())
 	for _, c := range []struct{ q, want string }{
 		{"!set a", "ok"}, // 9,999
 		{"!set b", "ok"}, // 10,000
