@@ -3,7 +3,6 @@ package engine
 import (
 	"context"
 	"errors"
-	"time"
 
 	"hearth/engine/store"
 	"hearth/engine/store/storepb"
@@ -98,19 +97,21 @@ func (f *Follower) Next() ([]Delivery, error) {
 // Replaying reports whether the follower still has logged events to read from the database.
 func (f *Follower) Replaying() bool { return f.after < f.until }
 
-// Wait blocks until Next may have more, ctx ends (its error), tick fires (ticked true: the
-// consumer's own timer, e.g. a heartbeat), or the server shuts down (ErrClosed).
-func (f *Follower) Wait(ctx context.Context, tick <-chan time.Time) (ticked bool, err error) {
+// Wait blocks until Next may have more (the hub published, or the server shuts down: Next
+// then answers ErrClosed) or alarm has something: the consumer's own signal (its context
+// ending, its heartbeat coming due), and then it reports true. One channel of the consumer's
+// for all of that, not one per reason: every publish wakes every waiting follower, and a
+// select's cost grows with its channels (a ticker's channel also enters and leaves the timer
+// heap on every wait). See docs/performance.md, "one channel to wait on besides the hub's".
+func (f *Follower) Wait(alarm <-chan struct{}) (alarmed bool) {
 	if f.wake == nil {
-		return false, nil
+		return false
 	}
 	select {
 	case <-f.wake:
-		return false, nil
-	case <-tick:
-		return true, nil
-	case <-ctx.Done():
-		return false, ctx.Err()
+		return false
+	case <-alarm:
+		return true
 	}
 }
 
@@ -128,8 +129,8 @@ func (f *Follower) Run(ctx context.Context, fn func([]Delivery) error) error {
 			}
 			continue
 		}
-		if _, err := f.Wait(ctx, nil); err != nil {
-			return err
+		if f.Wait(ctx.Done()) {
+			return ctx.Err()
 		}
 	}
 }

@@ -4,7 +4,11 @@ import (
 	"context"
 	"errors"
 	"runtime"
+	"sync"
+	"sync/atomic"
+	"time"
 
+	"hearth/engine/clock"
 	svcv1 "hearth/proto/svc/v1"
 )
 
@@ -132,8 +136,10 @@ func (s *stream) run(ctx context.Context, f *Follower) error {
 	if err := RunOnFreshStack(s.heartbeat); err != nil {
 		return err
 	}
-	heartbeat := s.e.clock.NewTicker(s.e.opts.Heartbeat)
-	defer heartbeat.Stop()
+	s.alarm = make(chan struct{}, 1)
+	defer context.AfterFunc(ctx, s.ring)()
+	s.beatAfter(s.e.opts.Heartbeat)
+	defer s.stopBeats()
 	for {
 		send := func() error { return s.sendAvailable(ctx, f) }
 		if f.Replaying() {
@@ -142,16 +148,48 @@ func (s *stream) run(ctx context.Context, f *Follower) error {
 		if err := send(); err != nil {
 			return err
 		}
-		ticked, err := f.Wait(ctx, heartbeat.C())
-		if err != nil {
+		if !f.Wait(s.alarm) {
+			continue
+		}
+		if err := ctx.Err(); err != nil {
 			return err
 		}
-		if ticked {
+		if s.beat.Swap(false) {
 			if err := RunOnFreshStack(s.heartbeat); err != nil {
 				return err
 			}
 		}
 	}
+}
+
+// ring wakes the stream from Wait (see alarm).
+func (s *stream) ring() {
+	select {
+	case s.alarm <- struct{}{}:
+	default:
+	}
+}
+
+// beatAfter has the heartbeat come due after d, and every d from then on (on the engine's
+// clock, so a test's manual clock drives it), until stopBeats.
+func (s *stream) beatAfter(d time.Duration) {
+	s.beatMu.Lock()
+	defer s.beatMu.Unlock()
+	if s.beatsStopped {
+		return
+	}
+	s.beatTimer = s.e.clock.AfterFunc(d, func() {
+		s.beat.Store(true)
+		s.ring()
+		s.beatAfter(d)
+	})
+}
+
+func (s *stream) stopBeats() {
+	s.beatMu.Lock()
+	defer s.beatMu.Unlock()
+	s.beatsStopped = true
+	s.beatTimer.Stop()
 }
 
 // sendAvailable sends what the follower has now, until it has nothing more or the client left.
@@ -211,6 +249,14 @@ type SendFunc func(f *Frame, more bool) error
 type stream struct {
 	e    *Engine
 	send SendFunc
+	// alarm wakes the stream from its wait for events (Follower.Wait) for what is not an
+	// event: its context ending, or its heartbeat coming due (then beat is set).
+	alarm chan struct{}
+	beat  atomic.Bool
+	// beatMu guards the heartbeat's timer, which re-arms itself each time it fires.
+	beatMu       sync.Mutex
+	beatTimer    clock.Timer
+	beatsStopped bool
 }
 
 func (s *stream) heartbeat() error {

@@ -346,18 +346,39 @@ func TestPresenceBatch(t *testing.T) {
 	}
 }
 
+// TestHeartbeat: a stream gets a heartbeat (seq 0) when it opens and then every 25 s on the
+// engine's clock, whatever it delivered meanwhile, and none before it is due: a message sent
+// a second before the next heartbeat arrives with no heartbeat ahead of it.
 func TestHeartbeat(t *testing.T) {
-	s := webtest.Start(t, func(o *engine.Options) { o.Heartbeat = 10 * time.Millisecond })
+	clock := webtest.NewClock()
+	s := webtest.Start(t, webtest.WithClock(clock), webtest.WithManualJobs())
 	alice := s.Join("alice")
+	ch := mustChannel(t, alice, "general", svcv1.ChannelKind_CHANNEL_KIND_TEXT)
 	st := alice.Subscribe(t, s.Engine.Seq())
 	st.Ephemeral = true
-	for {
-		ev := st.Next()
-		if ev.GetHeartbeat() {
-			if ev.GetSeq() != 0 {
-				t.Fatalf("heartbeat with seq %d", ev.GetSeq())
+	// next skips presence, which the stream's own opening may bring at any point.
+	next := func() *svcv1.Event {
+		for {
+			if ev := st.Next(); ev.GetPresence() == nil && ev.GetPresenceBatch() == nil {
+				return ev
 			}
-			return
 		}
+	}
+	heartbeat := func(when string) {
+		t.Helper()
+		if ev := next(); !ev.GetHeartbeat() || ev.GetSeq() != 0 {
+			t.Fatalf("%s: got seq %d %s, want a heartbeat with seq 0", when, ev.GetSeq(), kind(ev))
+		}
+	}
+	heartbeat("at the stream's opening")
+	for i := range 3 {
+		clock.Advance(24 * time.Second)
+		text := fmt.Sprint("a second before heartbeat ", i+1)
+		mustSend(t, alice, &svcv1.SendMessageRequest{ChannelId: ch.GetId(), Text: text})
+		if ev := next(); ev.GetMessageCreated().GetText() != text {
+			t.Fatalf("after %d s: got seq %d %s, want the message %q", 25*i+24, ev.GetSeq(), kind(ev), text)
+		}
+		clock.Advance(time.Second)
+		heartbeat(fmt.Sprintf("after %d s", 25*(i+1)))
 	}
 }

@@ -51,7 +51,8 @@ type instance struct {
 
 	jmu  sync.Mutex
 	jobs []job
-	poke chan time.Time
+	// poke wakes serve from its wait for events: a job came in, or ctx ended.
+	poke chan struct{}
 
 	loaded     chan error // the top level's outcome, sent once
 	reportOnce sync.Once
@@ -86,13 +87,14 @@ func (h *Host) load(name, src string) (*instance, error) {
 		h: h, name: name, sb: sb, prog: prog,
 		hooks:   map[string]goja.Callable{},
 		console: rate.NewLimiter(consoleRate, consoleBurst),
-		poke:    make(chan time.Time, 1),
+		poke:    make(chan struct{}, 1),
 		loaded:  make(chan error, 1),
 		begin:   make(chan struct{}),
 		quit:    make(chan struct{}),
 		done:    make(chan struct{}),
 	}
 	p.ctx, p.cancel = context.WithCancel(context.Background())
+	context.AfterFunc(p.ctx, p.wake)
 	if err := p.install(); err != nil {
 		return nil, err
 	}
@@ -193,10 +195,7 @@ func (p *instance) serve() {
 		if len(ds) > 0 {
 			continue
 		}
-		if _, err := p.follower.Wait(p.ctx, p.poke); err != nil {
-			if !errors.Is(err, context.Canceled) {
-				p.followEnded(err)
-			}
+		if p.follower.Wait(p.poke) && p.ctx.Err() != nil {
 			return
 		}
 	}
@@ -270,8 +269,13 @@ func (p *instance) enqueue(j job) {
 		p.jobs = append(p.jobs, j)
 	}
 	p.jmu.Unlock()
+	p.wake()
+}
+
+// wake has serve look again at once: for jobs, and whether ctx ended (see poke).
+func (p *instance) wake() {
 	select {
-	case p.poke <- time.Time{}:
+	case p.poke <- struct{}{}:
 	default:
 	}
 }
