@@ -4,11 +4,8 @@ import (
 	"context"
 	"errors"
 	"runtime"
-	"sync"
 	"sync/atomic"
-	"time"
 
-	"hearth/engine/clock"
 	svcv1 "hearth/proto/svc/v1"
 )
 
@@ -138,8 +135,10 @@ func (s *stream) run(ctx context.Context, f *Follower) error {
 	}
 	s.alarm = make(chan struct{}, 1)
 	defer context.AfterFunc(ctx, s.ring)()
-	s.beatAfter(s.e.opts.Heartbeat)
-	defer s.stopBeats()
+	// The heartbeat's timer is re-armed here, on the stream's goroutine, when it has fired:
+	// only this goroutine touches it.
+	beat := s.e.clock.AfterFunc(s.e.opts.Heartbeat, s.beatDue)
+	defer func() { beat.Stop() }()
 	for {
 		send := func() error { return s.sendAvailable(ctx, f) }
 		if f.Replaying() {
@@ -155,6 +154,7 @@ func (s *stream) run(ctx context.Context, f *Follower) error {
 			return err
 		}
 		if s.beat.Swap(false) {
+			beat = s.e.clock.AfterFunc(s.e.opts.Heartbeat, s.beatDue)
 			if err := RunOnFreshStack(s.heartbeat); err != nil {
 				return err
 			}
@@ -170,26 +170,10 @@ func (s *stream) ring() {
 	}
 }
 
-// beatAfter has the heartbeat come due after d, and every d from then on (on the engine's
-// clock, so a test's manual clock drives it), until stopBeats.
-func (s *stream) beatAfter(d time.Duration) {
-	s.beatMu.Lock()
-	defer s.beatMu.Unlock()
-	if s.beatsStopped {
-		return
-	}
-	s.beatTimer = s.e.clock.AfterFunc(d, func() {
-		s.beat.Store(true)
-		s.ring()
-		s.beatAfter(d)
-	})
-}
-
-func (s *stream) stopBeats() {
-	s.beatMu.Lock()
-	defer s.beatMu.Unlock()
-	s.beatsStopped = true
-	s.beatTimer.Stop()
+// beatDue is the heartbeat's timer firing: the stream sends one when it wakes.
+func (s *stream) beatDue() {
+	s.beat.Store(true)
+	s.ring()
 }
 
 // sendAvailable sends what the follower has now, until it has nothing more or the client left.
@@ -253,10 +237,6 @@ type stream struct {
 	// event: its context ending, or its heartbeat coming due (then beat is set).
 	alarm chan struct{}
 	beat  atomic.Bool
-	// beatMu guards the heartbeat's timer, which re-arms itself each time it fires.
-	beatMu       sync.Mutex
-	beatTimer    clock.Timer
-	beatsStopped bool
 }
 
 func (s *stream) heartbeat() error {
