@@ -81,7 +81,10 @@ func trimLink(s string) string {
 
 // normalizeLink is the URL to fetch for a link: scheme and host in lower case, the default
 // port and the fragment dropped, an empty path made "/". ok is false for anything that is
-// not an absolute http(s) URL with a host and without credentials.
+// not an absolute http(s) URL with a host and without credentials, and for an IPv6 address
+// with a zone: a zone names one of the sender's own interfaces, so the link can never be
+// fetched (outbound refuses scoped addresses), and a zone net/url took in with bytes that
+// are not UTF-8 would not parse again once written out.
 func normalizeLink(raw string) (string, bool) {
 	u, err := url.Parse(raw)
 	if err != nil || u.Host == "" || u.User != nil || u.Opaque != "" {
@@ -92,7 +95,7 @@ func normalizeLink(raw string) (string, bool) {
 		return "", false
 	}
 	host, port := u.Hostname(), u.Port()
-	if host == "" {
+	if host == "" || strings.Contains(host, "%") {
 		return "", false
 	}
 	host = strings.ToLower(host)

@@ -18,6 +18,8 @@ func TestFindLinks(t *testing.T) {
 		{"https://[2001:db8::1]:8443/a https://[2001:db8::2]/b", []string{"https://[2001:db8::1]:8443/a|https://[2001:db8::1]:8443/a", "https://[2001:db8::2]/b|https://[2001:db8::2]/b"}},
 		{"ftp://x.example/ mailto:a@b.c javascript:alert(1) www.example.com", nil},
 		{"https://user:pw@example.com/ https:// http://:80/", nil},
+		// A zone names one of the sender's interfaces: never a link to preview.
+		{"http://[fe80::1%25eth0]/ http://[::%25\xa20] https://[2001:db8::3]/", []string{"https://[2001:db8::3]/|https://[2001:db8::3]/"}},
 		{"xhttps://glued.example/ nothttp://x.example/", nil},
 		{"https://a.example/?q=<b>", []string{"https://a.example/?q=|https://a.example/?q="}},
 	}
