@@ -149,6 +149,11 @@ func New(ctx context.Context, opts Options) (*Sandbox, error) {
 	return s, nil
 }
 
+// Pooled reports how many started guests wait for input and how many the pool holds when
+// full. While the two differ, guests are being started in the background (after New, or after
+// a call took one), each taking several MiB of memory.
+func (s *Sandbox) Pooled() (waiting, size int) { return len(s.idle), cap(s.idle) }
+
 // moduleConfig gives the guest nothing but stdio, clocks and randomness: no files, no
 // environment, no network (WASI has none; the host module provides no sockets).
 func moduleConfig() wazero.ModuleConfig {

@@ -199,6 +199,22 @@ func sharedSandbox(t testing.TB) *sandbox.Sandbox {
 	return sandboxBox
 }
 
+// SettleSandbox waits until the shared sandbox's pool is full. Until then it starts guests in
+// the background, after its start or after any test's call took one, and a test that measures
+// the heap would count their memory as its own.
+func SettleSandbox(t testing.TB) {
+	t.Helper()
+	sb := sharedSandbox(t)
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(10 * time.Millisecond) {
+		if waiting, size := sb.Pooled(); waiting == size {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the shared sandbox's pool did not fill within a minute")
+		}
+	}
+}
+
 // Restart stops the server and opens it again on the same data directory, at the same
 // address. Open streams end.
 func (s *Server) Restart() {
