@@ -28,6 +28,7 @@ import (
 	"hearth/blob/blobtest"
 	"hearth/engine"
 	"hearth/engine/sandbox"
+	"hearth/engine/sandbox/sandboxtest"
 	svcv1 "hearth/proto/svc/v1"
 	"hearth/web/webtest"
 )
@@ -296,6 +297,9 @@ func withEvilSandbox(t *testing.T) webtest.Option {
 // withSandbox gives the server a sandbox of its own.
 func withSandbox(t testing.TB, opts sandbox.Options) webtest.Option {
 	t.Helper()
+	if opts.CacheDir == "" {
+		opts.CacheDir, _ = sandboxtest.CacheDir()
+	}
 	sb, err := sandbox.New(context.Background(), opts)
 	if err != nil {
 		t.Fatal(err)

@@ -1,28 +1,18 @@
 package sandbox
 
 import (
-	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
-	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"sync"
 	"testing"
 	"time"
+
+	"hearth/engine/sandbox/sandboxtest"
 )
 
-// cacheDir holds wazero's compiled code for the tests. Compiling the guest takes about a
-// second, and half a minute under the race detector (wazero's compiler is Go code the
-// detector instruments), so the cache outlasts the run, in the user's cache directory as
-// the go command's own caches are.
-//
-// wazero keys its entries by the module's hash but, in a test binary (which records no
-// module versions), not by its own version: the directory is named after a hash of
-// go.mod's wazero requirement and the modules, so code compiled by another wazero is
-// never loaded. Directories of other hashes are removed once a day old.
+// cacheDir holds wazero's compiled code for the tests (sandboxtest.CacheDir), or a folder of
+// this run's when there is no user cache directory.
 var cacheDir string
 
 func TestMain(m *testing.M) {
@@ -64,7 +54,7 @@ func sharedSandbox(t testing.TB) *Sandbox {
 }
 
 func testCacheDir() (dir string, cleanup func()) {
-	if dir, err := sharedCacheDir(); err == nil {
+	if dir, err := sandboxtest.CacheDir(); err == nil {
 		return dir, func() {}
 	}
 	// No user cache directory: compile once per run instead.
@@ -73,43 +63,6 @@ func testCacheDir() (dir string, cleanup func()) {
 		panic(err)
 	}
 	return dir, func() { os.RemoveAll(dir) }
-}
-
-func sharedCacheDir() (string, error) {
-	base, err := os.UserCacheDir()
-	if err != nil {
-		return "", err
-	}
-	h := sha256.New()
-	for _, name := range []string{"../../go.mod", "guest.wasm", "testdata/evil.wasm"} {
-		b, err := os.ReadFile(name)
-		if err != nil {
-			return "", err
-		}
-		if name == "../../go.mod" {
-			i := bytes.Index(b, []byte("github.com/tetratelabs/wazero "))
-			if i < 0 {
-				return "", errors.New("go.mod does not require wazero")
-			}
-			b, _, _ = bytes.Cut(b[i:], []byte("\n"))
-		}
-		h.Write(b)
-	}
-	parent := filepath.Join(base, "hearth-sandbox-test")
-	dir := filepath.Join(parent, hex.EncodeToString(h.Sum(nil))[:16])
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", err
-	}
-	now := time.Now()
-	_ = os.Chtimes(dir, now, now)
-	if old, err := os.ReadDir(parent); err == nil {
-		for _, e := range old {
-			if info, err := e.Info(); err == nil && e.Name() != filepath.Base(dir) && now.Sub(info.ModTime()) > 24*time.Hour {
-				_ = os.RemoveAll(filepath.Join(parent, e.Name()))
-			}
-		}
-	}
-	return dir, nil
 }
 
 // newSandbox returns a Sandbox closed at the end of the test.

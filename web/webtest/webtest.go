@@ -23,6 +23,7 @@ import (
 	"hearth/blob"
 	"hearth/engine"
 	"hearth/engine/sandbox"
+	"hearth/engine/sandbox/sandboxtest"
 	svcv1 "hearth/proto/svc/v1"
 	"hearth/proto/svc/v1/svcv1connect"
 	"hearth/web"
@@ -191,7 +192,10 @@ func sharedSandbox(t testing.TB) *sandbox.Sandbox {
 	sandboxOnce.Do(func() {
 		// A deadline a busy machine under the race detector cannot reach: tests of what the
 		// server does with a file the sandbox gives up on bring a sandbox of their own.
-		sandboxBox, sandboxErr = sandbox.New(context.Background(), sandbox.Options{Timeout: time.Minute})
+		// The compiled guest is kept across runs (sandboxtest.CacheDir); without a cache
+		// directory it is compiled in memory.
+		dir, _ := sandboxtest.CacheDir()
+		sandboxBox, sandboxErr = sandbox.New(context.Background(), sandbox.Options{CacheDir: dir, Timeout: time.Minute})
 	})
 	if sandboxErr != nil {
 		t.Fatal(sandboxErr)
