@@ -20,8 +20,9 @@ import (
 // wazero keys its entries by the module's hash but, in a test binary (which records no module
 // versions), not by its own version: the directory is named after a hash of go.mod's wazero
 // requirement and the guests, so code compiled by another wazero is never loaded. Directories
-// of other hashes are removed once a day old. It fails when there is no user cache directory
-// or the sources are not beside the test binary's package.
+// of other hashes are removed once a day old. It fails when there is no user cache directory,
+// or when the sandbox's files are not at the path this file was compiled from (a build with
+// -trimpath, or a test binary run on another machine); callers then compile without it.
 func CacheDir() (string, error) {
 	base, err := os.UserCacheDir()
 	if err != nil {
