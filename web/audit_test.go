@@ -1,0 +1,88 @@
+package web_test
+
+import (
+	"strings"
+	"testing"
+
+	"google.golang.org/protobuf/encoding/protojson"
+
+	svcv1 "hearth/proto/svc/v1"
+)
+
+// Regression tests from the authorization audit (docs/decisions.md, "Authorization audit").
+
+// TestReplayDoesNotRevealDeletedOrEditedText: a message deleted (by a moderator, or its author)
+// or edited keeps its old text out of every later answer, and so out of a replay too: a member
+// who comes into the channel afterwards and subscribes from an old seq gets the message events
+// with the text the message has now, and a deleted message's events empty (deleted, no text,
+// no files, no reactions).
+func TestReplayDoesNotRevealDeletedOrEditedText(t *testing.T) {
+	c := newCommunity(t)
+	alice := c.member(svcv1.MemberRole_MEMBER_ROLE_MEMBER)
+	bob := c.member(svcv1.MemberRole_MEMBER_ROLE_MEMBER)
+	secret := mustChannel(t, c.owner, "secret", svcv1.ChannelKind_CHANNEL_KIND_PRIVATE)
+	mustAdd(t, c.owner, secret, alice)
+	seq0 := c.s.Engine.Seq()
+
+	doxx := c.send(alice, secret.GetId(), "doxx-1234 lives at 1 Elm Street")
+	_, err := alice.Chat.React(ctx, req(&svcv1.ReactRequest{MessageId: doxx.GetId(), Emoji: "👍"}))
+	wantOK(t, "reacting", err)
+	reply := mustSend(t, c.owner, &svcv1.SendMessageRequest{ChannelId: secret.GetId(), Text: "reply", ThreadRootId: doxx.GetId()})
+	_, err = c.owner.Chat.DeleteMessage(ctx, req(&svcv1.DeleteMessageRequest{MessageId: doxx.GetId()}))
+	wantOK(t, "the owner deleting the message", err)
+	typo := c.send(alice, secret.GetId(), "the password is hunter2-5678")
+	_, err = alice.Chat.EditMessage(ctx, req(&svcv1.EditMessageRequest{MessageId: typo.GetId(), Text: "never mind"}))
+	wantOK(t, "editing", err)
+	mustAdd(t, c.owner, secret, bob)
+
+	st := bob.Subscribe(t, seq0)
+	bio := "marker replay"
+	if _, err := c.owner.Server.UpdateProfile(ctx, req(&svcv1.UpdateProfileRequest{Bio: &bio})); err != nil {
+		t.Fatal(err)
+	}
+	evs := st.Until(func(ev *svcv1.Event) bool { return ev.GetMemberUpdated().GetBio() == bio })
+	seen := map[string]int{}
+	for _, ev := range evs {
+		b, err := protojson.Marshal(ev)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range []string{"doxx-1234", "Elm Street", "hunter2", "5678", "👍"} {
+			if strings.Contains(string(b), s) {
+				t.Errorf("the replay reveals %q: %s", s, b)
+			}
+		}
+		m := ev.GetMessageCreated()
+		if m == nil {
+			m = ev.GetMessageUpdated()
+		}
+		if m == nil {
+			m = ev.GetMessageDeleted()
+		}
+		k, _, _ := strings.Cut(kind(ev), ":")
+		switch m.GetId() {
+		case doxx.GetId():
+			seen[k+" doxx"]++
+			if !m.GetDeleted() || m.GetText() != "" || len(m.GetReactions()) > 0 {
+				t.Errorf("replayed %s of the deleted message: %v, want it deleted, without text or reactions", k, m)
+			}
+		case typo.GetId():
+			seen[k+" typo"]++
+			if m.GetText() != "never mind" || m.GetEditedAtMs() == 0 {
+				t.Errorf("replayed %s of the edited message: %v, want its text as edited", k, m)
+			}
+		case reply.GetId():
+			seen[k+" reply"]++
+		}
+	}
+	// Every event is still replayed (the client keeps its counts and threads), only emptied.
+	want := map[string]int{
+		"message_created doxx": 1, "message_updated doxx": 2, "message_deleted doxx": 1,
+		"message_created reply": 1, "message_created typo": 1, "message_updated typo": 1,
+	}
+	for k, n := range want {
+		if seen[k] != n {
+			t.Errorf("replay: %d x %s, want %d (all: %v)", seen[k], k, n, seen)
+		}
+	}
+}
