@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"connectrpc.com/connect"
 	"google.golang.org/protobuf/encoding/protojson"
 
 	svcv1 "hearth/proto/svc/v1"
@@ -85,4 +86,41 @@ func TestReplayDoesNotRevealDeletedOrEditedText(t *testing.T) {
 			t.Errorf("replay: %d x %s, want %d (all: %v)", seen[k], k, n, seen)
 		}
 	}
+}
+
+// TestBlockStopsEditsAndReactionsInADM: a block between two members of a DM stops them from
+// writing there (API.md), and an edit writes new text and a reaction new content as surely as
+// a message does: both are refused either way, as typing is, until the block is lifted. Deleting
+// one's own message stays possible.
+func TestBlockStopsEditsAndReactionsInADM(t *testing.T) {
+	c := newCommunity(t)
+	alice := c.member(svcv1.MemberRole_MEMBER_ROLE_MEMBER)
+	bob := c.member(svcv1.MemberRole_MEMBER_ROLE_MEMBER)
+	dm := openDM(t, c.s, alice, bob)
+	fromBob := c.send(bob, dm.GetId(), "hello")
+	fromAlice := c.send(alice, dm.GetId(), "hi")
+	bobsOther := c.send(bob, dm.GetId(), "bye")
+	_, err := alice.Server.BlockMember(ctx, req(&svcv1.BlockMemberRequest{MemberId: bob.Member.GetId()}))
+	wantOK(t, "alice blocking bob", err)
+	st := alice.Subscribe(t, c.s.Engine.Seq())
+
+	_, err = bob.Chat.EditMessage(ctx, req(&svcv1.EditMessageRequest{MessageId: fromBob.GetId(), Text: "you will regret this"}))
+	wantCode(t, "the blocked member editing their DM message", err, connect.CodePermissionDenied, "blocked")
+	_, err = bob.Chat.React(ctx, req(&svcv1.ReactRequest{MessageId: fromAlice.GetId(), Emoji: "🖕"}))
+	wantCode(t, "the blocked member reacting in the DM", err, connect.CodePermissionDenied, "blocked")
+	_, err = alice.Chat.EditMessage(ctx, req(&svcv1.EditMessageRequest{MessageId: fromAlice.GetId(), Text: "hi!"}))
+	wantCode(t, "the blocker editing in the DM", err, connect.CodePermissionDenied, "blocked")
+	_, err = alice.Chat.React(ctx, req(&svcv1.ReactRequest{MessageId: fromBob.GetId(), Emoji: "👍"}))
+	wantCode(t, "the blocker reacting in the DM", err, connect.CodePermissionDenied, "blocked")
+	_, err = bob.Chat.DeleteMessage(ctx, req(&svcv1.DeleteMessageRequest{MessageId: bobsOther.GetId()}))
+	wantOK(t, "the blocked member deleting their own DM message", err)
+	got := between(t, alice, func() {}, st)
+	wantEvents(t, got, [][]string{{"message_deleted"}}, "alice's stream")
+
+	_, err = alice.Server.UnblockMember(ctx, req(&svcv1.UnblockMemberRequest{MemberId: bob.Member.GetId()}))
+	wantOK(t, "alice unblocking bob", err)
+	_, err = bob.Chat.EditMessage(ctx, req(&svcv1.EditMessageRequest{MessageId: fromBob.GetId(), Text: "hello again"}))
+	wantOK(t, "editing once unblocked", err)
+	_, err = bob.Chat.React(ctx, req(&svcv1.ReactRequest{MessageId: fromAlice.GetId(), Emoji: "👍"}))
+	wantOK(t, "reacting once unblocked", err)
 }
