@@ -124,3 +124,38 @@ func TestBlockStopsEditsAndReactionsInADM(t *testing.T) {
 	_, err = bob.Chat.React(ctx, req(&svcv1.ReactRequest{MessageId: fromAlice.GetId(), Emoji: "👍"}))
 	wantOK(t, "reacting once unblocked", err)
 }
+
+// TestPluginOfAHigherBotIsNotAnAdminsToManage: a plugin acts as its bot, so replacing its
+// source, disabling or deleting it acts on that bot. A plugin whose bot the owner made an admin
+// is, like any such bot (DeleteBot, RotateBotToken), the owner's to manage: another admin who
+// could put in their own source would run code as a member of their own rank, in the private
+// channels the bot is in.
+func TestPluginOfAHigherBotIsNotAnAdminsToManage(t *testing.T) {
+	c := newCommunity(t)
+	admin := c.member(svcv1.MemberRole_MEMBER_ROLE_ADMIN)
+	p := mustInstall(t, c.owner, "steward", "chat.on('message', function (m) {});")
+	_, err := c.owner.Server.SetMemberRole(ctx, req(&svcv1.SetMemberRoleRequest{MemberId: p.GetBotId(), Role: svcv1.MemberRole_MEMBER_ROLE_ADMIN}))
+	wantOK(t, "the owner making the plugin's bot an admin", err)
+
+	_, err = admin.Bot.InstallPlugin(ctx, req(&svcv1.InstallPluginRequest{Name: "steward", Source: "chat.on('message', function (m) { chat.sendMessage({channelId: m.channelId, text: 'mine'}); });"}))
+	wantCode(t, "an admin replacing the source", err, connect.CodePermissionDenied, "higher rank", "admin")
+	_, err = admin.Bot.SetPluginEnabled(ctx, req(&svcv1.SetPluginEnabledRequest{Name: "steward", Enabled: false}))
+	wantCode(t, "an admin disabling it", err, connect.CodePermissionDenied, "higher rank")
+	_, err = admin.Bot.DeletePlugin(ctx, req(&svcv1.DeletePluginRequest{Name: "steward"}))
+	wantCode(t, "an admin deleting it", err, connect.CodePermissionDenied, "higher rank")
+	if got := listed(t, c.owner, "steward"); !got.GetEnabled() || !got.GetRunning() || got.GetBotId() != p.GetBotId() {
+		t.Fatalf("after the refusals the plugin is %v, want it untouched", got)
+	}
+	if src := fileText(t, pluginPath(c.s, "steward.js")); strings.Contains(src, "mine") {
+		t.Errorf("the refused source was written: %q", src)
+	}
+
+	// The owner manages it, and an admin still manages plugins whose bot ranks lower.
+	_, err = c.owner.Bot.SetPluginEnabled(ctx, req(&svcv1.SetPluginEnabledRequest{Name: "steward", Enabled: false}))
+	wantOK(t, "the owner disabling it", err)
+	_, err = c.owner.Bot.DeletePlugin(ctx, req(&svcv1.DeletePluginRequest{Name: "steward"}))
+	wantOK(t, "the owner deleting it", err)
+	mustInstall(t, admin, "helper", "1")
+	_, err = admin.Bot.DeletePlugin(ctx, req(&svcv1.DeletePluginRequest{Name: "helper"}))
+	wantOK(t, "an admin deleting a plugin of a member-rank bot", err)
+}
