@@ -945,7 +945,7 @@ export const ChatService: GenService<{
    * Creates a TEXT or PRIVATE channel. Admin or owner.
    * The name is normalized: lowercase, runs of anything but letters and digits become one
    * hyphen, no hyphen at either end ("Hello World!" becomes "hello-world"); at most 80
-   * characters after normalization; empty after normalization: invalid_argument. Topic up to
+   * characters after normalization (320 as typed); empty after normalization: invalid_argument. Topic up to
    * 1,024 characters, category up to 80. A PRIVATE channel starts with the caller as its only
    * member. The new channel goes last in its category.
    * Events: channel_created to those who can see it.
