@@ -13,8 +13,8 @@ const (
 	// against the lifetime of a login token (hours), so a busy client still costs one full
 	// verification a minute.
 	tokenCacheTTL = 60 * time.Second
-	// tokenCacheSize bounds the entries. An entry is ~250 bytes (the hash, the Identity's
-	// strings, the expiry), so the cache never holds more than ~1 MB. The cache only helps
+	// tokenCacheSize bounds the entries. An entry is ~270 bytes (the hash, the Identity's
+	// strings, the token's exp and the entry's expiry), so the cache never holds more than ~1 MB. The cache only helps
 	// tokens that call again within tokenCacheTTL: the load runs have 1,500 senders, and a
 	// community of a few thousand people has fewer active at once; an open stream verifies
 	// once, when it opens. Past the bound, entries are evicted and the extra tokens cost
@@ -66,8 +66,9 @@ type cacheShard struct {
 }
 
 type cacheEntry struct {
-	id      Identity
-	expires time.Time
+	id Identity
+	// exp is the token's; expires, when the entry stops being used (at exp or earlier).
+	exp, expires time.Time
 }
 
 func newTokenCache(now func() time.Time, size, shards int, ttl time.Duration) *tokenCache {
@@ -83,16 +84,17 @@ func (c *tokenCache) shard(key *[sha256.Size]byte) *cacheShard {
 	return &c.shards[int(key[0])%len(c.shards)]
 }
 
-// get returns the cached identity of the token whose hash is key, if it has not expired.
-func (c *tokenCache) get(key *[sha256.Size]byte) (Identity, bool) {
+// get returns the cached identity of the token whose hash is key and the token's exp, if
+// the entry has not expired.
+func (c *tokenCache) get(key *[sha256.Size]byte) (Identity, time.Time, bool) {
 	s := c.shard(key)
 	s.mu.RLock()
 	e, ok := s.entries[*key]
 	s.mu.RUnlock()
 	if !ok || !c.now().Before(e.expires) {
-		return Identity{}, false
+		return Identity{}, time.Time{}, false
 	}
-	return e.id, true
+	return e.id, e.exp, true
 }
 
 // put stores id for the token whose hash is key, verified at now, expiring at exp; gen is
@@ -116,7 +118,7 @@ func (c *tokenCache) put(key *[sha256.Size]byte, id Identity, now, exp time.Time
 	if _, ok := s.entries[*key]; !ok && len(s.entries) >= c.shardSize {
 		s.evict(now, c.shardSize)
 	}
-	s.entries[*key] = cacheEntry{id: id, expires: expires}
+	s.entries[*key] = cacheEntry{id: id, exp: exp, expires: expires}
 }
 
 // evict makes room in a full shard: it drops the expired entries, and if that leaves the

@@ -18,11 +18,11 @@ func TestTokenCacheIgnoresPutFromBeforeInvalidation(t *testing.T) {
 	gen := c.generation()
 	c.invalidate()
 	c.put(&k, Identity{Subject: "alice"}, now, now.Add(time.Hour), gen)
-	if _, ok := c.get(&k); ok {
+	if _, _, ok := c.get(&k); ok {
 		t.Fatal("an answer from before the invalidation was stored")
 	}
 	c.put(&k, Identity{Subject: "alice"}, now, now.Add(time.Hour), c.generation())
-	if id, ok := c.get(&k); !ok || id.Subject != "alice" {
+	if id, _, ok := c.get(&k); !ok || id.Subject != "alice" {
 		t.Fatalf("get = %+v, %v after a put of the current generation", id, ok)
 	}
 }
@@ -36,18 +36,19 @@ func TestTokenCacheExpiry(t *testing.T) {
 	c.put(&short, Identity{Subject: "a"}, now, now.Add(10*time.Second), c.generation())
 	c.put(&long, Identity{Subject: "b"}, now, now.Add(time.Hour), c.generation())
 	clock = now.Add(10*time.Second - time.Nanosecond)
-	if _, ok := c.get(&short); !ok {
+	if _, _, ok := c.get(&short); !ok {
 		t.Fatal("entry gone before its token's exp")
 	}
 	clock = now.Add(10 * time.Second)
-	if _, ok := c.get(&short); ok {
+	if _, _, ok := c.get(&short); ok {
 		t.Fatal("entry served at its token's exp")
 	}
-	if _, ok := c.get(&long); !ok {
-		t.Fatal("entry gone before the TTL")
+	// The cached answer carries the token's exp, not the entry's end.
+	if _, exp, ok := c.get(&long); !ok || !exp.Equal(now.Add(time.Hour)) {
+		t.Fatalf("get = exp %v, %v before the TTL; want the token's exp %v", exp, ok, now.Add(time.Hour))
 	}
 	clock = now.Add(time.Minute)
-	if _, ok := c.get(&long); ok {
+	if _, _, ok := c.get(&long); ok {
 		t.Fatal("entry served at the end of the TTL")
 	}
 	// A token that has already expired is not stored at all.
@@ -106,7 +107,7 @@ func BenchmarkTokenCacheGet(b *testing.B) {
 			b.RunParallel(func(pb *testing.PB) {
 				i := 0
 				for pb.Next() {
-					if _, ok := c.get(&keys[i%len(keys)]); !ok {
+					if _, _, ok := c.get(&keys[i%len(keys)]); !ok {
 						b.Error("miss")
 						return
 					}

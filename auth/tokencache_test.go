@@ -100,6 +100,24 @@ func TestVerifyCachedTokenExpires(t *testing.T) {
 	wantError(t, err, auth.ErrExpired, "token expired")
 }
 
+// VerifyExpiry gives the token's exp whether it verifies the token in full or answers from
+// the cache, whose entries end earlier (at the TTL): a stream opened with a cached token ends
+// at the token's exp, not the entry's.
+func TestVerifyExpiryIsTheTokensFromTheCacheToo(t *testing.T) {
+	clk := newClock()
+	iss, v := newLocal(t, clk)
+	want := clk.Now().Add(time.Hour).Unix()
+	tok := mint(t, iss, "alice", "", time.Hour)
+	for i := range 3 {
+		id, exp, err := v.VerifyExpiry(context.Background(), tok)
+		if err != nil || id.Subject != "alice" || exp.Unix() != want {
+			t.Fatalf("VerifyExpiry %d = %+v, exp %d, %v; want alice, exp %d", i, id, exp.Unix(), err, want)
+		}
+		clk.Advance(time.Second)
+	}
+	wantFull(t, v, 1)
+}
+
 // Two tokens of one subject are two entries: each is verified, and each gets its own claims.
 func TestVerifyCacheKeysByToken(t *testing.T) {
 	clk := newClock()

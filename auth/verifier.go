@@ -117,24 +117,31 @@ func NewVerifier(ctx context.Context, cfg VerifierConfig) (*Verifier, error) {
 // A token that verified is remembered for a short while (see tokenCache) and not checked
 // again until then, unless it expires or its issuer's keys change first.
 func (v *Verifier) Verify(ctx context.Context, token string) (Identity, error) {
+	id, _, err := v.VerifyExpiry(ctx, token)
+	return id, err
+}
+
+// VerifyExpiry is Verify that also returns when the token expires (its exp, never zero: a
+// token without one is refused). What the token proves holds until then, and no longer: a
+// Subscribe stream opened with it ends then (see engine.Subscribe).
+func (v *Verifier) VerifyExpiry(ctx context.Context, token string) (Identity, time.Time, error) {
 	// A token too long to be valid is refused by parseHeader before it is hashed.
 	if v.cache == nil || len(token) > maxTokenBytes {
-		id, _, err := v.verify(ctx, token)
-		return id, err
+		return v.verify(ctx, token)
 	}
 	key := sha256.Sum256([]byte(token))
-	if id, ok := v.cache.get(&key); ok {
-		return id, nil
+	if id, exp, ok := v.cache.get(&key); ok {
+		return id, exp, nil
 	}
 	// Read before verify looks at any key: if the keys change meanwhile, the answer is not
 	// stored.
 	gen := v.cache.generation()
 	id, exp, err := v.verify(ctx, token)
 	if err != nil {
-		return Identity{}, err
+		return Identity{}, time.Time{}, err
 	}
 	v.cache.put(&key, id, v.now(), exp, gen)
-	return id, nil
+	return id, exp, nil
 }
 
 // verify checks token in full and returns who it names and when it expires.

@@ -333,6 +333,10 @@ func (e *Engine) Seq() int64 { return e.snap.Load().Seq() }
 // Caller is who makes a call: an active member.
 type Caller struct {
 	ID string
+	// Expires is when the token the caller showed expires (a person's access token, its exp);
+	// zero for a token that does not (a bot's). A call is checked once, when it arrives, but a
+	// Subscribe stream lasts: it ends when its token expires (see Subscribe).
+	Expires time.Time
 }
 
 // MemberForLogin returns the active member of a login.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"runtime"
 	"sync/atomic"
+	"time"
 
 	svcv1 "hearth/proto/svc/v1"
 )
@@ -27,6 +28,9 @@ const (
 	// StreamCapped: the member opened more streams than allowed, and this one was ended
 	// (an error with CodeResourceExhausted).
 	StreamCapped StreamEnd = "stream_cap"
+	// StreamTokenExpired: the access token the stream was opened with expired
+	// (ErrTokenExpired, CodeUnauthenticated).
+	StreamTokenExpired StreamEnd = "token_expired"
 	// StreamFailed: anything else, such as a send that failed or a database error.
 	StreamFailed StreamEnd = "error"
 )
@@ -35,9 +39,15 @@ const (
 // the stream open before the first event), then every event after afterSeq the caller may see,
 // replayed from the log, then live events, as one Follower hands them over; a heartbeat every
 // 25 s. It returns when the client goes away (ctx), the stream must resync (after sending
-// resync), the member leaves, the server closes, or the member opens more than
-// MaxStreamsPerMember streams and this is their oldest (ErrTooManyStreams); a nil error means
-// the stream ended normally. The StreamEnd says which.
+// resync), the member leaves, the server closes, the member opens more than
+// MaxStreamsPerMember streams and this is their oldest (ErrTooManyStreams), or the caller's
+// token expires (c.Expires, ErrTokenExpired); a nil error means the stream ended normally.
+// The StreamEnd says which.
+//
+// A token is checked when the stream opens; the stream then lasts, so it ends when the token
+// it was opened with expires, on the engine's clock: the heartbeat's timer is set for that
+// moment when it comes before the next heartbeat (no timer of its own, nothing per delivery).
+// The client subscribes again with a new token from its last seq, losing nothing.
 //
 // send gets each frame with more set when another follows at once (the rest of what the
 // stream had waiting): a sink may hold such a frame back and write it with the next, so that
@@ -61,6 +71,9 @@ func (e *Engine) Subscribe(ctx context.Context, c Caller, afterSeq int64, send S
 	ctx, untrack := e.open.track(ctx, c.ID)
 	defer untrack()
 	s := &stream{e: e, send: send}
+	if !c.Expires.IsZero() {
+		s.expires = c.Expires.UnixNano()
+	}
 	f, err := e.Follow(FollowOptions{AfterSeq: afterSeq, Member: c.ID})
 	if errors.Is(err, ErrResync) {
 		return s.ended(ctx, StreamResync, RunOnFreshStack(s.resync))
@@ -93,6 +106,8 @@ func (s *stream) finish(ctx context.Context, err error) (StreamEnd, error) {
 		return s.ended(ctx, StreamLeft, nil)
 	case errors.Is(err, ErrClosed):
 		return s.ended(ctx, StreamShutdown, nil)
+	case errors.Is(err, ErrTokenExpired):
+		return s.ended(ctx, StreamTokenExpired, err)
 	case errors.Is(err, context.Canceled):
 		return s.ended(ctx, StreamClientClosed, nil)
 	}
@@ -112,6 +127,8 @@ func (s *stream) ended(ctx context.Context, why StreamEnd, err error) (StreamEnd
 		why, err = StreamClientClosed, nil
 	case errors.As(err, &ee) && ee.Code == CodeResourceExhausted:
 		why = StreamCapped
+	case errors.Is(err, ErrTokenExpired):
+		why = StreamTokenExpired
 	case err != nil:
 		why = StreamFailed
 	}
@@ -136,8 +153,12 @@ func (s *stream) run(ctx context.Context, f *Follower) error {
 	s.alarm = make(chan struct{}, 1)
 	defer context.AfterFunc(ctx, s.ring)()
 	// The heartbeat's timer is re-armed here, on the stream's goroutine, when it has fired:
-	// only this goroutine touches it.
-	beat := s.e.clock.AfterFunc(s.e.opts.Heartbeat, s.beatDue)
+	// only this goroutine touches it. It also tells when the stream's token expires.
+	next, err := s.nextBeat()
+	if err != nil {
+		return err
+	}
+	beat := s.e.clock.AfterFunc(next, s.beatDue)
 	defer func() { beat.Stop() }()
 	for {
 		send := func() error { return s.sendAvailable(ctx, f) }
@@ -154,7 +175,11 @@ func (s *stream) run(ctx context.Context, f *Follower) error {
 			return err
 		}
 		if s.beat.Swap(false) {
-			beat = s.e.clock.AfterFunc(s.e.opts.Heartbeat, s.beatDue)
+			next, err := s.nextBeat()
+			if err != nil {
+				return err
+			}
+			beat = s.e.clock.AfterFunc(next, s.beatDue)
 			if err := RunOnFreshStack(s.heartbeat); err != nil {
 				return err
 			}
@@ -170,7 +195,27 @@ func (s *stream) ring() {
 	}
 }
 
-// beatDue is the heartbeat's timer firing: the stream sends one when it wakes.
+// ErrTokenExpired ends a stream whose access token expired (see Subscribe).
+var ErrTokenExpired = &Error{Code: CodeUnauthenticated, Msg: "the access token this stream was opened with expired; subscribe again with a new one"}
+
+// nextBeat is how long until the heartbeat's timer should fire: the next heartbeat, or the
+// expiry of the stream's token if that comes first. ErrTokenExpired once it has come: the
+// timer fired at the expiry, or the token had expired on the engine's clock when the stream
+// opened.
+func (s *stream) nextBeat() (time.Duration, error) {
+	d := s.e.opts.Heartbeat
+	if s.expires == 0 {
+		return d, nil
+	}
+	left := time.Duration(s.expires - s.e.now().UnixNano())
+	if left <= 0 {
+		return 0, ErrTokenExpired
+	}
+	return min(d, left), nil
+}
+
+// beatDue is the heartbeat's timer firing: the stream sends one when it wakes (or ends, when
+// its token has expired).
 func (s *stream) beatDue() {
 	s.beat.Store(true)
 	s.ring()
@@ -237,6 +282,9 @@ type stream struct {
 	// event: its context ending, or its heartbeat coming due (then beat is set).
 	alarm chan struct{}
 	beat  atomic.Bool
+	// expires is when the token the stream was opened with expires, in Unix nanoseconds on
+	// the engine's clock; 0 for a token that does not (a bot's).
+	expires int64
 }
 
 func (s *stream) heartbeat() error {

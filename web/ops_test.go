@@ -81,14 +81,18 @@ func (b *syncBuffer) waitLine(t *testing.T, patterns ...string) string {
 	}
 }
 
-func startOps(t *testing.T, version string) *opsServer {
+func startOps(t *testing.T, version string, options ...webtest.Option) *opsServer {
 	t.Helper()
 	hs := httptest.NewUnstartedServer(nil)
 	o := &opsServer{URL: "http://" + hs.Listener.Addr().String(), log: &syncBuffer{}}
 	log := slog.New(slog.NewTextHandler(o.log, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	opts := engine.Options{BaseURL: o.URL, Version: version}
+	for _, o := range options {
+		o(&opts)
+	}
 	s, err := web.Open(context.Background(), web.Config{
 		Data:             t.TempDir(),
-		Engine:           engine.Options{BaseURL: o.URL, Version: version},
+		Engine:           opts,
 		Metrics:          true,
 		IssuerHTTPClient: http.DefaultClient,
 		Log:              log,
@@ -297,25 +301,11 @@ func TestMetricsCountStreamsEndedByTheCapAndByLeaving(t *testing.T) {
 	o.log.waitLine(t, `msg="stream closed"`, "ended=stream_cap")
 	o.log.waitLine(t, `msg="stream closed"`, "ended=member_left")
 
-	want := []string{
+	o.waitMetrics(t,
 		`hearth_subscribe_streams_ended_total{reason="stream_cap"} 1`,
 		`hearth_subscribe_streams_ended_total{reason="member_left"} 1`,
 		`hearth_subscribe_streams_ended_total{reason="error"} 0`,
-	}
-	deadline := time.Now().Add(webtest.Wait)
-	for {
-		rec := httptest.NewRecorder()
-		o.Metrics.Handler().ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
-		text := rec.Body.String()
-		missing := slices.DeleteFunc(slices.Clone(want), func(w string) bool { return strings.Contains(text, w+"\n") })
-		if len(missing) == 0 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("metrics lack %v:\n%s", missing, grep(text, "hearth_subscribe_streams_ended"))
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	)
 }
 
 func grep(text, pattern string) string {

@@ -237,12 +237,15 @@ export class Session {
         clearTimeout(watchdog);
         watchdog = window.setTimeout(() => ac.abort(), 60_000);
       };
+      // The access token the stream opens with: the server ends the stream when it expires.
+      let opened: string | undefined;
       try {
         if (resync) {
           if (!(await this.loadState())) return;
           resync = false;
         }
         kick();
+        opened = await this.api.token();
         for await (const ev of this.api.chat.subscribe({ afterSeq: this.seq }, { signal: ac.signal })) {
           kick();
           if (!this.online) {
@@ -260,6 +263,15 @@ export class Session {
       } catch (e) {
         if (this.closed) return;
         const code = codeOf(e);
+        // The stream outlived its access token (the server ends it when the token expires,
+        // while the calls meanwhile may have refreshed it already): subscribe again at once
+        // from the last seq with the token there is now, refreshed first if it expires soon,
+        // and nothing to tell the person. Only with another token than the stream's, so a
+        // server that refuses every token makes no loop.
+        if (code === Code.Unauthenticated && opened) {
+          const now = await this.api.token();
+          if (now && now !== opened) continue;
+        }
         if (await this.reauthorized(e)) continue;
         if (code === Code.Unauthenticated || code === Code.PermissionDenied) {
           this.failed(e);
