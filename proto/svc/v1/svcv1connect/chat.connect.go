@@ -252,7 +252,9 @@ type ChatServiceClient interface {
 	// seconds. resync (and the end of the
 	// stream) when after_seq is older than the kept log or newer than the server's seq, or when
 	// the client reads too slowly and its buffer overflows. The stream also ends when the caller
-	// leaves, is kicked or banned, or the server shuts down.
+	// leaves, is kicked or banned, or the server shuts down; and, with unauthenticated, when the
+	// access token it was opened with expires (at its exp; a bot's token never does): subscribe
+	// again with a new token from the last seq seen.
 	Subscribe(context.Context, *connect.Request[v1.SubscribeRequest]) (*connect.ServerStreamForClient[v1.Event], error)
 	// Sets the caller's presence: ONLINE or AWAY (invalid_argument otherwise; OFFLINE follows
 	// from closing every stream). Events: presence (seq 0) to every member when it changes.
@@ -680,7 +682,9 @@ type ChatServiceHandler interface {
 	// seconds. resync (and the end of the
 	// stream) when after_seq is older than the kept log or newer than the server's seq, or when
 	// the client reads too slowly and its buffer overflows. The stream also ends when the caller
-	// leaves, is kicked or banned, or the server shuts down.
+	// leaves, is kicked or banned, or the server shuts down; and, with unauthenticated, when the
+	// access token it was opened with expires (at its exp; a bot's token never does): subscribe
+	// again with a new token from the last seq seen.
 	Subscribe(context.Context, *connect.Request[v1.SubscribeRequest], *connect.ServerStream[v1.Event]) error
 	// Sets the caller's presence: ONLINE or AWAY (invalid_argument otherwise; OFFLINE follows
 	// from closing every stream). Events: presence (seq 0) to every member when it changes.

@@ -1243,7 +1243,9 @@ export const ChatService: GenService<{
    * seconds. resync (and the end of the
    * stream) when after_seq is older than the kept log or newer than the server's seq, or when
    * the client reads too slowly and its buffer overflows. The stream also ends when the caller
-   * leaves, is kicked or banned, or the server shuts down.
+   * leaves, is kicked or banned, or the server shuts down; and, with unauthenticated, when the
+   * access token it was opened with expires (at its exp; a bot's token never does): subscribe
+   * again with a new token from the last seq seen.
    *
    * @generated from rpc svc.v1.ChatService.Subscribe
    */
