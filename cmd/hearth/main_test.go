@@ -62,6 +62,7 @@ func TestBadConfigurationIsOneLineAndExitCode2(t *testing.T) {
 		{"backups too often", []string{"-backup-every", "1m"}, nil, "-backup-every 1m0s must be 0 (off) or 5m to 8784h"},
 		{"negative keep", []string{"-backup-keep", "-1"}, nil, "-backup-keep -1 must be 0 (keep all) to 10000"},
 		{"bad backup bucket", []string{"-backup-to", "ftp://backups.example.com/b"}, nil, `-backup-to: unknown bucket scheme "ftp"`},
+		{"backup folder where it cannot be", []string{"-backup-to", filepath.Join(notADir, "backups")}, nil, "-backup-to " + filepath.Join(notADir, "backups") + ": cannot create the folder"},
 		{"a backup with a stray argument", []string{"backup", "-data", data, "out.tar.gz"}, nil, `backup: unexpected "out.tar.gz"`},
 		{"a restore of nothing", []string{"restore", "-data", data}, nil, "restore: name one backup"},
 		{"unknown command", []string{"launch"}, nil, `unknown command "launch"`},
