@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"unicode/utf8"
 
 	"github.com/google/uuid"
 	"google.golang.org/protobuf/proto"
@@ -150,9 +151,17 @@ func (d *Snapshot) visibleChannel(c Caller, id string) (*storepb.ChannelRecord, 
 	return rec, nil
 }
 
+// channelNameTypedMax bounds a channel name as typed, before it is normalized: normalizing
+// drops runs of spaces and punctuation, so a name may be longer as typed than its 80 characters.
+const channelNameTypedMax = 4 * channelNameMax
+
 // channelName normalizes a channel name and checks it is not empty or too long.
 func channelName(raw string) (string, error) {
-	if err := checkShownText("name", raw, 4*channelNameMax); err != nil {
+	// The bound as typed is not the name's limit: the refusal says which of the two it is.
+	if n := utf8.RuneCountInString(raw); n > channelNameTypedMax && utf8.ValidString(raw) {
+		return "", invalid("name is %s characters as typed; the limit is %s as typed (%d once normalized)", thousands(n), thousands(channelNameTypedMax), channelNameMax)
+	}
+	if err := checkShownText("name", raw, channelNameTypedMax); err != nil {
 		return "", err
 	}
 	name := normalizeChannelName(raw)

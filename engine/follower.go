@@ -155,6 +155,10 @@ func (f *Follower) replay() ([]Delivery, error) {
 			if gone, err := eventExpired(r, le.GetEvent(), cutoff); err != nil || gone {
 				return err == nil, err
 			}
+			// Nor does a replay show the text of a message deleted or edited since.
+			if err := redactReplayed(r, le.GetEvent()); err != nil {
+				return false, err
+			}
 			out = append(out, Delivery{Frame: newFrame(le.GetEvent()), Audience: le.GetAudience(), Reaction: le.GetReaction(), Snapshot: f.snap})
 			return len(out) < replayChunk, nil
 		})

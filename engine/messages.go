@@ -208,6 +208,16 @@ func dmBlocked(d *Snapshot, caller string, members []string) error {
 	return nil
 }
 
+// dmWriteBlocked refuses an edit or a reaction in a DM where the caller and another member
+// blocked each other: like a message (and typing), each puts something new before the others,
+// which a block stops. Deleting one's own message is no such thing and stays allowed.
+func dmWriteBlocked(d *Snapshot, c Caller, rec *storepb.ChannelRecord) error {
+	if ch := rec.GetChannel(); ch.GetKind() == svcv1.ChannelKind_CHANNEL_KIND_DM {
+		return dmBlocked(d, c.ID, ch.GetMemberIds())
+	}
+	return nil
+}
+
 // mentions lists the members a text mentions, once each.
 func mentions(d *Snapshot, text string) []string {
 	var out []string
@@ -292,12 +302,15 @@ func (e *Engine) EditMessage(ctx context.Context, c Caller, req *svcv1.EditMessa
 	}
 	text := search.Analyze(req.GetText(), nil)
 	return submit(e, func(tx *Tx) (*svcv1.EditMessageResponse, error) {
-		m, _, err := e.visibleMessage(tx, c, req.GetMessageId())
+		m, rec, err := e.visibleMessage(tx, c, req.GetMessageId())
 		if err != nil {
 			return nil, err
 		}
 		if m.GetAuthorId() != c.ID {
 			return nil, denied("only the author can edit a message")
+		}
+		if err := dmWriteBlocked(tx.Snap(), c, rec); err != nil {
+			return nil, err
 		}
 		if m.GetDeleted() {
 			return nil, precondition("message %s was deleted", m.GetId())
@@ -398,7 +411,7 @@ func checkEmoji(s string) error {
 		return err
 	}
 	for _, r := range s {
-		if unicode.IsSpace(r) || unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.IsControl(r) || r == '<' || r == '>' {
+		if unicode.IsSpace(r) || unicode.IsLetter(r) || unicode.IsDigit(r) || refusedInName(r) != "" || r == '<' || r == '>' {
 			return invalid("emoji %q is neither a unicode emoji nor a :shortcode:", s)
 		}
 	}
@@ -411,8 +424,11 @@ func (e *Engine) React(ctx context.Context, c Caller, req *svcv1.ReactRequest) (
 		return nil, err
 	}
 	return submit(e, func(tx *Tx) (*svcv1.ReactResponse, error) {
-		m, _, err := e.visibleMessage(tx, c, req.GetMessageId())
+		m, rec, err := e.visibleMessage(tx, c, req.GetMessageId())
 		if err != nil {
+			return nil, err
+		}
+		if err := dmWriteBlocked(tx.Snap(), c, rec); err != nil {
 			return nil, err
 		}
 		if m.GetDeleted() {

@@ -32,7 +32,7 @@ const (
 	clientIDMax       = 64
 	messageTextMax    = 8000
 	reactionsMax      = 50
-	emojiBytesMax     = 32
+	emojiBytesMax     = 64 // bytes: the longest emoji Unicode recommends are 35
 	shortcodeMax      = 62
 	listMessagesMax   = 200
 	listMessagesDef   = 50

@@ -19,6 +19,25 @@ func (e *Engine) RequireAdmin(c Caller, what string) error {
 	return err
 }
 
+// RequirePluginManager fails with permission_denied unless the caller may manage the plugin
+// name (install over it, enable, disable, delete): an admin or the owner, of higher rank than
+// the plugin's bot if it has one. A plugin acts as its bot, so managing it is acting on the bot,
+// and a bot the owner made an admin is the owner's to manage (as with DeleteBot).
+func (e *Engine) RequirePluginManager(c Caller, name, what string) error {
+	d := e.snap.Load()
+	me, err := d.requireRank(c, svcv1.MemberRole_MEMBER_ROLE_ADMIN, what)
+	if err != nil {
+		return err
+	}
+	if checkUsername("name", name) != nil {
+		return nil // no plugin has such a name: the call refuses it
+	}
+	if bot := pluginBot(d, name); bot != "" && d.rank(bot) >= me.GetMember().GetRole() {
+		return denied("%s needs a higher rank than the plugin's bot; the bot of %q is %s", what, name, article(rankName(d.rank(bot))))
+	}
+	return nil
+}
+
 // PluginsChanged sends plugins_changed to admins and the owner.
 func (e *Engine) PluginsChanged() error {
 	_, err := submit(e, func(tx *Tx) (struct{}, error) {

@@ -278,7 +278,7 @@ func (h *Host) List(ctx context.Context, c engine.Caller, _ *svcv1.ListPluginsRe
 // that succeeds does anything change (the bot made on a first install, the file written, the
 // old instance replaced).
 func (h *Host) Install(ctx context.Context, c engine.Caller, req *svcv1.InstallPluginRequest) (*svcv1.InstallPluginResponse, error) {
-	if err := h.eng.RequireAdmin(c, "installing plugins"); err != nil {
+	if err := h.eng.RequirePluginManager(c, strings.TrimSuffix(req.GetName(), enabledExt), "installing plugins"); err != nil {
 		return nil, err
 	}
 	name := strings.TrimSuffix(req.GetName(), enabledExt)
@@ -336,7 +336,7 @@ func (h *Host) Install(ctx context.Context, c engine.Caller, req *svcv1.InstallP
 // SetEnabled is SetPluginEnabled. Enabling a plugin that is enabled but not running (it failed)
 // loads it again.
 func (h *Host) SetEnabled(ctx context.Context, c engine.Caller, req *svcv1.SetPluginEnabledRequest) (*svcv1.SetPluginEnabledResponse, error) {
-	if err := h.eng.RequireAdmin(c, "enabling and disabling plugins"); err != nil {
+	if err := h.eng.RequirePluginManager(c, strings.TrimSuffix(req.GetName(), enabledExt), "enabling and disabling plugins"); err != nil {
 		return nil, err
 	}
 	h.manage.Lock()
@@ -383,7 +383,7 @@ func (h *Host) SetEnabled(ctx context.Context, c engine.Caller, req *svcv1.SetPl
 // Delete is DeletePlugin: the plugin stops, its files, its bot (not the bot's messages) and its
 // stored values are deleted.
 func (h *Host) Delete(ctx context.Context, c engine.Caller, req *svcv1.DeletePluginRequest) (*svcv1.DeletePluginResponse, error) {
-	if err := h.eng.RequireAdmin(c, "deleting plugins"); err != nil {
+	if err := h.eng.RequirePluginManager(c, strings.TrimSuffix(req.GetName(), enabledExt), "deleting plugins"); err != nil {
 		return nil, err
 	}
 	h.manage.Lock()

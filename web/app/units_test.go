@@ -152,8 +152,8 @@ func TestUnitsRoutesServersEmoji(t *testing.T) {
 		t.Errorf("emojiName(🎉) = %q", got)
 	}
 	// Every emoji of the picker is one the server takes as a reaction: no letters, digits or
-	// spaces, at most 32 bytes.
-	bad := eval[[]string](p, `units.searchEmoji("").map(e => e.char).filter(c => /[\p{L}\p{N}\s<>]/u.test(c) || new TextEncoder().encode(c).length > 32)`)
+	// spaces, at most 64 bytes.
+	bad := eval[[]string](p, `units.searchEmoji("").map(e => e.char).filter(c => /[\p{L}\p{N}\s<>]/u.test(c) || new TextEncoder().encode(c).length > 64)`)
 	if len(bad) > 0 {
 		t.Errorf("emoji the server would refuse: %q", bad)
 	}

@@ -945,7 +945,7 @@ export const ChatService: GenService<{
    * Creates a TEXT or PRIVATE channel. Admin or owner.
    * The name is normalized: lowercase, runs of anything but letters and digits become one
    * hyphen, no hyphen at either end ("Hello World!" becomes "hello-world"); at most 80
-   * characters after normalization; empty after normalization: invalid_argument. Topic up to
+   * characters after normalization (320 as typed); empty after normalization: invalid_argument. Topic up to
    * 1,024 characters, category up to 80. A PRIVATE channel starts with the caller as its only
    * member. The new channel goes last in its category.
    * Events: channel_created to those who can see it.
@@ -1064,7 +1064,7 @@ export const ChatService: GenService<{
   },
   /**
    * Adds (remove false) or removes (remove true) the caller's reaction. emoji is a unicode emoji
-   * (up to 32 bytes, no spaces) or `:shortcode:` (1 to 62 of a-z, 0-9, hyphen, underscore). At
+   * (up to 64 bytes, no spaces) or `:shortcode:` (1 to 62 of a-z, 0-9, hyphen, underscore). At
    * most 50 different emoji per message (invalid_argument naming the limit). Adding twice, or
    * removing a reaction that is not there, changes nothing and sends no event. Not on a deleted
    * message (failed_precondition).
