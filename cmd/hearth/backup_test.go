@@ -8,6 +8,7 @@ import (
 	"io"
 	"mime/multipart"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -421,4 +422,69 @@ func noise(n int) []byte {
 		b[i] = byte(x)
 	}
 	return b
+}
+
+// TestBackupThroughAPipeAndRestoreFromStdinOrURL: README's container commands, `hearth backup
+// -o -` and `hearth restore -data DIR -` (and a backup at an http URL): the bytes on stdout are
+// a backup that restores, and a backup cut short restores nothing, says so in one line and
+// leaves the directory missing as it was.
+func TestBackupThroughAPipeAndRestoreFromStdinOrURL(t *testing.T) {
+	bin := hearthBinary(t)
+	data := t.TempDir()
+	_, url := startBinary(t, bin, "-data", data, "-addr", "127.0.0.1:0", "-base-url", drillBase)
+	login(t, bin, data, "alice").at(url).join(t)
+	archive, _ := hearthCmd(t, bin, 0, "backup", "-data", data, "-o", "-")
+
+	restore := func(want int, stdin []byte, args ...string) (string, string) {
+		t.Helper()
+		cmd := exec.Command(bin, append([]string{"restore"}, args...)...)
+		cmd.Stdin = bytes.NewReader(stdin)
+		var out, errb bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &errb
+		err := cmd.Run()
+		code := 0
+		if ee, ok := err.(*exec.ExitError); ok {
+			code = ee.ExitCode()
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		if code != want {
+			t.Fatalf("hearth restore %v: exit %d, want %d\n%s%s", args, code, want, out.String(), errb.String())
+		}
+		return out.String(), errb.String()
+	}
+	fromStdin := filepath.Join(t.TempDir(), "from-stdin")
+	if out, _ := restore(0, []byte(archive), "-data", fromStdin, "-"); !strings.Contains(out, "Restored into "+fromStdin) {
+		t.Fatalf("restore from stdin: %q", out)
+	}
+	for _, name := range []string{"db", "issuer-key", "file-key"} {
+		if _, err := os.Stat(filepath.Join(fromStdin, name)); err != nil {
+			t.Fatalf("restored from stdin: %v", err)
+		}
+	}
+
+	cut := filepath.Join(t.TempDir(), "from-half")
+	_, stderr := restore(1, []byte(archive[:len(archive)/2]), "-data", cut, "-")
+	if !strings.Contains(stderr, "the backup is damaged or cut short") || strings.Count(strings.TrimSpace(stderr), "\n") > 0 {
+		t.Fatalf("restore of half a backup: %q", stderr)
+	}
+	if _, err := os.Stat(cut); !os.IsNotExist(err) {
+		t.Fatalf("restore of half a backup left %s: %v", cut, err)
+	}
+
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/community.tar.gz" {
+			http.NotFound(w, r)
+			return
+		}
+		io.WriteString(w, archive)
+	}))
+	defer srv.Close()
+	fromURL := filepath.Join(t.TempDir(), "from-url")
+	if out, _ := restore(0, nil, "-data", fromURL, srv.URL+"/community.tar.gz"); !strings.Contains(out, "Restored into "+fromURL) {
+		t.Fatalf("restore from a URL: %q", out)
+	}
+	if _, stderr := restore(1, nil, "-data", filepath.Join(t.TempDir(), "none"), srv.URL+"/nothing.tar.gz"); !strings.Contains(stderr, "404 Not Found") {
+		t.Fatalf("restore from a URL that is not there: %q", stderr)
+	}
 }
