@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"io"
 	"net/http"
+	"slices"
 	"testing"
 
 	svcv1 "hearth/proto/svc/v1"
@@ -92,5 +93,69 @@ chat.on('message', m => {
 	defer st.Close()
 	if got := asker(t, nil, owner, st, general.GetId())("!recall"); got != "recalled lantern" {
 		t.Fatalf("the plugin recalls %q after the restore", got)
+	}
+}
+
+// TestRestoredLogStartsPastAGap: the server a backup came from may go on past the backup, and
+// its clients with it. The restored server's first event is 2^40 seqs past the backup's last,
+// so that a client that saw a seq after the backup's gets resync and reloads, instead of
+// subscribing after a seq that means other events here; a client that saw no more than the
+// backup holds replays across the gap. From the new seq on, streams go on as usual, and a
+// restart does not jump again.
+func TestRestoredLogStartsPastAGap(t *testing.T) {
+	s := webtest.Start(t)
+	owner := s.Join("owner")
+	general := mustChannel(t, owner, "general", svcv1.ChannelKind_CHANNEL_KIND_TEXT)
+	mustSend(t, owner, &svcv1.SendMessageRequest{ChannelId: general.GetId(), Text: "before the backup"})
+	resp, err := adminClient(s.Dir).Get("http://hearth" + web.AdminBackupPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	archive, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if err != nil || resp.Trailer.Get(web.BackupResultTrailer) != "ok" {
+		t.Fatalf("GET /backup: %v, trailer %q", err, resp.Trailer.Get(web.BackupResultTrailer))
+	}
+	backedUp := s.Engine.Seq()
+	for range 3 {
+		mustSend(t, owner, &svcv1.SendMessageRequest{ChannelId: general.GetId(), Text: "after the backup"})
+	}
+	sawLast := s.Engine.Seq() // what a client of the old server saw last
+
+	s.RestoreFresh(bytes.NewReader(archive))
+	start := s.Engine.Seq()
+	if start != backedUp+1<<40 {
+		t.Fatalf("the restored server starts at seq %d, want %d + 2^40", start, backedUp)
+	}
+	for after, want := range map[int64][]int64{backedUp - 1: {backedUp, start}, backedUp: {start}} {
+		st := owner.Subscribe(t, after)
+		var seqs []int64
+		for _, ev := range st.Until(func(ev *svcv1.Event) bool { return ev.GetServerUpdated() }) {
+			seqs = append(seqs, ev.GetSeq())
+		}
+		if !slices.Equal(seqs, want) {
+			t.Fatalf("after_seq %d (backup at %d): replayed seqs %v, want %v", after, backedUp, seqs, want)
+		}
+		st.Close()
+	}
+	for _, after := range []int64{backedUp + 1, sawLast, backedUp + 1<<39} {
+		st := owner.Subscribe(t, after)
+		if ev := st.Next(); !ev.GetResync() {
+			t.Fatalf("after_seq %d (backup at %d, restored at %d): %s, want resync", after, backedUp, start, kind(ev))
+		}
+		if err := st.Ended(); err != nil {
+			t.Fatalf("after_seq %d: the stream ended with %v", after, err)
+		}
+	}
+
+	st := owner.Subscribe(t, start)
+	mustSend(t, owner, &svcv1.SendMessageRequest{ChannelId: general.GetId(), Text: "after the restore"})
+	if ev := st.Next(); ev.GetSeq() != start+1 || ev.GetMessageCreated().GetText() != "after the restore" {
+		t.Fatalf("after the restore: %s seq %d, want the message at seq %d", kind(ev), ev.GetSeq(), start+1)
+	}
+	st.Close()
+	s.Restart()
+	if got := s.Engine.Seq(); got != start+1 {
+		t.Fatalf("after a restart the seq is %d, want %d", got, start+1)
 	}
 }
