@@ -20,6 +20,12 @@ const checkTimeout = 30 * time.Second
 // Several servers may share a bucket, so the key is random. The error is one line, naming
 // the bucket (never its credentials) and the step that failed.
 func (b *Bucket) Check(ctx context.Context) error {
+	return b.CheckAs(ctx, "file", "-bucket")
+}
+
+// CheckAs is Check for a bucket with another role: the error calls it "the <role> bucket"
+// and names flag, the option that gave it.
+func (b *Bucket) CheckAs(ctx context.Context, role, flag string) error {
 	ctx, cancel := context.WithTimeout(ctx, checkTimeout)
 	defer cancel()
 	var id [8]byte
@@ -27,7 +33,7 @@ func (b *Bucket) Check(ctx context.Context) error {
 	key := "healthcheck/" + hex.EncodeToString(id[:])
 	want := []byte("hearth bucket check " + key)
 	fail := func(step string, err error) error {
-		return fmt.Errorf("the file bucket %s failed its start check (%s %s): %s; check -bucket and its credentials", b.where, step, key, oneLine(err))
+		return fmt.Errorf("the %s bucket %s failed its start check (%s %s): %s; check %s and its credentials", role, b.where, step, key, oneLine(err), flag)
 	}
 	if _, err := b.Put(ctx, key, bytes.NewReader(want), "text/plain"); err != nil {
 		return fail("write", err)

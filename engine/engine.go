@@ -248,6 +248,10 @@ func Open(db *store.DB, opts Options) (*Engine, error) {
 		e.Close()
 		return nil, err
 	}
+	if err := e.startPastRestore(); err != nil {
+		e.Close()
+		return nil, fmt.Errorf("start the log after the restore: %w", err)
+	}
 	return e, nil
 }
 

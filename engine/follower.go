@@ -144,7 +144,10 @@ func (f *Follower) replay() ([]Delivery, error) {
 	err := f.e.db.View(func(r *store.Reader) error {
 		return r.Events(f.after, f.until, func(le *storepb.LoggedEvent) (bool, error) {
 			seq := le.GetEvent().GetSeq()
-			if seq != f.after+1 {
+			// Seqs follow each other, but for the one gap a restore leaves (restoreSeqGap), which
+			// a follower crosses from the backup's last seq only: one that saw a seq past that,
+			// saw the old server's events, not these.
+			if seq != f.after+1 && seq != f.after+restoreSeqGap {
 				return false, ErrResync
 			}
 			f.after = seq

@@ -238,6 +238,10 @@ func (e *Engine) UpdateProfile(ctx context.Context, c Caller, req *svcv1.UpdateP
 	if err := checkBytes("status_emoji", req.GetStatusEmoji(), statusEmojiMax); err != nil {
 		return nil, err
 	}
+	// Shown beside the member's name: an override character would turn the name around.
+	if err := checkRefusedInName("status_emoji", req.GetStatusEmoji()); err != nil {
+		return nil, err
+	}
 	// avatar_url is the url of an upload of the caller's, or a picture elsewhere on the web.
 	if err := checkLen("avatar_url", req.GetAvatarUrl(), avatarURLMax); err != nil {
 		return nil, err

@@ -411,7 +411,7 @@ func checkEmoji(s string) error {
 		return err
 	}
 	for _, r := range s {
-		if unicode.IsSpace(r) || unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.IsControl(r) || r == '<' || r == '>' {
+		if unicode.IsSpace(r) || unicode.IsLetter(r) || unicode.IsDigit(r) || refusedInName(r) != "" || r == '<' || r == '>' {
 			return invalid("emoji %q is neither a unicode emoji nor a :shortcode:", s)
 		}
 	}

@@ -45,13 +45,22 @@ func checkShownText(field, s string, max int) error {
 	if err := checkLen(field, s, max); err != nil {
 		return err
 	}
+	if err := checkRefusedInName(field, s); err != nil {
+		return err
+	}
+	if s != "" && strings.IndexFunc(s, func(r rune) bool { return !invisible(r) }) < 0 {
+		return invalid("%s must contain a visible character, not only spaces or invisible characters", field)
+	}
+	return nil
+}
+
+// checkRefusedInName refuses a field shown beside names (a name itself, a status emoji) that
+// holds one of the characters refusedInName names.
+func checkRefusedInName(field, s string) error {
 	for i, r := range s {
 		if why := refusedInName(r); why != "" {
 			return invalid("%s must not contain %s; found U+%04X at character %d", field, why, r, utf8.RuneCountInString(s[:i])+1)
 		}
-	}
-	if s != "" && strings.IndexFunc(s, func(r rune) bool { return !invisible(r) }) < 0 {
-		return invalid("%s must contain a visible character, not only spaces or invisible characters", field)
 	}
 	return nil
 }

@@ -319,7 +319,7 @@ func (s *Server) openBackups(ctx context.Context, cfg Config, opts engine.Option
 			return fmt.Errorf("open the backup bucket: %w", err)
 		}
 		s.backupBucket = b
-		if err := b.Check(ctx); err != nil {
+		if err := b.CheckAs(ctx, "backup", "-backup-to"); err != nil {
 			return err
 		}
 		dest = backup.InBucket{Bucket: b}

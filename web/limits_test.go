@@ -209,3 +209,30 @@ func TestEmojiAtTheLimits(t *testing.T) {
 	got := mustAddEmoji(t, s, alice, filePart(name+".png", img))
 	wantResults(t, got, []result{{name + ".png", name, added, ""}})
 }
+
+// TestEmojiBesideNamesRefuseOverrides: a status emoji is shown beside its member's name and a
+// reaction beside others' names, so like the names they refuse control characters and the
+// bidirectional override and isolate characters (a right to left override would turn what
+// follows around on screen).
+func TestEmojiBesideNamesRefuseOverrides(t *testing.T) {
+	c := newCommunity(t)
+	_, err := c.owner.Server.UpdateProfile(ctx, req(&svcv1.UpdateProfileRequest{StatusEmoji: ptr("\U0001F600\u202e")}))
+	wantCode(t, "UpdateProfile with an override in status_emoji", err, connect.CodeInvalidArgument, "status_emoji must not contain bidirectional override or isolate characters; found U+202E at character 2")
+	_, err = c.owner.Server.UpdateProfile(ctx, req(&svcv1.UpdateProfileRequest{StatusEmoji: ptr("\U0001F600\u0085")}))
+	wantCode(t, "UpdateProfile with a control character in status_emoji", err, connect.CodeInvalidArgument, "status_emoji must not contain control characters; found U+0085 at character 2")
+
+	ch := c.channel("general")
+	m := c.send(c.owner, ch.GetId(), "react to me")
+	for _, emoji := range []string{"\U0001F600\u2067", "\u202d\U0001F600"} {
+		_, err = c.owner.Chat.React(ctx, req(&svcv1.ReactRequest{MessageId: m.GetId(), Emoji: emoji}))
+		wantCode(t, "React with an override", err, connect.CodeInvalidArgument, "is neither a unicode emoji nor a :shortcode:")
+	}
+	res, err := c.owner.Chat.React(ctx, req(&svcv1.ReactRequest{MessageId: m.GetId(), Emoji: "\U0001F600"}))
+	if err != nil || len(res.Msg.GetMessage().GetReactions()) != 1 {
+		t.Fatalf("React with a plain emoji: %v", err)
+	}
+	me, err := c.owner.Server.UpdateProfile(ctx, req(&svcv1.UpdateProfileRequest{StatusEmoji: ptr("\U0001F600")}))
+	if err != nil || me.Msg.GetMember().GetStatusEmoji() != "\U0001F600" {
+		t.Fatalf("UpdateProfile with a plain status_emoji: %v", err)
+	}
+}

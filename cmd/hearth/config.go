@@ -215,6 +215,11 @@ func (c *Config) validate() error {
 		if err := blob.ValidateURL(c.BackupTo); err != nil {
 			return fmt.Errorf("-backup-to: %v", err)
 		}
+	} else if c.BackupTo != "" {
+		// A folder named for backups must take them now, not fail at the first one a day later.
+		if err := checkWritableDir("-backup-to", "folder", c.BackupTo); err != nil {
+			return err
+		}
 	}
 	if c.BackupEvery != 0 && (c.BackupEvery < 5*time.Minute || c.BackupEvery > 366*24*time.Hour) {
 		return fmt.Errorf("-backup-every %s must be 0 (off) or 5m to 8784h", c.BackupEvery)
@@ -222,7 +227,7 @@ func (c *Config) validate() error {
 	if c.BackupKeep < 0 || c.BackupKeep > 10000 {
 		return fmt.Errorf("-backup-keep %d must be 0 (keep all) to 10000", c.BackupKeep)
 	}
-	return checkWritableDir(c.Data)
+	return checkWritableDir("-data", "data directory", c.Data)
 }
 
 // checkBaseURL checks -base-url and returns it without a trailing slash.
@@ -295,14 +300,15 @@ func (c *Config) level() (slog.Level, error) {
 	return l, nil
 }
 
-// checkWritableDir creates dir if needed and proves we can write in it.
-func checkWritableDir(dir string) error {
+// checkWritableDir creates dir (what flag names, a what) if needed and proves we can write
+// in it.
+func checkWritableDir(flag, what, dir string) error {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return fmt.Errorf("-data %s: cannot create the data directory: %v", dir, unwrapPathError(err))
+		return fmt.Errorf("%s %s: cannot create the %s: %v", flag, dir, what, unwrapPathError(err))
 	}
 	f, err := os.CreateTemp(dir, ".write-check-*")
 	if err != nil {
-		return fmt.Errorf("-data %s: the data directory is not writable: %v", dir, unwrapPathError(err))
+		return fmt.Errorf("%s %s: the %s is not writable: %v", flag, dir, what, unwrapPathError(err))
 	}
 	name := f.Name()
 	f.Close()

@@ -62,6 +62,7 @@ func TestBadConfigurationIsOneLineAndExitCode2(t *testing.T) {
 		{"backups too often", []string{"-backup-every", "1m"}, nil, "-backup-every 1m0s must be 0 (off) or 5m to 8784h"},
 		{"negative keep", []string{"-backup-keep", "-1"}, nil, "-backup-keep -1 must be 0 (keep all) to 10000"},
 		{"bad backup bucket", []string{"-backup-to", "ftp://backups.example.com/b"}, nil, `-backup-to: unknown bucket scheme "ftp"`},
+		{"backup folder where it cannot be", []string{"-backup-to", filepath.Join(notADir, "backups")}, nil, "-backup-to " + filepath.Join(notADir, "backups") + ": cannot create the folder"},
 		{"a backup with a stray argument", []string{"backup", "-data", data, "out.tar.gz"}, nil, `backup: unexpected "out.tar.gz"`},
 		{"a restore of nothing", []string{"restore", "-data", data}, nil, "restore: name one backup"},
 		{"unknown command", []string{"launch"}, nil, `unknown command "launch"`},
@@ -225,11 +226,22 @@ func uploadThroughBinary(t *testing.T, url, token string) string {
 type process struct {
 	cmd    *exec.Cmd
 	errBuf *lockedBuffer
+	outBuf *lockedBuffer
 	exited chan struct{} // closed when the process has exited; err is then set
 	err    error
 }
 
 func (p *process) stderr() string { return p.errBuf.String() }
+
+// waitStdout waits (bounded) until the process has written want on its standard output.
+func (p *process) waitStdout(t *testing.T, want string) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); !strings.Contains(p.outBuf.String(), want); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("hearth did not print %q:\n%s", want, p.outBuf.String())
+		}
+	}
+}
 
 // wait returns how the process exited, killing it if it runs longer than d.
 func (p *process) wait(d time.Duration) error {
@@ -248,13 +260,20 @@ var listening = regexp.MustCompile(`listening on (\S+)\)`)
 // test ends if it is still running.
 func startBinary(t *testing.T, bin string, args ...string) (*process, string) {
 	t.Helper()
+	return startBinaryIn(t, "", bin, args...)
+}
+
+// startBinaryIn is startBinary in the working directory dir ("" for the test's).
+func startBinaryIn(t *testing.T, dir, bin string, args ...string) (*process, string) {
+	t.Helper()
 	cmd := exec.Command(bin, args...)
+	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "HEARTH_LOG_LEVEL=info")
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := &process{cmd: cmd, errBuf: &lockedBuffer{}, exited: make(chan struct{})}
+	p := &process{cmd: cmd, errBuf: &lockedBuffer{}, outBuf: &lockedBuffer{}, exited: make(chan struct{})}
 	cmd.Stderr = p.errBuf
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -263,6 +282,7 @@ func startBinary(t *testing.T, bin string, args ...string) (*process, string) {
 	go func() {
 		sc := bufio.NewScanner(stdout)
 		for sc.Scan() {
+			p.outBuf.Write([]byte(sc.Text() + "\n"))
 			lines <- sc.Text()
 		}
 		close(lines)

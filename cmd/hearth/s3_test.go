@@ -95,4 +95,13 @@ func TestBadBucketCredentialsStopTheServer(t *testing.T) {
 	if strings.Contains(line, "not-the-secret") {
 		t.Fatalf("the secret is in the error: %q", line)
 	}
+
+	// The same bucket as -backup-to, beside a good file bucket: the line names -backup-to.
+	stderr.Reset()
+	code = run([]string{"-data", t.TempDir(), "-addr", "127.0.0.1:0", "-backup-to", bucket}, &stdout, &stderr)
+	line = strings.TrimSpace(stderr.String())
+	if code != 1 || strings.Contains(line, "\n") || !strings.Contains(line, "the backup bucket s3://hearth failed its start check (write healthcheck/") ||
+		!strings.Contains(line, "check -backup-to and its credentials") {
+		t.Fatalf("a -backup-to bucket with a wrong secret: exit %d, stderr %q", code, line)
+	}
 }

@@ -65,7 +65,7 @@ func (m *minting) check(cmd string) error {
 		return usageError{err}
 	}
 	m.base = base
-	if err := checkWritableDir(*m.data); err != nil {
+	if err := checkWritableDir("-data", "data directory", *m.data); err != nil {
 		return usageError{err}
 	}
 	return nil

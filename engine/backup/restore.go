@@ -28,13 +28,21 @@ const maxManifest = 64 << 10
 // Restore fills the data directory dir from the backup r. dir may be missing or hold
 // anything but a database and the names the backup brings; a directory that holds a
 // database is refused before anything is read. Nothing is moved into dir until the whole
-// archive was read and checked.
-func Restore(ctx context.Context, r io.Reader, dir string, log *slog.Logger) (Summary, error) {
-	var res Summary
+// archive was read and checked; a restore that fails leaves dir as it was (a missing dir
+// still missing).
+func Restore(ctx context.Context, r io.Reader, dir string, log *slog.Logger) (res Summary, err error) {
 	if has, err := store.HasDatabase(filepath.Join(dir, "db")); err != nil {
 		return res, err
 	} else if has {
 		return res, fmt.Errorf("%s holds a database: restore fills an empty data directory; move it away or choose another", filepath.Clean(dir))
+	}
+	if _, serr := os.Stat(dir); errors.Is(serr, fs.ErrNotExist) {
+		// Runs after the staging folder is gone: an empty dir made here goes too.
+		defer func() {
+			if err != nil {
+				os.Remove(dir)
+			}
+		}()
 	}
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return res, err
@@ -156,17 +164,35 @@ func writeFile(tr *tar.Reader, h *tar.Header, dst string) (int64, error) {
 	if err != nil {
 		return 0, fmt.Errorf("the backup holds %s twice, or it cannot be written: %w", h.Name, err)
 	}
-	n, err := io.Copy(f, tr)
+	in := &archiveReader{r: tr}
+	n, err := io.Copy(f, in)
 	if err == nil {
 		err = f.Sync()
 	}
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
+	if in.err != nil {
+		return n, fmt.Errorf("the backup is damaged or cut short (in %s): %w", h.Name, in.err)
+	}
 	if err != nil {
 		return n, fmt.Errorf("restore %s: %w", h.Name, err)
 	}
 	return n, nil
+}
+
+// archiveReader keeps the error of reading the archive apart from one of writing the file.
+type archiveReader struct {
+	r   io.Reader
+	err error
+}
+
+func (a *archiveReader) Read(b []byte) (int, error) {
+	n, err := a.r.Read(b)
+	if err != nil && err != io.EOF {
+		a.err = err
+	}
+	return n, err
 }
 
 // partReader reads the database parts, db/00000001 on, as one stream. It ends at the first

@@ -104,6 +104,18 @@ func HasDatabase(dir string) (bool, error) {
 	return len(entries) > 0, nil
 }
 
+// restoredMeta is the meta row Load leaves in a database it filled from a backup, until the
+// engine that opens it has started the log past the gap that keeps the seqs the backed-up
+// server went on to use after the backup from meaning anything here.
+const restoredMeta = "restored"
+
+// Restored reports whether the database was loaded from a backup and no engine has opened
+// it since (see restoredMeta).
+func (r *Reader) Restored() (bool, error) { return r.exists(metaKey(restoredMeta)) }
+
+// ClearRestored removes the mark Restored reads.
+func (b *Batch) ClearRestored() error { return b.delete(metaKey(restoredMeta)) }
+
 // Load creates the database in dir (which must hold none) from a backup stream written by
 // Backup, checks that this version can read it, and returns its newest event seq.
 func Load(dir string, r io.Reader, log *slog.Logger) (int64, error) {
@@ -127,6 +139,10 @@ func Load(dir string, r io.Reader, log *slog.Logger) (int64, error) {
 			}
 			return err
 		})
+	}
+	if err == nil {
+		// The server that opens it starts its log past a gap (engine: restoreSeqGap).
+		err = bdb.Update(func(txn *badger.Txn) error { return txn.Set(metaKey(restoredMeta), nil) })
 	}
 	if cerr := bdb.Close(); err == nil {
 		err = cerr

@@ -3,6 +3,7 @@ package app_test
 import (
 	"context"
 	"net/http"
+	"strings"
 	"testing"
 
 	"connectrpc.com/connect"
@@ -46,7 +47,10 @@ func TestBrowserSignUpWithInvite(t *testing.T) {
 	t.Log("the issuer's sign-up page, with the invite code")
 	dana.waitFor("the sign-up form", `location.pathname.startsWith("/oauth/") && document.querySelector("#invite")?.value === `+js(code))
 	dana.setText(`document.querySelector("#username")`, "dana")
-	dana.setText(`document.querySelector("#display_name")`, "Dana")
+	// Typed, so that the field's maxlength applies: it counts UTF-16 units, in which this name
+	// of 48 characters (the server's limit is 64) is 91.
+	name := "Dana " + strings.Repeat("\U0001F33B", 43)
+	dana.insertText("#display_name", name)
 	dana.setText(`document.querySelector("#password")`, "a long enough password")
 	dana.setText(`document.querySelector("#password2")`, "a long enough password")
 	dana.clickJS("Create account and join", `[...document.querySelectorAll("button[type=submit]")].find(b => b.textContent.startsWith("Create account"))`)
@@ -56,7 +60,7 @@ func TestBrowserSignUpWithInvite(t *testing.T) {
 	dana.openChannel("general")
 	dana.send("hello, I just signed up")
 	dana.seesOnce("hello, I just signed up")
-	dana.waitFor("the profile", `document.querySelector(".me-name")?.textContent === "Dana"`)
+	dana.waitFor("the profile", `document.querySelector(".me-name")?.textContent === `+js(name))
 
 	t.Log("a reload keeps the sign-in; an expiring token is refreshed")
 	const creds = `JSON.parse(localStorage.getItem("hearth.tokens"))[` + "`${location.origin}`" + `]`

@@ -64,11 +64,17 @@ globalThis.units = {
 // unitPage is a blank page with the client's helpers loaded as globalThis.units.
 func unitPage(t *testing.T) *page {
 	t.Helper()
+	return unitPageOf(t, unitEntry)
+}
+
+// unitPageOf is a blank page that has run entry, a TypeScript module importing from src/.
+func unitPageOf(t *testing.T, entry string) *page {
+	t.Helper()
 	// The browser first: without one these tests skip (or fail, in CI) as the other browser
 	// tests do, before the bundle asks for the client's packages.
 	browser := startBrowser(t)
 	res := api.Build(api.BuildOptions{
-		Stdin:       &api.StdinOptions{Contents: unitEntry, ResolveDir: ".", Loader: api.LoaderTS},
+		Stdin:       &api.StdinOptions{Contents: entry, ResolveDir: ".", Loader: api.LoaderTS},
 		Bundle:      true,
 		Format:      api.FormatIIFE,
 		Target:      api.ES2022,

@@ -5,13 +5,13 @@
 import { useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
 import type { Attachment, Member } from "../gen/svc/v1/types_pb";
 import { errorText } from "../lib/api";
+import { LIMITS, limitError } from "../lib/chars";
 import { toWire } from "../lib/markdown";
 import { formatSize, upload } from "../lib/upload";
 import type { Session } from "../state/session";
 import { Avatar, useAutoGrow } from "./common";
 import { EmojiPicker } from "./EmojiPicker";
 
-const TEXT_MAX = 8000;
 const ATTACHMENTS_MAX = 10;
 const UPLOAD_MAX = 25_000_000;
 
@@ -140,14 +140,17 @@ export function Composer(props: {
   };
 
   const uploading = slots.some((s) => !s.attachment && !s.error);
-  const tooLong = [...text].length > TEXT_MAX;
+  // Counted as the server counts it: the text as sent (trimmed, mentions as <@member_id>), in
+  // characters (lib/chars).
+  const wire = toWire(text.trim(), (u) => session.idOfUsername(u));
+  const tooLongText = limitError(wire, LIMITS.messageText);
+  const tooLong = tooLongText !== "";
 
   const send = () => {
     if (uploading || tooLong) return;
     const ready = slots.filter((s) => s.attachment).map((s) => s.attachment!);
-    const body = text.trim();
-    if (!body && ready.length === 0) return;
-    session.send(channelId, threadRootId, toWire(body, (u) => session.idOfUsername(u)), ready);
+    if (!wire && ready.length === 0) return;
+    session.send(channelId, threadRootId, wire, ready);
     setText("");
     drafts.delete(draftKey);
     setSlots([]);
@@ -293,7 +296,7 @@ export function Composer(props: {
       </div>
       {tooLong && (
         <p class="composer-note" role="alert">
-          The message is {[...text].length.toLocaleString()} characters; the limit is {TEXT_MAX.toLocaleString()}.
+          {tooLongText}
         </p>
       )}
       {picking && <EmojiPicker session={session} title="Insert an emoji" onPick={insertText} onClose={() => setPicking(false)} />}

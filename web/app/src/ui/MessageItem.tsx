@@ -5,6 +5,7 @@
 import { useEffect, useRef, useState } from "preact/hooks";
 import { ChannelKind, type Message } from "../gen/svc/v1/types_pb";
 import { absUrl } from "../lib/api";
+import { LIMITS, limitError } from "../lib/chars";
 import { emojiName } from "../lib/emoji";
 import { fromWire, renderMarkdown, toWire, type RenderContext } from "../lib/markdown";
 import { canDeleteMessageOf } from "../lib/ranks";
@@ -203,8 +204,11 @@ function EditBox(props: { session: Session; message: Message; onDone: () => void
     el.focus();
     el.setSelectionRange(el.value.length, el.value.length);
   }, []);
+  // Counted as the server counts it: the text as sent, in characters (lib/chars).
+  const wire = toWire(text.trim(), (u) => session.idOfUsername(u));
+  const tooLong = limitError(wire, LIMITS.messageText);
   const save = async () => {
-    const wire = toWire(text.trim(), (u) => session.idOfUsername(u));
+    if (tooLong) return;
     if (wire === message.text || (await session.edit(message, wire))) props.onDone();
   };
   return (
@@ -212,6 +216,7 @@ function EditBox(props: { session: Session; message: Message; onDone: () => void
       <textarea
         class="input composer-input"
         aria-label="Edit message"
+        aria-invalid={tooLong ? true : undefined}
         value={text}
         rows={1}
         ref={input}
@@ -231,10 +236,15 @@ function EditBox(props: { session: Session; message: Message; onDone: () => void
         <button type="button" class="button" onClick={props.onDone}>
           Cancel
         </button>
-        <button type="button" class="button button-primary" onClick={() => void save()}>
+        <button type="button" class="button button-primary" disabled={tooLong !== ""} onClick={() => void save()}>
           Save
         </button>
       </div>
+      {tooLong && (
+        <p class="composer-note" role="alert">
+          {tooLong}
+        </p>
+      )}
     </div>
   );
 }

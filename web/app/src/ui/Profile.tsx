@@ -1,14 +1,16 @@
 // The person's own profile and settings: name, username, bio, status, picture (an upload with
 // a progress bar), away, desktop notifications, and signing out of this server.
 
-import { useState } from "preact/hooks";
+import { useId, useState } from "preact/hooks";
 import { Presence } from "../gen/svc/v1/types_pb";
 import { errorText } from "../lib/api";
+import { LIMITS } from "../lib/chars";
 import { useTopics } from "../lib/emitter";
 import { getCreds } from "../lib/storage";
 import { upload } from "../lib/upload";
 import type { Session } from "../state/session";
 import { Avatar, Dialog, ErrorRow } from "./common";
+import { limited } from "./limits";
 
 export function Profile(props: { session: Session; onClose: () => void; onSignOut: () => void }) {
   const { session } = props;
@@ -21,21 +23,33 @@ export function Profile(props: { session: Session; onClose: () => void; onSignOu
   const [statusText, setStatusText] = useState(me.statusText);
   const [progress, setProgress] = useState<number | null>(null);
   const [error, setError] = useState("");
-  const [saved, setSaved] = useState(false);
+  // What was last saved: "Saved." shows while the fields still hold it, not after a change.
+  const [saved, setSaved] = useState("");
   const [permission, setPermission] = useState(typeof Notification === "undefined" ? "unsupported" : Notification.permission);
   const away = session.members.get(me.id)?.presence === Presence.AWAY;
+  const id = useId();
+  const checks = {
+    displayName: limited(id + "-name", displayName, LIMITS.displayName),
+    username: limited(id + "-username", username, LIMITS.username),
+    statusEmoji: limited(id + "-emoji", statusEmoji, LIMITS.statusEmoji),
+    statusText: limited(id + "-status", statusText, LIMITS.statusText),
+    bio: limited(id + "-bio", bio, LIMITS.bio, { counter: true }),
+  };
+  const over = Object.values(checks).some((c) => c.over);
+  const fields = JSON.stringify([displayName, username, bio, statusEmoji, statusText]);
 
   const save = async (e: Event) => {
     e.preventDefault();
+    if (over) return;
     setError("");
-    setSaved(false);
+    setSaved("");
     try {
       const res = await session.api.server.updateProfile({ displayName, username, bio, statusEmoji, statusText });
       if (res.member) {
         session.me = { ...res.member, presence: session.me?.presence ?? res.member.presence };
         session.em.emit("me");
       }
-      setSaved(true);
+      setSaved(fields);
     } catch (err) {
       setError(errorText(err));
     }
@@ -75,34 +89,39 @@ export function Profile(props: { session: Session; onClose: () => void; onSignOu
         </div>
         <label class="field">
           <span>Display name</span>
-          <input class="input" value={displayName} maxLength={64} onInput={(e) => setDisplayName((e.target as HTMLInputElement).value)} />
+          <input class="input" value={displayName} {...checks.displayName.field} onInput={(e) => setDisplayName((e.target as HTMLInputElement).value)} />
+          {checks.displayName.note}
         </label>
         <label class="field">
           <span>Username</span>
-          <input class="input" value={username} maxLength={32} pattern="[a-z0-9_.\-]{2,32}" onInput={(e) => setUsername((e.target as HTMLInputElement).value)} />
+          <input class="input" value={username} pattern="[a-z0-9_.\-]{2,32}" {...checks.username.field} onInput={(e) => setUsername((e.target as HTMLInputElement).value)} />
+          {checks.username.note}
         </label>
         <div class="field-row">
           <label class="field field-small">
             <span>Status emoji</span>
-            <input class="input" value={statusEmoji} maxLength={16} onInput={(e) => setStatusEmoji((e.target as HTMLInputElement).value)} />
+            <input class="input" value={statusEmoji} {...checks.statusEmoji.field} onInput={(e) => setStatusEmoji((e.target as HTMLInputElement).value)} />
+            {checks.statusEmoji.note}
           </label>
           <label class="field">
             <span>Status</span>
-            <input class="input" value={statusText} maxLength={128} onInput={(e) => setStatusText((e.target as HTMLInputElement).value)} />
+            <input class="input" value={statusText} {...checks.statusText.field} onInput={(e) => setStatusText((e.target as HTMLInputElement).value)} />
+            {checks.statusText.note}
           </label>
         </div>
         <label class="field">
           <span>About you</span>
-          <textarea class="input" rows={3} value={bio} maxLength={1024} onInput={(e) => setBio((e.target as HTMLTextAreaElement).value)} />
+          <textarea class="input" rows={3} value={bio} {...checks.bio.field} onInput={(e) => setBio((e.target as HTMLTextAreaElement).value)} />
+          {checks.bio.note}
         </label>
         <ErrorRow error={error} />
-        {saved && (
+        {saved === fields && (
           <p class="ok-row" role="status">
             Saved.
           </p>
         )}
         <div class="dialog-actions">
-          <button type="submit" class="button button-primary">
+          <button type="submit" class="button button-primary" disabled={over}>
             Save
           </button>
         </div>

@@ -1,14 +1,16 @@
 // The screens before the chat: signing in, and joining the community (an invite code and the
 // join questions on one page).
 
-import { useEffect, useState } from "preact/hooks";
+import { useEffect, useId, useState } from "preact/hooks";
 import { absUrl, errorText } from "../lib/api";
+import { LIMITS } from "../lib/chars";
 import { useTopics } from "../lib/emitter";
 import { renderMarkdown } from "../lib/markdown";
 import { beginSignIn, listIssuers, type Issuer } from "../lib/oidc";
 import { normalizeServer, setToken } from "../lib/storage";
 import type { Session } from "../state/session";
 import { ErrorRow } from "./common";
+import { limited } from "./limits";
 
 export function inviteKey(server: string): string {
   return "hearth.invite." + server;
@@ -148,8 +150,15 @@ export function JoinScreen(props: { session: Session; onJoined: () => void; onSi
   const [error, setError] = useState("");
   const [busy, setBusy] = useState(false);
   const notMember = /call Join first/.test(session.statusText);
+  // Counted as sent: the name and code trimmed, the answers as typed.
+  const id = useId();
+  const nameCheck = limited(id + "-name", displayName.trim(), LIMITS.displayName);
+  const inviteCheck = limited(id + "-invite", invite.trim(), LIMITS.inviteCode);
+  const answerChecks = questions.map((_, i) => limited(`${id}-answer-${i}`, answers[i] ?? "", LIMITS.joinAnswer));
+  const over = nameCheck.over || (!!info?.inviteOnly && inviteCheck.over) || answerChecks.some((c) => c.over);
   const submit = async (e: Event) => {
     e.preventDefault();
+    if (over) return;
     setError("");
     setBusy(true);
     try {
@@ -185,12 +194,14 @@ export function JoinScreen(props: { session: Session; onJoined: () => void; onSi
         <form class="form" onSubmit={submit}>
           <label class="field">
             <span>Your name here (optional)</span>
-            <input class="input" value={displayName} maxLength={64} autoComplete="name" onInput={(e) => setDisplayName((e.target as HTMLInputElement).value)} />
+            <input class="input" value={displayName} autoComplete="name" {...nameCheck.field} onInput={(e) => setDisplayName((e.target as HTMLInputElement).value)} />
+            {nameCheck.note}
           </label>
           {info?.inviteOnly && (
             <label class="field">
               <span>Invite code</span>
-              <input class="input" value={invite} required maxLength={64} autoComplete="off" onInput={(e) => setInvite((e.target as HTMLInputElement).value)} />
+              <input class="input" value={invite} required autoComplete="off" {...inviteCheck.field} onInput={(e) => setInvite((e.target as HTMLInputElement).value)} />
+              {inviteCheck.note}
             </label>
           )}
           {questions.map((q, i) => (
@@ -200,14 +211,15 @@ export function JoinScreen(props: { session: Session; onJoined: () => void; onSi
                 class="input"
                 rows={2}
                 required
-                maxLength={1000}
                 value={answers[i] ?? ""}
+                {...answerChecks[i].field}
                 onInput={(e) => {
                   const next = answers.slice();
                   next[i] = (e.target as HTMLTextAreaElement).value;
                   setAnswers(next);
                 }}
               />
+              {answerChecks[i].note}
             </label>
           ))}
           <ErrorRow error={error} />
@@ -215,7 +227,7 @@ export function JoinScreen(props: { session: Session; onJoined: () => void; onSi
             <button type="button" class="button" onClick={props.onSignOut}>
               Use another account
             </button>
-            <button type="submit" class="button button-primary" disabled={busy}>
+            <button type="submit" class="button button-primary" disabled={busy || over}>
               {busy ? "Joining…" : "Join"}
             </button>
           </div>

@@ -4,13 +4,15 @@
 // (anyone in it adds people; moderators and up remove those below them); leaving to whoever may
 // leave (a private channel, or a TEXT channel in OPT_IN mode).
 
-import { useState } from "preact/hooks";
+import { useId, useState } from "preact/hooks";
 import { ChannelKind, ChannelMode, MemberRole, type Channel } from "../../gen/svc/v1/types_pb";
 import { absUrl } from "../../lib/api";
+import { LIMITS } from "../../lib/chars";
 import { useTopics } from "../../lib/emitter";
 import { navigate } from "../../lib/router";
 import type { Session } from "../../state/session";
 import { Avatar, Dialog } from "../common";
+import { limited } from "../limits";
 import { communityHash, ImageField, Outcome, useAction } from "./parts";
 import { isAdmin } from "../../lib/ranks";
 import { mayRemoveFromChannel, rankName } from "./ranks";
@@ -94,8 +96,14 @@ function Details(props: { session: Session; channel: Channel }) {
   const [category, setCategory] = useState(channel.category);
   const action = useAction();
   const changed = name !== channel.name || topic !== channel.topic || category.trim() !== channel.category;
+  const id = useId();
+  const nameCheck = limited(id + "-name", name, LIMITS.channelName);
+  const categoryCheck = limited(id + "-category", category.trim(), LIMITS.channelCategory);
+  const topicCheck = limited(id + "-topic", topic, LIMITS.channelTopic);
+  const over = nameCheck.over || categoryCheck.over || topicCheck.over;
   const save = async (e: Event) => {
     e.preventDefault();
+    if (over) return;
     const res = await action.run(
       () =>
         updateChannel(session, {
@@ -114,20 +122,23 @@ function Details(props: { session: Session; channel: Channel }) {
       <div class="field-row">
         <label class="field">
           <span>Name</span>
-          <input class="input" value={name} required maxLength={320} onInput={(e) => setName(e.currentTarget.value)} />
+          <input class="input" value={name} required {...nameCheck.field} onInput={(e) => setName(e.currentTarget.value)} />
+          {nameCheck.note}
         </label>
         <label class="field">
           <span>Category</span>
-          <input class="input" value={category} maxLength={80} placeholder="None" onInput={(e) => setCategory(e.currentTarget.value)} />
+          <input class="input" value={category} placeholder="None" {...categoryCheck.field} onInput={(e) => setCategory(e.currentTarget.value)} />
+          {categoryCheck.note}
         </label>
       </div>
       <label class="field">
         <span>Topic</span>
-        <input class="input" value={topic} maxLength={1024} onInput={(e) => setTopic(e.currentTarget.value)} />
+        <input class="input" value={topic} {...topicCheck.field} onInput={(e) => setTopic(e.currentTarget.value)} />
+        {topicCheck.note}
       </label>
       <Outcome action={action} />
       <div class="dialog-actions">
-        <button type="submit" class="button button-primary" disabled={action.busy || !changed || !name.trim()}>
+        <button type="submit" class="button button-primary" disabled={action.busy || !changed || !name.trim() || over}>
           Save
         </button>
       </div>

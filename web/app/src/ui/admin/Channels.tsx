@@ -3,9 +3,10 @@
 // settings. Private channels show only to their members, admins included, so an admin orders
 // the ones they see.
 
-import { useRef, useState } from "preact/hooks";
+import { useId, useRef, useState } from "preact/hooks";
 import { ChannelKind, type Channel } from "../../gen/svc/v1/types_pb";
 import { errorText } from "../../lib/api";
+import { LIMITS } from "../../lib/chars";
 import { useTopics } from "../../lib/emitter";
 import { channelHash, navigate } from "../../lib/router";
 import type { Session } from "../../state/session";
@@ -15,6 +16,7 @@ import { Outcome, useAction } from "./parts";
 import { knownRoles } from "./ranks";
 import { ReorderList, type Move } from "./Reorder";
 import { ErrorRow } from "../common";
+import { limited } from "../limits";
 
 /** Where each channel goes after a move: the renumbered groups it touches. */
 export function planMove(channels: Channel[], m: Move): { channel: Channel; category: string; position: number }[] {
@@ -131,8 +133,14 @@ function CreateChannel(props: { session: Session; categories: string[]; onCreate
   const [category, setCategory] = useState("");
   const [kind, setKind] = useState(ChannelKind.TEXT);
   const action = useAction();
+  const id = useId();
+  const nameCheck = limited(id + "-name", name, LIMITS.channelName);
+  const categoryCheck = limited(id + "-category", category.trim(), LIMITS.channelCategory);
+  const topicCheck = limited(id + "-topic", topic, LIMITS.channelTopic);
+  const over = nameCheck.over || categoryCheck.over || topicCheck.over;
   const submit = async (e: Event) => {
     e.preventDefault();
+    if (over) return;
     const res = await action.run(
       () => session.api.chat.createChannel({ name, topic, category: category.trim(), kind }),
       "",
@@ -153,11 +161,13 @@ function CreateChannel(props: { session: Session; categories: string[]; onCreate
         <div class="field-row">
           <label class="field">
             <span>Name</span>
-            <input class="input" value={name} required maxLength={320} placeholder="e.g. plant-swap" onInput={(e) => setName(e.currentTarget.value)} />
+            <input class="input" value={name} required placeholder="e.g. plant-swap" {...nameCheck.field} onInput={(e) => setName(e.currentTarget.value)} />
+            {nameCheck.note}
           </label>
           <label class="field">
             <span>Category</span>
-            <input class="input" value={category} maxLength={80} list="channel-categories" placeholder="None" onInput={(e) => setCategory(e.currentTarget.value)} />
+            <input class="input" value={category} list="channel-categories" placeholder="None" {...categoryCheck.field} onInput={(e) => setCategory(e.currentTarget.value)} />
+            {categoryCheck.note}
             <datalist id="channel-categories">
               {props.categories.filter(Boolean).map((c) => (
                 <option key={c} value={c} />
@@ -167,7 +177,8 @@ function CreateChannel(props: { session: Session; categories: string[]; onCreate
         </div>
         <label class="field">
           <span>Topic</span>
-          <input class="input" value={topic} maxLength={1024} onInput={(e) => setTopic(e.currentTarget.value)} />
+          <input class="input" value={topic} {...topicCheck.field} onInput={(e) => setTopic(e.currentTarget.value)} />
+          {topicCheck.note}
         </label>
         <fieldset class="choice-set">
           <legend>Who is in it</legend>
@@ -186,7 +197,7 @@ function CreateChannel(props: { session: Session; categories: string[]; onCreate
         </fieldset>
         <Outcome action={action} />
         <div class="dialog-actions">
-          <button type="submit" class="button button-primary" disabled={action.busy || !name.trim()}>
+          <button type="submit" class="button button-primary" disabled={action.busy || !name.trim() || over}>
             Create channel
           </button>
         </div>

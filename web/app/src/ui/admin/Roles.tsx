@@ -4,9 +4,10 @@
 // the server refuses, after, with the way to the channel's access.
 
 import { Fragment } from "preact";
-import { useState } from "preact/hooks";
+import { useId, useState } from "preact/hooks";
 import type { Role } from "../../gen/svc/v1/types_pb";
 import { errorText } from "../../lib/api";
+import { LIMITS } from "../../lib/chars";
 import { useTopics } from "../../lib/emitter";
 import type { Session } from "../../state/session";
 import { ChannelSettingsDialog, RoleChip } from "./ChannelSettings";
@@ -14,6 +15,7 @@ import { ColorField } from "./Color";
 import { Outcome, useAction } from "./parts";
 import { ReorderList, type Move } from "./Reorder";
 import { ErrorRow } from "../common";
+import { limited } from "../limits";
 
 export function RolesScreen(props: { session: Session }) {
   const { session } = props;
@@ -169,8 +171,10 @@ function EditRole(props: { session: Session; role: Role; onDone: () => void }) {
   const [name, setName] = useState(role.name);
   const [color, setColor] = useState(role.color);
   const action = useAction();
+  const nameCheck = limited(useId(), name.trim(), LIMITS.roleName);
   const save = async (e: Event) => {
     e.preventDefault();
+    if (nameCheck.over) return;
     const res = await action.run(() =>
       session.api.server.updateRole({
         roleId: role.id,
@@ -188,7 +192,8 @@ function EditRole(props: { session: Session; role: Role; onDone: () => void }) {
     <form class="form role-edit" onSubmit={save} aria-label={`Edit ${role.name}`}>
       <label class="field">
         <span>Name</span>
-        <input class="input" value={name} required maxLength={32} onInput={(e) => setName(e.currentTarget.value)} />
+        <input class="input" value={name} required {...nameCheck.field} onInput={(e) => setName(e.currentTarget.value)} />
+        {nameCheck.note}
       </label>
       <ColorField label="Colour" value={color} onChange={setColor} />
       <Outcome action={action} />
@@ -196,7 +201,7 @@ function EditRole(props: { session: Session; role: Role; onDone: () => void }) {
         <button type="button" class="button" onClick={props.onDone}>
           Cancel
         </button>
-        <button type="submit" class="button button-primary" disabled={action.busy || !name.trim()}>
+        <button type="submit" class="button button-primary" disabled={action.busy || !name.trim() || nameCheck.over}>
           Save
         </button>
       </div>
@@ -209,8 +214,10 @@ function CreateRole(props: { session: Session }) {
   const [name, setName] = useState("");
   const [color, setColor] = useState("");
   const action = useAction();
+  const nameCheck = limited(useId(), name.trim(), LIMITS.roleName);
   const submit = async (e: Event) => {
     e.preventDefault();
+    if (nameCheck.over) return;
     const res = await action.run(() => session.api.server.createRole({ name: name.trim(), color }), `Created ${name.trim()}.`, "Could not create the role");
     if (res?.role) {
       if (!session.roles.some((r) => r.id === res.role!.id)) session.roles = [...session.roles, res.role].sort((a, b) => a.position - b.position);
@@ -224,12 +231,13 @@ function CreateRole(props: { session: Session }) {
       <form class="form admin-form" onSubmit={submit}>
         <label class="field">
           <span>Role name</span>
-          <input class="input" value={name} required maxLength={32} placeholder="e.g. volunteers" onInput={(e) => setName(e.currentTarget.value)} />
+          <input class="input" value={name} required placeholder="e.g. volunteers" {...nameCheck.field} onInput={(e) => setName(e.currentTarget.value)} />
+          {nameCheck.note}
         </label>
         <ColorField label="Colour" value={color} onChange={setColor} />
         <Outcome action={action} />
         <div class="dialog-actions">
-          <button type="submit" class="button button-primary" disabled={action.busy || !name.trim()}>
+          <button type="submit" class="button button-primary" disabled={action.busy || !name.trim() || nameCheck.over}>
             Create role
           </button>
         </div>

@@ -3,17 +3,20 @@
 // how long messages are kept, and how channels work (the channel mode). Pictures are saved as
 // soon as they are uploaded; the rest with one Save, which sends only what changed.
 
-import { useState } from "preact/hooks";
+import { useId, useState } from "preact/hooks";
 import { ChannelMode } from "../../gen/svc/v1/types_pb";
+import { LIMITS as TEXT_LIMITS } from "../../lib/chars";
 import { useTopics } from "../../lib/emitter";
 import { renderMarkdown } from "../../lib/markdown";
 import type { Session } from "../../state/session";
+import { limited } from "../limits";
 import { renderContext } from "../MessageItem";
 import { ColorField } from "./Color";
 import { ImageField, Outcome, saveSettings, useAction } from "./parts";
 
-/** The API's limits (server.proto, UpdateServerSettings). */
-export const LIMITS = { name: 64, description: 4000, questions: 10, question: 200, retention: 36500 };
+/** The API's limits on numbers (server.proto, UpdateServerSettings); those on text are in
+ * lib/chars. */
+export const LIMITS = { questions: 10, retention: 36500 };
 
 export function SettingsScreen(props: { session: Session }) {
   const { session } = props;
@@ -77,8 +80,16 @@ function SettingsForm(props: { session: Session }) {
     setJoinQuestions: questionsChanged,
   };
   const changed = Object.entries(req).some(([k, v]) => k !== "joinQuestions" && v !== undefined && v !== false);
+  const id = useId();
+  const nameCheck = limited(id + "-name", name.trim(), TEXT_LIMITS.communityName);
+  const descriptionCheck = limited("community-description-count", description, TEXT_LIMITS.description, {
+    counter: true,
+    hint: "shown on the sign-in and join pages",
+  });
+  const over = nameCheck.over || descriptionCheck.over || questionsOver(questions);
   const save = async (e: Event) => {
     e.preventDefault();
+    if (over) return;
     await action.run(() => saveSettings(session, req), "Saved.", "The settings were not saved");
   };
 
@@ -88,7 +99,8 @@ function SettingsForm(props: { session: Session }) {
         <h2 id="card-title">The community</h2>
         <label class="field">
           <span>Name</span>
-          <input class="input" value={name} required maxLength={LIMITS.name} onInput={(e) => setName(e.currentTarget.value)} />
+          <input class="input" value={name} required {...nameCheck.field} onInput={(e) => setName(e.currentTarget.value)} />
+          {nameCheck.note}
         </label>
         <div class="field">
           <div class="field-head">
@@ -112,14 +124,12 @@ function SettingsForm(props: { session: Session }) {
               class="input"
               rows={5}
               value={description}
-              maxLength={LIMITS.description}
+              {...descriptionCheck.field}
               placeholder="What this community is about. Markdown: **bold**, *italic*, `code`, links."
               onInput={(e) => setDescription(e.currentTarget.value)}
             />
           )}
-          <span class="muted small field-note">
-            {description.length} / {LIMITS.description} characters; shown on the sign-in and join pages.
-          </span>
+          {descriptionCheck.note}
         </div>
         <ColorField label="Accent colour" value={accent} onChange={setAccent} />
       </section>
@@ -170,7 +180,7 @@ function SettingsForm(props: { session: Session }) {
 
       <Outcome action={action} />
       <div class="dialog-actions sticky-actions">
-        <button type="submit" class="button button-primary" disabled={action.busy || !changed || !name.trim() || !retentionValid}>
+        <button type="submit" class="button button-primary" disabled={action.busy || !changed || !name.trim() || !retentionValid || over}>
           Save settings
         </button>
       </div>
@@ -199,29 +209,41 @@ export function ModeField(props: { mode: ChannelMode; onChange: (m: ChannelMode)
   );
 }
 
+/** Whether a join question is too long to send (each is sent trimmed). */
+export function questionsOver(questions: string[]): boolean {
+  return questions.some((q) => limited("", q.trim(), TEXT_LIMITS.joinQuestion).over);
+}
+
 /** The questions asked of people who join: up to 10, each up to 200 characters. */
 export function QuestionsField(props: { questions: string[]; onChange: (q: string[]) => void }) {
   const { questions } = props;
+  const id = useId();
   const set = (i: number, v: string) => props.onChange(questions.map((q, j) => (j === i ? v : q)));
   return (
     <fieldset class="choice-set questions">
       <legend>Join questions</legend>
       <p class="muted small">Asked of everyone who joins; their answers are kept with their membership. Up to {LIMITS.questions}.</p>
-      {questions.map((q, i) => (
-        <div class="question-row" key={i}>
-          <input
-            class="input"
-            value={q}
-            maxLength={LIMITS.question}
-            aria-label={`Question ${i + 1}`}
-            placeholder="e.g. Who told you about us?"
-            onInput={(e) => set(i, e.currentTarget.value)}
-          />
-          <button type="button" class="icon-button" aria-label={`Remove question ${i + 1}`} title="Remove" onClick={() => props.onChange(questions.filter((_, j) => j !== i))}>
-            ✕
-          </button>
-        </div>
-      ))}
+      {questions.map((q, i) => {
+        const check = limited(`${id}-${i}`, q.trim(), TEXT_LIMITS.joinQuestion);
+        return (
+          <div class="question-item" key={i}>
+            <div class="question-row">
+              <input
+                class="input"
+                value={q}
+                aria-label={`Question ${i + 1}`}
+                placeholder="e.g. Who told you about us?"
+                {...check.field}
+                onInput={(e) => set(i, e.currentTarget.value)}
+              />
+              <button type="button" class="icon-button" aria-label={`Remove question ${i + 1}`} title="Remove" onClick={() => props.onChange(questions.filter((_, j) => j !== i))}>
+                ✕
+              </button>
+            </div>
+            {check.note}
+          </div>
+        );
+      })}
       {questions.length < LIMITS.questions && (
         <div>
           <button type="button" class="button" onClick={() => props.onChange([...questions, ""])}>

@@ -4,14 +4,16 @@
 // newcomers when people choose their channels) and completes the setup; "Skip setup" completes
 // it with nothing else changed. Until then only the owner can use the community.
 
-import { useState } from "preact/hooks";
+import { useId, useState } from "preact/hooks";
 import { ChannelKind, ChannelMode } from "../../gen/svc/v1/types_pb";
 import { errorText } from "../../lib/api";
+import { LIMITS } from "../../lib/chars";
 import { navigate, channelHash } from "../../lib/router";
 import type { Session } from "../../state/session";
 import { ImageField, saveSettings } from "./parts";
-import { LIMITS, ModeField } from "./Settings";
+import { ModeField } from "./Settings";
 import { ErrorRow } from "../common";
+import { limited } from "../limits";
 
 const STEPS = ["About", "Joining", "Channels"];
 
@@ -62,10 +64,18 @@ export function SetupWizard(props: { session: Session }) {
 
   const next = (e: Event) => {
     e.preventDefault();
+    if (over) return;
     if (step < STEPS.length - 1) setStep(step + 1);
     else void finish(false);
   };
   const nameOk = name.trim().length > 0;
+  // Counted as sent: the name trimmed, the description as typed, each channel name trimmed.
+  const id = useId();
+  const nameCheck = limited(id + "-name", name.trim(), LIMITS.communityName);
+  const descriptionCheck = limited(id + "-description", description, LIMITS.description, { counter: true });
+  const channelChecks = channels.map((c, i) => limited(`${id}-channel-${i}`, c.trim(), LIMITS.channelName));
+  // Every step's fields are sent at the end, so one too long anywhere stops Next and Finish.
+  const over = nameCheck.over || descriptionCheck.over || channelChecks.some((c) => c.over);
   return (
     <div class="admin-page wizard">
       <p class="wizard-intro">
@@ -88,7 +98,8 @@ export function SetupWizard(props: { session: Session }) {
             <h2>About your community</h2>
             <label class="field">
               <span>Community name</span>
-              <input class="input" value={name} required maxLength={LIMITS.name} onInput={(e) => setName(e.currentTarget.value)} />
+              <input class="input" value={name} required {...nameCheck.field} onInput={(e) => setName(e.currentTarget.value)} />
+              {nameCheck.note}
             </label>
             <label class="field">
               <span>Description</span>
@@ -96,10 +107,11 @@ export function SetupWizard(props: { session: Session }) {
                 class="input"
                 rows={4}
                 value={description}
-                maxLength={LIMITS.description}
                 placeholder="What this community is about (Markdown). Shown to people before they join."
+                {...descriptionCheck.field}
                 onInput={(e) => setDescription(e.currentTarget.value)}
               />
+              {descriptionCheck.note}
             </label>
             <ImageField
               session={session}
@@ -128,20 +140,23 @@ export function SetupWizard(props: { session: Session }) {
             <h2>The first channels</h2>
             <p class="muted small">Names are made lowercase with hyphens. You can add more, rename them and limit them to roles later.</p>
             {channels.map((c, i) => (
-              <div class="question-row" key={i}>
-                <span class="hash muted" aria-hidden="true">
-                  #
-                </span>
-                <input
-                  class="input"
-                  value={c}
-                  maxLength={80}
-                  aria-label={`Channel ${i + 1}`}
-                  onInput={(e) => setChannels(channels.map((x, j) => (j === i ? e.currentTarget.value : x)))}
-                />
-                <button type="button" class="icon-button" aria-label={`Remove channel ${i + 1}`} title="Remove" onClick={() => setChannels(channels.filter((_, j) => j !== i))}>
-                  ✕
-                </button>
+              <div class="question-item" key={i}>
+                <div class="question-row">
+                  <span class="hash muted" aria-hidden="true">
+                    #
+                  </span>
+                  <input
+                    class="input"
+                    value={c}
+                    aria-label={`Channel ${i + 1}`}
+                    {...channelChecks[i].field}
+                    onInput={(e) => setChannels(channels.map((x, j) => (j === i ? e.currentTarget.value : x)))}
+                  />
+                  <button type="button" class="icon-button" aria-label={`Remove channel ${i + 1}`} title="Remove" onClick={() => setChannels(channels.filter((_, j) => j !== i))}>
+                    ✕
+                  </button>
+                </div>
+                {channelChecks[i].note}
               </div>
             ))}
             <div>
@@ -162,7 +177,7 @@ export function SetupWizard(props: { session: Session }) {
               Back
             </button>
           )}
-          <button type="submit" class="button button-primary" disabled={busy || !nameOk}>
+          <button type="submit" class="button button-primary" disabled={busy || !nameOk || over}>
             {step < STEPS.length - 1 ? "Next" : busy ? "Finishing…" : "Finish setup"}
           </button>
         </div>

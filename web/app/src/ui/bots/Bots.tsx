@@ -4,13 +4,15 @@
 // token at once; deleting keeps the bot's messages. A plugin's bot has no token and goes with
 // its plugin, so neither is offered for it; nor for a bot of the person's own rank or higher.
 
-import { useEffect, useRef, useState } from "preact/hooks";
+import { useEffect, useId, useRef, useState } from "preact/hooks";
 import { MemberKind, type Member, type Plugin } from "../../gen/svc/v1/types_pb";
 import { errorText } from "../../lib/api";
+import { LIMITS } from "../../lib/chars";
 import { useTopics } from "../../lib/emitter";
 import { outranksRank } from "../../lib/ranks";
 import type { Session } from "../../state/session";
 import { Avatar, ErrorRow, useLoaded } from "../common";
+import { limited } from "../limits";
 import { Confirm, copyText } from "../moderation/parts";
 import "./bots.css";
 
@@ -66,8 +68,13 @@ function NewBot(props: { session: Session; onCreated: (bot: Member, token: strin
   const [displayName, setDisplayName] = useState("");
   const [error, setError] = useState("");
   const [busy, setBusy] = useState(false);
+  const id = useId();
+  const usernameCheck = limited(id + "-username", username.trim(), LIMITS.username);
+  const nameCheck = limited(id + "-name", displayName.trim(), LIMITS.displayName);
+  const over = usernameCheck.over || nameCheck.over;
   const submit = async (e: Event) => {
     e.preventDefault();
+    if (over) return;
     setError("");
     setBusy(true);
     try {
@@ -86,17 +93,19 @@ function NewBot(props: { session: Session; onCreated: (bot: Member, token: strin
       <div class="field-row">
         <label class="field">
           <span>Username</span>
-          <input class="input" value={username} required maxLength={32} autoComplete="off" spellcheck={false} onInput={(e) => setUsername((e.target as HTMLInputElement).value)} />
+          <input class="input" value={username} required autoComplete="off" spellcheck={false} {...usernameCheck.field} onInput={(e) => setUsername((e.target as HTMLInputElement).value)} />
+          {usernameCheck.note}
         </label>
         <label class="field">
           <span>Display name (optional)</span>
-          <input class="input" value={displayName} maxLength={64} autoComplete="off" onInput={(e) => setDisplayName((e.target as HTMLInputElement).value)} />
+          <input class="input" value={displayName} autoComplete="off" {...nameCheck.field} onInput={(e) => setDisplayName((e.target as HTMLInputElement).value)} />
+          {nameCheck.note}
         </label>
       </div>
       <p class="muted small">2 to 32 of a–z, 0–9, _ . -. The bot calls the API with its token; see the API reference.</p>
       <ErrorRow error={error} />
       <div class="dialog-actions">
-        <button type="submit" class="button button-primary" disabled={busy || !username.trim()}>
+        <button type="submit" class="button button-primary" disabled={busy || !username.trim() || over}>
           {busy ? "Creating…" : "Create bot"}
         </button>
       </div>

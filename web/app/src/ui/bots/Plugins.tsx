@@ -6,18 +6,20 @@
 // fails) changes nothing, and its error is shown as the server gave it. The list follows
 // plugins_changed, which admins get for every change, a stop by a limit included.
 
-import { useEffect, useState } from "preact/hooks";
+import { useEffect, useId, useState } from "preact/hooks";
 import type { Plugin } from "../../gen/svc/v1/types_pb";
 import { errorText } from "../../lib/api";
+import { LIMITS, utf8Bytes } from "../../lib/chars";
 import { useTopics } from "../../lib/emitter";
 import { formatSize } from "../../lib/upload";
 import type { Session } from "../../state/session";
+import { limited } from "../limits";
 import { Confirm } from "../moderation/parts";
 import "./bots.css";
 import { ErrorRow, useLoaded } from "../common";
 
 /** InstallPlugin takes at most 256 KB of source, a KB being 1,000 bytes as the server counts. */
-const MAX_SOURCE = 256_000;
+const MAX_SOURCE = LIMITS.pluginSource.max;
 
 export function Plugins(props: { session: Session }) {
   const { session } = props;
@@ -48,7 +50,9 @@ function InstallForm(props: { session: Session; onInstalled: () => void }) {
   const [error, setError] = useState("");
   const [done, setDone] = useState("");
   const [busy, setBusy] = useState(false);
-  const size = new TextEncoder().encode(source).length;
+  const size = utf8Bytes(source);
+  // The name is its bot's username, sent trimmed.
+  const nameCheck = limited(useId(), name.trim(), LIMITS.username);
   const readFile = async (f: File | undefined) => {
     if (!f) return;
     setError("");
@@ -63,6 +67,7 @@ function InstallForm(props: { session: Session; onInstalled: () => void }) {
   };
   const submit = async (e: Event) => {
     e.preventDefault();
+    if (nameCheck.over || size > MAX_SOURCE) return;
     setError("");
     setDone("");
     setBusy(true);
@@ -84,7 +89,8 @@ function InstallForm(props: { session: Session; onInstalled: () => void }) {
       <div class="field-row">
         <label class="field">
           <span>Name (also its bot's username)</span>
-          <input class="input" value={name} required maxLength={35} autoComplete="off" spellcheck={false} onInput={(e) => setName((e.target as HTMLInputElement).value)} />
+          <input class="input" value={name} required autoComplete="off" spellcheck={false} {...nameCheck.field} onInput={(e) => setName((e.target as HTMLInputElement).value)} />
+          {nameCheck.note}
         </label>
         <div class="field plugin-file">
           <span>Source</span>
@@ -119,7 +125,7 @@ function InstallForm(props: { session: Session; onInstalled: () => void }) {
         </p>
       )}
       <div class="dialog-actions">
-        <button type="submit" class="button button-primary" disabled={busy || !name.trim() || !source.trim() || size > MAX_SOURCE}>
+        <button type="submit" class="button button-primary" disabled={busy || !name.trim() || !source.trim() || size > MAX_SOURCE || nameCheck.over}>
           {busy ? "Installing…" : "Install"}
         </button>
       </div>

@@ -6,12 +6,11 @@
 import { useState } from "preact/hooks";
 import type { Message } from "../../gen/svc/v1/types_pb";
 import { errorText } from "../../lib/api";
+import { chars, LIMITS, limitError } from "../../lib/chars";
 import { plainText } from "../../lib/markdown";
 import type { Session } from "../../state/session";
 import { Dialog, ErrorRow } from "../common";
 import "./moderation.css";
-
-export const NOTE_LIMIT = 1000;
 
 export function ReportDialog(props: { session: Session; message: Message; onClose: () => void }) {
   const { session, message: m } = props;
@@ -19,9 +18,10 @@ export function ReportDialog(props: { session: Session; message: Message; onClos
   const [error, setError] = useState("");
   const [busy, setBusy] = useState(false);
   const [sent, setSent] = useState(false);
-  // Characters as the server counts them (code points), not UTF-16 units.
-  const length = [...note].length;
-  const over = length > NOTE_LIMIT;
+  // Characters as the server counts them (code points, lib/chars), of the note as sent.
+  const length = chars(note.trim());
+  const tooLong = limitError(note.trim(), LIMITS.reportNote);
+  const over = tooLong !== "";
   const name = session.nameOf(m.authorId);
   const submit = async (e: Event) => {
     e.preventDefault();
@@ -69,7 +69,7 @@ export function ReportDialog(props: { session: Session; message: Message; onClos
             />
           </label>
           <p id="report-count" class={over ? "report-count error-row" : "report-count muted small"}>
-            {over ? `${length - NOTE_LIMIT} ${length - NOTE_LIMIT === 1 ? "character" : "characters"} too many: a note is at most ${NOTE_LIMIT.toLocaleString("en-US")}.` : `${length} / ${NOTE_LIMIT.toLocaleString("en-US")}`}
+            {over ? tooLong : `${length.toLocaleString("en-US")} / ${LIMITS.reportNote.max.toLocaleString("en-US")}`}
           </p>
           <p class="muted small">The moderators see the message, your note and your name; {name} is not told who reported it.</p>
           <ErrorRow error={error} />

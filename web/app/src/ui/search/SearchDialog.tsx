@@ -7,6 +7,7 @@
 import { useEffect, useRef, useState } from "preact/hooks";
 import { ChannelKind, type Message } from "../../gen/svc/v1/types_pb";
 import { errorText } from "../../lib/api";
+import { LIMITS, limitError } from "../../lib/chars";
 import { plainText } from "../../lib/markdown";
 import type { Session } from "../../state/session";
 import { ErrorRow, formatFull } from "../common";
@@ -32,6 +33,14 @@ export function SearchDialogBody(props: { session: Session; initialChannel?: str
     if (!q.trim()) {
       setResults(null);
       setError("");
+      setBusy(false);
+      return;
+    }
+    // Too long for the server: said here, not sent.
+    const tooLong = limitError(q, LIMITS.searchQuery);
+    if (tooLong) {
+      setResults(null);
+      setError(tooLong);
       setBusy(false);
       return;
     }
@@ -90,7 +99,7 @@ export function SearchDialogBody(props: { session: Session; initialChannel?: str
           aria-label="Search messages"
           value={query}
           autoFocus
-          maxLength={1000}
+          aria-invalid={limitError(query, LIMITS.searchQuery) ? true : undefined}
           onInput={(e) => setQuery((e.target as HTMLInputElement).value)}
           onKeyDown={(e) => {
             if (e.key === "ArrowDown") {
