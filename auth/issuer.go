@@ -43,7 +43,7 @@ func LoadOrCreateIssuer(dataDir, baseURL string, now func() time.Time) (*Issuer,
 	if now == nil {
 		now = time.Now
 	}
-	priv, err := loadOrCreateKey(filepath.Join(dataDir, issuerKeyFile))
+	priv, err := loadOrCreateKey(filepath.Join(dataDir, IssuerKeyFile))
 	if err != nil {
 		return nil, err
 	}

@@ -14,8 +14,8 @@ import (
 	"path/filepath"
 )
 
-// issuerKeyFile holds the local issuer's private key, PKCS #8 in PEM, in the data directory.
-const issuerKeyFile = "issuer-key"
+// IssuerKeyFile holds the local issuer's private key, PKCS #8 in PEM, in the data directory.
+const IssuerKeyFile = "issuer-key"
 
 // loadOrCreateKey reads the issuer's P-256 key at path, or makes one if there is none.
 func loadOrCreateKey(path string) (*ecdsa.PrivateKey, error) {

@@ -34,7 +34,7 @@ func loginLink(args []string, stdout, stderr io.Writer) error {
 	if u, err := url.Parse(web); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" {
 		return usageError{fmt.Errorf("-web-url %q must be an absolute http or https URL without query or fragment", web)}
 	}
-	base, tok, err := m.mint()
+	base, tok, err := m.mint(stderr)
 	if err != nil {
 		return err
 	}

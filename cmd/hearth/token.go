@@ -5,6 +5,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"time"
 
 	"hearth/auth"
@@ -26,7 +29,7 @@ func token(args []string, stdout, stderr io.Writer) error {
 	if err := m.check("token"); err != nil {
 		return err
 	}
-	_, tok, err := m.mint()
+	_, tok, err := m.mint(stderr)
 	if err != nil {
 		return err
 	}
@@ -72,7 +75,13 @@ func (m *minting) check(cmd string) error {
 }
 
 // mint signs the token with <data>/issuer-key, and returns it with the base URL it is for.
-func (m *minting) mint() (base, token string, err error) {
+// With no key there yet it makes one, which a server started on that directory then uses, and
+// says so on stderr: run against the wrong -data, the token would fail on the real server.
+func (m *minting) mint(stderr io.Writer) (base, token string, err error) {
+	keyPath := filepath.Join(*m.data, auth.IssuerKeyFile)
+	if _, err := os.Stat(keyPath); errors.Is(err, fs.ErrNotExist) {
+		fmt.Fprintf(stderr, "no issuer key in %s: made a new one, %s; a server started on -data %s accepts the token, a server on another directory does not\n", *m.data, keyPath, *m.data)
+	}
 	iss, err := auth.LoadOrCreateIssuer(*m.data, m.base, time.Now)
 	if err != nil {
 		return "", "", err
