@@ -145,21 +145,24 @@ func clientWentAway(ctx context.Context) bool {
 	return errors.Is(cause, context.Canceled) || errors.Is(cause, context.DeadlineExceeded)
 }
 
-// run sends the first heartbeat, then whatever the follower hands over, until it fails.
+// run sends the first heartbeat, then whatever the follower hands over, until it fails (or
+// at once, when the stream's token has expired already).
 func (s *stream) run(ctx context.Context, f *Follower) error {
-	if err := RunOnFreshStack(s.heartbeat); err != nil {
-		return err
-	}
 	s.alarm = make(chan struct{}, 1)
 	defer context.AfterFunc(ctx, s.ring)()
 	// The heartbeat's timer is re-armed here, on the stream's goroutine, when it has fired:
-	// only this goroutine touches it. It also tells when the stream's token expires.
+	// only this goroutine touches it. It also tells when the stream's token expires. It is
+	// armed before the first heartbeat goes, so that the next is due 25 s after the first
+	// reached the client (on a manual clock too).
 	next, err := s.nextBeat()
 	if err != nil {
 		return err
 	}
 	beat := s.e.clock.AfterFunc(next, s.beatDue)
 	defer func() { beat.Stop() }()
+	if err := RunOnFreshStack(s.heartbeat); err != nil {
+		return err
+	}
 	for {
 		send := func() error { return s.sendAvailable(ctx, f) }
 		if f.Replaying() {
