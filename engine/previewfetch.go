@@ -211,6 +211,11 @@ func (e *Engine) storePreviewImage(ctx context.Context, u string) (*storepb.Prev
 	if !previewImageTypes[info.ContentType] || info.Width == 0 {
 		return nil, fmt.Errorf("not a PNG, JPEG, GIF, WebP or AVIF image (sniffed %s)", info.ContentType)
 	}
+	// Every client draws a preview's image unasked, as it does a settings image: the same
+	// bound keeps a few bytes claiming a huge picture from costing each of them gigabytes.
+	if info.Width > imageSideMax || info.Height > imageSideMax {
+		return nil, fmt.Errorf("the image is %dx%d pixels; at most %d on a side", info.Width, info.Height, imageSideMax)
+	}
 	var raw [16]byte
 	rand.Read(raw[:])
 	id := hex.EncodeToString(raw[:])
