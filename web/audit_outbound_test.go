@@ -49,3 +49,54 @@ func TestLinkPreviewImageOfHugeDimensionsIsLeftOut(t *testing.T) {
 		}
 	}
 }
+
+// Uploads that would run on the server's origin if shown as they are: an SVG with a script
+// (named .svg, sent as image/svg+xml), and a GIF whose bytes go on as an HTML page. The SVG
+// sniffs as XML and is a download that cannot run; the GIF is shown as an image only, never
+// sniffed as a page; a name made to break the Content-Disposition header stays one quoted
+// parameter.
+func TestUploadsThatCouldRunAreNeverPages(t *testing.T) {
+	s := webtest.Start(t)
+	owner := s.Join("owner")
+	svg := mustUpload(t, s, owner, "pic.svg", []byte(`<?xml version="1.0"?><svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>`))
+	if svg.GetContentType() != "text/xml; charset=utf-8" {
+		t.Fatalf("svg upload: %v", svg)
+	}
+	polyglot := mustUpload(t, s, owner, "x.gif", []byte("GIF89a\x01\x00\x01\x00\x00\x00\x00<html><script>alert(1)</script>"))
+	if polyglot.GetContentType() != "image/gif" {
+		t.Fatalf("gif upload: %v", polyglot)
+	}
+	quoted := mustUpload(t, s, owner, `a"; filename=evil.html; x=.txt`, []byte("text"))
+	for _, tt := range []struct {
+		att  *svcv1.Attachment
+		want map[string]string
+	}{
+		{svg, map[string]string{
+			"Content-Type":            "text/xml; charset=utf-8",
+			"Content-Disposition":     "attachment; filename=pic.svg",
+			"X-Content-Type-Options":  "nosniff",
+			"Content-Security-Policy": "sandbox; default-src 'none'",
+		}},
+		{polyglot, map[string]string{
+			"Content-Type":           "image/gif",
+			"Content-Disposition":    "inline; filename=x.gif",
+			"X-Content-Type-Options": "nosniff",
+		}},
+		{quoted, map[string]string{
+			"Content-Type":            "text/plain; charset=utf-8",
+			"Content-Disposition":     `attachment; filename="a\"; filename=evil.html; x=.txt"`,
+			"X-Content-Type-Options":  "nosniff",
+			"Content-Security-Policy": "sandbox; default-src 'none'",
+		}},
+	} {
+		got := fetch(t, s, http.MethodGet, tt.att.GetUrl())
+		if got.status != http.StatusOK {
+			t.Fatalf("GET %s: %d", tt.att.GetUrl(), got.status)
+		}
+		for k, v := range tt.want {
+			if got.header.Get(k) != v {
+				t.Errorf("%s: %s %q, want %q", tt.att.GetName(), k, got.header.Get(k), v)
+			}
+		}
+	}
+}
