@@ -173,6 +173,12 @@ func (e *Engine) readPage(ctx context.Context, u string) (sandbox.Preview, error
 	if t, _, _ := mime.ParseMediaType(ct); t != "text/html" && t != "application/xhtml+xml" {
 		return sandbox.Preview{}, fmt.Errorf("not an HTML page (Content-Type %q)", ct)
 	}
+	// The final URL is the page's doing (a redirect): one the sandbox does not take is the
+	// page's failure, not the server's.
+	final := res.URL.String()
+	if len(final) > sandbox.MaxPageURL {
+		return sandbox.Preview{}, fmt.Errorf("the page's final URL is over %d bytes", sandbox.MaxPageURL)
+	}
 	p := e.previews
 	select {
 	case p.parse <- struct{}{}:
@@ -180,7 +186,7 @@ func (e *Engine) readPage(ctx context.Context, u string) (sandbox.Preview, error
 	case <-ctx.Done():
 		return sandbox.Preview{}, ctx.Err()
 	}
-	page, err := e.opts.Sandbox.Preview(ctx, sandbox.Page{URL: res.URL.String(), ContentType: ct, Body: res.Body})
+	page, err := e.opts.Sandbox.Preview(ctx, sandbox.Page{URL: final, ContentType: ct, Body: res.Body})
 	if err != nil {
 		return sandbox.Preview{}, sandboxFailure(err)
 	}

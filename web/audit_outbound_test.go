@@ -100,3 +100,26 @@ func TestUploadsThatCouldRunAreNeverPages(t *testing.T) {
 		}
 	}
 }
+
+// Found by the outbound audit. A page that redirects to a URL longer than the sandbox takes
+// (8,192 bytes) is the page's failure, cached like any other: it was taken for a failure of
+// the server, logged as an error and never cached, so every request for its preview fetched
+// the hostile page again.
+func TestLinkPreviewRedirectToAnOverlongURLIsThePagesFailure(t *testing.T) {
+	site := newPages(t)
+	long := "/long?" + strings.Repeat("a", 9000)
+	site.handle("/start", func(w http.ResponseWriter, r *http.Request) { http.Redirect(w, r, long, http.StatusFound) })
+	site.html("/long", "<title>Long</title>")
+	s := webtest.Start(t, webtest.WithPreviewAllowPrivate())
+	owner := s.Join("owner")
+	ch := mustChannel(t, owner, "links", svcv1.ChannelKind_CHANNEL_KIND_TEXT)
+	m := mustSend(t, owner, &svcv1.SendMessageRequest{ChannelId: ch.GetId(), Text: site.URL + "/start"})
+	for range 2 {
+		if got := mustPreviews(t, owner, m.GetId()); len(got) != 0 {
+			t.Fatalf("got %v", got)
+		}
+	}
+	if n := site.hitsOf("/start"); n != 1 {
+		t.Fatalf("the page was fetched %d times, want once (its failure cached)", n)
+	}
+}
