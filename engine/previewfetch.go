@@ -173,6 +173,12 @@ func (e *Engine) readPage(ctx context.Context, u string) (sandbox.Preview, error
 	if t, _, _ := mime.ParseMediaType(ct); t != "text/html" && t != "application/xhtml+xml" {
 		return sandbox.Preview{}, fmt.Errorf("not an HTML page (Content-Type %q)", ct)
 	}
+	// The final URL is the page's doing (a redirect): one the sandbox does not take is the
+	// page's failure, not the server's.
+	final := res.URL.String()
+	if len(final) > sandbox.MaxPageURL {
+		return sandbox.Preview{}, fmt.Errorf("the page's final URL is over %d bytes", sandbox.MaxPageURL)
+	}
 	p := e.previews
 	select {
 	case p.parse <- struct{}{}:
@@ -180,7 +186,7 @@ func (e *Engine) readPage(ctx context.Context, u string) (sandbox.Preview, error
 	case <-ctx.Done():
 		return sandbox.Preview{}, ctx.Err()
 	}
-	page, err := e.opts.Sandbox.Preview(ctx, sandbox.Page{URL: res.URL.String(), ContentType: ct, Body: res.Body})
+	page, err := e.opts.Sandbox.Preview(ctx, sandbox.Page{URL: final, ContentType: ct, Body: res.Body})
 	if err != nil {
 		return sandbox.Preview{}, sandboxFailure(err)
 	}
@@ -210,6 +216,11 @@ func (e *Engine) storePreviewImage(ctx context.Context, u string) (*storepb.Prev
 	}
 	if !previewImageTypes[info.ContentType] || info.Width == 0 {
 		return nil, fmt.Errorf("not a PNG, JPEG, GIF, WebP or AVIF image (sniffed %s)", info.ContentType)
+	}
+	// Every client draws a preview's image unasked, as it does a settings image: the same
+	// bound keeps a few bytes claiming a huge picture from costing each of them gigabytes.
+	if info.Width > imageSideMax || info.Height > imageSideMax {
+		return nil, fmt.Errorf("the image is %dx%d pixels; at most %d on a side", info.Width, info.Height, imageSideMax)
 	}
 	var raw [16]byte
 	rand.Read(raw[:])

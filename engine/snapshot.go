@@ -311,16 +311,20 @@ func (d *draft) setSettings(s *storepb.Settings) { d.settings = s }
 func (d *draft) setMember(m *storepb.MemberRecord) {
 	id := m.GetMember().GetId()
 	own(d, ownMembers, &d.members)
+	// The old row's entries go only where they still point at this member: a deleted bot's
+	// username may belong to someone else since.
 	if old := d.members[id]; old != nil {
-		if old.GetIssuer() != "" {
+		if k := (login{old.GetIssuer(), old.GetSubject()}); old.GetIssuer() != "" && d.byLogin[k] == id {
 			own(d, ownLogins, &d.byLogin)
-			delete(d.byLogin, login{old.GetIssuer(), old.GetSubject()})
+			delete(d.byLogin, k)
 		}
-		own(d, ownUsernames, &d.byUsername)
-		delete(d.byUsername, strings.ToLower(old.GetMember().GetUsername()))
-		if len(old.GetBotTokenHash()) == 32 {
+		if k := strings.ToLower(old.GetMember().GetUsername()); d.byUsername[k] == id {
+			own(d, ownUsernames, &d.byUsername)
+			delete(d.byUsername, k)
+		}
+		if k := old.GetBotTokenHash(); len(k) == 32 && d.byBotHash[[32]byte(k)] == id {
 			own(d, ownBots, &d.byBotHash)
-			delete(d.byBotHash, [32]byte(old.GetBotTokenHash()))
+			delete(d.byBotHash, [32]byte(k))
 		}
 	}
 	d.members[id] = m

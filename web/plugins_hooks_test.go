@@ -10,6 +10,7 @@ import (
 	"connectrpc.com/connect"
 
 	svcv1 "hearth/proto/svc/v1"
+	"hearth/web"
 	"hearth/web/webtest"
 )
 
@@ -197,7 +198,10 @@ chat.on('joinRequest', r => {
 // chat.store keeps JSON per plugin across restarts, within 1 MB; DeletePlugin deletes it.
 func TestPluginStore(t *testing.T) {
 	clock := webtest.NewClock()
-	s := webtest.Start(t, webtest.WithClock(clock))
+	// A hook that stores 700 KB waits for its commit, within the 500 ms a hook may take; on a
+	// machine loaded many times over (the race detector, the disk's syncs) it went past that.
+	// This test is about the store, so its hooks get 5 s.
+	s := webtest.StartConfig(t, func(c *web.Config) { c.Plugins.HookLimit = 5 * time.Second }, webtest.WithClock(clock))
 	owner := s.Join("owner")
 	general := mustChannel(t, owner, "general", svcv1.ChannelKind_CHANNEL_KIND_TEXT)
 	src := `

@@ -18,6 +18,8 @@ const (
 	MaxSiteName    = wire.MaxSiteName
 	// MaxPageBody is how much of a page Preview reads (1 MB); it ignores the rest.
 	MaxPageBody = wire.MaxPageBody
+	// MaxPageURL is the longest page URL Preview takes, in bytes; a longer one is an error.
+	MaxPageURL = wire.MaxPageURL
 )
 
 // Page is a fetched HTML page.

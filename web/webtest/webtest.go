@@ -51,6 +51,13 @@ type Option func(*engine.Options)
 // a sandbox shared by the test binary.
 func Start(t testing.TB, options ...Option) *Server {
 	t.Helper()
+	return StartConfig(t, nil, options...)
+}
+
+// StartConfig is Start with a change to the server's web.Config beyond the engine's options
+// (the plugins' limits, say), made before the server opens.
+func StartConfig(t testing.TB, config func(*web.Config), options ...Option) *Server {
+	t.Helper()
 	s := &Server{t: t, Dir: t.TempDir()}
 	s.http = httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		(*s.handler.Load()).ServeHTTP(w, r)
@@ -78,6 +85,9 @@ func Start(t testing.TB, options ...Option) *Server {
 		opts.Bucket = b
 	}
 	s.cfg = web.Config{Data: s.Dir, Engine: opts, Log: Logger(), PasswordParams: TestPasswordParams, AdminSocket: true}
+	if config != nil {
+		config(&s.cfg)
+	}
 	s.open()
 	s.http.Start()
 	t.Cleanup(func() {
