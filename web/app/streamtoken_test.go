@@ -104,3 +104,31 @@ func TestBrowserStreamOutlivesItsToken(t *testing.T) {
 	}
 	dana.noErrors(srv.URL)
 }
+
+// TestBrowserRefusedTokenIsRefreshed: an access token the server refuses while the client still
+// counts on it (their clocks differ, say) is refreshed at once, not only once it comes near its
+// end by the client's clock, and the person stays signed in.
+func TestBrowserRefusedTokenIsRefreshed(t *testing.T) {
+	browser := startBrowser(t)
+	srv, owner, ids := community(t)
+	dana := openPage(t, browser, "dana", 1280, 800)
+	dana.signUp(srv, "", "dana", "Dana")
+
+	t.Log("the client holds a token the server finds expired, and counts on it for an hour")
+	const creds = `JSON.parse(localStorage.getItem("hearth.tokens"))[` + "`${location.origin}`" + `]`
+	const setCreds = `((f) => { const all = JSON.parse(localStorage.getItem("hearth.tokens")); f(all[location.origin]); localStorage.setItem("hearth.tokens", JSON.stringify(all)); })`
+	sub := eval[string](dana, `JSON.parse(atob(`+creds+`.access.split(".")[1].replace(/-/g, "+").replace(/_/g, "/"))).sub`)
+	expired, err := srv.Issuer.Mint(sub, "Dana", time.Nanosecond) // exp is in whole seconds: now
+	if err != nil {
+		t.Fatal(err)
+	}
+	dana.eval0(setCreds + `((c) => { c.access = ` + js(expired) + `; c.expiresAt = Date.now() + 3600000; })`)
+	dana.run(chromedp.Reload())
+
+	t.Log("refused, it is refreshed: the chat, not the sign-in page")
+	dana.waitFor("a new access token", creds+`.access !== `+js(expired))
+	dana.waitFor("the chat", `!!document.querySelector(".chat") && !document.querySelector("#signin-title")`)
+	dana.openChannel("general")
+	dana.sendAPI(t, owner, ids["general"], "still signed in")
+	dana.seesOnce("still signed in")
+}

@@ -145,10 +145,11 @@ export async function accessToken(server: string, force = false): Promise<string
   if (!creds) return undefined;
   if (!needsRefresh(creds, force)) return creds.access;
   return withLock("hearth-refresh " + server, async () => {
-    // Another tab may have refreshed meanwhile: its tokens are in storage.
+    // Another tab may have refreshed meanwhile: its tokens are in storage. Forced (the server
+    // refused the token, whatever time it has left by this clock), only that answers it.
     const now = getCreds(server);
     if (!now) return undefined;
-    if (now.refresh !== creds.refresh || !needsRefresh(now, false)) return now.access;
+    if (now.refresh !== creds.refresh || !needsRefresh(now, force)) return now.access;
     try {
       const t = await tokenRequest(now.tokenEndpoint!, {
         grant_type: "refresh_token",
