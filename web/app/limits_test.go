@@ -2,7 +2,9 @@ package app_test
 
 import (
 	"context"
+	"encoding/binary"
 	"fmt"
+	"hash/crc32"
 	"os"
 	"path/filepath"
 	"strings"
@@ -114,4 +116,41 @@ func TestBrowserLimitsCountCharacters(t *testing.T) {
 		t.Errorf("the page called UpdateProfile %d times, want 2", n)
 	}
 	alice.noErrors(srv.URL)
+}
+
+// TestBrowserHugeImageIsAFile: an image attachment whose header claims 100,000 x 100,000
+// pixels (33 bytes of PNG header) shows as a file to open, not as an image every viewer's
+// browser would decode unasked; an ordinary picture is drawn inline.
+func TestBrowserHugeImageIsAFile(t *testing.T) {
+	browser := startBrowser(t)
+	srv, _, _ := community(t)
+	alice := openPage(t, browser, "alice", 1280, 800)
+	alice.signUp(srv, "", "alice", "Alice")
+	alice.openChannel("general")
+	huge := filepath.Join(t.TempDir(), "huge.png")
+	if err := os.WriteFile(huge, pngHeader(100_000, 100_000), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, file := range []string{huge, writePNG(t, "small.png", 64, 48)} {
+		alice.run(chromedp.SetUploadFiles(chromedp.CSS(".channel-view input[type=file]"), []string{file}))
+		alice.waitFor("the upload done", `!!document.querySelector(".channel-view .upload .upload-status") && !document.querySelector(".channel-view .upload-error")`)
+		alice.click(`.channel-view button[aria-label="Send"]`)
+		alice.waitFor("the upload sent", `!document.querySelector(".channel-view .upload")`)
+	}
+	alice.waitFor("the small picture inline", `document.querySelector('.channel-view .att-image img[alt="small.png"]')?.complete`)
+	alice.waitFor("the huge one as a file", `[...document.querySelectorAll(".channel-view .att-file .att-name")].some(n => n.textContent === "huge.png")`)
+	if n := eval[int](alice, `document.querySelectorAll('.channel-view .att-image img[alt="huge.png"]').length`); n != 0 {
+		t.Fatalf("the huge image is drawn inline %d times", n)
+	}
+	alice.noErrors(srv.URL)
+}
+
+// pngHeader is the start of a PNG claiming w x h pixels: its signature and header chunk.
+func pngHeader(w, h uint32) []byte {
+	ihdr := binary.BigEndian.AppendUint32([]byte("IHDR"), w)
+	ihdr = binary.BigEndian.AppendUint32(ihdr, h)
+	ihdr = append(ihdr, 8, 2, 0, 0, 0) // 8-bit RGB
+	out := binary.BigEndian.AppendUint32([]byte("\x89PNG\r\n\x1a\n"), 13)
+	out = append(out, ihdr...)
+	return binary.BigEndian.AppendUint32(out, crc32.ChecksumIEEE(ihdr))
 }

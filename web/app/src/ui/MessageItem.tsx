@@ -255,9 +255,19 @@ export function fitImage(w: number, h: number, maxW = 400, maxH = 300): [number,
   return [Math.max(1, Math.round(w * scale)), Math.max(1, Math.round(h * scale))];
 }
 
+/**
+ * The largest image drawn inline, as its header claims it: a few bytes can claim a picture
+ * that takes gigabytes to decode, and every viewer would decode it unasked. 16,384 pixels a
+ * side and 144 million in all keep a 108-megapixel phone photo (12,000 x 9,000) inline; a
+ * larger one is a file to open.
+ */
+const inlineSideMax = 16_384;
+const inlinePixelsMax = 144_000_000;
+
 export function AttachmentView(props: { base: string; name: string; url: string; contentType: string; width: number; height: number; size: number; local?: string }) {
   const url = props.local ?? absUrl(props.base, props.url);
-  if (props.contentType.startsWith("image/") && props.width > 0 && props.height > 0 && url) {
+  const drawable = props.width > 0 && props.height > 0 && props.width <= inlineSideMax && props.height <= inlineSideMax && props.width * props.height <= inlinePixelsMax;
+  if (props.contentType.startsWith("image/") && drawable && url) {
     const [w, h] = fitImage(props.width, props.height);
     return (
       <a class="att-image" href={url} target="_blank" rel="noopener noreferrer">
