@@ -14,11 +14,11 @@ const (
 	// verification a minute.
 	tokenCacheTTL = 60 * time.Second
 	// tokenCacheSize bounds the entries. An entry is ~270 bytes (the hash, the Identity's
-	// strings, the token's exp and the entry's expiry), so the cache never holds more than ~1 MB. The cache only helps
-	// tokens that call again within tokenCacheTTL: the load runs have 1,500 senders, and a
-	// community of a few thousand people has fewer active at once; an open stream verifies
-	// once, when it opens. Past the bound, entries are evicted and the extra tokens cost
-	// what they cost before the cache, nothing more.
+	// strings, the token's exp and the entry's expiry), so the cache never holds more than
+	// ~1 MB. The cache only helps tokens that call again within tokenCacheTTL: the load runs
+	// have 1,500 senders, and a community of a few thousand people has fewer active at once;
+	// an open stream verifies once, when it opens. Past the bound, entries are evicted and the
+	// extra tokens cost what they cost before the cache, nothing more.
 	tokenCacheSize = 4096
 	// tokenCacheShards spreads the entries over locks, so that calls on many cores do not
 	// all take one lock. Each shard holds tokenCacheSize/tokenCacheShards entries.
