@@ -48,15 +48,7 @@ chat.on('message', m => {
 	}
 	st.Close()
 
-	resp, err := adminClient(s.Dir).Get("http://hearth" + web.AdminBackupPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	archive, err := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if err != nil || resp.Trailer.Get(web.BackupResultTrailer) != "ok" {
-		t.Fatalf("GET /backup: %v, trailer %q", err, resp.Trailer.Get(web.BackupResultTrailer))
-	}
+	archive := backupOver(t, s.Dir)
 	seq := s.Engine.Seq()
 
 	if res := s.RestoreFresh(bytes.NewReader(archive)); res.Seq != seq || !res.Manifest.Files {
@@ -107,15 +99,7 @@ func TestRestoredLogStartsPastAGap(t *testing.T) {
 	owner := s.Join("owner")
 	general := mustChannel(t, owner, "general", svcv1.ChannelKind_CHANNEL_KIND_TEXT)
 	mustSend(t, owner, &svcv1.SendMessageRequest{ChannelId: general.GetId(), Text: "before the backup"})
-	resp, err := adminClient(s.Dir).Get("http://hearth" + web.AdminBackupPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	archive, err := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if err != nil || resp.Trailer.Get(web.BackupResultTrailer) != "ok" {
-		t.Fatalf("GET /backup: %v, trailer %q", err, resp.Trailer.Get(web.BackupResultTrailer))
-	}
+	archive := backupOver(t, s.Dir)
 	backedUp := s.Engine.Seq()
 	for range 3 {
 		mustSend(t, owner, &svcv1.SendMessageRequest{ChannelId: general.GetId(), Text: "after the backup"})
@@ -158,4 +142,20 @@ func TestRestoredLogStartsPastAGap(t *testing.T) {
 	if got := s.Engine.Seq(); got != start+1 {
 		t.Fatalf("after a restart the seq is %d, want %d", got, start+1)
 	}
+}
+
+// backupOver streams a backup from the running server over its admin socket in dir, as
+// `hearth backup -o -` does, and returns the archive.
+func backupOver(t *testing.T, dir string) []byte {
+	t.Helper()
+	resp, err := adminClient(dir).Get("http://hearth" + web.AdminBackupPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	archive, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if err != nil || resp.Trailer.Get(web.BackupResultTrailer) != "ok" {
+		t.Fatalf("GET /backup: %v, trailer %q", err, resp.Trailer.Get(web.BackupResultTrailer))
+	}
+	return archive
 }

@@ -44,13 +44,7 @@ func TestStreamEndsWhenItsTokenExpires(t *testing.T) {
 
 	st := bob.Subscribe(t, s.Engine.Seq())
 	st.Ephemeral = true
-	next := func() *svcv1.Event {
-		for {
-			if ev := st.Next(); ev.GetPresence() == nil && ev.GetPresenceBatch() == nil {
-				return ev
-			}
-		}
-	}
+	next := func() *svcv1.Event { return nextNotPresence(st) }
 	heartbeat := func(when string) {
 		t.Helper()
 		if ev := next(); !ev.GetHeartbeat() {

@@ -373,14 +373,7 @@ func TestHeartbeat(t *testing.T) {
 	ch := mustChannel(t, alice, "general", svcv1.ChannelKind_CHANNEL_KIND_TEXT)
 	st := alice.Subscribe(t, s.Engine.Seq())
 	st.Ephemeral = true
-	// next skips presence, which the stream's own opening may bring at any point.
-	next := func() *svcv1.Event {
-		for {
-			if ev := st.Next(); ev.GetPresence() == nil && ev.GetPresenceBatch() == nil {
-				return ev
-			}
-		}
-	}
+	next := func() *svcv1.Event { return nextNotPresence(st) }
 	heartbeat := func(when string) {
 		t.Helper()
 		if ev := next(); !ev.GetHeartbeat() || ev.GetSeq() != 0 {
@@ -397,5 +390,15 @@ func TestHeartbeat(t *testing.T) {
 		}
 		clock.Advance(time.Second)
 		heartbeat(fmt.Sprintf("after %d s", 25*(i+1)))
+	}
+}
+
+// nextNotPresence is the stream's next event that is not presence, which a stream's own
+// opening may bring at any point. The stream shows ephemeral events (st.Ephemeral).
+func nextNotPresence(st *webtest.Stream) *svcv1.Event {
+	for {
+		if ev := st.Next(); ev.GetPresence() == nil && ev.GetPresenceBatch() == nil {
+			return ev
+		}
 	}
 }

@@ -176,7 +176,14 @@ func fetch(t *testing.T, u string) (int, []byte) {
 // the exit code is want.
 func hearthCmd(t *testing.T, bin string, want int, args ...string) (stdout, stderr string) {
 	t.Helper()
+	return hearthCmdIn(t, bin, nil, want, args...)
+}
+
+// hearthCmdIn is hearthCmd with stdin (nil: none).
+func hearthCmdIn(t *testing.T, bin string, stdin io.Reader, want int, args ...string) (stdout, stderr string) {
+	t.Helper()
 	cmd := exec.Command(bin, args...)
+	cmd.Stdin = stdin
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	err := cmd.Run()
@@ -439,21 +446,7 @@ func TestBackupThroughAPipeAndRestoreFromStdinOrURL(t *testing.T) {
 
 	restore := func(want int, stdin []byte, args ...string) (string, string) {
 		t.Helper()
-		cmd := exec.Command(bin, append([]string{"restore"}, args...)...)
-		cmd.Stdin = bytes.NewReader(stdin)
-		var out, errb bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &out, &errb
-		err := cmd.Run()
-		code := 0
-		if ee, ok := err.(*exec.ExitError); ok {
-			code = ee.ExitCode()
-		} else if err != nil {
-			t.Fatal(err)
-		}
-		if code != want {
-			t.Fatalf("hearth restore %v: exit %d, want %d\n%s%s", args, code, want, out.String(), errb.String())
-		}
-		return out.String(), errb.String()
+		return hearthCmdIn(t, bin, bytes.NewReader(stdin), want, append([]string{"restore"}, args...)...)
 	}
 	fromStdin := filepath.Join(t.TempDir(), "from-stdin")
 	if out, _ := restore(0, []byte(archive), "-data", fromStdin, "-"); !strings.Contains(out, "Restored into "+fromStdin) {
