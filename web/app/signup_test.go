@@ -63,7 +63,6 @@ func TestBrowserSignUpWithInvite(t *testing.T) {
 	dana.waitFor("the profile", `document.querySelector(".me-name")?.textContent === `+js(name))
 
 	t.Log("a reload keeps the sign-in; an expiring token is refreshed")
-	const creds = `JSON.parse(localStorage.getItem("hearth.tokens"))[` + "`${location.origin}`" + `]`
 	refresh := eval[string](dana, creds+`.refresh`)
 	if refresh == "" {
 		t.Fatal("no refresh token kept")

@@ -12,6 +12,13 @@ import (
 	"hearth/web/webtest"
 )
 
+// creds is, in the page, the tokens the client keeps for the server it is on; setCreds(f)
+// changes them with f.
+const (
+	creds    = `JSON.parse(localStorage.getItem("hearth.tokens"))[` + "`${location.origin}`" + `]`
+	setCreds = `((f) => { const all = JSON.parse(localStorage.getItem("hearth.tokens")); f(all[location.origin]); localStorage.setItem("hearth.tokens", JSON.stringify(all)); })`
+)
+
 // expiry is a JWT's exp, read without checking the token.
 func expiry(t *testing.T, tok string) time.Time {
 	t.Helper()
@@ -68,8 +75,6 @@ func TestBrowserStreamOutlivesItsToken(t *testing.T) {
 	dana.signUp(srv, "", "dana", "Dana")
 
 	t.Log("the stream opens with an access token that expires in 3 minutes")
-	const creds = `JSON.parse(localStorage.getItem("hearth.tokens"))[` + "`${location.origin}`" + `]`
-	const setCreds = `((f) => { const all = JSON.parse(localStorage.getItem("hearth.tokens")); f(all[location.origin]); localStorage.setItem("hearth.tokens", JSON.stringify(all)); })`
 	sub := eval[string](dana, `JSON.parse(atob(`+creds+`.access.split(".")[1].replace(/-/g, "+").replace(/_/g, "/"))).sub`)
 	short, err := srv.Issuer.Mint(sub, "Dana", 3*time.Minute)
 	if err != nil {
@@ -115,8 +120,6 @@ func TestBrowserRefusedTokenIsRefreshed(t *testing.T) {
 	dana.signUp(srv, "", "dana", "Dana")
 
 	t.Log("the client holds a token the server finds expired, and counts on it for an hour")
-	const creds = `JSON.parse(localStorage.getItem("hearth.tokens"))[` + "`${location.origin}`" + `]`
-	const setCreds = `((f) => { const all = JSON.parse(localStorage.getItem("hearth.tokens")); f(all[location.origin]); localStorage.setItem("hearth.tokens", JSON.stringify(all)); })`
 	sub := eval[string](dana, `JSON.parse(atob(`+creds+`.access.split(".")[1].replace(/-/g, "+").replace(/_/g, "/"))).sub`)
 	expired, err := srv.Issuer.Mint(sub, "Dana", time.Nanosecond) // exp is in whole seconds: now
 	if err != nil {
