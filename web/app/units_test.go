@@ -84,6 +84,8 @@ func unitPageOf(t *testing.T, entry string) *page {
 		Platform:    api.PlatformBrowser,
 		Charset:     api.CharsetUTF8,
 		TreeShaking: api.TreeShakingTrue,
+		// A component's stylesheet is the bundle's business, not a unit's.
+		Loader: map[string]api.Loader{".css": api.LoaderEmpty},
 	})
 	if len(res.Errors) > 0 {
 		t.Fatalf("bundle the helpers (are the client's packages installed? cd web/app && npm ci): %v", res.Errors[0].Text)

@@ -75,6 +75,21 @@ export function absUrl(base: string, url: string): string {
   return base + "/" + url;
 }
 
+/**
+ * Whether url is an absolute http or https URL, the only links the client makes of what a
+ * server sends: the client may be pointed at any server, whose words must not become a
+ * javascript:, data: or other scheme's link in this page. (The URL parser is what the browser
+ * follows: it drops leading white space and control characters and ignores the scheme's case.)
+ */
+export function isWebUrl(url: string): boolean {
+  try {
+    const p = new URL(url).protocol;
+    return p === "http:" || p === "https:";
+  } catch {
+    return false;
+  }
+}
+
 /** GET /emoji: the community's custom emoji by name (none when the server has no such list). */
 export async function fetchEmoji(api: Api): Promise<Map<string, string>> {
   const res = await fetch(api.base + "/emoji", {

@@ -4,7 +4,7 @@
 
 import { useEffect, useRef, useState } from "preact/hooks";
 import { ChannelKind, type Message } from "../gen/svc/v1/types_pb";
-import { absUrl } from "../lib/api";
+import { absUrl, isWebUrl } from "../lib/api";
 import { LIMITS, limitError } from "../lib/chars";
 import { emojiName } from "../lib/emoji";
 import { fromWire, renderMarkdown, toWire, type RenderContext } from "../lib/markdown";
@@ -54,7 +54,7 @@ export function MessageItem(props: {
   useEffect(() => {
     if (linked) session.loadPreviews(m);
   }, [linked, previewKey(m)]);
-  const previews = linked ? session.previews.get(previewKey(m)) : undefined;
+  const previews = linked ? session.previews.get(previewKey(m))?.filter((p) => isWebUrl(p.url)) : undefined;
   return (
     <article class={cls.join(" ")} id={"msg-" + m.id} data-id={m.id} tabindex={-1} aria-label={`${name}, ${formatFull(m.createdAtMs)}`}>
       <div class="msg-gutter">
@@ -103,7 +103,7 @@ export function MessageItem(props: {
             ))}
           </div>
         )}
-        {previews && (
+        {previews && previews.length > 0 && (
           <div class="previews">
             {previews.map((p) => (
               <a class="preview" key={p.url} href={p.url} target="_blank" rel="noopener noreferrer nofollow ugc">

@@ -1,0 +1,66 @@
+package app_test
+
+import (
+	"encoding/json"
+	"testing"
+)
+
+// untrustedEntry renders one message with the link previews a server gave, as the client does.
+const untrustedEntry = `
+import { h, render } from "preact";
+import { create } from "@bufbuild/protobuf";
+import { MessageSchema, LinkPreviewSchema } from "./src/gen/svc/v1/types_pb";
+import { MessageItem } from "./src/ui/MessageItem";
+import { Session, previewKey } from "./src/state/session";
+globalThis.renderPreviews = (urls) => {
+  // A blank page has no storage; the session gets one in memory.
+  for (const name of ["sessionStorage", "localStorage"]) {
+    const m = new Map();
+    const store = { getItem: (k) => m.get(k) ?? null, setItem: (k, v) => void m.set(k, String(v)), removeItem: (k) => void m.delete(k) };
+    Object.defineProperty(window, name, { value: store, configurable: true });
+  }
+  const session = new Session("http://unit.invalid");
+  const m = create(MessageSchema, { id: "m1", channelId: "c1", authorId: "a1", text: "see https://example.org/" });
+  const key = previewKey(m);
+  // Asked already: the session does not call the (absent) server for them.
+  session.previewsAsked.add(key);
+  session.previews.set(key, urls.map((url) => create(LinkPreviewSchema, { url, title: "t " + url })));
+  const root = document.body.appendChild(document.createElement("div"));
+  render(h(MessageItem, { session, message: m, grouped: false, target: false, inThread: false, actions: { onMember: () => {} } }), root);
+  return [...root.querySelectorAll(".preview")].map((a) => a.getAttribute("href") ?? "(no href)");
+};
+`
+
+// TestUntrustedPreviewLinksAreWebLinks: a preview's url becomes a link only when it is an http
+// or https URL. The client may be pointed at any server (#/?url=), which then writes previews
+// into this origin's page: one whose url is javascript:, data:, vbscript: or another scheme
+// (in any case, after white space or control characters) is not shown. (Before, the url was
+// the href as the server sent it; only the page's Content-Security-Policy stood between a
+// javascript: preview and a click.)
+func TestUntrustedPreviewLinksAreWebLinks(t *testing.T) {
+	p := unitPageOf(t, untrustedEntry)
+	hostile := []string{
+		"javascript:alert(1)",
+		"JaVaScRiPt:alert(1)",
+		" \t\njavascript:alert(1)",
+		"\x01javascript:alert(1)",
+		"java\tscript:alert(1)",
+		"data:text/html,<script>alert(1)</script>",
+		"vbscript:msgbox(1)",
+		"ms-msdt:/id PCWDiagnostic",
+		"file:///etc/passwd",
+		"//example.net/",
+		"",
+	}
+	good := []string{"https://example.org/", "HTTP://Example.org/a"}
+	urls, _ := json.Marshal(append(hostile, good...))
+	got := eval[[]string](p, `renderPreviews(`+string(urls)+`)`)
+	if len(got) != len(good) {
+		t.Fatalf("previews shown: %q, want only the web links %q", got, good)
+	}
+	for i, href := range got {
+		if href != good[i] {
+			t.Errorf("preview %d: href %q, want %q", i, href, good[i])
+		}
+	}
+}
