@@ -2,6 +2,8 @@ package app_test
 
 import (
 	"encoding/json"
+	"net/http"
+	"net/http/httptest"
 	"testing"
 )
 
@@ -62,5 +64,40 @@ func TestUntrustedPreviewLinksAreWebLinks(t *testing.T) {
 		if href != good[i] {
 			t.Errorf("preview %d: href %q, want %q", i, href, good[i])
 		}
+	}
+}
+
+// signInEntry exposes beginSignIn on a blank page, with storage in memory.
+const signInEntry = `
+import { beginSignIn } from "./src/lib/oidc";
+for (const name of ["sessionStorage", "localStorage"]) {
+  const m = new Map();
+  const store = { getItem: (k) => m.get(k) ?? null, setItem: (k, v) => void m.set(k, String(v)), removeItem: (k) => void m.delete(k) };
+  Object.defineProperty(window, name, { value: store, configurable: true });
+}
+globalThis.signIn = (issuer) => {
+  globalThis.signInResult = "pending";
+  beginSignIn("http://unit.invalid", { issuer, clientId: "hearth-web", builtIn: false }).then(
+    () => (globalThis.signInResult = "left for " + location.href),
+    (e) => (globalThis.signInResult = String(e.message)),
+  );
+};
+`
+
+// TestUntrustedIssuerEndpointsAreWebLinks: the sign-in sends the page to the authorization
+// endpoint the issuer's discovery document names, and the issuer is whatever the server the
+// client was pointed at lists: one that is not an http or https URL (javascript:, a scheme
+// that opens a program) is refused, and the page stays.
+func TestUntrustedIssuerEndpointsAreWebLinks(t *testing.T) {
+	p := unitPageOf(t, signInEntry)
+	for _, endpoint := range []string{"javascript:alert(1)", " JavaScript:alert(1)", "ms-msdt:/id PCWDiagnostic"} {
+		issuer := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Access-Control-Allow-Origin", "*")
+			w.Header().Set("Content-Type", "application/json")
+			json.NewEncoder(w).Encode(map[string]string{"authorization_endpoint": endpoint, "token_endpoint": "https://issuer.example/token"})
+		}))
+		p.eval0(`signIn(` + js(issuer.URL) + `)`)
+		p.waitFor("the sign-in refused for "+endpoint, `signInResult.endsWith("names an authorization or token endpoint that is not an http or https URL")`)
+		issuer.Close()
 	}
 }

@@ -6,6 +6,7 @@
 // works once and a spent one presented again ends the whole sign-in.
 
 import { getCreds, setCreds, dropCreds, type Creds } from "./storage";
+import { isWebUrl } from "./api";
 
 export type Issuer = { issuer: string; clientId: string; builtIn: boolean };
 
@@ -37,6 +38,9 @@ async function discover(issuer: string): Promise<Discovery> {
   if (!res.ok) throw new Error(`${issuer} has no OpenID configuration (HTTP ${res.status})`);
   const d = (await res.json()) as Discovery;
   if (!d.authorization_endpoint || !d.token_endpoint) throw new Error(`${issuer} names no authorization or token endpoint`);
+  // The page goes there: any other scheme (javascript:, one that opens a program) is refused,
+  // as the issuer is whatever the server the client was pointed at lists.
+  if (!isWebUrl(d.authorization_endpoint) || !isWebUrl(d.token_endpoint)) throw new Error(`${issuer} names an authorization or token endpoint that is not an http or https URL`);
   return d;
 }
 
