@@ -106,8 +106,6 @@ func (s *stream) finish(ctx context.Context, err error) (StreamEnd, error) {
 		return s.ended(ctx, StreamLeft, nil)
 	case errors.Is(err, ErrClosed):
 		return s.ended(ctx, StreamShutdown, nil)
-	case errors.Is(err, ErrTokenExpired):
-		return s.ended(ctx, StreamTokenExpired, err)
 	case errors.Is(err, context.Canceled):
 		return s.ended(ctx, StreamClientClosed, nil)
 	}
