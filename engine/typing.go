@@ -37,6 +37,10 @@ func (e *Engine) SetTyping(ctx context.Context, c Caller, req *svcv1.SetTypingRe
 			if isNotFound(err) || (err == nil && (m.GetChannelId() != ch.GetId() || m.GetThreadRootId() != "")) {
 				return notFound("thread_root_id %.64s is not a top-level message of this channel", root)
 			}
+			if err == nil && m.GetDeleted() {
+				// A deleted root takes no replies (threadRoot): nobody is told one is coming.
+				return precondition("thread_root_id %s was deleted", root)
+			}
 			return err
 		})
 		if err != nil {

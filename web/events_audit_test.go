@@ -3,6 +3,7 @@ package web_test
 import (
 	"net/http"
 
+	"connectrpc.com/connect"
 	"fmt"
 	"google.golang.org/protobuf/proto"
 	"slices"
@@ -56,6 +57,9 @@ type auditStep struct {
 	call func(t *testing.T)
 	want func() map[string][]string
 	gone []string
+	// stale, when set, says why a client that applies this step's events to its GetState
+	// sidebar does not have the sidebar GetState gives after it (the sidebar is not checked).
+	stale string
 }
 
 // run runs the steps in order, each against the community the ones before it left.
@@ -70,6 +74,10 @@ func (a *auditScene) run(t *testing.T, steps []auditStep) {
 			}
 		}
 		before := a.s.Engine.Seq()
+		var sidebars [][]string
+		for _, o := range watched {
+			sidebars = append(sidebars, sidebarOf(t, a.labels, o))
+		}
 		var live []*webtest.Stream
 		for _, o := range watched {
 			live = append(live, a.subscribe(t, o, before))
@@ -90,6 +98,11 @@ func (a *auditScene) run(t *testing.T, steps []auditStep) {
 			s.Close()
 		}
 		for i, n := range names {
+			// A client that applies the events to the sidebar of its GetState has the sidebar
+			// GetState now gives: channel_created and channel_updated add, channel_deleted drops.
+			if wantBar, gotBar := sidebarOf(t, a.labels, watched[i]), applySidebar(sidebars[i], got[i]); st.stale == "" && !slices.Equal(gotBar, wantBar) {
+				t.Errorf("%s: %s's sidebar with the events applied is %v; GetState says %v", st.name, n, gotBar, wantBar)
+			}
 			w := want[n]
 			if w == nil {
 				w = []string{}
@@ -128,6 +141,24 @@ func (a *auditScene) received(t *testing.T, streams []*webtest.Stream) [][]strin
 		})
 	}
 	return got
+}
+
+// applySidebar applies described channel events to a sidebar of channel labels.
+func applySidebar(bar, events []string) []string {
+	out := slices.Clone(bar)
+	for _, e := range events {
+		k, label, _ := strings.Cut(e, ":")
+		switch k {
+		case "channel_created", "channel_updated":
+			if !slices.Contains(out, label) {
+				out = append(out, label)
+			}
+		case "channel_deleted":
+			out = slices.DeleteFunc(out, func(s string) bool { return s == label })
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 // to gives every named observer the same events.
@@ -197,6 +228,26 @@ func TestEventsAuditChannelsAndMessages(t *testing.T) {
 			_, err := a.member.Chat.DeleteMessage(ctx, req(&svcv1.DeleteMessageRequest{MessageId: root.GetId()}))
 			wantOK(t, "DeleteMessage", err)
 		}, want: fixed(to(ev("message_deleted:#limited"), limitedViewers...))},
+		{name: "DeleteMessage again", call: func(t *testing.T) {
+			_, err := a.member.Chat.DeleteMessage(ctx, req(&svcv1.DeleteMessageRequest{MessageId: root.GetId()}))
+			wantOK(t, "DeleteMessage again", err)
+		}, want: fixed(nil)},
+		{name: "refused calls", call: func(t *testing.T) {
+			_, err := a.member2.Chat.AddChannelMembers(ctx, req(&svcv1.AddChannelMembersRequest{ChannelId: a.priv.GetId(), MemberIds: memberIDs(a.member2)}))
+			wantCode(t, "AddChannelMembers by an outsider", err, connect.CodePermissionDenied)
+			_, err = a.member.Chat.SendMessage(ctx, req(&svcv1.SendMessageRequest{ChannelId: a.general.GetId(), Text: strings.Repeat("x", 8001)}))
+			wantCode(t, "SendMessage too long", err, connect.CodeInvalidArgument)
+			_, err = a.member.Chat.SendMessage(ctx, req(&svcv1.SendMessageRequest{ChannelId: a.general.GetId(), Text: "x", AttachmentIds: []string{"nope"}}))
+			wantCode(t, "SendMessage with an unknown attachment", err, connect.CodeNotFound)
+			_, err = a.mod.Chat.UpdateChannel(ctx, req(&svcv1.UpdateChannelRequest{ChannelId: a.general.GetId()}))
+			wantCode(t, "UpdateChannel by a moderator", err, connect.CodePermissionDenied)
+		}, want: fixed(nil)},
+		{name: "SendMessage with client_id", call: func(t *testing.T) {
+			mustSend(t, a.member, &svcv1.SendMessageRequest{ChannelId: a.priv.GetId(), Text: "once", ClientId: "k1"})
+		}, want: fixed(to(ev("message_created:once"), "admin", "member"))},
+		{name: "SendMessage repeated client_id", call: func(t *testing.T) {
+			mustSend(t, a.member, &svcv1.SendMessageRequest{ChannelId: a.priv.GetId(), Text: "once", ClientId: "k1"})
+		}, want: fixed(nil)},
 		{name: "SendMessage private", call: func(t *testing.T) {
 			mustSend(t, a.member, &svcv1.SendMessageRequest{ChannelId: a.priv.GetId(), Text: "in priv"})
 		}, want: fixed(to(ev("message_created:in priv"), "admin", "member"))},
@@ -418,10 +469,10 @@ func TestEventsAuditCommunity(t *testing.T) {
 			_, err := a.member2.Chat.JoinChannel(ctx, req(&svcv1.JoinChannelRequest{ChannelId: a.general.GetId()}))
 			wantOK(t, "JoinChannel", err)
 		}, want: fixed(to(up("#general"), "member2"))},
-		{name: "CreateChannel OPT_IN", call: func(t *testing.T) {
+		{name: "CreateChannel OPT_IN", stale: "channel_created goes to every member who sees a channel, joined or not (DECISIONS.md); in OPT_IN mode the sidebar is the joined channels", call: func(t *testing.T) {
 			a.channel(t, a.admin, "later", svcv1.ChannelKind_CHANNEL_KIND_TEXT)
 		}, want: all("channel_created:#later")},
-		{name: "switch to ROLES", call: func(t *testing.T) {
+		{name: "switch to ROLES", stale: "a change of channel mode sends channel_mode_changed only: clients call GetState (docs/decisions.md)", call: func(t *testing.T) {
 			setMode(t, a.admin, svcv1.ChannelMode_CHANNEL_MODE_ROLES)
 		}, want: all("channel_mode_changed:CHANNEL_MODE_ROLES", "server_updated")},
 		{name: "AddChannelMembers", call: func(t *testing.T) {
@@ -570,4 +621,65 @@ func TestEventsAuditPayloads(t *testing.T) {
 	want := proto.Clone(roles.Msg.GetMember()).(*svcv1.Member)
 	got.Presence, want.Presence = 0, 0 // logged member events carry no presence (docs/decisions.md)
 	same("SetMemberRoles", got, want)
+}
+
+// TestEventsAuditPresence: a presence change goes to every member, the member's own devices
+// included, and is never logged: a replay has none.
+func TestEventsAuditPresence(t *testing.T) {
+	a := newAuditScene(t)
+	before := a.s.Engine.Seq()
+	own := a.member.Subscribe(t, before) // member is ONLINE from here
+	var streams []*webtest.Stream
+	for _, o := range a.observers {
+		st := o.Subscribe(t, before)
+		st.Ephemeral = true
+		streams = append(streams, st)
+	}
+	_, err := a.member.Chat.SetPresence(ctx, req(&svcv1.SetPresenceRequest{Presence: svcv1.Presence_PRESENCE_AWAY}))
+	wantOK(t, "SetPresence", err)
+	away := func(ev *svcv1.Event) bool {
+		changes := ev.GetPresenceBatch().GetChanges()
+		if p := ev.GetPresence(); p != nil {
+			changes = append(changes, p)
+		}
+		for _, c := range changes {
+			if c.GetMemberId() == a.member.Member.GetId() && c.GetPresence() == svcv1.Presence_PRESENCE_AWAY {
+				return ev.GetSeq() == 0
+			}
+		}
+		return false
+	}
+	for _, st := range streams {
+		st.Until(away) // fails the test if it never comes
+	}
+	own.Close()
+	// Replayed from before the change: no presence event is in the log.
+	replay := a.member2.Subscribe(t, before)
+	replay.Ephemeral = true
+	bio := "after presence"
+	if _, err := a.owner.Server.UpdateProfile(ctx, req(&svcv1.UpdateProfileRequest{Bio: &bio})); err != nil {
+		t.Fatal(err)
+	}
+	for _, ev := range replay.Until(func(ev *svcv1.Event) bool { return ev.GetMemberUpdated().GetBio() == bio }) {
+		if (ev.GetPresence() != nil || ev.GetPresenceBatch() != nil || ev.GetTyping() != nil) && ev.GetSeq() != 0 {
+			t.Errorf("a logged ephemeral event: %v", ev)
+		}
+	}
+}
+
+// TestTypingInADeletedThreadIsRefused: typing in a thread announces a reply to come; a deleted
+// root takes no replies (SendMessage: failed_precondition), so typing there is refused the
+// same way and nobody is told.
+func TestTypingInADeletedThreadIsRefused(t *testing.T) {
+	a := newAuditScene(t)
+	root := mustSend(t, a.member, &svcv1.SendMessageRequest{ChannelId: a.priv.GetId(), Text: "root"})
+	_, err := a.member.Chat.DeleteMessage(ctx, req(&svcv1.DeleteMessageRequest{MessageId: root.GetId()}))
+	wantOK(t, "DeleteMessage", err)
+	_, err = a.admin.Chat.SendMessage(ctx, req(&svcv1.SendMessageRequest{ChannelId: a.priv.GetId(), Text: "r", ThreadRootId: root.GetId()}))
+	wantCode(t, "a reply to a deleted root", err, connect.CodeFailedPrecondition, "was deleted")
+	a.ephemeral = true
+	a.run(t, []auditStep{{name: "typing in a deleted thread", call: func(t *testing.T) {
+		_, err := a.admin.Chat.SetTyping(ctx, req(&svcv1.SetTypingRequest{ChannelId: a.priv.GetId(), ThreadRootId: root.GetId()}))
+		wantCode(t, "SetTyping in a deleted thread", err, connect.CodeFailedPrecondition, "thread_root_id "+root.GetId()+" was deleted")
+	}, want: fixed(nil)}})
 }
