@@ -31,6 +31,8 @@ type auditScene struct {
 	names            []string
 	// ephemeral has the streams keep typing events (presence and heartbeats are left out).
 	ephemeral bool
+	// restart restarts the server between the live check and the replay.
+	restart bool
 }
 
 func newAuditScene(t *testing.T) *auditScene {
@@ -87,6 +89,9 @@ func (a *auditScene) run(t *testing.T, steps []auditStep) {
 		got := a.received(t, live)
 		for _, s := range live {
 			s.Close()
+		}
+		if a.restart {
+			a.s.Restart()
 		}
 		// The replay runs up to the marker the live check sent, then to a second one.
 		var replay []*webtest.Stream
@@ -182,11 +187,23 @@ func fixed(m map[string][]string) func() map[string][]string {
 // TestEventsAuditChannelsAndMessages: channel and message calls in ROLES mode.
 func TestEventsAuditChannelsAndMessages(t *testing.T) {
 	a := newAuditScene(t)
+	a.run(t, channelAndMessageSteps(a))
+}
+
+// TestEventsAuditReplayAfterRestart: the same calls, each replayed after a restart: who may
+// receive a logged event is stored with it.
+func TestEventsAuditReplayAfterRestart(t *testing.T) {
+	a := newAuditScene(t)
+	a.restart = true
+	a.run(t, channelAndMessageSteps(a))
+}
+
+func channelAndMessageSteps(a *auditScene) []auditStep {
 	var root *svcv1.Message
 	var dmMsg *svcv1.Message
 	var readSeq int64
 	limitedViewers := []string{"owner", "admin", "member"}
-	a.run(t, []auditStep{
+	return []auditStep{
 		{name: "CreateChannel TEXT", call: func(t *testing.T) {
 			a.channel(t, a.admin, "open", svcv1.ChannelKind_CHANNEL_KIND_TEXT)
 		}, want: fixed(to(ev("channel_created:#open"), everyone...))},
@@ -326,7 +343,7 @@ func TestEventsAuditChannelsAndMessages(t *testing.T) {
 			m["mod"] = ev("member_updated:mod", "channel_deleted:#limited")
 			return m
 		}},
-	})
+	}
 }
 
 // TestEventsAuditCommunity: members, roles, settings (images included), blocks and mutes,
