@@ -52,13 +52,15 @@ func newAuditScene(t *testing.T) *auditScene {
 }
 
 // auditStep is one call and what each observer must receive from it, by name (an observer
-// left out receives nothing). gone names observers whose streams the call ends (they leave
-// the community): they are not watched.
+// left out receives nothing). gone names observers the call takes out of the community: their
+// streams must end with nothing more.
 type auditStep struct {
 	name string
 	call func(t *testing.T)
 	want func() map[string][]string
 	gone []string
+	// out names observers who are not in the community when the call is made: not watched.
+	out []string
 	// stale, when set, says why a client that applies this step's events to its GetState
 	// sidebar does not have the sidebar GetState gives after it (the sidebar is not checked).
 	stale string
@@ -71,7 +73,7 @@ func (a *auditScene) run(t *testing.T, steps []auditStep) {
 		var watched []*webtest.Client
 		var names []string
 		for i, o := range a.observers {
-			if !slices.Contains(st.gone, a.names[i]) {
+			if !slices.Contains(st.gone, a.names[i]) && !slices.Contains(st.out, a.names[i]) {
 				watched, names = append(watched, o), append(names, a.names[i])
 			}
 		}
@@ -84,7 +86,20 @@ func (a *auditScene) run(t *testing.T, steps []auditStep) {
 		for _, o := range watched {
 			live = append(live, a.subscribe(t, o, before))
 		}
+		var leaving []*webtest.Stream
+		var leavers []string
+		for i, o := range a.observers {
+			if slices.Contains(st.gone, a.names[i]) {
+				leaving, leavers = append(leaving, o.Subscribe(t, before)), append(leavers, a.names[i])
+			}
+		}
 		st.call(t)
+		// Whoever the call takes out of the community gets nothing of it: their streams end.
+		for i, l := range leaving {
+			for _, ev := range l.Rest() {
+				t.Errorf("%s: %s, taken out of the community, received %s", st.name, leavers[i], a.labels.describe(ev))
+			}
+		}
 		want := st.want()
 		got := a.received(t, live)
 		for _, s := range live {
@@ -489,6 +504,31 @@ func TestEventsAuditCommunity(t *testing.T) {
 		{name: "CreateChannel OPT_IN", stale: "channel_created goes to every member who sees a channel, joined or not (DECISIONS.md); in OPT_IN mode the sidebar is the joined channels", call: func(t *testing.T) {
 			a.channel(t, a.admin, "later", svcv1.ChannelKind_CHANNEL_KIND_TEXT)
 		}, want: all("channel_created:#later")},
+		// member was joined to #limited by the switch (it kept everyone in what they saw).
+		{name: "SetMemberRoles takes sight of a joined channel", call: func(t *testing.T) {
+			mustSetRoles(t, a.admin, a.member)
+		}, want: func() map[string][]string {
+			m := to(ev("member_updated:member"), everyone...)
+			m["member"] = ev("member_updated:member", "channel_deleted:#limited")
+			return m
+		}},
+		// The same channel_created goes to a member who starts seeing a channel they have not
+		// joined (not in their sidebar) and to one who sees again a channel they joined (back in
+		// it): a client cannot tell the two apart.
+		{name: "SetMemberRoles gives sight of a channel not joined", stale: "channel_created goes to every member who starts seeing a channel, joined or not (DECISIONS.md); in OPT_IN mode the sidebar is the joined channels", call: func(t *testing.T) {
+			mustSetRoles(t, a.admin, a.member2, a.crew)
+		}, want: func() map[string][]string {
+			m := to(ev("member_updated:member2"), everyone...)
+			m["member2"] = ev("member_updated:member2", "channel_created:#limited")
+			return m
+		}},
+		{name: "SetMemberRoles gives back sight of a joined channel", call: func(t *testing.T) {
+			mustSetRoles(t, a.admin, a.member, a.crew)
+		}, want: func() map[string][]string {
+			m := to(ev("member_updated:member"), everyone...)
+			m["member"] = ev("member_updated:member", "channel_created:#limited")
+			return m
+		}},
 		{name: "switch to ROLES", stale: "a change of channel mode sends channel_mode_changed only: clients call GetState (docs/decisions.md)", call: func(t *testing.T) {
 			setMode(t, a.admin, svcv1.ChannelMode_CHANNEL_MODE_ROLES)
 		}, want: all("channel_mode_changed:CHANNEL_MODE_ROLES", "server_updated")},
@@ -504,6 +544,13 @@ func TestEventsAuditCommunity(t *testing.T) {
 			m["member"] = m["admin"]
 			return m
 		}},
+		{name: "Join after a kick", out: []string{"member2"}, call: func(t *testing.T) {
+			a.s.Join("member2")
+		}, want: fixed(to(ev("member_joined:member2"), "owner", "admin", "mod", "member", "bot"))},
+		{name: "BanMember", gone: []string{"member2"}, call: func(t *testing.T) {
+			_, err := a.mod.Server.BanMember(ctx, req(&svcv1.BanMemberRequest{MemberId: a.member2.Member.GetId()}))
+			wantOK(t, "BanMember", err)
+		}, want: fixed(to(ev("*svcv1.Event_MemberLeft"), "owner", "admin", "mod", "member", "bot"))},
 	})
 }
 

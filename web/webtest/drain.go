@@ -1,0 +1,21 @@
+package webtest
+
+import svcv1 "hearth/proto/svc/v1"
+
+// Rest waits for the stream to end and returns the events it received that no Next read
+// (logged ones and resync only, unless Ephemeral): for a stream that must end with nothing more.
+func (s *Stream) Rest() []*svcv1.Event {
+	s.t.Helper()
+	s.Ended()
+	var out []*svcv1.Event
+	for {
+		select {
+		case ev := <-s.events:
+			if s.Ephemeral || !ephemeral(ev) {
+				out = append(out, ev)
+			}
+		default:
+			return out
+		}
+	}
+}
