@@ -40,20 +40,21 @@ func (e *Engine) AddChannelMembers(ctx context.Context, c Caller, req *svcv1.Add
 			}
 		}
 		rec = proto.Clone(rec).(*storepb.ChannelRecord)
-		added := false
+		var added []string
 		for _, id := range ids {
 			if !slices.Contains(rec.Channel.MemberIds, id) {
 				rec.Channel.MemberIds = append(rec.Channel.MemberIds, id)
-				added = true
+				added = append(added, id)
 			}
 		}
-		if !added {
+		if len(added) == 0 {
 			view, err := e.channelView(tx.read(), rec, tx.seq)
 			return &svcv1.AddChannelMembersResponse{Channel: view}, err
 		}
 		if err := tx.putChannel(rec); err != nil {
 			return nil, err
 		}
+		tx.withholdEarlier(rec.GetChannel().GetId(), added)
 		// Those who see it now are the members before and the new ones.
 		view, err := e.channelUpdated(tx, rec, toViewers(rec.GetChannel().GetId()))
 		return &svcv1.AddChannelMembersResponse{Channel: view}, err
@@ -149,6 +150,7 @@ func (e *Engine) JoinChannel(ctx context.Context, c Caller, req *svcv1.JoinChann
 		if err := tx.setJoined(chID, c.ID, true); err != nil {
 			return nil, err
 		}
+		tx.withholdEarlier(chID, []string{c.ID})
 		view, err := e.channelUpdated(tx, rec, toMembers(c.ID))
 		return &svcv1.JoinChannelResponse{Channel: view}, err
 	})

@@ -32,6 +32,9 @@ func (e *Engine) switchChannelMode(tx *Tx, mode svcv1.ChannelMode) error {
 		if _, err := joinVisibleChannels(tx, -1); err != nil {
 			return err
 		}
+	} else {
+		// Back in ROLES mode everyone is in every TEXT channel they see, joined or not.
+		withholdFromUnjoined(tx)
 	}
 	_, err := tx.emit(toEveryone(), &svcv1.Event{Kind: &svcv1.Event_ChannelModeChanged{ChannelModeChanged: mode}})
 	return err
@@ -87,4 +90,25 @@ func joinVisibleChannels(tx *Tx, limit int) (int, error) {
 		}
 	}
 	return n, nil
+}
+
+// withholdFromUnjoined keeps the batch's earlier events of each TEXT channel from the members
+// who see it without having joined it: the switch to ROLES mode puts them in it now, after
+// those events (see withholdEarlier).
+func withholdFromUnjoined(tx *Tx) {
+	d := tx.Snap()
+	members := d.activeMembers()
+	for _, c := range d.Channels() {
+		ch := c.GetChannel()
+		if ch.GetKind() != svcv1.ChannelKind_CHANNEL_KIND_TEXT {
+			continue
+		}
+		var newcomers []string
+		for _, m := range members {
+			if id := m.GetMember().GetId(); d.sees(id, c) && !d.Joined(ch.GetId(), id) {
+				newcomers = append(newcomers, id)
+			}
+		}
+		tx.withholdEarlier(ch.GetId(), newcomers)
+	}
 }

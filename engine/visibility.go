@@ -3,6 +3,8 @@ package engine
 import (
 	"slices"
 
+	"google.golang.org/protobuf/proto"
+
 	"hearth/engine/store/storepb"
 	svcv1 "hearth/proto/svc/v1"
 )
@@ -105,4 +107,30 @@ func toViewers(id string) *storepb.Audience {
 
 func toMembers(ids ...string) *storepb.Audience {
 	return &storepb.Audience{Kind: storepb.Audience_KIND_MEMBERS, MemberIds: ids}
+}
+
+// withholdEarlier keeps the events this batch emitted so far to the members of a channel (its
+// message events, its channel_created and channel_updated) from members who come into it now.
+// Live events are judged against the community as of the end of their batch, so without this
+// a member added to a channel, or given sight of it, would receive what the batch's earlier
+// changes sent there although they were not in it then: a reaction carrying the text of a
+// message that a later change of the batch deleted, for one. Every change that lets members
+// into a channel calls it after its writes (a change that then fails has spoiled the batch,
+// which is applied again from scratch, this withholding gone with it) and before it emits its
+// own events. The log is left as it is: a replay
+// is judged against the community as it is at the replay (DECISIONS.md) and shows messages as
+// they are then.
+func (tx *Tx) withholdEarlier(channelID string, memberIDs []string) {
+	if len(memberIDs) == 0 {
+		return
+	}
+	for i, d := range tx.events {
+		a := d.Audience
+		if a.GetChannelId() != channelID || (a.GetKind() != storepb.Audience_KIND_CHANNEL && a.GetKind() != storepb.Audience_KIND_VIEWERS) {
+			continue
+		}
+		a = proto.Clone(a).(*storepb.Audience)
+		a.ExceptMemberIds = append(a.ExceptMemberIds, memberIDs...)
+		tx.events[i].Audience = a
+	}
 }
