@@ -1,6 +1,7 @@
 package web_test
 
 import (
+	"strings"
 	"testing"
 
 	"connectrpc.com/connect"
@@ -38,5 +39,42 @@ func TestTypingInAThreadOfADeletedRootIsRefused(t *testing.T) {
 	}
 	if len(typing) != 1 || typing[0].GetThreadRootId() != "" {
 		t.Fatalf("alice got typing %v, want one, in the channel", typing)
+	}
+}
+
+// TestUnknownThreadIDsAreNotEchoedInFull: an id that names no message is quoted in the error
+// cut to 64 characters (as SetTyping does), not sent back whole, however long the request made it.
+func TestUnknownThreadIDsAreNotEchoedInFull(t *testing.T) {
+	s := webtest.Start(t)
+	alice := s.Join("alice")
+	ch := mustChannel(t, alice, "general", svcv1.ChannelKind_CHANNEL_KIND_TEXT)
+	mustSend(t, alice, &svcv1.SendMessageRequest{ChannelId: ch.GetId(), Text: "one"})
+	long := strings.Repeat("z", 200_000)
+	for _, tc := range []struct {
+		what string
+		call func() error
+	}{
+		{"SendMessage thread_root_id", func() error {
+			_, err := alice.Chat.SendMessage(ctx, req(&svcv1.SendMessageRequest{ChannelId: ch.GetId(), ThreadRootId: long, Text: "x"}))
+			return err
+		}},
+		{"ListMessages thread_root_id", func() error {
+			_, err := alice.Chat.ListMessages(ctx, req(&svcv1.ListMessagesRequest{ChannelId: ch.GetId(), ThreadRootId: long}))
+			return err
+		}},
+		{"ListMessages before_id", func() error {
+			_, err := alice.Chat.ListMessages(ctx, req(&svcv1.ListMessagesRequest{ChannelId: ch.GetId(), BeforeId: long}))
+			return err
+		}},
+		{"ListMessages around_id", func() error {
+			_, err := alice.Chat.ListMessages(ctx, req(&svcv1.ListMessagesRequest{ChannelId: ch.GetId(), AroundId: long}))
+			return err
+		}},
+	} {
+		err := tc.call()
+		wantCode(t, tc.what, err, connect.CodeNotFound, strings.Repeat("z", 64))
+		if err != nil && len(err.Error()) > 200 {
+			t.Errorf("%s: the error is %d bytes long: %.120s...", tc.what, len(err.Error()), err.Error())
+		}
 	}
 }
