@@ -1,8 +1,10 @@
 package web_test
 
 import (
+	"errors"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"connectrpc.com/connect"
 
@@ -75,6 +77,39 @@ func TestUnknownThreadIDsAreNotEchoedInFull(t *testing.T) {
 		wantCode(t, tc.what, err, connect.CodeNotFound, strings.Repeat("z", 64))
 		if err != nil && len(err.Error()) > 200 {
 			t.Errorf("%s: the error is %d bytes long: %.120s...", tc.what, len(err.Error()), err.Error())
+		}
+	}
+}
+
+// TestErrorMessagesAreBounded: whatever a call quotes of its request in an error, the message
+// stays under 1 KiB, cut on a character boundary and marked (a channel id of 200,000 "é"s came
+// back whole before).
+func TestErrorMessagesAreBounded(t *testing.T) {
+	s := webtest.Start(t)
+	alice := s.Join("alice")
+	long := strings.Repeat("é", 200_000)
+	for _, tc := range []struct {
+		what string
+		call func() error
+	}{
+		{"JoinChannel channel_id", func() error {
+			_, err := alice.Chat.JoinChannel(ctx, req(&svcv1.JoinChannelRequest{ChannelId: long}))
+			return err
+		}},
+		{"SendMessage channel_id", func() error {
+			_, err := alice.Chat.SendMessage(ctx, req(&svcv1.SendMessageRequest{ChannelId: long, Text: "x"}))
+			return err
+		}},
+		{"EditMessage id", func() error {
+			_, err := alice.Chat.EditMessage(ctx, req(&svcv1.EditMessageRequest{MessageId: long, Text: "x"}))
+			return err
+		}},
+	} {
+		err := tc.call()
+		wantCode(t, tc.what, err, connect.CodeNotFound, "é… (cut)")
+		var ce *connect.Error
+		if errors.As(err, &ce) && (len(ce.Message()) > 1024 || !utf8.ValidString(ce.Message())) {
+			t.Errorf("%s: the message is %d bytes (valid UTF-8: %v)", tc.what, len(ce.Message()), utf8.ValidString(ce.Message()))
 		}
 	}
 }
