@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"regexp"
 	"time"
 
@@ -33,7 +34,9 @@ const partSize = 5 << 20
 // contentType stores application/octet-stream: the bucket never guesses a type (a guessed
 // text/html served from a bucket URL would render). If reading r fails, or ctx ends, the
 // write is aborted, no new object is left at key, and the error wraps r's error (or
-// ctx's), so that callers can tell an http.MaxBytesError from a broken bucket.
+// ctx's), so that callers can tell an http.MaxBytesError from a broken bucket. Once Put
+// returns nil the object survives a crash or a power cut (a file bucket syncs it: see
+// durable.go), so a row pointing at it may be committed.
 func (b *Bucket) Put(ctx context.Context, key string, r io.Reader, contentType string) (int64, error) {
 	if contentType == "" {
 		contentType = "application/octet-stream"
@@ -46,6 +49,16 @@ func (b *Bucket) Put(ctx context.Context, key string, r io.Reader, contentType s
 	wctx, cancel := b.writeContext(ctx)
 	defer cancel()
 	src := &source{r: r, ctx: ctx}
+	var tmp string
+	if b.scheme == "file" {
+		opts.BeforeWrite = func(as func(any) bool) error {
+			var f *os.File
+			if as(&f) {
+				tmp = f.Name()
+			}
+			return nil
+		}
+	}
 	if b.s3 == nil {
 		// Cancelling the write's context is how gocloud aborts a write: these drivers
 		// check it before making the object visible, so a failed read must cancel
@@ -64,6 +77,13 @@ func (b *Bucket) Put(ctx context.Context, key string, r io.Reader, contentType s
 	}
 	if err != nil {
 		return 0, fmt.Errorf("put %s: %w", key, err)
+	}
+	if tmp != "" {
+		// Durable before the caller commits a row that points at it (durable.go).
+		if err := syncObject(absDir(b.dir), finalPath(tmp)); err != nil {
+			b.b.Delete(context.WithoutCancel(ctx), key)
+			return 0, fmt.Errorf("put %s: sync: %w", key, err)
+		}
 	}
 	return src.n, nil
 }
