@@ -145,6 +145,11 @@ type Engine struct {
 	writerDone chan struct{}
 	jobsDone   chan struct{}
 	closed     atomic.Bool
+	// broken is set when a commit failed with an unknown outcome (commitfail.go): the writer
+	// then refuses every change until a restart.
+	broken atomic.Pointer[Error]
+	// commitBatch commits the writer's batches in tests that make commits fail; nil commits.
+	commitBatch func(*store.Batch) error
 }
 
 // Open starts the engine on an open database. The caller closes the database after Close.
