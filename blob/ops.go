@@ -6,8 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
+	"path/filepath"
 	"regexp"
+	"strings"
 	"time"
 
 	gcblob "gocloud.dev/blob"
@@ -224,7 +227,8 @@ func wrap(op, key string, err error) error {
 var partialName = regexp.MustCompile(`\.[0-9a-f]+\.tmp$`)
 
 // SweepPartial deletes what a file bucket holds half written: the temporary files of writes
-// that never finished because the process writing them died (kill -9, a crash, a power cut).
+// that never finished because the process writing them died (kill -9, a crash, a power cut),
+// and attributes files left without their object by a write or a delete so cut.
 // A write that fails in a live process removes its own. Call it only while no write can be
 // under way, before the server takes requests. Other buckets keep no partial objects: it
 // does nothing there. It returns how many files it deleted.
@@ -247,5 +251,31 @@ func (b *Bucket) SweepPartial(ctx context.Context) (int, error) {
 			return i, err
 		}
 	}
-	return len(partial), nil
+	attrs, err := b.sweepLoneAttrs()
+	return len(partial) + attrs, err
+}
+
+// sweepLoneAttrs deletes the attributes files ("<path>.attrs", which fileblob writes before it
+// renames the object into place, and deletes after the object) whose object is not there: a
+// process killed between the two steps of a write or of a delete leaves one. Listings never
+// show them, so the orphan sweep cannot see them.
+func (b *Bucket) sweepLoneAttrs() (int, error) {
+	n := 0
+	err := filepath.WalkDir(b.dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() || !strings.HasSuffix(path, ".attrs") {
+			return nil
+		}
+		if _, err := os.Lstat(strings.TrimSuffix(path, ".attrs")); !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+		if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+		n++
+		return nil
+	})
+	return n, err
 }
