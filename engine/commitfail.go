@@ -5,7 +5,8 @@ import (
 )
 
 // A commit that fails has an outcome the writer cannot know, unless Badger refused the batch
-// before writing any of it (too big: the writer splits it and tries again). Badger puts a
+// before writing any of it (store.Unwritten: too big, in conflict; the writer splits it and
+// tries again). Badger puts a
 // batch's entries in its memtable and write-ahead log before it syncs the log: when the sync
 // fails they are readable already, and on the disk or not as the disk kept them. Going on
 // would be wrong either way: the next batch would reuse the seqs of one that may be stored

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -306,5 +307,28 @@ func TestAPreviewWhoseCommitOutcomeIsUnknownKeepsItsImage(t *testing.T) {
 	}
 	if _, err := c.bucket.Stat(context.Background(), blob.PreviewKey(rec.GetImageId())); err != nil {
 		t.Fatalf("its image: %v", err)
+	}
+}
+
+// A commit Badger refused before writing anything (here, too big for one transaction) is no
+// reason to stop: the writer goes on.
+func TestACommitRefusedBeforeWritingDoesNotStopTheWriter(t *testing.T) {
+	e := openTestEngine(t, t.TempDir())
+	refused := false
+	e.commitBatch = func(b *store.Batch) error {
+		if !refused {
+			refused = true
+			return fmt.Errorf("commit: %w", store.ErrTooBig)
+		}
+		return b.Commit()
+	}
+	if _, err := addRole(e, "first"); CodeOf(err) != CodeInternal {
+		t.Fatalf("the change whose commit was refused: %v, want an internal error", err)
+	}
+	if _, err := addRole(e, "second"); err != nil {
+		t.Fatalf("a change after it: %v", err)
+	}
+	if err := e.Healthy(); err != nil {
+		t.Fatalf("Healthy: %v", err)
 	}
 }

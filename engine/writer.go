@@ -295,7 +295,7 @@ func (e *Engine) tryBatch(batch []*change) ([]result, error) {
 	e.observe(Commit{Changes: len(batch), Events: len(tx.events), Apply: applied.Sub(start), Sync: time.Since(applied), Failed: err != nil})
 	if err != nil {
 		e.log.Error("commit failed", "err", err, "changes", len(batch))
-		if !errors.Is(err, store.ErrTooBig) {
+		if !store.Unwritten(err) {
 			return e.commitFailed(batch, err), nil
 		}
 		return nil, &Error{Code: CodeInternal, Msg: "the change could not be stored"}
