@@ -122,6 +122,10 @@ func openDefault(dataDir string) (*Bucket, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("create the file folder: %w", err)
 	}
+	// The folder's own name must be durable too: Put syncs only from the object up to it.
+	if err := syncDir(dataDir); err != nil {
+		return nil, fmt.Errorf("sync the data folder: %w", err)
+	}
 	b, err := fileblob.OpenBucket(dir, &fileblob.Options{NoTempDir: true, DirFileMode: 0o700})
 	if err != nil {
 		return nil, fmt.Errorf("open the file folder: %w", err)

@@ -6,7 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"regexp"
+	"strings"
 	"time"
 
 	gcblob "gocloud.dev/blob"
@@ -33,7 +37,9 @@ const partSize = 5 << 20
 // contentType stores application/octet-stream: the bucket never guesses a type (a guessed
 // text/html served from a bucket URL would render). If reading r fails, or ctx ends, the
 // write is aborted, no new object is left at key, and the error wraps r's error (or
-// ctx's), so that callers can tell an http.MaxBytesError from a broken bucket.
+// ctx's), so that callers can tell an http.MaxBytesError from a broken bucket. Once Put
+// returns nil the object survives a crash or a power cut (a file bucket syncs it: see
+// durable.go), so a row pointing at it may be committed.
 func (b *Bucket) Put(ctx context.Context, key string, r io.Reader, contentType string) (int64, error) {
 	if contentType == "" {
 		contentType = "application/octet-stream"
@@ -46,6 +52,16 @@ func (b *Bucket) Put(ctx context.Context, key string, r io.Reader, contentType s
 	wctx, cancel := b.writeContext(ctx)
 	defer cancel()
 	src := &source{r: r, ctx: ctx}
+	var tmp string
+	if b.scheme == "file" {
+		opts.BeforeWrite = func(as func(any) bool) error {
+			var f *os.File
+			if as(&f) {
+				tmp = f.Name()
+			}
+			return nil
+		}
+	}
 	if b.s3 == nil {
 		// Cancelling the write's context is how gocloud aborts a write: these drivers
 		// check it before making the object visible, so a failed read must cancel
@@ -64,6 +80,13 @@ func (b *Bucket) Put(ctx context.Context, key string, r io.Reader, contentType s
 	}
 	if err != nil {
 		return 0, fmt.Errorf("put %s: %w", key, err)
+	}
+	if tmp != "" {
+		// Durable before the caller commits a row that points at it (durable.go).
+		if err := syncObject(absDir(b.dir), finalPath(tmp)); err != nil {
+			b.b.Delete(context.WithoutCancel(ctx), key)
+			return 0, fmt.Errorf("put %s: sync: %w", key, err)
+		}
 	}
 	return src.n, nil
 }
@@ -204,7 +227,8 @@ func wrap(op, key string, err error) error {
 var partialName = regexp.MustCompile(`\.[0-9a-f]+\.tmp$`)
 
 // SweepPartial deletes what a file bucket holds half written: the temporary files of writes
-// that never finished because the process writing them died (kill -9, a crash, a power cut).
+// that never finished because the process writing them died (kill -9, a crash, a power cut),
+// and attributes files left without their object by a write or a delete so cut.
 // A write that fails in a live process removes its own. Call it only while no write can be
 // under way, before the server takes requests. Other buckets keep no partial objects: it
 // does nothing there. It returns how many files it deleted.
@@ -227,5 +251,31 @@ func (b *Bucket) SweepPartial(ctx context.Context) (int, error) {
 			return i, err
 		}
 	}
-	return len(partial), nil
+	attrs, err := b.sweepLoneAttrs()
+	return len(partial) + attrs, err
+}
+
+// sweepLoneAttrs deletes the attributes files ("<path>.attrs", which fileblob writes before it
+// renames the object into place, and deletes after the object) whose object is not there: a
+// process killed between the two steps of a write or of a delete leaves one. Listings never
+// show them, so the orphan sweep cannot see them.
+func (b *Bucket) sweepLoneAttrs() (int, error) {
+	n := 0
+	err := filepath.WalkDir(b.dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() || !strings.HasSuffix(path, ".attrs") {
+			return nil
+		}
+		if _, err := os.Lstat(strings.TrimSuffix(path, ".attrs")); !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+		if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+		n++
+		return nil
+	})
+	return n, err
 }

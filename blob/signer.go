@@ -94,6 +94,11 @@ func createKey(dataDir, path string) ([]byte, error) {
 			return nil, err
 		}
 	}
+	// The new name must survive a power cut too: a key made again after one breaks every URL
+	// handed out meanwhile.
+	if err := syncDir(dataDir); err != nil {
+		return nil, err
+	}
 	return key, nil
 }
 

@@ -39,9 +39,6 @@ func (e *Engine) SetChannelAccess(ctx context.Context, c Caller, req *svcv1.SetC
 		if err := rolesExist(d, "role_ids", roleIDs); err != nil {
 			return nil, err
 		}
-		if id, ok := e.deleting.any(roleIDs); ok {
-			return nil, precondition("role_ids: role %s is being deleted", id)
-		}
 		ch := rec.GetChannel()
 		if sameSet(ch.GetRoleIds(), roleIDs) && ch.GetIsDefault() == req.GetIsDefault() {
 			view, err := e.channelView(tx.read(), rec, tx.seq)

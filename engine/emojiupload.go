@@ -360,6 +360,10 @@ func (u *EmojiUpload) Finish() (*svcv1.UploadEmojiResponse, error) {
 			return lost, emojiChanged(tx)
 		})
 		if err != nil {
+			if errors.Is(err, errOutcomeUnknown) {
+				// The chunk's rows may be stored: its images stay for the sweep to judge.
+				u.pending = u.pending[len(chunk):]
+			}
 			u.abort()
 			return nil, err
 		}

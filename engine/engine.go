@@ -125,8 +125,6 @@ type Engine struct {
 	presence *presence
 	limits   *limiter
 	previews *previewer
-	// deleting marks the roles whose DeleteRole is under way.
-	deleting roleMarks
 	purge    *purger
 	// logStart is the seq of the oldest event kept in the log (0 while it is empty).
 	logStart atomic.Int64
@@ -145,6 +143,11 @@ type Engine struct {
 	writerDone chan struct{}
 	jobsDone   chan struct{}
 	closed     atomic.Bool
+	// broken is set when a commit failed with an unknown outcome (commitfail.go): the writer
+	// then refuses every change until a restart.
+	broken atomic.Pointer[Error]
+	// commitBatch commits the writer's batches in tests that make commits fail; nil commits.
+	commitBatch func(*store.Batch) error
 }
 
 // Open starts the engine on an open database. The caller closes the database after Close.
@@ -251,6 +254,11 @@ func Open(db *store.DB, opts Options) (*Engine, error) {
 	if err := e.startPastRestore(); err != nil {
 		e.Close()
 		return nil, fmt.Errorf("start the log after the restore: %w", err)
+	}
+	// A DeleteRole cut short by a crash left member rows naming the deleted role.
+	if err := e.stripDeletedRoles(); err != nil {
+		e.Close()
+		return nil, fmt.Errorf("take deleted roles from member rows: %w", err)
 	}
 	return e, nil
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"time"
+	"unicode/utf8"
 )
 
 // Code says what kind of failure an Error is; the web layer maps each to one Connect code.
@@ -39,7 +40,25 @@ type Error struct {
 func (e *Error) Error() string { return e.Msg }
 
 func newError(code Code, format string, args ...any) *Error {
-	return &Error{Code: code, Msg: fmt.Sprintf(format, args...)}
+	return &Error{Code: code, Msg: cutMessage(fmt.Sprintf(format, args...))}
+}
+
+// errorMessageMax bounds an error's message. Messages quote the caller's own values (an id
+// that names nothing, a name refused), and a request may carry megabytes of them: the answer
+// and the log line of a failed call stay small whatever was sent.
+const errorMessageMax = 1024
+
+// cutMessage cuts msg to errorMessageMax bytes on a character boundary, marking the cut.
+func cutMessage(msg string) string {
+	if len(msg) <= errorMessageMax {
+		return msg
+	}
+	const mark = "… (cut)"
+	n := errorMessageMax - len(mark)
+	for n > 0 && !utf8.RuneStart(msg[n]) {
+		n--
+	}
+	return msg[:n] + mark
 }
 
 func invalid(format string, args ...any) *Error {

@@ -184,7 +184,7 @@ func (e *Engine) send(tx *Tx, c Caller, req *svcv1.SendMessageRequest, text sear
 func threadRoot(tx *Tx, channelID, rootID string) (*svcv1.Message, error) {
 	root, err := liveMessage(tx.read(), rootID, tx.cutoff())
 	if isNotFound(err) || (err == nil && root.GetChannelId() != channelID) {
-		return nil, notFound("thread_root_id %s is not a message of this channel", rootID)
+		return nil, notFound("thread_root_id %.64s is not a message of this channel", rootID)
 	}
 	if err != nil {
 		return nil, err

@@ -96,7 +96,7 @@ func (e *Engine) fetchPreview(l link) (*storepb.PreviewRecord, error) {
 	}
 	drops, err := submitPreview(e, l.key, rec, img, ttl)
 	if err != nil {
-		if img != nil {
+		if img != nil && !errors.Is(err, errOutcomeUnknown) {
 			e.deletePreviewObjects([]string{img.GetId()})
 		}
 		if errors.Is(err, ErrClosed) {

@@ -40,7 +40,7 @@ func (e *Engine) ListMessages(ctx context.Context, c Caller, req *svcv1.ListMess
 		if root := req.GetThreadRootId(); root != "" {
 			m, err := liveMessage(r, root, cutoff)
 			if isNotFound(err) || (err == nil && m.GetChannelId() != chID) {
-				return notFound("thread_root_id %s is not a message of this channel", root)
+				return notFound("thread_root_id %.64s is not a message of this channel", root)
 			}
 			if err != nil {
 				return err
@@ -57,7 +57,7 @@ func (e *Engine) ListMessages(ctx context.Context, c Caller, req *svcv1.ListMess
 				if req.GetThreadRootId() != "" {
 					where = "this thread"
 				}
-				return 0, notFound("%s %s is not among %s", field, id, where)
+				return 0, notFound("%s %.64s is not among %s", field, id, where)
 			}
 			return m.GetCreatedSeq(), err
 		}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"slices"
 	"strings"
-	"sync"
 
 	"github.com/google/uuid"
 	"google.golang.org/protobuf/proto"
@@ -126,47 +125,53 @@ const roleStripChunk = 1000
 
 // DeleteRole deletes a role no channel is limited by, and takes it from every member.
 //
-// The member rows are rewritten in changes of roleStripChunk before the change that deletes
-// the role: all in one transaction, a role held by some thousands of members would not fit.
-// While that runs, SetChannelAccess refuses the role (e.deleting), so that no channel can come
-// to be limited by it after members lost it; and a role given to a member meanwhile is taken
-// again by the last change. The role limits no channel, so members without it see nothing
-// different until role_deleted tells clients to drop it.
+// One change deletes the role, sends role_deleted and takes the role from up to
+// roleStripChunk member rows; the rows left (a role given to more members than one transaction
+// holds) are rewritten after it, roleStripChunk a change, without events: role_deleted told
+// clients to drop the role. A crash between those changes leaves member rows naming a role
+// that does not exist, which Open strips before the engine serves: at every commit the event
+// log and the state agree. Meanwhile such a row changes nothing: a role that does not exist
+// limits no channel, and can be neither given nor set on a channel.
 func (e *Engine) DeleteRole(ctx context.Context, c Caller, req *svcv1.DeleteRoleRequest) (*svcv1.DeleteRoleResponse, error) {
 	id := req.GetRoleId()
 	if id == "" {
 		return nil, invalid("role_id is required")
 	}
-	defer e.deleting.mark(id)()
-	for {
-		n, err := submit(e, func(tx *Tx) (int, error) {
-			if _, err := deletableRole(tx.Snap(), c, id); err != nil {
-				return 0, err
-			}
-			return stripRole(tx, id, roleStripChunk)
-		})
-		if err != nil {
-			return nil, err
-		}
-		if n < roleStripChunk {
-			break
-		}
-	}
-	return submit(e, func(tx *Tx) (*svcv1.DeleteRoleResponse, error) {
+	n, err := submit(e, func(tx *Tx) (int, error) {
 		if _, err := deletableRole(tx.Snap(), c, id); err != nil {
-			return nil, err
-		}
-		if _, err := stripRole(tx, id, -1); err != nil {
-			return nil, err
+			return 0, err
 		}
 		if err := tx.deleteRole(id); err != nil {
-			return nil, err
+			return 0, err
 		}
 		if _, err := tx.emit(toEveryone(), &svcv1.Event{Kind: &svcv1.Event_RoleDeleted{RoleDeleted: id}}); err != nil {
-			return nil, err
+			return 0, err
 		}
-		return &svcv1.DeleteRoleResponse{}, nil
+		return stripDeletedRoles(tx, roleStripChunk)
 	})
+	if err != nil {
+		return nil, err
+	}
+	if n == roleStripChunk {
+		// The role is deleted and announced: what is left is the engine's to finish (the next
+		// start does, if this cannot).
+		if err := e.stripDeletedRoles(); err != nil {
+			e.log.Warn("taking a deleted role from member rows; the next start finishes it", "err", err)
+		}
+	}
+	return &svcv1.DeleteRoleResponse{}, nil
+}
+
+// stripDeletedRoles takes the roles that no longer exist from every member row, in changes of
+// roleStripChunk: after a DeleteRole of a role held by many, and at start, after a crash cut
+// one short.
+func (e *Engine) stripDeletedRoles() error {
+	for {
+		n, err := submit(e, func(tx *Tx) (int, error) { return stripDeletedRoles(tx, roleStripChunk) })
+		if err != nil || n < roleStripChunk {
+			return err
+		}
+	}
 }
 
 // deletableRole checks that c may delete role id and that no channel is limited by it.
@@ -188,61 +193,28 @@ func deletableRole(d *Snapshot, c Caller, id string) (*svcv1.Role, error) {
 	return r, nil
 }
 
-// stripRole takes role id from at most limit member rows (all if limit is negative) and says
-// how many it rewrote. No member_updated: role_deleted tells every client to drop the role
-// from its members. Rows of members who left are cleaned too, so nothing points at the role.
-func stripRole(tx *Tx, id string, limit int) (int, error) {
+// stripDeletedRoles takes the roles that do not exist from at most limit member rows and says
+// how many it rewrote. No member_updated: role_deleted told every client to drop the role.
+// Rows of members who left are cleaned too, so nothing points at a deleted role.
+func stripDeletedRoles(tx *Tx, limit int) (int, error) {
+	d := tx.Snap()
+	gone := func(id string) bool { return d.Role(id) == nil }
 	n := 0
-	for _, m := range tx.Snap().members {
-		if !slices.Contains(m.GetMember().GetRoleIds(), id) {
+	for _, m := range d.members {
+		if !slices.ContainsFunc(m.GetMember().GetRoleIds(), gone) {
 			continue
 		}
 		if n == limit {
 			break
 		}
 		m = proto.Clone(m).(*storepb.MemberRecord)
-		m.Member.RoleIds = slices.DeleteFunc(m.Member.RoleIds, func(x string) bool { return x == id })
+		m.Member.RoleIds = slices.DeleteFunc(m.Member.RoleIds, gone)
 		if err := tx.putMember(m); err != nil {
 			return n, err
 		}
 		n++
 	}
 	return n, nil
-}
-
-// roleMarks are the roles whose DeleteRole is under way.
-type roleMarks struct {
-	mu    sync.Mutex
-	marks map[string]int
-}
-
-// mark records that a deletion of id is under way, until the returned func is called.
-func (r *roleMarks) mark(id string) (unmark func()) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.marks == nil {
-		r.marks = map[string]int{}
-	}
-	r.marks[id]++
-	return func() {
-		r.mu.Lock()
-		defer r.mu.Unlock()
-		if r.marks[id]--; r.marks[id] == 0 {
-			delete(r.marks, id)
-		}
-	}
-}
-
-// any returns the first of ids being deleted, if one is.
-func (r *roleMarks) any(ids []string) (string, bool) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	for _, id := range ids {
-		if r.marks[id] > 0 {
-			return id, true
-		}
-	}
-	return "", false
 }
 
 // SetMemberRoles replaces a member's custom roles.

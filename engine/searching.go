@@ -24,7 +24,14 @@ const (
 
 // openSearch opens the index on the engine's database.
 func (e *Engine) openSearch() error {
-	var err error
+	// Lists made by another version of the analyzer would miss what a query now asks for.
+	dropped, err := search.RebuildIfOutdated(e.db)
+	if err != nil {
+		return err
+	}
+	if dropped {
+		e.log.Info("the message index was made by another version of the analyzer: building it again in the background", "analyzer", search.AnalyzerVersion)
+	}
 	if e.lists, err = search.OpenBadger(e.db); err != nil {
 		return err
 	}

@@ -75,11 +75,14 @@ func (e *Engine) observe(c Commit) {
 	}
 }
 
-// Healthy reports whether the engine can serve: it is not shutting down and its database
-// answers a read.
+// Healthy reports whether the engine can serve: it is not shutting down, has not stopped
+// writing after a failed commit (commitfail.go), and its database answers a read.
 func (e *Engine) Healthy() error {
 	if e.closed.Load() {
 		return ErrClosed
+	}
+	if broken := e.broken.Load(); broken != nil {
+		return broken
 	}
 	if err := e.db.Ping(); err != nil {
 		return &Error{Code: CodeUnavailable, Msg: "the database does not answer: " + err.Error()}

@@ -30,7 +30,8 @@ func (e *Engine) SetTyping(ctx context.Context, c Caller, req *svcv1.SetTypingRe
 			return nil, err
 		}
 	}
-	// The root goes out to every member of the channel: it must be a thread of this channel.
+	// The root goes out to every member of the channel: it must be a thread of this channel,
+	// and one that takes replies (SendMessage refuses a reply to a deleted root).
 	if root := req.GetThreadRootId(); root != "" {
 		err := e.db.View(func(r *store.Reader) error {
 			m, err := liveMessage(r, root, e.readCutoff())
@@ -38,8 +39,7 @@ func (e *Engine) SetTyping(ctx context.Context, c Caller, req *svcv1.SetTypingRe
 				return notFound("thread_root_id %.64s is not a top-level message of this channel", root)
 			}
 			if err == nil && m.GetDeleted() {
-				// A deleted root takes no replies (threadRoot): nobody is told one is coming.
-				return precondition("thread_root_id %s was deleted", root)
+				return precondition("thread_root_id %.64s was deleted: its thread takes no replies", root)
 			}
 			return err
 		})

@@ -101,7 +101,11 @@ func (e *Engine) Upload(ctx context.Context, c Caller, name string, body io.Read
 		return struct{}{}, tx.mutate().PutUpload(rec)
 	})
 	if err != nil {
-		e.deleteObjects([]string{id})
+		// A commit of unknown outcome may have stored the row: its file stays, for the sweep
+		// to judge once a restart has settled it (commitfail.go).
+		if !errors.Is(err, errOutcomeUnknown) {
+			e.deleteObjects([]string{id})
+		}
 		return nil, err
 	}
 	a := attachmentOf(rec)

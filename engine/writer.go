@@ -251,6 +251,9 @@ func (e *Engine) apply(batch []*change) {
 // tryBatch runs the changes in one transaction and commits it. An error means nothing of the
 // batch was committed; a single change's own failure is in its result instead.
 func (e *Engine) tryBatch(batch []*change) ([]result, error) {
+	if broken := e.broken.Load(); broken != nil {
+		return refuseAll(batch, broken), nil
+	}
 	b := e.db.NewBatch()
 	defer b.Discard()
 	// The batch time never goes back, even when the wall clock does: messages then have
@@ -288,10 +291,13 @@ func (e *Engine) tryBatch(batch []*change) ([]result, error) {
 		return results, nil
 	}
 	applied := time.Now()
-	err := b.Commit()
+	err := e.commit(b)
 	e.observe(Commit{Changes: len(batch), Events: len(tx.events), Apply: applied.Sub(start), Sync: time.Since(applied), Failed: err != nil})
 	if err != nil {
 		e.log.Error("commit failed", "err", err, "changes", len(batch))
+		if !store.Unwritten(err) {
+			return e.commitFailed(batch, err), nil
+		}
 		return nil, &Error{Code: CodeInternal, Msg: "the change could not be stored"}
 	}
 	snap := tx.d.publish(tx.seq)

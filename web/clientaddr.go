@@ -41,8 +41,13 @@ func (p proxies) trusted(a netip.Addr) bool {
 // clientAddrOf finds the client address of r. From a trusted peer, the forwarding chain is
 // read from the right (the hop nearest to us) leftwards: the first address that is not itself
 // a trusted proxy is the client, since only what trusted proxies appended can be believed. A
-// hop that is missing or malformed stops the walk at the proxy that reported it. Forwarded
-// (RFC 7239) is read when present, X-Forwarded-For otherwise.
+// hop that is missing or malformed stops the walk at the proxy that reported it.
+//
+// Forwarded (RFC 7239) and X-Forwarded-For are both read. A proxy appends to one of them and
+// passes the other on as the client sent it (nginx, Caddy and Traefik set X-Forwarded-For and
+// leave a client's Forwarded alone), so when a request carries both, one of them may be all
+// the client's own words: they are believed only when they name the same client; otherwise
+// the client address is the peer's, the nearest proxy, which no header can choose.
 func (p proxies) clientAddrOf(r *http.Request) string {
 	peer := peerAddr(r.RemoteAddr)
 	if !peer.IsValid() {
@@ -51,7 +56,24 @@ func (p proxies) clientAddrOf(r *http.Request) string {
 	if len(p) == 0 || !p.trusted(peer) {
 		return peer.Unmap().String()
 	}
-	chain := forwardedFor(r.Header)
+	fwd, xff := r.Header.Values("Forwarded"), r.Header.Values("X-Forwarded-For")
+	switch {
+	case len(fwd) > 0 && len(xff) > 0:
+		a, b := p.walk(peer, forwardedFor(fwd)), p.walk(peer, xForwardedFor(xff))
+		if a != b {
+			return peer.Unmap().String()
+		}
+		return a.Unmap().String()
+	case len(fwd) > 0:
+		return p.walk(peer, forwardedFor(fwd)).Unmap().String()
+	default:
+		return p.walk(peer, xForwardedFor(xff)).Unmap().String()
+	}
+}
+
+// walk reads chain (leftmost first) from the right, starting at the trusted peer; see
+// clientAddrOf.
+func (p proxies) walk(peer netip.Addr, chain []string) netip.Addr {
 	client := peer
 	for i := len(chain) - 1; i >= 0; i-- {
 		hop := parseHop(chain[i])
@@ -63,27 +85,30 @@ func (p proxies) clientAddrOf(r *http.Request) string {
 			break
 		}
 	}
-	return client.Unmap().String()
+	return client.Unmap()
 }
 
-// forwardedFor is the list of client addresses the proxies reported, leftmost first: the for=
-// parameters of Forwarded, or else the entries of X-Forwarded-For, across all their lines.
-func forwardedFor(h http.Header) []string {
+// forwardedFor is the list of client addresses in Forwarded's lines, leftmost first: its for=
+// parameters.
+func forwardedFor(lines []string) []string {
 	var out []string
-	if lines := h.Values("Forwarded"); len(lines) > 0 {
-		for _, line := range lines {
-			for _, elem := range strings.Split(line, ",") {
-				for _, pair := range strings.Split(elem, ";") {
-					k, v, ok := strings.Cut(strings.TrimSpace(pair), "=")
-					if ok && strings.EqualFold(k, "for") {
-						out = append(out, strings.Trim(v, `"`))
-					}
+	for _, line := range lines {
+		for _, elem := range strings.Split(line, ",") {
+			for _, pair := range strings.Split(elem, ";") {
+				k, v, ok := strings.Cut(strings.TrimSpace(pair), "=")
+				if ok && strings.EqualFold(k, "for") {
+					out = append(out, strings.Trim(v, `"`))
 				}
 			}
 		}
-		return out
 	}
-	for _, line := range h.Values("X-Forwarded-For") {
+	return out
+}
+
+// xForwardedFor is the list of client addresses in X-Forwarded-For's lines, leftmost first.
+func xForwardedFor(lines []string) []string {
+	var out []string
+	for _, line := range lines {
 		for _, v := range strings.Split(line, ",") {
 			out = append(out, strings.TrimSpace(v))
 		}

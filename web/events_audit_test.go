@@ -730,20 +730,3 @@ func TestEventsAuditPresence(t *testing.T) {
 		}
 	}
 }
-
-// TestTypingInADeletedThreadIsRefused: typing in a thread announces a reply to come; a deleted
-// root takes no replies (SendMessage: failed_precondition), so typing there is refused the
-// same way and nobody is told.
-func TestTypingInADeletedThreadIsRefused(t *testing.T) {
-	a := newAuditScene(t)
-	root := mustSend(t, a.member, &svcv1.SendMessageRequest{ChannelId: a.priv.GetId(), Text: "root"})
-	_, err := a.member.Chat.DeleteMessage(ctx, req(&svcv1.DeleteMessageRequest{MessageId: root.GetId()}))
-	wantOK(t, "DeleteMessage", err)
-	_, err = a.admin.Chat.SendMessage(ctx, req(&svcv1.SendMessageRequest{ChannelId: a.priv.GetId(), Text: "r", ThreadRootId: root.GetId()}))
-	wantCode(t, "a reply to a deleted root", err, connect.CodeFailedPrecondition, "was deleted")
-	a.ephemeral = true
-	a.run(t, []auditStep{{name: "typing in a deleted thread", call: func(t *testing.T) {
-		_, err := a.admin.Chat.SetTyping(ctx, req(&svcv1.SetTypingRequest{ChannelId: a.priv.GetId(), ThreadRootId: root.GetId()}))
-		wantCode(t, "SetTyping in a deleted thread", err, connect.CodeFailedPrecondition, "thread_root_id "+root.GetId()+" was deleted")
-	}, want: fixed(nil)}})
-}

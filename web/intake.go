@@ -32,6 +32,10 @@ const (
 	// publicBodyMax bounds the body of a call that needs no token (GetServerInfo's is empty):
 	// it is read before anyone is known.
 	publicBodyMax = 4 << 10
+	// toolCallTime bounds a call of gRPC's own services (reflection, health), which need no
+	// token: a reflection stream is a conversation at the client's pace, which grpcurl, buf
+	// curl and Postman hold for a moment; without a bound, anyone could hold one open forever.
+	toolCallTime = time.Minute
 )
 
 var (
@@ -49,6 +53,8 @@ type intake struct {
 	proxies proxies
 	slots   addrSlots
 	running running
+	// toolTime is toolCallTime (tests shorten it).
+	toolTime time.Duration
 }
 
 // isCall reports whether r is a call of our Connect services (their paths are
@@ -78,7 +84,18 @@ func (in *intake) wrap(next http.Handler) http.Handler {
 		// The mux names the route on the request it is given; the request log outside reads it
 		// from its own.
 		defer func() { outer.Pattern = r.Pattern }()
-		if hasBody(r) {
+		if isToolCall(r) {
+			// Reads and writes both: a client that sends nothing, or reads nothing, is cut off
+			// alike. The deadlines go with the request (over HTTP/1 they are the connection's).
+			rc := http.NewResponseController(w)
+			deadline := time.Now().Add(in.toolCallTime())
+			rc.SetReadDeadline(deadline)
+			rc.SetWriteDeadline(deadline)
+			defer func() {
+				rc.SetReadDeadline(time.Time{})
+				rc.SetWriteDeadline(time.Time{})
+			}()
+		} else if hasBody(r) {
 			if tb := in.timeBody(w, r); tb != nil {
 				r.Body, aw.body = tb, tb
 			}
@@ -97,14 +114,22 @@ func hasBody(r *http.Request) bool {
 	return r.Body != nil && r.Body != http.NoBody && r.ContentLength != 0
 }
 
+// isToolCall reports whether r is a call of gRPC's own services (reflection, health).
+func isToolCall(r *http.Request) bool { return strings.HasPrefix(r.URL.Path, "/grpc.") }
+
+func (in *intake) toolCallTime() time.Duration {
+	if in.toolTime > 0 {
+		return in.toolTime
+	}
+	return toolCallTime
+}
+
 // timeBody puts a deadline on r's body: a call's must arrive within callBodyTime, and one
 // that needs no token is also capped at publicBodyMax; a plain endpoint's (an upload) must
-// keep moving. gRPC's own services (reflection, health) are left alone: their streams carry
-// small messages at the client's pace, and they count in flight for as long as they run.
+// keep moving. gRPC's own services (reflection, health) have a deadline of their own (wrap):
+// their streams carry small messages at the client's pace, and they count in flight for as
+// long as they run, at most toolCallTime.
 func (in *intake) timeBody(w http.ResponseWriter, r *http.Request) *timedBody {
-	if strings.HasPrefix(r.URL.Path, "/grpc.") {
-		return nil
-	}
 	tb := &timedBody{src: r.Body, rc: http.NewResponseController(w)}
 	if isCall(r) {
 		tb.window, tb.slow = callBodyTime, toConnect(errSlowCallBody)
@@ -280,6 +305,13 @@ func (s *addrSlots) take(addr string) (release func(), ok bool) {
 			}
 		})
 	}, true
+}
+
+// count is how many places addr holds.
+func (s *addrSlots) count(addr string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.n[addr]
 }
 
 // running counts the handlers running, so that a server shutting down can wait for them.

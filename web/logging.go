@@ -2,10 +2,14 @@ package web
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"log/slog"
 	"net"
 	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
 	"time"
 
 	"connectrpc.com/connect"
@@ -81,18 +85,96 @@ func requestAddr(r *http.Request) string {
 
 // logRequests is the outermost handler: it logs the plain endpoints' requests, and those
 // Connect requests that failed before reaching the interceptors (an unknown procedure, an
-// unsupported content type, a body over the limit).
+// unsupported content type, a body over the limit or malformed).
 func logRequests(log *slog.Logger, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		l := &requestLog{log: log, addr: requestAddr(r), start: time.Now()}
 		r = r.WithContext(context.WithValue(r.Context(), requestLogKey{}, l))
-		sw := metrics.NewStatusWriter(w)
-		next.ServeHTTP(sw, r)
+		lw := &logWriter{StatusWriter: metrics.NewStatusWriter(w)}
+		next.ServeHTTP(lw, r)
 		if !l.logged {
-			l.logRequest(r, sw.Status)
+			l.logRequest(r, lw)
 		}
 	})
 }
+
+// maxLoggedErrorBody is how much of an error answer's body the log keeps to find its message.
+const maxLoggedErrorBody = 4 << 10
+
+// logWriter is the response as the request log sees it: its status, and the start of the body
+// of an error answer (status 400 and up), which holds its message: `{"error": ...}` from a
+// plain endpoint, `{"code": ..., "message": ...}` from a Connect call that failed before the
+// interceptors. A gRPC call's code is in its headers or trailers (its HTTP status is 200).
+type logWriter struct {
+	*metrics.StatusWriter
+	errBody []byte
+}
+
+func (w *logWriter) Write(b []byte) (int, error) {
+	if w.Status >= 400 && len(w.errBody) < maxLoggedErrorBody {
+		w.errBody = append(w.errBody, b[:min(len(b), maxLoggedErrorBody-len(w.errBody))]...)
+	}
+	return w.StatusWriter.Write(b)
+}
+
+// outcome is the code and message of a request that no interceptor logged: for a call, its
+// Connect code ("ok" when it succeeded) and the error's message; for a plain endpoint, its
+// error's text. failed says whether it failed.
+func (w *logWriter) outcome(call bool) (code, msg string, failed bool) {
+	var body struct {
+		Code, Message, Error string
+	}
+	if len(w.errBody) > 0 && strings.HasPrefix(w.Header().Get("Content-Type"), "application/json") {
+		json.Unmarshal(w.errBody, &body)
+	}
+	if !call {
+		return "", body.Error, w.Status >= 400
+	}
+	if status, message, ok := grpcStatus(w.Header()); ok {
+		return status, message, status != "ok"
+	}
+	if w.Status >= 400 {
+		if body.Code == "" {
+			body.Code = "unknown"
+		}
+		return body.Code, body.Message, true
+	}
+	return "ok", "", false
+}
+
+// grpcStatus reads a gRPC or gRPC-Web answer's status from its headers or trailers (net/http
+// takes trailers set after the body as headers with http.TrailerPrefix).
+func grpcStatus(h http.Header) (code, msg string, ok bool) {
+	get := func(name string) (string, bool) {
+		for k, v := range h {
+			k = strings.TrimPrefix(k, http.TrailerPrefix)
+			if len(v) > 0 && strings.EqualFold(k, name) {
+				return v[0], true
+			}
+		}
+		return "", false
+	}
+	s, ok := get("Grpc-Status")
+	if !ok {
+		return "", "", false
+	}
+	n, err := strconv.ParseUint(s, 10, 32)
+	if err != nil {
+		return "unknown", s, true
+	}
+	if n == 0 {
+		return "ok", "", true
+	}
+	msg, _ = get("Grpc-Message")
+	if m, err := url.PathUnescape(msg); err == nil {
+		msg = m
+	}
+	return connect.Code(n).String(), msg, true
+}
+
+// maxLoggedPath bounds a path logged as it came (an unknown route or procedure): a client can
+// send one of a megabyte.
+const maxLoggedPath = 200
 
 // logRequest writes the line of a request no interceptor logged.
 //
@@ -102,24 +184,43 @@ func logRequests(log *slog.Logger, next http.Handler) http.Handler {
 // engine.RunOnFreshStack).
 //
 //go:noinline
-func (l *requestLog) logRequest(r *http.Request, status int) {
+func (l *requestLog) logRequest(r *http.Request, w *logWriter) {
+	call := isCall(r)
+	code, errMsg, failed := w.outcome(call)
 	level := slog.LevelDebug
-	if status >= 400 {
+	if failed {
 		level = slog.LevelInfo
 	}
 	if !l.log.Enabled(r.Context(), level) {
 		return
 	}
 	route := r.Pattern // set by the mux on the request it was given
-	if route == "" {
-		route = r.Method + " " + r.URL.Path
+	if route == "" || call {
+		// A call is named by its procedure, as the interceptor names it.
+		route = r.URL.Path
+		if !call {
+			route = r.Method + " " + route
+		}
+		if len(route) > maxLoggedPath {
+			route = strings.ToValidUTF8(route[:maxLoggedPath], "") + "..."
+		}
 	}
 	msg := "request"
-	if level == slog.LevelInfo {
+	if failed {
 		msg = "request failed"
 	}
-	l.log.LogAttrs(r.Context(), level, msg, slog.String("method", route), slog.Int("status", status),
-		slog.String("member", l.member), slog.String("addr", l.addr), slog.Duration("took", time.Since(l.start)))
+	attrs := []slog.Attr{slog.String("method", route), slog.Int("status", w.Status)}
+	if call {
+		attrs = append(attrs, slog.String("code", code))
+	}
+	attrs = append(attrs, slog.String("member", l.member), slog.String("addr", l.addr), slog.Duration("took", time.Since(l.start)))
+	if errMsg != "" {
+		attrs = append(attrs, slog.String("error", errMsg))
+	}
+	if l.cause != nil {
+		attrs = append(attrs, slog.String("err", l.cause.Error()))
+	}
+	l.log.LogAttrs(r.Context(), level, msg, attrs...)
 }
 
 // logInterceptor logs Connect calls and streams with their codes. It runs outside

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"crypto/tls"
 	"errors"
 	"flag"
 	"fmt"
@@ -54,6 +55,9 @@ type Config struct {
 	// TrustedProxies (-trusted-proxy) are the CIDRs of the reverse proxies whose
 	// X-Forwarded-For or Forwarded headers name the client address.
 	TrustedProxies []string
+
+	// tlsCert is the certificate of -tls-cert and -tls-key, loaded by validate.
+	tlsCert *tls.Certificate
 }
 
 // listFlag is a repeatable flag; from the environment it takes a comma-separated list.
@@ -177,12 +181,22 @@ func (c *Config) validate() error {
 	if (c.TLSCert == "") != (c.TLSKey == "") {
 		return errors.New("-tls-cert and -tls-key go together")
 	}
+	if c.TLSCert != "" {
+		// Loaded now, so that a missing or mismatched file stops the start in one line rather
+		// than after the database is open and the banner says the server runs.
+		cert, err := tls.LoadX509KeyPair(c.TLSCert, c.TLSKey)
+		if err != nil {
+			return fmt.Errorf("-tls-cert/-tls-key: %v", err)
+		}
+		c.tlsCert = &cert
+	}
 	if c.UpdateFeed != "" {
 		if u, err := url.Parse(c.UpdateFeed); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 			return fmt.Errorf("-update-feed %q must be an http or https URL", c.UpdateFeed)
 		}
 	}
-	if c.BotRate <= 0 || c.BotRate > 10000 {
+	// Said so that NaN, which no comparison holds for, is refused too.
+	if !(c.BotRate > 0 && c.BotRate <= 10000) {
 		return fmt.Errorf("-bot-rate %g must be more than 0 and at most 10000 messages a second", c.BotRate)
 	}
 	if c.BotBurst < 1 || c.BotBurst > 100000 {
@@ -233,8 +247,8 @@ func (c *Config) validate() error {
 // checkBaseURL checks -base-url and returns it without a trailing slash.
 func checkBaseURL(s string) (string, error) {
 	u, err := url.Parse(s)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" {
-		return "", fmt.Errorf("-base-url %q must be an absolute http or https URL without query or fragment", s)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil || u.RawQuery != "" || u.Fragment != "" {
+		return "", fmt.Errorf("-base-url %q must be an absolute http or https URL without user info, query or fragment", s)
 	}
 	return strings.TrimSuffix(s, "/"), nil
 }

@@ -9,6 +9,7 @@ import (
 	"io"
 	"io/fs"
 	"mime/multipart"
+	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -35,6 +36,11 @@ func TestBadConfigurationIsOneLineAndExitCode2(t *testing.T) {
 		t.Fatal(err)
 	}
 	data := t.TempDir()
+	taken, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer taken.Close()
 	for _, tc := range []struct {
 		name string
 		args []string
@@ -42,7 +48,13 @@ func TestBadConfigurationIsOneLineAndExitCode2(t *testing.T) {
 		want string
 	}{
 		{"bad base url", []string{"-base-url", "localhost:8080"}, nil, `-base-url "localhost:8080" must be an absolute http or https URL`},
-		{"base url with a query", []string{"-base-url", "https://chat.example.com/?x=1"}, nil, "without query or fragment"},
+		{"base url with a query", []string{"-base-url", "https://chat.example.com/?x=1"}, nil, "without user info, query or fragment"},
+		{"base url with a password", []string{"-base-url", "https://admin:secret@chat.example.com"}, nil, "without user info, query or fragment"},
+		{"bot rate not a number", []string{"-bot-rate", "NaN"}, nil, "-bot-rate NaN must be more than 0"},
+		{"tls files missing", []string{"-tls-cert", "/nonexistent/cert.pem", "-tls-key", "/nonexistent/key.pem"}, nil, "-tls-cert/-tls-key: open /nonexistent/cert.pem: no such file or directory"},
+		{"address without a port", []string{"-addr", "localhost"}, nil, "-addr localhost: listen tcp: address localhost: missing port in address"},
+		{"address in use", []string{"-addr", taken.Addr().String()}, nil, "-addr " + taken.Addr().String() + ": listen tcp " + taken.Addr().String() + ": bind: address already in use"},
+		{"metrics port unknown", []string{"-metrics-addr", "127.0.0.1:none"}, nil, "-metrics-addr 127.0.0.1:none: listen tcp: lookup tcp/none: unknown port"},
 		{"unknown bucket scheme", []string{"-bucket", "ftp://files.example.com/b"}, nil, `-bucket: unknown bucket scheme "ftp"`},
 		{"unwritable data dir", []string{"-data", filepath.Join(notADir, "data")}, nil, "-data " + filepath.Join(notADir, "data") + ": cannot create the data directory"},
 		{"untrusted plain-http issuer", []string{"-trusted-issuer", "http://login.example.com"}, nil, "-trusted-issuer"},
@@ -91,6 +103,9 @@ func TestBadConfigurationIsOneLineAndExitCode2(t *testing.T) {
 			}
 			if lines := strings.Count(strings.TrimSpace(stderr.String()), "\n"); lines > 0 {
 				t.Fatalf("stderr has %d lines, want one: %q", lines+1, stderr.String())
+			}
+			if stdout.Len() > 0 {
+				t.Fatalf("a server that did not start printed %q", stdout.String())
 			}
 		})
 	}

@@ -14,17 +14,13 @@ import (
 // endpoints to the metrics address. Release builds leave it nil.
 var debugHandlers func(*http.ServeMux)
 
-// serveMetrics serves /metrics on its own address when -metrics-addr is set. A separate
+// serveMetrics serves /metrics on ln, -metrics-addr's listener when it is set. A separate
 // listener rather than a path on the public port: behind a reverse proxy every request comes
 // from loopback, so "localhost only" on the main port would publish the metrics to everyone.
 // The metrics hold no member data, but they do tell how busy the community is.
-func (a *app) serveMetrics(addr string, stdout io.Writer, log *slog.Logger) error {
-	if a.Metrics == nil {
-		return nil
-	}
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		return fmt.Errorf("-metrics-addr %s: %v", addr, err)
+func (a *app) serveMetrics(ln net.Listener, stdout io.Writer, log *slog.Logger) {
+	if ln == nil {
+		return
 	}
 	mux := http.NewServeMux()
 	mux.Handle("GET /metrics", a.Metrics.Handler())
@@ -42,5 +38,4 @@ func (a *app) serveMetrics(addr string, stdout io.Writer, log *slog.Logger) erro
 			log.Error("metrics listener stopped", "err", err)
 		}
 	}()
-	return nil
 }

@@ -41,9 +41,11 @@ func TestMetricsOnTheirOwnAddress(t *testing.T) {
 		t.Fatal(err)
 	}
 	var out bytes.Buffer
-	if err := a.serveMetrics(c.MetricsAddr, &out, log); err != nil {
+	mln, err := net.Listen("tcp", c.MetricsAddr)
+	if err != nil {
 		t.Fatal(err)
 	}
+	a.serveMetrics(mln, &out, log)
 	metricsURL := regexp.MustCompile(`http://\S+/metrics`).FindString(out.String())
 	ln, err := net.Listen("tcp", c.Addr)
 	if err != nil {

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"net/http"
 	"net/url"
 	"os"
 	"os/signal"
@@ -54,6 +53,10 @@ func restoreCommand(args []string, stdout, stderr io.Writer) error {
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	start := time.Now()
 	res, err := backup.Restore(ctx, src, *data, log)
+	if stalled := (errDownloadStalled{}); errors.As(err, &stalled) {
+		// Said as it is: the backup may be fine, its server stopped sending it.
+		return fmt.Errorf("restore: %v", stalled)
+	}
 	if err != nil {
 		return fmt.Errorf("restore: %v", err)
 	}
@@ -80,19 +83,7 @@ func openBackup(ctx context.Context, src string, stdin io.ReadCloser) (io.ReadCl
 	case "file":
 		return os.Open(u.Path)
 	case "http", "https":
-		req, err := http.NewRequestWithContext(ctx, http.MethodGet, src, nil)
-		if err != nil {
-			return nil, err
-		}
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			return nil, err
-		}
-		if resp.StatusCode != http.StatusOK {
-			resp.Body.Close()
-			return nil, fmt.Errorf("GET %s: %s", u.Redacted(), resp.Status)
-		}
-		return resp.Body, nil
+		return restoreDownload.get(ctx, src)
 	}
 	rc, _, err := blob.OpenObjectURL(ctx, src)
 	return rc, err

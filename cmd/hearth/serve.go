@@ -41,22 +41,30 @@ func serve(args []string, stdout, stderr io.Writer) error {
 	// The OpenID provider library logs through the default logger: make it this one.
 	slog.SetDefault(log)
 
+	// The ports are taken before anything opens: a port in use or a bad address is one line,
+	// with no database opened and closed for nothing.
+	ln, err := net.Listen("tcp", c.Addr)
+	if err != nil {
+		return usageError{fmt.Errorf("-addr %s: %v", c.Addr, err)}
+	}
+	var metricsLn net.Listener
+	if c.MetricsAddr != "" {
+		if metricsLn, err = net.Listen("tcp", c.MetricsAddr); err != nil {
+			ln.Close()
+			return usageError{fmt.Errorf("-metrics-addr %s: %v", c.MetricsAddr, err)}
+		}
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	a, err := openApp(ctx, c, log)
 	if err != nil {
+		ln.Close()
+		if metricsLn != nil {
+			metricsLn.Close()
+		}
 		return err
 	}
-	ln, err := net.Listen("tcp", c.Addr)
-	if err != nil {
-		a.close()
-		return usageError{fmt.Errorf("-addr %s: %v", c.Addr, err)}
-	}
-	if err := a.serveMetrics(c.MetricsAddr, stdout, log); err != nil {
-		ln.Close()
-		a.close()
-		return usageError{err}
-	}
+	a.serveMetrics(metricsLn, stdout, log)
 	a.Listening(ln.Addr().String(), c.TLSCert != "")
 	fmt.Fprintf(stdout, "Hearth is running at %s (listening on %s)\n", c.BaseURL, ln.Addr())
 	if !c.NoLocalIssuer {
@@ -137,13 +145,8 @@ const (
 func (a *app) serve(ctx context.Context, ln net.Listener, c Config, log *slog.Logger) error {
 	errc := make(chan error, 1)
 	go func() {
-		if c.TLSCert != "" {
-			cert, err := tls.LoadX509KeyPair(c.TLSCert, c.TLSKey)
-			if err != nil {
-				errc <- usageError{fmt.Errorf("-tls-cert/-tls-key: %v", err)}
-				return
-			}
-			a.srv.TLSConfig = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
+		if c.tlsCert != nil {
+			a.srv.TLSConfig = &tls.Config{Certificates: []tls.Certificate{*c.tlsCert}, MinVersion: tls.VersionTLS12}
 			errc <- a.srv.ServeTLS(ln, "", "")
 			return
 		}

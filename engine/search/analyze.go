@@ -27,7 +27,9 @@ const MaxTermBytes = 64
 //     unified (ﬁ is fi, ＡＢＣ is abc);
 //   - scripts written without spaces (Han, kana, Hangul, Thai, Lao, Khmer, Myanmar) give one
 //     term per pair of neighbouring characters (東京都 is 東京 京都) and one for the last
-//     character of the run, so that any character is the start of some term;
+//     character of the run, so that any character is the start of some term; a run is in
+//     compatibility composition first, so half-width kana with their voicing marks (ｶﾞｲﾄﾞ)
+//     are the full-width letters (ガイド);
 //   - an emoji is a word of its own, without its skin tone or presentation selectors;
 //   - a :shortcode: is one word, colons included;
 //   - a mention <@member-id> is not text and gives nothing.
@@ -140,7 +142,8 @@ func isRunScript(r rune) bool {
 	}
 	return unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul,
 		unicode.Thai, unicode.Lao, unicode.Khmer, unicode.Myanmar) ||
-		r == 0x30FC || r == 0x3005 || r == 0xFF70 // prolonged sound mark, iteration mark
+		r == 0x30FC || r == 0x3005 || r == 0xFF70 || // prolonged sound mark, iteration mark
+		r == 0xFF9E || r == 0xFF9F // half-width voicing marks: NFKC joins ｶﾞ into ガ
 }
 
 // isEmoji reports a pictographic symbol: a word on its own.

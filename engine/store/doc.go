@@ -34,7 +34,8 @@
 //	0xA1 prevexp   expires_at_ms URL hash     empty: the cached previews by expiry
 //	0xA2 previmg   image id                   storepb.PreviewImageRecord: an image in the bucket
 //	0xB0 search    name                       the index's own values: the last op applied,
-//	                                          whether the old messages are indexed
+//	                                          whether the old messages are indexed, the
+//	                                          analyzer version that made the lists
 //	0xB1 searchop  op number                  storepb.SearchOp: a change the lists have not taken yet
 //	0xB2 postings  term 0x00 first doc        a chunk of a term's posting list (engine/search)
 //	0xB3 ordinal   channel id                 the channel's number in the postings (4 bytes)

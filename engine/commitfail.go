@@ -1,0 +1,50 @@
+package engine
+
+import (
+	"hearth/engine/store"
+)
+
+// A commit that fails has an outcome the writer cannot know, unless Badger refused the batch
+// before writing any of it (store.Unwritten: too big, in conflict; the writer splits it and
+// tries again). Badger puts a
+// batch's entries in its memtable and write-ahead log before it syncs the log: when the sync
+// fails they are readable already, and on the disk or not as the disk kept them. Going on
+// would be wrong either way: the next batch would reuse the seqs of one that may be stored
+// (overwriting its events and leaving its rows unannounced), and a caller told "not stored"
+// would delete files a stored row points at. So, as databases do when a sync fails, the
+// engine stops writing: the failed batch's callers are told its outcome is unknown, every
+// later change is refused as unavailable, and Healthy says why, until a restart replays what
+// the disk holds (one transaction per batch: all of a batch, with its events, or none).
+
+// errOutcomeUnknown answers the changes of a batch whose commit failed after writing. A
+// caller that stored files for its rows keeps them: the rows may be there after a restart,
+// and the orphan sweep deletes the files of those that are not.
+var errOutcomeUnknown = &Error{Code: CodeInternal, Msg: "the change may not have been stored: the database failed to store it; the server must be restarted"}
+
+// errStopped answers every change after such a failure.
+var errStopped = &Error{Code: CodeUnavailable, Msg: "the database failed to store a change; the server takes no changes until it is restarted"}
+
+// commit commits the writer's batch.
+func (e *Engine) commit(b *store.Batch) error {
+	if e.commitBatch != nil {
+		return e.commitBatch(b)
+	}
+	return b.Commit()
+}
+
+// commitFailed stops the writer after a commit whose outcome is unknown and answers the
+// batch's changes.
+func (e *Engine) commitFailed(batch []*change, err error) []result {
+	e.broken.Store(errStopped)
+	e.log.Error("the database failed to store a batch; refusing every change until a restart", "err", err)
+	return refuseAll(batch, errOutcomeUnknown)
+}
+
+// refuseAll answers every change of batch with err, running none.
+func refuseAll(batch []*change, err error) []result {
+	out := make([]result, len(batch))
+	for i := range out {
+		out[i] = result{err: err}
+	}
+	return out
+}

@@ -1,0 +1,115 @@
+package web_test
+
+import (
+	"log/slog"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"connectrpc.com/connect"
+
+	svcv1 "hearth/proto/svc/v1"
+	"hearth/web"
+	"hearth/web/webtest"
+)
+
+// startLogged is a test server whose log, down to debug, is kept.
+func startLogged(t *testing.T) (*webtest.Server, *syncBuffer) {
+	t.Helper()
+	buf := &syncBuffer{}
+	s := webtest.StartConfig(t, func(c *web.Config) {
+		c.Log = slog.New(slog.NewTextHandler(buf, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	})
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Log(buf.String())
+		}
+	})
+	return s, buf
+}
+
+// TestCallsFailedBeforeTheInterceptorsAreLoggedAsFailed: a call Connect refuses before any
+// interceptor runs (a message over the 1 MiB limit, a body that does not decode) is one line
+// at info with its procedure, its code and its message, in each of the three protocols. A
+// gRPC or gRPC-Web call's HTTP status is 200, so such a call was logged at debug as a success,
+// and a Connect one under its service's route with no code or message.
+func TestCallsFailedBeforeTheInterceptorsAreLoggedAsFailed(t *testing.T) {
+	s, log := startLogged(t)
+	alice := s.Join("alice")
+	big := strings.Repeat("a", 2<<20)
+	failed := []string{"level=INFO", `msg="request failed"`, "method=/svc.v1.ServerService/UpdateProfile",
+		"code=resource_exhausted", "member=" + alice.Member.GetId(), "addr=127.0.0.1", "took=", `error="message size`, `is larger than configured max 1048576"`}
+	for i, p := range []struct {
+		name string
+		opt  connect.ClientOption
+	}{{"grpc", connect.WithGRPC()}, {"grpc-web", connect.WithGRPCWeb()}, {"connect", connect.WithProtoJSON()}} {
+		c := s.Client(alice.Token, p.opt, connect.WithSendMaxBytes(0))
+		_, err := c.Server.UpdateProfile(ctx, req(&svcv1.UpdateProfileRequest{Bio: &big}))
+		if connect.CodeOf(err) != connect.CodeResourceExhausted {
+			t.Fatalf("%s: a 2 MiB call: %v", p.name, err)
+		}
+		waitFor(t, p.name+": the failed call's line", func() bool { return len(log.lines(failed...)) == i+1 })
+	}
+	if ls := log.lines("UpdateProfile", "level=DEBUG"); len(ls) > 0 {
+		t.Errorf("a refused call logged as a success: %q", ls)
+	}
+
+	// A body that does not decode.
+	res := rawPost(t, s.URL+"/svc.v1.ChatService/SendMessage", "application/json", "{not json", alice.Token)
+	if res != http.StatusBadRequest {
+		t.Fatalf("a malformed body: %d", res)
+	}
+	log.waitLine(t, "level=INFO", `msg="request failed"`, "method=/svc.v1.ChatService/SendMessage", "status=400", "code=invalid_argument", "member="+alice.Member.GetId(), "error=")
+	// An unknown procedure of a known service, with a path of 5,000 characters: named, cut short.
+	if res := rawPost(t, s.URL+"/svc.v1.ChatService/"+strings.Repeat("x", 5000), "application/json", "{}", alice.Token); res != http.StatusNotFound {
+		t.Fatalf("an unknown procedure: %d", res)
+	}
+	line := log.waitLine(t, "level=INFO", `msg="request failed"`, "method=/svc.v1.ChatService/xxx", "status=404")
+	if len(line) > 600 {
+		t.Errorf("an unknown procedure's line holds its whole path: %d characters", len(line))
+	}
+}
+
+// TestFailedRequestsLogTheirMessage: a plain endpoint's failure is logged with the message the
+// client got (the line had the status alone).
+func TestFailedRequestsLogTheirMessage(t *testing.T) {
+	s, log := startLogged(t)
+	alice := s.Join("alice")
+	if res := postBody(t, s, "", multipartType[len("Content-Type: "):], strings.NewReader("x")); res.status != http.StatusUnauthorized {
+		t.Fatalf("an upload without a token: %d %s", res.status, res.err)
+	}
+	log.waitLine(t, "level=INFO", `msg="request failed"`, `method="POST /upload"`, "status=401", `error="no Authorization header`)
+
+	// The bucket's folder for files is a file now: storing an upload fails inside the server.
+	files := filepath.Join(s.Dir, "files", "files")
+	if err := os.RemoveAll(files); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(files, []byte("in the way"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	res := postUpload(t, s, alice.Token, part{form: "file", file: "a.txt", body: strings.NewReader("hello")})
+	if res.status != http.StatusInternalServerError || res.err != "the file could not be stored" {
+		t.Fatalf("an upload the bucket cannot store: %d %q", res.status, res.err)
+	}
+	log.waitLine(t, "level=INFO", `msg="request failed"`, `method="POST /upload"`, "status=500", "member="+alice.Member.GetId(), `error="the file could not be stored"`)
+}
+
+// rawPost posts body with a Bearer token and returns the status.
+func rawPost(t *testing.T, url, contentType, body, token string) int {
+	t.Helper()
+	r, err := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Header.Set("Content-Type", contentType)
+	r.Header.Set("Authorization", "Bearer "+token)
+	res, err := http.DefaultClient.Do(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	return res.StatusCode
+}
