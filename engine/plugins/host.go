@@ -163,7 +163,7 @@ func (h *Host) startFromFolder(e *entry) {
 		h.setState(e, nil, loadError(err))
 		return
 	}
-	bot, err := h.eng.EnsurePluginBot(e.name)
+	bot, err := h.ensureBot(e.name)
 	if err != nil {
 		p.discard()
 		h.setState(e, nil, loadError(err))
@@ -172,6 +172,19 @@ func (h *Host) startFromFolder(e *entry) {
 	if err := h.begin(e, p, bot); err != nil {
 		h.setState(e, nil, loadError(err))
 	}
+}
+
+// ensureBot returns the bot of the plugin name, creating it the first time. A plugin's stored
+// values belong to its bot: a plugin that gets a new bot starts with an empty store, whatever a
+// DeletePlugin cut short by a crash under an earlier version left under that name. Call with
+// h.manage held (nothing else makes a plugin's bot or runs the plugin meanwhile).
+func (h *Host) ensureBot(name string) (engine.Caller, error) {
+	if h.eng.PluginBots()[name] == "" {
+		if err := h.eng.DeletePluginStore(name); err != nil {
+			return engine.Caller{}, err
+		}
+	}
+	return h.eng.EnsurePluginBot(name)
 }
 
 // begin starts a loaded instance as e's running instance, as bot, stopping the one it
@@ -303,7 +316,7 @@ func (h *Host) Install(ctx context.Context, c engine.Caller, req *svcv1.InstallP
 	// On a failure from here on nothing may stay: not the bot a first install makes, not an
 	// entry (the plugin is listed only once its file is written).
 	hadBot := h.eng.PluginBots()[name] != ""
-	bot, err := h.eng.EnsurePluginBot(name)
+	bot, err := h.ensureBot(name)
 	if err != nil {
 		p.discard()
 		return nil, err
@@ -405,6 +418,14 @@ func (h *Host) Delete(ctx context.Context, c engine.Caller, req *svcv1.DeletePlu
 	if running != nil {
 		running.stop()
 	}
+	// The stored values go first, the bot last: a crash or a failure at any step leaves the
+	// plugin (its file, or its bot, which deleteLeftovers finds) for a DeletePlugin to finish,
+	// and never values without a plugin, which the next plugin of that name would inherit.
+	// The values take several changes (a chunk each); while they go the plugin is stopped,
+	// and a crash among them leaves it with what is left, to be deleted again.
+	if err := h.eng.DeletePluginStore(e.name); err != nil {
+		return nil, err
+	}
 	if err := h.folder.remove(e.name); err != nil {
 		return nil, h.fileError(e.name, err)
 	}
@@ -412,9 +433,6 @@ func (h *Host) Delete(ctx context.Context, c engine.Caller, req *svcv1.DeletePlu
 	delete(h.plugins, e.name)
 	h.mu.Unlock()
 	if err := h.eng.DeletePluginBot(e.name); err != nil {
-		return nil, err
-	}
-	if err := h.eng.DeletePluginStore(e.name); err != nil {
 		return nil, err
 	}
 	h.announce()
@@ -429,10 +447,10 @@ func (h *Host) deleteLeftovers(name string, notFound error) (*svcv1.DeletePlugin
 	if h.eng.PluginBots()[name] == "" {
 		return nil, notFound
 	}
-	if err := h.eng.DeletePluginBot(name); err != nil {
+	if err := h.eng.DeletePluginStore(name); err != nil {
 		return nil, err
 	}
-	if err := h.eng.DeletePluginStore(name); err != nil {
+	if err := h.eng.DeletePluginBot(name); err != nil {
 		return nil, err
 	}
 	return &svcv1.DeletePluginResponse{}, nil
