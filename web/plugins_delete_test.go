@@ -87,7 +87,8 @@ func TestNewPluginBotStartsWithAnEmptyStore(t *testing.T) {
 		}
 	}
 
-	mustInstall(t, owner, "heir", getter)
+	// Not even the top level sees them.
+	mustInstall(t, owner, "heir", "if (chat.store.get('a') !== undefined) throw new Error('inherited');\n"+getter)
 	if bytes, keys := storeUsage(t, s, "heir"); bytes != 0 || keys != 0 {
 		t.Fatalf("the installed plugin's store holds %d bytes in %d keys", bytes, keys)
 	}
@@ -96,7 +97,7 @@ func TestNewPluginBotStartsWithAnEmptyStore(t *testing.T) {
 		t.Fatalf("the installed plugin found %q", got)
 	}
 
-	if err := os.WriteFile(pluginPath(s, "dropped.js"), []byte(getter), 0o600); err != nil {
+	if err := os.WriteFile(pluginPath(s, "dropped.js"), []byte("if (chat.store.get('a') !== undefined) throw new Error('inherited');\n"+getter), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	s.Restart()

@@ -158,12 +158,16 @@ func (h *Host) startFromFolder(e *entry) {
 		h.setState(e, nil, loadError(err))
 		return
 	}
+	if err := h.dropOrphanValues(e.name); err != nil {
+		h.setState(e, nil, loadError(err))
+		return
+	}
 	p, err := h.load(e.name, src)
 	if err != nil {
 		h.setState(e, nil, loadError(err))
 		return
 	}
-	bot, err := h.ensureBot(e.name)
+	bot, err := h.eng.EnsurePluginBot(e.name)
 	if err != nil {
 		p.discard()
 		h.setState(e, nil, loadError(err))
@@ -174,17 +178,16 @@ func (h *Host) startFromFolder(e *entry) {
 	}
 }
 
-// ensureBot returns the bot of the plugin name, creating it the first time. A plugin's stored
-// values belong to its bot: a plugin that gets a new bot starts with an empty store, whatever a
-// DeletePlugin cut short by a crash under an earlier version left under that name. Call with
-// h.manage held (nothing else makes a plugin's bot or runs the plugin meanwhile).
-func (h *Host) ensureBot(name string) (engine.Caller, error) {
-	if h.eng.PluginBots()[name] == "" {
-		if err := h.eng.DeletePluginStore(name); err != nil {
-			return engine.Caller{}, err
-		}
+// dropOrphanValues deletes the stored values under name when no bot has that name. A plugin's
+// stored values belong to its bot: a plugin that will get a new bot starts with an empty store
+// (its top level included), whatever a DeletePlugin cut short by a crash under an earlier
+// version left under that name. Call with h.manage held, before the plugin loads (nothing else
+// makes a plugin's bot or runs the plugin meanwhile).
+func (h *Host) dropOrphanValues(name string) error {
+	if h.eng.PluginBots()[name] != "" {
+		return nil
 	}
-	return h.eng.EnsurePluginBot(name)
+	return h.eng.DeletePluginStore(name)
 }
 
 // begin starts a loaded instance as e's running instance, as bot, stopping the one it
@@ -309,6 +312,9 @@ func (h *Host) Install(ctx context.Context, c engine.Caller, req *svcv1.InstallP
 	if err := h.open(); err != nil {
 		return nil, err
 	}
+	if err := h.dropOrphanValues(name); err != nil {
+		return nil, err
+	}
 	p, err := h.load(name, req.GetSource())
 	if err != nil {
 		return nil, invalid("the plugin did not load: %s", loadError(err))
@@ -316,7 +322,7 @@ func (h *Host) Install(ctx context.Context, c engine.Caller, req *svcv1.InstallP
 	// On a failure from here on nothing may stay: not the bot a first install makes, not an
 	// entry (the plugin is listed only once its file is written).
 	hadBot := h.eng.PluginBots()[name] != ""
-	bot, err := h.ensureBot(name)
+	bot, err := h.eng.EnsurePluginBot(name)
 	if err != nil {
 		p.discard()
 		return nil, err
