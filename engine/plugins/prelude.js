@@ -131,5 +131,75 @@
     return str({ '': value }, '', '');
   }
 
-  return { flat: flat, flatMap: flatMap, stringify: stringify };
+  // substitution makes the function that replaces each match with the replacement string
+  // template, as the standard's GetSubstitution does ($$, $&, $`, $', $n and $nn, $<name>).
+  // The built-in replace calls it once per match with (matched, captures..., position,
+  // string[, groups]); being JavaScript, each call is where the time limit and the heap
+  // watchdog can stop a replace whose result grows too big (see checkReplace in harden.go).
+  function substitution(template) {
+    if (template.indexOf('$') < 0) return function () { return template; };
+    return function (matched) {
+      var n = arguments.length, last = arguments[n - 1], groups, str, position, m;
+      if (typeof last === 'string') {
+        str = last; position = arguments[n - 2]; m = n - 3;
+      } else {
+        groups = last; str = arguments[n - 2]; position = arguments[n - 3]; m = n - 4;
+      }
+      var captures = [];
+      for (var c = 1; c <= m; c++) captures[c] = arguments[c];
+      var out = '', i = 0, len = template.length;
+      while (i < len) {
+        var dollar = template.indexOf('$', i);
+        if (dollar < 0 || dollar === len - 1) {
+          out += template.slice(i);
+          break;
+        }
+        out += template.slice(i, dollar);
+        i = dollar;
+        var next = template.charAt(i + 1);
+        if (next === '$') {
+          out += '$'; i += 2;
+        } else if (next === '&') {
+          out += matched; i += 2;
+        } else if (next === '`') {
+          out += str.slice(0, position); i += 2;
+        } else if (next === "'") {
+          var tail = position + matched.length;
+          if (tail < str.length) out += str.slice(tail);
+          i += 2;
+        } else if (next >= '0' && next <= '9') {
+          var d1 = next.charCodeAt(0) - 48, next2 = template.charAt(i + 2), v;
+          var two = next2 >= '0' && next2 <= '9' ? d1 * 10 + next2.charCodeAt(0) - 48 : 0;
+          if (two >= 1 && two <= m) {
+            v = captures[two]; i += 3;
+          } else if (d1 >= 1 && d1 <= m) {
+            v = captures[d1]; i += 2;
+          } else {
+            out += '$'; i += 1; continue;
+          }
+          if (v !== undefined) out += v;
+        } else if (next === '<' && groups !== undefined) {
+          var close = template.indexOf('>', i + 2);
+          if (close < 0) {
+            out += '$<'; i += 2;
+          } else {
+            var g = groups[template.slice(i + 2, close)];
+            if (g !== undefined) out += String(g);
+            i = close + 1;
+          }
+        } else {
+          out += '$'; i += 1;
+        }
+      }
+      return out;
+    };
+  }
+
+  // exec is RegExp.prototype.exec (see harden.go for why it is JavaScript).
+  var nativeExec = h.exec;
+  function exec(string) {
+    return nativeExec(this, string);
+  }
+
+  return { flat: flat, flatMap: flatMap, stringify: stringify, substitution: substitution, exec: exec };
 })
