@@ -2,6 +2,7 @@ package web_test
 
 import (
 	"os"
+	"strings"
 	"path/filepath"
 	"testing"
 
@@ -48,7 +49,11 @@ func TestDeletePluginDeletesTheStoreFirst(t *testing.T) {
 	if bytes, keys := storeUsage(t, s, "keeper"); bytes != 0 || keys != 0 {
 		t.Fatalf("after a DeletePlugin cut short the store holds %d bytes in %d keys", bytes, keys)
 	}
-	// The bot goes last: it is still there for a DeletePlugin to finish the job.
+	// It is listed, stopped, with why; the bot goes last: it is still there for a DeletePlugin
+	// to finish the job.
+	if l := listed(t, owner, "keeper"); l == nil || l.GetRunning() || !strings.Contains(l.GetError(), "DeletePlugin did not finish (its stored values are deleted; its file could not be removed); delete it again") {
+		t.Fatalf("after a DeletePlugin cut short the plugin is listed as %v", l)
+	}
 	if id := s.Engine.PluginBots()["keeper"]; id != p.GetBotId() {
 		t.Fatalf("the plugin's bot after a DeletePlugin cut short: %q, want %q", id, p.GetBotId())
 	}
@@ -116,4 +121,24 @@ func TestNewPluginBotStartsWithAnEmptyStore(t *testing.T) {
 	if _, keys := storeUsage(t, s, "heir"); keys != 1 {
 		t.Fatalf("a replaced plugin kept %d keys, want 1", keys)
 	}
+}
+
+// A disable whose file cannot be renamed fails, and the plugin is listed as what its file says
+// and what a restart does: enabled (stopped, with why), not disabled.
+func TestDisableThatCannotRenameStaysEnabled(t *testing.T) {
+	s := webtest.Start(t)
+	owner := s.Join("owner")
+	mustInstall(t, owner, "sticky", getter)
+	blocker := filepath.Join(pluginPath(s, "sticky.js.disabled"), "in-the-way")
+	if err := os.MkdirAll(blocker, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	_, err := owner.Bot.SetPluginEnabled(ctx, req(&svcv1.SetPluginEnabledRequest{Name: "sticky", Enabled: false}))
+	wantCode(t, "a disable whose file cannot be renamed", err, connect.CodeInternal, "could not be changed")
+	l := listed(t, owner, "sticky")
+	if l == nil || !l.GetEnabled() || l.GetRunning() || !strings.Contains(l.GetError(), "disabling it failed") {
+		t.Fatalf("after a failed disable the plugin is listed as %v", l)
+	}
+	s.Restart()
+	waitListed(t, owner, "sticky", func(p *svcv1.Plugin) bool { return p.GetEnabled() && p.GetRunning() })
 }

@@ -386,14 +386,21 @@ func (h *Host) SetEnabled(ctx context.Context, c engine.Caller, req *svcv1.SetPl
 		h.announce()
 	default:
 		h.mu.Lock()
-		e.inst, e.enabled, e.err = nil, false, ""
+		e.inst, e.err = nil, ""
 		h.mu.Unlock()
 		if running != nil {
 			running.stop()
 		}
 		if err := h.folder.rename(e.name, false); err != nil {
+			// Its file still says enabled, and it runs again at the next start: it is listed
+			// so, stopped, with why.
+			h.setState(e, nil, fmt.Sprintf("stopped: disabling it failed (its file could not be renamed to %s.js.disabled); it runs again when enabled or at the next start", e.name))
+			h.announce()
 			return nil, h.fileError(e.name, err)
 		}
+		h.mu.Lock()
+		e.enabled = false
+		h.mu.Unlock()
 		h.announce()
 	}
 	return &svcv1.SetPluginEnabledResponse{Plugin: h.view(e, h.eng.PluginBots())}, nil
@@ -429,10 +436,17 @@ func (h *Host) Delete(ctx context.Context, c engine.Caller, req *svcv1.DeletePlu
 	// and never values without a plugin, which the next plugin of that name would inherit.
 	// The values take several changes (a chunk each); while they go the plugin is stopped,
 	// and a crash among them leaves it with what is left, to be deleted again.
+	// A step that fails leaves the plugin listed, stopped, with why.
+	unfinished := func(step string) {
+		h.setState(e, nil, "stopped: DeletePlugin did not finish ("+step+"); delete it again")
+		h.announce()
+	}
 	if err := h.eng.DeletePluginStore(e.name); err != nil {
+		unfinished("its stored values could not all be deleted")
 		return nil, err
 	}
 	if err := h.folder.remove(e.name); err != nil {
+		unfinished("its stored values are deleted; its file could not be removed")
 		return nil, h.fileError(e.name, err)
 	}
 	h.mu.Lock()
