@@ -2,8 +2,8 @@ package web_test
 
 import (
 	"os"
-	"strings"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"connectrpc.com/connect"
