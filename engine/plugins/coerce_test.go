@@ -73,6 +73,17 @@ func TestReplacedBuiltinsAnswerAsGojaDoes(t *testing.T) {
 		`var r = /a/y; r.lastIndex = 1; 'ba'.replace(r, 'c') + r.lastIndex`,
 		`'\u{1F600}\u{1F600}'.replace(/(?:)/gu, '-')`,
 		`'aaa'.replace(/a*?/g, '[$&]')`,
+		// RegExp (the prelude's, with its pattern bounded).
+		`new RegExp('a+', 'g').test('caa') + ':' + RegExp('x').source + ':' + new RegExp().source`,
+		`(RegExp('x') instanceof RegExp) + ':' + (/a/ instanceof RegExp) + ':' + (/a/.constructor === RegExp)`,
+		`new RegExp(/a/g).flags + ':' + new RegExp(/a/g, 'i').flags + ':' + RegExp(/a/g, undefined).flags`,
+		`var r = /a/; (RegExp(r) === r) + ':' + (new RegExp(r) === r)`,
+		`class R extends RegExp {}; var x = new R('a', 'g'); (x instanceof R) + ':' + x.test('ba') + ':' + x.global`,
+		`(RegExp.prototype.constructor === RegExp) + ':' + (RegExp[Symbol.species] === RegExp) + ':' + RegExp.name + RegExp.length`,
+		`Object.prototype.toString.call(new RegExp('a')) + String(new RegExp('a/b', 'gi'))`,
+		`'a-b'.split(new RegExp('-')).join() + ':' + 'abc'.search('b') + ':' + 'aXbX'.match('X').index`,
+		`[...'a1b2'.matchAll('\\d')].length + ':' + (function () { var r = /a/; r.compile('b', 'g'); return r.source + r.flags })()`,
+		`try { new RegExp('(') } catch (e) { e.name }`,
 	} {
 		plain := goja.New()
 		want, err := plain.RunString(src)
@@ -120,6 +131,14 @@ func TestScriptCodeCannotChangeWhatWasChecked(t *testing.T) {
 		{`'x'.repeat(2e5).replace(/x/, 'y')`, "replace: the string is 200000 characters and could match 200001 times"},
 		{`'x'.repeat(2e5).replace('x', 'y').length`, "200000"},
 		{`'ab'.repeat(1e5).replaceAll('ab', 'c').length`, "100000"},
+		// Patterns made from strings are compiled in one native step: bounded.
+		{`new RegExp('x'.repeat(2e5))`, "RegExp: the pattern is 200000 characters; the limit is 131072"},
+		{`RegExp('x'.repeat(2e5), 'g')`, "RegExp: the pattern is 200000 characters"},
+		{`'a'.match('x'.repeat(2e5))`, "match: the pattern is 200000 characters"},
+		{`'a'.matchAll('x'.repeat(2e5))`, "matchAll: the pattern is 200000 characters"},
+		{`'a'.search('x'.repeat(2e5))`, "search: the pattern is 200000 characters"},
+		{`/a/.compile('x'.repeat(2e5))`, "compile: the pattern is 200000 characters"},
+		{`var n = 0; new RegExp({toString() { return n++ ? 'x'.repeat(4e6) : 'a' }}).source`, "a"},
 	} {
 		v, err := runScriptFor(t, c.src, 5*time.Second)
 		got := ""

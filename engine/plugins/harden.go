@@ -40,6 +40,9 @@ const (
 	maxString = 1 << 22
 	// maxArgs bounds the arguments of apply, Reflect.apply and Reflect.construct.
 	maxArgs = 1 << 16
+	// maxPattern bounds the source of a regular expression made from a string (a literal is
+	// bounded by the source's 256 KB).
+	maxPattern = maxElements
 	// maxDepth bounds the nesting of JSON.
 	maxDepth = 64
 	// regexpTimeout bounds one match of a backtracking regular expression.
@@ -159,6 +162,10 @@ func (s *sandbox) harden() (err error) {
 	nativeExec := mustFunc(regexpProto.Get("exec"))
 	helpers := vm.NewObject()
 	must(helpers.Set("quote", quote))
+	must(helpers.Set("RegExp", vm.Get("RegExp")))
+	must(helpers.Set("isRegExp", func(call goja.FunctionCall) goja.Value { return vm.ToValue(isRegExp(call.Argument(0))) }))
+	must(helpers.Set("toStr", func(call goja.FunctionCall) goja.Value { return s.toStr(call.Argument(0)) }))
+	must(helpers.Set("maxPattern", maxPattern))
 	must(helpers.Set("exec", func(call goja.FunctionCall) goja.Value {
 		v, err := nativeExec(call.Argument(0), call.Argument(1))
 		if err != nil {
@@ -187,6 +194,12 @@ func (s *sandbox) harden() (err error) {
 	// (/x*y|x/g, /(?=(x*))/g on a long string) made that step quadratic: seconds to minutes
 	// that no limit could stop. One call of JavaScript per match is where the time limit does.
 	must(regexpProto.DefineDataProperty("exec", m.Get("exec"), goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_FALSE))
+	// The other ways a string becomes a pattern: RegExp (the prelude's), compile, and match,
+	// matchAll and search of a string that is not a regular expression.
+	must(global.DefineDataProperty("RegExp", m.Get("RegExp"), goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_FALSE))
+	s.wrap(regexpProto, "compile", func(call *goja.FunctionCall) { s.checkPattern("compile", call) })
+	stringProto := vm.Get("String").ToObject(vm).Get("prototype").ToObject(vm)
+	s.wrap(stringProto, "search", func(call *goja.FunctionCall) { s.checkPattern("search", call) })
 	must(jsonObj.DefineDataProperty("stringify", m.Get("stringify"), goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_FALSE))
 	parse := vm.ToValue(func(call goja.FunctionCall) goja.Value {
 		s.checkJSON(call.Argument(0))
@@ -465,6 +478,7 @@ func (s *sandbox) boundStrings() {
 			if n := thisLen(call); n > maxElements {
 				s.throwRange("%s: the string is %.0f characters; it matches in at most %d", name, n, maxElements)
 			}
+			s.checkPattern(name, call)
 		})
 	}
 	s.wrapSymbol(proto, goja.SymIterator, func(call *goja.FunctionCall) {
@@ -511,6 +525,17 @@ func (s *sandbox) checkReplace(name string, length, matches float64, call *goja.
 		panic(err)
 	}
 	setArg(call, 1, fn)
+}
+
+// checkPattern bounds a pattern given as a string (the first argument, when it is not a
+// regular expression), converting it once: goja compiles it in one native step.
+func (s *sandbox) checkPattern(name string, call *goja.FunctionCall) {
+	if isRegExp(call.Argument(0)) {
+		return
+	}
+	if str, ok := s.argString(call, 0); ok && str.Length() > maxPattern {
+		s.throwRange("%s: the pattern is %d characters; the limit is %d", name, str.Length(), maxPattern)
+	}
 }
 
 // checkSplit bounds the parts of a split: one per character at most (an empty separator or a

@@ -201,5 +201,30 @@
     return nativeExec(this, string);
   }
 
-  return { flat: flat, flatMap: flatMap, stringify: stringify, substitution: substitution, exec: exec };
+  // RegExp is the constructor with its pattern bounded (h.maxPattern characters): goja
+  // compiles a pattern in one native step that took a second and more than 64 MB for 4 million
+  // characters. A regular expression given as the pattern is taken as it is (its own pattern
+  // was bounded when it was made); anything else is converted to a string once.
+  var NativeRegExp = h.RegExp, construct = Reflect.construct, isRegExp = h.isRegExp;
+  var toStr = h.toStr, maxPattern = h.maxPattern;
+  function RegExp(pattern, flags) {
+    if (isRegExp(pattern)) {
+      if (new.target === undefined && flags === undefined && pattern.constructor === RegExp) return pattern;
+    } else if (pattern !== undefined) {
+      pattern = toStr(pattern);
+      if (pattern.length > maxPattern) {
+        throw new RangeError('RegExp: the pattern is ' + pattern.length + ' characters; the limit is ' + maxPattern);
+      }
+    }
+    if (flags !== undefined) flags = toStr(flags);
+    return construct(NativeRegExp, flags === undefined ? [pattern] : [pattern, flags], new.target === undefined ? RegExp : new.target);
+  }
+  Object.defineProperty(RegExp, 'prototype', { value: NativeRegExp.prototype, writable: false });
+  Object.defineProperty(NativeRegExp.prototype, 'constructor', { value: RegExp, writable: true, enumerable: false, configurable: true });
+  Object.defineProperty(RegExp, Symbol.species, { get: function () { return this; }, configurable: true });
+
+  return {
+    flat: flat, flatMap: flatMap, stringify: stringify, substitution: substitution, exec: exec,
+    RegExp: RegExp,
+  };
 })
