@@ -43,6 +43,11 @@ const (
 	// maxPattern bounds the source of a regular expression made from a string (a literal is
 	// bounded by the source's 256 KB).
 	maxPattern = maxElements
+	// longNeedle is the length from which indexOf, lastIndexOf and includes look for a string
+	// in JavaScript; sortBudget bounds the characters the default order of sort compares in
+	// one sort.
+	longNeedle = 1024
+	sortBudget = 1 << 26
 	// maxDepth bounds the nesting of JSON.
 	maxDepth = 64
 	// regexpTimeout bounds one match of a backtracking regular expression.
@@ -194,6 +199,25 @@ func (s *sandbox) harden() (err error) {
 	// (/x*y|x/g, /(?=(x*))/g on a long string) made that step quadratic: seconds to minutes
 	// that no limit could stop. One call of JavaScript per match is where the time limit does.
 	must(regexpProto.DefineDataProperty("exec", m.Get("exec"), goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_FALSE))
+	// indexOf, lastIndexOf and includes of a long string compare it with each element in one
+	// native loop, up to its length each time: they are the prelude's, in JavaScript, then.
+	for _, name := range []string{"indexOf", "lastIndexOf", "includes"} {
+		native, inJS := mustFunc(arrayProto.Get(name)), mustFunc(m.Get(name))
+		byLength := lengthOfThis(s)
+		must(arrayProto.DefineDataProperty(name, vm.ToValue(func(call goja.FunctionCall) goja.Value {
+			fn := native
+			if str, ok := call.Argument(0).(goja.String); ok && str.Length() > longNeedle {
+				primitiveArgs(&call, 1)
+				byLength(&call)
+				fn = inJS
+			}
+			v, err := fn(call.This, call.Arguments...)
+			if err != nil {
+				panic(err)
+			}
+			return v
+		}), goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_FALSE))
+	}
 	// The other ways a string becomes a pattern: RegExp (the prelude's), compile, and match,
 	// matchAll and search of a string that is not a regular expression.
 	must(global.DefineDataProperty("RegExp", m.Get("RegExp"), goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_FALSE))
@@ -370,6 +394,13 @@ func (s *sandbox) boundArrays() {
 			byLength(call)
 		}
 		switch name {
+		case "sort", "toSorted":
+			c = func(call *goja.FunctionCall) {
+				byLength(call)
+				if goja.IsUndefined(call.Argument(0)) {
+					setArg(call, 0, s.defaultSortOrder())
+				}
+			}
 		case "push", "unshift", "splice":
 			c = func(call *goja.FunctionCall) {
 				primitiveArgs(call, numeric...)

@@ -201,6 +201,40 @@
     return nativeExec(this, string);
   }
 
+  // indexOf, lastIndexOf and includes for a long string (see harden.go): one comparison per
+  // step of JavaScript. A string is never equal to a hole, NaN or -0, so the standard's
+  // distinctions between them do not arise.
+  function toInt(v) {
+    var n = Number(v);
+    if (n !== n) return 0;
+    return n === Infinity || n === -Infinity ? n : Math.trunc(n);
+  }
+  function arrayLike(self, what) {
+    if (self === undefined || self === null) throw new TypeError('Array.prototype.' + what + ' called on null or undefined');
+    return Object(self);
+  }
+  function find(o, needle, fromIndex) {
+    var len = toLength(o.length), k = toInt(fromIndex);
+    if (k >= len) return -1;
+    if (k < 0) k = Math.max(len + k, 0);
+    for (; k < len; k++) if (o[k] === needle) return k;
+    return -1;
+  }
+  function indexOf(needle, fromIndex) {
+    return find(arrayLike(this, 'indexOf'), needle, fromIndex);
+  }
+  function includes(needle, fromIndex) {
+    return find(arrayLike(this, 'includes'), needle, fromIndex) >= 0;
+  }
+  function lastIndexOf(needle, fromIndex) {
+    var o = arrayLike(this, 'lastIndexOf'), len = toLength(o.length);
+    if (len === 0) return -1;
+    var k = arguments.length > 1 ? toInt(fromIndex) : len - 1;
+    k = k >= 0 ? Math.min(k, len - 1) : len + k;
+    for (; k >= 0; k--) if (o[k] === needle) return k;
+    return -1;
+  }
+
   // RegExp is the constructor with its pattern bounded (h.maxPattern characters): goja
   // compiles a pattern in one native step that took a second and more than 64 MB for 4 million
   // characters. A regular expression given as the pattern is taken as it is (its own pattern
@@ -225,6 +259,6 @@
 
   return {
     flat: flat, flatMap: flatMap, stringify: stringify, substitution: substitution, exec: exec,
-    RegExp: RegExp,
+    RegExp: RegExp, indexOf: indexOf, lastIndexOf: lastIndexOf, includes: includes,
   };
 })
