@@ -27,8 +27,11 @@ var hookNames = map[string]bool{
 }
 
 const (
-	// minEvery is the shortest period of chat.every; maxTimers bounds a plugin's timers.
+	// minEvery and maxEvery bound the period of chat.every; maxTimers bounds a plugin's timers.
+	// maxEvery keeps the period a time.Duration: a larger one (Infinity, 1e10) overflowed to a
+	// negative duration, a timer due at once that armed itself again at once, for ever.
 	minEvery  = 60 * time.Second
+	maxEvery  = 365 * 24 * time.Hour
 	maxTimers = 16
 	// console.log: lines a second and burst per plugin, and the longest line kept.
 	consoleRate  = rate.Limit(10)
@@ -229,6 +232,9 @@ func (p *instance) every(call goja.FunctionCall) goja.Value {
 	secs := call.Argument(0).ToFloat()
 	if !(secs >= minEvery.Seconds()) {
 		p.throw("chat.every: seconds must be at least %.0f; got %v", minEvery.Seconds(), call.Argument(0))
+	}
+	if secs > maxEvery.Seconds() {
+		p.throw("chat.every: seconds must be at most %s (365 days); got %v", thousands(int(maxEvery.Seconds())), call.Argument(0))
 	}
 	fn, ok := goja.AssertFunction(call.Argument(1))
 	if !ok {

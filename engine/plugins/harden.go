@@ -40,6 +40,14 @@ const (
 	maxString = 1 << 22
 	// maxArgs bounds the arguments of apply, Reflect.apply and Reflect.construct.
 	maxArgs = 1 << 16
+	// maxPattern bounds the source of a regular expression made from a string (a literal is
+	// bounded by the source's 256 KB).
+	maxPattern = maxElements
+	// longNeedle is the length from which indexOf, lastIndexOf and includes look for a string
+	// in JavaScript; sortBudget bounds the characters the default order of sort compares in
+	// one sort.
+	longNeedle = 1024
+	sortBudget = 1 << 26
 	// maxDepth bounds the nesting of JSON.
 	maxDepth = 64
 	// regexpTimeout bounds one match of a backtracking regular expression.
@@ -78,6 +86,9 @@ type sandbox struct {
 	// stringify and parse are the hardened JSON functions, kept apart from the global JSON
 	// object, which the plugin may change.
 	stringify, parse goja.Callable
+	// ownDescriptor is Object.getOwnPropertyDescriptor as it was before any script ran;
+	// substitution is the prelude's maker of replacement functions (checkReplace).
+	ownDescriptor, substitution goja.Callable
 }
 
 // newSandbox makes a runtime with the hardening applied and maxStack as its call stack limit.
@@ -113,6 +124,7 @@ func (s *sandbox) harden() (err error) {
 	jsonObj := vm.Get("JSON").ToObject(vm)
 	origStringify := mustFunc(jsonObj.Get("stringify"))
 	origParse := mustFunc(jsonObj.Get("parse"))
+	s.ownDescriptor = mustFunc(vm.Get("Object").ToObject(vm).Get("getOwnPropertyDescriptor"))
 
 	// The constructors of functions made from strings, reachable from any function.
 	noCode := vm.ToValue(func(goja.FunctionCall) goja.Value {
@@ -151,8 +163,21 @@ func (s *sandbox) harden() (err error) {
 		}
 		return v
 	}
+	regexpProto := vm.Get("RegExp").ToObject(vm).Get("prototype").ToObject(vm)
+	nativeExec := mustFunc(regexpProto.Get("exec"))
 	helpers := vm.NewObject()
 	must(helpers.Set("quote", quote))
+	must(helpers.Set("RegExp", vm.Get("RegExp")))
+	must(helpers.Set("isRegExp", func(call goja.FunctionCall) goja.Value { return vm.ToValue(isRegExp(call.Argument(0))) }))
+	must(helpers.Set("toStr", func(call goja.FunctionCall) goja.Value { return s.toStr(call.Argument(0)) }))
+	must(helpers.Set("maxPattern", maxPattern))
+	must(helpers.Set("exec", func(call goja.FunctionCall) goja.Value {
+		v, err := nativeExec(call.Argument(0), call.Argument(1))
+		if err != nil {
+			panic(err)
+		}
+		return v
+	}))
 	must(helpers.Set("maxDepth", maxDepth))
 	fn, err := vm.RunProgram(prelude())
 	if err != nil {
@@ -167,6 +192,38 @@ func (s *sandbox) harden() (err error) {
 	s.wrapValue(arrayProto, "flat", m.Get("flat"), lengthOfThis(s))
 	s.wrapValue(arrayProto, "flatMap", m.Get("flatMap"), lengthOfThis(s))
 	s.stringify = mustFunc(m.Get("stringify"))
+	s.substitution = mustFunc(m.Get("substitution"))
+	// exec written in JavaScript: goja then runs replace, match, matchAll and split of every
+	// regular expression as the standard writes them, one exec call per match, where its own
+	// loop found all matches in one native step. Matches that each scan the rest of the string
+	// (/x*y|x/g, /(?=(x*))/g on a long string) made that step quadratic: seconds to minutes
+	// that no limit could stop. One call of JavaScript per match is where the time limit does.
+	must(regexpProto.DefineDataProperty("exec", m.Get("exec"), goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_FALSE))
+	// indexOf, lastIndexOf and includes of a long string compare it with each element in one
+	// native loop, up to its length each time: they are the prelude's, in JavaScript, then.
+	for _, name := range []string{"indexOf", "lastIndexOf", "includes"} {
+		native, inJS := mustFunc(arrayProto.Get(name)), mustFunc(m.Get(name))
+		byLength := lengthOfThis(s)
+		must(arrayProto.DefineDataProperty(name, vm.ToValue(func(call goja.FunctionCall) goja.Value {
+			fn := native
+			if str, ok := call.Argument(0).(goja.String); ok && str.Length() > longNeedle {
+				primitiveArgs(&call, 1)
+				byLength(&call)
+				fn = inJS
+			}
+			v, err := fn(call.This, call.Arguments...)
+			if err != nil {
+				panic(err)
+			}
+			return v
+		}), goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_FALSE))
+	}
+	// The other ways a string becomes a pattern: RegExp (the prelude's), compile, and match,
+	// matchAll and search of a string that is not a regular expression.
+	must(global.DefineDataProperty("RegExp", m.Get("RegExp"), goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_FALSE))
+	s.wrap(regexpProto, "compile", func(call *goja.FunctionCall) { s.checkPattern("compile", call) })
+	stringProto := vm.Get("String").ToObject(vm).Get("prototype").ToObject(vm)
+	s.wrap(stringProto, "search", func(call *goja.FunctionCall) { s.checkPattern("search", call) })
 	must(jsonObj.DefineDataProperty("stringify", m.Get("stringify"), goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_FALSE))
 	parse := vm.ToValue(func(call goja.FunctionCall) goja.Value {
 		s.checkJSON(call.Argument(0))
@@ -225,8 +282,10 @@ func (s *sandbox) checkJSON(v goja.Value) {
 	}
 }
 
-// check looks at a call before the built-in runs and throws when it would exceed a limit.
-type check func(call goja.FunctionCall)
+// check looks at a call before the built-in runs and throws when it would exceed a limit. It
+// may replace the call's this and arguments by the primitives it converted them to, so that
+// the built-in gets what was checked (see coerce.go).
+type check func(call *goja.FunctionCall)
 
 // wrap replaces obj[name] with a function that checks the call, then calls the original.
 func (s *sandbox) wrap(obj *goja.Object, name string, c check) {
@@ -244,7 +303,7 @@ func (s *sandbox) wrapSymbol(obj *goja.Object, sym *goja.Symbol, c check) {
 func (s *sandbox) checked(orig goja.Value, c check) goja.Value {
 	fn := mustFunc(orig)
 	return s.vm.ToValue(func(call goja.FunctionCall) goja.Value {
-		c(call)
+		c(&call)
 		v, err := fn(call.This, call.Arguments...)
 		if err != nil {
 			panic(err)
@@ -253,7 +312,9 @@ func (s *sandbox) checked(orig goja.Value, c check) goja.Value {
 	})
 }
 
-// lengthOf is ToLength(ToObject(v).length), or the length of a string.
+// lengthOf is ToLength(ToObject(v).length), or the length of a string, read so that the
+// built-in reads the same: an array's or a String's own length, or a length that dataProperty
+// can read without running the script's code (a getter or a Proxy is a TypeError).
 func (s *sandbox) lengthOf(v goja.Value) float64 {
 	if str, ok := v.(goja.String); ok {
 		return float64(str.Length())
@@ -261,7 +322,13 @@ func (s *sandbox) lengthOf(v goja.Value) float64 {
 	if goja.IsUndefined(v) || goja.IsNull(v) {
 		return 0
 	}
-	n := v.ToObject(s.vm).Get("length")
+	o := v.ToObject(s.vm)
+	var n goja.Value
+	if c := o.ClassName(); !isProxy(o) && (c == "Array" || c == "String") {
+		n = o.Get("length")
+	} else {
+		n = s.dataProperty("length", o, s.vm.ToValue("length"))
+	}
 	if n == nil {
 		return 0
 	}
@@ -284,7 +351,7 @@ func (s *sandbox) stringLen(v goja.Value) int {
 }
 
 func lengthOfThis(s *sandbox) check {
-	return func(call goja.FunctionCall) {
+	return func(call *goja.FunctionCall) {
 		if n := s.lengthOf(call.This); n > maxElements {
 			s.throwRange("the array has %.0f elements; plugins use at most %d", n, maxElements)
 		}
@@ -303,43 +370,42 @@ func (s *sandbox) boundArrays() {
 	array := vm.Get("Array").ToObject(vm)
 	proto := array.Get("prototype").ToObject(vm)
 	byLength := lengthOfThis(s)
+	// Written in Go (builders.go): they put many values together in one loop.
+	for name, fn := range map[string]func(goja.FunctionCall) goja.Value{
+		"join": s.arrayJoin, "toLocaleString": s.arrayToLocaleString, "concat": s.arrayConcat,
+	} {
+		must(proto.DefineDataProperty(name, vm.ToValue(fn), goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_FALSE))
+	}
 	for _, name := range arrayMethods {
 		if v := proto.Get(name); v == nil || goja.IsUndefined(v) {
 			continue
 		}
-		c := byLength
 		switch name {
-		case "join", "toString", "toLocaleString":
-			c = func(call goja.FunctionCall) {
+		case "join", "toLocaleString", "concat":
+			continue
+		case "toString":
+			continue // it calls this.join, which is bounded
+		}
+		// The arguments the built-in converts to numbers after it read the length: an
+		// object's valueOf could change the length it loops to.
+		numeric := numericArgs[name]
+		c := func(call *goja.FunctionCall) {
+			primitiveArgs(call, numeric...)
+			byLength(call)
+		}
+		switch name {
+		case "sort", "toSorted":
+			c = func(call *goja.FunctionCall) {
 				byLength(call)
-				sep := 1
-				if name == "join" {
-					if a := call.Argument(0); !goja.IsUndefined(a) {
-						sep = len(a.String())
-					}
-				}
-				if n := s.lengthOf(call.This) * float64(sep); n > maxString {
-					s.throwRange("join: the result would be %.0f characters of separators; the limit is %d", n, maxString)
+				if goja.IsUndefined(call.Argument(0)) {
+					setArg(call, 0, s.defaultSortOrder())
 				}
 			}
 		case "push", "unshift", "splice":
-			c = func(call goja.FunctionCall) {
+			c = func(call *goja.FunctionCall) {
+				primitiveArgs(call, numeric...)
 				if n := s.lengthOf(call.This) + float64(len(call.Arguments)); n > maxElements {
 					s.throwRange("%s: the array would have %.0f elements; plugins use at most %d", name, n, maxElements)
-				}
-			}
-		case "concat":
-			c = func(call goja.FunctionCall) {
-				n := s.lengthOf(call.This)
-				for _, a := range call.Arguments {
-					if o, ok := a.(*goja.Object); ok {
-						n += s.lengthOf(o)
-					} else {
-						n++
-					}
-				}
-				if n > maxElements {
-					s.throwRange("concat: the array would have %.0f elements; plugins use at most %d", n, maxElements)
 				}
 			}
 		}
@@ -347,20 +413,28 @@ func (s *sandbox) boundArrays() {
 	}
 	// The iterator of arrays is values itself.
 	must(proto.DefineDataPropertySymbol(goja.SymIterator, proto.Get("values"), goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_FALSE))
-	s.wrap(array, "from", func(call goja.FunctionCall) {
+	s.wrap(array, "from", func(call *goja.FunctionCall) {
 		items := call.Argument(0)
 		if n := s.stringLen(items); n >= 0 {
 			s.stringWalk("Array.from", items)
 			return
 		}
 		if o, ok := items.(*goja.Object); ok {
-			if it := o.GetSymbol(goja.SymIterator); it == nil || goja.IsUndefined(it) {
+			// Read as the built-in reads it next, and with no getter that could change the
+			// length between the two reads.
+			if it := s.dataProperty("Array.from", o, goja.SymIterator); goja.IsUndefined(it) || goja.IsNull(it) {
 				if n := s.lengthOf(o); n > maxElements {
 					s.throwRange("Array.from: the array-like has %.0f elements; plugins use at most %d", n, maxElements)
 				}
 			}
 		}
 	})
+}
+
+// numericArgs are the positions of the arguments each array method converts to a number.
+var numericArgs = map[string][]int{
+	"at": {0}, "copyWithin": {0, 1, 2}, "fill": {1, 2}, "includes": {1}, "indexOf": {1},
+	"lastIndexOf": {1}, "slice": {0, 1}, "splice": {0, 1}, "toSpliced": {0, 1}, "with": {0},
 }
 
 // arrayMethods are the methods of Array.prototype that walk the array (every one but the
@@ -377,76 +451,121 @@ func (s *sandbox) boundStrings() {
 	vm := s.vm
 	str := vm.Get("String").ToObject(vm)
 	proto := str.Get("prototype").ToObject(vm)
-	thisLen := func(call goja.FunctionCall) float64 {
-		if goja.IsUndefined(call.This) || goja.IsNull(call.This) {
+	// Each check converts this, and the arguments it measures, once (coerce.go).
+	thisLen := func(call *goja.FunctionCall) float64 {
+		str, ok := s.thisString(call)
+		if !ok {
 			return 0
 		}
-		return float64(call.This.ToString().(goja.String).Length())
+		return float64(str.Length())
 	}
-	s.wrap(proto, "repeat", func(call goja.FunctionCall) {
-		if n := thisLen(call) * call.Argument(0).ToFloat(); n > maxString {
+	s.wrap(proto, "repeat", func(call *goja.FunctionCall) {
+		if n := thisLen(call) * s.argNumber(call, 0); n > maxString {
 			s.throwRange("repeat: the result would be %.0f characters; the limit is %d", n, maxString)
 		}
 	})
 	for _, name := range []string{"padStart", "padEnd"} {
-		s.wrap(proto, name, func(call goja.FunctionCall) {
-			if n := call.Argument(0).ToFloat(); n > maxString {
+		s.wrap(proto, name, func(call *goja.FunctionCall) {
+			thisLen(call)
+			n := s.argNumber(call, 0)
+			s.argString(call, 1)
+			if n > maxString {
 				s.throwRange("%s: the result would be %.0f characters; the limit is %d", name, n, maxString)
 			}
 		})
 	}
 	for _, name := range []string{"replace", "replaceAll"} {
-		s.wrap(proto, name, func(call goja.FunctionCall) {
-			s.checkReplace(name, thisLen(call), call.Argument(1))
+		s.wrap(proto, name, func(call *goja.FunctionCall) {
+			length := thisLen(call)
+			// How many times the search value can match: a string once for replace, and for
+			// replaceAll once per its length (at every position when it is empty); a regular
+			// expression at every position. Another object is converted to its string now.
+			// (Another object's own Symbol.replace is not called: a plugin passes a string or a
+			// regular expression.)
+			matches := length + 1
+			if !isRegExp(call.Argument(0)) {
+				search := s.toStr(call.Argument(0))
+				setArg(call, 0, search)
+				switch {
+				case name == "replace":
+					matches = 1
+				case search.Length() > 0:
+					matches = 1 + math.Floor(length/float64(search.Length()))
+				}
+			}
+			s.checkReplace(name, length, matches, call)
 		})
 	}
-	s.wrap(proto, "split", func(call goja.FunctionCall) {
-		s.checkSplit(thisLen(call), call.Argument(0), call.Argument(1))
+	s.wrap(proto, "split", func(call *goja.FunctionCall) {
+		length := thisLen(call)
+		if !isRegExp(call.Argument(0)) {
+			s.argString(call, 0) // (as for replace, another object's Symbol.split is not called)
+		}
+		primitiveArgs(call, 1)
+		s.checkSplit(length, call.Argument(0), call.Argument(1))
 	})
 	for _, name := range []string{"match", "matchAll"} {
-		s.wrap(proto, name, func(call goja.FunctionCall) {
+		s.wrap(proto, name, func(call *goja.FunctionCall) {
 			if n := thisLen(call); n > maxElements {
 				s.throwRange("%s: the string is %.0f characters; it matches in at most %d", name, n, maxElements)
 			}
+			s.checkPattern(name, call)
 		})
 	}
-	s.wrapSymbol(proto, goja.SymIterator, func(call goja.FunctionCall) {
+	s.wrapSymbol(proto, goja.SymIterator, func(call *goja.FunctionCall) {
 		if n := thisLen(call); n > maxElements {
 			s.throwRange("iterating a string of %.0f characters; the limit is %d", n, maxElements)
 		}
 	})
-	s.wrap(str, "raw", func(call goja.FunctionCall) {
-		if o, ok := call.Argument(0).(*goja.Object); ok {
-			if raw, ok := o.Get("raw").(*goja.Object); ok {
-				if n := s.lengthOf(raw); n > maxElements {
-					s.throwRange("String.raw: %.0f parts; the limit is %d", n, maxElements)
-				}
-			}
-		}
-	})
+	// Written in Go (builders.go): they put many strings together in one loop.
+	must(proto.DefineDataProperty("concat", vm.ToValue(s.stringConcat), goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_FALSE))
+	must(str.DefineDataProperty("raw", vm.ToValue(s.stringRaw), goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_FALSE))
 	global := vm.GlobalObject()
 	// These make up to 9 characters of each one; their input is bounded so that the result is.
 	for _, name := range []string{"encodeURI", "encodeURIComponent", "escape"} {
-		s.wrap(global, name, func(call goja.FunctionCall) {
-			if n := s.stringLen(call.Argument(0)); n > maxString/9 {
-				s.throwRange("%s: the string is %d characters; the limit is %d", name, n, maxString/9)
+		s.wrap(global, name, func(call *goja.FunctionCall) {
+			str, ok := s.argString(call, 0)
+			if ok && str.Length() > maxString/9 {
+				s.throwRange("%s: the string is %d characters; the limit is %d", name, str.Length(), maxString/9)
 			}
 		})
 	}
 }
 
-// checkReplace bounds what a replace makes: every match may be replaced by the replacement
-// string, whose $& and $n copy a match each.
-func (s *sandbox) checkReplace(name string, length float64, replacement goja.Value) {
-	if _, ok := goja.AssertFunction(replacement); ok {
+// checkReplace bounds a replace of a string of length characters in which the search value
+// can match up to matches times. More than maxElements matches are refused, as match refuses
+// them (the built-in lists every match first, in one step). A replacement string is converted
+// once and handed on as a function of the prelude that makes each substitution ($&, $1, $`,
+// $'...) in JavaScript: the built-in makes the replacements in one native loop, where $` and
+// $' (the text before and after the match) could each copy the whole string for every match,
+// a result of length² characters no limit stopped; a function call for each match is where the
+// time limit and the heap watchdog stop it.
+func (s *sandbox) checkReplace(name string, length, matches float64, call *goja.FunctionCall) {
+	if matches > maxElements+1 {
+		s.throwRange("%s: the string is %.0f characters and could match %.0f times; the limit is %d", name, length, matches, maxElements)
+	}
+	if _, ok := goja.AssertFunction(call.Argument(1)); ok {
 		return // the function's results are the script's own strings, made one call at a time
 	}
-	r := 1
-	if !goja.IsUndefined(replacement) {
-		r = max(1, len(replacement.String()))
-	}
-	if n := length * float64(r); n > maxString {
+	template := s.toStr(call.Argument(1))
+	if n := math.Min(length, matches) * float64(max(1, template.Length())); n > maxString {
 		s.throwRange("%s: the result could be %.0f characters; the limit is %d", name, n, maxString)
+	}
+	fn, err := s.substitution(goja.Undefined(), template)
+	if err != nil {
+		panic(err)
+	}
+	setArg(call, 1, fn)
+}
+
+// checkPattern bounds a pattern given as a string (the first argument, when it is not a
+// regular expression), converting it once: goja compiles it in one native step.
+func (s *sandbox) checkPattern(name string, call *goja.FunctionCall) {
+	if isRegExp(call.Argument(0)) {
+		return
+	}
+	if str, ok := s.argString(call, 0); ok && str.Length() > maxPattern {
+		s.throwRange("%s: the pattern is %d characters; the limit is %d", name, str.Length(), maxPattern)
 	}
 }
 
@@ -468,24 +587,33 @@ func (s *sandbox) checkSplit(length float64, sep, limit goja.Value) {
 func (s *sandbox) boundRegExps() {
 	vm := s.vm
 	proto := vm.Get("RegExp").ToObject(vm).Get("prototype").ToObject(vm)
-	strLen := func(call goja.FunctionCall) float64 {
-		return float64(call.Argument(0).ToString().(goja.String).Length())
+	// The string argument is converted once (coerce.go).
+	strLen := func(call *goja.FunctionCall) float64 {
+		if len(call.Arguments) == 0 {
+			setArg(call, 0, goja.Undefined())
+		}
+		v := s.toStr(call.Arguments[0])
+		call.Arguments[0] = v
+		return float64(v.Length())
 	}
-	s.wrapSymbol(proto, goja.SymMatch, func(call goja.FunctionCall) {
+	s.wrapSymbol(proto, goja.SymMatch, func(call *goja.FunctionCall) {
 		if n := strLen(call); n > maxElements {
 			s.throwRange("match: the string is %.0f characters; it matches in at most %d", n, maxElements)
 		}
 	})
-	s.wrapSymbol(proto, goja.SymMatchAll, func(call goja.FunctionCall) {
+	s.wrapSymbol(proto, goja.SymMatchAll, func(call *goja.FunctionCall) {
 		if n := strLen(call); n > maxElements {
 			s.throwRange("matchAll: the string is %.0f characters; it matches in at most %d", n, maxElements)
 		}
 	})
-	s.wrapSymbol(proto, goja.SymReplace, func(call goja.FunctionCall) {
-		s.checkReplace("replace", strLen(call), call.Argument(1))
+	s.wrapSymbol(proto, goja.SymReplace, func(call *goja.FunctionCall) {
+		n := strLen(call)
+		s.checkReplace("replace", n, n+1, call)
 	})
-	s.wrapSymbol(proto, goja.SymSplit, func(call goja.FunctionCall) {
-		s.checkSplit(strLen(call), goja.Undefined(), call.Argument(1))
+	s.wrapSymbol(proto, goja.SymSplit, func(call *goja.FunctionCall) {
+		n := strLen(call)
+		primitiveArgs(call, 1)
+		s.checkSplit(n, goja.Undefined(), call.Argument(1))
 	})
 }
 
@@ -494,15 +622,15 @@ func (s *sandbox) boundObjects() {
 	vm := s.vm
 	object := vm.Get("Object").ToObject(vm)
 	for _, name := range []string{"keys", "values", "entries", "getOwnPropertyNames", "getOwnPropertyDescriptors"} {
-		s.wrap(object, name, func(call goja.FunctionCall) { s.stringWalk("Object."+name, call.Argument(0)) })
+		s.wrap(object, name, func(call *goja.FunctionCall) { s.stringWalk("Object."+name, call.Argument(0)) })
 	}
-	s.wrap(object, "assign", func(call goja.FunctionCall) {
+	s.wrap(object, "assign", func(call *goja.FunctionCall) {
 		for _, a := range call.Arguments {
 			s.stringWalk("Object.assign", a)
 		}
 	})
 	reflect := vm.Get("Reflect").ToObject(vm)
-	s.wrap(reflect, "ownKeys", func(call goja.FunctionCall) { s.stringWalk("Reflect.ownKeys", call.Argument(0)) })
+	s.wrap(reflect, "ownKeys", func(call *goja.FunctionCall) { s.stringWalk("Reflect.ownKeys", call.Argument(0)) })
 }
 
 // boundCalls bounds the argument lists made from array-likes.
@@ -521,10 +649,10 @@ func (s *sandbox) boundCalls() {
 	p, err := getProto(goja.Undefined(), vm.Get("Object"))
 	must(err)
 	functionProto := p.ToObject(vm)
-	s.wrap(functionProto, "apply", func(call goja.FunctionCall) { args("apply", call.Argument(1)) })
+	s.wrap(functionProto, "apply", func(call *goja.FunctionCall) { args("apply", call.Argument(1)) })
 	reflect := vm.Get("Reflect").ToObject(vm)
-	s.wrap(reflect, "apply", func(call goja.FunctionCall) { args("Reflect.apply", call.Argument(2)) })
-	s.wrap(reflect, "construct", func(call goja.FunctionCall) { args("Reflect.construct", call.Argument(1)) })
+	s.wrap(reflect, "apply", func(call *goja.FunctionCall) { args("Reflect.apply", call.Argument(2)) })
+	s.wrap(reflect, "construct", func(call *goja.FunctionCall) { args("Reflect.construct", call.Argument(1)) })
 }
 
 func mustFunc(v goja.Value) goja.Callable {

@@ -158,6 +158,10 @@ func (h *Host) startFromFolder(e *entry) {
 		h.setState(e, nil, loadError(err))
 		return
 	}
+	if err := h.dropOrphanValues(e.name); err != nil {
+		h.setState(e, nil, loadError(err))
+		return
+	}
 	p, err := h.load(e.name, src)
 	if err != nil {
 		h.setState(e, nil, loadError(err))
@@ -172,6 +176,18 @@ func (h *Host) startFromFolder(e *entry) {
 	if err := h.begin(e, p, bot); err != nil {
 		h.setState(e, nil, loadError(err))
 	}
+}
+
+// dropOrphanValues deletes the stored values under name when no bot has that name. A plugin's
+// stored values belong to its bot: a plugin that will get a new bot starts with an empty store
+// (its top level included), whatever a DeletePlugin cut short by a crash under an earlier
+// version left under that name. Call with h.manage held, before the plugin loads (nothing else
+// makes a plugin's bot or runs the plugin meanwhile).
+func (h *Host) dropOrphanValues(name string) error {
+	if h.eng.PluginBots()[name] != "" {
+		return nil
+	}
+	return h.eng.DeletePluginStore(name)
 }
 
 // begin starts a loaded instance as e's running instance, as bot, stopping the one it
@@ -296,6 +312,9 @@ func (h *Host) Install(ctx context.Context, c engine.Caller, req *svcv1.InstallP
 	if err := h.open(); err != nil {
 		return nil, err
 	}
+	if err := h.dropOrphanValues(name); err != nil {
+		return nil, err
+	}
 	p, err := h.load(name, req.GetSource())
 	if err != nil {
 		return nil, invalid("the plugin did not load: %s", loadError(err))
@@ -367,14 +386,21 @@ func (h *Host) SetEnabled(ctx context.Context, c engine.Caller, req *svcv1.SetPl
 		h.announce()
 	default:
 		h.mu.Lock()
-		e.inst, e.enabled, e.err = nil, false, ""
+		e.inst, e.err = nil, ""
 		h.mu.Unlock()
 		if running != nil {
 			running.stop()
 		}
 		if err := h.folder.rename(e.name, false); err != nil {
+			// Its file still says enabled, and it runs again at the next start: it is listed
+			// so, stopped, with why.
+			h.setState(e, nil, fmt.Sprintf("stopped: disabling it failed (its file could not be renamed to %s.js.disabled); it runs again when enabled or at the next start", e.name))
+			h.announce()
 			return nil, h.fileError(e.name, err)
 		}
+		h.mu.Lock()
+		e.enabled = false
+		h.mu.Unlock()
 		h.announce()
 	}
 	return &svcv1.SetPluginEnabledResponse{Plugin: h.view(e, h.eng.PluginBots())}, nil
@@ -405,16 +431,28 @@ func (h *Host) Delete(ctx context.Context, c engine.Caller, req *svcv1.DeletePlu
 	if running != nil {
 		running.stop()
 	}
+	// The stored values go first, the bot last: a crash or a failure at any step leaves the
+	// plugin (its file, or its bot, which deleteLeftovers finds) for a DeletePlugin to finish,
+	// and never values without a plugin, which the next plugin of that name would inherit.
+	// The values take several changes (a chunk each); while they go the plugin is stopped,
+	// and a crash among them leaves it with what is left, to be deleted again.
+	// A step that fails leaves the plugin listed, stopped, with why.
+	unfinished := func(step string) {
+		h.setState(e, nil, "stopped: DeletePlugin did not finish ("+step+"); delete it again")
+		h.announce()
+	}
+	if err := h.eng.DeletePluginStore(e.name); err != nil {
+		unfinished("its stored values could not all be deleted")
+		return nil, err
+	}
 	if err := h.folder.remove(e.name); err != nil {
+		unfinished("its stored values are deleted; its file could not be removed")
 		return nil, h.fileError(e.name, err)
 	}
 	h.mu.Lock()
 	delete(h.plugins, e.name)
 	h.mu.Unlock()
 	if err := h.eng.DeletePluginBot(e.name); err != nil {
-		return nil, err
-	}
-	if err := h.eng.DeletePluginStore(e.name); err != nil {
 		return nil, err
 	}
 	h.announce()
@@ -429,10 +467,10 @@ func (h *Host) deleteLeftovers(name string, notFound error) (*svcv1.DeletePlugin
 	if h.eng.PluginBots()[name] == "" {
 		return nil, notFound
 	}
-	if err := h.eng.DeletePluginBot(name); err != nil {
+	if err := h.eng.DeletePluginStore(name); err != nil {
 		return nil, err
 	}
-	if err := h.eng.DeletePluginStore(name); err != nil {
+	if err := h.eng.DeletePluginBot(name); err != nil {
 		return nil, err
 	}
 	return &svcv1.DeletePluginResponse{}, nil

@@ -131,5 +131,134 @@
     return str({ '': value }, '', '');
   }
 
-  return { flat: flat, flatMap: flatMap, stringify: stringify };
+  // substitution makes the function that replaces each match with the replacement string
+  // template, as the standard's GetSubstitution does ($$, $&, $`, $', $n and $nn, $<name>).
+  // The built-in replace calls it once per match with (matched, captures..., position,
+  // string[, groups]); being JavaScript, each call is where the time limit and the heap
+  // watchdog can stop a replace whose result grows too big (see checkReplace in harden.go).
+  function substitution(template) {
+    if (template.indexOf('$') < 0) return function () { return template; };
+    return function (matched) {
+      var n = arguments.length, last = arguments[n - 1], groups, str, position, m;
+      if (typeof last === 'string') {
+        str = last; position = arguments[n - 2]; m = n - 3;
+      } else {
+        groups = last; str = arguments[n - 2]; position = arguments[n - 3]; m = n - 4;
+      }
+      var captures = [];
+      for (var c = 1; c <= m; c++) captures[c] = arguments[c];
+      var out = '', i = 0, len = template.length;
+      while (i < len) {
+        var dollar = template.indexOf('$', i);
+        if (dollar < 0 || dollar === len - 1) {
+          out += template.slice(i);
+          break;
+        }
+        out += template.slice(i, dollar);
+        i = dollar;
+        var next = template.charAt(i + 1);
+        if (next === '$') {
+          out += '$'; i += 2;
+        } else if (next === '&') {
+          out += matched; i += 2;
+        } else if (next === '`') {
+          out += str.slice(0, position); i += 2;
+        } else if (next === "'") {
+          var tail = position + matched.length;
+          if (tail < str.length) out += str.slice(tail);
+          i += 2;
+        } else if (next >= '0' && next <= '9') {
+          var d1 = next.charCodeAt(0) - 48, next2 = template.charAt(i + 2), v;
+          var two = next2 >= '0' && next2 <= '9' ? d1 * 10 + next2.charCodeAt(0) - 48 : 0;
+          if (two >= 1 && two <= m) {
+            v = captures[two]; i += 3;
+          } else if (d1 >= 1 && d1 <= m) {
+            v = captures[d1]; i += 2;
+          } else {
+            out += '$'; i += 1; continue;
+          }
+          if (v !== undefined) out += v;
+        } else if (next === '<' && groups !== undefined) {
+          var close = template.indexOf('>', i + 2);
+          if (close < 0) {
+            out += '$<'; i += 2;
+          } else {
+            var g = groups[template.slice(i + 2, close)];
+            if (g !== undefined) out += String(g);
+            i = close + 1;
+          }
+        } else {
+          out += '$'; i += 1;
+        }
+      }
+      return out;
+    };
+  }
+
+  // exec is RegExp.prototype.exec (see harden.go for why it is JavaScript).
+  var nativeExec = h.exec;
+  function exec(string) {
+    return nativeExec(this, string);
+  }
+
+  // indexOf, lastIndexOf and includes for a long string (see harden.go): one comparison per
+  // step of JavaScript. A string is never equal to a hole, NaN or -0, so the standard's
+  // distinctions between them do not arise.
+  function toInt(v) {
+    var n = Number(v);
+    if (n !== n) return 0;
+    return n === Infinity || n === -Infinity ? n : Math.trunc(n);
+  }
+  function arrayLike(self, what) {
+    if (self === undefined || self === null) throw new TypeError('Array.prototype.' + what + ' called on null or undefined');
+    return Object(self);
+  }
+  function find(o, needle, fromIndex) {
+    var len = toLength(o.length), k = toInt(fromIndex);
+    if (k >= len) return -1;
+    if (k < 0) k = Math.max(len + k, 0);
+    for (; k < len; k++) if (o[k] === needle) return k;
+    return -1;
+  }
+  function indexOf(needle, fromIndex) {
+    return find(arrayLike(this, 'indexOf'), needle, fromIndex);
+  }
+  function includes(needle, fromIndex) {
+    return find(arrayLike(this, 'includes'), needle, fromIndex) >= 0;
+  }
+  function lastIndexOf(needle, fromIndex) {
+    var o = arrayLike(this, 'lastIndexOf'), len = toLength(o.length);
+    if (len === 0) return -1;
+    var k = arguments.length > 1 ? toInt(fromIndex) : len - 1;
+    k = k >= 0 ? Math.min(k, len - 1) : len + k;
+    for (; k >= 0; k--) if (o[k] === needle) return k;
+    return -1;
+  }
+
+  // RegExp is the constructor with its pattern bounded (h.maxPattern characters): goja
+  // compiles a pattern in one native step that took a second and more than 64 MB for 4 million
+  // characters. A regular expression given as the pattern is taken as it is (its own pattern
+  // was bounded when it was made); anything else is converted to a string once.
+  var NativeRegExp = h.RegExp, construct = Reflect.construct, isRegExp = h.isRegExp;
+  var toStr = h.toStr, maxPattern = h.maxPattern;
+  function RegExp(pattern, flags) {
+    if (isRegExp(pattern)) {
+      if (new.target === undefined && flags === undefined && pattern.constructor === RegExp) return pattern;
+    } else if (pattern !== undefined) {
+      pattern = toStr(pattern);
+      if (pattern.length > maxPattern) {
+        throw new RangeError('RegExp: the pattern is ' + pattern.length + ' characters; the limit is ' + maxPattern);
+      }
+    }
+    if (flags !== undefined) flags = toStr(flags);
+    return construct(NativeRegExp, flags === undefined ? [pattern] : [pattern, flags], new.target === undefined ? RegExp : new.target);
+  }
+  Object.defineProperty(RegExp, 'prototype', { value: NativeRegExp.prototype, writable: false });
+  Object.defineProperty(NativeRegExp.prototype, 'constructor', { value: RegExp, writable: true, enumerable: false, configurable: true });
+  Object.defineProperty(RegExp, Symbol.species, { get: function () { return this; }, configurable: true });
+
+  return {
+    flat: flat, flatMap: flatMap, stringify: stringify, substitution: substitution, exec: exec,
+    RegExp: RegExp, indexOf: indexOf, lastIndexOf: lastIndexOf, includes: includes,
+  };
 })
