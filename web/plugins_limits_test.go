@@ -21,10 +21,10 @@ import (
 // well-behaved plugin notices.
 func TestHostilePlugins(t *testing.T) {
 	// On a clock of the test's, so that the bot's rate does not refill during the flood, and
-	// with a burst of 10: each send of the flood is a commit, and the hook's 500 ms are wall
+	// with a burst of 3: each send of the flood is a commit, and the hook's 500 ms are wall
 	// time, so the default burst of 40 commits could use them up on a busy machine before the
 	// rate limit is reached (the flooder was then stopped for time instead).
-	const burst = 10
+	const burst = 3
 	s := webtest.Start(t, webtest.WithClock(webtest.NewClock()), func(o *engine.Options) { o.BotBurst = burst })
 	owner := s.Join("owner")
 	general := mustChannel(t, owner, "general", svcv1.ChannelKind_CHANNEL_KIND_TEXT)
