@@ -175,6 +175,7 @@ func (e *Engine) addMember(tx *Tx, prev *storepb.MemberRecord, in JoinInput) (*s
 // welcome writes a newcomer's row (a person who joins, a new bot), joins them to the default
 // channels as any newcomer, and sends member_joined to every member.
 func (e *Engine) welcome(tx *Tx, rec *storepb.MemberRecord) error {
+	rec.JoinedSeq = tx.seq + 1
 	if err := tx.putMember(rec); err != nil {
 		return err
 	}

@@ -63,7 +63,8 @@ const (
 // too: parked under 4 KB deep, a delivery on top fits in an 8 KB stack, where 5 KB made every
 // stream's goroutine grow to 16 KB for good (docs/performance.md, "an idle stream's stack").
 func (e *Engine) Subscribe(ctx context.Context, c Caller, afterSeq int64, send SendFunc) (StreamEnd, error) {
-	if _, err := e.snap.Load().caller(c); err != nil {
+	me, err := e.snap.Load().caller(c)
+	if err != nil {
 		return StreamRefused, err
 	}
 	e.streams.Add(1)
@@ -75,6 +76,12 @@ func (e *Engine) Subscribe(ctx context.Context, c Caller, afterSeq int64, send S
 		s.expires = c.Expires.UnixNano()
 	}
 	f, err := e.Follow(FollowOptions{AfterSeq: afterSeq, Member: c.ID})
+	if err == nil && afterSeq > 0 && afterSeq < me.GetJoinedSeq() {
+		// The client's state is from before the member left and came back: what changed for
+		// them meanwhile (channels left, roles reset) is in no event they may see.
+		f.Close()
+		err = ErrResync
+	}
 	if errors.Is(err, ErrResync) {
 		return s.ended(ctx, StreamResync, RunOnFreshStack(s.resync))
 	}

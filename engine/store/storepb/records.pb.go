@@ -227,7 +227,10 @@ type MemberRecord struct {
 	BannedAtMs    int64      `protobuf:"varint,8,opt,name=banned_at_ms,json=bannedAtMs,proto3" json:"banned_at_ms,omitempty"`
 	BannedProfile *v1.Member `protobuf:"bytes,9,opt,name=banned_profile,json=bannedProfile,proto3" json:"banned_profile,omitempty"`
 	// The plugin a bot belongs to, if any.
-	Plugin        string `protobuf:"bytes,10,opt,name=plugin,proto3" json:"plugin,omitempty"`
+	Plugin string `protobuf:"bytes,10,opt,name=plugin,proto3" json:"plugin,omitempty"`
+	// The seq of the first event of the member's latest join (0 in rows from before it was
+	// kept): a client whose last applied seq is before it holds state from before a return.
+	JoinedSeq     int64 `protobuf:"varint,11,opt,name=joined_seq,json=joinedSeq,proto3" json:"joined_seq,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -330,6 +333,13 @@ func (x *MemberRecord) GetPlugin() string {
 		return x.Plugin
 	}
 	return ""
+}
+
+func (x *MemberRecord) GetJoinedSeq() int64 {
+	if x != nil {
+		return x.JoinedSeq
+	}
+	return 0
 }
 
 type ChannelRecord struct {
@@ -1075,7 +1085,7 @@ var File_store_v1_records_proto protoreflect.FileDescriptor
 
 const file_store_v1_records_proto_rawDesc = "" +
 	"\n" +
-	"\x16store/v1/records.proto\x12\bstore.v1\x1a\x16store/v1/plugins.proto\x1a\x13svc/v1/events.proto\x1a\x12svc/v1/types.proto\"\xe7\x02\n" +
+	"\x16store/v1/records.proto\x12\bstore.v1\x1a\x16store/v1/plugins.proto\x1a\x13svc/v1/events.proto\x1a\x12svc/v1/types.proto\"\x86\x03\n" +
 	"\fMemberRecord\x12&\n" +
 	"\x06member\x18\x01 \x01(\v2\x0e.svc.v1.MemberR\x06member\x12\x16\n" +
 	"\x06issuer\x18\x02 \x01(\tR\x06issuer\x12\x18\n" +
@@ -1089,7 +1099,9 @@ const file_store_v1_records_proto_rawDesc = "" +
 	"bannedAtMs\x125\n" +
 	"\x0ebanned_profile\x18\t \x01(\v2\x0e.svc.v1.MemberR\rbannedProfile\x12\x16\n" +
 	"\x06plugin\x18\n" +
-	" \x01(\tR\x06plugin\"f\n" +
+	" \x01(\tR\x06plugin\x12\x1d\n" +
+	"\n" +
+	"joined_seq\x18\v \x01(\x03R\tjoinedSeq\"f\n" +
 	"\rChannelRecord\x12)\n" +
 	"\achannel\x18\x01 \x01(\v2\x0f.svc.v1.ChannelR\achannel\x12*\n" +
 	"\x11hidden_member_ids\x18\x02 \x03(\tR\x0fhiddenMemberIds\"\xc0\x03\n" +
