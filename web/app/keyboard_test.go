@@ -1,0 +1,102 @@
+package app_test
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/chromedp/chromedp"
+)
+
+// focusedJS describes the focused element: its accessible label or its text.
+const focusedJS = `(() => { const e = document.activeElement; if (!e || e === document.body) return "(the page)"; return e.getAttribute("aria-label") || e.textContent.trim(); })()`
+
+// focusIs waits until the focused element is the one find finds.
+func (p *page) focusIs(what, find string) {
+	p.t.Helper()
+	p.waitFor("the focus on "+what, fmt.Sprintf(`(() => { const e = %s; return !!e && document.activeElement === e; })()`, find))
+}
+
+// TestBrowserKeyboardKeepsItsPlace: a person on the keyboard alone never has the focus dropped
+// to the top of the page when the controls under it change: asking to delete a message
+// focuses Cancel, and Cancel gives it back to Delete; an edit cancelled with Escape or saved
+// with Enter gives it back to Edit; a thread opened from a message has its reply box focused,
+// and Escape closes it with the focus back on the thread's root in the channel.
+func TestBrowserKeyboardKeepsItsPlace(t *testing.T) {
+	browser := startBrowser(t)
+	srv, _, _ := community(t)
+	alice := openPage(t, browser, "alice", 1280, 800)
+	alice.signIn(srv, "alice")
+	alice.join("Alice")
+	alice.openChannel("general")
+	alice.send("a message to work on")
+	alice.seesOnce("a message to work on")
+	msg := messageJS(".channel-view", "a message to work on")
+	control := func(label string) string {
+		return msg + `?.querySelector('.msg-actions [aria-label="` + label + `"]')`
+	}
+	// From the composer, Up reaches the newest message, and Tab its actions.
+	alice.focusIs("the composer", `document.querySelector(".channel-view .composer .composer-input")`)
+	alice.run(press("ArrowUp", 38, "", 0))
+	alice.focusIs("the message", msg)
+	tabTo := func(label string) {
+		t.Helper()
+		for i := 0; i < 8 && eval[string](alice, focusedJS) != label; i++ {
+			alice.run(press("Tab", 9, "", 0))
+		}
+		alice.focusIs(label, control(label))
+	}
+
+	t.Log("delete: asked, then cancelled")
+	tabTo("Delete message")
+	alice.run(enter())
+	alice.focusIs("Cancel", msg+`?.querySelector(".msg-actions .confirm-cancel")`)
+	alice.run(enter())
+	alice.focusIs("Delete message again", control("Delete message"))
+
+	t.Log("edit: cancelled with Escape, then saved with Enter")
+	alice.run(press("Tab", 9, "", 8)) // Shift+Tab: Edit comes before Delete
+	alice.focusIs("Edit message", control("Edit message"))
+	alice.run(enter())
+	alice.focusIs("the edit box", `document.querySelector('textarea[aria-label="Edit message"]')`)
+	alice.run(press("Escape", 27, "", 0))
+	alice.focusIs("Edit message after Escape", control("Edit message"))
+	alice.run(enter())
+	alice.focusIs("the edit box", `document.querySelector('textarea[aria-label="Edit message"]')`)
+	alice.run(chromedp.KeyEvent(", edited"))
+	alice.run(enter())
+	alice.waitFor("the edit saved", msg+`?.querySelector(".edited") != null`)
+	alice.focusIs("Edit message after saving", control("Edit message"))
+
+	t.Log("delete: confirmed, the focus on what is left of the message")
+	alice.run(press("Tab", 9, "", 0))
+	alice.focusIs("Delete message", control("Delete message"))
+	alice.run(enter())
+	alice.focusIs("Cancel", msg+`?.querySelector(".msg-actions .confirm-cancel")`)
+	alice.run(press("Tab", 9, "", 8))
+	alice.run(enter())
+	alice.waitFor("the message deleted", `!`+msg+` && !!document.querySelector(".channel-view .msg-deleted")`)
+	alice.focusIs("the deleted message", `document.querySelector(".channel-view .msg-deleted")?.closest("article")`)
+
+	t.Log("a thread opened from the keyboard, and closed with Escape")
+	alice.send("a question worth a thread")
+	alice.seesOnce("a question worth a thread")
+	root := messageJS(".channel-view", "a question worth a thread")
+	alice.run(press("ArrowUp", 38, "", 0))
+	alice.focusIs("the question", root)
+	for i := 0; i < 8 && eval[string](alice, focusedJS) != "Reply in thread"; i++ {
+		alice.run(press("Tab", 9, "", 0))
+	}
+	alice.focusIs("Reply in thread", root+`?.querySelector('[aria-label="Reply in thread"]')`)
+	alice.run(enter())
+	alice.focusIs("the thread's reply box", `document.querySelector(".thread-panel .composer .composer-input")`)
+	alice.send("an answer", ".thread-panel")
+	alice.waitFor("the reply counted", root+`?.querySelector(".thread-link")?.textContent === "1 reply"`)
+	alice.run(press("Escape", 27, "", 0))
+	alice.waitFor("the thread closed", `!document.querySelector(".thread-panel")`)
+	alice.focusIs("the thread's link in the channel", root+`?.querySelector(".thread-link")`)
+	if got := eval[string](alice, focusedJS); !strings.HasPrefix(got, "1 reply") {
+		t.Errorf("the focus after closing the thread: %q, want the 1 reply link", got)
+	}
+	alice.noErrors(srv.URL)
+}

@@ -1,0 +1,61 @@
+package app_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/chromedp/chromedp"
+
+	"hearth/web/webtest"
+)
+
+// noSidewaysScrollJS is true when the page is no wider than the window (nothing to scroll to
+// sideways).
+const noSidewaysScrollJS = `document.documentElement.scrollWidth <= document.documentElement.clientWidth && document.body.scrollWidth <= document.documentElement.clientWidth`
+
+// insideJS is true when the element find finds is shown whole inside the window's width.
+func insideJS(find string) string {
+	return `(() => { const r = (` + find + `).getBoundingClientRect(); return r.width > 0 && r.left >= 0 && r.right <= document.documentElement.clientWidth; })()`
+}
+
+// TestBrowserPhoneLongNames: on a 375 px phone, a channel with a very long name, and a member
+// with a 64-character name who writes a long unbroken word and a long URL: nothing scrolls
+// sideways, the long names take one line cut with an ellipsis and keep the whole name as
+// their title (a screen reader reads it whole), the time beside a name stays on one line, and
+// the channel header's settings button stays on the screen.
+func TestBrowserPhoneLongNames(t *testing.T) {
+	browser := startBrowser(t)
+	srv := webtest.Start(t)
+	g := &garden{t: t, owner: srv.Join("olivia")}
+	longName := "Bartholomew Maximilian Fitzgerald-Worthington the Third of Farr"
+	bart := srv.Join("bart")
+	rename(t, bart, longName, "", "")
+	channelName := "a-channel-with-a-really-quite-extraordinarily-long-name-indeed"
+	long := g.channel(channelName, "", "A topic that goes on and on without end")
+	g.say(bart, long, "Supercalifragilistic_"+strings.Repeat("x", 120)+" and https://example.org/"+strings.Repeat("very-long-path/", 12), "")
+
+	phone := openPage(t, browser, "olivia on a phone", 375, 740)
+	phone.signIn(srv, "olivia")
+	phone.waitFor("the chat", `!!document.querySelector(".chat")`)
+	phone.run(chromedp.Navigate(srv.URL + "/app/#/c/" + long))
+	phone.waitFor("the message", `!!document.querySelector(".channel-view article.msg[data-id] .msg-text")`)
+	phone.waitFor("the page to settle", `new Promise(r => requestAnimationFrame(() => setTimeout(() => r(true), 100)))`)
+	if !eval[bool](phone, noSidewaysScrollJS) {
+		t.Errorf("the page scrolls sideways at 375 px: %s", eval[string](phone, `document.documentElement.scrollWidth + " > " + document.documentElement.clientWidth`))
+	}
+	author := `document.querySelector(".channel-view article.msg .author")`
+	for what, check := range map[string]string{
+		"the author's name on one line":           author + `.getBoundingClientRect().height < 30`,
+		"the author's name cut with an ellipsis":  author + `.scrollWidth > ` + author + `.clientWidth && getComputedStyle(` + author + `).textOverflow === "ellipsis"`,
+		"the author's whole name as its title":    author + `.title === ` + js(longName) + ` && ` + author + `.textContent === ` + js(longName),
+		"the time on one line":                    `document.querySelector(".channel-view article.msg .msg-time").getBoundingClientRect().height < 20`,
+		"the channel's whole name as its title":   `document.querySelector(".channel-title .channel-name")?.title === ` + js(channelName),
+		"the channel's settings button on screen": insideJS(`document.querySelector(".channel-head .channel-settings-button")`),
+		"the message text inside the window":      insideJS(`document.querySelector(".channel-view article.msg .msg-text")`),
+	} {
+		if !eval[bool](phone, check) {
+			t.Errorf("%s: not so\n%s", what, phone.describe())
+		}
+	}
+	phone.noErrors(srv.URL)
+}
