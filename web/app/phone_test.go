@@ -59,3 +59,44 @@ func TestBrowserPhoneLongNames(t *testing.T) {
 	}
 	phone.noErrors(srv.URL)
 }
+
+// TestBrowserPhoneDrawerKeyboard: the channel list of a phone is a drawer that the keyboard
+// reaches: opened from the menu button, the focus goes into it (on the open channel) and the
+// channel behind is inert; Escape closes it with the focus back on the menu button; a channel
+// picked in it opens with the focus in its message box.
+func TestBrowserPhoneDrawerKeyboard(t *testing.T) {
+	browser := startBrowser(t)
+	srv, _, _ := community(t)
+	phone := openPage(t, browser, "alice on a phone", 375, 740)
+	phone.signIn(srv, "alice")
+	phone.join("Alice")
+	phone.openChannel("general")
+	menu := `document.querySelector(".channel-view .menu-button")`
+	current := `document.querySelector(".sidebar .side-link.current")`
+	phone.waitFor("the menu button", menu+` !== null`)
+	phone.eval0(menu + `.focus()`)
+	phone.run(enter())
+	phone.waitFor("the drawer open", `getComputedStyle(document.querySelector(".sidebar")).visibility === "visible"`)
+	phone.focusIs("#general in the drawer", current)
+	if !eval[bool](phone, `document.querySelector("main.main").inert`) {
+		t.Errorf("the channel behind the open drawer is not inert")
+	}
+	phone.allNamed("the drawer")
+	phone.run(press("Escape", 27, "", 0))
+	phone.waitFor("the drawer closed", `getComputedStyle(document.querySelector(".sidebar")).visibility === "hidden" && !document.querySelector("main.main").inert`)
+	phone.focusIs("the menu button", menu)
+
+	phone.run(enter())
+	phone.focusIs("#general in the drawer", current)
+	for i := 0; i < 10 && eval[string](phone, focusedJS) != "#random"; i++ {
+		phone.run(press("Tab", 9, "", 0))
+	}
+	phone.focusIs("#random in the drawer", `[...document.querySelectorAll(".side-link")].find(a => a.getAttribute("aria-label") === "#random")`)
+	phone.run(enter())
+	phone.waitFor("#random open, the drawer closed", `document.querySelector(".channel-title")?.textContent.endsWith("random") && getComputedStyle(document.querySelector(".sidebar")).visibility === "hidden"`)
+	phone.focusIs("#random's message box", `document.querySelector(".channel-view .composer .composer-input")`)
+	if !eval[bool](phone, noSidewaysScrollJS) {
+		t.Errorf("the page scrolls sideways at 375 px")
+	}
+	phone.noErrors(srv.URL)
+}

@@ -84,12 +84,53 @@ export function Chat(props: { session: Session; route: Route; onSignOut: () => v
         const next = list[(i + (e.key === "ArrowDown" ? 1 : -1) + list.length) % list.length];
         if (next) navigate(channelHash(next.id));
       } else if (e.key === "Escape" && drawer) {
-        setDrawer(false);
+        closeDrawer("menu");
       }
     };
     window.addEventListener("keydown", onKey);
     return () => window.removeEventListener("keydown", onKey);
   }, [session]);
+
+  // The drawer (a phone's channel list) is a modal panel for the keyboard too: opened, the
+  // focus goes into it (it comes before the channel in the page, where Tab from the menu button
+  // would never reach it) and the rest of the page is inert; closed, the focus goes back to the
+  // menu button, or into the message box of the channel picked in it, once that is open.
+  const focusAfter = useRef(""); // the address whose page takes the focus when it shows
+  function closeDrawer(to: "menu" | "picked") {
+    if (to === "picked") {
+      const link = document.activeElement?.closest("a[href]");
+      focusAfter.current = link?.getAttribute("href") ?? location.hash;
+    }
+    setDrawer(false);
+  }
+  const drawerWasOpen = useRef(false);
+  useEffect(() => {
+    const was = drawerWasOpen.current;
+    drawerWasOpen.current = drawer;
+    const sidebar = document.getElementById("sidebar");
+    if (drawer) {
+      const link = sidebar?.querySelector<HTMLElement>(".side-link.current") ?? sidebar?.querySelector<HTMLElement>("a[href], button");
+      link?.focus();
+      return;
+    }
+    if (!was || focusAfter.current) return;
+    const active = document.activeElement;
+    if (active && active !== document.body && !sidebar?.contains(active)) return;
+    document.querySelector<HTMLElement>(".main .menu-button")?.focus();
+  }, [drawer]);
+  useEffect(() => {
+    // The address this render shows (the effect may run after the address has changed again).
+    if (drawer || !focusAfter.current || hashAtRender !== focusAfter.current) return;
+    focusAfter.current = "";
+    (document.querySelector<HTMLElement>(".main .composer .composer-input") ?? document.querySelector<HTMLElement>(".main .menu-button"))?.focus();
+  }, [drawer, hashAtRender]);
+  useEffect(() => {
+    // A phone turned (or a window widened) past the drawer's width has no drawer to close.
+    const wide = window.matchMedia("(min-width: 761px)");
+    const on = () => wide.matches && setDrawer(false);
+    wide.addEventListener("change", on);
+    return () => wide.removeEventListener("change", on);
+  }, []);
 
   // A dialog's close event comes a task after it closed: by then another may have opened, which
   // it must not close.
@@ -107,12 +148,12 @@ export function Chat(props: { session: Session; route: Route; onSignOut: () => v
           onBrowse={() => setDialog({ kind: "browse" })}
           onNewDM={() => setDialog({ kind: "newdm" })}
           onProfile={() => setDialog({ kind: "profile" })}
-          onNavigate={() => setDrawer(false)}
+          onNavigate={() => drawer && closeDrawer("picked")}
           onTool={(t) => (setTool(() => t), setDrawer(false))}
         />
       </div>
-      {drawer && <div class="drawer-backdrop" onClick={() => setDrawer(false)} aria-hidden="true" />}
-      <main class="main">
+      {drawer && <div class="drawer-backdrop" onClick={() => closeDrawer("menu")} aria-hidden="true" />}
+      <main class="main" inert={drawer}>
         {community ? (
           <CommunityMain session={session} route={route} onMenu={() => setDrawer(true)} onMember={(id) => setDialog({ kind: "member", id })} />
         ) : channel ? (
@@ -127,7 +168,7 @@ export function Chat(props: { session: Session; route: Route; onSignOut: () => v
         )}
       </main>
       {channel && threadId && (
-        <ThreadPanel key={threadId} session={session} channelId={channel.id} rootId={threadId} actions={actions} onClose={() => navigate(channelHash(channel.id))} />
+        <ThreadPanel key={threadId} inert={drawer} session={session} channelId={channel.id} rootId={threadId} actions={actions} onClose={() => navigate(channelHash(channel.id))} />
       )}
       <Toast session={session} />
       <CommunityAccent session={session} />

@@ -11,7 +11,7 @@ import { MessageItem, type MessageActions } from "./MessageItem";
 import { MessageList } from "./MessageList";
 import { ErrorRow } from "./common";
 
-export function ThreadPanel(props: { session: Session; channelId: string; rootId: string; actions: MessageActions; onClose: () => void }) {
+export function ThreadPanel(props: { session: Session; channelId: string; rootId: string; actions: MessageActions; onClose: () => void; inert?: boolean }) {
   const { session, channelId, rootId } = props;
   const view = session.view(channelId, rootId, true);
   useTopics(session.em, view.topic);
@@ -56,7 +56,8 @@ export function ThreadPanel(props: { session: Session; channelId: string; rootId
 
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
-      if (e.key === "Escape" && !document.querySelector("dialog[open]")) props.onClose();
+      // Escape closes the open dialog, or the phone's drawer, first.
+      if (e.key === "Escape" && !document.querySelector("dialog[open], .drawer-open")) props.onClose();
     };
     window.addEventListener("keydown", onKey);
     return () => window.removeEventListener("keydown", onKey);
@@ -64,7 +65,7 @@ export function ThreadPanel(props: { session: Session; channelId: string; rootId
 
   const root = view.root;
   return (
-    <aside class="thread-panel" aria-label="Thread" tabIndex={-1} ref={panel}>
+    <aside class="thread-panel" aria-label="Thread" tabIndex={-1} ref={panel} inert={props.inert}>
       <header class="thread-head">
         <h2>Thread</h2>
         <button type="button" class="icon-button" aria-label="Close thread" onClick={props.onClose}>
