@@ -100,3 +100,49 @@ func TestBrowserKeyboardKeepsItsPlace(t *testing.T) {
 	}
 	alice.noErrors(srv.URL)
 }
+
+// TestBrowserDialogsGiveTheFocusBack: a dialog closed by what is done in it (an emoji picked,
+// a conversation opened) gives the focus back to the control that opened it, as one closed
+// with Escape does, rather than dropping it to the top of the page.
+func TestBrowserDialogsGiveTheFocusBack(t *testing.T) {
+	browser := startBrowser(t)
+	srv, owner, ids := community(t)
+	alice := openPage(t, browser, "alice", 1280, 800)
+	alice.signIn(srv, "alice")
+	alice.join("Alice")
+	alice.openChannel("general")
+	alice.sendAPI(t, owner, ids["general"], "react to this")
+	alice.seesOnce("react to this")
+	msg := messageJS(".channel-view", "react to this")
+	addReaction := msg + `?.querySelector('.msg-actions [aria-label="Add reaction"]')`
+	openPicker := func() {
+		t.Helper()
+		alice.eval0(msg + `.focus()`)
+		alice.eval0(addReaction + `.focus()`)
+		alice.focusIs("Add reaction", addReaction)
+		alice.run(enter())
+		alice.focusIs("the emoji search", `document.querySelector('dialog[open] input[aria-label="Search emoji"]')`)
+	}
+
+	t.Log("the picker closed with Escape")
+	openPicker()
+	alice.run(press("Escape", 27, "", 0))
+	alice.waitFor("the picker closed", `!document.querySelector("dialog")`)
+	alice.focusIs("Add reaction after Escape", addReaction)
+
+	t.Log("an emoji picked from the keyboard")
+	openPicker()
+	alice.run(chromedp.KeyEvent("thumbs"))
+	alice.run(press("ArrowDown", 40, "", 0))
+	alice.run(enter())
+	alice.waitFor("the reaction", msg+`?.querySelector(".reaction")?.getAttribute("aria-pressed") === "true"`)
+	alice.focusIs("Add reaction after picking", addReaction)
+
+	t.Log("the profile: closed with its Close button")
+	alice.eval0(`document.querySelector(".me-button").focus()`)
+	alice.run(enter())
+	alice.focusIs("the profile's first control", `document.querySelector("dialog[open] button, dialog[open] input")`)
+	alice.closeDialog()
+	alice.focusIs("the profile button", `document.querySelector(".me-button")`)
+	alice.noErrors(srv.URL)
+}

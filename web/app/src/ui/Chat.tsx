@@ -31,6 +31,7 @@ export function Chat(props: { session: Session; route: Route; onSignOut: () => v
   const [drawer, setDrawer] = useState(false);
   const [dialog, setDialog] = useState<DialogState>(null);
   const [tool, setTool] = useState<ToolName | null>(null);
+  const focusAfter = useRef(""); // the address whose page takes the focus when it shows (below)
 
   const order = [...sortedChannels(session), ...sortedDMs(session)];
   const routeId = route.path[0] === "c" ? route.path[1] ?? "" : "";
@@ -62,7 +63,14 @@ export function Chat(props: { session: Session; route: Route; onSignOut: () => v
     document.title = title;
   }, [title]);
 
-  const openChannel = useCallback((id: string) => navigate(channelHash(id)), []);
+  // A channel opened from a dialog (browsing, a card's Message) that was opened from a phone's
+  // drawer: the drawer closes too, and the channel's message box takes the focus.
+  const openChannel = useCallback((id: string) => {
+    // The channel already open: no change of address to wait for (the dialog gives the focus back).
+    if (location.hash !== channelHash(id)) focusAfter.current = channelHash(id);
+    setDrawer(false);
+    navigate(channelHash(id));
+  }, []);
   const actions: MessageActions = {
     onThread: (rootId) => channel && navigate(channelHash(channel.id, { thread: rootId })),
     onMember: (id) => setDialog({ kind: "member", id }),
@@ -95,7 +103,6 @@ export function Chat(props: { session: Session; route: Route; onSignOut: () => v
   // focus goes into it (it comes before the channel in the page, where Tab from the menu button
   // would never reach it) and the rest of the page is inert; closed, the focus goes back to the
   // menu button, or into the message box of the channel picked in it, once that is open.
-  const focusAfter = useRef(""); // the address whose page takes the focus when it shows
   function closeDrawer(to: "menu" | "picked") {
     if (to === "picked") {
       const link = document.activeElement?.closest("a[href]");

@@ -41,7 +41,9 @@ export function useArrivals(session: Session, view: MessageView): string {
     if (fresh.length === 0) return;
     waiting.current.push(...fresh);
     const say = () => {
+      clearTimeout(timer.current);
       timer.current = 0;
+      if (waiting.current.length === 0) return;
       lastSaid.current = Date.now();
       setSaid(describe(session, waiting.current));
       waiting.current = [];

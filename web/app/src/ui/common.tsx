@@ -102,7 +102,20 @@ export function Dialog(props: { title: string; onClose: () => void; children: Co
   const ref = useRef<HTMLDialogElement>(null);
   useEffect(() => {
     const d = ref.current;
+    const opener = document.activeElement instanceof HTMLElement ? document.activeElement : null;
     if (d && !d.open) d.showModal();
+    return () => {
+      // Closed with Escape or Close, the browser gives the focus back to what opened the
+      // dialog; one taken away by what was done in it (an emoji picked, a conversation opened)
+      // would leave the focus nowhere: it goes back the same way, after the dialog has gone.
+      setTimeout(() => {
+        if (!opener?.isConnected || (document.activeElement && document.activeElement !== document.body)) return;
+        // A control that shows only while its container has the focus (a message's toolbar):
+        // the container first.
+        opener.closest<HTMLElement>("[tabindex='-1']")?.focus({ preventScroll: true });
+        opener.focus({ preventScroll: true });
+      });
+    };
   }, []);
   return (
     <dialog
