@@ -22,7 +22,8 @@ func insideJS(find string) string {
 // with a 64-character name who writes a long unbroken word and a long URL: nothing scrolls
 // sideways, the long names take one line cut with an ellipsis and keep the whole name as
 // their title (a screen reader reads it whole), the time beside a name stays on one line, and
-// the channel header's settings button stays on the screen.
+// the channel header's settings button stays on the screen, and the message box, whose
+// placeholder names the channel, stays one line high.
 func TestBrowserPhoneLongNames(t *testing.T) {
 	browser := startBrowser(t)
 	srv := webtest.Start(t)
@@ -52,6 +53,7 @@ func TestBrowserPhoneLongNames(t *testing.T) {
 		"the channel's whole name as its title":   `document.querySelector(".channel-title .channel-name")?.title === ` + js(channelName),
 		"the channel's settings button on screen": insideJS(`document.querySelector(".channel-head .channel-settings-button")`),
 		"the message text inside the window":      insideJS(`document.querySelector(".channel-view article.msg .msg-text")`),
+		"an empty message box one line high":      `document.querySelector(".channel-view .composer-input").value === "" && document.querySelector(".channel-view .composer-input").getBoundingClientRect().height < 50`,
 	} {
 		if !eval[bool](phone, check) {
 			t.Errorf("%s: not so\n%s", what, phone.describe())
