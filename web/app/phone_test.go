@@ -1,6 +1,8 @@
 package app_test
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -23,7 +25,8 @@ func insideJS(find string) string {
 // sideways, the long names take one line cut with an ellipsis and keep the whole name as
 // their title (a screen reader reads it whole), the time beside a name stays on one line, and
 // the channel header's settings button stays on the screen, and the message box, whose
-// placeholder names the channel, stays one line high.
+// placeholder names the channel, stays one line high. A file with a long name takes one line
+// with its size whole beside it.
 func TestBrowserPhoneLongNames(t *testing.T) {
 	browser := startBrowser(t)
 	srv := webtest.Start(t)
@@ -54,6 +57,29 @@ func TestBrowserPhoneLongNames(t *testing.T) {
 		"the channel's settings button on screen": insideJS(`document.querySelector(".channel-head .channel-settings-button")`),
 		"the message text inside the window":      insideJS(`document.querySelector(".channel-view article.msg .msg-text")`),
 		"an empty message box one line high":      `document.querySelector(".channel-view .composer-input").value === "" && document.querySelector(".channel-view .composer-input").getBoundingClientRect().height < 50`,
+	} {
+		if !eval[bool](phone, check) {
+			t.Errorf("%s: not so\n%s", what, phone.describe())
+		}
+	}
+
+	t.Log("a file with a long name: one line, the size whole, the name as its title")
+	fileName := strings.Repeat("quarterly-report-final-v2-", 5) + ".txt"
+	file := filepath.Join(t.TempDir(), fileName)
+	if err := os.WriteFile(file, []byte("the numbers"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	phone.run(chromedp.SetUploadFiles(chromedp.CSS(".channel-view input[type=file]"), []string{file}))
+	phone.waitFor("the upload done", `document.querySelector(".channel-view .upload .upload-status")?.textContent.endsWith("B")`)
+	phone.typeInto(".channel-view .composer .composer-input", "the report")
+	phone.run(enter())
+	att := `document.querySelector(".channel-view article.msg[data-id] .att-file")`
+	phone.waitFor("the file in the message", att+` !== null`)
+	for what, check := range map[string]string{
+		"the file on one line":       att + `.getBoundingClientRect().height < 50`,
+		"its name as its title":      att + `.querySelector(".att-name").title === ` + js(fileName),
+		"its size whole, on screen":  att + `.querySelector(".att-size").textContent === " · 11 B" && ` + insideJS(att+`.querySelector(".att-size")`),
+		"nothing scrolling sideways": noSidewaysScrollJS,
 	} {
 		if !eval[bool](phone, check) {
 			t.Errorf("%s: not so\n%s", what, phone.describe())

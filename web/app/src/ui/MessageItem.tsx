@@ -310,8 +310,11 @@ export function AttachmentView(props: { base: string; name: string; url: string;
   }
   return (
     <a class="att-file" href={url || undefined} target="_blank" rel="noopener noreferrer" download={props.name}>
-      <span aria-hidden="true">📄</span> <span class="att-name">{props.name}</span>
-      {props.size > 0 && <span class="muted"> · {formatSize(props.size)}</span>}
+      <span aria-hidden="true">📄</span>{" "}
+      <span class="att-name" title={props.name}>
+        {props.name}
+      </span>
+      {props.size > 0 && <span class="muted att-size"> · {formatSize(props.size)}</span>}
     </a>
   );
 }
