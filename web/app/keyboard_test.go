@@ -146,3 +146,73 @@ func TestBrowserDialogsGiveTheFocusBack(t *testing.T) {
 	alice.focusIs("the profile button", `document.querySelector(".me-button")`)
 	alice.noErrors(srv.URL)
 }
+
+// imeEnterJS presses Enter in the focused box as an input method does to end a composition
+// (picking the characters composed): a keydown whose isComposing is true.
+const imeEnterJS = `document.activeElement.dispatchEvent(new KeyboardEvent("keydown", {key: "Enter", code: "Enter", isComposing: true, bubbles: true, cancelable: true}))`
+
+// TestBrowserEnterSendsShiftEnterBreaks: in the message box and the edit box, Enter sends or
+// saves, Shift+Enter starts a new line, and the Enter that ends an input method's composition
+// (Chinese, Japanese, Korean typing) does neither.
+func TestBrowserEnterSendsShiftEnterBreaks(t *testing.T) {
+	browser := startBrowser(t)
+	srv, _, _ := community(t)
+	alice := openPage(t, browser, "alice", 1280, 800)
+	alice.signIn(srv, "alice")
+	alice.join("Alice")
+	alice.openChannel("general")
+	box := `document.querySelector(".channel-view .composer .composer-input")`
+	shiftEnter := press("Enter", 13, "\r", 8)
+
+	t.Log("the message box")
+	alice.typeInto(".channel-view .composer .composer-input", "first line")
+	alice.run(shiftEnter)
+	alice.run(chromedp.KeyEvent("second line"))
+	alice.waitFor("two lines in the box", box+`.value === "first line\nsecond line"`)
+	alice.eval0(imeEnterJS)
+	if got := eval[string](alice, box+`.value`); got != "first line\nsecond line" {
+		t.Fatalf("after an input method's Enter the box holds %q", got)
+	}
+	if n := eval[int](alice, `document.querySelectorAll(".channel-view article.msg").length`); n != 0 {
+		t.Fatalf("an input method's Enter sent a message (%d in the list)", n)
+	}
+	alice.run(enter())
+	msg := messageJS(".channel-view", "first line")
+	alice.waitFor("the message, on two lines", msg+`?.querySelector(".msg-text").innerText === "first line\nsecond line"`)
+
+	t.Log("the edit box")
+	alice.eval0(msg + `.focus()`)
+	alice.eval0(msg + `.querySelector('[aria-label="Edit message"]').click()`)
+	edit := `document.querySelector('textarea[aria-label="Edit message"]')`
+	alice.focusIs("the edit box", edit)
+	alice.run(shiftEnter)
+	alice.run(chromedp.KeyEvent("third line"))
+	alice.eval0(imeEnterJS)
+	if !eval[bool](alice, edit+` !== null && `+edit+`.value === "first line\nsecond line\nthird line"`) {
+		t.Fatalf("after an input method's Enter the edit box is gone or holds another text\n%s", alice.describe())
+	}
+	alice.run(enter())
+	alice.waitFor("the edit saved, on three lines", msg+`?.querySelector(".edited") && `+msg+`.querySelector(".msg-text").innerText.startsWith("first line\nsecond line\nthird line")`)
+	// One save: the input method's Enter asked for none (the page's requests are seen in order,
+	// and the save's answer has come).
+	if n := alice.countRequests("/svc.v1.ChatService/EditMessage"); n != 1 {
+		t.Errorf("the edit was saved %d times, want once (by Enter, not by the input method's)", n)
+	}
+	if n := alice.countRequests("/svc.v1.ChatService/SendMessage"); n != 1 {
+		t.Errorf("%d messages sent, want 1", n)
+	}
+	alice.noErrors(srv.URL)
+}
+
+// countRequests is how many requests the page has made to a URL ending with path.
+func (p *page) countRequests(path string) int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	n := 0
+	for _, u := range p.requests {
+		if strings.HasSuffix(u, path) {
+			n++
+		}
+	}
+	return n
+}

@@ -258,7 +258,8 @@ function EditBox(props: { session: Session; message: Message; onDone: () => void
           if (e.key === "Escape") {
             e.preventDefault();
             props.onDone();
-          } else if (e.key === "Enter" && !e.shiftKey) {
+          } else if (e.key === "Enter" && !e.shiftKey && !e.isComposing) {
+            // (Enter that ends an input method's composition picks the characters: no save.)
             e.preventDefault();
             void save();
           }
