@@ -1,11 +1,14 @@
 package app_test
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
 
 	"hearth/web/webtest"
@@ -91,7 +94,7 @@ func TestBrowserPhoneLongNames(t *testing.T) {
 // TestBrowserPhoneDrawerKeyboard: the channel list of a phone is a drawer that the keyboard
 // reaches: opened from the menu button, the focus goes into it (on the open channel) and the
 // channel behind is inert; Escape closes it with the focus back on the menu button; a channel
-// picked in it opens with the focus in its message box.
+// picked in it opens with the focus in its message box (on a touch screen, in its messages).
 func TestBrowserPhoneDrawerKeyboard(t *testing.T) {
 	browser := startBrowser(t)
 	srv, _, _ := community(t)
@@ -126,5 +129,20 @@ func TestBrowserPhoneDrawerKeyboard(t *testing.T) {
 	if !eval[bool](phone, noSidewaysScrollJS) {
 		t.Errorf("the page scrolls sideways at 375 px")
 	}
+
+	t.Log("on a touch screen the channel picked takes the focus, not its box (no on-screen keyboard over it)")
+	phone.run(chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+		_, err := cdp.Call(ctx, tg, emulation.SetTouchEmulationEnabled, emulation.SetTouchEmulationEnabledParams{Enabled: true, MaxTouchPoints: 5})
+		return err
+	}))
+	phone.waitFor("a coarse pointer", `matchMedia("(pointer: coarse)").matches`)
+	phone.eval0(menu + `.focus()`)
+	phone.run(enter())
+	phone.focusIs("#random in the drawer", current)
+	phone.run(press("Tab", 9, "", 8))
+	phone.focusIs("#general in the drawer", `[...document.querySelectorAll(".side-link")].find(a => a.getAttribute("aria-label") === "#general")`)
+	phone.run(enter())
+	phone.waitFor("#general open", `document.querySelector(".channel-title")?.textContent.endsWith("general")`)
+	phone.focusIs("#general's messages", `document.querySelector(".channel-view .message-list")`)
 	phone.noErrors(srv.URL)
 }

@@ -7,7 +7,7 @@ import { useCallback, useEffect, useRef, useState } from "preact/hooks";
 import { useTopics } from "../lib/emitter";
 import { channelHash, navigate, type Route } from "../lib/router";
 import type { Session } from "../state/session";
-import { Toast } from "./common";
+import { focusOpened, Toast } from "./common";
 import { CommunityAccent, CommunityMain, showsCommunity } from "./admin/Community";
 import { BrowseChannels } from "./Browse";
 import { ChannelView } from "./ChannelView";
@@ -129,7 +129,8 @@ export function Chat(props: { session: Session; route: Route; onSignOut: () => v
     // The address this render shows (the effect may run after the address has changed again).
     if (drawer || !focusAfter.current || hashAtRender !== focusAfter.current) return;
     focusAfter.current = "";
-    (document.querySelector<HTMLElement>(".main .composer .composer-input") ?? document.querySelector<HTMLElement>(".main .menu-button"))?.focus();
+    const main = (sel: string) => document.querySelector<HTMLElement>(".main " + sel);
+    focusOpened(main(".composer .composer-input"), main(".message-list") ?? main(".menu-button"));
   }, [drawer, hashAtRender]);
   useEffect(() => {
     // A phone turned (or a window widened) past the drawer's width has no drawer to close.

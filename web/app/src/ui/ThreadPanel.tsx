@@ -9,7 +9,7 @@ import { focusLast, Typing } from "./ChannelView";
 import { Composer } from "./Composer";
 import { MessageItem, type MessageActions } from "./MessageItem";
 import { MessageList } from "./MessageList";
-import { ErrorRow } from "./common";
+import { ErrorRow, focusOpened } from "./common";
 
 export function ThreadPanel(props: { session: Session; channelId: string; rootId: string; actions: MessageActions; onClose: () => void; inert?: boolean }) {
   const { session, channelId, rootId } = props;
@@ -33,9 +33,7 @@ export function ThreadPanel(props: { session: Session; channelId: string; rootId
   // the person has put it elsewhere meanwhile (another channel picked in the sidebar).
   const panel = useRef<HTMLElement>(null);
   useEffect(() => {
-    const box = panel.current?.querySelector<HTMLElement>(".composer .composer-input");
-    if (box && !window.matchMedia("(pointer: coarse)").matches) box.focus();
-    else panel.current?.focus();
+    focusOpened(panel.current?.querySelector<HTMLElement>(".composer .composer-input"), panel.current);
     return () => {
       const active = document.activeElement;
       if (active && active !== document.body && !panel.current?.contains(active)) return;

@@ -197,6 +197,16 @@ export function dayKey(ms: bigint | number): string {
   return `${d.getFullYear()}-${d.getMonth()}-${d.getDate()}`;
 }
 
+/**
+ * Gives the focus to what was just opened: its text box, except on a touch screen (a coarse
+ * pointer), where a focused box would raise the on-screen keyboard over what was opened; there
+ * the place itself (a panel, a message list) takes it.
+ */
+export function focusOpened(box: HTMLElement | null | undefined, place: HTMLElement | null | undefined): void {
+  if (box && !window.matchMedia("(pointer: coarse)").matches) box.focus();
+  else place?.focus();
+}
+
 /** Grows a text box with its text (up to its CSS max-height), on every change of value. */
 export function useAutoGrow(ref: { current: HTMLTextAreaElement | null }, value: string): void {
   useLayoutEffect(() => {
