@@ -103,14 +103,19 @@ export function ChannelView(props: {
         <h2 class="channel-title">
           {dm ? (
             <>
-              {others.length === 1 && <PresenceDot presence={session.members.get(others[0])?.presence} />} {title}
+              {others.length === 1 && <PresenceDot presence={session.members.get(others[0])?.presence} />}{" "}
+              <span class="channel-name" title={title}>
+                {title}
+              </span>
             </>
           ) : (
             <>
               <span aria-hidden="true" class="hash">
                 {channel.kind === ChannelKind.PRIVATE ? "🔒" : "#"}
               </span>
-              {title}
+              <span class="channel-name" title={title}>
+                {title}
+              </span>
             </>
           )}
         </h2>

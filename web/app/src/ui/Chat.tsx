@@ -7,7 +7,7 @@ import { useCallback, useEffect, useRef, useState } from "preact/hooks";
 import { useTopics } from "../lib/emitter";
 import { channelHash, navigate, type Route } from "../lib/router";
 import type { Session } from "../state/session";
-import { Toast } from "./common";
+import { focusOpened, Toast } from "./common";
 import { CommunityAccent, CommunityMain, showsCommunity } from "./admin/Community";
 import { BrowseChannels } from "./Browse";
 import { ChannelView } from "./ChannelView";
@@ -31,6 +31,7 @@ export function Chat(props: { session: Session; route: Route; onSignOut: () => v
   const [drawer, setDrawer] = useState(false);
   const [dialog, setDialog] = useState<DialogState>(null);
   const [tool, setTool] = useState<ToolName | null>(null);
+  const focusAfter = useRef(""); // the address whose page takes the focus when it shows (below)
 
   const order = [...sortedChannels(session), ...sortedDMs(session)];
   const routeId = route.path[0] === "c" ? route.path[1] ?? "" : "";
@@ -62,7 +63,14 @@ export function Chat(props: { session: Session; route: Route; onSignOut: () => v
     document.title = title;
   }, [title]);
 
-  const openChannel = useCallback((id: string) => navigate(channelHash(id)), []);
+  // A channel opened from a dialog (browsing, a card's Message) that was opened from a phone's
+  // drawer: the drawer closes too, and the channel's message box takes the focus.
+  const openChannel = useCallback((id: string) => {
+    // The channel already open: no change of address to wait for (the dialog gives the focus back).
+    if (location.hash !== channelHash(id)) focusAfter.current = channelHash(id);
+    setDrawer(false);
+    navigate(channelHash(id));
+  }, []);
   const actions: MessageActions = {
     onThread: (rootId) => channel && navigate(channelHash(channel.id, { thread: rootId })),
     onMember: (id) => setDialog({ kind: "member", id }),
@@ -84,12 +92,53 @@ export function Chat(props: { session: Session; route: Route; onSignOut: () => v
         const next = list[(i + (e.key === "ArrowDown" ? 1 : -1) + list.length) % list.length];
         if (next) navigate(channelHash(next.id));
       } else if (e.key === "Escape" && drawer) {
-        setDrawer(false);
+        closeDrawer("menu");
       }
     };
     window.addEventListener("keydown", onKey);
     return () => window.removeEventListener("keydown", onKey);
   }, [session]);
+
+  // The drawer (a phone's channel list) is a modal panel for the keyboard too: opened, the
+  // focus goes into it (it comes before the channel in the page, where Tab from the menu button
+  // would never reach it) and the rest of the page is inert; closed, the focus goes back to the
+  // menu button, or into the message box of the channel picked in it, once that is open.
+  function closeDrawer(to: "menu" | "picked") {
+    if (to === "picked") {
+      const link = document.activeElement?.closest("a[href]");
+      focusAfter.current = link?.getAttribute("href") ?? location.hash;
+    }
+    setDrawer(false);
+  }
+  const drawerWasOpen = useRef(false);
+  useEffect(() => {
+    const was = drawerWasOpen.current;
+    drawerWasOpen.current = drawer;
+    const sidebar = document.getElementById("sidebar");
+    if (drawer) {
+      const link = sidebar?.querySelector<HTMLElement>(".side-link.current") ?? sidebar?.querySelector<HTMLElement>("a[href], button");
+      link?.focus();
+      return;
+    }
+    if (!was || focusAfter.current) return;
+    const active = document.activeElement;
+    if (active && active !== document.body && !sidebar?.contains(active)) return;
+    document.querySelector<HTMLElement>(".main .menu-button")?.focus();
+  }, [drawer]);
+  useEffect(() => {
+    // The address this render shows (the effect may run after the address has changed again).
+    if (drawer || !focusAfter.current || hashAtRender !== focusAfter.current) return;
+    focusAfter.current = "";
+    const main = (sel: string) => document.querySelector<HTMLElement>(".main " + sel);
+    focusOpened(main(".composer .composer-input"), main(".message-list") ?? main(".menu-button"));
+  }, [drawer, hashAtRender]);
+  useEffect(() => {
+    // A phone turned (or a window widened) past the drawer's width has no drawer to close.
+    const wide = window.matchMedia("(min-width: 761px)");
+    const on = () => wide.matches && setDrawer(false);
+    wide.addEventListener("change", on);
+    return () => wide.removeEventListener("change", on);
+  }, []);
 
   // A dialog's close event comes a task after it closed: by then another may have opened, which
   // it must not close.
@@ -107,12 +156,12 @@ export function Chat(props: { session: Session; route: Route; onSignOut: () => v
           onBrowse={() => setDialog({ kind: "browse" })}
           onNewDM={() => setDialog({ kind: "newdm" })}
           onProfile={() => setDialog({ kind: "profile" })}
-          onNavigate={() => setDrawer(false)}
+          onNavigate={() => drawer && closeDrawer("picked")}
           onTool={(t) => (setTool(() => t), setDrawer(false))}
         />
       </div>
-      {drawer && <div class="drawer-backdrop" onClick={() => setDrawer(false)} aria-hidden="true" />}
-      <main class="main">
+      {drawer && <div class="drawer-backdrop" onClick={() => closeDrawer("menu")} aria-hidden="true" />}
+      <main class="main" inert={drawer}>
         {community ? (
           <CommunityMain session={session} route={route} onMenu={() => setDrawer(true)} onMember={(id) => setDialog({ kind: "member", id })} />
         ) : channel ? (
@@ -127,7 +176,7 @@ export function Chat(props: { session: Session; route: Route; onSignOut: () => v
         )}
       </main>
       {channel && threadId && (
-        <ThreadPanel key={threadId} session={session} channelId={channel.id} rootId={threadId} actions={actions} onClose={() => navigate(channelHash(channel.id))} />
+        <ThreadPanel key={threadId} inert={drawer} session={session} channelId={channel.id} rootId={threadId} actions={actions} onClose={() => navigate(channelHash(channel.id))} />
       )}
       <Toast session={session} />
       <CommunityAccent session={session} />

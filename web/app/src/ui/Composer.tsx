@@ -165,7 +165,7 @@ export function Composer(props: {
         setMention({ ...mention, index: (mention.index + d + candidates.length) % candidates.length });
         return;
       }
-      if (e.key === "Enter" || e.key === "Tab") {
+      if ((e.key === "Enter" && !e.isComposing) || e.key === "Tab") {
         e.preventDefault();
         insertMention(candidates[mention.index] ?? candidates[0]);
         return;

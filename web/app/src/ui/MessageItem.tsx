@@ -42,6 +42,8 @@ export function MessageItem(props: {
   const [confirming, setConfirming] = useState(false);
   const [picking, setPicking] = useState(false);
   const [reporting, setReporting] = useState(false);
+  const article = useRef<HTMLElement>(null);
+  useKeptFocus(article, editing, confirming);
   const mine = m.authorId === session.me?.id;
   const name = session.nameOf(m.authorId);
   const ctx = renderContext(session, actions.onMember);
@@ -56,7 +58,7 @@ export function MessageItem(props: {
   }, [linked, previewKey(m)]);
   const previews = linked ? session.previews.get(previewKey(m))?.filter((p) => isWebUrl(p.url)) : undefined;
   return (
-    <article class={cls.join(" ")} id={"msg-" + m.id} data-id={m.id} tabindex={-1} aria-label={`${name}, ${formatFull(m.createdAtMs)}`}>
+    <article ref={article} class={cls.join(" ")} id={"msg-" + m.id} data-id={m.id} tabindex={-1} aria-label={`${name}, ${formatFull(m.createdAtMs)}`}>
       <div class="msg-gutter">
         {props.grouped ? (
           <time class="msg-time-hover" dateTime={new Date(Number(m.createdAtMs)).toISOString()}>
@@ -71,7 +73,7 @@ export function MessageItem(props: {
       <div class="msg-body">
         {!props.grouped && (
           <header class="msg-head">
-            <button type="button" class="author" onClick={(e) => actions.onMember(m.authorId, e.currentTarget)}>
+            <button type="button" class="author" title={name} onClick={(e) => actions.onMember(m.authorId, e.currentTarget)}>
               {name}
             </button>
             <time class="msg-time" dateTime={new Date(Number(m.createdAtMs)).toISOString()} title={formatFull(m.createdAtMs)}>
@@ -153,7 +155,7 @@ export function MessageItem(props: {
               <button type="button" class="button button-danger" onClick={() => session.remove(m).then(() => setConfirming(false))}>
                 Delete
               </button>
-              <button type="button" class="button" onClick={() => setConfirming(false)}>
+              <button type="button" class="button confirm-cancel" onClick={() => setConfirming(false)}>
                 Cancel
               </button>
             </>
@@ -192,6 +194,37 @@ export function MessageItem(props: {
   );
 }
 
+/**
+ * Keeps the keyboard's place in a message whose controls change under it. The toolbar's
+ * buttons are replaced when a delete is asked to be confirmed, and the edit box goes when an
+ * edit is saved or cancelled: the focused control leaves the page and the browser would put
+ * the focus back at the top of the document. Asking to delete focuses Cancel (the safe
+ * choice); the confirmation's end, and an edit's, focus what opened them (Delete, Edit), or
+ * the message itself when that is gone (a message deleted). Only a focus that was lost (on
+ * the body) or is still in this message is moved: one the person put elsewhere stays.
+ */
+function useKeptFocus(article: { current: HTMLElement | null }, editing: boolean, confirming: boolean) {
+  const before = useRef({ editing, confirming });
+  useEffect(() => {
+    const was = before.current;
+    before.current = { editing, confirming };
+    const el = article.current;
+    // An edit starting: the edit box takes the focus itself.
+    if (!el || editing || (was.editing === editing && was.confirming === confirming)) return;
+    const active = document.activeElement;
+    if (active && active !== document.body && !el.contains(active)) return;
+    const control = (label: string) => el.querySelector<HTMLElement>(`.msg-actions [aria-label="${label}"]`);
+    let next: HTMLElement | null = null;
+    if (confirming) next = el.querySelector<HTMLElement>(".msg-actions .confirm-cancel");
+    else if (was.confirming) next = control("Delete message");
+    else if (was.editing) next = control("Edit message");
+    // The toolbar shows only while the message has the focus (or the pointer): the message
+    // first, so that its buttons can take the focus.
+    el.focus({ preventScroll: true });
+    next?.focus({ preventScroll: true });
+  }, [editing, confirming]);
+}
+
 function EditBox(props: { session: Session; message: Message; onDone: () => void }) {
   const { session, message } = props;
   const usernameOf = (id: string) => session.members.get(id)?.username;
@@ -225,7 +258,8 @@ function EditBox(props: { session: Session; message: Message; onDone: () => void
           if (e.key === "Escape") {
             e.preventDefault();
             props.onDone();
-          } else if (e.key === "Enter" && !e.shiftKey) {
+          } else if (e.key === "Enter" && !e.shiftKey && !e.isComposing) {
+            // (Enter that ends an input method's composition picks the characters: no save.)
             e.preventDefault();
             void save();
           }
@@ -277,8 +311,11 @@ export function AttachmentView(props: { base: string; name: string; url: string;
   }
   return (
     <a class="att-file" href={url || undefined} target="_blank" rel="noopener noreferrer" download={props.name}>
-      <span aria-hidden="true">📄</span> <span class="att-name">{props.name}</span>
-      {props.size > 0 && <span class="muted"> · {formatSize(props.size)}</span>}
+      <span aria-hidden="true">📄</span>{" "}
+      <span class="att-name" title={props.name}>
+        {props.name}
+      </span>
+      {props.size > 0 && <span class="muted att-size"> · {formatSize(props.size)}</span>}
     </a>
   );
 }
@@ -294,7 +331,9 @@ export function PendingItem(props: { session: Session; pending: Pending }) {
       </div>
       <div class="msg-body">
         <header class="msg-head">
-          <span class="author">{me ? me.displayName || me.username : ""}</span>
+          <span class="author" title={me ? me.displayName || me.username : ""}>
+            {me ? me.displayName || me.username : ""}
+          </span>
           <span class="msg-time">{p.state === "failed" ? "Not sent" : "Sending…"}</span>
         </header>
         {p.text && <div class="msg-text">{renderMarkdown(p.text, ctx)}</div>}

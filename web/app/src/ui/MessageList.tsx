@@ -11,6 +11,7 @@ import type { Session } from "../state/session";
 import type { MessageView } from "../state/view";
 import { dayKey, formatDay } from "./common";
 import { MessageItem, PendingItem, type MessageActions } from "./MessageItem";
+import { useArrivals } from "./arrivals";
 
 const EDGE = 600; // px from an end at which the next page loads
 const GROUP_MS = 5 * 60 * 1000;
@@ -128,6 +129,8 @@ export function MessageList(props: {
     return () => ro.disconnect();
   }, [view]);
 
+  const arrivals = useArrivals(session, view);
+
   const pending = view.hasAfter
     ? []
     : session.pending.filter((p) => p.channelId === view.channelId && p.threadRootId === view.threadRootId);
@@ -196,7 +199,8 @@ export function MessageList(props: {
   return (
     <div class="message-pane">
       <div class="message-scroller" ref={scroller} onScroll={onScroll}>
-      <div class="message-list" role="log" tabIndex={0} aria-label={props.label} aria-busy={view.loading !== ""} onKeyDown={onKeyDown}>
+      {/* Not live itself: the arrivals are told below (ui/arrivals.ts). */}
+      <div class="message-list" role="log" aria-live="off" tabIndex={0} aria-label={props.label} aria-busy={view.loading !== ""} onKeyDown={onKeyDown}>
         {view.loaded && !view.hasBefore && props.intro}
         {view.loading === "before" && <p class="loading-row">Loading older messages…</p>}
         {view.error && (
@@ -215,6 +219,9 @@ export function MessageList(props: {
         {view.loading === "initial" && <p class="loading-row">Loading messages…</p>}
       </div>
       </div>
+      <p class="visually-hidden arrivals" aria-live="polite" aria-atomic="true">
+        {arrivals}
+      </p>
       {view.hasAfter && (
         <button type="button" class="jump-present" onClick={() => view.loadLatest()}>
           Jump to the newest messages ↓

@@ -1,7 +1,7 @@
 // A thread beside the channel (over it on a phone): the root message, its replies in a
 // windowed list of their own, and a composer that replies in the thread.
 
-import { useEffect, useState } from "preact/hooks";
+import { useEffect, useRef, useState } from "preact/hooks";
 import { useTopics } from "../lib/emitter";
 import { errorText } from "../lib/api";
 import type { Session } from "../state/session";
@@ -9,9 +9,9 @@ import { focusLast, Typing } from "./ChannelView";
 import { Composer } from "./Composer";
 import { MessageItem, type MessageActions } from "./MessageItem";
 import { MessageList } from "./MessageList";
-import { ErrorRow } from "./common";
+import { ErrorRow, focusOpened } from "./common";
 
-export function ThreadPanel(props: { session: Session; channelId: string; rootId: string; actions: MessageActions; onClose: () => void }) {
+export function ThreadPanel(props: { session: Session; channelId: string; rootId: string; actions: MessageActions; onClose: () => void; inert?: boolean }) {
   const { session, channelId, rootId } = props;
   const view = session.view(channelId, rootId, true);
   useTopics(session.em, view.topic);
@@ -26,9 +26,36 @@ export function ThreadPanel(props: { session: Session; channelId: string; rootId
     if (!view.loaded && !view.loading) void view.loadLatest();
   }, [view]);
 
+  // The keyboard follows the thread: opened, it has the focus (it comes after every message in
+  // the tab order, and on a phone it covers the channel): its reply box, except on a touch
+  // screen: there the panel itself, as a focused box would raise the on-screen keyboard
+  // over the thread. Closed, the focus goes back to the thread's root in the channel, unless
+  // the person has put it elsewhere meanwhile (another channel picked in the sidebar).
+  const panel = useRef<HTMLElement>(null);
+  useEffect(() => {
+    focusOpened(panel.current?.querySelector<HTMLElement>(".composer .composer-input"), panel.current);
+    return () => {
+      const active = document.activeElement;
+      if (active && active !== document.body && !panel.current?.contains(active)) return;
+      // After the panel has gone, so that its unmounting does not drop the focus again.
+      setTimeout(() => {
+        // Taken since (another thread opened in its place): left there.
+        if (document.activeElement && document.activeElement !== document.body) return;
+        const back = document.getElementById("msg-" + rootId);
+        if (!back || !document.querySelector(".channel-view")?.contains(back)) {
+          document.querySelector<HTMLElement>(".channel-view .composer .composer-input")?.focus();
+          return;
+        }
+        back.focus({ preventScroll: true });
+        back.querySelector<HTMLElement>('.thread-link, [aria-label="Reply in thread"]')?.focus({ preventScroll: true });
+      });
+    };
+  }, []);
+
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
-      if (e.key === "Escape" && !document.querySelector("dialog[open]")) props.onClose();
+      // Escape closes the open dialog, or the phone's drawer, first.
+      if (e.key === "Escape" && !document.querySelector("dialog[open], .drawer-open")) props.onClose();
     };
     window.addEventListener("keydown", onKey);
     return () => window.removeEventListener("keydown", onKey);
@@ -36,7 +63,7 @@ export function ThreadPanel(props: { session: Session; channelId: string; rootId
 
   const root = view.root;
   return (
-    <aside class="thread-panel" aria-label="Thread">
+    <aside class="thread-panel" aria-label="Thread" tabIndex={-1} ref={panel} inert={props.inert}>
       <header class="thread-head">
         <h2>Thread</h2>
         <button type="button" class="icon-button" aria-label="Close thread" onClick={props.onClose}>

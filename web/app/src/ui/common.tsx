@@ -102,7 +102,20 @@ export function Dialog(props: { title: string; onClose: () => void; children: Co
   const ref = useRef<HTMLDialogElement>(null);
   useEffect(() => {
     const d = ref.current;
+    const opener = document.activeElement instanceof HTMLElement ? document.activeElement : null;
     if (d && !d.open) d.showModal();
+    return () => {
+      // Closed with Escape or Close, the browser gives the focus back to what opened the
+      // dialog; one taken away by what was done in it (an emoji picked, a conversation opened)
+      // would leave the focus nowhere: it goes back the same way, after the dialog has gone.
+      setTimeout(() => {
+        if (!opener?.isConnected || (document.activeElement && document.activeElement !== document.body)) return;
+        // A control that shows only while its container has the focus (a message's toolbar):
+        // the container first.
+        opener.closest<HTMLElement>("[tabindex='-1']")?.focus({ preventScroll: true });
+        opener.focus({ preventScroll: true });
+      });
+    };
   }, []);
   return (
     <dialog
@@ -182,6 +195,16 @@ export function formatFull(ms: bigint | number): string {
 export function dayKey(ms: bigint | number): string {
   const d = new Date(Number(ms));
   return `${d.getFullYear()}-${d.getMonth()}-${d.getDate()}`;
+}
+
+/**
+ * Gives the focus to what was just opened: its text box, except on a touch screen (a coarse
+ * pointer), where a focused box would raise the on-screen keyboard over what was opened; there
+ * the place itself (a panel, a message list) takes it.
+ */
+export function focusOpened(box: HTMLElement | null | undefined, place: HTMLElement | null | undefined): void {
+  if (box && !window.matchMedia("(pointer: coarse)").matches) box.focus();
+  else place?.focus();
 }
 
 /** Grows a text box with its text (up to its CSS max-height), on every change of value. */
