@@ -93,6 +93,7 @@ export class Session {
   private abort?: AbortController;
   private sending = false;
   private retryTimer = 0;
+  private reloadTimer = 0;
   private retryDelay = 1000;
   private typingSent = new Map<string, number>();
   private previewsAsked = new Set<string>();
@@ -174,6 +175,15 @@ export class Session {
       this.failed(e);
       return false;
     }
+  }
+
+  /** loadState once, a moment from now: several events asking for it make one call. */
+  private reloadStateSoon(): void {
+    if (this.reloadTimer) return;
+    this.reloadTimer = window.setTimeout(() => {
+      this.reloadTimer = 0;
+      if (!this.closed) void this.loadState();
+    }, 500);
   }
 
   private takeEarly(): Event[] {
@@ -302,6 +312,14 @@ export class Session {
         break;
       case "channelCreated":
       case "channelUpdated":
+        if (this.mode === ChannelMode.OPT_IN && k.value.kind === ChannelKind.TEXT && !this.channels.has(k.value.id)) {
+          // In OPT_IN mode a text channel's events reach everyone who sees it, joined or not,
+          // and nothing in them says which: one the person joined elsewhere (another device,
+          // or a channel they made there) and one they only see look alike. The state lists
+          // the joined ones.
+          this.reloadStateSoon();
+          break;
+        }
         this.channels.set(k.value.id, k.value);
         this.em.emit("sidebar");
         break;
