@@ -7,8 +7,10 @@ import (
 	"image/color"
 	"image/gif"
 	"net/http"
+	"strings"
 	"testing"
 
+	svcv1 "hearth/proto/svc/v1"
 	"hearth/web/webtest"
 )
 
@@ -54,5 +56,54 @@ func TestEmojiGIFFrameLargerThanItsScreenIsRefused(t *testing.T) {
 	})
 	if n := len(listEmojiOf(t, s, alice)); n != 2 {
 		t.Errorf("%d emoji listed, want 2", n)
+	}
+}
+
+// A preview's image is left out when its GIF frames reach past 8,192 pixels on a side, however
+// small the logical screen its header claims.
+func TestLinkPreviewGIFFrameLargerThanItsScreenIsLeftOut(t *testing.T) {
+	site := newPages(t)
+	site.html("/big", ogPage("Big", "A GIF claiming 16x16", "", "/big.gif"))
+	site.file("/big.gif", "image/gif", bigFrameGIF(t, 9000))
+	site.html("/fine", ogPage("Fine", "A GIF of 16x16", "", "/fine.gif"))
+	site.file("/fine.gif", "image/gif", bigFrameGIF(t, 16))
+	s := webtest.Start(t, webtest.WithPreviewAllowPrivate())
+	owner := s.Join("owner")
+	ch := mustChannel(t, owner, "links", svcv1.ChannelKind_CHANNEL_KIND_TEXT)
+	got := previewsOf(t, owner, ch, site.URL+"/big "+site.URL+"/fine")
+	if len(got) != 2 || got[0].GetTitle() != "Big" || got[1].GetTitle() != "Fine" {
+		t.Fatalf("previews %v", got)
+	}
+	if got[0].GetImageUrl() != "" {
+		t.Errorf("the 9,000x9,000 frame's GIF is served at %q", got[0].GetImageUrl())
+	}
+	if !strings.HasPrefix(got[1].GetImageUrl(), "/previews/") {
+		t.Errorf("the 16x16 GIF: image_url %q", got[1].GetImageUrl())
+	}
+	if site.hitsOf("/big.gif") != 1 {
+		t.Errorf("the GIF was fetched %d times", site.hitsOf("/big.gif"))
+	}
+}
+
+// An XHTML page (application/xhtml+xml) is read in the encoding its XML declaration names, as
+// browsers read it: a Shift_JIS page's title is Japanese, not windows-1252 mojibake.
+func TestLinkPreviewXHTMLPageInItsDeclaredEncoding(t *testing.T) {
+	site := newPages(t)
+	site.file("/xhtml", "application/xhtml+xml", []byte(`<?xml version="1.0" encoding="Shift_JIS"?>`+
+		`<html xmlns="http://www.w3.org/1999/xhtml"><head><title>`+"\x93\xfa\x96\x7b\x8c\xea"+`</title>`+
+		`<meta name="description" content="`+"\x83\x65\x83\x58\x83\x67"+`"/></head><body/></html>`))
+	site.file("/latin1", "text/html; charset=ISO-8859-1", []byte("<title>Caf\xe9 cr\xe8me</title>"))
+	s := webtest.Start(t, webtest.WithPreviewAllowPrivate())
+	owner := s.Join("owner")
+	ch := mustChannel(t, owner, "links", svcv1.ChannelKind_CHANNEL_KIND_TEXT)
+	got := previewsOf(t, owner, ch, site.URL+"/xhtml and "+site.URL+"/latin1")
+	if len(got) != 2 {
+		t.Fatalf("previews %v", got)
+	}
+	if got[0].GetTitle() != "日本語" || got[0].GetDescription() != "テスト" {
+		t.Errorf("XHTML page: title %q, description %q", got[0].GetTitle(), got[0].GetDescription())
+	}
+	if got[1].GetTitle() != "Café crème" {
+		t.Errorf("Latin-1 page: title %q", got[1].GetTitle())
 	}
 }
