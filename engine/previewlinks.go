@@ -20,8 +20,10 @@ const (
 )
 
 // linkPattern finds http and https URLs: from the scheme to the first white space, angle
-// bracket, quote or backtick (which end links in chat text, and in `code`).
-var linkPattern = regexp.MustCompile("(?i)\\bhttps?://[^\\s<>\"'`]+")
+// bracket, double quote or backtick (which end links in chat text, and in `code`). An
+// apostrophe is part of a URL (https://en.wikipedia.org/wiki/Ender's_Game), as the browser
+// client links it; a trailing one, closing a quote, is trimmed like punctuation.
+var linkPattern = regexp.MustCompile("(?i)\\bhttps?://[^\\s<>\"`]+")
 
 // link is one link of a message.
 type link struct {
@@ -64,7 +66,7 @@ func trimLink(s string) string {
 	for len(s) > 0 {
 		last := s[len(s)-1]
 		switch last {
-		case '.', ',', ';', ':', '!', '?', '*', '_', '~':
+		case '.', ',', ';', ':', '!', '?', '*', '_', '~', '\'':
 			s = s[:len(s)-1]
 			continue
 		case ')', ']', '}':

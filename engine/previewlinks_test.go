@@ -22,6 +22,12 @@ func TestFindLinks(t *testing.T) {
 		{"http://[fe80::1%25eth0]/ http://[::%25\xa20] https://[2001:db8::3]/", []string{"https://[2001:db8::3]/|https://[2001:db8::3]/"}},
 		{"xhttps://glued.example/ nothttp://x.example/", nil},
 		{"https://a.example/?q=<b>", []string{"https://a.example/?q=|https://a.example/?q="}},
+		// An apostrophe belongs to the URL; a quote around it does not.
+		{"https://en.wikipedia.org/wiki/Ender's_Game, 'https://q.example/a' ('https://q.example/b').", []string{
+			"https://en.wikipedia.org/wiki/Ender's_Game|https://en.wikipedia.org/wiki/Ender's_Game",
+			"https://q.example/a|https://q.example/a",
+			"https://q.example/b|https://q.example/b",
+		}},
 	}
 	for _, tt := range tests {
 		var got []string

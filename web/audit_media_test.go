@@ -107,3 +107,29 @@ func TestLinkPreviewXHTMLPageInItsDeclaredEncoding(t *testing.T) {
 		t.Errorf("Latin-1 page: title %q", got[1].GetTitle())
 	}
 }
+
+// An apostrophe is part of a link, as the browser client links it: a message naming
+// .../wiki/Ender's_Game gets that page's preview, not that of .../wiki/Ender, a page the
+// message never named. A quote around a link still ends it.
+func TestLinkPreviewOfALinkWithAnApostrophe(t *testing.T) {
+	site := newPages(t)
+	site.html("/wiki/Ender's_Game", "<title>Ender's Game</title>")
+	site.html("/wiki/Ender", "<title>Ender (disambiguation)</title>")
+	site.html("/quoted", "<title>Quoted</title>")
+	s := webtest.Start(t, webtest.WithPreviewAllowPrivate())
+	owner := s.Join("owner")
+	ch := mustChannel(t, owner, "links", svcv1.ChannelKind_CHANNEL_KIND_TEXT)
+	link := site.URL + "/wiki/Ender's_Game"
+	got := previewsOf(t, owner, ch, "read "+link+", then '"+site.URL+"/quoted'.")
+	var seen []string
+	for _, p := range got {
+		seen = append(seen, p.GetUrl()+" = "+p.GetTitle())
+	}
+	want := []string{link + " = Ender's Game", site.URL + "/quoted = Quoted"}
+	if strings.Join(seen, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("previews:\n%s\nwant:\n%s", strings.Join(seen, "\n"), strings.Join(want, "\n"))
+	}
+	if n := site.hitsOf("/wiki/Ender"); n != 0 {
+		t.Errorf("/wiki/Ender, which the message does not name, was fetched %d times", n)
+	}
+}
