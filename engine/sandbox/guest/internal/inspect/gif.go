@@ -2,13 +2,14 @@ package inspect
 
 import "encoding/binary"
 
-// gifExtent is the width and height a GIF's pixels reach: its logical screen, grown to every
-// frame whose image descriptor lies within head. The header's logical screen alone can lie: a
-// frame may be far larger than the screen it claims, and browsers then draw (and decode) the
-// frame's size, so a few kilobytes "of 16x16 pixels" can hold a frame of 4,000x4,000. Only
-// the block structure is walked (color tables and data sub-blocks are skipped by their
-// lengths, never decoded), once, so the cost is linear in head's length. ok is false when
-// head does not start with a GIF header and logical screen descriptor.
+// gifExtent is the width and height a GIF is shown at: its logical screen, grown to its first
+// frame when that lies within head. The header's logical screen alone can lie: the first frame
+// may be far larger than the screen it claims, and browsers (Chromium, Firefox) then grow the
+// image to the frame, decoding and drawing it all, so a few kilobytes "of 16x16 pixels" can
+// hold a frame of 4,000x4,000. Later frames are clipped to that size, as browsers clip them.
+// Only the block structure is walked (color tables and extensions are skipped by their
+// lengths, nothing is decoded), so the cost is linear in head's length. ok is false when head
+// does not start with a GIF header and logical screen descriptor.
 func gifExtent(head []byte) (w, h int, ok bool) {
 	if len(head) < 13 || string(head[:3]) != "GIF" {
 		return 0, 0, false
@@ -44,16 +45,7 @@ func gifExtent(head []byte) (w, h int, ok bool) {
 			d := head[i+1:]
 			left, top := int(binary.LittleEndian.Uint16(d[0:])), int(binary.LittleEndian.Uint16(d[2:]))
 			fw, fh := int(binary.LittleEndian.Uint16(d[4:])), int(binary.LittleEndian.Uint16(d[6:]))
-			w, h = max(w, left+fw), max(h, top+fh)
-			flags := d[8]
-			i += 10
-			if flags&0x80 != 0 {
-				i += 3 << (flags&7 + 1) // local color table
-			}
-			// The LZW minimum code size, then the image data's sub-blocks.
-			if i = skipSubBlocks(i + 1); i < 0 {
-				return w, h, true
-			}
+			return max(w, left+fw), max(h, top+fh), true
 		default: // the trailer (0x3B), or bytes that are no block: nothing more to read
 			return w, h, true
 		}

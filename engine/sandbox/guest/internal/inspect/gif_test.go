@@ -47,28 +47,34 @@ func TestGIFDimensionsAreWhatItsFramesReach(t *testing.T) {
 			}
 		})
 	}
-	// A second frame counts too, and a head cut inside the data keeps what it read.
-	two := &gif.GIF{Config: image.Config{Width: 16, Height: 16}}
-	for _, r := range []image.Rectangle{image.Rect(0, 0, 16, 16), image.Rect(0, 0, 16, 16)} {
-		two.Image = append(two.Image, image.NewPaletted(r, []color.Color{color.White, color.Black}))
-		two.Delay = append(two.Delay, 0)
+	// A later frame is clipped to the first's extent, as browsers clip it; extensions before
+	// the first frame are skipped, and a head cut before its descriptor ends keeps the screen.
+	two := &gif.GIF{Config: image.Config{Width: 16, Height: 16}, LoopCount: 0}
+	for range 2 {
+		two.Image = append(two.Image, image.NewPaletted(image.Rect(0, 0, 16, 16), []color.Color{color.White, color.Black}))
+		two.Delay = append(two.Delay, 10)
 	}
 	var buf bytes.Buffer
 	if err := gif.EncodeAll(&buf, two); err != nil {
 		t.Fatal(err)
 	}
 	b := buf.Bytes()
-	// The second image descriptor's width: find the second 0x2C that starts a descriptor
-	// after the first frame's data, by walking as gifExtent does.
-	second := bytes.LastIndex(b, []byte{0x2C, 0, 0, 0, 0, 16, 0, 16, 0})
-	if second < 0 {
-		t.Fatal("no second image descriptor")
+	descriptor := []byte{0x2C, 0, 0, 0, 0, 16, 0, 16, 0}
+	first, second := bytes.Index(b, descriptor), bytes.LastIndex(b, descriptor)
+	if first < 0 || second <= first {
+		t.Fatal("no two image descriptors")
 	}
-	binary.LittleEndian.PutUint16(b[second+5:], 900)
-	if got := Inspect(b); got.Width != 900 || got.Height != 16 {
-		t.Errorf("second frame 900 wide: got %dx%d", got.Width, got.Height)
+	later := bytes.Clone(b)
+	binary.LittleEndian.PutUint16(later[second+5:], 900)
+	if got := Inspect(later); got.Width != 16 || got.Height != 16 {
+		t.Errorf("second frame 900 wide: got %dx%d, want 16x16", got.Width, got.Height)
 	}
-	if got := Inspect(b[:second+3]); got.Width != 16 || got.Height != 16 {
-		t.Errorf("cut before the second descriptor ends: got %dx%d, want 16x16", got.Width, got.Height)
+	firstWide := bytes.Clone(b)
+	binary.LittleEndian.PutUint16(firstWide[first+5:], 900)
+	if got := Inspect(firstWide); got.Width != 900 || got.Height != 16 {
+		t.Errorf("first frame 900 wide, after a graphic control extension: got %dx%d, want 900x16", got.Width, got.Height)
+	}
+	if got := Inspect(firstWide[:first+6]); got.Width != 16 || got.Height != 16 {
+		t.Errorf("cut inside the first descriptor: got %dx%d, want 16x16", got.Width, got.Height)
 	}
 }

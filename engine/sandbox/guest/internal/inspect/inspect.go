@@ -33,8 +33,8 @@ var decodable = map[string]bool{
 }
 
 // Inspect sniffs head and reads its image dimensions when it is an image of a known format
-// whose header is whole within head. A GIF's are those its frames reach (see gifExtent), not
-// only what its header claims.
+// whose header is whole within head. A GIF's are those it is shown at (see gifExtent): its
+// first frame can reach past the logical screen its header claims.
 func Inspect(head []byte) wire.Inspect {
 	if t, ok := heif.ContentType(head); ok {
 		res := wire.Inspect{ContentType: t}
@@ -48,7 +48,7 @@ func Inspect(head []byte) wire.Inspect {
 		if cfg, _, err := image.DecodeConfig(bytes.NewReader(head)); err == nil {
 			w, h := cfg.Width, cfg.Height
 			if res.ContentType == "image/gif" {
-				// A frame can reach past the logical screen DecodeConfig reports.
+				// The first frame can reach past the logical screen DecodeConfig reports.
 				if gw, gh, ok := gifExtent(head); ok {
 					w, h = max(w, gw), max(h, gh)
 				}
