@@ -43,7 +43,7 @@ func findLinks(text string) []link {
 	var out []link
 	seen := map[string]bool{}
 	for _, raw := range linkPattern.FindAllString(text, -1) {
-		raw = trimLink(raw)
+		raw = trimLink(cutHostApostrophe(raw))
 		if len(raw) > previewLinkMax {
 			continue
 		}
@@ -58,6 +58,21 @@ func findLinks(text string) []link {
 		}
 	}
 	return out
+}
+
+// cutHostApostrophe ends a link at an apostrophe in its host, which no host name has: it is
+// a possessive after the link ("https://example.com's docs"), whereas one in the path is the
+// link's own (https://en.wikipedia.org/wiki/Ender's_Game).
+func cutHostApostrophe(s string) string {
+	start := strings.Index(s, "://") + len("://")
+	host := s[start:]
+	if end := strings.IndexAny(host, "/?#"); end >= 0 {
+		host = host[:end]
+	}
+	if i := strings.IndexByte(host, '\''); i >= 0 {
+		return s[:start+i]
+	}
+	return s
 }
 
 // trimLink drops what ends a sentence rather than the link: trailing punctuation, and a

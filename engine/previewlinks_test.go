@@ -28,6 +28,10 @@ func TestFindLinks(t *testing.T) {
 			"https://q.example/a|https://q.example/a",
 			"https://q.example/b|https://q.example/b",
 		}},
+		{"https://example.com's docs, https://example.org:8443's too", []string{
+			"https://example.com|https://example.com/",
+			"https://example.org:8443|https://example.org:8443/",
+		}},
 	}
 	for _, tt := range tests {
 		var got []string

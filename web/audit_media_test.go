@@ -110,22 +110,24 @@ func TestLinkPreviewXHTMLPageInItsDeclaredEncoding(t *testing.T) {
 
 // An apostrophe is part of a link, as the browser client links it: a message naming
 // .../wiki/Ender's_Game gets that page's preview, not that of .../wiki/Ender, a page the
-// message never named. A quote around a link still ends it.
+// message never named. A quote around a link still ends it, and so does an apostrophe in the
+// host, which no host name has (a possessive: "https://example.com's home page").
 func TestLinkPreviewOfALinkWithAnApostrophe(t *testing.T) {
 	site := newPages(t)
 	site.html("/wiki/Ender's_Game", "<title>Ender's Game</title>")
 	site.html("/wiki/Ender", "<title>Ender (disambiguation)</title>")
 	site.html("/quoted", "<title>Quoted</title>")
+	site.html("/", "<title>Home</title>")
 	s := webtest.Start(t, webtest.WithPreviewAllowPrivate())
 	owner := s.Join("owner")
 	ch := mustChannel(t, owner, "links", svcv1.ChannelKind_CHANNEL_KIND_TEXT)
 	link := site.URL + "/wiki/Ender's_Game"
-	got := previewsOf(t, owner, ch, "read "+link+", then '"+site.URL+"/quoted'.")
+	got := previewsOf(t, owner, ch, "read "+link+", then '"+site.URL+"/quoted'. And "+site.URL+"'s home page.")
 	var seen []string
 	for _, p := range got {
 		seen = append(seen, p.GetUrl()+" = "+p.GetTitle())
 	}
-	want := []string{link + " = Ender's Game", site.URL + "/quoted = Quoted"}
+	want := []string{link + " = Ender's Game", site.URL + "/quoted = Quoted", site.URL + " = Home"}
 	if strings.Join(seen, "\n") != strings.Join(want, "\n") {
 		t.Fatalf("previews:\n%s\nwant:\n%s", strings.Join(seen, "\n"), strings.Join(want, "\n"))
 	}
