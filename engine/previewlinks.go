@@ -20,8 +20,10 @@ const (
 )
 
 // linkPattern finds http and https URLs: from the scheme to the first white space, angle
-// bracket, quote or backtick (which end links in chat text, and in `code`).
-var linkPattern = regexp.MustCompile("(?i)\\bhttps?://[^\\s<>\"'`]+")
+// bracket, double quote or backtick (which end links in chat text, and in `code`). An
+// apostrophe is part of a URL (https://en.wikipedia.org/wiki/Ender's_Game), as the browser
+// client links it; a trailing one, closing a quote, is trimmed like punctuation.
+var linkPattern = regexp.MustCompile("(?i)\\bhttps?://[^\\s<>\"`]+")
 
 // link is one link of a message.
 type link struct {
@@ -41,7 +43,7 @@ func findLinks(text string) []link {
 	var out []link
 	seen := map[string]bool{}
 	for _, raw := range linkPattern.FindAllString(text, -1) {
-		raw = trimLink(raw)
+		raw = trimLink(cutHostApostrophe(raw))
 		if len(raw) > previewLinkMax {
 			continue
 		}
@@ -58,13 +60,28 @@ func findLinks(text string) []link {
 	return out
 }
 
+// cutHostApostrophe ends a link at an apostrophe in its host, which no host name has: it is
+// a possessive after the link ("https://example.com's docs"), whereas one in the path is the
+// link's own (https://en.wikipedia.org/wiki/Ender's_Game).
+func cutHostApostrophe(s string) string {
+	start := strings.Index(s, "://") + len("://")
+	host := s[start:]
+	if end := strings.IndexAny(host, "/?#"); end >= 0 {
+		host = host[:end]
+	}
+	if i := strings.IndexByte(host, '\''); i >= 0 {
+		return s[:start+i]
+	}
+	return s
+}
+
 // trimLink drops what ends a sentence rather than the link: trailing punctuation, and a
 // closing bracket that the link does not open ("(see https://x.com/a)").
 func trimLink(s string) string {
 	for len(s) > 0 {
 		last := s[len(s)-1]
 		switch last {
-		case '.', ',', ';', ':', '!', '?', '*', '_', '~':
+		case '.', ',', ';', ':', '!', '?', '*', '_', '~', '\'':
 			s = s[:len(s)-1]
 			continue
 		case ')', ']', '}':

@@ -22,6 +22,16 @@ func TestFindLinks(t *testing.T) {
 		{"http://[fe80::1%25eth0]/ http://[::%25\xa20] https://[2001:db8::3]/", []string{"https://[2001:db8::3]/|https://[2001:db8::3]/"}},
 		{"xhttps://glued.example/ nothttp://x.example/", nil},
 		{"https://a.example/?q=<b>", []string{"https://a.example/?q=|https://a.example/?q="}},
+		// An apostrophe belongs to the URL; a quote around it does not.
+		{"https://en.wikipedia.org/wiki/Ender's_Game, 'https://q.example/a' ('https://q.example/b').", []string{
+			"https://en.wikipedia.org/wiki/Ender's_Game|https://en.wikipedia.org/wiki/Ender's_Game",
+			"https://q.example/a|https://q.example/a",
+			"https://q.example/b|https://q.example/b",
+		}},
+		{"https://example.com's docs, https://example.org:8443's too", []string{
+			"https://example.com|https://example.com/",
+			"https://example.org:8443|https://example.org:8443/",
+		}},
 	}
 	for _, tt := range tests {
 		var got []string

@@ -33,7 +33,8 @@ var decodable = map[string]bool{
 }
 
 // Inspect sniffs head and reads its image dimensions when it is an image of a known format
-// whose header is whole within head.
+// whose header is whole within head. A GIF's are those it is shown at (see gifExtent): its
+// first frame can reach past the logical screen its header claims.
 func Inspect(head []byte) wire.Inspect {
 	if t, ok := heif.ContentType(head); ok {
 		res := wire.Inspect{ContentType: t}
@@ -45,7 +46,14 @@ func Inspect(head []byte) wire.Inspect {
 	res := wire.Inspect{ContentType: http.DetectContentType(head)}
 	if decodable[res.ContentType] {
 		if cfg, _, err := image.DecodeConfig(bytes.NewReader(head)); err == nil {
-			res.Width, res.Height = fit(int64(cfg.Width), int64(cfg.Height))
+			w, h := cfg.Width, cfg.Height
+			if res.ContentType == "image/gif" {
+				// The first frame can reach past the logical screen DecodeConfig reports.
+				if gw, gh, ok := gifExtent(head); ok {
+					w, h = max(w, gw), max(h, gh)
+				}
+			}
+			res.Width, res.Height = fit(int64(w), int64(h))
 		}
 	}
 	return res

@@ -179,14 +179,18 @@ func first(values ...string) string {
 }
 
 // decode turns the page into UTF-8. The encoding is the first of: a byte order mark, the
-// header's charset, a <meta charset> or <meta http-equiv=content-type> anywhere in the head,
-// UTF-8 if the page is valid UTF-8, else windows-1252 (what browsers assume).
+// header's charset, for an XHTML page (application/xhtml+xml) the encoding its XML declaration
+// names, a <meta charset> or <meta http-equiv=content-type> anywhere in the head, UTF-8 if the
+// page is valid UTF-8, else windows-1252 (what browsers assume).
 func decode(page []byte, contentType string) []byte {
 	enc, _, certain := charset.DetermineEncoding(page, contentType)
 	if !certain {
 		// DetermineEncoding looks at the first 1,024 bytes only, which many real heads
-		// outgrow before their <meta charset>.
-		if e := metaCharset(page); e != nil {
+		// outgrow before their <meta charset>. An XHTML page is XML: its XML declaration
+		// names its encoding, and comes before any <meta>.
+		if e := xmlDeclCharset(page, contentType); e != nil {
+			enc = e
+		} else if e := metaCharset(page); e != nil {
 			enc = e
 		} else if utf8.Valid(page) {
 			enc = encoding.Nop
@@ -200,6 +204,47 @@ func decode(page []byte, contentType string) []byte {
 		return page
 	}
 	return out
+}
+
+// xmlDeclCharset is the encoding the XML declaration of an XHTML page names (`<?xml
+// version="1.0" encoding="Shift_JIS"?>`, which must open the page), or nil: for a page of
+// another type, without a declaration, or naming no encoding this server knows. Browsers
+// read an XHTML page by it and ignore its <meta> tags; an HTML page's declaration means
+// nothing to them, so it does not here either.
+func xmlDeclCharset(page []byte, contentType string) encoding.Encoding {
+	if t, _, _ := mime.ParseMediaType(contentType); t != "application/xhtml+xml" {
+		return nil
+	}
+	if !bytes.HasPrefix(page, []byte("<?xml")) {
+		return nil
+	}
+	decl := page[:min(len(page), 1024)]
+	end := bytes.Index(decl, []byte("?>"))
+	if end < 0 {
+		return nil
+	}
+	decl = decl[len("<?xml"):end]
+	i := bytes.Index(decl, []byte("encoding"))
+	if i < 0 {
+		return nil
+	}
+	rest := bytes.TrimLeft(decl[i+len("encoding"):], " \t\r\n")
+	if len(rest) == 0 || rest[0] != '=' {
+		return nil
+	}
+	rest = bytes.TrimLeft(rest[1:], " \t\r\n")
+	if len(rest) == 0 || rest[0] != '"' && rest[0] != '\'' {
+		return nil
+	}
+	label, _, ok := bytes.Cut(rest[1:], rest[:1])
+	if !ok {
+		return nil
+	}
+	e, name := charset.Lookup(string(label))
+	if strings.HasPrefix(name, "utf-16") {
+		return nil // the declaration was read as ASCII, so the page is not UTF-16
+	}
+	return e
 }
 
 // metaCharset finds the charset a <meta> tag of the head declares. Tags and attribute names

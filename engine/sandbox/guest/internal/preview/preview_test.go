@@ -138,6 +138,36 @@ func TestExtract(t *testing.T) {
 			wire.Preview{Title: "naïve"},
 		},
 		{
+			"charset from an XHTML page's XML declaration",
+			"application/xhtml+xml",
+			"<?xml version=\"1.0\" encoding='Shift_JIS' ?><html xmlns=\"http://www.w3.org/1999/xhtml\"><head><title>\x93\xfa\x96\x7b</title></head></html>",
+			wire.Preview{Title: "日本"},
+		},
+		{
+			"an XHTML page's XML declaration before its meta",
+			"application/xhtml+xml",
+			"<?xml version=\"1.0\" encoding=\"windows-1251\"?><html><head><meta charset=\"shift_jis\"/><title>\xcf\xf0\xe8\xe2\xe5\xf2</title></head></html>",
+			wire.Preview{Title: "Привет"},
+		},
+		{
+			"the header before the XML declaration",
+			"application/xhtml+xml; charset=utf-8",
+			"<?xml version=\"1.0\" encoding=\"Shift_JIS\"?><title>naïve</title>",
+			wire.Preview{Title: "naïve"},
+		},
+		{
+			"an HTML page's XML declaration means nothing",
+			"text/html",
+			"<?xml version=\"1.0\" encoding=\"Shift_JIS\"?><title>na\xefve</title>",
+			wire.Preview{Title: "naïve"},
+		},
+		{
+			"an XML declaration claiming UTF-16 is not believed",
+			"application/xhtml+xml",
+			"<?xml version=\"1.0\" encoding=\"UTF-16\"?><title>na\xc3\xafve</title>",
+			wire.Preview{Title: "naïve"},
+		},
+		{
 			"UTF-16 with a byte order mark",
 			"text/html",
 			"\xff\xfe<\x00t\x00i\x00t\x00l\x00e\x00>\x00h\x00i\x00<\x00/\x00t\x00i\x00t\x00l\x00e\x00>\x00",
