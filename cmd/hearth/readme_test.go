@@ -2,7 +2,9 @@ package main
 
 import (
 	"flag"
+	"io/fs"
 	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -113,6 +115,50 @@ func TestReadmeNamesEveryCommand(t *testing.T) {
 	for _, m := range regexp.MustCompile("`hearth ([a-z][a-z-]*)").FindAllStringSubmatch(string(b), -1) {
 		if !slices.Contains(names, m[1]) {
 			t.Errorf("README shows `hearth %s`, which is not a command", m[1])
+		}
+	}
+}
+
+// TestDocsNameTestsThatExist: the tests, benchmarks and fuzz targets README.md and docs/ name
+// (decisions.md cites the regression test of each fix) are in the tree, so a renamed or
+// removed test does not leave a decision pointing at nothing. docs/performance.md, a record
+// of measurements as they were taken, is left out.
+func TestDocsNameTestsThatExist(t *testing.T) {
+	root := "../.."
+	defined := map[string]bool{}
+	funcs := regexp.MustCompile(`(?m)^func ((?:Test|Benchmark|Fuzz)[A-Z][A-Za-z0-9_]*)\(`)
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (d.Name() == "node_modules" || d.Name() == ".git" || d.Name() == "testdata") {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || !strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		for _, m := range funcs.FindAllStringSubmatch(string(b), -1) {
+			defined[m[1]] = true
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	named := regexp.MustCompile(`\b(?:Test|Benchmark|Fuzz)[A-Z][A-Za-z0-9_]*`)
+	for _, doc := range []string{"README.md", "docs/decisions.md", "docs/plugins.md", "docs/search.md"} {
+		b, err := os.ReadFile(filepath.Join(root, doc))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, name := range named.FindAllString(string(b), -1) {
+			if !defined[name] {
+				t.Errorf("%s names %s, which no test file defines", doc, name)
+			}
 		}
 	}
 }
