@@ -251,9 +251,22 @@ func (p *process) stderr() string { return p.errBuf.String() }
 // waitStdout waits (bounded) until the process has written want on its standard output.
 func (p *process) waitStdout(t *testing.T, want string) {
 	t.Helper()
-	for deadline := time.Now().Add(10 * time.Second); !strings.Contains(p.outBuf.String(), want); time.Sleep(10 * time.Millisecond) {
+	waitPrinted(t, "its standard output", p.outBuf, want)
+}
+
+// waitStderr waits (bounded) until the process has logged want. What it logged before a line
+// on its standard output may still be on its way: each stream is copied by a goroutine of its
+// own, so a test that read the output line must wait for the log, not read it.
+func (p *process) waitStderr(t *testing.T, want string) {
+	t.Helper()
+	waitPrinted(t, "its log", p.errBuf, want)
+}
+
+func waitPrinted(t *testing.T, where string, b *lockedBuffer, want string) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); !strings.Contains(b.String(), want); time.Sleep(10 * time.Millisecond) {
 		if time.Now().After(deadline) {
-			t.Fatalf("hearth did not print %q:\n%s", want, p.outBuf.String())
+			t.Fatalf("hearth did not print %q on %s:\n%s", want, where, b.String())
 		}
 	}
 }

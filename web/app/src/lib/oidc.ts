@@ -27,8 +27,16 @@ const PENDING = "hearth.oidc";
 
 /** The issuers a server lets the browser client use; none when it has no such list. */
 export async function listIssuers(server: string): Promise<Issuer[]> {
-  const res = await fetch(server + "/oauth/issuers");
-  if (!res.ok) return [];
+  let res: Response;
+  try {
+    res = await fetch(server + "/oauth/issuers");
+  } catch {
+    throw new Error("cannot reach the server");
+  }
+  // A server that lists no issuers (none for browsers) has no such page; any other failure is
+  // the server's trouble, not an absence of ways to sign in.
+  if (res.status === 404) return [];
+  if (!res.ok) throw new Error(`the server answered HTTP ${res.status}`);
   const body = (await res.json()) as { issuers?: { issuer: string; client_id: string; built_in?: boolean }[] };
   return (body.issuers ?? []).map((i) => ({ issuer: i.issuer, clientId: i.client_id, builtIn: !!i.built_in }));
 }

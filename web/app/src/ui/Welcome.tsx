@@ -40,11 +40,19 @@ export function SignIn(props: { session: Session; error: string; onSignedIn: () 
   const [link, setLink] = useState("");
   const [error, setError] = useState(props.error);
   const [busy, setBusy] = useState(false);
+  // Why the ways to sign in could not be listed (the link form is offered meanwhile).
+  const [listError, setListError] = useState("");
+  const [attempt, setAttempt] = useState(0);
   useEffect(() => {
+    setIssuers(null);
+    setListError("");
     listIssuers(session.base)
       .then(setIssuers)
-      .catch(() => setIssuers([]));
-  }, [session.base]);
+      .catch((e) => {
+        setListError(`Could not load the ways to sign in: ${errorText(e)}.`);
+        setIssuers([]);
+      });
+  }, [session.base, attempt]);
   const invite = sessionStorage.getItem(inviteKey(session.base)) ?? undefined;
 
   const go = async (issuer: Issuer) => {
@@ -110,6 +118,14 @@ export function SignIn(props: { session: Session; error: string; onSignedIn: () 
                 {i.builtIn ? (invite ? "Create an account or sign in" : "Sign in or create an account") : `Sign in with ${hostOf(i.issuer)}`}
               </button>
             ))}
+          </div>
+        )}
+        {listError && (
+          <div class="error-row" role="alert">
+            {listError}{" "}
+            <button type="button" class="button" onClick={() => setAttempt((n) => n + 1)}>
+              Try again
+            </button>
           </div>
         )}
         {issuers && issuers.length === 0 && (
