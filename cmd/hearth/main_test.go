@@ -271,18 +271,6 @@ func waitPrinted(t *testing.T, where string, b *lockedBuffer, want string) {
 	}
 }
 
-// waitStderr waits (bounded) until the process has written want on its standard error. Its
-// stderr is copied by a goroutine of exec's, so a line written before the banner on stdout
-// may reach the buffer after the banner was read.
-func (p *process) waitStderr(t *testing.T, want string) {
-	t.Helper()
-	for deadline := time.Now().Add(10 * time.Second); !strings.Contains(p.stderr(), want); time.Sleep(10 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("hearth did not log %q:\n%s", want, p.stderr())
-		}
-	}
-}
-
 // wait returns how the process exited, killing it if it runs longer than d.
 func (p *process) wait(d time.Duration) error {
 	select {
