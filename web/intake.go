@@ -147,6 +147,12 @@ func (in *intake) timeBody(w http.ResponseWriter, r *http.Request) *timedBody {
 // progress set, progress bytes in every window. A body that misses it fails with slow (the
 // read deadline also stops a read blocked on a silent client). Its end clears the deadline,
 // so that the connection's own reads (net/http watches for the client going away) go on.
+//
+// With progress set, a window counts only the time the server waits for the client: the
+// time the handler spends between two reads (an upload's head with the sandbox, which may
+// first have to start, or wait for its turn, seconds on a busy machine) moves the deadline on
+// by as much. Otherwise a client that sent all along got 408 "the body stalled" for the
+// server's own pause: the deadline had passed by the next read, with the bytes waiting.
 type timedBody struct {
 	src      io.ReadCloser
 	rc       *http.ResponseController
@@ -156,22 +162,42 @@ type timedBody struct {
 	moved    int // bytes since the deadline was last moved
 	ended    atomic.Bool
 	err      error
+	// With progress: the read deadline, when the last read returned, and the time spent
+	// away from reading since the deadline was last set (added to it before the next read
+	// once it passes awaySlack, so that short gaps cost no deadline change each).
+	deadline time.Time
+	returned time.Time
+	away     time.Duration
 }
+
+// awaySlack is how much time away from reading a body's deadline absorbs before it is moved.
+const awaySlack = 50 * time.Millisecond
 
 func (b *timedBody) start() {
 	// A writer that cannot take a deadline (a test's recorder) leaves the body unbounded.
-	b.rc.SetReadDeadline(time.Now().Add(b.window))
+	now := time.Now()
+	b.deadline, b.returned = now.Add(b.window), now
+	b.rc.SetReadDeadline(b.deadline)
 }
 
 func (b *timedBody) Read(p []byte) (int, error) {
 	if b.err != nil {
 		return 0, b.err
 	}
+	if b.progress > 0 {
+		if b.away += time.Since(b.returned); b.away > awaySlack {
+			b.deadline = b.deadline.Add(b.away)
+			b.away = 0
+			b.rc.SetReadDeadline(b.deadline)
+		}
+	}
 	n, err := b.src.Read(p)
 	if b.progress > 0 {
+		b.returned = time.Now()
 		if b.moved += n; b.moved >= b.progress {
-			b.moved = 0
-			b.rc.SetReadDeadline(time.Now().Add(b.window))
+			b.moved, b.away = 0, 0
+			b.deadline = b.returned.Add(b.window)
+			b.rc.SetReadDeadline(b.deadline)
 		}
 	}
 	switch {

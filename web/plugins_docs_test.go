@@ -127,3 +127,27 @@ func TestDocExampleRoll(t *testing.T) {
 		t.Fatalf("the plugin answered a non-command: %v", got)
 	}
 }
+
+// TestEveryDocExampleIsRun: each example plugin of docs/plugins.md has a test above that runs
+// it; an example added to the page without one fails here (the page says they all are run).
+func TestEveryDocExampleIsRun(t *testing.T) {
+	tested := map[string]bool{"welcome": true, "gate": true, "roll": true}
+	b, err := os.ReadFile("../docs/plugins.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := regexp.MustCompile("<!-- example: ([a-z0-9-]+) -->\n```js\n").FindAllStringSubmatch(string(b), -1)
+	blocks := strings.Count(string(b), "```js\n")
+	if len(found) != blocks {
+		t.Fatalf("docs/plugins.md has %d js blocks but %d of them are marked <!-- example: name -->", blocks, len(found))
+	}
+	for _, m := range found {
+		if !tested[m[1]] {
+			t.Errorf("docs/plugins.md's example %q has no test in web/plugins_docs_test.go", m[1])
+		}
+		delete(tested, m[1])
+	}
+	for name := range tested {
+		t.Errorf("web/plugins_docs_test.go tests the example %q, which docs/plugins.md no longer has", name)
+	}
+}

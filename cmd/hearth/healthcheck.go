@@ -20,7 +20,7 @@ import (
 func healthcheck(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("healthcheck", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.Usage = commandUsage(fs, "healthcheck [-data DIR]")
+	fs.Usage = commandUsage(fs, "healthcheck [-data DIR] [-timeout D]")
 	data := fs.String("data", "./data", "the running server's data directory (holds admin.sock)")
 	timeout := fs.Duration("timeout", 5*time.Second, "how long to wait for the answers")
 	if err := parseFlags(fs, args); err != nil {

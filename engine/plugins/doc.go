@@ -10,6 +10,8 @@
 // Files: host.go (the host and the BotService plugin calls), folder.go (the plugins folder),
 // instance.go (one loaded plugin and its goroutine), chat.go (the chat object), join.go (the
 // JoinHook), convert.go (objects between Go and JavaScript), limits.go (time, heap and the
-// turn), harden.go, prelude.js and source.go (the built-ins and syntax a plugin may not use to
-// get around the limits). docs/plugins.md is the plugin author's reference.
+// turn), harden.go, builders.go, coerce.go, prelude.js and source.go (the built-ins and syntax
+// a plugin may not use to get around the limits: builders.go has the string and array builders
+// written in Go, coerce.go converts what a check measures once). docs/plugins.md is the plugin
+// author's reference.
 package plugins
