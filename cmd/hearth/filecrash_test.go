@@ -85,7 +85,19 @@ func TestKill9LeavesNoRowWithoutItsFile(t *testing.T) {
 			defer wg.Done()
 			addEmoji(ctx, url, loginAs(t, data, url, "owner", ""), fmt.Sprintf("r%d", round), book)
 		}()
-		time.Sleep(time.Duration(300+150*round) * time.Millisecond)
+		// The kill comes once this round has had some of each acknowledged (how long that takes
+		// depends on the machine: a fixed time found nothing done on a busy one), and a moment
+		// later, so that it finds more under way.
+		var sent0, emoji0 int
+		book.note(func() { sent0, emoji0 = len(book.sent), len(book.emoji) })
+		for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+			var grew bool
+			book.note(func() { grew = len(book.sent) > sent0 && len(book.emoji) > emoji0 })
+			if grew {
+				break
+			}
+		}
+		time.Sleep(time.Duration(100+100*round) * time.Millisecond)
 		if err := srv.cmd.Process.Kill(); err != nil {
 			t.Fatal(err)
 		}
