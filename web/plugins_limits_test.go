@@ -21,12 +21,12 @@ import (
 // well-behaved plugin notices.
 func TestHostilePlugins(t *testing.T) {
 	// On a clock of the test's, so that the bot's rate does not refill during the flood, and
-	// with a burst of 3: each send of the flood is a commit, and the hook's 500 ms are wall
-	// time, so the default burst of 40 commits could use them up on a busy machine before the
-	// rate limit is reached (the flooder was then stopped for time instead).
+	// with a burst of 3: each send of the flood is a commit, and a hook's time is wall time, so
+	// many commits could use it up on a busy machine before the rate limit is reached (the
+	// flooder was then stopped for time instead). Hooks get 5 s, so that on a busy machine the
+	// hog too meets the memory limit before the time limit, as at the default 500 ms on an idle
+	// one.
 	const burst = 3
-	// Hooks get 5 s, so that on a busy machine the hog meets the memory limit before the time
-	// limit, as it does at the default 500 ms on an idle one.
 	s := webtest.StartConfig(t, func(c *web.Config) { c.Plugins.HookLimit = 5 * time.Second }, webtest.WithClock(webtest.NewClock()), func(o *engine.Options) { o.BotBurst = burst })
 	owner := s.Join("owner")
 	general := mustChannel(t, owner, "general", svcv1.ChannelKind_CHANNEL_KIND_TEXT)
