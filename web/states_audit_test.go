@@ -1,0 +1,212 @@
+package web_test
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"connectrpc.com/connect"
+
+	svcv1 "hearth/proto/svc/v1"
+	"hearth/web/webtest"
+)
+
+// The audit of API.md's "States and transitions" for members, invites, reports, roles and the
+// community setup: every move the table does not name is refused with the right code and a
+// message naming what is wrong, and the moves it names leave the state it names, after a
+// restart too.
+
+// TestStatesRefusedTransitions walks the moves the table does not allow, one row each.
+func TestStatesRefusedTransitions(t *testing.T) {
+	c := newCommunity(t)
+	admin := c.member(svcv1.MemberRole_MEMBER_ROLE_ADMIN)
+	mod := c.member(svcv1.MemberRole_MEMBER_ROLE_MODERATOR)
+	alice := c.member(svcv1.MemberRole_MEMBER_ROLE_MEMBER)
+	bob := c.member(svcv1.MemberRole_MEMBER_ROLE_MEMBER)
+	gone := c.member(svcv1.MemberRole_MEMBER_ROLE_MEMBER)
+	bot := c.s.CreateBot(c.owner, "helper")
+	general := c.channel("general")
+	mine := c.send(alice, general.GetId(), "alice writes")
+	bobs := c.send(bob, general.GetId(), "bob writes")
+	erased := c.send(bob, general.GetId(), "bob erases this")
+	if _, err := bob.Chat.DeleteMessage(ctx, req(&svcv1.DeleteMessageRequest{MessageId: erased.GetId()})); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := gone.Server.LeaveCommunity(ctx, req(&svcv1.LeaveCommunityRequest{})); err != nil {
+		t.Fatal(err)
+	}
+	if err := report(alice, bobs.GetId(), "rude"); err != nil {
+		t.Fatal(err)
+	}
+	resolved := reportAbout(listReports(t, mod), bobs.GetId()).GetId()
+	if _, err := mod.Server.ResolveReport(ctx, req(&svcv1.ResolveReportRequest{ReportId: resolved})); err != nil {
+		t.Fatal(err)
+	}
+	role, err := admin.Server.CreateRole(ctx, req(&svcv1.CreateRoleRequest{Name: "crew"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	limited := c.channel("crew-only")
+	mustAccess(t, admin, limited, false, role.Msg.GetRole())
+	id := func(cl interface{ GetId() string }) string { return cl.GetId() }
+
+	cases := []struct {
+		name  string
+		call  func() error
+		code  connect.Code
+		parts []string
+	}{
+		{"unban of an active member", func() error { return unban(mod, id(alice.Member)) }, connect.CodeNotFound, []string{"not banned"}},
+		{"unban of a member who left", func() error { return unban(mod, id(gone.Member)) }, connect.CodeNotFound, []string{"not banned"}},
+		{"unban of an unknown id", func() error { return unban(mod, "nobody") }, connect.CodeNotFound, []string{"not banned"}},
+		{"unban by a member", func() error { return unban(alice, id(bob.Member)) }, connect.CodePermissionDenied, []string{"moderator"}},
+		{"unban without member_id", func() error { return unban(mod, "") }, connect.CodeInvalidArgument, []string{"member_id"}},
+		{"kick of a higher rank", func() error { return kick(mod, id(admin.Member)) }, connect.CodePermissionDenied, []string{"higher rank", "an admin"}},
+		{"kick of an equal rank", func() error { return kick(alice, id(bob.Member)) }, connect.CodePermissionDenied, []string{"moderator"}},
+		{"kick of oneself", func() error { return kick(mod, id(mod.Member)) }, connect.CodePermissionDenied, []string{"higher rank"}},
+		{"kick of a member who left", func() error { return kick(mod, id(gone.Member)) }, connect.CodeNotFound, []string{"not in this community"}},
+		{"kick of an unknown id", func() error { return kick(mod, "nobody") }, connect.CodeNotFound, []string{"nobody"}},
+		{"kick of a bot", func() error { return kick(admin, id(bot.Member)) }, connect.CodeFailedPrecondition, []string{"bot", "DeleteBot"}},
+		{"ban of a bot", func() error { return ban(admin, id(bot.Member)) }, connect.CodeFailedPrecondition, []string{"bot", "DeleteBot"}},
+		{"ban of the owner", func() error { return ban(admin, id(c.owner.Member)) }, connect.CodePermissionDenied, []string{"an owner"}},
+		{"ban without member_id", func() error { return ban(mod, "") }, connect.CodeInvalidArgument, []string{"member_id"}},
+		{"the owner leaves", func() error {
+			_, err := c.owner.Server.LeaveCommunity(ctx, req(&svcv1.LeaveCommunityRequest{}))
+			return err
+		}, connect.CodeFailedPrecondition, []string{"owner"}},
+		{"a bot leaves", func() error {
+			_, err := bot.Server.LeaveCommunity(ctx, req(&svcv1.LeaveCommunityRequest{}))
+			return err
+		}, connect.CodeFailedPrecondition, []string{"DeleteBot"}},
+		{"a member who left calls", func() error {
+			_, err := gone.Chat.GetState(ctx, req(&svcv1.GetStateRequest{}))
+			return err
+		}, connect.CodePermissionDenied, []string{"Join"}},
+		{"a member who left leaves again", func() error {
+			_, err := gone.Server.LeaveCommunity(ctx, req(&svcv1.LeaveCommunityRequest{}))
+			return err
+		}, connect.CodePermissionDenied, []string{"Join"}},
+		{"rank OWNER given", func() error { return setRank(c.owner, id(alice.Member), svcv1.MemberRole_MEMBER_ROLE_OWNER) }, connect.CodeInvalidArgument, []string{"role"}},
+		{"rank UNSPECIFIED given", func() error { return setRank(c.owner, id(alice.Member), svcv1.MemberRole_MEMBER_ROLE_UNSPECIFIED) }, connect.CodeInvalidArgument, []string{"role"}},
+		{"rank given by a moderator", func() error { return setRank(mod, id(alice.Member), svcv1.MemberRole_MEMBER_ROLE_MODERATOR) }, connect.CodePermissionDenied, []string{"admin"}},
+		{"admin gives ADMIN", func() error { return setRank(admin, id(alice.Member), svcv1.MemberRole_MEMBER_ROLE_ADMIN) }, connect.CodePermissionDenied, []string{"lower than your own", "admin"}},
+		{"admin demotes the owner", func() error { return setRank(admin, id(c.owner.Member), svcv1.MemberRole_MEMBER_ROLE_MEMBER) }, connect.CodePermissionDenied, []string{"an owner"}},
+		{"admin changes own rank", func() error { return setRank(admin, id(admin.Member), svcv1.MemberRole_MEMBER_ROLE_MEMBER) }, connect.CodePermissionDenied, []string{"an admin"}},
+		{"rank of a member who left", func() error { return setRank(c.owner, id(gone.Member), svcv1.MemberRole_MEMBER_ROLE_MODERATOR) }, connect.CodeNotFound, []string{"not in this community"}},
+		{"roles of a member who left", func() error {
+			_, err := admin.Server.SetMemberRoles(ctx, req(&svcv1.SetMemberRolesRequest{MemberId: id(gone.Member)}))
+			return err
+		}, connect.CodeNotFound, []string{"not in this community"}},
+		{"roles set by a moderator", func() error {
+			_, err := mod.Server.SetMemberRoles(ctx, req(&svcv1.SetMemberRolesRequest{MemberId: id(alice.Member)}))
+			return err
+		}, connect.CodePermissionDenied, []string{"admin"}},
+		{"an unknown role given", func() error {
+			_, err := admin.Server.SetMemberRoles(ctx, req(&svcv1.SetMemberRolesRequest{MemberId: id(alice.Member), RoleIds: []string{"nope"}}))
+			return err
+		}, connect.CodeNotFound, []string{"role_ids"}},
+		{"a role still limiting a channel deleted", func() error {
+			_, err := admin.Server.DeleteRole(ctx, req(&svcv1.DeleteRoleRequest{RoleId: role.Msg.GetRole().GetId()}))
+			return err
+		}, connect.CodeFailedPrecondition, []string{"crew-only"}},
+		{"a role created by a moderator", func() error {
+			_, err := mod.Server.CreateRole(ctx, req(&svcv1.CreateRoleRequest{Name: "mods"}))
+			return err
+		}, connect.CodePermissionDenied, []string{"admin"}},
+		{"a role name taken in another case", func() error {
+			_, err := admin.Server.CreateRole(ctx, req(&svcv1.CreateRoleRequest{Name: "CREW"}))
+			return err
+		}, connect.CodeAlreadyExists, []string{"name"}},
+		{"report of one's own message", func() error { return report(alice, mine.GetId(), "") }, connect.CodeInvalidArgument, []string{"your own"}},
+		{"report of a deleted message", func() error { return report(alice, erased.GetId(), "") }, connect.CodeFailedPrecondition, []string{"deleted"}},
+		{"report of an unknown message", func() error { return report(alice, "nope", "") }, connect.CodeNotFound, []string{"nope"}},
+		{"report with a long note", func() error { return report(mod, bobs.GetId(), strings.Repeat("n", 1001)) }, connect.CodeInvalidArgument, []string{"note", "1,000"}},
+		{"resolving a resolved report", func() error {
+			_, err := mod.Server.ResolveReport(ctx, req(&svcv1.ResolveReportRequest{ReportId: resolved}))
+			return err
+		}, connect.CodeNotFound, []string{resolved}},
+		{"resolving by a member", func() error {
+			_, err := alice.Server.ResolveReport(ctx, req(&svcv1.ResolveReportRequest{ReportId: resolved}))
+			return err
+		}, connect.CodePermissionDenied, []string{"moderator"}},
+		{"resolving without report_id", func() error {
+			_, err := mod.Server.ResolveReport(ctx, req(&svcv1.ResolveReportRequest{}))
+			return err
+		}, connect.CodeInvalidArgument, []string{"report_id"}},
+		{"listing reports as a member", func() error {
+			_, err := alice.Server.ListReports(ctx, req(&svcv1.ListReportsRequest{}))
+			return err
+		}, connect.CodePermissionDenied, []string{"moderator"}},
+		{"an invite made by a member", func() error {
+			_, err := alice.Server.CreateInvite(ctx, req(&svcv1.CreateInviteRequest{}))
+			return err
+		}, connect.CodePermissionDenied, []string{"moderator"}},
+		{"an invite for longer than a year", func() error {
+			_, err := mod.Server.CreateInvite(ctx, req(&svcv1.CreateInviteRequest{ExpiresInSeconds: 365*24*3600 + 1}))
+			return err
+		}, connect.CodeInvalidArgument, []string{"expires_in_seconds", "31,536,000"}},
+		{"an invite with negative uses", func() error {
+			_, err := mod.Server.CreateInvite(ctx, req(&svcv1.CreateInviteRequest{MaxUses: -1}))
+			return err
+		}, connect.CodeInvalidArgument, []string{"max_uses"}},
+		{"revoking an unknown invite", func() error {
+			_, err := mod.Server.RevokeInvite(ctx, req(&svcv1.RevokeInviteRequest{Code: "AAAAAAAAAA"}))
+			return err
+		}, connect.CodeNotFound, []string{"AAAAAAAAAA"}},
+		{"revoking by a member", func() error {
+			_, err := alice.Server.RevokeInvite(ctx, req(&svcv1.RevokeInviteRequest{Code: "AAAAAAAAAA"}))
+			return err
+		}, connect.CodePermissionDenied, []string{"moderator"}},
+		{"listing bans as a member", func() error {
+			_, err := alice.Server.ListBans(ctx, req(&svcv1.ListBansRequest{}))
+			return err
+		}, connect.CodePermissionDenied, []string{"moderator"}},
+		{"blocking oneself", func() error {
+			_, err := alice.Server.BlockMember(ctx, req(&svcv1.BlockMemberRequest{MemberId: id(alice.Member)}))
+			return err
+		}, connect.CodeInvalidArgument, []string{"member_id"}},
+		{"muting an unknown id", func() error {
+			_, err := alice.Server.MuteMember(ctx, req(&svcv1.MuteMemberRequest{MemberId: "nobody"}))
+			return err
+		}, connect.CodeNotFound, []string{"nobody"}},
+		{"adding a member who left to a private channel", func() error {
+			ch := privateWith(t, c.s, c.owner, "secret", alice)
+			_, err := alice.Chat.AddChannelMembers(ctx, req(&svcv1.AddChannelMembersRequest{ChannelId: ch.GetId(), MemberIds: []string{id(gone.Member)}}))
+			return err
+		}, connect.CodeNotFound, []string{id(gone.Member)}},
+		{"a DM opened with a member who left", func() error {
+			_, err := alice.Chat.OpenDM(ctx, req(&svcv1.OpenDMRequest{MemberIds: []string{id(gone.Member)}}))
+			return err
+		}, connect.CodeNotFound, []string{id(gone.Member)}},
+		{"setup finished by an admin", func() error {
+			done := true
+			_, err := admin.Server.UpdateServerSettings(ctx, req(&svcv1.UpdateServerSettingsRequest{SetupComplete: &done}))
+			return err
+		}, connect.CodePermissionDenied, []string{"owner"}},
+		{"setup opened again after it was finished", func() error {
+			undone := false
+			_, err := c.owner.Server.UpdateServerSettings(ctx, req(&svcv1.UpdateServerSettingsRequest{SetupComplete: &undone}))
+			return err
+		}, connect.CodeFailedPrecondition, []string{"setup_complete"}},
+	}
+	for _, tc := range cases {
+		wantCode(t, tc.name, tc.call(), tc.code, tc.parts...)
+	}
+	// None of the refusals changed what the members see.
+	info, err := alice.Server.GetServerInfo(ctx, req(&svcv1.GetServerInfoRequest{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info.Msg.GetNeedsSetup() {
+		t.Error("the community needs setup again after the refused calls")
+	}
+	c.clock.Advance(time.Second)
+	if _, err := alice.Chat.GetState(ctx, req(&svcv1.GetStateRequest{})); err != nil {
+		t.Errorf("a member is shut out after the refused calls: %v", err)
+	}
+}
+
+func setRank(by *webtest.Client, memberID string, role svcv1.MemberRole) error {
+	_, err := by.Server.SetMemberRole(ctx, req(&svcv1.SetMemberRoleRequest{MemberId: memberID, Role: role}))
+	return err
+}
