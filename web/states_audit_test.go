@@ -210,3 +210,105 @@ func setRank(by *webtest.Client, memberID string, role svcv1.MemberRole) error {
 	_, err := by.Server.SetMemberRole(ctx, req(&svcv1.SetMemberRoleRequest{MemberId: memberID, Role: role}))
 	return err
 }
+
+// TestStatesSurviveARestart: the states the table's moves leave (a ban, a rank, invite uses, a
+// revoked invite, open and resolved reports, a finished setup) are what the server shows after
+// a restart, and the refusals they bring still hold.
+func TestStatesSurviveARestart(t *testing.T) {
+	c := newCommunity(t)
+	mod := c.member(svcv1.MemberRole_MEMBER_ROLE_MODERATOR)
+	alice := c.member(svcv1.MemberRole_MEMBER_ROLE_MEMBER)
+	bob := c.member(svcv1.MemberRole_MEMBER_ROLE_MEMBER)
+	general := c.channel("general")
+	open := c.send(bob, general.GetId(), "still open")
+	closed := c.send(bob, general.GetId(), "resolved")
+	for _, m := range []*svcv1.Message{open, closed} {
+		if err := report(alice, m.GetId(), "note"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := mod.Server.ResolveReport(ctx, req(&svcv1.ResolveReportRequest{ReportId: reportAbout(listReports(t, mod), closed.GetId()).GetId()})); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.owner.Server.UpdateServerSettings(ctx, req(&svcv1.UpdateServerSettingsRequest{InviteOnly: ptr(true)})); err != nil {
+		t.Fatal(err)
+	}
+	once := createInvite(t, mod, 0, 1)
+	revoked := createInvite(t, mod, 0, 0)
+	if _, err := mod.Server.RevokeInvite(ctx, req(&svcv1.RevokeInviteRequest{Code: revoked.GetCode()})); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.tryJoin("carol", once.GetCode()); err != nil {
+		t.Fatal(err)
+	}
+	if err := ban(mod, bob.Member.GetId()); err != nil {
+		t.Fatal(err)
+	}
+	if err := setRank(c.owner, alice.Member.GetId(), svcv1.MemberRole_MEMBER_ROLE_MODERATOR); err != nil {
+		t.Fatal(err)
+	}
+
+	c.s.Restart()
+
+	info, err := alice.Server.GetServerInfo(ctx, req(&svcv1.GetServerInfoRequest{}))
+	if err != nil || info.Msg.GetNeedsSetup() || !info.Msg.GetInviteOnly() || info.Msg.GetMemberCount() != 4 {
+		t.Fatalf("GetServerInfo after the restart = %v %v, want set up, invite only, 4 members", info, err)
+	}
+	me, err := alice.Server.GetMe(ctx, req(&svcv1.GetMeRequest{}))
+	if err != nil || me.Msg.GetMember().GetRole() != svcv1.MemberRole_MEMBER_ROLE_MODERATOR {
+		t.Fatalf("alice after the restart = %v %v, want a moderator", me, err)
+	}
+	reports := listReports(t, mod)
+	if len(reports) != 1 || reports[0].GetMessage().GetId() != open.GetId() {
+		t.Fatalf("ListReports after the restart = %v, want the open one only", reports)
+	}
+	invites := listInvites(t, mod)
+	if len(invites) != 1 || invites[0].GetCode() != once.GetCode() || invites[0].GetUses() != 1 {
+		t.Fatalf("ListInvites after the restart = %v, want the used-up one, with its use", invites)
+	}
+	bans, err := mod.Server.ListBans(ctx, req(&svcv1.ListBansRequest{}))
+	if err != nil || len(bans.Msg.GetBans()) != 1 || bans.Msg.GetBans()[0].GetMember().GetId() != bob.Member.GetId() {
+		t.Fatalf("ListBans after the restart = %v %v, want bob", bans, err)
+	}
+	_, err = c.tryJoin("dave", once.GetCode())
+	wantCode(t, "a used-up invite after the restart", err, connect.CodePermissionDenied, "invite_code", "used up")
+	_, err = c.tryJoin("erin", revoked.GetCode())
+	wantCode(t, "a revoked invite after the restart", err, connect.CodePermissionDenied, "invite_code", "not a valid invite")
+	_, err = bob.Server.Join(ctx, req(&svcv1.JoinRequest{InviteCode: revoked.GetCode()}))
+	wantCode(t, "a banned login after the restart", err, connect.CodePermissionDenied, "banned")
+	_, err = mod.Server.ResolveReport(ctx, req(&svcv1.ResolveReportRequest{ReportId: "x"}))
+	wantCode(t, "an unknown report after the restart", err, connect.CodeNotFound, "report x")
+}
+
+// TestDeletedRoleLeavesNoBanProfile: role_deleted tells clients to drop the role everywhere,
+// and nothing the server shows names it afterwards: not the profile of a ban, which ListBans
+// shows, either.
+func TestDeletedRoleLeavesNoBanProfile(t *testing.T) {
+	c := newCommunity(t)
+	admin := c.member(svcv1.MemberRole_MEMBER_ROLE_ADMIN)
+	bob := c.member(svcv1.MemberRole_MEMBER_ROLE_MEMBER)
+	res, err := admin.Server.CreateRole(ctx, req(&svcv1.CreateRoleRequest{Name: "crew"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustSetRoles(t, admin, bob, res.Msg.GetRole())
+	if err := ban(admin, bob.Member.GetId()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := admin.Server.DeleteRole(ctx, req(&svcv1.DeleteRoleRequest{RoleId: res.Msg.GetRole().GetId()})); err != nil {
+		t.Fatal(err)
+	}
+	check := func(when string) {
+		t.Helper()
+		bans, err := admin.Server.ListBans(ctx, req(&svcv1.ListBansRequest{}))
+		if err != nil || len(bans.Msg.GetBans()) != 1 {
+			t.Fatalf("ListBans %s = %v %v", when, bans, err)
+		}
+		if ids := bans.Msg.GetBans()[0].GetMember().GetRoleIds(); len(ids) != 0 {
+			t.Errorf("ListBans %s shows bob with role_ids %v, a deleted role", when, ids)
+		}
+	}
+	check("after the role was deleted")
+	c.s.Restart()
+	check("after a restart")
+}
