@@ -1,6 +1,7 @@
 package web_test
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -311,4 +312,38 @@ func TestDeletedRoleLeavesNoBanProfile(t *testing.T) {
 	check("after the role was deleted")
 	c.s.Restart()
 	check("after a restart")
+}
+
+// TestStatesLimits: the numbers of the moves' limits, at their edges: 250 custom roles per
+// community; Join 10 a minute per client address, one more every 6 seconds.
+func TestStatesLimits(t *testing.T) {
+	c := newCommunity(t)
+	for i := range 250 {
+		if _, err := c.owner.Server.CreateRole(ctx, req(&svcv1.CreateRoleRequest{Name: fmt.Sprint("role-", i)})); err != nil {
+			t.Fatalf("role %d: %v", i+1, err)
+		}
+	}
+	_, err := c.owner.Server.CreateRole(ctx, req(&svcv1.CreateRoleRequest{Name: "one-more"}))
+	wantCode(t, "the 251st role", err, connect.CodeFailedPrecondition, "250 roles, the limit")
+	state, err := c.owner.Chat.GetState(ctx, req(&svcv1.GetStateRequest{}))
+	if err != nil || len(state.Msg.GetRoles()) != 250 {
+		t.Fatalf("GetState after the 251st role = %d roles, %v; want 250", len(state.Msg.GetRoles()), err)
+	}
+
+	c.clock.Advance(time.Minute)
+	join := func(sub string) error {
+		_, err := c.s.Client(c.s.Token(sub)).Server.Join(ctx, req(&svcv1.JoinRequest{}))
+		return err
+	}
+	for i := range 10 {
+		if err := join(fmt.Sprint("burst-", i)); err != nil {
+			t.Fatalf("join %d of the burst: %v", i+1, err)
+		}
+	}
+	wantCode(t, "the 11th join in a minute", join("eleventh"), connect.CodeResourceExhausted, "joining: rate limit reached; retry in 6s")
+	// A login already in counts too: the limit is on the address, before anything is looked up.
+	wantCode(t, "a member joining again in the same minute", join("burst-0"), connect.CodeResourceExhausted, "joining")
+	c.clock.Advance(6 * time.Second)
+	wantOK(t, "a join 6 seconds later", join("eleventh"))
+	wantCode(t, "the next one at once", join("twelfth"), connect.CodeResourceExhausted, "retry in 6s")
 }
