@@ -2,6 +2,8 @@ package web_test
 
 import (
 	"fmt"
+	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -346,4 +348,212 @@ func TestStatesLimits(t *testing.T) {
 	c.clock.Advance(6 * time.Second)
 	wantOK(t, "a join 6 seconds later", join("eleventh"))
 	wantCode(t, "the next one at once", join("twelfth"), connect.CodeResourceExhausted, "retry in 6s")
+}
+
+// TestMemberStatesRandomWalk: a seeded walk through the member rows of the table (Join,
+// LeaveCommunity, KickMember, BanMember, UnbanMember, SetMemberRole) over a few logins, checked
+// after every move against a model of the table: the code of each move, and what ListMembers,
+// ListBans and GetServerInfo.member_count show, restarts included.
+func TestMemberStatesRandomWalk(t *testing.T) {
+	const (
+		none = iota
+		active
+		left
+		banned
+	)
+	type login struct {
+		sub    string
+		client *webtest.Client
+		id     string
+		state  int
+		rank   svcv1.MemberRole
+		inPriv bool
+	}
+	c := newCommunity(t)
+	admin := c.member(svcv1.MemberRole_MEMBER_ROLE_ADMIN)
+	priv := mustChannel(t, c.owner, "walk", svcv1.ChannelKind_CHANNEL_KIND_PRIVATE)
+	var logins []*login
+	for i := range 5 {
+		sub := fmt.Sprint("walker-", i)
+		logins = append(logins, &login{sub: sub, client: c.s.Client(c.s.Token(sub))})
+	}
+	rng := rand.New(rand.NewPCG(2, 1))
+	check := func(step int, what string) {
+		t.Helper()
+		members, err := c.owner.Server.ListMembers(ctx, req(&svcv1.ListMembersRequest{}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := map[string]svcv1.MemberRole{}
+		for _, m := range members.Msg.GetMembers() {
+			got[m.GetId()] = m.GetRole()
+		}
+		bans, err := c.owner.Server.ListBans(ctx, req(&svcv1.ListBansRequest{}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		gotBans := map[string]bool{}
+		for _, b := range bans.Msg.GetBans() {
+			gotBans[b.GetMember().GetId()] = true
+		}
+		info, err := c.owner.Server.GetServerInfo(ctx, req(&svcv1.GetServerInfoRequest{}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		state, err := c.owner.Chat.GetState(ctx, req(&svcv1.GetStateRequest{}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var privIDs []string
+		for _, ch := range state.Msg.GetChannels() {
+			if ch.GetId() == priv.GetId() {
+				privIDs = ch.GetMemberIds()
+			}
+		}
+		wantPriv := []string{c.owner.Member.GetId()}
+		wantCount := 2
+		for _, l := range logins {
+			if l.inPriv {
+				wantPriv = append(wantPriv, l.id)
+			}
+			if l.state == active {
+				wantCount++
+				if got[l.id] != l.rank {
+					t.Fatalf("step %d (%s): %s is listed as %v, want an active %v", step, what, l.sub, got[l.id], l.rank)
+				}
+			} else if _, in := got[l.id]; in && l.id != "" {
+				t.Fatalf("step %d (%s): %s is listed, but is not in (state %d)", step, what, l.sub, l.state)
+			}
+			if gotBans[l.id] != (l.state == banned) {
+				t.Fatalf("step %d (%s): %s banned = %v in ListBans, want %v", step, what, l.sub, gotBans[l.id], l.state == banned)
+			}
+		}
+		slices.Sort(privIDs)
+		slices.Sort(wantPriv)
+		if !slices.Equal(privIDs, wantPriv) {
+			t.Fatalf("step %d (%s): the private channel has %v, want %v", step, what, privIDs, wantPriv)
+		}
+		if len(got) != wantCount || int(info.Msg.GetMemberCount()) != wantCount {
+			t.Fatalf("step %d (%s): %d listed, member_count %d, want %d", step, what, len(got), info.Msg.GetMemberCount(), wantCount)
+		}
+	}
+	// ADMIN twice: targets the admin cannot act on come up often.
+	ranksGiven := []svcv1.MemberRole{svcv1.MemberRole_MEMBER_ROLE_MEMBER, svcv1.MemberRole_MEMBER_ROLE_MODERATOR, svcv1.MemberRole_MEMBER_ROLE_ADMIN, svcv1.MemberRole_MEMBER_ROLE_ADMIN}
+	moves := map[string]int{}
+	for step := range 600 {
+		l := logins[rng.IntN(len(logins))]
+		move := rng.IntN(8)
+		// The owner or an admin acts: the admin is refused on a target of its rank or higher.
+		actor, mine := c.owner, svcv1.MemberRole_MEMBER_ROLE_OWNER
+		if rng.IntN(2) == 0 {
+			actor, mine = admin, svcv1.MemberRole_MEMBER_ROLE_ADMIN
+		}
+		outranked := l.rank >= mine
+		if l.id == "" {
+			move = 0 // nothing to act on before the first Join
+		}
+		var err error
+		var want connect.Code
+		var what string
+		switch move {
+		case 0, 4:
+			what = "Join " + l.sub
+			c.clock.Advance(6 * time.Second)
+			var res *connect.Response[svcv1.JoinResponse]
+			res, err = l.client.Server.Join(ctx, req(&svcv1.JoinRequest{}))
+			switch l.state {
+			case banned:
+				want = connect.CodePermissionDenied
+			default:
+				if err == nil {
+					if res.Msg.GetCreated() != (l.state != active) {
+						t.Fatalf("step %d: Join of %s (state %d) created = %v", step, l.sub, l.state, res.Msg.GetCreated())
+					}
+					if l.id != "" && res.Msg.GetMember().GetId() != l.id {
+						t.Fatalf("step %d: %s came back as another member", step, l.sub)
+					}
+					l.id = res.Msg.GetMember().GetId()
+					if l.state != active {
+						l.state, l.rank = active, svcv1.MemberRole_MEMBER_ROLE_MEMBER
+					}
+				}
+			}
+		case 1:
+			what = "LeaveCommunity " + l.sub
+			_, err = l.client.Server.LeaveCommunity(ctx, req(&svcv1.LeaveCommunityRequest{}))
+			if l.state == active {
+				l.state, l.inPriv = left, false
+			} else {
+				want = connect.CodePermissionDenied
+			}
+		case 2:
+			what = "KickMember " + l.sub
+			err = kick(actor, l.id)
+			switch {
+			case l.state != active:
+				want = connect.CodeNotFound
+			case outranked:
+				want = connect.CodePermissionDenied
+			default:
+				l.state, l.inPriv = left, false
+			}
+		case 3:
+			what = "BanMember " + l.sub
+			err = ban(actor, l.id)
+			if outranked {
+				want = connect.CodePermissionDenied
+			} else {
+				l.state, l.inPriv = banned, false
+			}
+		case 5:
+			what = "UnbanMember " + l.sub
+			err = unban(actor, l.id)
+			switch {
+			case l.state != banned:
+				want = connect.CodeNotFound
+			case outranked:
+				want = connect.CodePermissionDenied
+			default:
+				l.state = left
+			}
+		case 6:
+			r := ranksGiven[rng.IntN(len(ranksGiven))]
+			what = fmt.Sprint("SetMemberRole ", l.sub, " ", rankLabel(r))
+			err = setRank(actor, l.id, r)
+			switch {
+			case l.state != active:
+				want = connect.CodeNotFound
+			case outranked || r >= mine:
+				want = connect.CodePermissionDenied
+			default:
+				l.rank = r
+			}
+		case 7:
+			what = "AddChannelMembers " + l.sub
+			_, err = c.owner.Chat.AddChannelMembers(ctx, req(&svcv1.AddChannelMembersRequest{ChannelId: priv.GetId(), MemberIds: []string{l.id}}))
+			if l.state == active {
+				l.inPriv = true
+			} else {
+				want = connect.CodeNotFound
+			}
+		}
+		if codeOf(err) != want {
+			t.Fatalf("step %d: %s: got %v, want %v", step, what, err, want)
+		}
+		moves[strings.Fields(what)[0]+" "+codeName(want)]++
+		check(step, what)
+		if step%100 == 99 {
+			c.s.Restart()
+			check(step, "after a restart")
+		}
+	}
+	// The walk went through every move, both allowed and refused.
+	for _, m := range []string{"Join success", "Join permission_denied", "LeaveCommunity success", "LeaveCommunity permission_denied",
+		"KickMember success", "KickMember not_found", "KickMember permission_denied", "BanMember success", "BanMember permission_denied",
+		"UnbanMember success", "UnbanMember not_found", "SetMemberRole success", "SetMemberRole not_found", "SetMemberRole permission_denied",
+		"AddChannelMembers success", "AddChannelMembers not_found"} {
+		if moves[m] == 0 {
+			t.Errorf("the walk never made %q; moves: %v", m, moves)
+		}
+	}
 }
