@@ -557,3 +557,123 @@ func TestMemberStatesRandomWalk(t *testing.T) {
 		}
 	}
 }
+
+// TestInviteStatesRandomWalk: a seeded walk through the invite rows of the table in an
+// invite-only community (CreateInvite with a lifetime and max_uses, Join with a code, Join
+// again, LeaveCommunity, RevokeInvite, time passing), checked after every move against a model:
+// which codes let a login in, the uses ListInvites shows, and which invites it lists.
+func TestInviteStatesRandomWalk(t *testing.T) {
+	type invite struct {
+		code      string
+		expiresAt time.Time // zero: never
+		maxUses   int32
+		uses      int32
+		revoked   bool
+	}
+	c := newCommunity(t)
+	mod := c.member(svcv1.MemberRole_MEMBER_ROLE_MODERATOR)
+	if _, err := c.owner.Server.UpdateServerSettings(ctx, req(&svcv1.UpdateServerSettingsRequest{InviteOnly: ptr(true)})); err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(7, 7))
+	var invites []*invite
+	in := map[string]bool{} // login -> in the community
+	moves := map[string]int{}
+	for step := range 400 {
+		var what string
+		switch move := rng.IntN(6); {
+		case move == 0 || len(invites) == 0:
+			lifetime := []int64{0, 60, 600}[rng.IntN(3)]
+			maxUses := int32(rng.IntN(3))
+			inv := createInvite(t, mod, lifetime, maxUses)
+			m := &invite{code: inv.GetCode(), maxUses: maxUses}
+			if lifetime > 0 {
+				m.expiresAt = c.clock.Now().Add(time.Duration(lifetime) * time.Second)
+				if inv.GetExpiresAtMs() != m.expiresAt.UnixMilli() {
+					t.Fatalf("step %d: expires_at_ms %d, want %d", step, inv.GetExpiresAtMs(), m.expiresAt.UnixMilli())
+				}
+			}
+			invites = append(invites, m)
+			what = "CreateInvite"
+		case move <= 2:
+			sub := fmt.Sprint("guest-", rng.IntN(6))
+			var code string
+			var inv *invite
+			switch r := rng.IntN(10); {
+			case r == 0:
+				code = "" // no code at all
+			case r == 1:
+				code = "ZZZZZZZZZZ" // no such invite
+			default:
+				inv = invites[rng.IntN(len(invites))]
+				code = inv.code
+				if rng.IntN(2) == 0 {
+					code = strings.ToLower(code)
+				}
+			}
+			wasIn := in[sub]
+			res, err := c.tryJoin(sub, code)
+			var want connect.Code
+			var words string
+			switch {
+			case in[sub]:
+				// Already in: the code is not looked at, nor used.
+			case inv == nil && code == "":
+				want, words = connect.CodePermissionDenied, "invite_code is required"
+			case inv == nil || inv.revoked:
+				want, words = connect.CodePermissionDenied, "is not a valid invite"
+			case !inv.expiresAt.IsZero() && !c.clock.Now().Before(inv.expiresAt):
+				want, words = connect.CodePermissionDenied, "has expired"
+			case inv.maxUses > 0 && inv.uses >= inv.maxUses:
+				want, words = connect.CodePermissionDenied, "has been used up"
+			default:
+				inv.uses++
+				in[sub] = true
+			}
+			wantCode(t, fmt.Sprintf("step %d: Join %s with %q", step, sub, code), err, want, words)
+			if err == nil && res.GetCreated() == wasIn {
+				t.Fatalf("step %d: Join of %s (in: %v) answered created = %v", step, sub, wasIn, res.GetCreated())
+			}
+			what = "Join " + codeName(want) + " " + words
+		case move == 3:
+			sub := fmt.Sprint("guest-", rng.IntN(6))
+			_, err := c.s.Client(c.s.Token(sub)).Server.LeaveCommunity(ctx, req(&svcv1.LeaveCommunityRequest{}))
+			var want connect.Code
+			if !in[sub] {
+				want = connect.CodePermissionDenied
+			}
+			wantCode(t, fmt.Sprintf("step %d: LeaveCommunity %s", step, sub), err, want)
+			in[sub] = false
+			what = "LeaveCommunity " + codeName(want)
+		case move == 4:
+			inv := invites[rng.IntN(len(invites))]
+			_, err := mod.Server.RevokeInvite(ctx, req(&svcv1.RevokeInviteRequest{Code: inv.code}))
+			wantOK(t, fmt.Sprintf("step %d: RevokeInvite", step), err)
+			inv.revoked = true
+			what = "RevokeInvite"
+		default:
+			c.clock.Advance(time.Duration(rng.IntN(120)) * time.Second)
+			what = "time passes"
+		}
+		moves[what]++
+		listed := map[string]int32{}
+		for _, inv := range listInvites(t, mod) {
+			listed[inv.GetCode()] = inv.GetUses()
+		}
+		for _, inv := range invites {
+			uses, ok := listed[inv.code]
+			if ok == inv.revoked || (ok && uses != inv.uses) {
+				t.Fatalf("step %d (%s): invite %s listed %v with %d uses; want listed %v with %d", step, what, inv.code, ok, uses, !inv.revoked, inv.uses)
+			}
+		}
+		if step == 200 {
+			c.s.Restart()
+		}
+	}
+	for _, m := range []string{"Join success ", "Join permission_denied invite_code is required", "Join permission_denied is not a valid invite",
+		"Join permission_denied has expired", "Join permission_denied has been used up", "LeaveCommunity success", "LeaveCommunity permission_denied"} {
+		if moves[m] == 0 {
+			t.Errorf("the walk never made %q; moves: %v", m, moves)
+		}
+	}
+}
