@@ -2,6 +2,7 @@ package web_test
 
 import (
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -676,4 +677,64 @@ func TestInviteStatesRandomWalk(t *testing.T) {
 			t.Errorf("the walk never made %q; moves: %v", m, moves)
 		}
 	}
+}
+
+// TestReportStatesRoundTrip: the report rows of the table, around the loop: none -> open
+// (ReportMessage) -> open again (the same reporter replaces the note, keeping the first copy) ->
+// resolved (every open report of the message goes) -> open again (a new report, with a copy of
+// the message as it is now), and the same after a restart.
+func TestReportStatesRoundTrip(t *testing.T) {
+	c := newCommunity(t)
+	mod := c.member(svcv1.MemberRole_MEMBER_ROLE_MODERATOR)
+	alice := c.member(svcv1.MemberRole_MEMBER_ROLE_MEMBER)
+	carol := c.member(svcv1.MemberRole_MEMBER_ROLE_MEMBER)
+	bob := c.member(svcv1.MemberRole_MEMBER_ROLE_MEMBER)
+	general := c.channel("general")
+	m := c.send(bob, general.GetId(), "first words")
+	other := c.send(bob, general.GetId(), "other words")
+	wantOK(t, "alice reports", report(alice, m.GetId(), "one"))
+	wantOK(t, "carol reports", report(carol, m.GetId(), "two"))
+	wantOK(t, "carol reports the other message", report(carol, other.GetId(), "three"))
+	if _, err := bob.Chat.EditMessage(ctx, req(&svcv1.EditMessageRequest{MessageId: m.GetId(), Text: "edited words"})); err != nil {
+		t.Fatal(err)
+	}
+	c.clock.Advance(time.Second)
+	wantOK(t, "alice reports again", report(alice, m.GetId(), "one, again"))
+	notes := func() map[string]string {
+		out := map[string]string{}
+		for _, r := range listReports(t, mod) {
+			out[r.GetReporter().GetUsername()+"/"+r.GetMessage().GetId()] = r.GetNote() + "|" + r.GetMessage().GetText()
+		}
+		return out
+	}
+	want := map[string]string{
+		alice.Member.GetUsername() + "/" + m.GetId():     "one, again|first words",
+		carol.Member.GetUsername() + "/" + m.GetId():     "two|first words",
+		carol.Member.GetUsername() + "/" + other.GetId(): "three|other words",
+	}
+	if got := notes(); !maps.Equal(got, want) {
+		t.Fatalf("open reports = %v, want %v", got, want)
+	}
+	first := reportAbout(listReports(t, mod), m.GetId()).GetId()
+	if _, err := mod.Server.ResolveReport(ctx, req(&svcv1.ResolveReportRequest{ReportId: first})); err != nil {
+		t.Fatal(err)
+	}
+	want = map[string]string{carol.Member.GetUsername() + "/" + other.GetId(): "three|other words"}
+	if got := notes(); !maps.Equal(got, want) {
+		t.Fatalf("open reports after resolving = %v, want %v", got, want)
+	}
+	c.s.Restart()
+	if got := notes(); !maps.Equal(got, want) {
+		t.Fatalf("open reports after a restart = %v, want %v", got, want)
+	}
+	wantOK(t, "alice reports after the resolve", report(alice, m.GetId(), "once more"))
+	want[alice.Member.GetUsername()+"/"+m.GetId()] = "once more|edited words"
+	if got := notes(); !maps.Equal(got, want) {
+		t.Fatalf("open reports after a new report = %v, want %v", got, want)
+	}
+	if r := reportAbout(listReports(t, mod), m.GetId()); r.GetId() == first {
+		t.Errorf("the new report has the id of the resolved one, %s", first)
+	}
+	_, err := mod.Server.ResolveReport(ctx, req(&svcv1.ResolveReportRequest{ReportId: first}))
+	wantCode(t, "resolving the resolved report again", err, connect.CodeNotFound, first)
 }
