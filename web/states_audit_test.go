@@ -738,3 +738,40 @@ func TestReportStatesRoundTrip(t *testing.T) {
 	_, err := mod.Server.ResolveReport(ctx, req(&svcv1.ResolveReportRequest{ReportId: first}))
 	wantCode(t, "resolving the resolved report again", err, connect.CodeNotFound, first)
 }
+
+// TestBotStatesAcrossARestart: the bot rows of the table: CreateBot makes a bot member,
+// DeleteBot deletes it, its messages stay and its username is free at once and after a
+// restart; a deleted bot's token no longer works, and acting on it is not_found.
+func TestBotStatesAcrossARestart(t *testing.T) {
+	c := newCommunity(t)
+	alice := c.member(svcv1.MemberRole_MEMBER_ROLE_MEMBER)
+	general := c.channel("general")
+	bot := c.s.CreateBot(c.owner, "helper")
+	said := mustSend(t, bot, &svcv1.SendMessageRequest{ChannelId: general.GetId(), Text: "beep"})
+	if _, err := c.owner.Bot.DeleteBot(ctx, req(&svcv1.DeleteBotRequest{BotId: bot.Member.GetId()})); err != nil {
+		t.Fatal(err)
+	}
+	c.s.Restart()
+	_, err := bot.Chat.GetState(ctx, req(&svcv1.GetStateRequest{}))
+	wantCode(t, "a deleted bot's token after a restart", err, connect.CodeUnauthenticated)
+	_, err = c.owner.Bot.DeleteBot(ctx, req(&svcv1.DeleteBotRequest{BotId: bot.Member.GetId()}))
+	wantCode(t, "deleting the deleted bot again", err, connect.CodeNotFound, bot.Member.GetId())
+	_, err = c.owner.Bot.RotateBotToken(ctx, req(&svcv1.RotateBotTokenRequest{BotId: bot.Member.GetId()}))
+	wantCode(t, "a new token for the deleted bot", err, connect.CodeNotFound, bot.Member.GetId())
+	err = setRank(c.owner, bot.Member.GetId(), svcv1.MemberRole_MEMBER_ROLE_MODERATOR)
+	wantCode(t, "a rank for the deleted bot", err, connect.CodeNotFound, bot.Member.GetId())
+	list, err := c.owner.Chat.ListMessages(ctx, req(&svcv1.ListMessagesRequest{ChannelId: general.GetId()}))
+	if err != nil || len(list.Msg.GetMessages()) != 1 || list.Msg.GetMessages()[0].GetId() != said.GetId() {
+		t.Fatalf("the channel after the bot was deleted = %v %v, want its message kept", list, err)
+	}
+	bots, err := alice.Bot.ListBots(ctx, req(&svcv1.ListBotsRequest{}))
+	if err != nil || len(bots.Msg.GetBots()) != 0 {
+		t.Fatalf("ListBots after the delete = %v %v, want none", bots, err)
+	}
+	name := "helper"
+	if _, err := alice.Server.UpdateProfile(ctx, req(&svcv1.UpdateProfileRequest{Username: &name})); err != nil {
+		t.Fatalf("taking the deleted bot's username after a restart: %v", err)
+	}
+	_, err = c.owner.Bot.CreateBot(ctx, req(&svcv1.CreateBotRequest{Username: "helper"}))
+	wantCode(t, "a bot with a username a member now has", err, connect.CodeAlreadyExists, "helper")
+}
