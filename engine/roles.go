@@ -195,13 +195,15 @@ func deletableRole(d *Snapshot, c Caller, id string) (*svcv1.Role, error) {
 
 // stripDeletedRoles takes the roles that do not exist from at most limit member rows and says
 // how many it rewrote. No member_updated: role_deleted told every client to drop the role.
-// Rows of members who left are cleaned too, so nothing points at a deleted role.
+// Rows of members who left are cleaned too, and the profile a ban keeps (ListBans shows it), so
+// nothing points at a deleted role.
 func stripDeletedRoles(tx *Tx, limit int) (int, error) {
 	d := tx.Snap()
 	gone := func(id string) bool { return d.Role(id) == nil }
 	n := 0
 	for _, m := range d.members {
-		if !slices.ContainsFunc(m.GetMember().GetRoleIds(), gone) {
+		if !slices.ContainsFunc(m.GetMember().GetRoleIds(), gone) &&
+			!slices.ContainsFunc(m.GetBannedProfile().GetRoleIds(), gone) {
 			continue
 		}
 		if n == limit {
@@ -209,6 +211,9 @@ func stripDeletedRoles(tx *Tx, limit int) (int, error) {
 		}
 		m = proto.Clone(m).(*storepb.MemberRecord)
 		m.Member.RoleIds = slices.DeleteFunc(m.Member.RoleIds, gone)
+		if p := m.GetBannedProfile(); p != nil {
+			p.RoleIds = slices.DeleteFunc(p.RoleIds, gone)
+		}
 		if err := tx.putMember(m); err != nil {
 			return n, err
 		}

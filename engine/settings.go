@@ -61,6 +61,11 @@ func (e *Engine) UpdateServerSettings(ctx context.Context, c Caller, req *svcv1.
 		if req.SetupComplete != nil && d.rank(c.ID) != svcv1.MemberRole_MEMBER_ROLE_OWNER {
 			return nil, denied("only the owner can finish the setup")
 		}
+		// needs_setup belongs to a new community: once finished, the setup is not opened
+		// again, which would shut every member but the owner out of the community.
+		if req.SetupComplete != nil && !req.GetSetupComplete() && d.Settings().GetSetupComplete() {
+			return nil, precondition("setup_complete cannot be set back to false: the setup is finished")
+		}
 		var icon, banner *storepb.UploadRecord
 		var err error
 		if id := req.GetIconId(); id != "" {
