@@ -27,7 +27,7 @@ type grid [4][4]connect.Code
 // TestRankMatrix: every call of this issue that acts on a member, for every caller rank and
 // every target rank, through HTTP, with the exact code. Each cell acts on a member of its own,
 // so one cell's success never changes another's. (Bot targets are covered by the engine's
-// TestModerationOfBots: there is no CreateBot to make one over HTTP yet.)
+// TestModerationOfBots and, over HTTP, by TestStatesRefusedTransitions.)
 func TestRankMatrix(t *testing.T) {
 	c := newCommunity(t)
 	callers := []*webtest.Client{c.owner}
