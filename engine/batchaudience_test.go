@@ -182,17 +182,7 @@ func TestBatchEventsBeforeAMemberComesInAreNotTheirs(t *testing.T) {
 		},
 		{
 			name: "joining a channel in OPT_IN mode",
-			setup: func(t *testing.T, s *batchScene) string {
-				mode := svcv1.ChannelMode_CHANNEL_MODE_OPT_IN
-				if _, err := s.e.UpdateServerSettings(ctx, s.owner, &svcv1.UpdateServerSettingsRequest{ChannelMode: &mode}); err != nil {
-					t.Fatal(err)
-				}
-				ch, err := s.e.CreateChannel(ctx, s.owner, &svcv1.CreateChannelRequest{Name: "open", Kind: svcv1.ChannelKind_CHANNEL_KIND_TEXT})
-				if err != nil {
-					t.Fatal(err)
-				}
-				return ch.GetChannel().GetId()
-			},
+			setup: optInChannel,
 			in: func(s *batchScene) func() {
 				return func() {
 					s.e.JoinChannel(ctx, s.out, &svcv1.JoinChannelRequest{ChannelId: s.joinID})
@@ -202,17 +192,7 @@ func TestBatchEventsBeforeAMemberComesInAreNotTheirs(t *testing.T) {
 		},
 		{
 			name: "the mode going back to ROLES",
-			setup: func(t *testing.T, s *batchScene) string {
-				mode := svcv1.ChannelMode_CHANNEL_MODE_OPT_IN
-				if _, err := s.e.UpdateServerSettings(ctx, s.owner, &svcv1.UpdateServerSettingsRequest{ChannelMode: &mode}); err != nil {
-					t.Fatal(err)
-				}
-				ch, err := s.e.CreateChannel(ctx, s.owner, &svcv1.CreateChannelRequest{Name: "open", Kind: svcv1.ChannelKind_CHANNEL_KIND_TEXT})
-				if err != nil {
-					t.Fatal(err)
-				}
-				return ch.GetChannel().GetId()
-			},
+			setup: optInChannel,
 			in: func(s *batchScene) func() {
 				return func() {
 					mode := svcv1.ChannelMode_CHANNEL_MODE_ROLES
@@ -255,4 +235,19 @@ func TestBatchEventsBeforeAMemberComesInAreNotTheirs(t *testing.T) {
 			}
 		})
 	}
+}
+
+// optInChannel puts the community in OPT_IN mode and makes a text channel "open" that the
+// outsider has not joined.
+func optInChannel(t *testing.T, s *batchScene) string {
+	ctx := context.Background()
+	mode := svcv1.ChannelMode_CHANNEL_MODE_OPT_IN
+	if _, err := s.e.UpdateServerSettings(ctx, s.owner, &svcv1.UpdateServerSettingsRequest{ChannelMode: &mode}); err != nil {
+		t.Fatal(err)
+	}
+	ch, err := s.e.CreateChannel(ctx, s.owner, &svcv1.CreateChannelRequest{Name: "open", Kind: svcv1.ChannelKind_CHANNEL_KIND_TEXT})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ch.GetChannel().GetId()
 }

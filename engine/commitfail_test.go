@@ -131,16 +131,12 @@ func (f fakeInspector) Preview(context.Context, sandbox.Page) (sandbox.Preview, 
 	return f.page, nil
 }
 
-// filedCommunity is an engine with a file bucket on one data folder, opened again by restart.
+// filedCommunity is a testCommunity with a file bucket on its data folder (kept across its
+// restarts), a sandbox that sniffs as told, and jobs run by the test.
 type filedCommunity struct {
-	t      *testing.T
-	dir    string
+	*testCommunity
 	bucket *blob.Bucket
 	signer *blob.Signer
-	sniff  fakeInspector
-	policy outbound.Policy
-	db     *store.DB
-	e      *Engine
 }
 
 func openFiledCommunity(t *testing.T, sniff sandbox.Info) *filedCommunity {
@@ -149,7 +145,7 @@ func openFiledCommunity(t *testing.T, sniff sandbox.Info) *filedCommunity {
 
 func openFiledCommunityWith(t *testing.T, sniff fakeInspector, policy outbound.Policy) *filedCommunity {
 	t.Helper()
-	c := &filedCommunity{t: t, dir: t.TempDir(), sniff: sniff, policy: policy}
+	c := &filedCommunity{testCommunity: &testCommunity{t: t, dir: t.TempDir(), clock: newTestClock()}}
 	var err error
 	if c.bucket, err = blob.Open(context.Background(), "", c.dir); err != nil {
 		t.Fatal(err)
@@ -157,36 +153,17 @@ func openFiledCommunityWith(t *testing.T, sniff fakeInspector, policy outbound.P
 	if c.signer, err = blob.LoadOrCreateSigner(c.dir); err != nil {
 		t.Fatal(err)
 	}
+	c.options = func(o *Options) {
+		// The wall clock, as uploads and previews have it in the server.
+		o.Clock = nil
+		o.Bucket, o.Signer, o.Sandbox, o.PreviewPolicy, o.ManualJobs = c.bucket, c.signer, sniff, policy, true
+	}
 	c.open()
 	t.Cleanup(func() {
 		c.close()
 		c.bucket.Close()
 	})
 	return c
-}
-
-func (c *filedCommunity) open() {
-	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	db, err := store.Open(filepath.Join(c.dir, "db"), store.ProfileSmall, log)
-	if err != nil {
-		c.t.Fatal(err)
-	}
-	e, err := Open(db, Options{BaseURL: "http://127.0.0.1", Log: log, Bucket: c.bucket, Signer: c.signer, Sandbox: c.sniff, PreviewPolicy: c.policy, ManualJobs: true})
-	if err != nil {
-		c.t.Fatal(err)
-	}
-	c.db, c.e = db, e
-}
-
-func (c *filedCommunity) close() {
-	if c.e == nil {
-		return
-	}
-	c.e.Close()
-	if err := c.db.Close(); err != nil {
-		c.t.Error(err)
-	}
-	c.e, c.db = nil, nil
 }
 
 // failCommits has every later commit of the writer store its batch and then report an error,

@@ -20,8 +20,10 @@ type testCommunity struct {
 	t     *testing.T
 	dir   string
 	clock *clock.Manual
-	db    *store.DB
-	e     *Engine
+	// options, when set, adds to the engine's options at each open.
+	options func(*Options)
+	db      *store.DB
+	e       *Engine
 }
 
 // newTestClock is a manual clock at a fixed, recent time.
@@ -44,7 +46,11 @@ func (c *testCommunity) open() {
 	if err != nil {
 		c.t.Fatal(err)
 	}
-	e, err := Open(db, Options{BaseURL: "http://127.0.0.1", Log: log, Clock: c.clock})
+	opts := Options{BaseURL: "http://127.0.0.1", Log: log, Clock: c.clock}
+	if c.options != nil {
+		c.options(&opts)
+	}
+	e, err := Open(db, opts)
 	if err != nil {
 		c.t.Fatal(err)
 	}
