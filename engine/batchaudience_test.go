@@ -181,7 +181,7 @@ func TestBatchEventsBeforeAMemberComesInAreNotTheirs(t *testing.T) {
 			want: []string{"member_updated", "channel_created:crew"},
 		},
 		{
-			name: "joining a channel in OPT_IN mode",
+			name:  "joining a channel in OPT_IN mode",
 			setup: optInChannel,
 			in: func(s *batchScene) func() {
 				return func() {
@@ -191,7 +191,7 @@ func TestBatchEventsBeforeAMemberComesInAreNotTheirs(t *testing.T) {
 			want: []string{"channel_updated:open"},
 		},
 		{
-			name: "the mode going back to ROLES",
+			name:  "the mode going back to ROLES",
 			setup: optInChannel,
 			in: func(s *batchScene) func() {
 				return func() {
