@@ -400,7 +400,10 @@ func (s *opStorage) AuthorizeClientIDSecret(context.Context, string, string) err
 	return errors.New("no client of this issuer has a secret")
 }
 
-func (s *opStorage) SetUserinfoFromScopes(context.Context, *oidc.UserInfo, string, string, []string) error {
+// SetUserinfoFromScopes fills the ID token's user info: op copies its subject over the ID
+// token's own, so without it the ID token would have no sub (which OpenID requires).
+func (s *opStorage) SetUserinfoFromScopes(_ context.Context, info *oidc.UserInfo, userID, _ string, _ []string) error {
+	info.Subject = userID
 	return nil
 }
 
