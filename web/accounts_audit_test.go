@@ -2,8 +2,11 @@ package web_test
 
 import (
 	"net/http"
+	"net/url"
+	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"connectrpc.com/connect"
 
@@ -53,4 +56,108 @@ func TestBuiltInIssuerIDTokenIsNotAnAccessToken(t *testing.T) {
 	if res.StatusCode != http.StatusUnauthorized {
 		t.Fatalf("upload with the ID token: %d, want 401", res.StatusCode)
 	}
+}
+
+var autofocused = regexp.MustCompile(`<(?:input|textarea|p)\s[^>]*\bautofocus\b[^>]*>`)
+
+// focusedID is the id of the one element of a page that takes the focus when it loads.
+func focusedID(t *testing.T, res webtest.Response) string {
+	t.Helper()
+	all := autofocused.FindAllString(res.Body, -1)
+	if len(all) != 1 {
+		t.Fatalf("%d elements take the focus, want 1: %q\n%s", len(all), all, res.Body)
+	}
+	m := regexp.MustCompile(`\sid="([^"]+)"`).FindStringSubmatch(all[0])
+	if m == nil {
+		t.Fatalf("the focused element has no id: %s", all[0])
+	}
+	if m[1] != "form-error" && (!strings.Contains(all[0], `aria-invalid="true"`) || !strings.Contains(all[0], `aria-describedby="form-error`)) {
+		t.Fatalf("the field in error is not marked invalid and described by the message: %s", all[0])
+	}
+	return m[1]
+}
+
+// TestSignInPagesFocusTheFieldInError: after a failed submission the page comes back with the
+// focus on the field the error is about (marked invalid and described by the message), or on
+// the message when it is about no field, so that a keyboard or screen reader user starts there.
+// The pages run no script: autofocus does it.
+func TestSignInPagesFocusTheFieldInError(t *testing.T) {
+	s, owner := newOpenCommunity(t)
+	clock := webtest.NewClockAt(time.Now())
+	s.SetSignInClock(clock.Now)
+	s.SignUp(t, "taken", pw, nil)
+	o := s.OAuth()
+	id := o.Start(t, nil)
+	if fresh := o.Get(t, "/oauth/login?id="+id+"&mode=signup"); autofocused.MatchString(fresh.Body) {
+		t.Fatal("a page with no error takes the focus somewhere")
+	}
+	for _, tc := range []struct {
+		name string
+		form url.Values
+		want string
+	}{
+		{"username taken", signUpForm("Taken", pw, nil), "username"},
+		{"username alphabet", signUpForm("a b", pw, nil), "username"},
+		{"short password", signUpForm("frank", "nine char", nil), "password"},
+		{"passwords differ", url.Values{"action": {"signup"}, "username": {"frank"}, "password": {pw}, "password2": {pw + "!"}}, "password2"},
+		{"display name", signUpForm("frank", pw, url.Values{"display_name": {strings.Repeat("n", 65)}}), "display_name"},
+		{"wrong password", url.Values{"action": {"signin"}, "username": {"taken"}, "password": {"wrong password"}}, "password"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := focusedID(t, o.Submit(t, id, tc.form)); got != tc.want {
+				t.Fatalf("focus on %s, want %s", got, tc.want)
+			}
+		})
+	}
+	// Refusals of the Join: the invite, the answers. (Each group of attempts gets a fresh
+	// minute: 10 a minute from one address is the limit.)
+	clock.Advance(time.Minute)
+	on := true
+	settings(t, owner, &svcv1.UpdateServerSettingsRequest{InviteOnly: &on, JoinQuestions: []string{"Who invited you?", "Why join?"}, SetJoinQuestions: true})
+	inv := createInvite(t, owner, 0, 0)
+	for _, tc := range []struct {
+		name string
+		form url.Values
+		want string
+	}{
+		{"no invite", signUpForm("gina", pw, url.Values{"answer": {"a", "b"}}), "invite"},
+		{"bad invite", signUpForm("gina", pw, url.Values{"invite": {"AAAAAAAAAA"}, "answer": {"a", "b"}}), "invite"},
+		{"too few answers", signUpForm("gina", pw, url.Values{"invite": {inv.GetCode()}, "answer": {"a"}}), "answer0"},
+		{"long answer", signUpForm("gina", pw, url.Values{"invite": {inv.GetCode()}, "answer": {"a", strings.Repeat("b", 1001)}}), "answer1"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := focusedID(t, o.Submit(t, id, tc.form)); got != tc.want {
+				t.Fatalf("focus on %s, want %s", got, tc.want)
+			}
+		})
+	}
+	// The password page.
+	clock.Advance(time.Minute)
+	change := func(current, next, next2 string) webtest.Response {
+		return o.Post(t, "/oauth/password", url.Values{"username": {"taken"}, "password": {current}, "new_password": {next}, "new_password2": {next2}})
+	}
+	for _, tc := range []struct {
+		name string
+		res  webtest.Response
+		want string
+	}{
+		{"wrong current password", change("wrong password", "a new password", "a new password"), "password"},
+		{"short new password", change(pw, "short", "short"), "new_password"},
+		{"new passwords differ", change(pw, "a new password", "another one!"), "new_password2"},
+	} {
+		if got := focusedID(t, tc.res); got != tc.want {
+			t.Fatalf("%s: focus on %s, want %s", tc.name, got, tc.want)
+		}
+	}
+	// A refusal about no field: the message takes the focus.
+	for range 12 {
+		res := o.Submit(t, id, url.Values{"action": {"signin"}, "username": {"taken"}, "password": {"wrong password"}})
+		if res.Status == http.StatusTooManyRequests {
+			if got := focusedID(t, res); got != "form-error" || !strings.Contains(res.Body, `tabindex="-1"`) {
+				t.Fatalf("rate limited: focus on %s", got)
+			}
+			return
+		}
+	}
+	t.Fatal("the sign-in attempts were never limited")
 }

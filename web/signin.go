@@ -71,5 +71,24 @@ func (c signUpCommunity) Join(ctx context.Context, j auth.JoinRequest) error {
 			msg += "."
 		}
 	}
-	return &auth.Refusal{Status: httpStatus(err), Message: msg, RetryAfter: ee.RetryAfter}
+	return &auth.Refusal{Status: httpStatus(err), Message: msg, RetryAfter: ee.RetryAfter, Field: joinField(ee.Msg)}
+}
+
+// joinField is the sign-up page's field a Join refusal is about, read from the field its
+// message names (the engine's messages name the request's field), so that the page puts the
+// focus there; "" for a refusal about no field (banned, a plugin's gate, a rate limit).
+func joinField(msg string) string {
+	switch {
+	case strings.Contains(msg, "invite_code"):
+		return "invite"
+	case strings.HasPrefix(msg, "display_name"):
+		return "display_name"
+	case strings.HasPrefix(msg, "answers["):
+		if i := strings.IndexByte(msg, ']'); i > len("answers[") {
+			return "answer" + msg[len("answers["):i]
+		}
+	case strings.HasPrefix(msg, "answers"):
+		return "answer0"
+	}
+	return ""
 }
