@@ -194,8 +194,15 @@ func (p *Provider) loginSubmit(w http.ResponseWriter, r *http.Request) {
 }
 
 // readForm reads a page's form within its bound and refuses a submission from another
-// origin: nothing but the page itself posts here.
+// origin: nothing but the page itself posts here. The pages' Referrer-Policy (no-referrer)
+// makes a browser send "Origin: null" even for their own forms, and a sandboxed frame on any
+// site sends the same; Sec-Fetch-Site, which browsers send whatever the policy, tells them
+// apart. Browsers without it (old ones) are judged by Origin alone.
 func (p *Provider) readForm(w http.ResponseWriter, r *http.Request) bool {
+	if site := r.Header.Get("Sec-Fetch-Site"); site != "" && site != "same-origin" {
+		http.Error(w, "forms of this page are only accepted from the page itself", http.StatusForbidden)
+		return false
+	}
 	if o := r.Header.Get("Origin"); o != "" && o != "null" && !sameOrigin(o, p.issuer.URL()) {
 		http.Error(w, "forms of this page are only accepted from the page itself", http.StatusForbidden)
 		return false

@@ -161,3 +161,43 @@ func TestSignInPagesFocusTheFieldInError(t *testing.T) {
 	}
 	t.Fatal("the sign-in attempts were never limited")
 }
+
+// TestSignInFormsRefuseCrossSiteNullOrigin: a page on another site can post the forms from a
+// sandboxed frame, whose Origin is "null" as the sign-in page's own is (its Referrer-Policy is
+// no-referrer); the browser's Sec-Fetch-Site tells them apart. The page's own posts (same-origin)
+// and clients that send neither header still work.
+func TestSignInFormsRefuseCrossSiteNullOrigin(t *testing.T) {
+	s, _ := newOpenCommunity(t)
+	s.SignUp(t, "kit", pw, nil)
+	o := s.OAuth()
+	id := o.Start(t, nil)
+	post := func(path, site string, form url.Values) int {
+		r, err := http.NewRequest(http.MethodPost, s.URL+path, strings.NewReader(form.Encode()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		r.Header.Set("Origin", "null")
+		if site != "" {
+			r.Header.Set("Sec-Fetch-Site", site)
+		}
+		res, err := (&http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}).Do(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		return res.StatusCode
+	}
+	signIn := url.Values{"id": {id}, "action": {"signin"}, "username": {"kit"}, "password": {pw}}
+	for _, site := range []string{"cross-site", "same-site", "none"} {
+		if st := post("/oauth/login", site, signIn); st != http.StatusForbidden {
+			t.Fatalf("sign-in form with Sec-Fetch-Site %s: %d, want 403", site, st)
+		}
+		if st := post("/oauth/password", site, url.Values{"username": {"kit"}, "password": {pw}, "new_password": {"a new password"}, "new_password2": {"a new password"}}); st != http.StatusForbidden {
+			t.Fatalf("password form with Sec-Fetch-Site %s: %d, want 403", site, st)
+		}
+	}
+	if st := post("/oauth/login", "same-origin", signIn); st != http.StatusFound {
+		t.Fatalf("the page's own sign-in: %d, want a redirect", st)
+	}
+}
