@@ -201,3 +201,26 @@ func TestSignInFormsRefuseCrossSiteNullOrigin(t *testing.T) {
 		t.Fatalf("the page's own sign-in: %d, want a redirect", st)
 	}
 }
+
+// TestPasswordsAreUnicodeNormalized: the same password typed with "é" as one code point (NFC)
+// or as "e" and a combining accent (NFD, as some keyboards and systems produce) signs in
+// either way, and the 10-character minimum counts characters of the normalized form. Long
+// passwords (1,024 bytes) work; one byte more is refused with the limit named.
+func TestPasswordsAreUnicodeNormalized(t *testing.T) {
+	s, _ := newOpenCommunity(t)
+	const nfc, nfd = "caf\u00e9 caf\u00e9 caf\u00e9", "cafe\u0301 cafe\u0301 cafe\u0301"
+	s.SignUp(t, "nora", nfc, nil)
+	s.SignIn(t, "nora", nfd)
+	s.SignUp(t, "otto", nfd, nil)
+	s.SignIn(t, "otto", nfc)
+	s.SignIn(t, "otto", nfd)
+	o := s.OAuth()
+	id := o.Start(t, nil)
+	// Nine "é" in NFD are 18 code points, but nine characters.
+	wantPage(t, o.Submit(t, id, signUpForm("pete", "e\u0301e\u0301e\u0301e\u0301e\u0301e\u0301e\u0301e\u0301e\u0301", nil)), http.StatusBadRequest, "The password has 9 characters; it needs at least 10.")
+	long := strings.Repeat("\u00e9", 512) // 1,024 bytes
+	s.SignUp(t, "quin", long, nil)
+	s.SignIn(t, "quin", long)
+	wantPage(t, o.Submit(t, id, signUpForm("rosa", long+"x", nil)), http.StatusBadRequest, "The password is longer than 1024 bytes.")
+	wantPage(t, o.Submit(t, id, url.Values{"action": {"signin"}, "username": {"quin"}, "password": {long + "x"}}), http.StatusUnauthorized, "Wrong username or password.")
+}
