@@ -6,7 +6,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
-	"fmt"
 	"slices"
 	"sync"
 	"time"
@@ -390,7 +389,9 @@ func (s *opStorage) KeySet(context.Context) ([]op.Key, error) {
 
 func (s *opStorage) GetClientByClientID(_ context.Context, id string) (op.Client, error) {
 	if id != WebClientID {
-		return nil, fmt.Errorf("unknown client_id %q", printable(id))
+		// An OAuth error, not a plain one: op answers a plain error of a refresh grant with
+		// 500 server_error, where the client's mistake is invalid_client (RFC 6749, 5.2).
+		return nil, oidc.ErrInvalidClient().WithDescription("unknown client_id %q: this issuer's client is %s", printable(id), WebClientID)
 	}
 	return s.client, nil
 }

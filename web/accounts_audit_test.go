@@ -224,3 +224,26 @@ func TestPasswordsAreUnicodeNormalized(t *testing.T) {
 	wantPage(t, o.Submit(t, id, signUpForm("rosa", long+"x", nil)), http.StatusBadRequest, "The password is longer than 1024 bytes.")
 	wantPage(t, o.Submit(t, id, url.Values{"action": {"signin"}, "username": {"quin"}, "password": {long + "x"}}), http.StatusUnauthorized, "Wrong username or password.")
 }
+
+// TestTokenEndpointAnswersClientMistakesWithInvalidClient: a refresh with an unknown or
+// missing client_id, or with a client assertion (the one client is public), is the client's
+// mistake: 401 invalid_client (RFC 6749, 5.2), not a 500, and the refresh token is not spent.
+func TestTokenEndpointAnswersClientMistakesWithInvalidClient(t *testing.T) {
+	s := webtest.Start(t)
+	tok := s.SignUp(t, "vic", pw, nil)
+	for name, form := range map[string]url.Values{
+		"unknown client":   {"client_id": {"another-client"}},
+		"no client":        {},
+		"client assertion": {"client_id": {"hearth-web"}, "client_assertion_type": {"urn:ietf:params:oauth:client-assertion-type:jwt-bearer"}, "client_assertion": {"a.b.c"}},
+	} {
+		form.Set("grant_type", "refresh_token")
+		form.Set("refresh_token", tok.RefreshToken)
+		res, status := s.TokenRequest(t, form)
+		if status != http.StatusUnauthorized || res.Error != "invalid_client" || res.AccessToken != "" {
+			t.Fatalf("%s: %d %+v, want 401 invalid_client", name, status, res)
+		}
+	}
+	if res, status := s.Refresh(t, tok.RefreshToken); status != http.StatusOK {
+		t.Fatalf("the refresh token after refused requests: %d %+v", status, res)
+	}
+}
