@@ -247,3 +247,36 @@ func TestTokenEndpointAnswersClientMistakesWithInvalidClient(t *testing.T) {
 		t.Fatalf("the refresh token after refused requests: %d %+v", status, res)
 	}
 }
+
+// TestSignUpPageWordsJoinRefusals: a Join refused on the sign-up page is told in the page's
+// words, not the API's field names (invite_code, answers[1]).
+func TestSignUpPageWordsJoinRefusals(t *testing.T) {
+	clock := webtest.NewClockAt(time.Now())
+	s := webtest.Start(t, webtest.WithClock(clock))
+	owner := s.Join("owner")
+	on := true
+	settings(t, owner, &svcv1.UpdateServerSettingsRequest{InviteOnly: &on, JoinQuestions: []string{"Who invited you?", "Why join?"}, SetJoinQuestions: true})
+	expired := createInvite(t, owner, 60, 0)
+	clock.Advance(time.Minute)
+	good := createInvite(t, owner, 0, 0)
+	o := s.OAuth()
+	id := o.Start(t, nil)
+	for _, tc := range []struct {
+		form   url.Values
+		status int
+		text   string
+	}{
+		{signUpForm("wes", pw, url.Values{"invite": {expired.GetCode()}, "answer": {"a", "b"}}), http.StatusForbidden, `The invite code &#34;` + expired.GetCode() + `&#34; has expired.`},
+		{signUpForm("wes", pw, url.Values{"invite": {"AAAAAAAAAA"}, "answer": {"a", "b"}}), http.StatusForbidden, `The invite code &#34;AAAAAAAAAA&#34; is not a valid invite.`},
+		{signUpForm("wes", pw, url.Values{"invite": {good.GetCode()}, "answer": {"a"}}), http.StatusBadRequest, "You gave 1 answer; the community asks 2 questions."},
+		{signUpForm("wes", pw, url.Values{"invite": {good.GetCode()}, "answer": {"a", strings.Repeat("b", 1001)}}), http.StatusBadRequest, "Answer 2 is 1,001 characters; the limit is 1,000."},
+		{signUpForm("wes", pw, url.Values{"invite": {good.GetCode()}, "answer": {"a", "b"}, "display_name": {"Wes\u202e"}}), http.StatusBadRequest, "The display name must not contain"},
+	} {
+		res := o.Submit(t, id, tc.form)
+		wantPage(t, res, tc.status, tc.text)
+		if strings.Contains(res.Body, "invite_code") || strings.Contains(res.Body, "answers") || strings.Contains(res.Body, "display_name must") {
+			t.Fatalf("the page names an API field:\n%s", res.Body)
+		}
+	}
+	wantNoAccount(t, s, "wes")
+}
