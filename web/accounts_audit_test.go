@@ -280,3 +280,33 @@ func TestSignUpPageWordsJoinRefusals(t *testing.T) {
 	}
 	wantNoAccount(t, s, "wes")
 }
+
+// TestPasswordPageDoesNotRevealWhetherAUsernameExists: the password page is a sign-in attempt
+// too; a known username with a wrong password and an unknown username get the same status and
+// page, and so do their rate-limited answers (10 an hour per username typed).
+func TestPasswordPageDoesNotRevealWhetherAUsernameExists(t *testing.T) {
+	s, _ := newOpenCommunity(t)
+	clock := webtest.NewClockAt(time.Now())
+	s.SetSignInClock(clock.Now)
+	s.SignUp(t, "yara", pw, nil)
+	clock.Advance(time.Minute) // the sign-up was an attempt from this address
+	o := s.OAuth()
+	change := func(user string) webtest.Response {
+		return o.Post(t, "/oauth/password", url.Values{"username": {user}, "password": {"not the password"}, "new_password": {"a new password"}, "new_password2": {"a new password"}})
+	}
+	same := func(known, unknown webtest.Response, status int) {
+		t.Helper()
+		if known.Status != status || unknown.Status != status || known.Header.Get("Retry-After") != unknown.Header.Get("Retry-After") ||
+			strings.ReplaceAll(known.Body, "yara", "zoe") != unknown.Body {
+			t.Fatalf("known %d, unknown %d (want %d); pages:\n%s\n---\n%s", known.Status, unknown.Status, status, known.Body, unknown.Body)
+		}
+	}
+	// Five of each a minute keeps within the address's 10 a minute.
+	for range 2 {
+		for range 5 {
+			same(change("yara"), change("zoe"), http.StatusUnauthorized)
+		}
+		clock.Advance(time.Minute)
+	}
+	same(change("yara"), change("zoe"), http.StatusTooManyRequests)
+}
