@@ -163,6 +163,7 @@ func (p *Provider) routes() http.Handler {
 func (p *Provider) authorize() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		ctx := withInvite(r.Context(), strings.TrimSpace(r.URL.Query().Get("invite")))
+		ctx = withClientAddr(ctx, p.clientAddr(r))
 		p.op.ServeHTTP(w, r.WithContext(ctx))
 	})
 }

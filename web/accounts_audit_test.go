@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"net/url"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -309,4 +310,46 @@ func TestPasswordPageDoesNotRevealWhetherAUsernameExists(t *testing.T) {
 		clock.Advance(time.Minute)
 	}
 	same(change("yara"), change("zoe"), http.StatusTooManyRequests)
+}
+
+// TestAuthorizationRequestsAreBoundedPerAddress: anyone can start authorization requests, and
+// they are kept (at most 10,000) until the page is filled in. One host looping over the
+// authorize endpoint drops its own oldest requests once it has 100 (an IPv6 /64 counting as
+// one host), never the page someone else is filling in.
+func TestAuthorizationRequestsAreBoundedPerAddress(t *testing.T) {
+	s, _ := newOpenCommunity(t)
+	s.SetTrustedProxies("127.0.0.1/32")
+	s.SignUp(t, "abe", pw, nil)
+	noRedirect := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	start := func(o *webtest.OAuth, from string) string {
+		t.Helper()
+		r, _ := http.NewRequest(http.MethodGet, s.URL+"/oauth/authorize?"+o.AuthorizeQuery(nil).Encode(), nil)
+		r.Header.Set("X-Forwarded-For", from)
+		res, err := noRedirect.Do(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		loc, err := url.Parse(res.Header.Get("Location"))
+		if res.StatusCode != http.StatusFound || err != nil || loc.Query().Get("id") == "" {
+			t.Fatalf("authorize from %s: %d %q", from, res.StatusCode, res.Header.Get("Location"))
+		}
+		return loc.Query().Get("id")
+	}
+	person := s.OAuth()
+	personID := start(person, "203.0.113.7")
+	flood := s.OAuth()
+	var ids []string
+	for i := range 130 {
+		ids = append(ids, start(flood, "2001:db8:1:2::"+strconv.FormatInt(int64(i+1), 16)))
+	}
+	open := func(id string) bool {
+		return flood.Get(t, "/oauth/login?id="+id).Status == http.StatusOK
+	}
+	for i, id := range ids {
+		if want := i >= 30; open(id) != want {
+			t.Fatalf("the flood's request %d open = %v, want %v: the host keeps its newest 100", i, !want, want)
+		}
+	}
+	person.Code(t, person.Submit(t, personID, url.Values{"action": {"signin"}, "username": {"abe"}, "password": {pw}}))
 }
