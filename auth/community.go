@@ -44,13 +44,17 @@ type Refusal struct {
 	Status     int
 	Message    string
 	RetryAfter time.Duration
+	// Field is the id of the form field the refusal is about (username, password, invite,
+	// answer0...): the page shown again puts the focus there. Empty puts it on the message.
+	Field string
 }
 
 func (r *Refusal) Error() string { return r.Message }
 
-// refusal makes a Refusal with a status, for the page's own refusals.
-func refusal(status int, msg string) *Refusal { return &Refusal{Status: status, Message: msg} }
+// refusal makes a Refusal with a status about a form field, for the page's own refusals.
+func refusal(status int, field, msg string) *Refusal {
+	return &Refusal{Status: status, Message: msg, Field: field}
+}
 
-var (
-	errWrongCredentials = refusal(http.StatusUnauthorized, "Wrong username or password.")
-)
+// errWrongCredentials puts the focus on the password, which the page never fills back in.
+var errWrongCredentials = refusal(http.StatusUnauthorized, "password", "Wrong username or password.")

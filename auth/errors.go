@@ -19,6 +19,7 @@ var (
 	ErrAudience        = errors.New("token audience does not include the server")
 	ErrMissingClaim    = errors.New("token lacks a required claim")
 	ErrKeysUnavailable = errors.New("the issuer's signing keys are unavailable")
+	ErrNotAccessToken  = errors.New("an ID token is not an access token")
 	errStopped         = errors.New("the verifier has stopped")
 )
 

@@ -76,6 +76,10 @@ type authRequest struct {
 	audience []string
 	// invite is the extra authorization parameter that pre-fills the sign-up's invite code.
 	invite string
+	// addr is the client address (group) the request came from; order its place among the
+	// requests made, oldest first.
+	addr  string
+	order uint64
 
 	// Set by the sign-in page once the person is signed in.
 	subject  string

@@ -6,7 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
-	"fmt"
+	"net/netip"
 	"slices"
 	"sync"
 	"time"
@@ -26,6 +26,10 @@ const (
 	authRequestTTL = 30 * time.Minute
 	// maxAuthRequests bounds the authorization requests kept in memory: anyone can start one.
 	maxAuthRequests = 10_000
+	// maxAuthRequestsPerAddr bounds one client address's share of them (an IPv6 address's /64
+	// counts as one), so that one host looping over the authorize endpoint drops its own
+	// oldest requests, not the pages other people are filling in.
+	maxAuthRequestsPerAddr = 100
 	// inviteParamMax bounds the invite parameter kept with a request (codes are 10 characters).
 	inviteParamMax = 64
 )
@@ -39,6 +43,8 @@ type opStorage struct {
 
 	mu       sync.Mutex
 	requests map[string]*authRequest
+	// made counts the requests made, to order them (authRequest.order).
+	made uint64
 	// codes maps each code made to its request, until a while after it expired, so that a
 	// second use is recognised (and revokes what the first use was given).
 	codes map[string]*authRequest
@@ -51,6 +57,28 @@ func newOPStorage(p *Provider, client *webClient) *opStorage {
 }
 
 type inviteKey struct{}
+
+type addrKey struct{}
+
+// withClientAddr carries the address an authorization request came from to
+// CreateAuthRequest, grouped as requestAddrGroup does.
+func withClientAddr(ctx context.Context, addr string) context.Context {
+	return context.WithValue(ctx, addrKey{}, requestAddrGroup(addr))
+}
+
+// requestAddrGroup is what the per-address bound of authorization requests counts by: the
+// address, or for IPv6 its /64, which one host usually has whole.
+func requestAddrGroup(addr string) string {
+	a, err := netip.ParseAddr(addr)
+	if err != nil || !a.Is6() || a.Is4In6() {
+		return addr
+	}
+	p, err := a.Prefix(64)
+	if err != nil {
+		return addr
+	}
+	return p.String()
+}
 
 // withInvite carries the authorization request's invite parameter to CreateAuthRequest (op
 // parses the standard parameters only).
@@ -78,6 +106,7 @@ func (s *opStorage) CreateAuthRequest(ctx context.Context, req *oidc.AuthRequest
 		return nil, oidc.ErrLoginRequired().WithDescription("signing in needs the person: prompt=none is not possible")
 	}
 	invite, _ := ctx.Value(inviteKey{}).(string)
+	addr, _ := ctx.Value(addrKey{}).(string)
 	if len(invite) > inviteParamMax {
 		invite = ""
 	}
@@ -88,18 +117,32 @@ func (s *opStorage) CreateAuthRequest(ctx context.Context, req *oidc.AuthRequest
 		req:      *req,
 		audience: []string{s.p.issuer.URL(), req.ClientID},
 		invite:   invite,
+		addr:     addr,
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.sweep(now)
-	if len(s.requests) >= maxAuthRequests {
-		// Under a flood the oldest requests make room: memory stays bounded.
-		var oldest *authRequest
-		for _, r := range s.requests {
-			if oldest == nil || r.created.Before(oldest.created) {
-				oldest = r
+	s.made++
+	a.order = s.made
+	// Under a flood the oldest requests make room: the address's own when it has its share,
+	// else the oldest of all. Memory stays bounded either way.
+	var oldest, oldestOfAddr *authRequest
+	fromAddr := 0
+	for _, r := range s.requests {
+		if oldest == nil || r.order < oldest.order {
+			oldest = r
+		}
+		if r.addr == addr {
+			fromAddr++
+			if oldestOfAddr == nil || r.order < oldestOfAddr.order {
+				oldestOfAddr = r
 			}
 		}
+	}
+	switch {
+	case fromAddr >= maxAuthRequestsPerAddr:
+		delete(s.requests, oldestOfAddr.id)
+	case len(s.requests) >= maxAuthRequests:
 		delete(s.requests, oldest.id)
 	}
 	s.requests[a.id] = a
@@ -390,7 +433,9 @@ func (s *opStorage) KeySet(context.Context) ([]op.Key, error) {
 
 func (s *opStorage) GetClientByClientID(_ context.Context, id string) (op.Client, error) {
 	if id != WebClientID {
-		return nil, fmt.Errorf("unknown client_id %q", printable(id))
+		// An OAuth error, not a plain one: op answers a plain error of a refresh grant with
+		// 500 server_error, where the client's mistake is invalid_client (RFC 6749, 5.2).
+		return nil, oidc.ErrInvalidClient().WithDescription("unknown client_id %q: this issuer's client is %s", printable(id), WebClientID)
 	}
 	return s.client, nil
 }
@@ -400,7 +445,10 @@ func (s *opStorage) AuthorizeClientIDSecret(context.Context, string, string) err
 	return errors.New("no client of this issuer has a secret")
 }
 
-func (s *opStorage) SetUserinfoFromScopes(context.Context, *oidc.UserInfo, string, string, []string) error {
+// SetUserinfoFromScopes fills the ID token's user info: op copies its subject over the ID
+// token's own, so without it the ID token would have no sub (which OpenID requires).
+func (s *opStorage) SetUserinfoFromScopes(_ context.Context, info *oidc.UserInfo, userID, _ string, _ []string) error {
+	info.Subject = userID
 	return nil
 }
 

@@ -27,7 +27,22 @@ import (
 //go:embed pages/*.html pages/style.css
 var pageFiles embed.FS
 
-var pages = template.Must(template.ParseFS(pageFiles, "pages/*.html"))
+var pages = template.Must(template.New("").Funcs(template.FuncMap{"field": fieldAttrs}).ParseFS(pageFiles, "pages/*.html"))
+
+// fieldAttrs are a form field's attributes that depend on the page's error: the field the
+// error is about is marked invalid, described by the message, and focused when the page
+// loads (autofocus: the pages run no script), so that after a failed submission the keyboard
+// and a screen reader start where the problem is. hint is the id of the field's hint, if any.
+func fieldAttrs(d page, id, hint string) template.HTMLAttr {
+	// Only ids and hints the templates spell out reach here, never input from a request.
+	if d.Error != "" && d.Field == id {
+		return template.HTMLAttr(`autofocus aria-invalid="true" aria-describedby="` + strings.TrimSpace("form-error "+hint) + `"`)
+	}
+	if hint != "" {
+		return template.HTMLAttr(`aria-describedby="` + hint + `"`)
+	}
+	return ""
+}
 
 // pageBodyMax bounds a submitted form: ten join answers of 1,000 characters fit easily.
 const pageBodyMax = 128 << 10
@@ -62,6 +77,9 @@ type page struct {
 	WebURL      string
 	// Done is set on the password page once the password changed.
 	Done bool
+	// Field is the id of the field Error is about, which gets the focus; with an Error and no
+	// Field the message gets it.
+	Field string
 }
 
 type question struct {
@@ -176,8 +194,15 @@ func (p *Provider) loginSubmit(w http.ResponseWriter, r *http.Request) {
 }
 
 // readForm reads a page's form within its bound and refuses a submission from another
-// origin: nothing but the page itself posts here.
+// origin: nothing but the page itself posts here. The pages' Referrer-Policy (no-referrer)
+// makes a browser send "Origin: null" even for their own forms, and a sandboxed frame on any
+// site sends the same; Sec-Fetch-Site, which browsers send whatever the policy, tells them
+// apart. Browsers without it (old ones) are judged by Origin alone.
 func (p *Provider) readForm(w http.ResponseWriter, r *http.Request) bool {
+	if site := r.Header.Get("Sec-Fetch-Site"); site != "" && site != "same-origin" {
+		http.Error(w, "forms of this page are only accepted from the page itself", http.StatusForbidden)
+		return false
+	}
 	if o := r.Header.Get("Origin"); o != "" && o != "null" && !sameOrigin(o, p.issuer.URL()) {
 		http.Error(w, "forms of this page are only accepted from the page itself", http.StatusForbidden)
 		return false
@@ -295,16 +320,16 @@ func (p *Provider) createAccount(r *http.Request, d page, password, password2 st
 		return "", err
 	}
 	if utf8.RuneCountInString(d.DisplayName) > displayNameMax {
-		return "", refusal(http.StatusBadRequest, fmt.Sprintf("The display name is longer than %d characters.", displayNameMax))
+		return "", refusal(http.StatusBadRequest, "display_name", fmt.Sprintf("The display name is longer than %d characters.", displayNameMax))
 	}
 	if err := checkNewPassword(password); err != nil {
-		return "", refusal(http.StatusBadRequest, capitalize(err.Error())+".")
+		return "", refusal(http.StatusBadRequest, "password", capitalize(err.Error())+".")
 	}
 	if password != password2 {
-		return "", refusal(http.StatusBadRequest, "The two passwords differ.")
+		return "", refusal(http.StatusBadRequest, "password2", "The two passwords differ.")
 	}
 	if d.InviteOnly && d.Invite == "" {
-		return "", refusal(http.StatusForbidden, "This community is invite only: enter your invite code.")
+		return "", refusal(http.StatusForbidden, "invite", "This community is invite only: enter your invite code.")
 	}
 	if err := p.reclaimStale(ctx, d.Username); err != nil {
 		return "", err
@@ -324,7 +349,7 @@ func (p *Provider) createAccount(r *http.Request, d page, password, password2 st
 	}
 	err = p.accounts.CreateAccount(ctx, acc, now.Add(-staleSignUp))
 	if errors.Is(err, ErrUsernameTaken) {
-		return "", refusal(http.StatusConflict, fmt.Sprintf("The username %s is taken.", d.Username))
+		return "", refusal(http.StatusConflict, "username", fmt.Sprintf("The username %s is taken.", d.Username))
 	}
 	if err != nil {
 		return "", err
@@ -383,12 +408,12 @@ func (p *Provider) refuse(w http.ResponseWriter, name string, d page, err error)
 		if !errors.Is(err, context.Canceled) {
 			p.log.Error("sign-in", "err", err)
 		}
-		ref = refusal(http.StatusInternalServerError, "Something went wrong on the server. Try again in a moment.")
+		ref = refusal(http.StatusInternalServerError, "", "Something went wrong on the server. Try again in a moment.")
 	}
 	if ref.RetryAfter > 0 {
 		w.Header().Set("Retry-After", strconv.Itoa(int((ref.RetryAfter+time.Second-1)/time.Second)))
 	}
-	d.Error = ref.Message
+	d.Error, d.Field = ref.Message, ref.Field
 	p.render(w, ref.Status, name, d)
 }
 
@@ -418,10 +443,10 @@ func (p *Provider) passwordSubmit(w http.ResponseWriter, r *http.Request) {
 
 func (p *Provider) changePassword(r *http.Request, username, current, next, next2 string) error {
 	if err := checkNewPassword(next); err != nil {
-		return refusal(http.StatusBadRequest, "The new "+strings.TrimPrefix(err.Error(), "the ")+".")
+		return refusal(http.StatusBadRequest, "new_password", "The new "+strings.TrimPrefix(err.Error(), "the ")+".")
 	}
 	if next != next2 {
-		return refusal(http.StatusBadRequest, "The two new passwords differ.")
+		return refusal(http.StatusBadRequest, "new_password2", "The two new passwords differ.")
 	}
 	acc, err := p.checkPassword(r, username, current)
 	if err != nil {
@@ -445,11 +470,11 @@ func normalizeUsername(s string) string {
 // checkUsername applies the bot username rules: 2 to 32 of a-z, 0-9, underscore, dot, hyphen.
 func checkUsername(u string) error {
 	if len(u) < usernameMin || len(u) > usernameMax {
-		return refusal(http.StatusBadRequest, fmt.Sprintf("The username must be %d to %d characters long.", usernameMin, usernameMax))
+		return refusal(http.StatusBadRequest, "username", fmt.Sprintf("The username must be %d to %d characters long.", usernameMin, usernameMax))
 	}
 	for _, c := range u {
 		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '_' || c == '.' || c == '-') {
-			return refusal(http.StatusBadRequest, "The username may only use a-z, 0-9, underscore, dot and hyphen.")
+			return refusal(http.StatusBadRequest, "username", "The username may only use a-z, 0-9, underscore, dot and hyphen.")
 		}
 	}
 	return nil

@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"golang.org/x/crypto/argon2"
+	"golang.org/x/text/unicode/norm"
 )
 
 // Password rules of the built-in issuer's accounts.
@@ -53,9 +54,15 @@ func newHasher(p PasswordParams) *hasher {
 	return &hasher{params: p, slots: make(chan struct{}, hashSlots)}
 }
 
-// checkNewPassword applies the password rules; the error is for the person.
+// normalizePassword is the form of a password that is hashed: Unicode NFC (RFC 8265's rule
+// for passwords), so that "é" typed as one code point on one device and as "e" and a
+// combining accent on another is the same password.
+func normalizePassword(pw string) string { return norm.NFC.String(pw) }
+
+// checkNewPassword applies the password rules; the error is for the person. Characters are
+// counted in the normalized form, as it is hashed.
 func checkNewPassword(pw string) error {
-	if n := utf8.RuneCountInString(pw); n < passwordMinChars {
+	if n := utf8.RuneCountInString(normalizePassword(pw)); n < passwordMinChars {
 		return fmt.Errorf("the password has %d characters; it needs at least %d", n, passwordMinChars)
 	}
 	if len(pw) > passwordMaxBytes {
@@ -76,8 +83,9 @@ func (h *hasher) take(ctx context.Context) error {
 
 func (h *hasher) release() { <-h.slots }
 
-// hash makes a new hash of pw with a fresh salt.
+// hash makes a new hash of pw, normalized, with a fresh salt.
 func (h *hasher) hash(ctx context.Context, pw string) (PasswordHash, error) {
+	pw = normalizePassword(pw)
 	salt := make([]byte, saltBytes)
 	rand.Read(salt)
 	if err := h.take(ctx); err != nil {
@@ -98,7 +106,22 @@ func (h *hasher) hash(ctx context.Context, pw string) (PasswordHash, error) {
 
 // verify tells whether pw matches stored, with the parameters stored beside it. A hash this
 // code cannot check (another algorithm, absurd parameters) never matches.
+//
+// pw is checked normalized, as hashes are made; hashes made before passwords were normalized
+// hold the password as it was typed, so a password that normalization changes is also checked
+// as typed. (Only such a password costs a second hash, the same for every account and for
+// none: it says nothing about whether a username exists.)
 func (h *hasher) verify(ctx context.Context, stored PasswordHash, pw string) (bool, error) {
+	n := normalizePassword(pw)
+	ok, err := h.verifyExact(ctx, stored, n)
+	if ok || err != nil || n == pw {
+		return ok, err
+	}
+	return h.verifyExact(ctx, stored, pw)
+}
+
+// verifyExact checks pw exactly as given.
+func (h *hasher) verifyExact(ctx context.Context, stored PasswordHash, pw string) (bool, error) {
 	if stored.Algorithm != algArgon2id || stored.Version != argon2.Version ||
 		stored.Iterations == 0 || stored.Iterations > 16 || stored.MemoryKiB == 0 || stored.MemoryKiB > 256*1024 ||
 		stored.Parallelism == 0 || stored.Parallelism > 16 || len(stored.Hash) == 0 {

@@ -163,6 +163,7 @@ func (p *Provider) routes() http.Handler {
 func (p *Provider) authorize() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		ctx := withInvite(r.Context(), strings.TrimSpace(r.URL.Query().Get("invite")))
+		ctx = withClientAddr(ctx, p.clientAddr(r))
 		p.op.ServeHTTP(w, r.WithContext(ctx))
 	})
 }
@@ -173,6 +174,12 @@ func (p *Provider) tokenEndpoint() http.Handler {
 	return boundForm(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if err := r.ParseForm(); err != nil {
 			op.RequestError(w, r, oidc.ErrInvalidRequest().WithDescription("the request body is not a form of at most 16 KiB"), nil)
+			return
+		}
+		// The one client is public: op would take a client assertion on the refresh grant to
+		// a plain error (500) rather than invalid_client.
+		if r.PostForm.Has("client_assertion") || r.PostForm.Has("client_assertion_type") {
+			op.RequestError(w, r, oidc.ErrInvalidClient().WithDescription("this issuer takes no client assertions: its client %s is public, with no credentials", WebClientID), nil)
 			return
 		}
 		switch g := r.PostForm.Get("grant_type"); oidc.GrantType(g) {

@@ -183,6 +183,9 @@ func (v *Verifier) verifyToken(ctx context.Context, token string) (Identity, tim
 	if err := v.checkClaims(claims); err != nil {
 		return Identity{}, time.Time{}, err
 	}
+	if v.local != nil && iss == v.local.URL() && isIDToken(claims) {
+		return Identity{}, time.Time{}, fail(ErrNotAccessToken, "an ID token is not an access token: send the access_token of the token response")
+	}
 	return Identity{
 		Issuer:            iss,
 		Subject:           claims.Subject(),
@@ -279,6 +282,21 @@ func (v *Verifier) checkClaims(claims jwt.Token) error {
 func (v *Verifier) audienceIn(aud []string) bool {
 	for _, a := range aud {
 		if strings.TrimSuffix(a, "/") == v.audience {
+			return true
+		}
+	}
+	return false
+}
+
+// isIDToken tells an ID token of the built-in issuer from its access tokens. Both carry the
+// same audience (the authorization request's: the server and the client), so aud cannot tell
+// them apart. OpenID wants azp in an ID token issued to one client, and at_hash whenever an
+// access token comes with it; zitadel's op puts both in every ID token it makes (code and
+// refresh grants alike) and neither in an access token, and Mint (hearth token, login links)
+// uses neither. Either one marks an ID token.
+func isIDToken(claims jwt.Token) bool {
+	for _, name := range []string{"azp", "at_hash"} {
+		if _, ok := claims.Get(name); ok {
 			return true
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"strconv"
 	"strings"
 
 	"hearth/auth"
@@ -64,12 +65,50 @@ func (c signUpCommunity) Join(ctx context.Context, j auth.JoinRequest) error {
 	if err == nil || !errors.As(err, &ee) || ee.Code == engine.CodeInternal {
 		return err
 	}
-	msg := ee.Msg
+	msg := pageMessage(ee.Msg)
 	if msg != "" {
 		msg = strings.ToUpper(msg[:1]) + msg[1:]
 		if !strings.HasSuffix(msg, ".") {
 			msg += "."
 		}
 	}
-	return &auth.Refusal{Status: httpStatus(err), Message: msg, RetryAfter: ee.RetryAfter}
+	return &auth.Refusal{Status: httpStatus(err), Message: msg, RetryAfter: ee.RetryAfter, Field: joinField(ee.Msg)}
+}
+
+// pageMessage words a Join refusal for the sign-up page: the engine's messages name the
+// request's fields (invite_code, answers[1]), which mean nothing to a person on the page.
+func pageMessage(msg string) string {
+	if rest, ok := strings.CutPrefix(msg, "answers has "); ok {
+		return "you gave " + rest
+	}
+	if rest, ok := strings.CutPrefix(msg, "answers["); ok {
+		if i := strings.IndexByte(rest, ']'); i > 0 {
+			if n, err := strconv.Atoi(rest[:i]); err == nil {
+				return "answer " + strconv.Itoa(n+1) + rest[i+1:]
+			}
+		}
+	}
+	if rest, ok := strings.CutPrefix(msg, "display_name "); ok {
+		return "the display name " + rest
+	}
+	return strings.ReplaceAll(msg, "invite_code", "the invite code")
+}
+
+// joinField is the sign-up page's field a Join refusal is about, read from the field its
+// message names (the engine's messages name the request's field), so that the page puts the
+// focus there; "" for a refusal about no field (banned, a plugin's gate, a rate limit).
+func joinField(msg string) string {
+	switch {
+	case strings.Contains(msg, "invite_code"):
+		return "invite"
+	case strings.HasPrefix(msg, "display_name"):
+		return "display_name"
+	case strings.HasPrefix(msg, "answers["):
+		if i := strings.IndexByte(msg, ']'); i > len("answers[") {
+			return "answer" + msg[len("answers["):i]
+		}
+	case strings.HasPrefix(msg, "answers"):
+		return "answer0"
+	}
+	return ""
 }

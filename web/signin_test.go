@@ -148,7 +148,7 @@ func TestRefusedJoinLeavesNoAccount(t *testing.T) {
 			t.Fatalf("the sign-up page lacks %s:\n%s", q, page.Body)
 		}
 	}
-	wantPage(t, o.Submit(t, id, signUpForm("erin", pw, url.Values{"answer": {"Frank"}})), http.StatusBadRequest, "Answers has 1 answer; the community asks 2 questions.")
+	wantPage(t, o.Submit(t, id, signUpForm("erin", pw, url.Values{"answer": {"Frank"}})), http.StatusBadRequest, "You gave 1 answer; the community asks 2 questions.")
 	wantNoAccount(t, s, "erin")
 	// The username is free again: the same person answers both and gets in.
 	tok := o.Finish(t, o.Submit(t, id, signUpForm("erin", pw, url.Values{"answer": {"Frank", "To chat"}})))

@@ -1,0 +1,81 @@
+package web_test
+
+import (
+	"context"
+	"net/url"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+)
+
+// TestSignInPageFocusInABrowser: in Chromium, under the page's CSP, a failed sign-in comes
+// back with the focus on the password field and a failed sign-up on the field in error.
+// (TestSignInPagesFocusTheFieldInError checks every refusal in the HTML; this checks that a
+// browser does what the HTML asks.) Skipped without Chromium unless HEARTH_REQUIRE_BROWSER.
+func TestSignInPageFocusInABrowser(t *testing.T) {
+	const chromium = "/usr/bin/chromium"
+	if _, err := os.Stat(chromium); err != nil {
+		if os.Getenv("HEARTH_REQUIRE_BROWSER") != "" {
+			t.Fatalf("HEARTH_REQUIRE_BROWSER is set but %s is missing", chromium)
+		}
+		t.Skipf("no browser at %s", chromium)
+	}
+	s, _ := newOpenCommunity(t)
+	s.SignUp(t, "taken", pw, nil)
+	o := s.OAuth()
+
+	opts := append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(chromium),
+		chromedp.UserDataDir(t.TempDir()),
+		chromedp.NoSandbox,
+		chromedp.DisableGPU,
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+	)
+	alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	defer cancelAlloc()
+	browser, cancelBrowser := chromedp.NewContext(alloc)
+	defer cancelBrowser()
+	ctx, cancel := context.WithTimeout(browser, 60*time.Second)
+	defer cancel()
+
+	authorize := s.URL + "/oauth/authorize?" + o.AuthorizeQuery(url.Values{}).Encode()
+	if err := chromedp.Do(ctx,
+		chromedp.Navigate(authorize),
+		chromedp.WaitVisible(chromedp.CSS(`#password`)),
+		chromedp.SendKeys(chromedp.CSS(`#username`), "taken"),
+		chromedp.SendKeys(chromedp.CSS(`#password`), "wrong password"),
+		chromedp.Click(chromedp.CSS(`button.primary`)),
+		chromedp.WaitVisible(chromedp.CSS(`#form-error`)),
+	); err != nil {
+		t.Fatal(err)
+	}
+	focused, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.activeElement.id`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if focused != "password" {
+		t.Fatalf("after a wrong password the focus is on %q, want password", focused)
+	}
+	if err := chromedp.Do(ctx,
+		chromedp.Navigate(authorize),
+		chromedp.WaitVisible(chromedp.CSS(`#password`)),
+		chromedp.Click(chromedp.CSS(`p.switch a`)), // "Create an account"
+		chromedp.WaitVisible(chromedp.CSS(`#password2`)),
+		chromedp.SendKeys(chromedp.CSS(`#username`), "taken"),
+		chromedp.SendKeys(chromedp.CSS(`#password`), pw),
+		chromedp.SendKeys(chromedp.CSS(`#password2`), pw),
+		chromedp.Click(chromedp.CSS(`button.primary`)),
+		chromedp.WaitVisible(chromedp.CSS(`#form-error`)),
+	); err != nil {
+		t.Fatal(err)
+	}
+	if focused, err = chromedp.Run(ctx, chromedp.Evaluate[string](`document.activeElement.id`)); err != nil {
+		t.Fatal(err)
+	}
+	if focused != "username" {
+		t.Fatalf("after a taken username the focus is on %q, want username", focused)
+	}
+}
