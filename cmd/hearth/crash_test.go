@@ -47,20 +47,8 @@ func (l *ledger) put(id string, a acked) {
 // message and edit it acknowledged is there, the event log's seqs run 1, 2, 3... without a gap
 // or a repeat, and GetState, ListMessages and the log agree.
 func TestKill9LosesNoAcknowledgedMessage(t *testing.T) {
-	bin := hearthBinary(t)
-	data := t.TempDir()
-	// Each member joins from its own address (Join allows 10 a minute per address).
-	args := []string{"-data", data, "-addr", "127.0.0.1:0", "-base-url", testBase, "-trusted-proxy", "127.0.0.1/32"}
-	srv, url := startBinary(t, bin, args...)
-	owner := join(t, data, url, "owner", "10.0.0.1")
-	ch, err := owner.chat.CreateChannel(context.Background(), connect.NewRequest(&svcv1.CreateChannelRequest{Name: "load", Kind: svcv1.ChannelKind_CHANNEL_KIND_TEXT}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	chID := ch.Msg.GetChannel().GetId()
-	for i := range crashSenders {
-		join(t, data, url, fmt.Sprint("sender-", i), fmt.Sprint("10.1.0.", i+1))
-	}
+	c := startCrashCommunity(t, "load", "sender-", "10.1.0.", crashSenders)
+	bin, data, args, srv, url, chID := c.bin, c.data, c.args, c.srv, c.url, c.chID
 	book := &ledger{msgs: map[string]acked{}}
 	for round := range crashRounds {
 		var senders []*member
@@ -224,4 +212,33 @@ func checkAgainstLog(t *testing.T, owner *member, chID string, book *ledger) int
 	}
 	t.Fatal(errors.New("GetState does not list the load channel"))
 	return 0
+}
+
+// crashCommunity is a server process for a kill -9 test: an owner, a text channel, and n
+// members who joined, each from an address of its own (Join allows 10 a minute per address),
+// and the arguments to start it again with.
+type crashCommunity struct {
+	bin, data, url, chID string
+	args                 []string
+	srv                  *process
+	owner                *member
+}
+
+// startCrashCommunity starts it: the channel is named channel, the members prefix0, prefix1...
+// joining from subnet1, subnet2...
+func startCrashCommunity(t *testing.T, channel, prefix, subnet string, n int) *crashCommunity {
+	t.Helper()
+	c := &crashCommunity{bin: hearthBinary(t), data: t.TempDir()}
+	c.args = []string{"-data", c.data, "-addr", "127.0.0.1:0", "-base-url", testBase, "-trusted-proxy", "127.0.0.1/32"}
+	c.srv, c.url = startBinary(t, c.bin, c.args...)
+	c.owner = join(t, c.data, c.url, "owner", "10.0.0.1")
+	ch, err := c.owner.chat.CreateChannel(context.Background(), connect.NewRequest(&svcv1.CreateChannelRequest{Name: channel, Kind: svcv1.ChannelKind_CHANNEL_KIND_TEXT}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.chID = ch.Msg.GetChannel().GetId()
+	for i := range n {
+		join(t, c.data, c.url, fmt.Sprint(prefix, i), fmt.Sprint(subnet, i+1))
+	}
+	return c
 }

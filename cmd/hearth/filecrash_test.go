@@ -50,19 +50,8 @@ func (l *fileLedger) note(f func()) {
 }
 
 func TestKill9LeavesNoRowWithoutItsFile(t *testing.T) {
-	bin := hearthBinary(t)
-	data := t.TempDir()
-	args := []string{"-data", data, "-addr", "127.0.0.1:0", "-base-url", testBase, "-trusted-proxy", "127.0.0.1/32"}
-	srv, url := startBinary(t, bin, args...)
-	owner := join(t, data, url, "owner", "10.0.0.1")
-	ch, err := owner.chat.CreateChannel(context.Background(), connect.NewRequest(&svcv1.CreateChannelRequest{Name: "files", Kind: svcv1.ChannelKind_CHANNEL_KIND_TEXT}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	chID := ch.Msg.GetChannel().GetId()
-	for i := range fileCrashWorkers {
-		join(t, data, url, fmt.Sprint("uploader-", i), fmt.Sprint("10.2.0.", i+1))
-	}
+	c := startCrashCommunity(t, "files", "uploader-", "10.2.0.", fileCrashWorkers)
+	bin, data, args, srv, url, owner, chID := c.bin, c.data, c.args, c.srv, c.url, c.owner, c.chID
 	book := &fileLedger{content: map[string][]byte{}, sent: map[string]string{}, deleted: map[string]bool{}, emoji: map[string][]byte{}}
 	for round := range fileCrashRounds {
 		// The sandbox starts with the first upload (compiling its guest on a new data folder):
