@@ -18,7 +18,7 @@ var mentionID = regexp.MustCompile(`^[0-9a-f-]{36}$`)
 // FuzzMessageText scans message text as SendMessage does: the mentions (`<@member_id>`) and the
 // links of the markdown subset that get previews. Whatever the text, the scan ends, every
 // mention is written in the text, and every link is a distinct http(s) URL of the text, at most
-// five, with a fetch URL that has no credentials or fragment.
+// five, with a fetch URL that has no credentials or fragment (nor an apostrophe in its host).
 func FuzzMessageText(f *testing.F) {
 	f.Add("hi <@0190a5f2-1c3e-7b4d-8e9f-a0b1c2d3e4f5> see https://example.com/a_(b).")
 	f.Fuzz(func(t *testing.T, text string) {
@@ -43,11 +43,12 @@ func FuzzMessageText(f *testing.F) {
 			lower := strings.ToLower(l.written)
 			if !strings.Contains(text, l.written) || len(l.written) > previewLinkMax ||
 				!(strings.HasPrefix(lower, "http://") || strings.HasPrefix(lower, "https://")) ||
-				strings.ContainsAny(l.written, " \t\n<>\"'`") {
+				strings.ContainsAny(l.written, " \t\n<>\"`") {
 				t.Fatalf("link %q of %q", l.written, text)
 			}
+			// An apostrophe may be in a path, query or fragment (Ender's_Game), never in a host.
 			u, err := url.Parse(l.fetch)
-			if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil || u.Fragment != "" || fetched[l.fetch] {
+			if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || strings.Contains(u.Host, "'") || u.User != nil || u.Fragment != "" || fetched[l.fetch] {
 				t.Fatalf("fetch URL %q of link %q: %v", l.fetch, l.written, err)
 			}
 			if again, ok := normalizeLink(l.fetch); !ok || again != l.fetch {
