@@ -48,12 +48,12 @@ func (l *ledger) put(id string, a acked) {
 // or a repeat, and GetState, ListMessages and the log agree.
 func TestKill9LosesNoAcknowledgedMessage(t *testing.T) {
 	c := startCrashCommunity(t, "load", "sender-", "10.1.0.", crashSenders)
-	bin, data, args, srv, url, chID := c.bin, c.data, c.args, c.srv, c.url, c.chID
+	data, chID := c.data, c.chID
 	book := &ledger{msgs: map[string]acked{}}
 	for round := range crashRounds {
 		var senders []*member
 		for i := range crashSenders {
-			senders = append(senders, loginAs(t, data, url, fmt.Sprint("sender-", i), ""))
+			senders = append(senders, loginAs(t, data, c.url, fmt.Sprint("sender-", i), ""))
 		}
 		ctx, stop := context.WithCancel(context.Background())
 		var wg sync.WaitGroup
@@ -66,15 +66,8 @@ func TestKill9LosesNoAcknowledgedMessage(t *testing.T) {
 		}
 		// Let the writer get busy, then pull the plug mid-batch: the senders are still sending.
 		time.Sleep(time.Duration(400+150*round) * time.Millisecond)
-		if err := srv.cmd.Process.Kill(); err != nil {
-			t.Fatal(err)
-		}
-		srv.wait(20 * time.Second)
-		stop()
-		wg.Wait()
-
-		srv, url = startBinary(t, bin, args...)
-		n := checkAgainstLog(t, loginAs(t, data, url, "owner", ""), chID, book)
+		c.killAndRestart(t, stop, &wg)
+		n := checkAgainstLog(t, loginAs(t, data, c.url, "owner", ""), chID, book)
 		t.Logf("round %d: %d messages acknowledged in all, all there after kill -9; %d events in the log", round+1, len(book.msgs), n)
 	}
 	if len(book.msgs) < crashRounds*crashSenders {
@@ -241,4 +234,17 @@ func startCrashCommunity(t *testing.T, channel, prefix, subnet string, n int) *c
 		join(t, c.data, c.url, fmt.Sprint(prefix, i), fmt.Sprint(subnet, i+1))
 	}
 	return c
+}
+
+// killAndRestart kills the server with SIGKILL, ends the load (stop, then waits for wg) and
+// starts the server again on the same data folder.
+func (c *crashCommunity) killAndRestart(t *testing.T, stop func(), wg *sync.WaitGroup) {
+	t.Helper()
+	if err := c.srv.cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	c.srv.wait(20 * time.Second)
+	stop()
+	wg.Wait()
+	c.srv, c.url = startBinary(t, c.bin, c.args...)
 }

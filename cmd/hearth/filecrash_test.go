@@ -51,28 +51,28 @@ func (l *fileLedger) note(f func()) {
 
 func TestKill9LeavesNoRowWithoutItsFile(t *testing.T) {
 	c := startCrashCommunity(t, "files", "uploader-", "10.2.0.", fileCrashWorkers)
-	bin, data, args, srv, url, owner, chID := c.bin, c.data, c.args, c.srv, c.url, c.owner, c.chID
+	data, owner, chID := c.data, c.owner, c.chID
 	book := &fileLedger{content: map[string][]byte{}, sent: map[string]string{}, deleted: map[string]bool{}, emoji: map[string][]byte{}}
 	for round := range fileCrashRounds {
 		// The sandbox starts with the first upload (compiling its guest on a new data folder):
 		// start it before the load, so that the kill finds uploads under way.
-		if err := postFile(context.Background(), url+"/upload", owner.token, "warm.txt", []byte("warm"), &svcv1.Attachment{}); err != nil {
+		if err := postFile(context.Background(), c.url+"/upload", owner.token, "warm.txt", []byte("warm"), &svcv1.Attachment{}); err != nil {
 			t.Fatal(err)
 		}
 		ctx, stop := context.WithCancel(context.Background())
 		var wg sync.WaitGroup
 		for i := range fileCrashWorkers {
-			m := loginAs(t, data, url, fmt.Sprint("uploader-", i), "")
+			m := loginAs(t, data, c.url, fmt.Sprint("uploader-", i), "")
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				uploadSendDelete(ctx, url, m, chID, fmt.Sprintf("r%d-w%d", round, i), book)
+				uploadSendDelete(ctx, c.url, m, chID, fmt.Sprintf("r%d-w%d", round, i), book)
 			}()
 		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			addEmoji(ctx, url, loginAs(t, data, url, "owner", ""), fmt.Sprintf("r%d", round), book)
+			addEmoji(ctx, c.url, loginAs(t, data, c.url, "owner", ""), fmt.Sprintf("r%d", round), book)
 		}()
 		// The kill comes once this round has had some of each acknowledged (how long that takes
 		// depends on the machine: a fixed time found nothing done on a busy one), and a moment
@@ -87,16 +87,9 @@ func TestKill9LeavesNoRowWithoutItsFile(t *testing.T) {
 			}
 		}
 		time.Sleep(time.Duration(100+100*round) * time.Millisecond)
-		if err := srv.cmd.Process.Kill(); err != nil {
-			t.Fatal(err)
-		}
-		srv.wait(20 * time.Second)
-		stop()
-		wg.Wait()
-
-		srv, url = startBinary(t, bin, args...)
-		owner = loginAs(t, data, url, "owner", "")
-		files, emoji := checkFiles(t, url, owner, chID, book)
+		c.killAndRestart(t, stop, &wg)
+		owner = loginAs(t, data, c.url, "owner", "")
+		files, emoji := checkFiles(t, c.url, owner, chID, book)
 		t.Logf("round %d: %d messages with a file and %d emoji served whole after kill -9", round+1, files, emoji)
 	}
 	if len(book.sent) < fileCrashRounds || len(book.emoji) < fileCrashRounds {
