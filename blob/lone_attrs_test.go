@@ -18,10 +18,7 @@ import (
 func TestSweepPartialDeletesAttributesWithoutTheirObject(t *testing.T) {
 	ctx := context.Background()
 	data := t.TempDir()
-	b, err := blob.Open(ctx, "", data)
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := open(t, "", data)
 	defer b.Close()
 	if _, err := b.Put(ctx, blob.FileKey("kept"), strings.NewReader("x"), "text/plain"); err != nil {
 		t.Fatal(err)

@@ -17,10 +17,7 @@ import (
 func TestSweepPartial(t *testing.T) {
 	ctx := context.Background()
 	data := t.TempDir()
-	b, err := blob.Open(ctx, "", data)
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := open(t, "", data)
 	defer b.Close()
 	for _, key := range []string{blob.FileKey("kept"), blob.PreviewKey("kept"), blob.FileKey("name.tmp")} {
 		if _, err := b.Put(ctx, key, strings.NewReader("x"), ""); err != nil {
