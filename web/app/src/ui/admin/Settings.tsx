@@ -5,7 +5,7 @@
 
 import { useId, useState } from "preact/hooks";
 import { ChannelMode } from "../../gen/svc/v1/types_pb";
-import { LIMITS as TEXT_LIMITS } from "../../lib/chars";
+import { limitError, LIMITS as TEXT_LIMITS } from "../../lib/chars";
 import { useTopics } from "../../lib/emitter";
 import { renderMarkdown } from "../../lib/markdown";
 import type { Session } from "../../state/session";
@@ -82,7 +82,7 @@ function SettingsForm(props: { session: Session }) {
   const changed = Object.entries(req).some(([k, v]) => k !== "joinQuestions" && v !== undefined && v !== false);
   const id = useId();
   const nameCheck = limited(id + "-name", name.trim(), TEXT_LIMITS.communityName);
-  const descriptionCheck = limited("community-description-count", description, TEXT_LIMITS.description, {
+  const descriptionCheck = limited(id + "-description", description, TEXT_LIMITS.description, {
     counter: true,
     hint: "shown on the sign-in and join pages",
   });
@@ -211,7 +211,7 @@ export function ModeField(props: { mode: ChannelMode; onChange: (m: ChannelMode)
 
 /** Whether a join question is too long to send (each is sent trimmed). */
 export function questionsOver(questions: string[]): boolean {
-  return questions.some((q) => limited("", q.trim(), TEXT_LIMITS.joinQuestion).over);
+  return questions.some((q) => limitError(q.trim(), TEXT_LIMITS.joinQuestion) !== "");
 }
 
 /** The questions asked of people who join: up to 10, each up to 200 characters. */

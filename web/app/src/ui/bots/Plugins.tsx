@@ -58,7 +58,7 @@ function InstallForm(props: { session: Session; onInstalled: () => void }) {
     setError("");
     setDone("");
     if (f.size > MAX_SOURCE) {
-      setError(`${f.name} is ${formatSize(f.size)}; a plugin is at most 256 kB.`);
+      setError(`${f.name} is ${formatSize(f.size)}; a plugin is at most ${formatSize(MAX_SOURCE)}.`);
       return;
     }
     setSource(await f.text());
@@ -112,7 +112,7 @@ function InstallForm(props: { session: Session; onInstalled: () => void }) {
         />
       </label>
       <p class={size > MAX_SOURCE ? "error-row small" : "muted small"}>
-        {formatSize(size)} of 256 kB. The plugin API is in docs/plugins.md; installing a name again replaces that plugin.
+        {formatSize(size)} of {formatSize(MAX_SOURCE)}. The plugin API is in docs/plugins.md; installing a name again replaces that plugin.
       </p>
       {error && (
         <pre class="plugin-error" role="alert">
