@@ -131,7 +131,7 @@ func (e *Engine) announceVisibility(tx *Tx, before *visibility) (map[string][]st
 			}
 		}
 		if len(found) > 0 {
-			tx.withholdEarlier(chID, found)
+			tx.withholdEarlier(chID, found, false)
 			view, err := e.channelView(tx.read(), rec, tx.seq)
 			if err != nil {
 				return nil, err

@@ -251,3 +251,29 @@ func optInChannel(t *testing.T, s *batchScene) string {
 	}
 	return ch.GetChannel().GetId()
 }
+
+// TestBatchViewerEventsReachThoseWhoSawTheChannel: a member who saw a channel before a change
+// of the batch put them in it (the mode going back to ROLES puts everyone in the TEXT channels
+// they see) still gets the batch's earlier events sent to those who see it: a topic changed
+// just before reaches them, as it would have in a batch of its own.
+func TestBatchViewerEventsReachThoseWhoSawTheChannel(t *testing.T) {
+	ctx := context.Background()
+	s := newBatchScene(t)
+	chID := optInChannel(t, s)
+	s.received(t)
+	topic := "news"
+	s.inOneBatch(t,
+		func() {
+			s.e.UpdateChannel(ctx, s.owner, &svcv1.UpdateChannelRequest{ChannelId: chID, Topic: &topic})
+		},
+		func() {
+			mode := svcv1.ChannelMode_CHANNEL_MODE_ROLES
+			s.e.UpdateServerSettings(ctx, s.owner, &svcv1.UpdateServerSettingsRequest{ChannelMode: &mode})
+		},
+	)
+	got := s.received(t)
+	want := []string{"channel_updated:open", "*svcv1.Event_ChannelModeChanged", "*svcv1.Event_ServerUpdated"}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("the member who saw the channel received %v, want %v", got, want)
+	}
+}

@@ -54,7 +54,7 @@ func (e *Engine) AddChannelMembers(ctx context.Context, c Caller, req *svcv1.Add
 		if err := tx.putChannel(rec); err != nil {
 			return nil, err
 		}
-		tx.withholdEarlier(rec.GetChannel().GetId(), added)
+		tx.withholdEarlier(rec.GetChannel().GetId(), added, false)
 		// Those who see it now are the members before and the new ones.
 		view, err := e.channelUpdated(tx, rec, toViewers(rec.GetChannel().GetId()))
 		return &svcv1.AddChannelMembersResponse{Channel: view}, err
@@ -150,7 +150,7 @@ func (e *Engine) JoinChannel(ctx context.Context, c Caller, req *svcv1.JoinChann
 		if err := tx.setJoined(chID, c.ID, true); err != nil {
 			return nil, err
 		}
-		tx.withholdEarlier(chID, []string{c.ID})
+		tx.withholdEarlier(chID, []string{c.ID}, true)
 		view, err := e.channelUpdated(tx, rec, toMembers(c.ID))
 		return &svcv1.JoinChannelResponse{Channel: view}, err
 	})

@@ -109,6 +109,6 @@ func withholdFromUnjoined(tx *Tx) {
 				newcomers = append(newcomers, id)
 			}
 		}
-		tx.withholdEarlier(ch.GetId(), newcomers)
+		tx.withholdEarlier(ch.GetId(), newcomers, true)
 	}
 }

@@ -117,16 +117,22 @@ func toMembers(ids ...string) *storepb.Audience {
 // message that a later change of the batch deleted, for one. Every change that lets members
 // into a channel calls it after its writes (a change that then fails has spoiled the batch,
 // which is applied again from scratch, this withholding gone with it) and before it emits its
-// own events. The log is left as it is: a replay
+// own events. Members who saw the channel already (joining it, the mode going back to ROLES)
+// keep its events to those who see it: sawIt. The log is left as it is: a replay
 // is judged against the community as it is at the replay (DECISIONS.md) and shows messages as
 // they are then.
-func (tx *Tx) withholdEarlier(channelID string, memberIDs []string) {
+func (tx *Tx) withholdEarlier(channelID string, memberIDs []string, sawIt bool) {
 	if len(memberIDs) == 0 {
 		return
 	}
 	for i, d := range tx.events {
 		a := d.Audience
-		if a.GetChannelId() != channelID || (a.GetKind() != storepb.Audience_KIND_CHANNEL && a.GetKind() != storepb.Audience_KIND_VIEWERS) {
+		switch {
+		case a.GetChannelId() != channelID:
+			continue
+		case a.GetKind() == storepb.Audience_KIND_CHANNEL:
+		case a.GetKind() == storepb.Audience_KIND_VIEWERS && !sawIt:
+		default:
 			continue
 		}
 		a = proto.Clone(a).(*storepb.Audience)
