@@ -210,7 +210,8 @@ func dmBlocked(d *Snapshot, caller string, members []string) error {
 
 // dmWriteBlocked refuses an edit or a reaction in a DM where the caller and another member
 // blocked each other: like a message (and typing), each puts something new before the others,
-// which a block stops. Deleting one's own message is no such thing and stays allowed.
+// which a block stops. Deleting one's own message, or taking back one's own reaction, is no
+// such thing and stays allowed.
 func dmWriteBlocked(d *Snapshot, c Caller, rec *storepb.ChannelRecord) error {
 	if ch := rec.GetChannel(); ch.GetKind() == svcv1.ChannelKind_CHANNEL_KIND_DM {
 		return dmBlocked(d, c.ID, ch.GetMemberIds())
@@ -428,8 +429,11 @@ func (e *Engine) React(ctx context.Context, c Caller, req *svcv1.ReactRequest) (
 		if err != nil {
 			return nil, err
 		}
-		if err := dmWriteBlocked(tx.Snap(), c, rec); err != nil {
-			return nil, err
+		// Taking one's own reaction back puts nothing new before anyone: a block allows it.
+		if !req.GetRemove() {
+			if err := dmWriteBlocked(tx.Snap(), c, rec); err != nil {
+				return nil, err
+			}
 		}
 		if m.GetDeleted() {
 			return nil, precondition("message %s was deleted", m.GetId())

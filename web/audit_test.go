@@ -125,6 +125,24 @@ func TestBlockStopsEditsAndReactionsInADM(t *testing.T) {
 	wantOK(t, "reacting once unblocked", err)
 }
 
+// TestBlockLetsAReactionBeTakenBack: a block stops new reactions in a DM, but a member may
+// still take back a reaction of their own made before it, as they may delete their message.
+func TestBlockLetsAReactionBeTakenBack(t *testing.T) {
+	c := newCommunity(t)
+	alice := c.member(svcv1.MemberRole_MEMBER_ROLE_MEMBER)
+	bob := c.member(svcv1.MemberRole_MEMBER_ROLE_MEMBER)
+	dm := openDM(t, c.s, alice, bob)
+	fromAlice := c.send(alice, dm.GetId(), "hi")
+	_, err := bob.Chat.React(ctx, req(&svcv1.ReactRequest{MessageId: fromAlice.GetId(), Emoji: "👍"}))
+	wantOK(t, "bob reacting before the block", err)
+	_, err = alice.Server.BlockMember(ctx, req(&svcv1.BlockMemberRequest{MemberId: bob.Member.GetId()}))
+	wantOK(t, "alice blocking bob", err)
+	_, err = bob.Chat.React(ctx, req(&svcv1.ReactRequest{MessageId: fromAlice.GetId(), Emoji: "👍", Remove: true}))
+	wantOK(t, "bob taking his reaction back after the block", err)
+	_, err = bob.Chat.React(ctx, req(&svcv1.ReactRequest{MessageId: fromAlice.GetId(), Emoji: "👍"}))
+	wantCode(t, "bob reacting again after the block", err, connect.CodePermissionDenied, "blocked")
+}
+
 // TestPluginOfAHigherBotIsNotAnAdminsToManage: a plugin acts as its bot, so replacing its
 // source, disabling or deleting it acts on that bot. A plugin whose bot the owner made an admin
 // is, like any such bot (DeleteBot, RotateBotToken), the owner's to manage: another admin who
