@@ -75,13 +75,12 @@ func (e *Engine) Subscribe(ctx context.Context, c Caller, afterSeq int64, send S
 	if !c.Expires.IsZero() {
 		s.expires = c.Expires.UnixNano()
 	}
-	f, err := e.Follow(FollowOptions{AfterSeq: afterSeq, Member: c.ID})
-	if err == nil && afterSeq > 0 && afterSeq < me.GetJoinedSeq() {
+	if afterSeq > 0 && afterSeq < me.GetJoinedSeq() {
 		// The client's state is from before the member left and came back: what changed for
 		// them meanwhile (channels left, roles reset) is in no event they may see.
-		f.Close()
-		err = ErrResync
+		return s.ended(ctx, StreamResync, RunOnFreshStack(s.resync))
 	}
+	f, err := e.Follow(FollowOptions{AfterSeq: afterSeq, Member: c.ID})
 	if errors.Is(err, ErrResync) {
 		return s.ended(ctx, StreamResync, RunOnFreshStack(s.resync))
 	}
