@@ -79,8 +79,8 @@ func (t downloadTimes) get(ctx context.Context, src string) (io.ReadCloser, erro
 	return b, nil
 }
 
-// movingBody is a download's body that fails when nothing arrives for stall: its watch is
-// pushed back by every read that brings bytes, and when it fires the request is cancelled,
+// movingBody is a download's body that fails when nothing arrives for stall: its watch runs
+// while a read waits on the server, and when it fires the request is cancelled,
 // which also ends a read blocked on the silent server.
 type movingBody struct {
 	body   io.ReadCloser
@@ -101,16 +101,17 @@ func (b *movingBody) stalled() {
 	b.cancel()
 }
 
+// Read gives the server b.stall to send something. The watch runs only while Read waits on
+// it: the time the restore spends writing what it read is not the server's.
 func (b *movingBody) Read(p []byte) (int, error) {
+	b.watch.Reset(b.stall)
 	n, err := b.body.Read(p)
+	b.watch.Stop()
 	b.mu.Lock()
 	timed := b.timed
 	b.mu.Unlock()
 	if timed {
 		return n, errDownloadStalled{b.url, b.stall}
-	}
-	if n > 0 {
-		b.watch.Reset(b.stall)
 	}
 	return n, err
 }
