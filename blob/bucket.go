@@ -140,14 +140,13 @@ func absDir(dir string) string {
 	return dir
 }
 
-// fileDefaults gives a file:// URL the settings of the default bucket unless it chose
-// otherwise: temporary files beside the objects (a rename across file systems fails) and
-// private folders.
+// fileDefaults gives a file:// URL the settings of the default bucket: temporary files
+// beside the objects, always (a rename across file systems fails, and Put syncs an object
+// where its temporary file says it lands: durable.go), and private folders unless it chose
+// otherwise.
 func fileDefaults(pu *url.URL) {
 	q := pu.Query()
-	if !q.Has("no_tmp_dir") {
-		q.Set("no_tmp_dir", "true")
-	}
+	q.Set("no_tmp_dir", "true")
 	if !q.Has("dir_file_mode") {
 		q.Set("dir_file_mode", "0700")
 	}

@@ -160,3 +160,17 @@ func open(t *testing.T, u, dataDir string) *blob.Bucket {
 	}
 	return b
 }
+
+// A file:// URL that sets no_tmp_dir itself (empty or false) still gets its temporary files
+// beside the objects: a Put syncs the object where its temporary file says it lands, and one
+// made in the system's temporary folder failed every upload.
+func TestFileBucketKeepsTemporaryFilesBesideTheObjects(t *testing.T) {
+	for _, q := range []string{"?no_tmp_dir=", "?no_tmp_dir=false"} {
+		dir := t.TempDir()
+		b := open(t, "file://"+filepath.ToSlash(dir)+q, t.TempDir())
+		if _, err := b.Put(t.Context(), blob.FileKey("f1"), strings.NewReader("bytes"), "text/plain"); err != nil {
+			t.Errorf("%s: Put: %v", q, err)
+		}
+		b.Close()
+	}
+}
