@@ -333,13 +333,6 @@ func (s *addrSlots) take(addr string) (release func(), ok bool) {
 	}, true
 }
 
-// count is how many places addr holds.
-func (s *addrSlots) count(addr string) int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.n[addr]
-}
-
 // running counts the handlers running, so that a server shutting down can wait for them.
 type running struct {
 	mu   sync.Mutex

@@ -71,3 +71,10 @@ func TestReflectionStreamsEnd(t *testing.T) {
 		t.Fatalf("health: %v %v", res, err)
 	}
 }
+
+// count is how many places addr holds.
+func (s *addrSlots) count(addr string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.n[addr]
+}

@@ -79,12 +79,13 @@ func (m *minting) check(cmd string) error {
 // says so on stderr: run against the wrong -data, the token would fail on the real server.
 func (m *minting) mint(stderr io.Writer) (base, token string, err error) {
 	keyPath := filepath.Join(*m.data, auth.IssuerKeyFile)
-	if _, err := os.Stat(keyPath); errors.Is(err, fs.ErrNotExist) {
-		fmt.Fprintf(stderr, "no issuer key in %s: made a new one, %s; a server started on -data %s accepts the token, a server on another directory does not\n", *m.data, keyPath, *m.data)
-	}
+	_, statErr := os.Stat(keyPath)
 	iss, err := auth.LoadOrCreateIssuer(*m.data, m.base, time.Now)
 	if err != nil {
 		return "", "", err
+	}
+	if errors.Is(statErr, fs.ErrNotExist) {
+		fmt.Fprintf(stderr, "no issuer key in %s: made a new one, %s; a server started on -data %s accepts the token, a server on another directory does not\n", *m.data, keyPath, *m.data)
 	}
 	tok, err := iss.Mint(*m.sub, *m.name, *m.ttl)
 	return m.base, tok, err
