@@ -370,10 +370,7 @@ func (e *Engine) DeleteMessage(ctx context.Context, c Caller, req *svcv1.DeleteM
 			return nil, err
 		}
 		m = proto.Clone(m).(*svcv1.Message)
-		m.Deleted = true
-		m.Text = ""
-		m.Attachments = nil
-		m.Reactions = nil
+		blankDeleted(m)
 		m.Seq = tx.nextSeq()
 		entry, err := tx.read().Entry(m.GetChannelId(), m.GetCreatedSeq())
 		if err != nil {

@@ -45,13 +45,18 @@ func redactReplayed(r *store.Reader, ev *svcv1.Event) error {
 	}
 	switch {
 	case cur.GetDeleted():
-		m.Deleted = true
-		m.Text = ""
-		m.Attachments = nil
-		m.Reactions = nil
+		blankDeleted(m)
 	case cur.GetEditedAtMs() != m.GetEditedAtMs():
 		m.Text = cur.GetText()
 		m.EditedAtMs = cur.GetEditedAtMs()
 	}
 	return nil
+}
+
+// blankDeleted makes m a deleted message as everyone sees one: no text, files or reactions.
+func blankDeleted(m *svcv1.Message) {
+	m.Deleted = true
+	m.Text = ""
+	m.Attachments = nil
+	m.Reactions = nil
 }

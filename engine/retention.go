@@ -91,13 +91,7 @@ func eventExpired(r *store.Reader, ev *svcv1.Event, cutoff int64) (bool, error) 
 	if cutoff <= 0 {
 		return false, nil
 	}
-	m := ev.GetMessageCreated()
-	if m == nil {
-		m = ev.GetMessageUpdated()
-	}
-	if m == nil {
-		m = ev.GetMessageDeleted()
-	}
+	m := eventMessage(ev)
 	if m == nil {
 		return false, nil
 	}
