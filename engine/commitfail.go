@@ -33,11 +33,17 @@ func (e *Engine) commit(b *store.Batch) error {
 }
 
 // commitFailed stops the writer after a commit whose outcome is unknown and answers the
-// batch's changes.
-func (e *Engine) commitFailed(batch []*change, err error) []result {
+// batch's changes: those that wrote may or may not be stored (and drop no files); those that
+// failed on their own keep their error.
+func (e *Engine) commitFailed(results []result, err error) []result {
 	e.broken.Store(errStopped)
 	e.log.Error("the database failed to store a batch; refusing every change until a restart", "err", err)
-	return refuseAll(batch, errOutcomeUnknown)
+	for i := range results {
+		if results[i].err == nil {
+			results[i] = result{err: errOutcomeUnknown}
+		}
+	}
+	return results
 }
 
 // refuseAll answers every change of batch with err, running none.

@@ -296,7 +296,7 @@ func (e *Engine) tryBatch(batch []*change) ([]result, error) {
 	if err != nil {
 		e.log.Error("commit failed", "err", err, "changes", len(batch))
 		if !store.Unwritten(err) {
-			return e.commitFailed(batch, err), nil
+			return e.commitFailed(results, err), nil
 		}
 		return nil, &Error{Code: CodeInternal, Msg: "the change could not be stored"}
 	}
