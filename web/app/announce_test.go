@@ -9,7 +9,8 @@ import (
 )
 
 // TestBrowserArrivalsAnnouncedPolitely: a screen reader hears a message from another person
-// as it arrives ("Name: text", in a polite live region), and nothing else: not the person's
+// as it arrives ("Name: text", in a polite live region, the text as plain words without the
+// markdown's markers), and nothing else: not the person's
 // own message, not the older pages loaded as they scroll up (the list itself is not a live
 // region), not a window opened on another channel.
 func TestBrowserArrivalsAnnouncedPolitely(t *testing.T) {
@@ -36,10 +37,12 @@ func TestBrowserArrivalsAnnouncedPolitely(t *testing.T) {
 	alice.waitFor("the first message told, the mention by name", said+` === "olivia: hello @Alice, welcome"`)
 	alice.send("my own words")
 	alice.seesOnce("my own words")
-	alice.sendAPI(t, g.owner, general, "**second** one,\n\non two lines")
-	alice.waitFor("the second message told, as plain words", said+` === "olivia: **second** one, on two lines"`)
-	if got := eval[string](alice, said); got != "olivia: **second** one, on two lines" {
-		t.Errorf("the region says %q", got)
+	// The markdown's markers are not read out ("star star second"): the words are, as they show.
+	alice.sendAPI(t, g.owner, general, "**second** one, _really_ *twice* with `code`,\n\non ```js\ntwo lines```")
+	const plain = "olivia: second one, really twice with code, on two lines"
+	alice.waitFor("the second message told, as plain words", said+` === `+js(plain))
+	if got := eval[string](alice, said); got != plain {
+		t.Errorf("the region says %q, want %q", got, plain)
 	}
 
 	t.Log("a long channel: its first window and the older pages loaded above are not told")

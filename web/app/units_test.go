@@ -125,6 +125,32 @@ func TestUnitsMentionsOnTheWire(t *testing.T) {
 	}
 }
 
+// TestUnitsPlainText: the text read out or quoted is what the rendering shows, without the
+// markdown's markers; a marker that renders as itself (unmatched) stays.
+func TestUnitsPlainText(t *testing.T) {
+	p := unitPage(t)
+	cases := map[string]string{
+		"**bold** and *it* and _it_":             "bold and it and it",
+		"**bold with _inner_ words**":            "bold with inner words",
+		"`**not bold**` in code":                 "**not bold** in code",
+		"see [the notes](https://example.com/a)": "see the notes",
+		"bare https://example.com/a_b_c link":    "bare https://example.com/a_b_c link",
+		"hi <@a1> and <@zz>":                     "hi @Alice and @unknown member",
+		"before```js\nlet x = 1;\n```after":      "before let x = 1; after",
+		"an ``` unclosed fence":                  "an ``` unclosed fence",
+		"2 * 3 * 4 and snake_case_name":          "2 * 3 * 4 and snake_case_name",
+		"a lone ** stays":                        "a lone ** stays",
+		":party: time":                           ":party: time",
+		"line one\n\n  line two":                 "line one line two",
+	}
+	for in, want := range cases {
+		got := eval[string](p, `units.plainText(`+js(in)+`, (id) => id === "a1" ? "Alice" : undefined)`)
+		if got != want {
+			t.Errorf("plainText(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
 func TestUnitsSHA256Fallback(t *testing.T) {
 	p := unitPage(t)
 	// The PKCE challenge on a page without WebCrypto: the padding edges around 55/56/64 bytes.

@@ -112,13 +112,38 @@ function customEmoji(name: string, raw: string, ctx: RenderContext): ComponentCh
   return <img class="custom-emoji" src={url} alt={raw} title={raw} width={22} height={22} />;
 }
 
-/** The text as one plain line, mentions by name: for notifications and reply previews. */
+/**
+ * The text as one plain line, as the rendering reads: the markdown's markers gone (bold, italic,
+ * code and its fences, a link's brackets and address), mentions by name, custom emoji as their
+ * :name:. For what is read out or quoted rather than shown: announcements of new messages,
+ * notifications, search results, a reported message. It parses as renderMarkdown does, so an
+ * unmatched marker (a lone `*`, an unclosed fence) stays, as it shows.
+ */
 export function plainText(text: string, memberName: (id: string) => string | undefined): string {
-  return text
-    .replace(/<@([A-Za-z0-9-]{1,64})>/g, (_, id: string) => "@" + (memberName(id) ?? "unknown"))
-    .replace(/```|\*\*|`/g, "")
-    .replace(/\s+/g, " ")
-    .trim();
+  const parts = text.split(/```/);
+  const out = parts.map((part, i) => {
+    if (i % 2 === 1 && i < parts.length - 1) {
+      // A fenced block, without its language word, set apart from the words around it.
+      return " " + part.replace(/^[a-zA-Z0-9_+-]*\n/, "").replace(/\n$/, "") + " ";
+    }
+    return inlinePlain(i % 2 === 1 ? "```" + part : part, memberName, 0);
+  });
+  return out.join("").replace(/\s+/g, " ").trim();
+}
+
+/** inline() as text: each match by the same pattern, with what its element would show. */
+function inlinePlain(text: string, memberName: (id: string) => string | undefined, depth: number): string {
+  const nested = (s: string) => (depth >= MAX_DEPTH ? s : inlinePlain(s, memberName, depth + 1));
+  return text.replace(new RegExp(INLINE.source, "g"), (raw, ...m: (string | undefined)[]) => {
+    if (m[0] !== undefined) return m[0];
+    if (m[1] !== undefined) return "@" + (memberName(m[1]) ?? "unknown member");
+    if (m[2] !== undefined) return inlinePlain(m[2], memberName, MAX_DEPTH);
+    if (m[4] !== undefined) return m[4];
+    if (m[5] !== undefined) return nested(m[5]);
+    if (m[6] !== undefined) return nested(m[6]);
+    if (m[7] !== undefined) return nested(m[7]);
+    return raw; // a custom emoji shows as its picture with this text, or as this text
+  });
 }
 
 /** Whether text mentions the member id. */

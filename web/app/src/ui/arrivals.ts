@@ -2,13 +2,13 @@
 // bulk (fifty older messages loaded above, a window replaced by a jump, reactions and reply
 // counts changing in place): as a live region it would read all of that out. So the list is
 // not live, and this tells only what a person would want to hear: messages from others that
-// arrive while the list is at the live end, as "Name: text", at most one announcement every
-// two seconds (messages that come in between are counted into the next: "3 new messages, the
-// last from Name: text").
+// arrive while the list is at the live end, as "Name: text" (the text as plain words, without
+// the markdown's markers), at most one announcement every two seconds (messages that come in
+// between are counted into the next: "3 new messages, the last from Name: text").
 
 import { useEffect, useRef, useState } from "preact/hooks";
 import type { Message } from "../gen/svc/v1/types_pb";
-import { fromWire } from "../lib/markdown";
+import { plainText } from "../lib/markdown";
 import type { Session } from "../state/session";
 import type { MessageView } from "../state/view";
 
@@ -58,9 +58,8 @@ export function useArrivals(session: Session, view: MessageView): string {
 function describe(session: Session, arrived: Message[]): string {
   const m = arrived[arrived.length - 1];
   const name = session.nameOf(m.authorId);
-  let text = fromWire(m.text, (id) => (session.members.has(id) ? session.nameOf(id) : undefined))
-    .replace(/\s+/g, " ")
-    .trim();
+  // Read as it shows: "**bold**" is bold, not "star star bold".
+  let text = plainText(m.text, (id) => (session.members.has(id) ? session.nameOf(id) : undefined));
   const chars = [...text];
   if (chars.length > TEXT_MAX) text = chars.slice(0, TEXT_MAX).join("") + "…";
   const files = m.attachments.length;
