@@ -23,7 +23,7 @@ import {
 } from "../gen/svc/v1/types_pb";
 import { codeOf, errorText, fetchEmoji, makeApi, retryable, type Api } from "../lib/api";
 import { Emitter } from "../lib/emitter";
-import { mentions } from "../lib/markdown";
+import { mentions, plainText } from "../lib/markdown";
 import { accessToken } from "../lib/oidc";
 import { getCreds, getToken, loadPending, savePending } from "../lib/storage";
 import { MessageView } from "./view";
@@ -476,7 +476,7 @@ export class Session {
     if (this.viewing === m.channelId && document.hasFocus()) return;
     const ch = this.channels.get(m.channelId);
     const where = ch && ch.kind !== ChannelKind.DM ? " in #" + ch.name : "";
-    const body = m.text.replace(/<@([A-Za-z0-9-]+)>/g, (_, id: string) => "@" + this.nameOf(id)).slice(0, 200);
+    const body = [...plainText(m.text, (id) => (this.members.has(id) ? this.nameOf(id) : undefined))].slice(0, 200).join("");
     const n = new Notification(this.nameOf(m.authorId) + where, { body: body || "sent a file", tag: m.id });
     n.onclick = () => {
       window.focus();
