@@ -43,6 +43,15 @@ export type Pending = {
 
 type Typist = { until: number; thread: string };
 
+export type NoticeKind = "error" | "info";
+
+/** Something the person is told; count is how many times in a row it happened. */
+export type Notice = { id: number; kind: NoticeKind; text: string; count: number };
+
+/** The most notices shown at once, and how long info shows. */
+export const NOTICES_SHOWN = 3;
+export const INFO_MS = 6000;
+
 /** A random id (crypto.randomUUID needs a secure context; this does not). */
 export function newId(): string {
   const b = crypto.getRandomValues(new Uint8Array(16));
@@ -80,14 +89,15 @@ export class Session {
   previews = new Map<string, LinkPreview[]>();
   typing = new Map<string, Map<string, Typist>>();
   pending: Pending[];
-  /** The latest problem worth telling the person about, with when it happened. */
-  toast = { text: "", at: 0 };
+  /** What the person is told (ui/common.tsx, Notices), oldest first. */
+  notices: Notice[] = [];
   /** The channel on screen (for notifications). */
   viewing = "";
   /** Opens a message when its notification is clicked. */
   onOpenMessage?: (channelId: string, messageId: string) => void;
 
   private seq = 0n;
+  private noticeIds = 0;
   private views = new Map<string, MessageView>();
   private closed = false;
   private abort?: AbortController;
@@ -598,9 +608,31 @@ export class Session {
 
   // ---- writing ----
 
-  tell(text: string): void {
-    this.toast = { text, at: Date.now() };
-    this.em.emit("toast");
+  /**
+   * Tells the person something. An error (what they asked for did not happen) stays until they
+   * dismiss it: they may have looked away. Info goes by itself after INFO_MS. The same notice
+   * again replaces the one shown, counted ("2 times") and newest; at most NOTICES_SHOWN show,
+   * the oldest info making room first, then the oldest error.
+   */
+  tell(text: string, kind: NoticeKind): void {
+    const same = this.notices.find((n) => n.kind === kind && n.text === text);
+    const notice: Notice = { id: ++this.noticeIds, kind, text, count: (same?.count ?? 0) + 1 };
+    const list = this.notices.filter((n) => n !== same);
+    list.push(notice);
+    while (list.length > NOTICES_SHOWN) {
+      const info = list.findIndex((n) => n.kind === "info");
+      list.splice(info >= 0 ? info : 0, 1);
+    }
+    this.notices = list;
+    if (kind === "info") window.setTimeout(() => this.dismiss(notice.id), INFO_MS);
+    this.em.emit("notices");
+  }
+
+  /** Takes a notice away (nothing when it has gone already). */
+  dismiss(id: number): void {
+    if (!this.notices.some((n) => n.id === id)) return;
+    this.notices = this.notices.filter((n) => n.id !== id);
+    this.em.emit("notices");
   }
 
   /** Queues a message; it shows at once and goes when the server can take it. */
@@ -695,7 +727,7 @@ export class Session {
     try {
       return await fn();
     } catch (e) {
-      this.tell(`${what}: ${errorText(e)}`);
+      this.tell(`${what}: ${errorText(e)}`, "error");
       return undefined;
     }
   }

@@ -7,7 +7,7 @@ import { useCallback, useEffect, useRef, useState } from "preact/hooks";
 import { useTopics } from "../lib/emitter";
 import { channelHash, navigate, type Route } from "../lib/router";
 import type { Session } from "../state/session";
-import { focusOpened, Toast } from "./common";
+import { focusOpened, Notices } from "./common";
 import { CommunityAccent, CommunityMain, showsCommunity } from "./admin/Community";
 import { BrowseChannels } from "./Browse";
 import { ChannelView } from "./ChannelView";
@@ -178,7 +178,7 @@ export function Chat(props: { session: Session; route: Route; onSignOut: () => v
       {channel && threadId && (
         <ThreadPanel key={threadId} inert={drawer} session={session} channelId={channel.id} rootId={threadId} actions={actions} onClose={() => navigate(channelHash(channel.id))} />
       )}
-      <Toast session={session} />
+      <Notices session={session} />
       <CommunityAccent session={session} />
       {dialog?.kind === "member" && <MemberCard session={session} memberId={dialog.id} onClose={closeDialog} onOpenChannel={openChannel} />}
       {dialog?.kind === "profile" && <Profile session={session} onClose={closeDialog} onSignOut={props.onSignOut} />}

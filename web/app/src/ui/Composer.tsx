@@ -73,7 +73,8 @@ export function Composer(props: {
 
   const addFiles = (files: File[]) => {
     const room = ATTACHMENTS_MAX - slotsRef.current.length;
-    if (files.length > room) session.tell(`A message takes at most ${ATTACHMENTS_MAX} files.`);
+    // Info, not an error: what was added shows right here, in the list of files to send.
+    if (files.length > room) session.tell(`A message takes at most ${ATTACHMENTS_MAX} files.`, "info");
     for (const file of files.slice(0, Math.max(0, room))) {
       const key = ++slotKeys;
       if (file.size > UPLOAD_MAX) {

@@ -54,8 +54,11 @@ export function ThreadPanel(props: { session: Session; channelId: string; rootId
 
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
-      // Escape closes the open dialog, or the phone's drawer, first.
-      if (e.key === "Escape" && !document.querySelector("dialog[open], .drawer-open")) props.onClose();
+      // Escape closes the open dialog, or the phone's drawer, first, then dismisses the notices
+      // (ui/common.tsx, Notices), and is not for the thread when something in it took the key
+      // (an edit cancelled, the mention list closed).
+      if (e.key !== "Escape" || e.defaultPrevented || session.notices.length > 0) return;
+      if (!document.querySelector("dialog[open], .drawer-open")) props.onClose();
     };
     window.addEventListener("keydown", onKey);
     return () => window.removeEventListener("keydown", onKey);

@@ -1,4 +1,4 @@
-// Small pieces every screen uses: avatars, presence dots, modal dialogs, the toast, a refusal's
+// Small pieces every screen uses: avatars, presence dots, modal dialogs, the notices, a refusal's
 // message, times.
 
 import type { ComponentChildren } from "preact";
@@ -6,7 +6,7 @@ import { useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
 import { Presence, type Member } from "../gen/svc/v1/types_pb";
 import { absUrl, errorText } from "../lib/api";
 import { useTopics } from "../lib/emitter";
-import type { Session } from "../state/session";
+import type { Notice, Session } from "../state/session";
 
 /** A refusal or failure, as an alert under what was refused; nothing when there is none. */
 export function ErrorRow(props: { error?: string | null }) {
@@ -141,37 +141,76 @@ export function Dialog(props: { title: string; onClose: () => void; children: Co
   );
 }
 
-export function Toast(props: { session: Session }) {
+/**
+ * What the person is told (Session.tell): errors, which stay until dismissed, above info, which
+ * goes by itself. Each error is announced once, as it comes, by an alert of its own (an element
+ * with role="alert" added to the page); info by a polite region that is always there. A notice
+ * is dismissed with its ✕, or with Escape when no dialog or drawer takes it and nothing else
+ * did (the composer's mention list, an edit box): the focused notice, else the newest.
+ */
+export function Notices(props: { session: Session }) {
   const { session } = props;
-  useTopics(session.em, "toast");
-  const ref = useRef(0);
-  const { text, at } = session.toast;
+  useTopics(session.em, "notices");
+  const area = useRef<HTMLDivElement>(null);
+
+  // The focus on a notice's ✕ would be lost with it: it goes to another notice's, else to the
+  // channel's message box.
+  const dismiss = (id: number) => {
+    const el = area.current;
+    const focused = !!el && el.contains(document.activeElement);
+    session.dismiss(id);
+    if (!focused || !el) return;
+    const next = [...el.querySelectorAll<HTMLElement>("[data-notice]")].find((n) => n.dataset.notice !== String(id));
+    if (next) next.querySelector<HTMLElement>("button")?.focus();
+    else focusOpened(document.querySelector<HTMLElement>(".main .composer .composer-input"), document.querySelector<HTMLElement>(".main .message-list"));
+  };
+
   useEffect(() => {
-    if (!text) return;
-    clearTimeout(ref.current);
-    ref.current = window.setTimeout(() => {
-      session.toast = { text: "", at: 0 };
-      session.em.emit("toast");
-    }, 6000);
-  }, [at]);
+    const onKey = (e: KeyboardEvent) => {
+      if (e.key !== "Escape" || e.defaultPrevented || session.notices.length === 0) return;
+      if (document.querySelector("dialog[open], .drawer-open")) return;
+      e.preventDefault();
+      const focused = (document.activeElement as HTMLElement | null)?.closest<HTMLElement>("[data-notice]");
+      dismiss(focused ? Number(focused.dataset.notice) : session.notices[session.notices.length - 1].id);
+    };
+    window.addEventListener("keydown", onKey);
+    return () => window.removeEventListener("keydown", onKey);
+  }, [session]);
+
+  const row = (n: Notice) => {
+    const textId = `notice-${n.id}`;
+    const text = (
+      <>
+        {n.text}
+        {n.count > 1 && <span class="notice-count"> ({n.count} times)</span>}
+      </>
+    );
+    return (
+      <div key={n.id} class={`notice notice-${n.kind}`} data-notice={n.id}>
+        {n.kind === "error" ? (
+          <p class="notice-text" id={textId} role="alert">
+            <span class="notice-mark" aria-hidden="true">
+              ⚠
+            </span>{" "}
+            {text}
+          </p>
+        ) : (
+          <p class="notice-text" id={textId}>
+            {text}
+          </p>
+        )}
+        <button type="button" class="icon-button" aria-label="Dismiss" aria-describedby={textId} onClick={() => dismiss(n.id)}>
+          ✕
+        </button>
+      </div>
+    );
+  };
   return (
-    <div class="toast-area" role="status" aria-live="polite">
-      {text && (
-        <div class="toast">
-          <span>{text}</span>
-          <button
-            type="button"
-            class="icon-button"
-            aria-label="Dismiss"
-            onClick={() => {
-              session.toast = { text: "", at: 0 };
-              session.em.emit("toast");
-            }}
-          >
-            ✕
-          </button>
-        </div>
-      )}
+    <div class="notices" ref={area}>
+      {session.notices.filter((n) => n.kind === "error").map(row)}
+      <div class="notices-info" role="status" aria-live="polite">
+        {session.notices.filter((n) => n.kind === "info").map(row)}
+      </div>
     </div>
   );
 }
