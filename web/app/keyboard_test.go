@@ -216,3 +216,45 @@ func (p *page) countRequests(path string) int {
 	}
 	return n
 }
+
+// TestBrowserEscapeInAThreadIsForWhatTookIt: Escape in a thread's edit box cancels the edit,
+// and Escape in its mention list closes the list; neither closes the thread, which the next
+// Escape does.
+func TestBrowserEscapeInAThreadIsForWhatTookIt(t *testing.T) {
+	browser := startBrowser(t)
+	srv, _, _ := community(t)
+	alice := openPage(t, browser, "alice", 1280, 800)
+	alice.signIn(srv, "alice")
+	alice.join("Alice")
+	alice.openChannel("general")
+	alice.send("a question worth a thread")
+	root := messageJS(".channel-view", "a question worth a thread")
+	alice.clickJS("Reply in thread", root+`?.querySelector('[aria-label="Reply in thread"]')`)
+	alice.focusIs("the thread's reply box", `document.querySelector(".thread-panel .composer .composer-input")`)
+	alice.send("an answer", ".thread-panel")
+	reply := messageJS(".thread-panel", "an answer")
+	alice.waitFor("the reply in the thread", `!!`+reply+` && !document.querySelector(".thread-panel .msg-pending")`)
+
+	t.Log("Escape in the edit box cancels the edit, and only that")
+	alice.clickJS("Edit the reply", reply+`.querySelector('[aria-label="Edit message"]')`)
+	alice.focusIs("the edit box", `document.querySelector('.thread-panel textarea[aria-label="Edit message"]')`)
+	alice.run(press("Escape", 27, "", 0))
+	alice.waitFor("the edit cancelled", `!document.querySelector('textarea[aria-label="Edit message"]')`)
+	if !eval[bool](alice, `!!document.querySelector(".thread-panel")`) {
+		t.Fatalf("Escape in the edit box closed the thread")
+	}
+
+	t.Log("Escape in the mention list closes the list, and only that")
+	alice.typeInto(".thread-panel .composer .composer-input", "hi @ali")
+	alice.waitFor("the mention list", `!!document.querySelector(".thread-panel .mention-list")`)
+	alice.run(press("Escape", 27, "", 0))
+	alice.waitFor("the mention list closed", `!document.querySelector(".thread-panel .mention-list")`)
+	if !eval[bool](alice, `!!document.querySelector(".thread-panel")`) {
+		t.Fatalf("Escape in the mention list closed the thread")
+	}
+
+	t.Log("the next Escape closes the thread")
+	alice.run(press("Escape", 27, "", 0))
+	alice.waitFor("the thread closed", `!document.querySelector(".thread-panel")`)
+	alice.noErrors(srv.URL)
+}
