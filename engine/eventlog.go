@@ -26,7 +26,7 @@ const pruneBatch = 10_000
 // count.
 func (e *Engine) pruneLog() error {
 	for {
-		seq := e.Seq() // committed: every event up to it is in the views below
+		seq := e.Seq()     // committed: every event up to it is in the views below
 		var keepFrom int64 // events at or below this may go
 		err := e.db.View(func(r *store.Reader) error {
 			var err error
