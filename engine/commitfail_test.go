@@ -145,6 +145,11 @@ func (f fakeInspector) Preview(context.Context, sandbox.Page) (sandbox.Preview, 
 	return f.page, nil
 }
 
+// Decode finds every image whole, of the type and size it sniffs.
+func (f fakeInspector) Decode(context.Context, []byte, sandbox.DecodeLimits) (sandbox.Decoded, error) {
+	return sandbox.Decoded{ContentType: f.info.ContentType, Width: f.info.Width, Height: f.info.Height, Frames: 1}, nil
+}
+
 // filedCommunity is a testCommunity with a file bucket on its data folder (kept across its
 // restarts), a sandbox that sniffs as told, and jobs run by the test.
 type filedCommunity struct {

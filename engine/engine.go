@@ -93,10 +93,12 @@ type Options struct {
 }
 
 // Inspector reads untrusted bytes in the sandbox: an upload's content type and image size
-// from its head, a link preview from a page.
+// from its head, a link preview from a page, a whole image (a custom emoji's) to know it
+// renders.
 type Inspector interface {
 	Inspect(ctx context.Context, head []byte) (sandbox.Info, error)
 	Preview(ctx context.Context, p sandbox.Page) (sandbox.Preview, error)
+	Decode(ctx context.Context, img []byte, lim sandbox.DecodeLimits) (sandbox.Decoded, error)
 }
 
 // Login is a person's identity: the pair (issuer, subject).
