@@ -72,6 +72,11 @@ func TestACommitWithUnknownOutcomeStopsTheWriter(t *testing.T) {
 	if _, err := addRole(e, "before"); err != nil {
 		t.Fatal(err)
 	}
+	select {
+	case <-e.Stopped():
+		t.Fatal("Stopped is closed before any commit failed")
+	default:
+	}
 	failOnce := true
 	e.commitBatch = func(b *store.Batch) error {
 		if err := b.Commit(); err != nil || !failOnce {
@@ -88,6 +93,15 @@ func TestACommitWithUnknownOutcomeStopsTheWriter(t *testing.T) {
 	}
 	if err := e.Healthy(); CodeOf(err) != CodeUnavailable {
 		t.Fatalf("Healthy after the failed commit: %v, want unavailable", err)
+	}
+	// The process is told, to exit and be restarted (cmd/hearth).
+	select {
+	case <-e.Stopped():
+	default:
+		t.Fatal("Stopped is not closed after the failed commit")
+	}
+	if err := e.StopCause(); CodeOf(err) != CodeUnavailable || !strings.Contains(err.Error(), "restarted") {
+		t.Fatalf("StopCause after the failed commit: %v, want unavailable until restarted", err)
 	}
 	e.Close()
 	if err := db.Close(); err != nil {
@@ -129,6 +143,11 @@ func (f fakeInspector) Inspect(context.Context, []byte) (sandbox.Info, error) { 
 
 func (f fakeInspector) Preview(context.Context, sandbox.Page) (sandbox.Preview, error) {
 	return f.page, nil
+}
+
+// Decode finds every image whole, of the type and size it sniffs.
+func (f fakeInspector) Decode(context.Context, []byte, sandbox.DecodeLimits) (sandbox.Decoded, error) {
+	return sandbox.Decoded{ContentType: f.info.ContentType, Width: f.info.Width, Height: f.info.Height, Frames: 1}, nil
 }
 
 // filedCommunity is a testCommunity with a file bucket on its data folder (kept across its

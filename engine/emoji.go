@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"hearth/blob"
+	"hearth/engine/sandbox"
 	"hearth/engine/store"
 	"hearth/engine/store/storepb"
 	svcv1 "hearth/proto/svc/v1"
@@ -28,6 +29,10 @@ const (
 	EmojiMaxBytes = 256_000
 	// EmojiMaxSide is the largest width and height of an emoji, in pixels.
 	EmojiMaxSide = 512
+	// emojiMaxPixels bounds the pixels of all an emoji's frames together: as many as sixteen
+	// frames of 512x512. Decoding them in the sandbox takes about 0.4 s on a busy small
+	// machine, well within its 2 s deadline (sandbox.BenchmarkDecodeFullBudget).
+	emojiMaxPixels = 16 * EmojiMaxSide * EmojiMaxSide
 	// MaxEmojiRequestBytes bounds one POST /emoji request.
 	MaxEmojiRequestBytes = 64_000_000
 	// emojiNameMax is the longest emoji name.
@@ -36,6 +41,9 @@ const (
 
 // ErrEmojiRequestTooLarge is the error of a POST /emoji body over MaxEmojiRequestBytes.
 var ErrEmojiRequestTooLarge = &Error{Code: CodeTooLarge, Msg: "the request is larger than 64 MB (64,000,000 bytes)"}
+
+// emojiDecodeLimits bound the sandbox's decoding of an emoji.
+var emojiDecodeLimits = sandbox.DecodeLimits{MaxSide: EmojiMaxSide, MaxPixels: emojiMaxPixels}
 
 // emojiTypes are the image types an emoji may be, with the extension the export gives each.
 var emojiTypes = map[string]string{

@@ -185,16 +185,11 @@ func (u *EmojiUpload) addImage(file string, data []byte) error {
 		return u.reject(file, errors.New("it is empty (0 bytes), not a PNG, GIF or WebP image"))
 	}
 	info, err := u.e.opts.Sandbox.Inspect(u.ctx, data)
-	switch {
-	case errors.Is(err, sandbox.ErrUnreadable):
+	if errors.Is(err, sandbox.ErrUnreadable) {
 		return u.reject(file, errors.New("it could not be read as an image"))
-	case err != nil && u.ctx.Err() != nil:
-		return u.ctx.Err()
-	case errors.Is(err, sandbox.ErrClosed):
-		return ErrClosed
-	case err != nil:
-		u.e.log.Error("inspecting an emoji", "err", err)
-		return &Error{Code: CodeInternal, Msg: "the images could not be inspected"}
+	}
+	if err != nil {
+		return u.sandboxFailure("inspecting an emoji", err)
 	}
 	if emojiTypes[info.ContentType] == "" {
 		return u.reject(file, fmt.Errorf("it is %s, not a PNG, GIF or WebP image", info.ContentType))
@@ -204,6 +199,22 @@ func (u *EmojiUpload) addImage(file string, data []byte) error {
 	}
 	if info.Width > EmojiMaxSide || info.Height > EmojiMaxSide {
 		return u.reject(file, fmt.Errorf("it is %dx%d pixels; the limit is %dx%d", info.Width, info.Height, EmojiMaxSide, EmojiMaxSide))
+	}
+	// The header is fine; the image must also decode, every frame of it, or it would be stored
+	// and then show broken wherever it is used.
+	dec, err := u.e.opts.Sandbox.Decode(u.ctx, data, emojiDecodeLimits)
+	if errors.Is(err, sandbox.ErrUnreadable) {
+		return u.reject(file, errors.New("it could not be decoded as an image"))
+	}
+	if err != nil {
+		return u.sandboxFailure("decoding an emoji", err)
+	}
+	if dec.Problem != "" {
+		return u.reject(file, fmt.Errorf("it does not decode: %s", dec.Problem))
+	}
+	if dec.ContentType != info.ContentType {
+		u.e.log.Error("the sandbox sniffed an emoji two ways", "inspect", info.ContentType, "decode", dec.ContentType)
+		return u.reject(file, errors.New("it could not be decoded as an image"))
 	}
 	if err := u.room(); err != nil {
 		return err
@@ -225,6 +236,19 @@ func (u *EmojiUpload) addImage(file string, data []byte) error {
 		CreatedBy:   u.c.ID,
 	}})
 	return nil
+}
+
+// sandboxFailure is the request's error when the sandbox failed other than on the image:
+// the request ended, the server is closing, or the sandbox broke.
+func (u *EmojiUpload) sandboxFailure(doing string, err error) error {
+	switch {
+	case u.ctx.Err() != nil:
+		return u.ctx.Err()
+	case errors.Is(err, sandbox.ErrClosed):
+		return ErrClosed
+	}
+	u.e.log.Error(doing, "err", err)
+	return &Error{Code: CodeInternal, Msg: "the images could not be inspected"}
 }
 
 // store puts an image in the bucket in the background: it returns once the image is copied,

@@ -87,13 +87,18 @@ type Options struct {
 	Log *slog.Logger
 	// Observer, when set, hears about every commit of the writer (for metrics).
 	Observer Observer
+	// Commit, when set, commits the writer's batches in place of Batch.Commit: for tests that
+	// make a commit fail as a failing disk does (the engine then stops, see Stopped).
+	Commit func(*store.Batch) error
 }
 
 // Inspector reads untrusted bytes in the sandbox: an upload's content type and image size
-// from its head, a link preview from a page.
+// from its head, a link preview from a page, a whole image (a custom emoji's) to know it
+// renders.
 type Inspector interface {
 	Inspect(ctx context.Context, head []byte) (sandbox.Info, error)
 	Preview(ctx context.Context, p sandbox.Page) (sandbox.Preview, error)
+	Decode(ctx context.Context, img []byte, lim sandbox.DecodeLimits) (sandbox.Decoded, error)
 }
 
 // Login is a person's identity: the pair (issuer, subject).
@@ -146,6 +151,8 @@ type Engine struct {
 	// broken is set when a commit failed with an unknown outcome (commitfail.go): the writer
 	// then refuses every change until a restart.
 	broken atomic.Pointer[Error]
+	// stopped is closed when broken is set, for the process to exit on (Stopped).
+	stopped chan struct{}
 	// commitBatch commits the writer's batches in tests that make commits fail; nil commits.
 	commitBatch func(*store.Batch) error
 }
@@ -201,6 +208,9 @@ func Open(db *store.DB, opts Options) (*Engine, error) {
 		closing:    make(chan struct{}),
 		writerDone: make(chan struct{}),
 		jobsDone:   make(chan struct{}),
+		stopped:    make(chan struct{}),
+		// nil in the server: commit then calls Batch.Commit.
+		commitBatch: opts.Commit,
 	}
 	e.ctx, e.cancel = context.WithCancel(context.Background())
 	var snap *Snapshot

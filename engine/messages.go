@@ -13,6 +13,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"hearth/engine/search"
+	"hearth/engine/store"
 	"hearth/engine/store/storepb"
 	svcv1 "hearth/proto/svc/v1"
 )
@@ -108,7 +109,7 @@ func (e *Engine) send(tx *Tx, c Caller, req *svcv1.SendMessageRequest, text sear
 	}
 	var root *svcv1.Message
 	if rootID := req.GetThreadRootId(); rootID != "" {
-		if root, err = threadRoot(tx, ch.GetId(), rootID); err != nil {
+		if root, err = threadRoot(tx.read(), tx.cutoff(), ch.GetId(), rootID); err != nil {
 			return nil, err
 		}
 	}
@@ -180,9 +181,10 @@ func (e *Engine) send(tx *Tx, c Caller, req *svcv1.SendMessageRequest, text sear
 }
 
 // threadRoot finds the root of a reply: a top-level, not deleted message of the channel (and
-// not past retention).
-func threadRoot(tx *Tx, channelID, rootID string) (*svcv1.Message, error) {
-	root, err := liveMessage(tx.read(), rootID, tx.cutoff())
+// not past retention). SendMessage and SetTyping both check a thread_root_id here, so a root
+// one refuses the other refuses with the same code and words.
+func threadRoot(r *store.Reader, cutoff int64, channelID, rootID string) (*svcv1.Message, error) {
+	root, err := liveMessage(r, rootID, cutoff)
 	if isNotFound(err) || (err == nil && root.GetChannelId() != channelID) {
 		return nil, notFound("thread_root_id %.64s is not a message of this channel", rootID)
 	}
@@ -190,10 +192,10 @@ func threadRoot(tx *Tx, channelID, rootID string) (*svcv1.Message, error) {
 		return nil, err
 	}
 	if root.GetThreadRootId() != "" {
-		return nil, invalid("thread_root_id %s is itself a reply; reply to its root %s", rootID, root.GetThreadRootId())
+		return nil, invalid("thread_root_id %.64s is itself a reply; reply to its root %.64s", rootID, root.GetThreadRootId())
 	}
 	if root.GetDeleted() {
-		return nil, precondition("thread_root_id %s was deleted", rootID)
+		return nil, precondition("thread_root_id %.64s was deleted", rootID)
 	}
 	return root, nil
 }

@@ -30,17 +30,12 @@ func (e *Engine) SetTyping(ctx context.Context, c Caller, req *svcv1.SetTypingRe
 			return nil, err
 		}
 	}
-	// The root goes out to every member of the channel: it must be a thread of this channel,
-	// and one that takes replies (SendMessage refuses a reply to a deleted root).
+	// The root goes out to every member of the channel: it must be one SendMessage would take
+	// a reply to, checked by the same function so the two give the same answer.
 	if root := req.GetThreadRootId(); root != "" {
+		cutoff := e.readCutoff()
 		err := e.db.View(func(r *store.Reader) error {
-			m, err := liveMessage(r, root, e.readCutoff())
-			if isNotFound(err) || (err == nil && (m.GetChannelId() != ch.GetId() || m.GetThreadRootId() != "")) {
-				return notFound("thread_root_id %.64s is not a top-level message of this channel", root)
-			}
-			if err == nil && m.GetDeleted() {
-				return precondition("thread_root_id %.64s was deleted: its thread takes no replies", root)
-			}
+			_, err := threadRoot(r, cutoff, ch.GetId(), root)
 			return err
 		})
 		if err != nil {

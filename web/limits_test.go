@@ -199,12 +199,11 @@ func TestRoleCountLimit(t *testing.T) {
 }
 
 // TestEmojiAtTheLimits: an image of exactly 256,000 bytes and 512x512 pixels, named with 62
-// characters, is added.
+// characters, is added (a real one: an emoji must decode, not only show a valid header).
 func TestEmojiAtTheLimits(t *testing.T) {
 	s := webtest.Start(t)
 	alice := s.Join("alice")
-	img := pngHeader(512, 512)
-	img = append(img, make([]byte, engine.EmojiMaxBytes-len(img))...)
+	img := paddedPNG(t, 512, 512, engine.EmojiMaxBytes)
 	name := strings.Repeat("n", 62)
 	got := mustAddEmoji(t, s, alice, filePart(name+".png", img))
 	wantResults(t, got, []result{{name + ".png", name, added, ""}})

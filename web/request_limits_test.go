@@ -60,7 +60,8 @@ func TestRequestsAreBounded(t *testing.T) {
 	}
 }
 
-// SetTyping's thread_root_id goes to every member of the channel: it must name a thread of it.
+// SetTyping's thread_root_id goes to every member of the channel: it must name a thread of it,
+// and it is checked as SendMessage checks a reply's: the same code and the same message.
 func TestTypingThreadRootIsChecked(t *testing.T) {
 	s := webtest.Start(t)
 	alice := s.Join("alice")
@@ -68,15 +69,28 @@ func TestTypingThreadRootIsChecked(t *testing.T) {
 	other := mustChannel(t, alice, "random", svcv1.ChannelKind_CHANNEL_KIND_TEXT)
 	root := mustSend(t, alice, &svcv1.SendMessageRequest{ChannelId: ch.GetId(), Text: "root"})
 	reply := mustSend(t, alice, &svcv1.SendMessageRequest{ChannelId: ch.GetId(), Text: "reply", ThreadRootId: root.GetId()})
-	for _, tc := range []struct{ what, channel, root string }{
-		{"an unknown root", ch.GetId(), "nope"},
-		{"a reply as root", ch.GetId(), reply.GetId()},
-		{"a root of another channel", other.GetId(), root.GetId()},
-		{"a long id", ch.GetId(), strings.Repeat("x", 10000)},
+	gone := mustSend(t, alice, &svcv1.SendMessageRequest{ChannelId: ch.GetId(), Text: "gone"})
+	_, err := alice.Chat.DeleteMessage(ctx, req(&svcv1.DeleteMessageRequest{MessageId: gone.GetId()}))
+	wantOK(t, "delete a root", err)
+	for _, tc := range []struct {
+		what, channel, root string
+		code                connect.Code
+		says                string
+	}{
+		{"an unknown root", ch.GetId(), "nope", connect.CodeNotFound, "thread_root_id nope is not a message of this channel"},
+		{"a reply as root", ch.GetId(), reply.GetId(), connect.CodeInvalidArgument, "thread_root_id " + reply.GetId() + " is itself a reply; reply to its root " + root.GetId()},
+		{"a root of another channel", other.GetId(), root.GetId(), connect.CodeNotFound, "thread_root_id " + root.GetId() + " is not a message of this channel"},
+		{"a deleted root", ch.GetId(), gone.GetId(), connect.CodeFailedPrecondition, "thread_root_id " + gone.GetId() + " was deleted"},
+		{"a long id", ch.GetId(), strings.Repeat("x", 10000), connect.CodeNotFound, "thread_root_id " + strings.Repeat("x", 64) + " is not a message of this channel"},
 	} {
-		_, err := alice.Chat.SetTyping(ctx, req(&svcv1.SetTypingRequest{ChannelId: tc.channel, ThreadRootId: tc.root}))
-		wantCode(t, tc.what, err, connect.CodeNotFound, "is not a top-level message of this channel")
+		_, typeErr := alice.Chat.SetTyping(ctx, req(&svcv1.SetTypingRequest{ChannelId: tc.channel, ThreadRootId: tc.root}))
+		wantCode(t, "typing with "+tc.what, typeErr, tc.code, tc.says)
+		_, sendErr := alice.Chat.SendMessage(ctx, req(&svcv1.SendMessageRequest{ChannelId: tc.channel, ThreadRootId: tc.root, Text: "hi"}))
+		wantCode(t, "a reply to "+tc.what, sendErr, tc.code, tc.says)
+		if typeErr != nil && sendErr != nil && typeErr.Error() != sendErr.Error() {
+			t.Errorf("%s: SetTyping says %q, SendMessage %q", tc.what, typeErr.Error(), sendErr.Error())
+		}
 	}
-	_, err := alice.Chat.SetTyping(ctx, req(&svcv1.SetTypingRequest{ChannelId: ch.GetId(), ThreadRootId: root.GetId()}))
+	_, err = alice.Chat.SetTyping(ctx, req(&svcv1.SetTypingRequest{ChannelId: ch.GetId(), ThreadRootId: root.GetId()}))
 	wantOK(t, "typing in a thread", err)
 }

@@ -2,11 +2,14 @@ package web_test
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"net/http"
 	"slices"
 	"testing"
+	"time"
 
+	"hearth/engine"
 	svcv1 "hearth/proto/svc/v1"
 	"hearth/web"
 	"hearth/web/webtest"
@@ -158,4 +161,61 @@ func backupOver(t *testing.T, dir string) []byte {
 		t.Fatalf("GET /backup: %v, trailer %q", err, resp.Trailer.Get(web.BackupResultTrailer))
 	}
 	return archive
+}
+
+// TestPruneAfterARestoreKeepsTheNewestEventsByCount: the log keeps at least -replay-events
+// events however old, and a restore's 2^40 jump in seqs is no events: once the days rule lets
+// them go, the newest ten events are kept across the gap (six from before the backup, the
+// restored server's server_updated and three messages), and a resume replays exactly those.
+func TestPruneAfterARestoreKeepsTheNewestEventsByCount(t *testing.T) {
+	clock := webtest.NewClock()
+	s := webtest.Start(t, webtest.WithClock(clock), webtest.WithManualJobs(), func(o *engine.Options) { o.ReplayEvents = 10; o.ReplayDays = 1 })
+	owner := s.Join("owner")
+	general := mustChannel(t, owner, "general", svcv1.ChannelKind_CHANNEL_KIND_TEXT)
+	for i := range 8 {
+		mustSend(t, owner, &svcv1.SendMessageRequest{ChannelId: general.GetId(), Text: fmt.Sprint("before the backup ", i)})
+	}
+	archive := backupOver(t, s.Dir)
+	backedUp := s.Engine.Seq()
+	s.RestoreFresh(bytes.NewReader(archive))
+	start := s.Engine.Seq()
+	for i := range 3 {
+		mustSend(t, owner, &svcv1.SendMessageRequest{ChannelId: general.GetId(), Text: fmt.Sprint("after the restore ", i)})
+	}
+	clock.Advance(25 * time.Hour)
+	if err := s.Engine.PruneLog(); err != nil {
+		t.Fatal(err)
+	}
+
+	want := []int64{backedUp - 5, backedUp - 4, backedUp - 3, backedUp - 2, backedUp - 1, backedUp, start, start + 1, start + 2, start + 3}
+	for _, after := range []int64{backedUp - 6, backedUp - 1, backedUp, start + 1} {
+		st := owner.Subscribe(t, after)
+		var seqs []int64
+		for _, ev := range st.Until(func(ev *svcv1.Event) bool { return ev.GetSeq() == start+3 || ev.GetResync() }) {
+			seqs = append(seqs, ev.GetSeq())
+		}
+		st.Close()
+		w := slices.DeleteFunc(slices.Clone(want), func(seq int64) bool { return seq <= after })
+		if !slices.Equal(seqs, w) {
+			t.Fatalf("after_seq %d (backup at %d, restored at %d): replayed seqs %v, want %v", after, backedUp, start, seqs, w)
+		}
+	}
+	// The seventh newest event and older are gone: a resume from before them reloads.
+	for _, after := range []int64{backedUp - 7, 0} {
+		st := owner.Subscribe(t, after)
+		if ev := st.Next(); !ev.GetResync() {
+			t.Fatalf("after_seq %d (oldest kept %d): %s, want resync", after, backedUp-5, kind(ev))
+		}
+		st.Close()
+	}
+	// And a later prune with nothing new deletes nothing more.
+	clock.Advance(time.Hour)
+	if err := s.Engine.PruneLog(); err != nil {
+		t.Fatal(err)
+	}
+	st := owner.Subscribe(t, backedUp-6)
+	if ev := st.Next(); ev.GetSeq() != backedUp-5 {
+		t.Fatalf("after a second prune, replay from the oldest kept: %s seq %d, want seq %d", kind(ev), ev.GetSeq(), backedUp-5)
+	}
+	st.Close()
 }

@@ -27,7 +27,7 @@ func main() {
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
-// run dispatches to a command and returns the exit code: 2 for bad flags or configuration.
+// run dispatches to a command and returns the exit code (exitCode).
 func run(args []string, stdout, stderr io.Writer) int {
 	cmd := "serve"
 	if len(args) > 0 && len(args[0]) > 0 && args[0][0] != '-' {
@@ -54,7 +54,14 @@ func run(args []string, stdout, stderr io.Writer) int {
 	default:
 		err = usageError{fmt.Errorf("unknown command %q: `hearth -h` lists the commands", cmd)}
 	}
+	return exitCode(err, stderr)
+}
+
+// exitCode prints a command's error and gives its exit code: 0 for none, 2 for bad flags or
+// configuration, an exitError's own code (exitEngineStopped), and 1 for any other.
+func exitCode(err error, stderr io.Writer) int {
 	var ue usageError
+	var xe exitError
 	switch {
 	case err == nil:
 		return 0
@@ -63,6 +70,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	case errors.As(err, &ue):
 		fmt.Fprintln(stderr, "hearth:", ue.err)
 		return 2
+	case errors.As(err, &xe):
+		fmt.Fprintln(stderr, "hearth:", xe.err)
+		return xe.code
 	default:
 		fmt.Fprintln(stderr, "hearth:", err)
 		return 1

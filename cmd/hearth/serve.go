@@ -137,7 +137,8 @@ const (
 	cutTime = 2 * time.Second
 )
 
-// serve runs until ctx ends (SIGINT or SIGTERM), then shuts down in order: streams first, then
+// serve runs until ctx ends (SIGINT or SIGTERM) or the engine stops taking changes
+// (enginestop.go), then shuts down in order: streams first, then
 // the HTTP server stops taking requests and lets those in progress finish for drainTime; the
 // connections of any still running are closed, and their handlers get cutTime to return. Then
 // the writer (what is queued is committed), the sandbox, the database and the bucket close. A
@@ -157,6 +158,8 @@ func (a *app) serve(ctx context.Context, ln net.Listener, c Config, log *slog.Lo
 	case <-ctx.Done():
 		log.Info("shutting down")
 	case err = <-errc:
+	case <-a.Engine.Stopped():
+		err = engineStopped(a.Engine.StopCause(), log)
 	}
 	a.CloseStreams()
 	drainCtx, cancel := context.WithTimeout(context.Background(), drainTime)

@@ -85,6 +85,16 @@ func (l *Lazy) Preview(ctx context.Context, p Page) (Preview, error) {
 	return sb.Preview(ctx, p)
 }
 
+// Decode is Sandbox.Decode on the started Sandbox, starting it if needed.
+func (l *Lazy) Decode(ctx context.Context, img []byte, lim DecodeLimits) (Decoded, error) {
+	sb, err := l.acquire(ctx)
+	if err != nil {
+		return Decoded{}, err
+	}
+	defer l.release()
+	return sb.Decode(ctx, img, lim)
+}
+
 // Started reports whether a Sandbox is running now: for tests and metrics.
 func (l *Lazy) Started() bool {
 	l.mu.Lock()

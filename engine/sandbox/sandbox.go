@@ -1,6 +1,7 @@
-// Package sandbox parses untrusted bytes (uploaded files, and the HTML pages of link
-// previews) inside a WebAssembly guest run by wazero, so that a malicious file can at worst
-// make one call fail: never crash, hang or exhaust the server.
+// Package sandbox parses untrusted bytes (uploaded files' heads, the HTML pages of link
+// previews, and custom emoji images, decoded whole) inside a WebAssembly guest run by wazero,
+// so that a malicious file can at worst make one call fail: never crash, hang or exhaust the
+// server.
 //
 // Each input gets a fresh guest instance, never one that saw another input, with a memory
 // limit, a deadline and a cap on its output. Starting a Go guest costs several

@@ -34,6 +34,28 @@ func (r *Reader) FirstSeq() (int64, error) {
 	return seq, err
 }
 
+// EventAtOrAfter is the seq of the oldest event at or after seq; ok is false when none is.
+func (r *Reader) EventAtOrAfter(seq int64) (found int64, ok bool, err error) {
+	err = r.scan([]byte{prefixEvent}, eventKey(seq), false, true, func(k []byte, _ *badger.Item) (bool, error) {
+		found, ok = getSeq(k), true
+		return false, nil
+	})
+	return found, ok, err
+}
+
+// EventBefore is the seq of the newest event before seq; ok is false when none is.
+func (r *Reader) EventBefore(seq int64) (found int64, ok bool, err error) {
+	if seq <= 1 {
+		return 0, false, nil
+	}
+	// A reverse seek lands on the greatest key at or below the one given.
+	err = r.scan([]byte{prefixEvent}, eventKey(seq-1), true, true, func(k []byte, _ *badger.Item) (bool, error) {
+		found, ok = getSeq(k), true
+		return false, nil
+	})
+	return found, ok, err
+}
+
 // Events calls fn for each event with after < seq <= until, in order. fn returns false to stop.
 func (r *Reader) Events(after, until int64, fn func(le *storepb.LoggedEvent) (bool, error)) error {
 	return r.scan([]byte{prefixEvent}, eventKey(after+1), false, false, func(k []byte, item *badger.Item) (bool, error) {

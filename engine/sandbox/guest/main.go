@@ -12,6 +12,7 @@ import (
 	"io"
 	"os"
 
+	"hearth/engine/sandbox/guest/internal/decode"
 	"hearth/engine/sandbox/guest/internal/inspect"
 	"hearth/engine/sandbox/guest/internal/preview"
 	"hearth/engine/sandbox/internal/wire"
@@ -47,6 +48,13 @@ func serve(in io.Reader) wire.Response {
 		}
 		res := preview.Extract(pageURL, contentType, page)
 		return wire.Response{Preview: &res}
+	case wire.OpDecode:
+		maxSide, maxPixels, img, err := wire.DecodeImage(payload)
+		if err != nil {
+			return wire.Response{Error: err.Error()}
+		}
+		res := decode.Decode(maxSide, maxPixels, img)
+		return wire.Response{Decode: &res}
 	default:
 		return wire.Response{Error: "unknown operation " + op}
 	}

@@ -22,6 +22,10 @@ const (
 	// OpPreview reads a link preview (title, description, site name, image URL) from an
 	// HTML page; its payload is EncodePage's.
 	OpPreview = "preview"
+	// OpDecode decodes a whole PNG, GIF or WebP image, every frame of an animation, within
+	// limits; its payload is EncodeImage's. A header over damaged or missing data passes
+	// OpInspect but not this.
+	OpDecode = "decode"
 )
 
 // MaxPayload is the largest payload the guest accepts. The host passes less (see the
@@ -66,6 +70,7 @@ type Response struct {
 	Error   string   `json:"error,omitempty"`
 	Inspect *Inspect `json:"inspect,omitempty"`
 	Preview *Preview `json:"preview,omitempty"`
+	Decode  *Decode  `json:"decode,omitempty"`
 }
 
 // Inspect is the answer to OpInspect. Width and Height are zero when the head is not an
