@@ -237,7 +237,7 @@ func (p *Provider) signIn(w http.ResponseWriter, r *http.Request, a *authRequest
 // unknown or the password wrong.
 func (p *Provider) checkPassword(r *http.Request, username, password string) (Account, error) {
 	ctx := r.Context()
-	if wait := p.limits.AllowAll([]string{"addr:" + p.clientAddr(r), "user:" + username}, []ratelimit.Limit{addrAttempts, accountAttempts}, 1); wait > 0 {
+	if wait := p.limits.AllowAll([]string{"addr:" + ratelimit.AddrKey(p.clientAddr(r)), "user:" + username}, []ratelimit.Limit{addrAttempts, accountAttempts}, 1); wait > 0 {
 		return Account{}, tooManyAttempts(wait)
 	}
 	if len(password) > passwordMaxBytes {
@@ -313,7 +313,7 @@ func (p *Provider) signUp(w http.ResponseWriter, r *http.Request, a *authRequest
 func (p *Provider) createAccount(r *http.Request, d page, password, password2 string, answers []string) (string, error) {
 	ctx := r.Context()
 	addr := p.clientAddr(r)
-	if wait := p.limits.Allow("addr:"+addr, addrAttempts, 1); wait > 0 {
+	if wait := p.limits.Allow("addr:"+ratelimit.AddrKey(addr), addrAttempts, 1); wait > 0 {
 		return "", tooManyAttempts(wait)
 	}
 	if err := checkUsername(d.Username); err != nil {
