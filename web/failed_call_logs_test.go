@@ -3,6 +3,7 @@ package web_test
 import (
 	"log/slog"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -164,4 +165,33 @@ func rawPost(t *testing.T, url, contentType, body, token string) int {
 	}
 	res.Body.Close()
 	return res.StatusCode
+}
+
+// TestMetricsCountToolCallsByTheirCode: gRPC's own services are counted as calls, by
+// procedure and code, like ours. They were counted as routes by their HTTP status, so a
+// failed health check was a 200.
+func TestMetricsCountToolCallsByTheirCode(t *testing.T) {
+	o := startOps(t, "")
+	hc := grpchealth.NewClient(webtest.HTTPClient(), o.URL, connect.WithGRPC())
+	if _, err := hc.Check(ctx, &grpchealth.CheckRequest{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := hc.Check(ctx, &grpchealth.CheckRequest{Service: "svc.v1.Nope"}); connect.CodeOf(err) != connect.CodeNotFound {
+		t.Fatalf("health of an unknown service: %v", err)
+	}
+	stream := grpcreflect.NewClient(webtest.HTTPClient(), o.URL, connect.WithGRPC()).NewStream(ctx)
+	if _, err := stream.ListServices(); err != nil {
+		t.Fatal(err)
+	}
+	stream.Close()
+	o.waitMetrics(t,
+		`hearth_rpc_requests_total{code="ok",procedure="/grpc.health.v1.Health/Check"} 1`,
+		`hearth_rpc_requests_total{code="not_found",procedure="/grpc.health.v1.Health/Check"} 1`,
+		`hearth_rpc_requests_total{code="ok",procedure="/grpc.reflection.v1.ServerReflection/ServerReflectionInfo"} 1`,
+	)
+	rec := httptest.NewRecorder()
+	o.Metrics.Handler().ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
+	if routes := grep(rec.Body.String(), `hearth_http_requests_total\{route="/grpc`); routes != "" {
+		t.Errorf("tool calls counted as routes too:\n%s", routes)
+	}
 }
