@@ -100,8 +100,7 @@ func logRequests(log *slog.Logger, next http.Handler) http.Handler {
 	})
 }
 
-// maxLoggedErrorBody is how much of an error answer's body (or of a stream's end) the log
-// keeps to find its message.
+// maxLoggedErrorBody is how much of an error answer's body the log keeps to find its message.
 const maxLoggedErrorBody = 4 << 10
 
 // logWriter is the response as the request log sees it: its status, and what holds the
@@ -110,11 +109,12 @@ const maxLoggedErrorBody = 4 << 10
 // that failed before the interceptors. A gRPC call's code is in its headers or trailers (its
 // HTTP status is 200); a gRPC-Web or Connect stream's, once a message went out, in the last
 // frame of its body, which the writer keeps for gRPC's own services (tool), the only streams
-// the interceptors do not log. Nothing of a successful call's body is kept or read.
+// the interceptors do not log. Nothing else of a successful request's body is kept or read.
 type logWriter struct {
 	metrics.StatusWriter
-	// tool: the request is a call of gRPC's own services, whose stream's end is followed.
-	tool bool
+	// tool: the request is a call of gRPC's own services, whose stream's end is followed;
+	// typed: its answer's content type was looked at (at its first write).
+	tool, typed bool
 	// kept is made only for an error answer or a tool call's stream: a successful request
 	// costs no more than its writers.
 	kept *keptBody
@@ -136,7 +136,8 @@ func (w *logWriter) Write(b []byte) (int, error) {
 			k.errBody = append(k.errBody, b[:min(len(b), maxLoggedErrorBody-len(k.errBody))]...)
 		}
 	} else if w.tool {
-		if !w.Wrote {
+		if !w.typed {
+			w.typed = true
 			if end := newStreamEnd(w.Header().Get("Content-Type")); end != nil {
 				w.kept = &keptBody{end: end}
 			}

@@ -4,6 +4,9 @@ import (
 	"bytes"
 	"compress/gzip"
 	"encoding/binary"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 )
@@ -63,6 +66,28 @@ func TestStreamEndReadsTheLastFrame(t *testing.T) {
 	for _, ct := range []string{"application/grpc", "application/grpc+proto", "application/json", "application/proto"} {
 		if newStreamEnd(ct) != nil {
 			t.Errorf("%s: followed, but its outcome is not in its body", ct)
+		}
+	}
+}
+
+// TestToolStreamEndIsReadAfterAnExplicitWriteHeader: the stream's end is followed whether the
+// handler writes its header itself first or lets its first write do it.
+func TestToolStreamEndIsReadAfterAnExplicitWriteHeader(t *testing.T) {
+	for _, explicit := range []bool{false, true} {
+		var buf bytes.Buffer
+		log := slog.New(slog.NewTextHandler(&buf, &slog.HandlerOptions{Level: slog.LevelDebug}))
+		h := logRequests(log, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "application/grpc-web+proto")
+			if explicit {
+				w.WriteHeader(http.StatusOK)
+			}
+			w.Write(frame(0, "\x0a\x03abc"))
+			w.Write(frame(0x80, "grpc-status: 13\r\ngrpc-message: it broke\r\n"))
+		}))
+		r := httptest.NewRequest(http.MethodPost, "/grpc.reflection.v1.ServerReflection/ServerReflectionInfo", nil)
+		h.ServeHTTP(httptest.NewRecorder(), r)
+		if line := buf.String(); !strings.Contains(line, `level=INFO msg="request failed"`) || !strings.Contains(line, "code=internal") || !strings.Contains(line, `error="it broke"`) {
+			t.Errorf("WriteHeader first: %v; the line: %s", explicit, line)
 		}
 	}
 }
