@@ -11,10 +11,12 @@ import (
 type Community interface {
 	// SignUpInfo says what the sign-up page asks for.
 	SignUpInfo() SignUpInfo
-	// Join makes the account's login a member, as the Join call would. A refusal the person
-	// should read (banned, no or a bad invite, the answers, a plugin's gate, a rate limit) is
-	// a *Refusal; any other error is the server's.
-	Join(ctx context.Context, j JoinRequest) error
+	// Join makes the account's login a member, as the Join call would, and returns the
+	// member's username: Join makes it unique with a numeric suffix (DECISIONS.md), so it is
+	// not j.Username when a bot or another login holds that name. A refusal the person should
+	// read (banned, no or a bad invite, the answers, a plugin's gate, a rate limit) is a
+	// *Refusal; any other error is the server's.
+	Join(ctx context.Context, j JoinRequest) (username string, err error)
 	// IsMember tells whether the login (this issuer, subject) is a member now.
 	IsMember(subject string) bool
 }

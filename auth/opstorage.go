@@ -6,7 +6,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
-	"net/netip"
 	"slices"
 	"sync"
 	"time"
@@ -14,6 +13,8 @@ import (
 	jose "github.com/go-jose/go-jose/v4"
 	"github.com/zitadel/oidc/v3/pkg/oidc"
 	"github.com/zitadel/oidc/v3/pkg/op"
+
+	"hearth/engine/ratelimit"
 )
 
 // Lifetimes of the built-in issuer's tokens (DECISIONS.md).
@@ -61,23 +62,10 @@ type inviteKey struct{}
 type addrKey struct{}
 
 // withClientAddr carries the address an authorization request came from to
-// CreateAuthRequest, grouped as requestAddrGroup does.
+// CreateAuthRequest, as the per-address limits count it (ratelimit.AddrKey: an IPv6
+// address's /64 is one host).
 func withClientAddr(ctx context.Context, addr string) context.Context {
-	return context.WithValue(ctx, addrKey{}, requestAddrGroup(addr))
-}
-
-// requestAddrGroup is what the per-address bound of authorization requests counts by: the
-// address, or for IPv6 its /64, which one host usually has whole.
-func requestAddrGroup(addr string) string {
-	a, err := netip.ParseAddr(addr)
-	if err != nil || !a.Is6() || a.Is4In6() {
-		return addr
-	}
-	p, err := a.Prefix(64)
-	if err != nil {
-		return addr
-	}
-	return p.String()
+	return context.WithValue(ctx, addrKey{}, ratelimit.AddrKey(addr))
 }
 
 // withInvite carries the authorization request's invite parameter to CreateAuthRequest (op

@@ -77,6 +77,10 @@ type page struct {
 	WebURL      string
 	// Done is set on the password page once the password changed.
 	Done bool
+	// MemberName is the member's username a sign-up got when it is not the account's, and
+	// ContinueURL where the page showing it leads: back to the client with the code.
+	MemberName  string
+	ContinueURL string
 	// Field is the id of the field Error is about, which gets the focus; with an Error and no
 	// Field the message gets it.
 	Field string
@@ -237,7 +241,7 @@ func (p *Provider) signIn(w http.ResponseWriter, r *http.Request, a *authRequest
 // unknown or the password wrong.
 func (p *Provider) checkPassword(r *http.Request, username, password string) (Account, error) {
 	ctx := r.Context()
-	if wait := p.limits.AllowAll([]string{"addr:" + p.clientAddr(r), "user:" + username}, []ratelimit.Limit{addrAttempts, accountAttempts}, 1); wait > 0 {
+	if wait := p.limits.AllowAll([]string{"addr:" + ratelimit.AddrKey(p.clientAddr(r)), "user:" + username}, []ratelimit.Limit{addrAttempts, accountAttempts}, 1); wait > 0 {
 		return Account{}, tooManyAttempts(wait)
 	}
 	if len(password) > passwordMaxBytes {
@@ -300,43 +304,48 @@ func (p *Provider) signUp(w http.ResponseWriter, r *http.Request, a *authRequest
 			d.Questions[i].Answer = answers[i]
 		}
 	}
-	sub, err := p.createAccount(r, d, f.Get("password"), f.Get("password2"), answers)
+	sub, memberName, err := p.createAccount(r, d, f.Get("password"), f.Get("password2"), answers)
 	if err != nil {
 		p.refuse(w, "login.html", d, err)
+		return
+	}
+	if memberName != d.Username {
+		p.finishRenamed(w, r, a, sub, d.Username, memberName)
 		return
 	}
 	p.finish(w, r, a, sub)
 }
 
 // createAccount signs a person up: the account, pending, then the Join, then the account made
-// usable. A refused Join deletes the account again, so it leaves nothing behind.
-func (p *Provider) createAccount(r *http.Request, d page, password, password2 string, answers []string) (string, error) {
+// usable. A refused Join deletes the account again, so it leaves nothing behind. It returns the
+// account's subject and the member's username, which Join made unique.
+func (p *Provider) createAccount(r *http.Request, d page, password, password2 string, answers []string) (sub, memberName string, err error) {
 	ctx := r.Context()
 	addr := p.clientAddr(r)
-	if wait := p.limits.Allow("addr:"+addr, addrAttempts, 1); wait > 0 {
-		return "", tooManyAttempts(wait)
+	if wait := p.limits.Allow("addr:"+ratelimit.AddrKey(addr), addrAttempts, 1); wait > 0 {
+		return "", "", tooManyAttempts(wait)
 	}
 	if err := checkUsername(d.Username); err != nil {
-		return "", err
+		return "", "", err
 	}
 	if utf8.RuneCountInString(d.DisplayName) > displayNameMax {
-		return "", refusal(http.StatusBadRequest, "display_name", fmt.Sprintf("The display name is longer than %d characters.", displayNameMax))
+		return "", "", refusal(http.StatusBadRequest, "display_name", fmt.Sprintf("The display name is longer than %d characters.", displayNameMax))
 	}
 	if err := checkNewPassword(password); err != nil {
-		return "", refusal(http.StatusBadRequest, "password", capitalize(err.Error())+".")
+		return "", "", refusal(http.StatusBadRequest, "password", capitalize(err.Error())+".")
 	}
 	if password != password2 {
-		return "", refusal(http.StatusBadRequest, "password2", "The two passwords differ.")
+		return "", "", refusal(http.StatusBadRequest, "password2", "The two passwords differ.")
 	}
 	if d.InviteOnly && d.Invite == "" {
-		return "", refusal(http.StatusForbidden, "invite", "This community is invite only: enter your invite code.")
+		return "", "", refusal(http.StatusForbidden, "invite", "This community is invite only: enter your invite code.")
 	}
 	if err := p.reclaimStale(ctx, d.Username); err != nil {
-		return "", err
+		return "", "", err
 	}
 	hash, err := p.hasher.hash(ctx, password)
 	if err != nil {
-		return "", err
+		return "", "", err
 	}
 	now := p.now()
 	acc := Account{
@@ -349,12 +358,12 @@ func (p *Provider) createAccount(r *http.Request, d page, password, password2 st
 	}
 	err = p.accounts.CreateAccount(ctx, acc, now.Add(-staleSignUp))
 	if errors.Is(err, ErrUsernameTaken) {
-		return "", refusal(http.StatusConflict, "username", fmt.Sprintf("The username %s is taken.", d.Username))
+		return "", "", refusal(http.StatusConflict, "username", fmt.Sprintf("The username %s is taken.", d.Username))
 	}
 	if err != nil {
-		return "", err
+		return "", "", err
 	}
-	err = p.community.Join(context.WithoutCancel(ctx), JoinRequest{
+	memberName, err = p.community.Join(context.WithoutCancel(ctx), JoinRequest{
 		Subject:     acc.Subject,
 		Username:    acc.Username,
 		DisplayName: acc.DisplayName,
@@ -366,12 +375,12 @@ func (p *Provider) createAccount(r *http.Request, d page, password, password2 st
 		if derr := p.accounts.DeleteAccount(context.WithoutCancel(ctx), acc.Subject); derr != nil {
 			p.log.Error("delete the account of a refused sign-up", "err", derr)
 		}
-		return "", err
+		return "", "", err
 	}
 	if err := p.accounts.ActivateAccount(context.WithoutCancel(ctx), acc.Subject); err != nil {
-		return "", err
+		return "", "", err
 	}
-	return acc.Subject, nil
+	return acc.Subject, memberName, nil
 }
 
 // reclaimStale settles a stale pending account holding username: one whose Join went through
@@ -399,6 +408,27 @@ func (p *Provider) finish(w http.ResponseWriter, r *http.Request, a *authRequest
 		return
 	}
 	op.AuthResponse(done, p.op, w, r)
+}
+
+// finishRenamed finishes a sign-up whose member's username is not the account's (a bot or
+// another login held it, and Join added a number): instead of going straight back to the
+// client, the person is shown the name the community knows them by, and goes on from there.
+// Without this they met a name they never chose in the app, with nothing to say why.
+func (p *Provider) finishRenamed(w http.ResponseWriter, r *http.Request, a *authRequest, subject, username, memberName string) {
+	done, ok := p.storage.complete(a.id, subject)
+	if !ok {
+		p.expired(w)
+		return
+	}
+	// Our requests always answer in the query (CreateAuthRequest), so the answer is a URL.
+	next, err := op.BuildAuthResponseCallbackURL(r.Context(), done, p.op)
+	if err != nil {
+		op.AuthRequestError(w, r, done, err, p.op)
+		return
+	}
+	d := p.basePage("Welcome")
+	d.Username, d.MemberName, d.ContinueURL = username, memberName, next
+	p.render(w, http.StatusOK, "joined.html", d)
 }
 
 // refuse shows the form again with what went wrong.

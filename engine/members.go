@@ -9,6 +9,7 @@ import (
 	"golang.org/x/time/rate"
 	"google.golang.org/protobuf/proto"
 
+	"hearth/engine/ratelimit"
 	"hearth/engine/store/storepb"
 	svcv1 "hearth/proto/svc/v1"
 )
@@ -30,7 +31,7 @@ type JoinInput struct {
 
 // Join makes the person a member (or returns their existing member).
 func (e *Engine) Join(ctx context.Context, in JoinInput) (*svcv1.Member, bool, error) {
-	if wait := e.limits.allow("join:"+in.ClientAddr, joinRate, joinBurst); wait > 0 {
+	if wait := e.limits.allow("join:"+ratelimit.AddrKey(in.ClientAddr), joinRate, joinBurst); wait > 0 {
 		return nil, false, rateLimited("joining", wait)
 	}
 	req := in.Req

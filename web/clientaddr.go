@@ -11,7 +11,8 @@ import (
 // The client address of a request: the TCP peer's, unless the peer is a proxy the operator
 // trusts (-trusted-proxy), in which case it is taken from the forwarding headers the proxies
 // added. Per-address limits (Join's, the requests in flight before authentication) and logs
-// use it; a header from anyone else is ignored, or anyone could pick their own address.
+// use it; a header from anyone else is ignored, or anyone could pick their own address. The
+// limits count it by ratelimit.AddrKey (an IPv6 address by its /64); the logs show it whole.
 
 const clientAddrKey ctxKey = 100
 

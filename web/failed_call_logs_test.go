@@ -3,12 +3,17 @@ package web_test
 import (
 	"log/slog"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"google.golang.org/protobuf/reflect/protoreflect"
+
 	"connectrpc.com/connect"
+	"connectrpc.com/grpchealth"
+	"connectrpc.com/grpcreflect"
 
 	svcv1 "hearth/proto/svc/v1"
 	"hearth/web"
@@ -97,6 +102,54 @@ func TestFailedRequestsLogTheirMessage(t *testing.T) {
 	log.waitLine(t, "level=INFO", `msg="request failed"`, `method="POST /upload"`, "status=500", "member="+alice.Member.GetId(), `error="the file could not be stored"`)
 }
 
+// TestFailedToolCallsAreLoggedAsFailed: gRPC's own services (health, reflection) run without
+// the interceptors, so the request log alone sees them. A failed one is a line at info with its
+// procedure, its code and its message in each protocol: over gRPC the code is in the HTTP
+// trailers, over gRPC-Web in the headers or, once a message went out, in the trailers at the
+// end of the body, over Connect in the JSON error or the stream's end message. Such calls were
+// logged at debug as successes (gRPC, gRPC-Web) or with no code or message (Connect).
+func TestFailedToolCallsAreLoggedAsFailed(t *testing.T) {
+	s, log := startLogged(t)
+	const health, reflection = "method=/grpc.health.v1.Health/Check", "method=/grpc.reflection.v1.ServerReflection/ServerReflectionInfo"
+	longSymbol := "svc.v1." + strings.Repeat("x", 70<<10)
+	for i, p := range []struct {
+		name string
+		opt  connect.ClientOption
+	}{{"grpc", connect.WithGRPC()}, {"grpc-web", connect.WithGRPCWeb()}, {"connect", connect.WithProtoJSON()}} {
+		n := i + 1
+		hc := grpchealth.NewClient(webtest.HTTPClient(), s.URL, p.opt)
+		if res, err := hc.Check(ctx, &grpchealth.CheckRequest{}); err != nil || res.Status != grpchealth.StatusServing {
+			t.Fatalf("%s: health: %v %v", p.name, res, err)
+		}
+		waitFor(t, p.name+": the health check's line", func() bool {
+			return len(log.lines("level=DEBUG", "msg=request", health, "code=ok", "addr=127.0.0.1")) == n
+		})
+		if _, err := hc.Check(ctx, &grpchealth.CheckRequest{Service: "svc.v1.Nope"}); connect.CodeOf(err) != connect.CodeNotFound {
+			t.Fatalf("%s: health of an unknown service: %v", p.name, err)
+		}
+		waitFor(t, p.name+": the failed health check's line", func() bool {
+			return len(log.lines("level=INFO", `msg="request failed"`, health, "code=not_found", `error="unknown service svc.v1.Nope"`, "addr=127.0.0.1")) == n
+		})
+
+		// A reflection stream that answered once, then got a request over its 64 KiB limit.
+		stream := grpcreflect.NewClient(webtest.HTTPClient(), s.URL, p.opt).NewStream(ctx)
+		if _, err := stream.ListServices(); err != nil {
+			t.Fatalf("%s: reflection: %v", p.name, err)
+		}
+		_, err := stream.FileContainingSymbol(protoreflect.FullName(longSymbol))
+		stream.Close()
+		if connect.CodeOf(err) != connect.CodeResourceExhausted {
+			t.Fatalf("%s: a reflection request of 70 KiB: %v", p.name, err)
+		}
+		waitFor(t, p.name+": the failed reflection stream's line", func() bool {
+			return len(log.lines("level=INFO", `msg="request failed"`, reflection, "code=resource_exhausted", "is larger than configured max 65536")) == n
+		})
+	}
+	if ls := log.lines("grpc.", "level=DEBUG", "code=ok"); len(ls) != 3 {
+		t.Errorf("want the three successful health checks at debug, got %q", ls)
+	}
+}
+
 // rawPost posts body with a Bearer token and returns the status.
 func rawPost(t *testing.T, url, contentType, body, token string) int {
 	t.Helper()
@@ -112,4 +165,33 @@ func rawPost(t *testing.T, url, contentType, body, token string) int {
 	}
 	res.Body.Close()
 	return res.StatusCode
+}
+
+// TestMetricsCountToolCallsByTheirCode: gRPC's own services are counted as calls, by
+// procedure and code, like ours. They were counted as routes by their HTTP status, so a
+// failed health check was a 200.
+func TestMetricsCountToolCallsByTheirCode(t *testing.T) {
+	o := startOps(t, "")
+	hc := grpchealth.NewClient(webtest.HTTPClient(), o.URL, connect.WithGRPC())
+	if _, err := hc.Check(ctx, &grpchealth.CheckRequest{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := hc.Check(ctx, &grpchealth.CheckRequest{Service: "svc.v1.Nope"}); connect.CodeOf(err) != connect.CodeNotFound {
+		t.Fatalf("health of an unknown service: %v", err)
+	}
+	stream := grpcreflect.NewClient(webtest.HTTPClient(), o.URL, connect.WithGRPC()).NewStream(ctx)
+	if _, err := stream.ListServices(); err != nil {
+		t.Fatal(err)
+	}
+	stream.Close()
+	o.waitMetrics(t,
+		`hearth_rpc_requests_total{code="ok",procedure="/grpc.health.v1.Health/Check"} 1`,
+		`hearth_rpc_requests_total{code="not_found",procedure="/grpc.health.v1.Health/Check"} 1`,
+		`hearth_rpc_requests_total{code="ok",procedure="/grpc.reflection.v1.ServerReflection/ServerReflectionInfo"} 1`,
+	)
+	rec := httptest.NewRecorder()
+	o.Metrics.Handler().ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
+	if routes := grep(rec.Body.String(), `hearth_http_requests_total\{route="/grpc`); routes != "" {
+		t.Errorf("tool calls counted as routes too:\n%s", routes)
+	}
 }

@@ -288,21 +288,23 @@ func TestUploadShorterThanItsContentLengthIsRefused(t *testing.T) {
 // TestInFlightBeforeAuthenticationIsCappedPerAddress: one client address may have 64 requests
 // in flight before they are authenticated; the 65th is answered resource_exhausted (429) in its
 // own protocol, other addresses are not affected, and each held request gets its answer when
-// its body's time is up. The addresses come from X-Forwarded-For through a trusted proxy.
+// its body's time is up. The addresses come from X-Forwarded-For through a trusted proxy. The
+// attacker is a host with an IPv6 /64, which counts as one address: it sends each request from
+// another address of it (each counted on its own, the /64 held 2^64 times 64 requests).
 func TestInFlightBeforeAuthenticationIsCappedPerAddress(t *testing.T) {
 	t.Parallel()
 	s := webtest.Start(t)
 	s.SetTrustedProxies("127.0.0.1/32")
-	const path, attacker = "/svc.v1.ServerService/GetServerInfo", "203.0.113.7"
-	hold := func() *rawConn {
+	const path, attacker = "/svc.v1.ServerService/GetServerInfo", "2001:db8:6:6::ffff"
+	hold := func(i int) *rawConn {
 		// GetServerInfo needs no token: its 2-byte body, never sent, keeps it in flight.
 		c := dialRaw(t, s)
-		c.head(path, 2, "Content-Type: application/json", "X-Forwarded-For: "+attacker)
+		c.head(path, 2, "Content-Type: application/json", fmt.Sprintf("X-Forwarded-For: 2001:db8:6:6:%x::%x", i, i+1))
 		return c
 	}
 	holders := make([]*rawConn, maxInFlight)
 	for i := range holders {
-		holders[i] = hold()
+		holders[i] = hold(i)
 	}
 	// A probe sent before the server has taken the last holders in can take the place of one
 	// (the holder is refused, the probe answered): a holder already answered is replaced.
@@ -310,7 +312,7 @@ func TestInFlightBeforeAuthenticationIsCappedPerAddress(t *testing.T) {
 		for i, c := range holders {
 			c.conn.SetReadDeadline(time.Now().Add(time.Millisecond))
 			if _, err := c.br.Peek(1); err == nil {
-				holders[i] = hold()
+				holders[i] = hold(i)
 			}
 			c.conn.SetReadDeadline(time.Time{})
 		}
@@ -344,8 +346,10 @@ func TestInFlightBeforeAuthenticationIsCappedPerAddress(t *testing.T) {
 	if res, text := up.answer(); res.StatusCode != http.StatusTooManyRequests || !strings.Contains(text, "too many requests in flight") {
 		t.Fatalf("an upload from the address: %d %s", res.StatusCode, text)
 	}
-	if res, text := info("198.51.100.1"); res.StatusCode != http.StatusOK {
-		t.Fatalf("another address: %d %s", res.StatusCode, text)
+	for _, other := range []string{"198.51.100.1", "2001:db8:6:7::1"} {
+		if res, text := info(other); res.StatusCode != http.StatusOK {
+			t.Fatalf("another address (%s): %d %s", other, res.StatusCode, text)
+		}
 	}
 	for i, c := range holders {
 		res, text := c.answer()

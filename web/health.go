@@ -27,7 +27,9 @@ var services = []string{
 // maxHealthRequestBytes bounds a health or reflection request: they are names, nothing more.
 const maxHealthRequestBytes = 64 << 10
 
-func mountHealth(mux *http.ServeMux, eng *engine.Engine) {
+// mountHealth serves /healthz and gRPC's health and reflection services; opts are the tool
+// calls' handler options (the metrics' interceptor, when metrics are on).
+func mountHealth(mux *http.ServeMux, eng *engine.Engine, opts ...connect.HandlerOption) {
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		w.Header().Set("Cache-Control", "no-store")
@@ -38,11 +40,11 @@ func mountHealth(mux *http.ServeMux, eng *engine.Engine) {
 		}
 		w.Write([]byte("ok"))
 	})
-	limit := connect.WithReadMaxBytes(maxHealthRequestBytes)
-	mux.Handle(grpchealth.NewHandler(healthChecker{eng}, limit))
+	opts = append(opts, connect.WithReadMaxBytes(maxHealthRequestBytes))
+	mux.Handle(grpchealth.NewHandler(healthChecker{eng}, opts...))
 	reflector := grpcreflect.NewStaticReflector(services...)
-	mux.Handle(grpcreflect.NewHandlerV1(reflector, limit))
-	mux.Handle(grpcreflect.NewHandlerV1Alpha(reflector, limit))
+	mux.Handle(grpcreflect.NewHandlerV1(reflector, opts...))
+	mux.Handle(grpcreflect.NewHandlerV1Alpha(reflector, opts...))
 }
 
 // healthChecker answers for the whole server ("") and each of its services alike: they all

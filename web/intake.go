@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"hearth/engine"
+	"hearth/engine/ratelimit"
 )
 
 // The intake is what every request passes before a handler reads its body (docs/decisions.md,
@@ -70,7 +71,8 @@ func (in *intake) wrap(next http.Handler) http.Handler {
 		if l := requestLogOf(ctx); l != nil {
 			l.addr = addr
 		}
-		release, ok := in.slots.take(addr)
+		// Counted as every per-address limit counts (an IPv6 /64 is one host).
+		release, ok := in.slots.take(ratelimit.AddrKey(addr))
 		if ok {
 			defer release()
 			ctx = context.WithValue(ctx, releaseKey, release)
@@ -303,7 +305,8 @@ func refusal(ctx context.Context) error {
 	return err
 }
 
-// addrSlots counts the requests in flight per client address that are not authenticated yet.
+// addrSlots counts the requests in flight per client address (as ratelimit.AddrKey counts it)
+// that are not authenticated yet.
 type addrSlots struct {
 	mu sync.Mutex
 	n  map[string]int

@@ -83,14 +83,16 @@ func requestAddr(r *http.Request) string {
 	return r.RemoteAddr
 }
 
-// logRequests is the outermost handler: it logs the plain endpoints' requests, and those
-// Connect requests that failed before reaching the interceptors (an unknown procedure, an
-// unsupported content type, a body over the limit or malformed).
+// logRequests is the outermost handler: it logs the plain endpoints' requests, gRPC's own
+// services (health, reflection: they run without the interceptors), and those Connect
+// requests that failed before reaching the interceptors (an unknown procedure, an unsupported
+// content type, a body over the limit or malformed).
 func logRequests(log *slog.Logger, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		l := &requestLog{log: log, addr: requestAddr(r), start: time.Now()}
 		r = r.WithContext(context.WithValue(r.Context(), requestLogKey{}, l))
-		lw := &logWriter{StatusWriter: metrics.NewStatusWriter(w)}
+		// One allocation for both writers: the StatusWriter is held by value.
+		lw := &logWriter{StatusWriter: metrics.StatusWriter{ResponseWriter: w, Status: http.StatusOK}, tool: isToolCall(r)}
 		next.ServeHTTP(lw, r)
 		if !l.logged {
 			l.logRequest(r, lw)
@@ -101,75 +103,140 @@ func logRequests(log *slog.Logger, next http.Handler) http.Handler {
 // maxLoggedErrorBody is how much of an error answer's body the log keeps to find its message.
 const maxLoggedErrorBody = 4 << 10
 
-// logWriter is the response as the request log sees it: its status, and the start of the body
-// of an error answer (status 400 and up), which holds its message: `{"error": ...}` from a
-// plain endpoint, `{"code": ..., "message": ...}` from a Connect call that failed before the
-// interceptors. A gRPC call's code is in its headers or trailers (its HTTP status is 200).
+// logWriter is the response as the request log sees it: its status, and what holds the
+// message of a failure: the start of the body of an error answer (status 400 and up),
+// `{"error": ...}` from a plain endpoint, `{"code": ..., "message": ...}` from a Connect call
+// that failed before the interceptors. A gRPC call's code is in its headers or trailers (its
+// HTTP status is 200); a gRPC-Web or Connect stream's, once a message went out, in the last
+// frame of its body, which the writer keeps for gRPC's own services (tool), the only streams
+// the interceptors do not log. Nothing else of a successful request's body is kept or read.
 type logWriter struct {
-	*metrics.StatusWriter
+	metrics.StatusWriter
+	// tool: the request is a call of gRPC's own services, whose stream's end is followed;
+	// typed: its answer's content type was looked at (at its first write).
+	tool, typed bool
+	// kept is made only for an error answer or a tool call's stream: a successful request
+	// costs no more than its writers.
+	kept *keptBody
+}
+
+// keptBody is what the log keeps of a body: the start of an error answer, or the end of a
+// tool call's gRPC-Web or Connect stream.
+type keptBody struct {
 	errBody []byte
+	end     *streamEnd
 }
 
 func (w *logWriter) Write(b []byte) (int, error) {
-	if w.Status >= 400 && len(w.errBody) < maxLoggedErrorBody {
-		w.errBody = append(w.errBody, b[:min(len(b), maxLoggedErrorBody-len(w.errBody))]...)
+	if w.Status >= 400 {
+		if w.kept == nil {
+			w.kept = &keptBody{}
+		}
+		if k := w.kept; len(k.errBody) < maxLoggedErrorBody {
+			k.errBody = append(k.errBody, b[:min(len(b), maxLoggedErrorBody-len(k.errBody))]...)
+		}
+	} else if w.tool {
+		if !w.typed {
+			w.typed = true
+			if end := newStreamEnd(w.Header().Get("Content-Type")); end != nil {
+				w.kept = &keptBody{end: end}
+			}
+		}
+		if w.kept != nil && w.kept.end != nil {
+			w.kept.end.see(b)
+		}
 	}
 	return w.StatusWriter.Write(b)
 }
 
-// outcome is the code and message of a request that no interceptor logged: for a call, its
-// Connect code ("ok" when it succeeded) and the error's message; for a plain endpoint, its
-// error's text. failed says whether it failed.
-func (w *logWriter) outcome(call bool) (code, msg string, failed bool) {
+// streamEnd is the end of the tool call's stream, if it came.
+func (w *logWriter) streamEnd() *streamEnd {
+	if w.kept == nil || w.kept.end == nil || !w.kept.end.seen {
+		return nil
+	}
+	return w.kept.end
+}
+
+// result is how a request no interceptor logged ended, as far as it can be told without
+// reading an error's body: whether it failed, and for a call its code when its headers,
+// trailers or stream end say it ("" when only the error body does).
+func (w *logWriter) result(call bool) (code string, failed bool) {
+	if !call {
+		return "", w.Status >= 400
+	}
+	if w.Status >= 400 {
+		return "", true
+	}
+	if s, ok := grpcHeader(w.Header(), "Grpc-Status"); ok {
+		code = grpcCode(s)
+		return code, code != "ok"
+	}
+	if end := w.streamEnd(); end != nil {
+		code, _ = end.outcome()
+		return code, code != "ok"
+	}
+	return "ok", false
+}
+
+// message is the message of a failed request and, for a call whose code only its error body
+// holds, that code. It reads the body: it runs only for a line that is written.
+func (w *logWriter) message(call bool, code string) (string, string) {
+	if s, ok := grpcHeader(w.Header(), "Grpc-Status"); call && ok {
+		if _, err := strconv.ParseUint(s, 10, 32); err != nil {
+			return "unknown", s
+		}
+		msg, _ := grpcHeader(w.Header(), "Grpc-Message")
+		return grpcCode(s), grpcMessage(msg)
+	}
+	if end := w.streamEnd(); call && w.Status < 400 && end != nil {
+		return end.outcome()
+	}
 	var body struct {
 		Code, Message, Error string
 	}
-	if len(w.errBody) > 0 && strings.HasPrefix(w.Header().Get("Content-Type"), "application/json") {
-		json.Unmarshal(w.errBody, &body)
+	if w.kept != nil && len(w.kept.errBody) > 0 && strings.HasPrefix(w.Header().Get("Content-Type"), "application/json") {
+		json.Unmarshal(w.kept.errBody, &body)
 	}
 	if !call {
-		return "", body.Error, w.Status >= 400
+		return "", body.Error
 	}
-	if status, message, ok := grpcStatus(w.Header()); ok {
-		return status, message, status != "ok"
+	if body.Code == "" {
+		body.Code = "unknown"
 	}
-	if w.Status >= 400 {
-		if body.Code == "" {
-			body.Code = "unknown"
-		}
-		return body.Code, body.Message, true
-	}
-	return "ok", "", false
+	return body.Code, body.Message
 }
 
-// grpcStatus reads a gRPC or gRPC-Web answer's status from its headers or trailers (net/http
-// takes trailers set after the body as headers with http.TrailerPrefix).
-func grpcStatus(h http.Header) (code, msg string, ok bool) {
-	get := func(name string) (string, bool) {
-		for k, v := range h {
-			k = strings.TrimPrefix(k, http.TrailerPrefix)
-			if len(v) > 0 && strings.EqualFold(k, name) {
-				return v[0], true
-			}
-		}
-		return "", false
+// grpcHeader reads a gRPC or gRPC-Web answer's status header from its headers or trailers
+// (net/http takes trailers set after the body as headers with http.TrailerPrefix; Connect sets
+// them in canonical form).
+func grpcHeader(h http.Header, name string) (string, bool) {
+	if v := h[name]; len(v) > 0 {
+		return v[0], true
 	}
-	s, ok := get("Grpc-Status")
-	if !ok {
-		return "", "", false
+	if v := h[http.TrailerPrefix+name]; len(v) > 0 {
+		return v[0], true
 	}
-	n, err := strconv.ParseUint(s, 10, 32)
-	if err != nil {
-		return "unknown", s, true
-	}
-	if n == 0 {
-		return "ok", "", true
-	}
-	msg, _ = get("Grpc-Message")
+	return "", false
+}
+
+// grpcMessage is a grpc-message value as it was before its percent-encoding.
+func grpcMessage(msg string) string {
 	if m, err := url.PathUnescape(msg); err == nil {
-		msg = m
+		return m
 	}
-	return connect.Code(n).String(), msg, true
+	return msg
+}
+
+// grpcCode is the Connect code name of a grpc-status value.
+func grpcCode(status string) string {
+	n, err := strconv.ParseUint(status, 10, 32)
+	switch {
+	case err != nil:
+		return "unknown"
+	case n == 0:
+		return "ok"
+	}
+	return connect.Code(n).String()
 }
 
 // maxLoggedPath bounds a path logged as it came (an unknown route or procedure): a client can
@@ -185,14 +252,19 @@ const maxLoggedPath = 200
 //
 //go:noinline
 func (l *requestLog) logRequest(r *http.Request, w *logWriter) {
-	call := isCall(r)
-	code, errMsg, failed := w.outcome(call)
+	call := isCall(r) || isToolCall(r)
+	// The level first: an error's body is read only for a line that is written.
+	code, failed := w.result(call)
 	level := slog.LevelDebug
 	if failed {
 		level = slog.LevelInfo
 	}
 	if !l.log.Enabled(r.Context(), level) {
 		return
+	}
+	errMsg := ""
+	if failed {
+		code, errMsg = w.message(call, code)
 	}
 	route := r.Pattern // set by the mux on the request it was given
 	if route == "" || call {

@@ -84,7 +84,13 @@ func newHandler(opts Options) (http.Handler, *intake) {
 	mux.Handle(svcv1connect.NewChatServiceHandler(&chatService{eng: opts.Engine}, handlerOpts...))
 	mux.Handle(svcv1connect.NewServerServiceHandler(&serverService{eng: opts.Engine}, handlerOpts...))
 	mux.Handle(svcv1connect.NewBotServiceHandler(&botService{eng: opts.Engine, plugins: opts.Plugins}, handlerOpts...))
-	mountHealth(mux, opts.Engine)
+	// gRPC's own services are counted as calls too (by code, not by an HTTP status that is 200
+	// for a failed gRPC call); the request log logs them from the answer (logRequest).
+	var toolOpts []connect.HandlerOption
+	if opts.Metrics != nil {
+		toolOpts = append(toolOpts, connect.WithInterceptors(opts.Metrics.Interceptor()))
+	}
+	mountHealth(mux, opts.Engine, toolOpts...)
 	base := opts.Engine.ServerInfo().GetBaseUrl()
 	webURL := strings.TrimSuffix(opts.WebURL, "/")
 	if webURL == "" {

@@ -49,8 +49,8 @@ func (c signUpCommunity) IsMember(subject string) bool {
 
 // Join is the Join call's engine method, with the engine's refusals turned into what the
 // sign-up page shows: the message and the status the same error gets on plain endpoints.
-func (c signUpCommunity) Join(ctx context.Context, j auth.JoinRequest) error {
-	_, _, err := c.eng.Join(ctx, engine.JoinInput{
+func (c signUpCommunity) Join(ctx context.Context, j auth.JoinRequest) (string, error) {
+	m, _, err := c.eng.Join(ctx, engine.JoinInput{
 		Login:             engine.Login{Issuer: c.issuer, Subject: j.Subject},
 		PreferredUsername: j.Username,
 		Name:              j.DisplayName,
@@ -61,9 +61,12 @@ func (c signUpCommunity) Join(ctx context.Context, j auth.JoinRequest) error {
 			Answers:     j.Answers,
 		},
 	})
+	if err == nil {
+		return m.GetUsername(), nil
+	}
 	var ee *engine.Error
-	if err == nil || !errors.As(err, &ee) || ee.Code == engine.CodeInternal {
-		return err
+	if !errors.As(err, &ee) || ee.Code == engine.CodeInternal {
+		return "", err
 	}
 	msg := pageMessage(ee.Msg)
 	if msg != "" {
@@ -72,7 +75,7 @@ func (c signUpCommunity) Join(ctx context.Context, j auth.JoinRequest) error {
 			msg += "."
 		}
 	}
-	return &auth.Refusal{Status: httpStatus(err), Message: msg, RetryAfter: ee.RetryAfter, Field: joinField(ee.Msg)}
+	return "", &auth.Refusal{Status: httpStatus(err), Message: msg, RetryAfter: ee.RetryAfter, Field: joinField(ee.Msg)}
 }
 
 // pageMessage words a Join refusal for the sign-up page: the engine's messages name the

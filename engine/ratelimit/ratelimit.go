@@ -2,7 +2,7 @@
 // member, a client address, a username typed), on an injected clock so that tests control
 // time, with memory bounded by the keys used lately (a bucket that refilled is dropped: a full
 // bucket is the same as none). It imports nothing of Hearth: the engine and the built-in
-// issuer (auth) both use it.
+// issuer (auth) both use it. AddrKey is how every per-address limit keys a client address.
 package ratelimit
 
 import (

@@ -63,11 +63,11 @@ func codeOf(err error) string {
 }
 
 // Routes counts and times the plain HTTP endpoints by the pattern that served them (never by
-// path, which would put ids in labels). Connect calls go straight through: the interceptor
-// counts them.
+// path, which would put ids in labels). Connect calls, ours and gRPC's own services' (health,
+// reflection), go straight through: the interceptor counts them.
 func (m *Metrics) Routes(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if strings.HasPrefix(r.URL.Path, "/svc.v1.") {
+		if strings.HasPrefix(r.URL.Path, "/svc.v1.") || strings.HasPrefix(r.URL.Path, "/grpc.") {
 			// A Subscribe stream waits in this frame for its whole life: serveRoute's frame
 			// stays off its stack.
 			next.ServeHTTP(w, r)

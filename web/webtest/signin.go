@@ -50,6 +50,8 @@ type OAuth struct {
 	RedirectURI string
 	Verifier    string
 	State       string
+	// Header is sent with every request (X-Forwarded-For, as a proxy in front would add).
+	Header http.Header
 }
 
 // OAuth starts a sign-in as the embedded client ({base_url}/app/), with a fresh PKCE verifier
@@ -100,7 +102,12 @@ func (o *OAuth) Get(t testing.TB, target string) Response {
 	if strings.HasPrefix(target, "/") {
 		target = o.s.URL + target
 	}
-	res, err := o.http.Get(target)
+	req, err := http.NewRequest(http.MethodGet, target, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o.addHeader(req)
+	res, err := o.http.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -124,11 +131,18 @@ func (o *OAuth) PostFrom(t testing.TB, origin, path string, form url.Values) Res
 	if origin != "" {
 		req.Header.Set("Origin", origin)
 	}
+	o.addHeader(req)
 	res, err := o.http.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return readResponse(t, res)
+}
+
+func (o *OAuth) addHeader(req *http.Request) {
+	for k, v := range o.Header {
+		req.Header[k] = v
+	}
 }
 
 func readResponse(t testing.TB, res *http.Response) Response {
