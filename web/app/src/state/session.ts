@@ -13,7 +13,6 @@ import {
   ChannelMode,
   Presence,
   ReadStateSchema,
-  type Attachment,
   type Channel,
   type LinkPreview,
   type Member,
@@ -26,6 +25,7 @@ import { Emitter } from "../lib/emitter";
 import { mentions, plainText } from "../lib/markdown";
 import { accessToken } from "../lib/oidc";
 import { getCreds, getToken, loadPending, savePending } from "../lib/storage";
+import type { SentFile } from "./drafts";
 import { MessageView } from "./view";
 
 export type Status = "loading" | "ready" | "signed-out" | "needs-join" | "unreachable";
@@ -36,7 +36,7 @@ export type Pending = {
   channelId: string;
   threadRootId: string;
   text: string;
-  attachments: { id: string; name: string; contentType: string; width: number; height: number }[];
+  attachments: SentFile[];
   state: "sending" | "failed";
   error: string;
 };
@@ -636,13 +636,13 @@ export class Session {
   }
 
   /** Queues a message; it shows at once and goes when the server can take it. */
-  send(channelId: string, threadRootId: string, text: string, attachments: Attachment[]): void {
+  send(channelId: string, threadRootId: string, text: string, attachments: SentFile[]): void {
     this.pending.push({
       clientId: newId(),
       channelId,
       threadRootId,
       text,
-      attachments: attachments.map((a) => ({ id: a.id, name: a.name, contentType: a.contentType, width: a.width, height: a.height })),
+      attachments,
       state: "sending",
       error: "",
     });
