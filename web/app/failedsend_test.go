@@ -238,3 +238,45 @@ func TestBrowserDraftKeepsItsFilesAcrossChannels(t *testing.T) {
 	}
 	alice.noErrors(srv.URL)
 }
+
+// TestBrowserSignOutLeavesNothingForTheNext: a tab keeps its messages not yet sent (in
+// sessionStorage) and its drafts; after the person signs out, the next one to sign in in that
+// tab neither sees them nor sends them as their own.
+func TestBrowserSignOutLeavesNothingForTheNext(t *testing.T) {
+	browser := startBrowser(t)
+	srv, owner, ids := community(t)
+	srv.Join("alice")
+	srv.Join("bob")
+	p := openPage(t, browser, "alice then bob", 1280, 800)
+	p.signIn(srv, "alice")
+	p.openChannel("general")
+	box := ".channel-view .composer .composer-input"
+
+	p.blockSends(srv, true)
+	p.send("alice's words")
+	p.waitFor("the message waiting to go", `!!document.querySelector(".channel-view .msg-pending .pending-error")`)
+	p.typeInto(box, "alice's draft")
+	p.click(".me-button")
+	p.clickJS("Sign out", `[...document.querySelectorAll("dialog[open] button")].find(b => b.textContent.startsWith("Sign out"))`)
+	p.waitFor("signed out", `!document.querySelector(".chat")`)
+	p.blockSends(srv, false)
+
+	p.signIn(srv, "bob")
+	p.openChannel("general")
+	p.waitFor("bob's box empty, nothing of alice's waiting", `document.querySelector(`+js(box)+`).value === "" && !document.querySelector(".channel-view .msg-pending")`)
+	// The queue goes in order: had alice's message been in it, it would have gone before this.
+	p.send("bob's words")
+	p.seesOnce("bob's words")
+	res, err := owner.Chat.ListMessages(context.Background(), connect.NewRequest(&svcv1.ListMessagesRequest{ChannelId: ids["general"], Limit: 10}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, m := range res.Msg.GetMessages() {
+		got = append(got, m.GetText())
+	}
+	if len(got) != 1 || got[0] != "bob's words" {
+		t.Fatalf("#general holds %q, want only bob's words", got)
+	}
+	p.noErrors(srv.URL)
+}

@@ -79,6 +79,16 @@ export function clearDraft(key: string): void {
   put(key, EMPTY);
 }
 
+/** Forgets every draft kept for a server (at a sign-out), stopping their uploads. */
+export function forgetDrafts(base: string): void {
+  for (const [key, d] of [...drafts]) {
+    if (!key.startsWith(base + "\n")) continue;
+    d.files.forEach((f) => f.abort?.());
+    drafts.delete(key);
+    draftsEm.emit(draftTopic(key));
+  }
+}
+
 /** Adds files to a message box and uploads them; returns how many did not fit. */
 export function addFiles(api: Api, key: string, files: File[]): number {
   const room = Math.max(0, ATTACHMENTS_MAX - getDraft(key).files.length);

@@ -37,6 +37,8 @@ export type Pending = {
   threadRootId: string;
   text: string;
   attachments: SentFile[];
+  /** Who wrote it: a tab's queue outlives a sign-out, and goes only as its author. */
+  memberId?: string;
   state: "sending" | "failed";
   error: string;
 };
@@ -643,11 +645,17 @@ export class Session {
       threadRootId,
       text,
       attachments,
+      memberId: this.me?.id,
       state: "sending",
       error: "",
     });
     this.savePending();
     this.flushPending();
+  }
+
+  /** Whether a queued message is the signed-in member's (one kept from before the memberId was). */
+  mine(p: Pending): boolean {
+    return !p.memberId || p.memberId === this.me?.id;
   }
 
   retryPending(p: Pending): void {
@@ -662,19 +670,27 @@ export class Session {
     this.savePending();
   }
 
+  /** At a sign-out: the queue goes, and a send still on its way does not write it back. */
+  forgetPending(): void {
+    this.close();
+    this.pending = [];
+    savePending(this.base, []);
+  }
+
   private savePending(): void {
+    if (this.closed) return;
     savePending(this.base, this.pending);
     this.em.emit("pending");
   }
 
   /** Sends the queue in order; stops at a failure the network caused and tries again later. */
   private async flushPending(): Promise<void> {
-    if (this.sending || this.status !== "ready") return;
+    if (this.sending || this.status !== "ready" || this.closed) return;
     this.sending = true;
     clearTimeout(this.retryTimer);
     try {
       for (;;) {
-        const p = this.pending.find((x) => x.state === "sending");
+        const p = this.pending.find((x) => x.state === "sending" && this.mine(x));
         if (!p) break;
         try {
           const res = await this.api.chat.sendMessage({
