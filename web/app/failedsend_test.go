@@ -2,6 +2,7 @@ package app_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -279,4 +280,30 @@ func TestBrowserSignOutLeavesNothingForTheNext(t *testing.T) {
 		t.Fatalf("#general holds %q, want only bob's words", got)
 	}
 	p.noErrors(srv.URL)
+}
+
+// TestUnitsRestoreDraft: Edit on a message not sent puts back its text and the files still on
+// the server (an unused upload goes after a day; one made more than 23 hours ago is named as
+// gone); a box that holds a draft is left as it is.
+func TestUnitsRestoreDraft(t *testing.T) {
+	p := unitPageOf(t, `
+import * as drafts from "./src/state/drafts";
+globalThis.drafts = drafts;
+`)
+	hour := int64(3600_000)
+	now := 100 * hour
+	got := eval[map[string]any](p, fmt.Sprintf(`(() => {
+		const key = drafts.draftKey("http://unit.invalid", "c1", "");
+		const file = (id, uploadedAt) => ({ id, name: id + ".png", contentType: "image/png", width: 1, height: 1, size: 10, uploadedAt });
+		const r = drafts.restoreDraft(key, "fix me", [file("fresh", %d), file("old", %d), { ...file("unknown"), uploadedAt: undefined }], %d);
+		const d = drafts.getDraft(key);
+		const again = drafts.restoreDraft(key, "another", [], %d);
+		return { ok: r.ok, gone: r.gone.join(), text: d.text, files: d.files.map((f) => f.attachment.id + ":" + f.size).join(), again: again.ok, after: drafts.getDraft(key).text };
+	})()`, now-22*hour, now-24*hour, now, now))
+	want := map[string]any{"ok": true, "gone": "old.png", "text": "fix me", "files": "fresh:10,unknown:10", "again": false, "after": "fix me"}
+	for k, v := range want {
+		if got[k] != v {
+			t.Errorf("%s = %v, want %v", k, got[k], v)
+		}
+	}
 }
