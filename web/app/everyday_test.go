@@ -156,7 +156,7 @@ func TestBrowserEverydayActions(t *testing.T) {
 	alice.waitFor("the message not sent, with the reason and the choices", `(() => {
 		const p = document.querySelector(".channel-view .msg-failed");
 		const buttons = [...(p?.querySelectorAll(".pending-error button") ?? [])].map(b => b.textContent).join(",");
-		return p?.querySelector(".msg-text")?.textContent === "are you still there?" && p.querySelector(".pending-error span").textContent.length > 0 && buttons === "Retry,Discard";
+		return p?.querySelector(".msg-text")?.textContent === "are you still there?" && p.querySelector(".pending-error span").textContent.length > 0 && buttons === "Retry,Edit,Discard";
 	})()`)
 	alice.clickJS("Discard", `[...document.querySelectorAll(".channel-view .msg-failed button")].find(b => b.textContent === "Discard")`)
 	alice.waitFor("the message gone", `!document.querySelector(".channel-view .msg-pending")`)

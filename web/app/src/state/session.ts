@@ -13,7 +13,6 @@ import {
   ChannelMode,
   Presence,
   ReadStateSchema,
-  type Attachment,
   type Channel,
   type LinkPreview,
   type Member,
@@ -26,6 +25,7 @@ import { Emitter } from "../lib/emitter";
 import { mentions, plainText } from "../lib/markdown";
 import { accessToken } from "../lib/oidc";
 import { getCreds, getToken, loadPending, savePending } from "../lib/storage";
+import type { SentFile } from "./drafts";
 import { MessageView } from "./view";
 
 export type Status = "loading" | "ready" | "signed-out" | "needs-join" | "unreachable";
@@ -36,7 +36,9 @@ export type Pending = {
   channelId: string;
   threadRootId: string;
   text: string;
-  attachments: { id: string; name: string; contentType: string; width: number; height: number }[];
+  attachments: SentFile[];
+  /** Who wrote it: a tab's queue outlives a sign-out, and goes only as its author. */
+  memberId?: string;
   state: "sending" | "failed";
   error: string;
 };
@@ -636,18 +638,24 @@ export class Session {
   }
 
   /** Queues a message; it shows at once and goes when the server can take it. */
-  send(channelId: string, threadRootId: string, text: string, attachments: Attachment[]): void {
+  send(channelId: string, threadRootId: string, text: string, attachments: SentFile[]): void {
     this.pending.push({
       clientId: newId(),
       channelId,
       threadRootId,
       text,
-      attachments: attachments.map((a) => ({ id: a.id, name: a.name, contentType: a.contentType, width: a.width, height: a.height })),
+      attachments,
+      memberId: this.me?.id,
       state: "sending",
       error: "",
     });
     this.savePending();
     this.flushPending();
+  }
+
+  /** Whether a queued message is the signed-in member's (one kept from before the memberId was). */
+  mine(p: Pending): boolean {
+    return !p.memberId || p.memberId === this.me?.id;
   }
 
   retryPending(p: Pending): void {
@@ -662,19 +670,27 @@ export class Session {
     this.savePending();
   }
 
+  /** At a sign-out: the queue goes, and a send still on its way does not write it back. */
+  forgetPending(): void {
+    this.close();
+    this.pending = [];
+    savePending(this.base, []);
+  }
+
   private savePending(): void {
+    if (this.closed) return;
     savePending(this.base, this.pending);
     this.em.emit("pending");
   }
 
   /** Sends the queue in order; stops at a failure the network caused and tries again later. */
   private async flushPending(): Promise<void> {
-    if (this.sending || this.status !== "ready") return;
+    if (this.sending || this.status !== "ready" || this.closed) return;
     this.sending = true;
     clearTimeout(this.retryTimer);
     try {
       for (;;) {
-        const p = this.pending.find((x) => x.state === "sending");
+        const p = this.pending.find((x) => x.state === "sending" && this.mine(x));
         if (!p) break;
         try {
           const res = await this.api.chat.sendMessage({

@@ -6,6 +6,7 @@ import { useTopics } from "../lib/emitter";
 import { navigate, useRoute } from "../lib/router";
 import { finishSignIn, signOut as endSignIn } from "../lib/oidc";
 import { currentServer, normalizeServer, ownServer, setCurrentServer, setToken } from "../lib/storage";
+import { forgetDrafts } from "../state/drafts";
 import { Session } from "../state/session";
 import { Chat } from "./Chat";
 import { Banned, isBanned } from "./moderation/Banned";
@@ -67,7 +68,11 @@ export function App() {
 
   const restart = () => setGeneration((g) => g + 1);
   if (!session) return <Splash text="Opening…" />;
+  // Signing out leaves nothing of the person in the tab for whoever signs in next: neither
+  // their messages not sent yet (they would go as the next person) nor their drafts.
   const signOut = () => {
+    session.forgetPending();
+    forgetDrafts(session.base);
     void endSignIn(session.base).finally(restart);
   };
 

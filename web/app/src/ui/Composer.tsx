@@ -1,32 +1,20 @@
 // The composer: a growing text box (Enter sends, Shift+Enter starts a new line, Up edits
 // nothing but moves as usual), `@` mention autocomplete, an emoji button, and uploads with a
-// progress bar each, from the attach button, a paste, or a drop on the channel.
+// progress bar each, from the attach button, a paste, or a drop on the channel. What is in the
+// box, text and files, is its draft (state/drafts): kept per channel and thread for the tab's
+// life. A file that failed to upload holds the message back until the person removes it or
+// uploads it again: a message never goes without a file they saw in it.
 
 import { useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
-import type { Attachment, Member } from "../gen/svc/v1/types_pb";
-import { errorText } from "../lib/api";
+import type { Member } from "../gen/svc/v1/types_pb";
 import { LIMITS, limitError } from "../lib/chars";
+import { useTopics } from "../lib/emitter";
 import { toWire } from "../lib/markdown";
-import { formatSize, upload } from "../lib/upload";
+import { formatSize } from "../lib/upload";
+import * as drafts from "../state/drafts";
 import type { Session } from "../state/session";
 import { Avatar, useAutoGrow } from "./common";
 import { EmojiPicker } from "./EmojiPicker";
-
-const ATTACHMENTS_MAX = 10;
-const UPLOAD_MAX = 25_000_000;
-
-type Slot = {
-  key: number;
-  file: File;
-  progress: number;
-  attachment?: Attachment;
-  error?: string;
-  abort?: () => void;
-};
-
-// Drafts survive switching channels (not a reload).
-const drafts = new Map<string, string>();
-let slotKeys = 0;
 
 export type ComposerHandle = { addFiles: (files: File[]) => void; focus: () => void };
 
@@ -40,15 +28,14 @@ export function Composer(props: {
   onUpFromEmpty?: () => void;
 }) {
   const { session, channelId, threadRootId } = props;
-  const draftKey = channelId + "/" + threadRootId;
-  const [text, setText] = useState(() => drafts.get(draftKey) ?? "");
-  const [slots, setSlots] = useState<Slot[]>([]);
+  const draftKey = drafts.draftKey(session.base, channelId, threadRootId);
+  useTopics(drafts.draftsEm, drafts.draftTopic(draftKey));
+  const { text, files: slots } = drafts.getDraft(draftKey);
+  const setText = (value: string) => drafts.setDraftText(draftKey, value);
   const [picking, setPicking] = useState(false);
   const [mention, setMention] = useState<{ start: number; query: string; index: number } | null>(null);
   const input = useRef<HTMLTextAreaElement>(null);
   const fileInput = useRef<HTMLInputElement>(null);
-  const slotsRef = useRef(slots);
-  slotsRef.current = slots;
   useAutoGrow(input, text);
   // Where the caret goes after a change made for the person (a mention, an emoji), set in the
   // same render as the text so that the next key lands after it.
@@ -62,32 +49,11 @@ export function Composer(props: {
     }
   });
 
-  useEffect(() => {
-    setText(drafts.get(draftKey) ?? "");
-    setSlots([]);
-    setMention(null);
-  }, [draftKey]);
-
-  const update = (key: number, change: Partial<Slot>) =>
-    setSlots((list) => list.map((s) => (s.key === key ? { ...s, ...change } : s)));
+  useEffect(() => setMention(null), [draftKey]);
 
   const addFiles = (files: File[]) => {
-    const room = ATTACHMENTS_MAX - slotsRef.current.length;
     // Info, not an error: what was added shows right here, in the list of files to send.
-    if (files.length > room) session.tell(`A message takes at most ${ATTACHMENTS_MAX} files.`, "info");
-    for (const file of files.slice(0, Math.max(0, room))) {
-      const key = ++slotKeys;
-      if (file.size > UPLOAD_MAX) {
-        setSlots((l) => [...l, { key, file, progress: 0, error: `${formatSize(file.size)}: the limit is 25 MB` }]);
-        continue;
-      }
-      const u = upload(session.api, file, (f) => update(key, { progress: f }));
-      setSlots((l) => [...l, { key, file, progress: 0, abort: u.abort }]);
-      u.promise.then(
-        (a) => update(key, { attachment: a, progress: 1, abort: undefined }),
-        (e) => update(key, { error: errorText(e), abort: undefined }),
-      );
-    }
+    if (drafts.addFiles(session.api, draftKey, files) > 0) session.tell(`A message takes at most ${drafts.ATTACHMENTS_MAX} files.`, "info");
   };
 
   const self = useRef<ComposerHandle | null>(null);
@@ -125,7 +91,6 @@ export function Composer(props: {
     const end = input.current?.selectionStart ?? text.length;
     const next = text.slice(0, mention.start) + "@" + member.username + " " + text.slice(end);
     setText(next);
-    drafts.set(draftKey, next);
     setMention(null);
     caret.current = mention.start + member.username.length + 2;
   };
@@ -136,11 +101,17 @@ export function Composer(props: {
     const end = el?.selectionEnd ?? text.length;
     const next = text.slice(0, start) + s + text.slice(end);
     setText(next);
-    drafts.set(draftKey, next);
     caret.current = start + s.length;
   };
 
   const uploading = slots.some((s) => !s.attachment && !s.error);
+  const failed = slots.filter((s) => s.error);
+  const failedText =
+    failed.length === 0
+      ? ""
+      : failed.length === 1
+        ? `${failed[0].name} did not upload: remove it or try it again to send the message.`
+        : `${failed.length} files did not upload: remove them or try them again to send the message.`;
   // Counted as the server counts it: the text as sent (trimmed, mentions as <@member_id>), in
   // characters (lib/chars).
   const wire = toWire(text.trim(), (u) => session.idOfUsername(u));
@@ -149,12 +120,15 @@ export function Composer(props: {
 
   const send = () => {
     if (uploading || tooLong) return;
-    const ready = slots.filter((s) => s.attachment).map((s) => s.attachment!);
+    // Refused, and said why where the person looks: the notice stays until dismissed.
+    if (failedText) return session.tell(failedText, "error");
+    const ready: drafts.SentFile[] = slots.map((s) => {
+      const a = s.attachment!;
+      return { id: a.id, name: a.name, contentType: a.contentType, width: a.width, height: a.height, size: s.size, uploadedAt: s.uploadedAt };
+    });
     if (!wire && ready.length === 0) return;
     session.send(channelId, threadRootId, wire, ready);
-    setText("");
-    drafts.delete(draftKey);
-    setSlots([]);
+    drafts.clearDraft(draftKey);
     setMention(null);
   };
 
@@ -187,6 +161,7 @@ export function Composer(props: {
   };
 
   const listId = `mentions-${channelId}-${threadRootId || "main"}`;
+  const noteId = `composer-note-${channelId}-${threadRootId || "main"}`;
   return (
     <div class="composer">
       {mention && candidates.length > 0 && (
@@ -214,25 +189,22 @@ export function Composer(props: {
         <ul class="upload-list" aria-label="Files to send">
           {slots.map((s) => (
             <li key={s.key} class={s.error ? "upload upload-error" : "upload"}>
-              <span class="upload-name">{s.file.name || "pasted image"}</span>
+              <span class="upload-name">{s.name}</span>
               {s.error ? (
                 <span class="upload-status" role="alert">
                   {s.error}
                 </span>
               ) : s.attachment ? (
-                <span class="upload-status">{formatSize(s.file.size)}</span>
+                <span class="upload-status">{s.size > 0 ? formatSize(s.size) : "uploaded"}</span>
               ) : (
-                <progress class="upload-progress" max={1} value={s.progress} aria-label={`Uploading ${s.file.name}`} />
+                <progress class="upload-progress" max={1} value={s.progress} aria-label={`Uploading ${s.name}`} />
               )}
-              <button
-                type="button"
-                class="icon-button"
-                aria-label={`Remove ${s.file.name || "file"}`}
-                onClick={() => {
-                  s.abort?.();
-                  setSlots((l) => l.filter((x) => x.key !== s.key));
-                }}
-              >
+              {s.error && s.retry && (
+                <button type="button" class="button upload-retry" aria-label={`Upload ${s.name} again`} onClick={() => drafts.retryFile(session.api, draftKey, s.key)}>
+                  Try again
+                </button>
+              )}
+              <button type="button" class="icon-button" aria-label={`Remove ${s.name}`} onClick={() => drafts.removeFile(draftKey, s.key)}>
                 ✕
               </button>
             </li>
@@ -270,7 +242,6 @@ export function Composer(props: {
           onInput={(e) => {
             const el = e.target as HTMLTextAreaElement;
             setText(el.value);
-            drafts.set(draftKey, el.value);
             findMention(el.value, el.selectionStart ?? el.value.length);
             if (el.value.trim()) session.typingNow(channelId, threadRootId);
           }}
@@ -291,13 +262,25 @@ export function Composer(props: {
         <button type="button" class="icon-button" aria-label="Insert emoji" title="Insert emoji" onClick={() => setPicking(true)}>
           ☺
         </button>
-        <button type="button" class="button button-primary send-button" aria-label="Send" disabled={uploading || tooLong} onClick={send}>
+        <button
+          type="button"
+          class="button button-primary send-button"
+          aria-label="Send"
+          aria-describedby={failedText ? noteId : undefined}
+          disabled={uploading || tooLong}
+          onClick={send}
+        >
           Send
         </button>
       </div>
       {tooLong && (
         <p class="composer-note" role="alert">
           {tooLongText}
+        </p>
+      )}
+      {failedText && (
+        <p class="composer-note" id={noteId}>
+          {failedText}
         </p>
       )}
       {picking && <EmojiPicker session={session} title="Insert an emoji" onPick={insertText} onClose={() => setPicking(false)} />}

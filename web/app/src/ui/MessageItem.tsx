@@ -10,6 +10,7 @@ import { emojiName } from "../lib/emoji";
 import { fromWire, renderMarkdown, toWire, type RenderContext } from "../lib/markdown";
 import { canDeleteMessageOf } from "../lib/ranks";
 import { formatSize } from "../lib/upload";
+import { draftKey, restoreDraft } from "../state/drafts";
 import { previewKey, type Pending, type Session } from "../state/session";
 import { Avatar, formatFull, formatTime, useAutoGrow } from "./common";
 import { EmojiPicker } from "./EmojiPicker";
@@ -354,6 +355,9 @@ export function PendingItem(props: { session: Session; pending: Pending }) {
                 <button type="button" class="button" onClick={() => session.retryPending(p)}>
                   Retry
                 </button>
+                <button type="button" class="button" onClick={(e) => editPending(session, p, e.currentTarget as HTMLElement)}>
+                  Edit
+                </button>
                 <button type="button" class="button" onClick={() => session.dropPending(p)}>
                   Discard
                 </button>
@@ -364,6 +368,30 @@ export function PendingItem(props: { session: Session; pending: Pending }) {
       </div>
     </article>
   );
+}
+
+/**
+ * Puts a message the server refused back in its message box (text and files still on the
+ * server) and takes the failed copy away, so that the person can change it and send it again.
+ * Refused while the box holds a draft of its own, which it would replace.
+ */
+function editPending(session: Session, p: Pending, from: HTMLElement): void {
+  const key = draftKey(session.base, p.channelId, p.threadRootId);
+  const { ok, gone } = restoreDraft(key, p.text, p.attachments, Date.now());
+  if (!ok) {
+    session.tell("The message box holds a draft: send it or empty it, then edit the message that was not sent.", "info");
+    return;
+  }
+  session.dropPending(p);
+  if (gone.length > 0) session.tell(`No longer on the server (uploaded more than a day ago), attach again: ${gone.join(", ")}`, "error");
+  const box = from.closest(".channel-view, .thread-panel")?.querySelector<HTMLTextAreaElement>(".composer-input");
+  if (box) {
+    // After the box shows the text: the caret at its end, ready to change it.
+    requestAnimationFrame(() => {
+      box.focus();
+      box.setSelectionRange(box.value.length, box.value.length);
+    });
+  }
 }
 
 /** Whether a channel is a DM (messages there always count as mentions). */

@@ -133,7 +133,7 @@ export function MessageList(props: {
 
   const pending = view.hasAfter
     ? []
-    : session.pending.filter((p) => p.channelId === view.channelId && p.threadRootId === view.threadRootId);
+    : session.pending.filter((p) => p.channelId === view.channelId && p.threadRootId === view.threadRootId && session.mine(p));
 
   const rows: preact.ComponentChildren[] = [];
   let prev: Message | undefined;
