@@ -97,7 +97,9 @@ func startOps(t *testing.T, version string) *opsServer {
 		t.Fatal(err)
 	}
 	o.Server = s
-	hs.Config = web.NewHTTPServer(s.Handler(), log)
+	srv := web.NewHTTPServer(s.Handler(), log)
+	hs.Config = srv.HTTP
+	hs.Listener = srv.Listener(hs.Listener)
 	hs.Start()
 	t.Cleanup(func() {
 		s.CloseStreams()

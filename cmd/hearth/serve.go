@@ -19,6 +19,7 @@ import (
 	"hearth/engine/outbound"
 	"hearth/engine/store"
 	"hearth/web"
+	"hearth/web/h2c"
 )
 
 func serve(args []string, stdout, stderr io.Writer) error {
@@ -70,7 +71,7 @@ func serve(args []string, stdout, stderr io.Writer) error {
 // the metrics listener.
 type app struct {
 	*web.Server
-	srv *http.Server
+	srv *h2c.Server
 	// metricsSrv serves Metrics on -metrics-addr.
 	metricsSrv *http.Server
 }
@@ -143,8 +144,8 @@ func (a *app) serve(ctx context.Context, ln net.Listener, c Config, log *slog.Lo
 				errc <- usageError{fmt.Errorf("-tls-cert/-tls-key: %v", err)}
 				return
 			}
-			a.srv.TLSConfig = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
-			errc <- a.srv.ServeTLS(ln, "", "")
+			a.srv.HTTP.TLSConfig = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
+			errc <- a.srv.HTTP.ServeTLS(ln, "", "")
 			return
 		}
 		errc <- a.srv.Serve(ln)

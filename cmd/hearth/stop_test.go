@@ -222,6 +222,41 @@ func TestSlowClientsDoNotHoldUpAStop(t *testing.T) {
 	}
 }
 
+// TestH2CConnectionsDoNotHoldUpAStop: cleartext HTTP/2 connections, one with a stream open and
+// one left idle after a call, end with a stop: the stream ends first, both connections are
+// told to go away and close, and the server stops without having to cut anything off.
+func TestH2CConnectionsDoNotHoldUpAStop(t *testing.T) {
+	bin := hearthBinary(t)
+	data := t.TempDir()
+	srv, url := startBinary(t, bin, "-data", data, "-addr", "127.0.0.1:0", "-base-url", testBase)
+	token := join(t, data, url, "alice", "").token
+	h2c := func() svcv1connect.ChatServiceClient {
+		tr := &http.Transport{}
+		tr.Protocols = new(http.Protocols)
+		tr.Protocols.SetUnencryptedHTTP2(true)
+		return svcv1connect.NewChatServiceClient(&http.Client{Transport: tr}, url, connect.WithInterceptors(auth.WithBearer(token)))
+	}
+	ctx := context.Background()
+	if _, err := h2c().CreateChannel(ctx, connect.NewRequest(&svcv1.CreateChannelRequest{Name: "general", Kind: svcv1.ChannelKind_CHANNEL_KIND_TEXT})); err != nil {
+		t.Fatal(err)
+	}
+	stream, err := h2c().Subscribe(ctx, connect.NewRequest(&svcv1.SubscribeRequest{}))
+	if err != nil || !stream.Receive() {
+		t.Fatalf("subscribe: %v %v", err, stream.Err())
+	}
+	if err := srv.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	for stream.Receive() {
+	}
+	if err := srv.wait(20 * time.Second); err != nil {
+		t.Fatalf("after SIGTERM: %v (exit code 0 wanted)\n%s", err, srv.stderr())
+	}
+	if log := srv.stderr(); !strings.Contains(log, "stopped") || strings.Contains(log, "closing the connections") {
+		t.Fatalf("the stop did not drain cleanly:\n%s", log)
+	}
+}
+
 // uploadFile uploads data and returns its signed URL.
 func uploadFile(t *testing.T, url, token string, data []byte) string {
 	t.Helper()

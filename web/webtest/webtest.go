@@ -54,7 +54,9 @@ func Start(t testing.TB, options ...Option) *Server {
 	s.http = httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		(*s.handler.Load()).ServeHTTP(w, r)
 	}))
-	s.http.Config = web.NewHTTPServer(s.http.Config.Handler, Logger())
+	srv := web.NewHTTPServer(s.http.Config.Handler, Logger())
+	s.http.Config = srv.HTTP
+	s.http.Listener = srv.Listener(s.http.Listener)
 	s.URL = "http://" + s.http.Listener.Addr().String()
 	opts := engine.Options{
 		BaseURL:       s.URL,
