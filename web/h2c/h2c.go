@@ -1,13 +1,25 @@
 // Package h2c serves cleartext HTTP/2 with prior knowledge (h2c) straight from the listener,
-// beside net/http's HTTP/1.
+// beside net/http's HTTP/1, with an HTTP/2 server of its own.
 //
 // net/http can serve h2c itself, but it recognises the client's preface by peeking through
-// the HTTP/1 reader and writer it allocated for the connection (4 KB each) and keeps both,
-// with its connection goroutine's frames, for the whole life of the HTTP/2 connection. On a
-// server holding thousands of idle event streams, one connection each, that is 8 of the
-// ~36 KB of heap a stream keeps. Here the preface is read before net/http sees the
-// connection: HTTP/2 connections go to golang.org/x/net/http2's server (the one net/http
-// bundles), everything else to net/http with the bytes already read put back in front.
+// the HTTP/1 reader and writer it allocated for the connection (4 KB each) and keeps both for
+// the whole life of the HTTP/2 connection; and its HTTP/2 server hands every DATA frame a
+// handler writes to the connection's serve loop, which starts a goroutine for each flush. On a
+// server holding thousands of event streams, one connection each, those hand-offs are most of
+// a delivery's CPU and the buffers most of an idle stream's memory (docs/performance.md).
+//
+// Here the preface is read before net/http sees the connection: HTTP/1 connections go to
+// net/http with the bytes already read put back in front, HTTP/2 ones to this package's
+// server. It uses x/net's Framer and HPACK for the wire format; the connection's state
+// machine (RFC 9113) is its own:
+//   - one goroutine per connection reads frames and answers control frames (conn.go);
+//   - each stream's handler runs in its own goroutine and writes its frames itself, under the
+//     connection's write lock, with one write to the socket per flush (write.go,
+//     response.go); no buffer is kept between flushes;
+//   - a request body is buffered up to the window advertised for it and the window is given
+//     back as the handler reads it (body.go).
+//
+// TLS connections stay with net/http, which chooses HTTP/2 by ALPN.
 package h2c
 
 import (
@@ -19,43 +31,25 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
-
-	"golang.org/x/net/http2"
 )
 
 // preface opens every HTTP/2 connection (RFC 9113, section 3.4).
 const preface = "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"
 
-// Server is an http.Server whose listeners hand h2c connections to an HTTP/2 server of
-// their own. Serve, Shutdown and Close take the place of the http.Server's.
+// Server is an http.Server whose listeners serve h2c connections themselves. Serve, Shutdown
+// and Close take the place of the http.Server's.
 type Server struct {
 	HTTP *http.Server
-	h2   *http2.Server
-	// graceful exists only to reach the HTTP/2 server's graceful shutdown (GOAWAY, then
-	// close each connection once its streams are done): http2.ConfigureServer registers it
-	// as this server's shutdown hook. The HTTP server itself keeps net/http's own HTTP/2
-	// for TLS, where ALPN chooses the protocol before any HTTP/1 buffer exists.
-	graceful *http.Server
 
 	mu       sync.Mutex
-	conns    map[net.Conn]struct{}
+	conns    map[*conn]struct{}
 	stopping atomic.Bool
 }
 
-// New wraps srv; its Handler, ErrorLog, IdleTimeout, MaxHeaderBytes, HTTP2 settings and
-// ConnState hook apply to the h2c connections too.
+// New wraps srv; its Handler, ErrorLog, ReadHeaderTimeout, IdleTimeout, MaxHeaderBytes,
+// BaseContext, ConnContext and ConnState hook apply to the h2c connections too.
 func New(srv *http.Server) *Server {
-	s := &Server{
-		HTTP:     srv,
-		h2:       &http2.Server{IdleTimeout: srv.IdleTimeout},
-		graceful: &http.Server{},
-		conns:    make(map[net.Conn]struct{}),
-	}
-	// Without a TLS configuration of graceful's own to check, this cannot fail.
-	if err := http2.ConfigureServer(s.graceful, s.h2); err != nil {
-		panic(err)
-	}
-	return s
+	return &Server{HTTP: srv, conns: make(map[*conn]struct{})}
 }
 
 // Serve accepts connections on ln until Shutdown or Close: h2c ones are served here, the
@@ -74,14 +68,16 @@ func (s *Server) Listener(ln net.Listener) net.Listener {
 	return l
 }
 
-// Shutdown shuts down gracefully: the listeners close, HTTP/2 clients are told to open no new
-// stream, and it waits until every connection has finished what it was doing and closed, or
-// ctx ends.
+// Shutdown shuts down gracefully: the listeners close, HTTP/2 clients are told (GOAWAY) to
+// open no new stream, and it waits until every connection has finished its running handlers
+// and closed, or ctx ends.
 func (s *Server) Shutdown(ctx context.Context) error {
 	s.stopping.Store(true)
-	// graceful has neither listeners nor connections: this returns at once, having started
-	// the HTTP/2 connections' graceful shutdown.
-	s.graceful.Shutdown(ctx)
+	s.mu.Lock()
+	for c := range s.conns {
+		c.shutdown()
+	}
+	s.mu.Unlock()
 	err := s.HTTP.Shutdown(ctx)
 	tick := time.NewTicker(20 * time.Millisecond)
 	defer tick.Stop()
@@ -101,7 +97,7 @@ func (s *Server) Close() error {
 	err := s.HTTP.Close()
 	s.mu.Lock()
 	for c := range s.conns {
-		c.Close()
+		c.nc.Close()
 	}
 	s.mu.Unlock()
 	return err
@@ -115,12 +111,23 @@ func (s *Server) open() int {
 
 // serveH2 serves one h2c connection whose preface has been read, until it closes. As
 // net/http does for the connections it serves, it reports StateNew and StateClosed to the
-// ConnState hook; the HTTP/2 server reports the states between.
-func (s *Server) serveH2(l *listener, c net.Conn) {
+// ConnState hook, and StateActive and StateIdle as handlers start and all end.
+func (s *Server) serveH2(l *listener, nc net.Conn) {
+	srv := s.HTTP
+	ctx := context.Background()
+	if srv.BaseContext != nil {
+		ctx = srv.BaseContext(l)
+	}
+	ctx = context.WithValue(ctx, http.ServerContextKey, srv)
+	ctx = context.WithValue(ctx, http.LocalAddrContextKey, nc.LocalAddr())
+	if srv.ConnContext != nil {
+		ctx = srv.ConnContext(ctx, nc)
+	}
+	c := newConn(s, nc, ctx)
 	s.mu.Lock()
 	if s.stopping.Load() {
 		s.mu.Unlock()
-		c.Close()
+		nc.Close()
 		return
 	}
 	s.conns[c] = struct{}{}
@@ -130,20 +137,11 @@ func (s *Server) serveH2(l *listener, c net.Conn) {
 		delete(s.conns, c)
 		s.mu.Unlock()
 	}()
-	srv := s.HTTP
-	ctx := context.Background()
-	if srv.BaseContext != nil {
-		ctx = srv.BaseContext(l)
-	}
-	if srv.ConnContext != nil {
-		ctx = srv.ConnContext(ctx, c)
-	}
 	if srv.ConnState != nil {
-		srv.ConnState(c, http.StateNew)
-		defer srv.ConnState(c, http.StateClosed)
+		srv.ConnState(nc, http.StateNew)
+		defer srv.ConnState(nc, http.StateClosed)
 	}
-	// ServeConn closes c when it returns.
-	s.h2.ServeConn(c, &http2.ServeConnOpts{Context: ctx, Handler: srv.Handler, BaseConfig: srv, SawClientPreface: true})
+	c.serve()
 }
 
 type accepted struct {

@@ -200,7 +200,7 @@ func TestShutdownDrainsH2CConnections(t *testing.T) {
 	}
 	mu.Lock()
 	defer mu.Unlock()
-	want := []http.ConnState{http.StateNew, http.StateActive, http.StateIdle, http.StateActive, http.StateIdle, http.StateClosed}
+	want := []http.ConnState{http.StateNew, http.StateActive, http.StateIdle, http.StateClosed}
 	if !slices.Equal(states, want) {
 		t.Fatalf("the ConnState hook saw %v, want %v", states, want)
 	}
