@@ -256,6 +256,17 @@ func (w *responseWriter) send(p1, p2 []byte, end bool) error {
 			err := st.writeErrLocked()
 			remoteOpen := !st.remoteClosed
 			max := c.peerMaxFrame
+			if err == nil && end && last {
+				// The stream ends with this write: the frames the client sends once it has
+				// read it must find it closed. Either the client ended its side, or the
+				// RST_STREAM below ends it.
+				st.localClosed = true
+				if st.writeTimer != nil {
+					st.writeTimer.Stop()
+				}
+				delete(c.streams, st.id)
+				c.cond.Broadcast()
+			}
 			c.mu.Unlock()
 			if err != nil {
 				return err
@@ -308,17 +319,6 @@ func (w *responseWriter) send(p1, p2 []byte, end bool) error {
 		if last {
 			break
 		}
-	}
-	if end {
-		c.mu.Lock()
-		st.localClosed = true
-		if st.writeTimer != nil {
-			st.writeTimer.Stop()
-		}
-		// Either the client ended its side, or the RST_STREAM above ended it.
-		delete(c.streams, st.id)
-		c.cond.Broadcast()
-		c.mu.Unlock()
 	}
 	return nil
 }
