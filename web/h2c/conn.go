@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/net/http2"
@@ -54,7 +55,11 @@ const (
 // headerTableSize is SETTINGS_HEADER_TABLE_SIZE (see above); a variable for the conformance
 // test, which also runs the two h2spec cases that assume the default against a server that
 // keeps it.
-var headerTableSize uint32 = 1024
+var headerTableSize = func() *atomic.Uint32 {
+	var v atomic.Uint32
+	v.Store(1024)
+	return &v
+}()
 
 var errClientDisconnected = errors.New("h2c: client disconnected")
 
@@ -73,6 +78,7 @@ type conn struct {
 	fr        *http2.Framer
 	dec       *hpack.Decoder
 	ackedOurs bool
+	tableSize uint32 // SETTINGS_HEADER_TABLE_SIZE
 	junk      int
 	junkSince time.Time
 	ctl       []ctlFrame // control frames to write once the buffered input is handled
@@ -131,7 +137,8 @@ func newConn(s *Server, nc net.Conn, ctx context.Context) *conn {
 	c.fr.ReadMetaHeaders = c.dec
 	c.fr.MaxHeaderListSize = c.maxHeaderListSize()
 	c.enc = hpack.NewEncoder(&c.hsink)
-	c.enc.SetMaxDynamicTableSizeLimit(headerTableSize)
+	c.tableSize = headerTableSize.Load()
+	c.enc.SetMaxDynamicTableSizeLimit(c.tableSize)
 	return c
 }
 
@@ -256,8 +263,8 @@ func (c *conn) dispatch(f http2.Frame) error {
 				c.ackedOurs = true
 				// The client applied our HEADER_TABLE_SIZE before acknowledging it: its
 				// encoder evicted down to it as ours does here, so the tables stay alike.
-				c.dec.SetMaxDynamicTableSize(headerTableSize)
-				c.dec.SetAllowedMaxDynamicTableSize(headerTableSize)
+				c.dec.SetMaxDynamicTableSize(c.tableSize)
+				c.dec.SetAllowedMaxDynamicTableSize(c.tableSize)
 				return nil
 			}
 			return c.junkFrame()

@@ -166,7 +166,7 @@ func (c *conn) flushCtl() error {
 				err = o.fr.WriteSettings(
 					http2.Setting{ID: http2.SettingMaxConcurrentStreams, Val: maxHandlers},
 					http2.Setting{ID: http2.SettingInitialWindowSize, Val: streamWindow},
-					http2.Setting{ID: http2.SettingHeaderTableSize, Val: headerTableSize},
+					http2.Setting{ID: http2.SettingHeaderTableSize, Val: c.tableSize},
 					http2.Setting{ID: http2.SettingMaxHeaderListSize, Val: c.maxHeaderListSize()},
 				)
 			case ctlSettingsAck:
