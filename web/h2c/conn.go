@@ -105,7 +105,6 @@ type conn struct {
 	closed        bool
 	goingAway     bool
 	idleTimer     *time.Timer
-	closeOnIdle   bool
 	drainStarted  bool
 	reportedState http.ConnState
 }
@@ -193,7 +192,7 @@ func (c *conn) close(cause error) {
 	c.cond.Broadcast()
 	c.mu.Unlock()
 	c.nc.Close()
-	c.cancel(cause)
+	c.cancel(canceled(cause))
 	for _, st := range streams {
 		st.body.fail(cause)
 	}

@@ -229,13 +229,13 @@ func (w *responseWriter) hasTrailers() bool {
 // and writes each stretch of frames with one write to the socket.
 func (w *responseWriter) send(p1, p2 []byte, end bool) error {
 	st, c := w.st, w.c
-	if w.isHead || !w.bodyAllowed {
-		p1, p2 = nil, nil
-	}
 	headers := !w.sentHeader
 	var extra headerExtras
 	if headers {
 		extra = w.headerExtras(p1, p2, end)
+	}
+	if w.isHead || !w.bodyAllowed {
+		p1, p2 = nil, nil
 	}
 	trailers := end && w.hasTrailers()
 	left := len(p1) + len(p2)

@@ -64,11 +64,17 @@ func (st *stream) end(code http2.ErrCode, cause error, send bool) {
 	delete(c.streams, st.id)
 	c.cond.Broadcast()
 	c.mu.Unlock()
-	st.cancel(cause)
+	st.cancel(canceled(cause))
 	st.body.fail(cause)
 	if send {
 		c.writeFrames(func(o *outBuf) error { return o.fr.WriteRSTStream(st.id, code) })
 	}
+}
+
+// canceled is the cause a request's context ends with: it wraps context.Canceled, as a
+// client going away is told apart from other ends by that (the engine's streams do).
+func canceled(cause error) error {
+	return fmt.Errorf("%w (%w)", context.Canceled, cause)
 }
 
 // setWriteDeadline resets the stream once t passes, as net/http's HTTP/2 server does: writes
