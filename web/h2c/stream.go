@@ -242,13 +242,14 @@ func (c *conn) onData(f *http2.DataFrame) error {
 		c.giveBack(nil, int(n))
 		return http2.StreamError{StreamID: id, Code: http2.ErrCodeProtocol}
 	}
-	// Padding counts against the windows; it is given back at once.
-	given := n - int64(len(data))
-	if len(data) > 0 && (st.body == nil || !st.body.write(data)) {
-		given = n
+	// Padding counts against the windows; it is given back at once. Data the body no longer
+	// takes (the handler closed it, or it failed) gives back the connection's window only:
+	// the stream is not to send more.
+	if pad := n - int64(len(data)); pad > 0 {
+		c.giveBack(st, int(pad))
 	}
-	if given > 0 {
-		c.giveBack(st, int(given))
+	if len(data) > 0 && (st.body == nil || !st.body.write(data)) {
+		c.giveBack(nil, len(data))
 	}
 	if len(data) == 0 && !f.StreamEnded() {
 		if err := c.junkFrame(); err != nil {
