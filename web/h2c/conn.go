@@ -104,6 +104,7 @@ type conn struct {
 	recvUnsent    int64  // bytes read by handlers (or dropped) not yet given back
 	closed        bool
 	goingAway     bool
+	ready         bool // our SETTINGS went out
 	idleTimer     *time.Timer
 	drainStarted  bool
 	reportedState http.ConnState
@@ -204,6 +205,15 @@ func (c *conn) run() error {
 	c.queue(ctlFrame{kind: ctlWindow, id: 0, n: connWindow - 65535})
 	if err := c.flushCtl(); err != nil {
 		return err
+	}
+	c.mu.Lock()
+	c.ready = true
+	early := c.goingAway
+	c.goingAway = false
+	c.mu.Unlock()
+	if early {
+		// Shut down before our SETTINGS went out: the GOAWAY goes after them.
+		c.shutdown()
 	}
 	// The client's preface ends with its SETTINGS, which must come in time.
 	if t := c.hs.ReadHeaderTimeout; t > 0 {
@@ -422,6 +432,10 @@ func (c *conn) shutdown() {
 		return
 	}
 	c.goingAway = true
+	if !c.ready {
+		c.mu.Unlock()
+		return
+	}
 	last := c.maxStreamID
 	idle := c.handlers == 0
 	c.mu.Unlock()

@@ -74,10 +74,14 @@ func (s *Server) Listener(ln net.Listener) net.Listener {
 func (s *Server) Shutdown(ctx context.Context) error {
 	s.stopping.Store(true)
 	s.mu.Lock()
+	conns := make([]*conn, 0, len(s.conns))
 	for c := range s.conns {
-		c.shutdown()
+		conns = append(conns, c)
 	}
 	s.mu.Unlock()
+	for _, c := range conns {
+		c.shutdown()
+	}
 	err := s.HTTP.Shutdown(ctx)
 	tick := time.NewTicker(20 * time.Millisecond)
 	defer tick.Stop()
