@@ -6,11 +6,13 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"io"
 	"log"
 	"net"
 	"net/http"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -356,3 +358,79 @@ func TestEmptyAndSmallAnswers(t *testing.T) {
 		t.Fatalf("small: length %d, header %v", res.ContentLength, res.Header)
 	}
 }
+
+// The handler sees the request net/http's own h2c server would give it: the same fields,
+// header, body, trailers and context values, request for request.
+func TestRequestsAreNetHTTPs(t *testing.T) {
+	dump := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, err := io.ReadAll(r.Body)
+		var keys []string
+		for k, v := range r.Header {
+			keys = append(keys, k+"="+strings.Join(v, "|"))
+		}
+		slices.Sort(keys)
+		_, hasServer := r.Context().Value(http.ServerContextKey).(*http.Server)
+		_, hasLocal := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
+		fmt.Fprintf(w, "%s %q %q host=%s %s %d.%d uri=%s len=%d body=%q err=%v trailer=%v header=%v ctx=%v,%v,%v remote=%v",
+			r.Method, r.URL.String(), r.URL.Path, r.Host, r.Proto, r.ProtoMajor, r.ProtoMinor, r.RequestURI,
+			r.ContentLength, b, err, r.Trailer, keys, hasServer, hasLocal, r.Context().Value(ctxKey{}), r.RemoteAddr != "")
+	})
+	base := func(ln net.Listener) context.Context { return context.WithValue(context.Background(), ctxKey{}, "base") }
+	_, ours := serve(t, dump, func(s *http.Server) { s.BaseContext = base })
+	theirs := &http.Server{Handler: dump, BaseContext: base, Protocols: new(http.Protocols)}
+	theirs.Protocols.SetHTTP1(true)
+	theirs.Protocols.SetUnencryptedHTTP2(true)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go theirs.Serve(ln)
+	defer theirs.Close()
+
+	requests := []func(addr string) *http.Request{
+		func(addr string) *http.Request {
+			r, _ := http.NewRequest("GET", "http://"+addr+"/a/b%20c?x=1&y=%2F", nil)
+			r.Header.Add("Cookie", "a=1")
+			r.Header.Add("Cookie", "b=2")
+			r.Header.Set("X-Several", "one")
+			r.Header.Add("X-Several", "two")
+			return r
+		},
+		func(addr string) *http.Request {
+			r, _ := http.NewRequest("POST", "http://"+addr+"/upload", strings.NewReader("a body"))
+			r.Header.Set("Content-Type", "text/plain")
+			return r
+		},
+		func(addr string) *http.Request {
+			// No length: the body is streamed, with trailers.
+			r, _ := http.NewRequest("PUT", "http://"+addr+"/stream", io.MultiReader(strings.NewReader("part one, "), strings.NewReader("part two")))
+			r.Trailer = http.Header{"X-Checksum": {"abc"}}
+			return r
+		},
+		func(addr string) *http.Request {
+			r, _ := http.NewRequest("HEAD", "http://"+addr+"/", nil)
+			return r
+		},
+	}
+	c := h2cClient(nil)
+	for i, mk := range requests {
+		var got [2]string
+		for j, addr := range []string{ours, ln.Addr().String()} {
+			res, err := c.Do(mk(addr))
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, _ := io.ReadAll(res.Body)
+			res.Body.Close()
+			got[j] = strings.ReplaceAll(fmt.Sprintf("%d %s", res.StatusCode, b), addr, "ADDR")
+			if res.Request.Method == "HEAD" {
+				got[j] += fmt.Sprintf(" length=%d type=%q", res.ContentLength, res.Header.Get("Content-Type"))
+			}
+		}
+		if got[0] != got[1] {
+			t.Errorf("request %d:\nours:     %s\nnet/http: %s", i, got[0], got[1])
+		}
+	}
+}
+
+type ctxKey struct{}
