@@ -375,7 +375,9 @@ func TestRequestsAreNetHTTPs(t *testing.T) {
 			r.Method, r.URL.String(), r.URL.Path, r.Host, r.Proto, r.ProtoMajor, r.ProtoMinor, r.RequestURI,
 			r.ContentLength, b, err, r.Trailer, keys, hasServer, hasLocal, r.Context().Value(ctxKey{}), r.RemoteAddr != "")
 	})
-	base := func(ln net.Listener) context.Context { return context.WithValue(context.Background(), ctxKey{}, "base") }
+	base := func(ln net.Listener) context.Context {
+		return context.WithValue(context.Background(), ctxKey{}, "base")
+	}
 	_, ours := serve(t, dump, func(s *http.Server) { s.BaseContext = base })
 	theirs := &http.Server{Handler: dump, BaseContext: base, Protocols: new(http.Protocols)}
 	theirs.Protocols.SetHTTP1(true)
