@@ -34,10 +34,11 @@ var h2specNotFollowed = map[string]string{
 // tableSizeCases are the h2spec ids of the two "table size" cases above.
 var tableSizeCases = []string{"generic/5/15", "http2/6.10/1"}
 
-// TestH2Spec runs h2spec, the HTTP/2 conformance suite, against the server (h2c with prior
-// knowledge): every case passes but those in h2specNotFollowed, which run again against a
-// server that keeps the default HPACK table, where they pass too. CI installs h2spec
-// (.ci/run) and sets HEARTH_REQUIRE_H2SPEC, so that a missing binary fails the test.
+// TestH2Spec runs h2spec, the HTTP/2 conformance suite with its strict cases (-S), against the
+// server (h2c with prior knowledge): every case passes but those in h2specNotFollowed, which
+// run again against a server that keeps the default HPACK table, where they pass too. CI
+// installs h2spec (.ci/run) and sets HEARTH_REQUIRE_H2SPEC, so that a missing binary fails
+// the test.
 func TestH2Spec(t *testing.T) {
 	bin := findH2Spec()
 	if bin == "" {
@@ -72,7 +73,7 @@ func runH2Spec(t *testing.T, bin string, cases ...string) []string {
 	report := filepath.Join(t.TempDir(), "report.xml")
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	args := append(slices.Clone(cases), "-h", host, "-p", port, "-o", "3", "-j", report)
+	args := append(slices.Clone(cases), "-h", host, "-p", port, "-o", "3", "-S", "-j", report)
 	cmd := exec.CommandContext(ctx, bin, args...)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
