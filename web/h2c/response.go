@@ -314,7 +314,10 @@ func (w *responseWriter) send(p1, p2 []byte, end bool) error {
 			}
 			return err
 		}
-		headers, w.sentHeader = false, true
+		if headers {
+			// The header went out as it was: a long stream does not keep its copy.
+			headers, w.sentHeader, w.snapHeader = false, true, nil
+		}
 		left -= n
 		if last {
 			break
