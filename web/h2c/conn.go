@@ -181,8 +181,11 @@ func (c *conn) serve() {
 // close ends the connection: every stream's handler sees its context cancelled and its body
 // fail, and writers waiting for window wake to fail.
 func (c *conn) close(cause error) {
+	// A write in progress finishes (or fails) first, and so does the state it reports.
+	c.wmu.Lock()
 	c.mu.Lock()
 	c.closed = true
+	c.wmu.Unlock()
 	if c.idleTimer != nil {
 		c.idleTimer.Stop()
 	}

@@ -251,7 +251,8 @@ func (w *responseWriter) send(p1, p2 []byte, end bool) error {
 			}
 		}
 		last := n == left
-		err := c.writeFrames(func(o *outBuf) error {
+		c.wmu.Lock()
+		err := c.writeLocked(func(o *outBuf) error {
 			c.mu.Lock()
 			err := st.writeErrLocked()
 			remoteOpen := !st.remoteClosed
@@ -308,6 +309,14 @@ func (w *responseWriter) send(p1, p2 []byte, end bool) error {
 			}
 			return nil
 		})
+		if err == nil && end && last && w.handlerDone {
+			// Counted out once its frames went out, before the client can close the
+			// connection in answer (c.close takes wmu): the connection is idle from here.
+			c.mu.Lock()
+			c.countOut(st)
+			c.mu.Unlock()
+		}
+		c.wmu.Unlock()
 		if err != nil {
 			if n > 0 {
 				c.unreserve(st, n)

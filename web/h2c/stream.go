@@ -33,6 +33,7 @@ type stream struct {
 	reset        bool  // RST_STREAM sent or received
 	resetErr     error // why writes fail after a reset
 	writeTimer   *time.Timer
+	countedOut   bool // no longer among the connection's running handlers
 }
 
 var errStreamClosed = errors.New("h2c: stream closed")
@@ -286,19 +287,30 @@ func (c *conn) runHandler(st *stream, w *responseWriter, req *http.Request, hand
 	panicked = false
 }
 
+// countOut counts st's handler out of those running, once; c.mu held. The response's last
+// write does it as soon as its frames went out, under the write lock (the client may close
+// the connection as soon as it has them, and the connection is idle from then on);
+// handlerDone when that write did not happen.
+func (c *conn) countOut(st *stream) {
+	if st.countedOut {
+		return
+	}
+	st.countedOut = true
+	c.handlers--
+	if c.handlers == 0 {
+		c.setState(http.StateIdle)
+		c.armIdle()
+	}
+}
+
 // handlerDone counts a handler out; the last one of a connection going away closes it.
 func (c *conn) handlerDone(st *stream) {
 	c.mu.Lock()
 	if st.writeTimer != nil {
 		st.writeTimer.Stop()
 	}
-	c.handlers--
-	idle := c.handlers == 0
-	drain := idle && c.goingAway
-	if idle {
-		c.setState(http.StateIdle)
-		c.armIdle()
-	}
+	c.countOut(st)
+	drain := c.handlers == 0 && c.goingAway
 	c.mu.Unlock()
 	if st.body != nil {
 		// What the handler left unread gives its window back to the connection.
