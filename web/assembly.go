@@ -21,6 +21,7 @@ import (
 	"hearth/engine/plugins"
 	"hearth/engine/sandbox"
 	"hearth/engine/store"
+	"hearth/web/h2c"
 	"hearth/web/metrics"
 )
 
@@ -408,17 +409,19 @@ func (s *Server) close() error {
 
 // NewHTTPServer is the HTTP server every Hearth listener uses: HTTP/1.1 and cleartext HTTP/2
 // (h2c) on one port, so that Connect, gRPC and gRPC-Web all work without TLS (as behind a
-// reverse proxy that terminates it), with bounded header reads and idle connections.
-func NewHTTPServer(h http.Handler, log *slog.Logger) *http.Server {
+// reverse proxy that terminates it), with bounded header reads and idle connections. h2c
+// connections go from the listener straight to the HTTP/2 server (package h2c says why), so
+// serve through it: its Serve, or its Listener where something else calls the HTTP server's.
+func NewHTTPServer(h http.Handler, log *slog.Logger) *h2c.Server {
 	srv := &http.Server{
 		Handler:           h,
 		ReadHeaderTimeout: 10 * time.Second,
 		IdleTimeout:       2 * time.Minute,
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 	}
+	// HTTP/2 here is the TLS kind, chosen by ALPN; h2c is the wrapper's.
 	srv.Protocols = new(http.Protocols)
 	srv.Protocols.SetHTTP1(true)
 	srv.Protocols.SetHTTP2(true)
-	srv.Protocols.SetUnencryptedHTTP2(true)
-	return srv
+	return h2c.New(srv)
 }

@@ -14,7 +14,7 @@ import (
 // timeout), no whole-request timeout (streams and uploads last; their bodies have deadlines
 // of their own, see TestTricklingCallBodyIsCutOff).
 func TestHTTPServerTimeouts(t *testing.T) {
-	srv := web.NewHTTPServer(http.NotFoundHandler(), webtest.Logger())
+	srv := web.NewHTTPServer(http.NotFoundHandler(), webtest.Logger()).HTTP
 	if srv.ReadHeaderTimeout != 10*time.Second || srv.IdleTimeout != 2*time.Minute || srv.ReadTimeout != 0 || srv.WriteTimeout != 0 {
 		t.Fatalf("header %s, idle %s, read %s, write %s", srv.ReadHeaderTimeout, srv.IdleTimeout, srv.ReadTimeout, srv.WriteTimeout)
 	}

@@ -46,7 +46,9 @@ func TestNoLocalIssuerTurnsTheBuiltInIssuerOff(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	hs.Config = web.NewHTTPServer(s.Handler(), webtest.Logger())
+	srv := web.NewHTTPServer(s.Handler(), webtest.Logger())
+	hs.Config = srv.HTTP
+	hs.Listener = srv.Listener(hs.Listener)
 	hs.Start()
 	t.Cleanup(func() {
 		s.CloseStreams()

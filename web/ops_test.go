@@ -101,7 +101,9 @@ func startOps(t *testing.T, version string, options ...webtest.Option) *opsServe
 		t.Fatal(err)
 	}
 	o.Server = s
-	hs.Config = web.NewHTTPServer(s.Handler(), log)
+	srv := web.NewHTTPServer(s.Handler(), log)
+	hs.Config = srv.HTTP
+	hs.Listener = srv.Listener(hs.Listener)
 	hs.Start()
 	t.Cleanup(func() {
 		s.CloseStreams()

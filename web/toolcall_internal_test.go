@@ -29,7 +29,9 @@ func TestReflectionStreamsEnd(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.intake.toolTime = 300 * time.Millisecond
-	hs.Config = NewHTTPServer(s.Handler(), log)
+	srv := NewHTTPServer(s.Handler(), log)
+	hs.Config = srv.HTTP
+	hs.Listener = srv.Listener(hs.Listener)
 	hs.Start()
 	t.Cleanup(func() {
 		hs.Close()

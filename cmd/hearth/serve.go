@@ -19,6 +19,7 @@ import (
 	"hearth/engine/outbound"
 	"hearth/engine/store"
 	"hearth/web"
+	"hearth/web/h2c"
 )
 
 func serve(args []string, stdout, stderr io.Writer) error {
@@ -78,7 +79,7 @@ func serve(args []string, stdout, stderr io.Writer) error {
 // the metrics listener.
 type app struct {
 	*web.Server
-	srv *http.Server
+	srv *h2c.Server
 	// metricsSrv serves Metrics on -metrics-addr.
 	metricsSrv *http.Server
 }
@@ -147,8 +148,8 @@ func (a *app) serve(ctx context.Context, ln net.Listener, c Config, log *slog.Lo
 	errc := make(chan error, 1)
 	go func() {
 		if c.tlsCert != nil {
-			a.srv.TLSConfig = &tls.Config{Certificates: []tls.Certificate{*c.tlsCert}, MinVersion: tls.VersionTLS12}
-			errc <- a.srv.ServeTLS(ln, "", "")
+			a.srv.HTTP.TLSConfig = &tls.Config{Certificates: []tls.Certificate{*c.tlsCert}, MinVersion: tls.VersionTLS12}
+			errc <- a.srv.HTTP.ServeTLS(ln, "", "")
 			return
 		}
 		errc <- a.srv.Serve(ln)

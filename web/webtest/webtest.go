@@ -62,7 +62,9 @@ func StartConfig(t testing.TB, config func(*web.Config), options ...Option) *Ser
 	s.http = httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		(*s.handler.Load()).ServeHTTP(w, r)
 	}))
-	s.http.Config = web.NewHTTPServer(s.http.Config.Handler, Logger())
+	srv := web.NewHTTPServer(s.http.Config.Handler, Logger())
+	s.http.Config = srv.HTTP
+	s.http.Listener = srv.Listener(s.http.Listener)
 	s.URL = "http://" + s.http.Listener.Addr().String()
 	opts := engine.Options{
 		BaseURL:       s.URL,
