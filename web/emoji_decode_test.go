@@ -4,14 +4,12 @@ import (
 	"bytes"
 	"encoding/binary"
 	"hash/crc32"
-	"image"
-	"image/color/palette"
-	"image/gif"
 	"net/http"
 	"os"
 	"testing"
 
 	"hearth/engine"
+	"hearth/engine/sandbox/sandboxtest"
 	"hearth/web/webtest"
 )
 
@@ -47,21 +45,6 @@ func corruptLastGIFFrame(t *testing.T, b []byte) []byte {
 		b[i] = 0xFF
 	}
 	return b
-}
-
-// flatGIF is frames frames of side x side pixels of one color: a few hundred bytes a frame.
-func flatGIF(t *testing.T, side, frames int) []byte {
-	t.Helper()
-	g := &gif.GIF{}
-	for range frames {
-		g.Image = append(g.Image, image.NewPaletted(image.Rect(0, 0, side, side), palette.Plan9))
-		g.Delay = append(g.Delay, 10)
-	}
-	var buf bytes.Buffer
-	if err := gif.EncodeAll(&buf, g); err != nil {
-		t.Fatal(err)
-	}
-	return buf.Bytes()
 }
 
 // TestEmojiThatDoesNotDecodeIsRejected: an emoji is decoded whole in the sandbox, every frame of
@@ -111,8 +94,8 @@ func TestEmojiThatDoesNotDecodeIsRejected(t *testing.T) {
 func TestEmojiFramesWithinThePixelBudget(t *testing.T) {
 	s := webtest.Start(t)
 	alice := s.Join("alice")
-	full := flatGIF(t, 512, 16)
-	over := flatGIF(t, 512, 17)
+	full := sandboxtest.FlatGIF(t, 512, 16)
+	over := sandboxtest.FlatGIF(t, 512, 17)
 	if len(over) > engine.EmojiMaxBytes {
 		t.Fatalf("17 frames of 512x512 make %d bytes", len(over))
 	}

@@ -4,52 +4,16 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"image"
-	"image/color/palette"
-	"image/gif"
 	"strings"
 	"testing"
 	"time"
+
+	"hearth/engine/sandbox/sandboxtest"
 )
 
 // emojiLimits are the server's limits for custom emoji (engine: 512x512, and as many pixels
 // as sixteen frames of that).
 var emojiLimits = DecodeLimits{MaxSide: 512, MaxPixels: 16 * 512 * 512}
-
-// animatedGIF is a GIF of frames frames of w x h noisy pixels (LZW makes little of them).
-func animatedGIF(t testing.TB, w, h, frames int) []byte {
-	t.Helper()
-	g := &gif.GIF{}
-	for f := range frames {
-		img := image.NewPaletted(image.Rect(0, 0, w, h), palette.Plan9)
-		for i := range img.Pix {
-			img.Pix[i] = byte(i*7 + f*31)
-		}
-		g.Image = append(g.Image, img)
-		g.Delay = append(g.Delay, 10)
-	}
-	var buf bytes.Buffer
-	if err := gif.EncodeAll(&buf, g); err != nil {
-		t.Fatal(err)
-	}
-	return buf.Bytes()
-}
-
-// flatGIF is a GIF of frames frames of side x side pixels of one color: a few hundred bytes a
-// frame, the most pixels a file of its size can make a decoder produce.
-func flatGIF(t testing.TB, side, frames int) []byte {
-	t.Helper()
-	g := &gif.GIF{}
-	for range frames {
-		g.Image = append(g.Image, image.NewPaletted(image.Rect(0, 0, side, side), palette.Plan9))
-		g.Delay = append(g.Delay, 10)
-	}
-	var buf bytes.Buffer
-	if err := gif.EncodeAll(&buf, g); err != nil {
-		t.Fatal(err)
-	}
-	return buf.Bytes()
-}
 
 // TestDecodeWholeImages: through the real guest, a valid image of each type an emoji may be
 // decodes with its canvas and frames; a truncated PNG and a GIF with a corrupt frame do not,
@@ -58,7 +22,7 @@ func TestDecodeWholeImages(t *testing.T) {
 	s := sharedSandbox(t)
 	ctx := context.Background()
 	png := encodePNG(t, 40, 30)
-	anim := animatedGIF(t, 20, 10, 3)
+	anim := sandboxtest.GIF(t, 20, 10, 3)
 	corrupt := bytes.Clone(anim)
 	// The last frame's LZW data: overwrite its first sub-block with codes no table has yet.
 	last := bytes.LastIndexByte(corrupt, 0x2C)
@@ -99,12 +63,12 @@ func TestDecodeWholeImages(t *testing.T) {
 func TestDecodeWithinLimits(t *testing.T) {
 	s := sharedSandbox(t)
 	ctx := context.Background()
-	got, err := s.Decode(ctx, animatedGIF(t, 20, 10, 3), DecodeLimits{MaxSide: 512, MaxPixels: 599})
+	got, err := s.Decode(ctx, sandboxtest.GIF(t, 20, 10, 3), DecodeLimits{MaxSide: 512, MaxPixels: 599})
 	if err != nil || got.Problem != "its frames hold more than 599 pixels in all" {
 		t.Fatalf("three frames of 200 pixels within 599: %+v, %v", got, err)
 	}
 	// 16 frames of 512x512: the budget, in a file an emoji may be.
-	full := flatGIF(t, 512, 16)
+	full := sandboxtest.FlatGIF(t, 512, 16)
 	if len(full) > 256_000 {
 		t.Fatalf("the GIF is %d bytes", len(full))
 	}
@@ -112,14 +76,14 @@ func TestDecodeWithinLimits(t *testing.T) {
 	if err != nil || got.Problem != "" || got.Frames != 16 {
 		t.Fatalf("16 frames of 512x512: %+v, %v", got, err)
 	}
-	got, err = s.Decode(ctx, flatGIF(t, 512, 17), emojiLimits)
+	got, err = s.Decode(ctx, sandboxtest.FlatGIF(t, 512, 17), emojiLimits)
 	if err != nil || got.Problem != "its frames hold more than 4,194,304 pixels in all" {
 		t.Fatalf("17 frames of 512x512: %+v, %v", got, err)
 	}
 	if _, err := s.Decode(ctx, make([]byte, DecodeMaxBytes+1), emojiLimits); err == nil || errors.Is(err, ErrUnreadable) {
 		t.Fatalf("an image over DecodeMaxBytes: %v", err)
 	}
-	if _, err := s.Decode(ctx, animatedGIF(t, 4, 4, 2), DecodeLimits{}); err == nil {
+	if _, err := s.Decode(ctx, sandboxtest.GIF(t, 4, 4, 2), DecodeLimits{}); err == nil {
 		t.Fatal("zero limits are taken")
 	}
 }
@@ -129,7 +93,7 @@ func TestDecodeWithinLimits(t *testing.T) {
 // sandbox's 2 s deadline. About 0.4 s on a loaded 2-core machine; native Go takes a twentieth.
 func BenchmarkDecodeFullBudget(b *testing.B) {
 	s := sharedSandbox(b)
-	img := flatGIF(b, 512, 16)
+	img := sandboxtest.FlatGIF(b, 512, 16)
 	for b.Loop() {
 		start := time.Now()
 		if got, err := s.Decode(context.Background(), img, emojiLimits); err != nil || got.Problem != "" {

@@ -4,12 +4,12 @@ import (
 	"bytes"
 	"encoding/binary"
 	"image"
-	"image/color/palette"
-	"image/gif"
 	"image/png"
 	"os"
 	"strings"
 	"testing"
+
+	"hearth/engine/sandbox/sandboxtest"
 )
 
 func pngOf(t *testing.T, w, h int) []byte {
@@ -21,27 +21,8 @@ func pngOf(t *testing.T, w, h int) []byte {
 	return buf.Bytes()
 }
 
-// gifOf is a GIF of frames w x h frames on a screen of the same size.
-func gifOf(t *testing.T, w, h, frames int) []byte {
-	t.Helper()
-	g := &gif.GIF{}
-	for f := range frames {
-		img := image.NewPaletted(image.Rect(0, 0, w, h), palette.Plan9)
-		for i := range img.Pix {
-			img.Pix[i] = byte(i*7 + f*31)
-		}
-		g.Image = append(g.Image, img)
-		g.Delay = append(g.Delay, 10)
-	}
-	var buf bytes.Buffer
-	if err := gif.EncodeAll(&buf, g); err != nil {
-		t.Fatal(err)
-	}
-	return buf.Bytes()
-}
-
-// frameData finds the LZW data of frame n (from 1) of a GIF made by gifOf: the position of its
-// first data sub-block's length byte.
+// frameData finds the LZW data of frame n (from 1) of a GIF made by sandboxtest.GIF: the position
+// of its first data sub-block's length byte.
 func frameData(t *testing.T, b []byte, n int) int {
 	t.Helper()
 	i := 13
@@ -89,7 +70,7 @@ func fixture(t *testing.T, name string) []byte {
 // bigFrameGIF is a GIF whose header claims a 16x16 screen and whose one frame is side x side.
 func bigFrameGIF(t *testing.T, side int) []byte {
 	t.Helper()
-	b := gifOf(t, side, side, 1)
+	b := sandboxtest.GIF(t, side, side, 1)
 	binary.LittleEndian.PutUint16(b[6:], 16)
 	binary.LittleEndian.PutUint16(b[8:], 16)
 	return b
@@ -97,7 +78,7 @@ func bigFrameGIF(t *testing.T, side int) []byte {
 
 func TestDecode(t *testing.T) {
 	okPNG := pngOf(t, 40, 30)
-	anim := gifOf(t, 20, 10, 3)
+	anim := sandboxtest.GIF(t, 20, 10, 3)
 	corruptFrame := bytes.Clone(anim)
 	at := frameData(t, corruptFrame, 2)
 	for i := at + 1; i < at+1+int(corruptFrame[at]); i++ {
@@ -151,7 +132,7 @@ func TestDecode(t *testing.T) {
 
 // The pixel budget counts every frame, and is checked before a frame is decoded.
 func TestDecodePixelBudget(t *testing.T) {
-	anim := gifOf(t, 20, 10, 3)
+	anim := sandboxtest.GIF(t, 20, 10, 3)
 	if got := Decode(512, 600, anim); got.Problem != "" {
 		t.Fatalf("three frames of 200 pixels within 600: %q", got.Problem)
 	}
@@ -161,7 +142,7 @@ func TestDecodePixelBudget(t *testing.T) {
 	if got := Decode(512, 16*12*3-1, fixture(t, "anim.webp")); got.Problem != "its frames hold more than 575 pixels in all" {
 		t.Fatalf("an animated WebP past the budget: %q", got.Problem)
 	}
-	if got := Decode(512, 1_000_000, gifOf(t, 500, 500, 5)); got.Problem != "its frames hold more than 1,000,000 pixels in all" {
+	if got := Decode(512, 1_000_000, sandboxtest.GIF(t, 500, 500, 5)); got.Problem != "its frames hold more than 1,000,000 pixels in all" {
 		t.Fatalf("five frames of 250,000 pixels within 1,000,000: %q", got.Problem)
 	}
 	if got := Decode(39, 1<<20, pngOf(t, 40, 30)); got.Problem != "it is 40x30 pixels; the limit is 39x39" {
