@@ -216,6 +216,33 @@ func TestUnitsViewKeepsWhatCameWhileLoading(t *testing.T) {
 	}
 }
 
+// TestUnitsADeletionStaysDeleted: the person's own delete is shown from the call's answer (a
+// blanked copy of what they had, its seq older than the view's), is not brought back by a copy
+// that is not deleted arriving after (an edit's or a reaction's event still on its way), and
+// the deletion's own event replaces it. (Before, the client waited for the event to show a
+// delete at all.)
+func TestUnitsADeletionStaysDeleted(t *testing.T) {
+	p := unitPage(t)
+	got := unitRun(t, p, `
+		const m = (seq, text, deleted) => units.message({ id: "m1", channelId: "c1", createdSeq: 1n, seq, text, deleted });
+		const session = { em: { emit() {} }, api: { chat: { listMessages: async () => ({ messages: [m(1n, "first", false)], hasMore: false, hasMoreAfter: false }) } } };
+		const v = new units.MessageView(session, "c1");
+		await v.loadLatest();
+		const shown = () => v.messages.map((x) => x.text + (x.deleted ? " (deleted)" : "") + " @" + x.seq).join(" | ");
+		const out = [];
+		v.update(m(2n, "first, edited", false)); // an edit's event
+		v.update(m(1n, "", true)); // the delete's answer: the copy the person had, blanked
+		out.push(shown());
+		v.update(m(2n, "first, edited", false)); // the edit's event again, late
+		out.push(shown());
+		v.update(m(3n, "", true)); // the deletion's event
+		out.push(shown());
+		return out.join(" / ");`)
+	if want := ` (deleted) @1 /  (deleted) @1 /  (deleted) @3`; got != want {
+		t.Errorf("the message: %s\nwant %s", got, want)
+	}
+}
+
 // unitRun runs an async JavaScript function body in the units page and returns its answer.
 func unitRun(t *testing.T, p *page, body string) string {
 	t.Helper()

@@ -755,7 +755,10 @@ export class Session {
   }
 
   async remove(m: Message): Promise<void> {
-    await this.run("Could not delete the message", () => this.api.chat.deleteMessage({ messageId: m.id }));
+    const res = await this.run("Could not delete the message", () => this.api.chat.deleteMessage({ messageId: m.id }));
+    // The answer says it is gone: show it so now, as an edit's answer shows the edit, rather
+    // than wait for its event, which a slow or reconnecting stream brings late.
+    if (res) this.messageChanged({ ...m, deleted: true, text: "", attachments: [], reactions: [] });
   }
 
   async react(m: Message, emoji: string): Promise<void> {

@@ -240,5 +240,9 @@ export class MessageView {
 
 /** The later of two copies of a message (events can arrive after a call's answer). */
 function newer(a: Message, b: Message): Message {
+  // A deletion is final, so a deleted copy wins over one that is not, whatever their seqs:
+  // the person's own delete is shown from the answer (a copy of what they had, its seq old)
+  // before its event, and an edit's or reaction's event arriving after does not bring it back.
+  if (a.deleted !== b.deleted) return a.deleted ? a : b;
   return b.seq >= a.seq ? b : a;
 }
