@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"net"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -18,25 +17,8 @@ import (
 	"hearth/engine/store"
 	svcv1 "hearth/proto/svc/v1"
 	"hearth/web"
+	"hearth/web/webtest"
 )
-
-// syncBuffer is a log destination the server's goroutines and the test share.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
 
 // TestServeExitsForARestartWhenACommitFails: once a commit's outcome is unknown (its batch
 // written, the sync of Badger's log failed) the engine takes no change until a restart. The
@@ -45,7 +27,7 @@ func (b *syncBuffer) String() string {
 // for a supervisor to restart it.
 func TestServeExitsForARestartWhenACommitFails(t *testing.T) {
 	data := t.TempDir()
-	logs := &syncBuffer{}
+	logs := &webtest.LogBuffer{}
 	log := slog.New(slog.NewTextHandler(logs, nil))
 	var failing atomic.Bool
 	s, err := web.Open(context.Background(), web.Config{
