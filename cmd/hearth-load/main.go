@@ -20,6 +20,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime/pprof"
 	"strings"
 	"syscall"
 	"time"
@@ -83,6 +84,19 @@ func cli(args []string, stdout, stderr io.Writer) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	if cfg.CPUProfile != "" {
+		f, err := os.Create(cfg.CPUProfile)
+		if err != nil {
+			fmt.Fprintln(stderr, "hearth-load:", err)
+			return 2
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			fmt.Fprintln(stderr, "hearth-load:", err)
+			return 2
+		}
+		defer pprof.StopCPUProfile()
+	}
 	sum, err := Run(ctx, cfg)
 	if asJSON {
 		sum.writeJSON(stdout)
@@ -136,6 +150,7 @@ func parseArgs(args []string, stderr io.Writer) (Config, bool, bool, error) {
 	fs.IntVar(&pid, "pid", 0, "the server's process id, for its RSS from /proc")
 	fs.BoolVar(&asJSON, "json", false, "print the summary as JSON")
 	fs.BoolVar(&quiet, "quiet", false, "no progress line every second")
+	fs.StringVar(&c.CPUProfile, "cpuprofile", "", "write the tool's own CPU profile over the run to this file")
 	if err := fs.Parse(args); err != nil {
 		return c, false, false, err
 	}

@@ -56,6 +56,10 @@ type Config struct {
 	Watch watcher
 	// Progress receives a line a second; nil for none.
 	Progress io.Writer
+	// CPUProfile, when set, is the file the tool writes its own CPU profile to (the command
+	// does, around Run): what the tool spends is CPU the server it shares the machine with
+	// does not get.
+	CPUProfile string
 }
 
 func (c *Config) members() int { return max(c.Subscribers, c.Senders, 1) }
