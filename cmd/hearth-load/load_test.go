@@ -10,8 +10,15 @@ import (
 
 // TestLoadAgainstATestServer runs the tool's core against an in-process server: a handful of
 // members send for a second, every stream gets every message exactly once; a second run on
-// the same server finds the members and channels of the first.
+// the same server finds the members and channels of the first. Both stream readers: the
+// tool's own over h2c, and the Connect client.
 func TestLoadAgainstATestServer(t *testing.T) {
+	for _, client := range []string{"h2", "connect"} {
+		t.Run(client, func(t *testing.T) { testLoad(t, client) })
+	}
+}
+
+func testLoad(t *testing.T, streamClient string) {
 	s := webtest.Start(t)
 	cfg := Config{
 		URL:          s.URL,
@@ -26,6 +33,7 @@ func TestLoadAgainstATestServer(t *testing.T) {
 		Duration:     time.Second,
 		TextBytes:    64,
 		Protocol:     "connect",
+		StreamClient: streamClient,
 		JoinsPerAddr: 10,
 		Concurrency:  4,
 		PhaseTimeout: 20 * time.Second,

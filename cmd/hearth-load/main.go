@@ -139,6 +139,7 @@ func parseArgs(args []string, stderr io.Writer) (Config, bool, bool, error) {
 	fs.StringVar(&c.Protocol, "protocol", "connect", "connect, grpc or grpcweb")
 	fs.BoolVar(&c.HTTP1, "http1", false, "use HTTP/1.1 (one connection per stream) instead of cleartext HTTP/2")
 	fs.StringVar(&codec, "codec", "proto", "proto or json")
+	fs.StringVar(&c.StreamClient, "stream-client", "", "what reads the streams: h2, the tool's own lean reader (Connect, proto, h2c only; the default there), or connect, the Connect client (the default otherwise)")
 	fs.StringVar(&sourceIP, "source-ip", "127.0.0.2", "first loopback address members connect from; \"\" for the system's choice")
 	fs.IntVar(&c.JoinsPerAddr, "joins-per-addr", 10, "members per source address (the server lets 10 join a minute from one address)")
 	fs.IntVar(&c.Concurrency, "concurrency", 50, "joins or stream openings in flight at once")
@@ -215,6 +216,21 @@ func (c *Config) fill(codec, sourceIP string) error {
 		c.JSONCodec = true
 	default:
 		return fmt.Errorf("-codec %q: use proto or json", codec)
+	}
+	lean := c.Protocol == "connect" && !c.HTTP1 && !c.JSONCodec
+	switch c.StreamClient {
+	case "":
+		c.StreamClient = "connect"
+		if lean {
+			c.StreamClient = "h2"
+		}
+	case "h2":
+		if !lean {
+			return errors.New("-stream-client h2 reads the Connect protocol with -codec proto over h2c: drop -http1, -protocol or -codec, or use -stream-client connect")
+		}
+	case "connect":
+	default:
+		return fmt.Errorf("-stream-client %q: use h2 or connect", c.StreamClient)
 	}
 	if sourceIP != "" {
 		ip := net.ParseIP(sourceIP)

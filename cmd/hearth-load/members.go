@@ -27,6 +27,9 @@ type member struct {
 	server    svcv1connect.ServerServiceClient
 	transport *http.Transport
 	id        string
+	// token and source are what the member's own Subscribe connection (h2Stream) dials with.
+	token  string
+	source net.IP
 }
 
 // newMember makes member i's clients; its connections come from source (nil: any address).
@@ -59,6 +62,8 @@ func newMember(cfg *Config, i int, token string, source net.IP) *member {
 		chat:      svcv1connect.NewChatServiceClient(hc, cfg.URL, opts...),
 		server:    svcv1connect.NewServerServiceClient(hc, cfg.URL, opts...),
 		transport: tr,
+		token:     token,
+		source:    source,
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"strconv"
 	"strings"
 	"sync"
@@ -81,6 +82,9 @@ func (r *run) openStreams(ctx context.Context, afterSeq int64) error {
 }
 
 func (r *run) openStream(phase context.Context, i int, afterSeq int64) error {
+	if r.cfg.StreamClient == "h2" {
+		return r.openH2Stream(phase, i, afterSeq)
+	}
 	m := r.members[i]
 	ctx, cancel := context.WithCancel(r.streams.ctx)
 	// Until the first event arrives the phase's deadline applies; after it, the run's.
@@ -99,10 +103,10 @@ func (r *run) openStream(phase context.Context, i int, afterSeq int64) error {
 		}
 		return err
 	}
-	if st.Msg().GetResync() {
+	if err := firstEvent(st.Msg(), afterSeq); err != nil {
 		st.Close()
 		cancel()
-		return fmt.Errorf("the stream opened with resync: after_seq %d is outside the server's log", afterSeq)
+		return err
 	}
 	if !stop() {
 		// The phase ended just as the stream opened: it is cancelled already.
@@ -116,14 +120,72 @@ func (r *run) openStream(phase context.Context, i int, afterSeq int64) error {
 		for st.Receive() {
 			r.receive(i, st.Msg())
 		}
-		if r.streams.ctx.Err() == nil {
-			r.streams.ended.Add(1)
-			if err := st.Err(); err != nil {
-				r.errs.add("stream", err)
-			}
-		}
+		r.streamEnded(st.Err())
 	})
 	return nil
+}
+
+// openH2Stream is openStream with the tool's own reader, on a connection of the stream's own:
+// the member's connection from joining is closed first, so that a subscriber holds one
+// connection, as with the Connect client.
+func (r *run) openH2Stream(phase context.Context, i int, afterSeq int64) error {
+	m := r.members[i]
+	m.transport.CloseIdleConnections()
+	st, err := dialSubscribe(phase, r.cfg.URL, m.source, m.token, &svcv1.SubscribeRequest{AfterSeq: afterSeq}, h2Window)
+	if err != nil {
+		return err
+	}
+	// Until the first event arrives the phase's deadline applies; after it, the run's.
+	stop := context.AfterFunc(phase, func() { st.Close() })
+	ev := &svcv1.Event{}
+	err = st.Next(ev)
+	if err == io.EOF {
+		err = errors.New("the stream ended before its first event")
+	}
+	if err == nil {
+		err = firstEvent(ev, afterSeq)
+	}
+	if !stop() && err == nil {
+		err = phase.Err()
+	}
+	if err != nil {
+		st.Close()
+		return err
+	}
+	closed := context.AfterFunc(r.streams.ctx, func() { st.Close() })
+	r.streams.readers.Go(func() {
+		defer closed()
+		defer st.Close()
+		var err error
+		for err = st.Next(ev); err == nil; err = st.Next(ev) {
+			r.receive(i, ev)
+		}
+		if err == io.EOF {
+			err = nil
+		}
+		r.streamEnded(err)
+	})
+	return nil
+}
+
+// firstEvent checks a stream's first event: resync means the server no longer has what
+// follows afterSeq.
+func firstEvent(ev *svcv1.Event, afterSeq int64) error {
+	if ev.GetResync() {
+		return fmt.Errorf("the stream opened with resync: after_seq %d is outside the server's log", afterSeq)
+	}
+	return nil
+}
+
+// streamEnded counts a stream that ended before the tool closed it, with its error.
+func (r *run) streamEnded(err error) {
+	if r.streams.ctx.Err() != nil {
+		return
+	}
+	r.streams.ended.Add(1)
+	if err != nil {
+		r.errs.add("stream", err)
+	}
 }
 
 // receive checks one event of subscriber i.

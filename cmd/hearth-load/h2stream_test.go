@@ -1,0 +1,112 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"connectrpc.com/connect"
+
+	svcv1 "hearth/proto/svc/v1"
+	"hearth/web/webtest"
+)
+
+// The tool's own stream reader gets what the Connect client would: every event in order,
+// through a window smaller than the events (so it must give the server more as it reads),
+// and the end of the stream with the server's code.
+func TestH2StreamReadsEventsAndTheServersEnd(t *testing.T) {
+	s := webtest.Start(t)
+	alice := s.Join("alice")
+	ctx := context.Background()
+	ch, err := alice.Chat.CreateChannel(ctx, connect.NewRequest(&svcv1.CreateChannelRequest{Name: "load", Kind: svcv1.ChannelKind_CHANNEL_KIND_TEXT}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	state, err := alice.Chat.GetState(ctx, connect.NewRequest(&svcv1.GetStateRequest{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	st, err := dialSubscribe(dctx, s.URL, nil, alice.Token, &svcv1.SubscribeRequest{AfterSeq: state.Msg.GetSeq()}, 65535)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	go func() {
+		<-dctx.Done()
+		st.Close()
+	}()
+
+	// 12 messages of 7,000 characters: more than the window holds.
+	var texts []string
+	for i := range 12 {
+		text := strings.Repeat(string(rune('a'+i%26)), 7000)
+		texts = append(texts, text)
+		if _, err := alice.Chat.SendMessage(ctx, connect.NewRequest(&svcv1.SendMessageRequest{ChannelId: ch.Msg.GetChannel().GetId(), Text: text, ClientId: string(rune('A' + i))})); err != nil {
+			if connect.CodeOf(err) == connect.CodeResourceExhausted {
+				time.Sleep(time.Second)
+				_, err = alice.Chat.SendMessage(ctx, connect.NewRequest(&svcv1.SendMessageRequest{ChannelId: ch.Msg.GetChannel().GetId(), Text: text, ClientId: string(rune('A' + i))}))
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	ev := &svcv1.Event{}
+	var got []string
+	lastSeq := state.Msg.GetSeq()
+	for len(got) < len(texts) {
+		if err := st.Next(ev); err != nil {
+			t.Fatalf("after %d messages: %v", len(got), err)
+		}
+		if seq := ev.GetSeq(); seq > 0 {
+			if seq <= lastSeq {
+				t.Fatalf("seq %d after %d", seq, lastSeq)
+			}
+			lastSeq = seq
+		}
+		if mc := ev.GetMessageCreated(); mc != nil {
+			got = append(got, mc.GetText())
+		}
+	}
+	for i := range texts {
+		if got[i] != texts[i] {
+			t.Fatalf("message %d: %d characters of %q, want %q", i, len(got[i]), got[i][:1], texts[i][:1])
+		}
+	}
+
+	// A member's 17th stream ends their oldest: this one, with resource_exhausted.
+	for range 16 {
+		alice.Subscribe(t, lastSeq)
+	}
+	for {
+		err := st.Next(ev)
+		if err == nil {
+			continue
+		}
+		var ce *connect.Error
+		if !errors.As(err, &ce) || ce.Code() != connect.CodeResourceExhausted || !strings.Contains(ce.Message(), "too many open streams") {
+			t.Fatalf("the stream ended with %v, want resource_exhausted: too many open streams", err)
+		}
+		break
+	}
+}
+
+// A token the server refuses ends the stream before any event, with unauthenticated.
+func TestH2StreamWithARefusedToken(t *testing.T) {
+	s := webtest.Start(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	st, err := dialSubscribe(ctx, s.URL, nil, "not-a-token", &svcv1.SubscribeRequest{}, h2Window)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	err = st.Next(&svcv1.Event{})
+	if connect.CodeOf(err) != connect.CodeUnauthenticated {
+		t.Fatalf("got %v, want unauthenticated", err)
+	}
+}
