@@ -8,8 +8,7 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
-
-	"golang.org/x/sys/unix"
+	"syscall"
 )
 
 // releaseStartPages gives back the pages of the executable that only the start used, as a
@@ -40,7 +39,7 @@ func releaseStartPages() (int64, error) {
 		return 0, err
 	}
 	for _, s := range spans {
-		if _, _, errno := unix.Syscall(unix.SYS_MADVISE, s.lo, s.hi-s.lo, unix.MADV_DONTNEED); errno != 0 {
+		if _, _, errno := syscall.Syscall(syscall.SYS_MADVISE, s.lo, s.hi-s.lo, syscall.MADV_DONTNEED); errno != 0 {
 			return resident, fmt.Errorf("madvise %#x-%#x: %w", s.lo, s.hi, errno)
 		}
 	}
