@@ -18,7 +18,8 @@ import (
 // through its 23 MB of code and 26 MB of read-only data and function tables. The kernel maps
 // each page they touch together with the 64 KB around it (fault-around), so a server that
 // has just started holds some 24 MB of its executable's pages that it does not touch again:
-// it idles at 38 MB RSS without this call and 15 MB with it (docs/performance.md, "Idle RSS").
+// it idles at 38 MB RSS without this call and at 15-21 MB with it (docs/performance.md,
+// "Round three on a new machine").
 //
 // Those are clean pages of the file. MADV_DONTNEED unmaps them from this process and leaves
 // them in the page cache, where the kernel may reclaim them; a page the server does use again
