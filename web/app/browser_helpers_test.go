@@ -234,9 +234,12 @@ func (p *page) signUp(srv *webtest.Server, code, username, displayName string) {
 	}
 	button := `[...document.querySelectorAll(".issuer-button")].find(b => b.textContent.startsWith("Create an account") || b.textContent.startsWith("Sign in or create"))`
 	p.clickJS("the built-in issuer's button", button)
-	p.waitFor("the issuer's page", `location.pathname.startsWith("/oauth/")`)
 	// The page opens on signing in unless an invite brought the person: then on signing up.
-	p.eval0(`document.querySelector("#password2") || [...document.querySelectorAll("a")].find(a => a.textContent === "Create an account")?.click()`)
+	// Its address changes before its form is there: wait for the form, or the click on
+	// "Create an account" finds nothing (once, in CI, it did, and the sign-up form never came).
+	signUpLink := `[...document.querySelectorAll("a")].find(a => a.textContent === "Create an account")`
+	p.waitFor("the issuer's page", `location.pathname.startsWith("/oauth/") && !!(document.querySelector("#password2") || `+signUpLink+`)`)
+	p.eval0(`document.querySelector("#password2") || ` + signUpLink + `.click()`)
 	p.waitFor("the sign-up form", `!!document.querySelector("#password2")`)
 	p.setText(`document.querySelector("#username")`, username)
 	p.setText(`document.querySelector("#display_name")`, displayName)
