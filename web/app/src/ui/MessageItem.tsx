@@ -2,7 +2,7 @@
 // size reserved, reactions, the thread link, and the actions (react, reply in a thread, edit,
 // delete) as a toolbar that shows on hover and on keyboard focus.
 
-import { useEffect, useRef, useState } from "preact/hooks";
+import { useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
 import { ChannelKind, type Message } from "../gen/svc/v1/types_pb";
 import { absUrl, isWebUrl } from "../lib/api";
 import { LIMITS, limitError } from "../lib/chars";
@@ -203,10 +203,14 @@ export function MessageItem(props: {
  * choice); the confirmation's end, and an edit's, focus what opened them (Delete, Edit), or
  * the message itself when that is gone (a message deleted). Only a focus that was lost (on
  * the body) or is still in this message is moved: one the person put elsewhere stays.
+ *
+ * A layout effect, run as the new controls go in: an effect runs after the browser has
+ * painted, and a key pressed in between (Shift+Tab from Cancel to Delete) would have its
+ * focus taken back by a move meant for the moment before it.
  */
 function useKeptFocus(article: { current: HTMLElement | null }, editing: boolean, confirming: boolean) {
   const before = useRef({ editing, confirming });
-  useEffect(() => {
+  useLayoutEffect(() => {
     const was = before.current;
     before.current = { editing, confirming };
     const el = article.current;
@@ -232,7 +236,8 @@ function EditBox(props: { session: Session; message: Message; onDone: () => void
   const [text, setText] = useState(() => fromWire(message.text, usernameOf));
   const input = useRef<HTMLTextAreaElement>(null);
   useAutoGrow(input, text);
-  useEffect(() => {
+  // As the box goes in (useKeptFocus says why): what is typed at once goes into it.
+  useLayoutEffect(() => {
     const el = input.current;
     if (!el) return;
     el.focus();
