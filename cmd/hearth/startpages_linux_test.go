@@ -8,9 +8,9 @@ import (
 )
 
 // A smaps as the kernel writes it, cut to the fields startPages reads: the executable
-// (inode 1234, its code holding pc 0x401234) has code, read-only data with no private page, read-only data with one (as a
-// position-independent build's relocated data is), and its writable data; libc's code has
-// another inode.
+// (inode 1234, its code holding pc 0x401234) has code, read-only data with no private page,
+// read-only data with one (as a position-independent build's relocated data is), and its
+// writable data; libc's code has another inode.
 const smapsSample = `00400000-01aad000 r-xp 00000000 fd:01 1234                               /srv/hearth
 Size:              23220 kB
 Rss:               14896 kB
