@@ -132,9 +132,9 @@ func (s *h2Stream) open(authority, token string, req *svcv1.SubscribeRequest) er
 	return s.flush(err)
 }
 
-// Next reads the stream's next event into ev. At the stream's end it returns io.EOF, or the
+// Next reads the facts of the stream's next event into ev. At the stream's end it returns io.EOF, or the
 // error the server ended it with (a *connect.Error with the server's code).
-func (s *h2Stream) Next(ev *svcv1.Event) error {
+func (s *h2Stream) Next(ev *eventFacts) error {
 	for {
 		if done, err := s.decode(ev); done || err != nil {
 			return err
@@ -153,7 +153,7 @@ func (s *h2Stream) Next(ev *svcv1.Event) error {
 
 // decode takes one whole envelope off the body: an event (done), or the end of the stream
 // with its error if it has one.
-func (s *h2Stream) decode(ev *svcv1.Event) (bool, error) {
+func (s *h2Stream) decode(ev *eventFacts) (bool, error) {
 	b := s.body[s.off:]
 	if len(b) < 5 {
 		return false, nil
@@ -174,7 +174,7 @@ func (s *h2Stream) decode(ev *svcv1.Event) (bool, error) {
 	case flags != 0:
 		return false, fmt.Errorf("an envelope with flags %#x (the tool asks for no compression)", flags)
 	}
-	return true, proto.Unmarshal(msg, ev)
+	return true, ev.decode(msg)
 }
 
 // endOfStream reads Connect's end-of-stream message: io.EOF, or the error it carries.

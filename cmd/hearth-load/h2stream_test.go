@@ -56,21 +56,21 @@ func TestH2StreamReadsEventsAndTheServersEnd(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	ev := &svcv1.Event{}
+	var ev eventFacts
 	var got []string
 	lastSeq := state.Msg.GetSeq()
 	for len(got) < len(texts) {
-		if err := st.Next(ev); err != nil {
+		if err := st.Next(&ev); err != nil {
 			t.Fatalf("after %d messages: %v", len(got), err)
 		}
-		if seq := ev.GetSeq(); seq > 0 {
+		if seq := ev.seq; seq > 0 {
 			if seq <= lastSeq {
 				t.Fatalf("seq %d after %d", seq, lastSeq)
 			}
 			lastSeq = seq
 		}
-		if mc := ev.GetMessageCreated(); mc != nil {
-			got = append(got, mc.GetText())
+		if ev.created {
+			got = append(got, string(ev.text))
 		}
 	}
 	for i := range texts {
@@ -84,7 +84,7 @@ func TestH2StreamReadsEventsAndTheServersEnd(t *testing.T) {
 		alice.Subscribe(t, lastSeq)
 	}
 	for {
-		err := st.Next(ev)
+		err := st.Next(&ev)
 		if err == nil {
 			continue
 		}
@@ -106,7 +106,7 @@ func TestH2StreamWithARefusedToken(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	err = st.Next(&svcv1.Event{})
+	err = st.Next(&eventFacts{})
 	if connect.CodeOf(err) != connect.CodeUnauthenticated {
 		t.Fatalf("got %v, want unauthenticated", err)
 	}

@@ -28,20 +28,6 @@ func messageText(run string, k int64, sent time.Time, size int) string {
 	return s
 }
 
-// parseText reads a message of this run; ok is false for anything else (other runs, people).
-func parseText(text, run string) (k int64, sent time.Time, ok bool) {
-	f := strings.SplitN(text, " ", 5)
-	if len(f) < 4 || f[0] != textPrefix || f[1] != run {
-		return 0, time.Time{}, false
-	}
-	k, err1 := strconv.ParseInt(f[2], 10, 64)
-	ns, err2 := strconv.ParseInt(f[3], 10, 64)
-	if err1 != nil || err2 != nil {
-		return 0, time.Time{}, false
-	}
-	return k, time.Unix(0, ns), true
-}
-
 // streams are the subscribers' open Subscribe streams, each read by its own goroutine.
 type streams struct {
 	ctx     context.Context
@@ -103,7 +89,7 @@ func (r *run) openStream(phase context.Context, i int, afterSeq int64) error {
 		}
 		return err
 	}
-	if err := firstEvent(st.Msg(), afterSeq); err != nil {
+	if err := firstEvent(factsOf(st.Msg()), afterSeq); err != nil {
 		st.Close()
 		cancel()
 		return err
@@ -118,7 +104,7 @@ func (r *run) openStream(phase context.Context, i int, afterSeq int64) error {
 		defer cancel()
 		defer st.Close()
 		for st.Receive() {
-			r.receive(i, st.Msg())
+			r.receive(i, factsOf(st.Msg()))
 		}
 		r.streamEnded(st.Err())
 	})
@@ -137,8 +123,8 @@ func (r *run) openH2Stream(phase context.Context, i int, afterSeq int64) error {
 	}
 	// Until the first event arrives the phase's deadline applies; after it, the run's.
 	stop := context.AfterFunc(phase, func() { st.Close() })
-	ev := &svcv1.Event{}
-	err = st.Next(ev)
+	var ev eventFacts
+	err = st.Next(&ev)
 	if err == io.EOF {
 		err = errors.New("the stream ended before its first event")
 	}
@@ -157,7 +143,7 @@ func (r *run) openH2Stream(phase context.Context, i int, afterSeq int64) error {
 		defer closed()
 		defer st.Close()
 		var err error
-		for err = st.Next(ev); err == nil; err = st.Next(ev) {
+		for err = st.Next(&ev); err == nil; err = st.Next(&ev) {
 			r.receive(i, ev)
 		}
 		if err == io.EOF {
@@ -170,8 +156,8 @@ func (r *run) openH2Stream(phase context.Context, i int, afterSeq int64) error {
 
 // firstEvent checks a stream's first event: resync means the server no longer has what
 // follows afterSeq.
-func firstEvent(ev *svcv1.Event, afterSeq int64) error {
-	if ev.GetResync() {
+func firstEvent(ev eventFacts, afterSeq int64) error {
+	if ev.resync {
 		return fmt.Errorf("the stream opened with resync: after_seq %d is outside the server's log", afterSeq)
 	}
 	return nil
@@ -189,25 +175,24 @@ func (r *run) streamEnded(err error) {
 }
 
 // receive checks one event of subscriber i.
-func (r *run) receive(i int, ev *svcv1.Event) {
+func (r *run) receive(i int, ev eventFacts) {
 	now := time.Now()
-	if s := ev.GetSeq(); s > 0 {
-		r.ledger.seq(i, s)
+	if ev.seq > 0 {
+		r.ledger.seq(i, ev.seq)
 	}
-	if ev.GetResync() {
+	if ev.resync {
 		r.streams.resyncs.Add(1)
 		return
 	}
-	mc := ev.GetMessageCreated()
-	if mc == nil {
+	if !ev.created {
 		return
 	}
-	k, sent, ok := parseText(mc.GetText(), r.id)
+	k, sent, ok := parseText(ev.text, r.id)
 	if !ok {
 		return
 	}
 	if r.ledger.deliver(i, k) {
-		r.deliveryLat.record(now.Sub(sent))
+		r.deliveryLat.record(now.Sub(time.Unix(0, sent)))
 		r.deliveries.Add(1)
 	}
 }

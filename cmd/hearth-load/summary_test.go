@@ -99,12 +99,12 @@ func TestMessageText(t *testing.T) {
 	if len(s) != 100 {
 		t.Fatalf("padded to %d bytes, want 100", len(s))
 	}
-	k, sent, ok := parseText(s, "r1")
-	if !ok || k != 42 || !sent.Equal(at) {
+	k, sent, ok := parseText([]byte(s), "r1")
+	if !ok || k != 42 || sent != at.UnixNano() {
 		t.Fatalf("parse = %d %v %v", k, sent, ok)
 	}
-	for _, other := range []string{messageText("r2", 1, at, 0), "hello", "hl r1 x 5", "hl r1 5"} {
-		if _, _, ok := parseText(other, "r1"); ok {
+	for _, other := range []string{messageText("r2", 1, at, 0), "hello", "hl r1 x 5", "hl r1 5", "hl r1 -5 5", "hl r1 5 9223372036854775808", "hl r1 5 12345678901234567890", "hl r10 5 5", ""} {
+		if _, _, ok := parseText([]byte(other), "r1"); ok {
 			t.Errorf("%q taken for the run's", other)
 		}
 	}
