@@ -13,7 +13,7 @@ import (
 // eventFacts is what the tool checks of an event: its seq, whether it is a resync, and the
 // text of a created message. The tool's own reader takes them straight from the encoding, as
 // ircload takes a PRIVMSG's fields from its line: decoding the whole Event put every message,
-// its strings and its nested records on the heap, about a sixth of the tool's CPU in the
+// its strings and its nested records on the heap, about an eighth of the tool's CPU in the
 // standard run with its garbage collection. What the server encodes is tested by its own
 // tests; the tool checks order, loss and duplicates.
 type eventFacts struct {
