@@ -164,7 +164,7 @@ func (a *authenticator) gate(ctx context.Context, spec connect.Spec, _ connect.P
 			a.metrics.Refused(spec.Procedure, err)
 		}
 		if l := requestLogOf(ctx); l != nil {
-			l.logged = true
+			l.logged, l.counted = true, true
 			l.logCall(ctx, spec.Procedure, err)
 		}
 		return nil, err

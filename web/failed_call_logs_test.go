@@ -6,8 +6,10 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"google.golang.org/protobuf/reflect/protoreflect"
 
@@ -193,5 +195,53 @@ func TestMetricsCountToolCallsByTheirCode(t *testing.T) {
 	o.Metrics.Handler().ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
 	if routes := grep(rec.Body.String(), `hearth_http_requests_total\{route="/grpc`); routes != "" {
 		t.Errorf("tool calls counted as routes too:\n%s", routes)
+	}
+}
+
+// TestMetricsCountCallsRefusedBeforeTheInterceptors: a call Connect refuses before any
+// interceptor runs (a message over the limit, a body that does not decode, a procedure no
+// service has) is counted by its code, under its procedure or, for a path no service serves,
+// "unknown" (a label per made-up path would grow without end). Such calls were not counted at
+// all. A call the interceptors counted is not counted twice.
+func TestMetricsCountCallsRefusedBeforeTheInterceptors(t *testing.T) {
+	o := startOps(t, "")
+	token, err := o.Issuer.Mint("alice", "Alice", time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	server, _ := o.client(t, token)
+	if _, err := server.Join(ctx, connect.NewRequest(&svcv1.JoinRequest{})); err != nil {
+		t.Fatal(err)
+	}
+	big := strings.Repeat("a", 2<<20)
+	for _, opt := range []connect.ClientOption{connect.WithGRPC(), connect.WithProtoJSON()} {
+		s, _ := o.client(t, token, opt, connect.WithSendMaxBytes(0))
+		if _, err := s.UpdateProfile(ctx, connect.NewRequest(&svcv1.UpdateProfileRequest{Bio: &big})); connect.CodeOf(err) != connect.CodeResourceExhausted {
+			t.Fatalf("a 2 MiB call: %v", err)
+		}
+	}
+	if res := rawPost(t, o.URL+"/svc.v1.ChatService/SendMessage", "application/json", "{not json", token); res != http.StatusBadRequest {
+		t.Fatalf("a malformed body: %d", res)
+	}
+	for i := range 3 {
+		path := "/svc.v1.ChatService/Nope" + strconv.Itoa(i)
+		if res := rawPost(t, o.URL+path, "application/json", "{}", token); res != http.StatusNotFound {
+			t.Fatalf("an unknown procedure: %d", res)
+		}
+	}
+	if _, err := server.GetMe(ctx, connect.NewRequest(&svcv1.GetMeRequest{})); err != nil {
+		t.Fatal(err)
+	}
+	o.waitMetrics(t,
+		`hearth_rpc_requests_total{code="resource_exhausted",procedure="/svc.v1.ServerService/UpdateProfile"} 2`,
+		`hearth_rpc_requests_total{code="invalid_argument",procedure="/svc.v1.ChatService/SendMessage"} 1`,
+		`hearth_rpc_requests_total{code="unimplemented",procedure="unknown"} 3`,
+		`hearth_rpc_requests_total{code="ok",procedure="/svc.v1.ServerService/GetMe"} 1`,
+		`hearth_rpc_requests_total{code="ok",procedure="/svc.v1.ServerService/Join"} 1`,
+	)
+	rec := httptest.NewRecorder()
+	o.Metrics.Handler().ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
+	if nope := grep(rec.Body.String(), `Nope`); nope != "" {
+		t.Errorf("a made-up procedure is a label:\n%s", nope)
 	}
 }

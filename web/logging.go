@@ -13,8 +13,12 @@ import (
 	"time"
 
 	"connectrpc.com/connect"
+	"connectrpc.com/grpchealth"
+	"connectrpc.com/grpcreflect"
+	"google.golang.org/protobuf/reflect/protoreflect"
 
 	"hearth/engine"
+	svcv1 "hearth/proto/svc/v1"
 	"hearth/web/metrics"
 )
 
@@ -32,8 +36,9 @@ type requestLog struct {
 	addr   string
 	start  time.Time
 	member string
-	// logged is set once the Connect interceptor wrote the line.
-	logged bool
+	// logged is set once the Connect interceptor wrote the line; counted once the call was
+	// counted in the metrics, by their interceptor or by the gate.
+	logged, counted bool
 	// opened and end: a stream the engine opened, and how it ended.
 	opened bool
 	end    engine.StreamEnd
@@ -87,7 +92,8 @@ func requestAddr(r *http.Request) string {
 // services (health, reflection: they run without the interceptors), and those Connect
 // requests that failed before reaching the interceptors (an unknown procedure, an unsupported
 // content type, a body over the limit or malformed).
-func logRequests(log *slog.Logger, next http.Handler) http.Handler {
+// The calls that failed before the interceptors are counted in m too (nil: no metrics).
+func logRequests(log *slog.Logger, m *metrics.Metrics, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		l := &requestLog{log: log, addr: requestAddr(r), start: time.Now()}
 		r = r.WithContext(context.WithValue(r.Context(), requestLogKey{}, l))
@@ -97,8 +103,46 @@ func logRequests(log *slog.Logger, next http.Handler) http.Handler {
 		if !l.logged {
 			l.logRequest(r, lw)
 		}
+		if m != nil && !l.counted && (isCall(r) || isToolCall(r)) {
+			countUnreached(m, r, lw)
+		}
 	})
 }
+
+// countUnreached counts a call that ended before the interceptors, with the code its log line
+// names. Never inlined (see logRequest).
+//
+//go:noinline
+func countUnreached(m *metrics.Metrics, r *http.Request, w *logWriter) {
+	code, _ := w.result(true)
+	if code == "" {
+		code, _ = w.message(true, code)
+	}
+	proc := r.URL.Path
+	if !knownProcedures[proc] {
+		proc = "unknown"
+	}
+	m.Unreached(proc, code)
+}
+
+// knownProcedures are the paths of every procedure served: ours and gRPC's own services'.
+var knownProcedures = func() map[string]bool {
+	known := map[string]bool{
+		"/" + grpchealth.HealthV1ServiceName + "/Check":                       true,
+		"/" + grpchealth.HealthV1ServiceName + "/Watch":                       true,
+		"/" + grpcreflect.ReflectV1ServiceName + "/ServerReflectionInfo":      true,
+		"/" + grpcreflect.ReflectV1AlphaServiceName + "/ServerReflectionInfo": true,
+	}
+	for _, f := range []protoreflect.FileDescriptor{svcv1.File_svc_v1_chat_proto, svcv1.File_svc_v1_server_proto, svcv1.File_svc_v1_bot_proto} {
+		for i := range f.Services().Len() {
+			svc := f.Services().Get(i)
+			for j := range svc.Methods().Len() {
+				known["/"+string(svc.FullName())+"/"+string(svc.Methods().Get(j).Name())] = true
+			}
+		}
+	}
+	return known
+}()
 
 // maxLoggedErrorBody is how much of an error answer's body the log keeps to find its message.
 const maxLoggedErrorBody = 4 << 10
@@ -201,9 +245,28 @@ func (w *logWriter) message(call bool, code string) (string, string) {
 		return "", body.Error
 	}
 	if body.Code == "" {
-		body.Code = "unknown"
+		body.Code = clientCode(w.Status)
 	}
 	return body.Code, body.Message
+}
+
+// clientCode is the code a Connect client reads from an answer whose body holds none: its
+// HTTP status, mapped as Connect's protocol maps it (a 404 for an unknown procedure is
+// unimplemented).
+func clientCode(status int) string {
+	switch status {
+	case http.StatusUnauthorized:
+		return connect.CodeUnauthenticated.String()
+	case http.StatusForbidden:
+		return connect.CodePermissionDenied.String()
+	case http.StatusNotFound:
+		return connect.CodeUnimplemented.String()
+	case http.StatusBadRequest:
+		return connect.CodeInternal.String()
+	case http.StatusTooManyRequests, http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout:
+		return connect.CodeUnavailable.String()
+	}
+	return connect.CodeUnknown.String()
 }
 
 // grpcHeader reads a gRPC or gRPC-Web answer's status header from its headers or trailers
@@ -303,7 +366,7 @@ func (logInterceptor) WrapUnary(next connect.UnaryFunc) connect.UnaryFunc {
 	return func(ctx context.Context, req connect.AnyRequest) (connect.AnyResponse, error) {
 		res, err := next(ctx, req)
 		if l := requestLogOf(ctx); l != nil {
-			l.logged = true
+			l.logged, l.counted = true, true
 			l.logCall(ctx, req.Spec().Procedure, err)
 		}
 		return res, err
@@ -318,10 +381,36 @@ func (logInterceptor) WrapStreamingHandler(next connect.StreamingHandlerFunc) co
 	return func(ctx context.Context, conn connect.StreamingHandlerConn) error {
 		err := next(ctx, conn)
 		if l := requestLogOf(ctx); l != nil {
-			l.logged = true
+			l.logged, l.counted = true, true
 			l.logStreamEnd(ctx, conn.Spec().Procedure, err)
 		}
 		return err
+	}
+}
+
+// countedInterceptor marks the calls of gRPC's own services that reached the metrics'
+// interceptor before it (their request log line is written from the answer, by logRequests).
+type countedInterceptor struct{}
+
+func (countedInterceptor) WrapUnary(next connect.UnaryFunc) connect.UnaryFunc {
+	return func(ctx context.Context, req connect.AnyRequest) (connect.AnyResponse, error) {
+		if l := requestLogOf(ctx); l != nil {
+			l.counted = true
+		}
+		return next(ctx, req)
+	}
+}
+
+func (countedInterceptor) WrapStreamingClient(next connect.StreamingClientFunc) connect.StreamingClientFunc {
+	return next
+}
+
+func (countedInterceptor) WrapStreamingHandler(next connect.StreamingHandlerFunc) connect.StreamingHandlerFunc {
+	return func(ctx context.Context, conn connect.StreamingHandlerConn) error {
+		if l := requestLogOf(ctx); l != nil {
+			l.counted = true
+		}
+		return next(ctx, conn)
 	}
 }
 

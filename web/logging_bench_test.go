@@ -45,7 +45,7 @@ func BenchmarkRequestLog(b *testing.B) {
 		}},
 	} {
 		b.Run(c.name, func(b *testing.B) {
-			h := logRequests(c.log, c.h)
+			h := logRequests(c.log, nil, c.h)
 			r, err := http.NewRequest(http.MethodPost, "http://hearth.test"+c.path, nil)
 			if err != nil {
 				b.Fatal(err)

@@ -88,7 +88,7 @@ func newHandler(opts Options) (http.Handler, *intake) {
 	// for a failed gRPC call); the request log logs them from the answer (logRequest).
 	var toolOpts []connect.HandlerOption
 	if opts.Metrics != nil {
-		toolOpts = append(toolOpts, connect.WithInterceptors(opts.Metrics.Interceptor()))
+		toolOpts = append(toolOpts, connect.WithInterceptors(opts.Metrics.Interceptor(), countedInterceptor{}))
 	}
 	mountHealth(mux, opts.Engine, toolOpts...)
 	base := opts.Engine.ServerInfo().GetBaseUrl()
@@ -112,7 +112,7 @@ func newHandler(opts Options) (http.Handler, *intake) {
 	// address to it); CORS outside the intake, so that what the intake refuses still reaches a
 	// browser on another origin as a refusal.
 	in := &intake{proxies: opts.TrustedProxies}
-	return logRequests(opts.Log, withCORS(opts.CORSOrigins, in.wrap(h))), in
+	return logRequests(opts.Log, opts.Metrics, withCORS(opts.CORSOrigins, in.wrap(h))), in
 }
 
 // call runs a unary engine method for the authenticated caller.

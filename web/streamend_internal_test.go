@@ -76,7 +76,7 @@ func TestToolStreamEndIsReadAfterAnExplicitWriteHeader(t *testing.T) {
 	for _, explicit := range []bool{false, true} {
 		var buf bytes.Buffer
 		log := slog.New(slog.NewTextHandler(&buf, &slog.HandlerOptions{Level: slog.LevelDebug}))
-		h := logRequests(log, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h := logRequests(log, nil, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Content-Type", "application/grpc-web+proto")
 			if explicit {
 				w.WriteHeader(http.StatusOK)
