@@ -56,6 +56,11 @@ type Follower struct {
 	buf    []Delivery
 	gone   bool
 	closed bool
+	// member is the active row of the member followed, as of the Snapshot whose membersGen is
+	// activeIn: until the members change, it is the row every event is judged with (rows are
+	// replaced, never changed), so a delivery costs no lookup of it.
+	member   *storepb.MemberRecord
+	activeIn uint64
 }
 
 // Follow starts a follower after opts.AfterSeq. It fails with ErrResync when that position is
@@ -200,11 +205,14 @@ func (f *Follower) live() ([]Delivery, error) {
 			continue
 		}
 		if m := f.opts.Member; m != "" {
-			if d.Snapshot.active(m) == nil {
-				f.gone = true
-				break
+			if gen := d.Snapshot.membersGen; gen != f.activeIn || f.member == nil {
+				if f.member = d.Snapshot.active(m); f.member == nil {
+					f.gone = true
+					break
+				}
+				f.activeIn = gen
 			}
-			if !d.VisibleTo(m) {
+			if !d.Snapshot.receivesAs(m, f.member, d.Audience) {
 				continue
 			}
 		}

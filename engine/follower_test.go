@@ -191,3 +191,65 @@ func TestFollowerAsAMember(t *testing.T) {
 		t.Errorf("following as bob, logged only: %v, want the public message, then ErrGone", got)
 	}
 }
+
+// TestFollowerLooksAgainWhenTheMembersChange: a follower checks that its member is still in
+// the community once per change of the members, not per event; a change of anything else
+// keeps the members as they were, and the member leaving still ends the follower at once.
+func TestFollowerLooksAgainWhenTheMembersChange(t *testing.T) {
+	c := openTestCommunity(t)
+	ctx := context.Background()
+	owner, bob := c.join("owner"), c.join("bob")
+	public := textChannel(t, c.e, owner, svcv1.ChannelKind_CHANNEL_KIND_TEXT)
+	f, err := c.e.Follow(FollowOptions{AfterSeq: c.e.Seq(), Member: bob.ID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	next := func() ([]Delivery, error) {
+		t.Helper()
+		ds, err := f.Next()
+		if err == nil && len(ds) == 0 {
+			t.Fatal("nothing for bob")
+		}
+		return ds, err
+	}
+
+	c.send(owner, public, "one", "")
+	if _, err := next(); err != nil {
+		t.Fatal(err)
+	}
+	before := c.e.Snapshot().membersGen
+	textChannel(t, c.e, owner, svcv1.ChannelKind_CHANNEL_KIND_TEXT)
+	c.send(owner, public, "two", "")
+	if _, err := next(); err != nil {
+		t.Fatal(err)
+	}
+	if got := c.e.Snapshot().membersGen; got != before {
+		t.Errorf("a new channel changed the members' generation: %d -> %d", before, got)
+	}
+
+	if _, err := c.e.LeaveCommunity(ctx, bob, &svcv1.LeaveCommunityRequest{}); err != nil {
+		t.Fatal(err)
+	}
+	if got := c.e.Snapshot().membersGen; got == before {
+		t.Error("bob leaving kept the members' generation")
+	}
+	c.send(owner, public, "three", "")
+	for {
+		ds, err := f.Next()
+		if errors.Is(err, ErrGone) {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range ds {
+			if d.Event().GetMessageCreated().GetText() == "three" {
+				t.Fatal("bob was handed a message sent after he left")
+			}
+		}
+		if len(ds) == 0 {
+			t.Fatal("the follower waits: want ErrGone once bob left")
+		}
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync/atomic"
 
 	"hearth/engine/store"
 	"hearth/engine/store/storepb"
@@ -35,7 +36,14 @@ type Snapshot struct {
 	roles      map[string]*svcv1.Role
 	blocks     map[string]map[string]struct{} // blocker -> blocked
 	mutes      map[string]map[string]struct{} // muter -> muted
+	// membersGen names the members map: a draft that changes a member gets a new one. Who is
+	// active can only have changed where it differs, so a stream looks a member up once per
+	// change of the members, not once per event (Follower.live).
+	membersGen uint64
 }
+
+// membersGens numbers the members maps of every Snapshot made.
+var membersGens atomic.Uint64
 
 type login struct{ iss, sub string }
 
@@ -55,6 +63,7 @@ func emptySnapshot() *Snapshot {
 		roles:      map[string]*svcv1.Role{},
 		blocks:     map[string]map[string]struct{}{},
 		mutes:      map[string]map[string]struct{}{},
+		membersGen: membersGens.Add(1),
 	}
 }
 
@@ -310,6 +319,9 @@ func (d *draft) setSettings(s *storepb.Settings) { d.settings = s }
 // setMember adds or replaces a member row and keeps the lookups in step with it.
 func (d *draft) setMember(m *storepb.MemberRecord) {
 	id := m.GetMember().GetId()
+	if d.owned&ownMembers == 0 {
+		d.membersGen = membersGens.Add(1)
+	}
 	own(d, ownMembers, &d.members)
 	// The old row's entries go only where they still point at this member: a deleted bot's
 	// username may belong to someone else since.

@@ -16,7 +16,13 @@ import (
 // seen by every member, one with role_ids by holders of one of them plus admins and the owner;
 // PRIVATE channels and DMs only by their member_ids (admins included: no exception).
 func (d *Snapshot) sees(memberID string, c *storepb.ChannelRecord) bool {
-	m := d.active(memberID)
+	return seesAs(memberID, d.active(memberID), c)
+}
+
+// seesAs is sees for a member whose active row the caller has: m, nil when they are not in the
+// community. A stream's follower keeps that row while the members do not change (see
+// Follower.live), so delivering an event costs no lookup of it.
+func seesAs(memberID string, m *storepb.MemberRecord, c *storepb.ChannelRecord) bool {
 	if m == nil || c == nil {
 		return false
 	}
@@ -41,7 +47,12 @@ func (d *Snapshot) sees(memberID string, c *storepb.ChannelRecord) bool {
 // every TEXT channel they see; OPT_IN mode: the TEXT channels they see and joined; PRIVATE and
 // DM: member_ids, a hidden DM included.
 func (d *Snapshot) In(memberID string, c *storepb.ChannelRecord) bool {
-	if !d.sees(memberID, c) {
+	return d.inAs(memberID, d.active(memberID), c)
+}
+
+// inAs is In for a member whose active row the caller has (see seesAs).
+func (d *Snapshot) inAs(memberID string, m *storepb.MemberRecord, c *storepb.ChannelRecord) bool {
+	if !seesAs(memberID, m, c) {
 		return false
 	}
 	if c.GetChannel().GetKind() == svcv1.ChannelKind_CHANNEL_KIND_TEXT && d.OptIn() {
@@ -74,6 +85,11 @@ func (d *Snapshot) sidebar(memberID string) []*storepb.ChannelRecord {
 
 // receives reports whether a member may receive an event with this audience.
 func (d *Snapshot) receives(memberID string, a *storepb.Audience) bool {
+	return d.receivesAs(memberID, d.active(memberID), a)
+}
+
+// receivesAs is receives for a member whose active row the caller has (see seesAs).
+func (d *Snapshot) receivesAs(memberID string, m *storepb.MemberRecord, a *storepb.Audience) bool {
 	if slices.Contains(a.GetExceptMemberIds(), memberID) {
 		return false
 	}
@@ -82,13 +98,13 @@ func (d *Snapshot) receives(memberID string, a *storepb.Audience) bool {
 	}
 	switch a.GetKind() {
 	case storepb.Audience_KIND_EVERYONE:
-		return d.active(memberID) != nil
+		return m != nil
 	case storepb.Audience_KIND_CHANNEL:
-		return d.In(memberID, d.channels[a.GetChannelId()])
+		return d.inAs(memberID, m, d.channels[a.GetChannelId()])
 	case storepb.Audience_KIND_VIEWERS:
-		return d.sees(memberID, d.channels[a.GetChannelId()])
+		return seesAs(memberID, m, d.channels[a.GetChannelId()])
 	case storepb.Audience_KIND_ADMINS:
-		return d.rank(memberID) >= svcv1.MemberRole_MEMBER_ROLE_ADMIN
+		return m != nil && m.GetMember().GetRole() >= svcv1.MemberRole_MEMBER_ROLE_ADMIN
 	}
 	return false
 }
