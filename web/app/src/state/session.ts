@@ -1,8 +1,9 @@
 // One signed-in connection to one Hearth: the community as GetState gave it, kept current by
 // the Subscribe stream. The stream starts from GetState's seq, reconnects with after_seq (so
 // nothing is lost or seen twice) and a growing delay, and on `resync` the state is loaded
-// again. Messages are sent from a queue that keeps each one's client_id across retries and
-// reloads, so a retry never makes a second message.
+// again. Messages are sent from a queue (outbox.ts) that keeps each one's client_id across
+// retries and reloads, so a retry never makes a second message; what the person is told is in
+// notices.ts.
 
 import { create } from "@bufbuild/protobuf";
 import { Code } from "@connectrpc/connect";
@@ -20,45 +21,22 @@ import {
   type ReadState,
   type Role,
 } from "../gen/svc/v1/types_pb";
-import { codeOf, errorText, fetchEmoji, makeApi, retryable, type Api } from "../lib/api";
+import { codeOf, errorText, fetchEmoji, makeApi, type Api } from "../lib/api";
 import { Emitter } from "../lib/emitter";
 import { mentions, plainText } from "../lib/markdown";
 import { accessToken } from "../lib/oidc";
-import { getCreds, getToken, loadPending, savePending } from "../lib/storage";
+import { getCreds, getToken } from "../lib/storage";
 import type { SentFile } from "./drafts";
+import { NoticeBoard, type Notice, type NoticeKind } from "./notices";
+import { Outbox, type Pending } from "./outbox";
 import { MessageView } from "./view";
+
+export type { Notice, NoticeKind } from "./notices";
+export type { Pending } from "./outbox";
 
 export type Status = "loading" | "ready" | "signed-out" | "needs-join" | "unreachable";
 
-/** A message on its way: shown at the end of its channel until the server has it. */
-export type Pending = {
-  clientId: string;
-  channelId: string;
-  threadRootId: string;
-  text: string;
-  attachments: SentFile[];
-  /** Who wrote it: a tab's queue outlives a sign-out, and goes only as its author. */
-  memberId?: string;
-  state: "sending" | "failed";
-  error: string;
-};
-
 type Typist = { until: number; thread: string };
-
-export type NoticeKind = "error" | "info";
-
-/** Something the person is told; count is how many times in a row it happened. */
-export type Notice = { id: number; kind: NoticeKind; text: string; count: number };
-
-/** The most notices shown at once, and how long info shows. */
-export const NOTICES_SHOWN = 3;
-export const INFO_MS = 6000;
-
-/** A random id (crypto.randomUUID needs a secure context; this does not). */
-export function newId(): string {
-  const b = crypto.getRandomValues(new Uint8Array(16));
-  return Array.from(b, (x) => x.toString(16).padStart(2, "0")).join("");
-}
 
 /** Previews belong to a message as edited: an edit may change its links. */
 export function previewKey(m: Message): string {
@@ -90,23 +68,19 @@ export class Session {
   /** Link previews by message and edit (previewKey). */
   previews = new Map<string, LinkPreview[]>();
   typing = new Map<string, Map<string, Typist>>();
-  pending: Pending[];
-  /** What the person is told (ui/common.tsx, Notices), oldest first. */
-  notices: Notice[] = [];
+  /** The messages on their way. */
+  readonly outbox: Outbox;
+  private readonly noticeBoard = new NoticeBoard(() => this.em.emit("notices"));
   /** The channel on screen (for notifications). */
   viewing = "";
   /** Opens a message when its notification is clicked. */
   onOpenMessage?: (channelId: string, messageId: string) => void;
 
   private seq = 0n;
-  private noticeIds = 0;
   private views = new Map<string, MessageView>();
   private closed = false;
   private abort?: AbortController;
-  private sending = false;
-  private retryTimer = 0;
   private reloadTimer = 0;
-  private retryDelay = 1000;
   private typingSent = new Map<string, number>();
   private previewsAsked = new Set<string>();
   private lastReauth = 0;
@@ -122,7 +96,27 @@ export class Session {
 
   constructor(readonly base: string) {
     this.api = makeApi(base, () => accessToken(base));
-    this.pending = loadPending<Pending>(base);
+    this.outbox = new Outbox({
+      base,
+      api: this.api,
+      em: this.em,
+      me: () => this.me?.id,
+      ready: () => this.status === "ready" && !this.closed,
+      closed: () => this.closed,
+      shown: (m) => this.view(m.channelId, m.threadRootId, false)?.add(m),
+      reauthorized: (e) => this.reauthorized(e),
+      failed: (e) => this.failed(e),
+    });
+  }
+
+  /** The messages on their way, in the order they go. */
+  get pending(): Pending[] {
+    return this.outbox.pending;
+  }
+
+  /** What the person is told (ui/common.tsx, Notices), oldest first. */
+  get notices(): Notice[] {
+    return this.noticeBoard.list;
   }
 
   // ---- lifecycle ----
@@ -142,13 +136,13 @@ export class Session {
     if (!(await this.loadState())) return;
     this.refreshEmoji();
     void this.loop();
-    this.flushPending();
+    void this.outbox.flush();
   }
 
   close(): void {
     this.closed = true;
     this.abort?.abort();
-    clearTimeout(this.retryTimer);
+    this.outbox.stop();
   }
 
   private setStatus(s: Status, text: string) {
@@ -274,7 +268,7 @@ export class Session {
             this.online = true;
             delay = 0;
             this.em.emit("state");
-            this.flushPending();
+            void this.outbox.flush();
           }
           if (ev.kind.case === "resync") {
             resync = true;
@@ -416,8 +410,7 @@ export class Session {
       // Sent from here or another device: what came before it is read.
       const rs = this.readState(m.channelId);
       if (m.createdSeq > rs.lastReadSeq) this.reads.set(m.channelId, { ...rs, lastReadSeq: m.createdSeq, unreadCount: 0, mentionCount: 0 });
-      const i = this.pending.findIndex((p) => p.clientId && p.clientId === m.clientId);
-      if (i >= 0) this.dropPending(this.pending[i]);
+      this.outbox.arrived(m.clientId);
     } else if (!this.muted.has(m.authorId) && !this.blocked.has(m.authorId)) {
       const rs = this.readState(m.channelId);
       if (m.createdSeq > rs.lastReadSeq) {
@@ -610,123 +603,38 @@ export class Session {
 
   // ---- writing ----
 
-  /**
-   * Tells the person something. An error (what they asked for did not happen) stays until they
-   * dismiss it: they may have looked away. Info goes by itself after INFO_MS. The same notice
-   * again replaces the one shown, counted ("2 times") and newest; at most NOTICES_SHOWN show,
-   * the oldest info making room first, then the oldest error.
-   */
+  /** Tells the person something (see NoticeBoard.tell). */
   tell(text: string, kind: NoticeKind): void {
-    const same = this.notices.find((n) => n.kind === kind && n.text === text);
-    const notice: Notice = { id: ++this.noticeIds, kind, text, count: (same?.count ?? 0) + 1 };
-    const list = this.notices.filter((n) => n !== same);
-    list.push(notice);
-    while (list.length > NOTICES_SHOWN) {
-      const info = list.findIndex((n) => n.kind === "info");
-      list.splice(info >= 0 ? info : 0, 1);
-    }
-    this.notices = list;
-    if (kind === "info") window.setTimeout(() => this.dismiss(notice.id), INFO_MS);
-    this.em.emit("notices");
+    this.noticeBoard.tell(text, kind);
   }
 
   /** Takes a notice away (nothing when it has gone already). */
   dismiss(id: number): void {
-    if (!this.notices.some((n) => n.id === id)) return;
-    this.notices = this.notices.filter((n) => n.id !== id);
-    this.em.emit("notices");
+    this.noticeBoard.dismiss(id);
   }
 
   /** Queues a message; it shows at once and goes when the server can take it. */
   send(channelId: string, threadRootId: string, text: string, attachments: SentFile[]): void {
-    this.pending.push({
-      clientId: newId(),
-      channelId,
-      threadRootId,
-      text,
-      attachments,
-      memberId: this.me?.id,
-      state: "sending",
-      error: "",
-    });
-    this.savePending();
-    this.flushPending();
+    this.outbox.send(channelId, threadRootId, text, attachments);
   }
 
-  /** Whether a queued message is the signed-in member's (one kept from before the memberId was). */
+  /** Whether a queued message is the signed-in member's. */
   mine(p: Pending): boolean {
-    return !p.memberId || p.memberId === this.me?.id;
+    return this.outbox.mine(p);
   }
 
   retryPending(p: Pending): void {
-    p.state = "sending";
-    p.error = "";
-    this.savePending();
-    this.flushPending();
+    this.outbox.retry(p);
   }
 
   dropPending(p: Pending): void {
-    this.pending = this.pending.filter((x) => x !== p);
-    this.savePending();
+    this.outbox.drop(p);
   }
 
   /** At a sign-out: the queue goes, and a send still on its way does not write it back. */
   forgetPending(): void {
     this.close();
-    this.pending = [];
-    savePending(this.base, []);
-  }
-
-  private savePending(): void {
-    if (this.closed) return;
-    savePending(this.base, this.pending);
-    this.em.emit("pending");
-  }
-
-  /** Sends the queue in order; stops at a failure the network caused and tries again later. */
-  private async flushPending(): Promise<void> {
-    if (this.sending || this.status !== "ready" || this.closed) return;
-    this.sending = true;
-    clearTimeout(this.retryTimer);
-    try {
-      for (;;) {
-        const p = this.pending.find((x) => x.state === "sending" && this.mine(x));
-        if (!p) break;
-        try {
-          const res = await this.api.chat.sendMessage({
-            channelId: p.channelId,
-            threadRootId: p.threadRootId,
-            text: p.text,
-            clientId: p.clientId,
-            attachmentIds: p.attachments.map((a) => a.id),
-          });
-          this.retryDelay = 1000;
-          this.dropPending(p);
-          if (res.message) {
-            const m = res.message;
-            this.view(m.channelId, m.threadRootId, false)?.add(m);
-          }
-        } catch (e) {
-          if (codeOf(e) === Code.Unauthenticated) {
-            if (await this.reauthorized(e)) continue;
-            this.failed(e);
-            return;
-          }
-          if (retryable(e)) {
-            p.error = errorText(e);
-            this.em.emit("pending");
-            this.retryTimer = window.setTimeout(() => this.flushPending(), this.retryDelay);
-            this.retryDelay = Math.min(this.retryDelay * 2, 15_000);
-            return;
-          }
-          p.state = "failed";
-          p.error = errorText(e);
-          this.savePending();
-        }
-      }
-    } finally {
-      this.sending = false;
-    }
+    this.outbox.forget();
   }
 
   /** Tells the others the person is typing, at most every 3 seconds per channel. */
@@ -829,7 +737,7 @@ export class Session {
     if (!(await this.loadState())) return false;
     this.refreshEmoji();
     void this.loop();
-    this.flushPending();
+    void this.outbox.flush();
     return true;
   }
 }
