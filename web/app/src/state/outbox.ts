@@ -95,12 +95,16 @@ export class Outbox {
     if (p) this.drop(p);
   }
 
-  /** At a sign-out (the session closed first): the queue goes, and a send still on its way does not write it back. */
+  /**
+   * At a sign-out (the session closed first): the queue goes, and a send still on its way does
+   * not write it back.
+   */
   forget(): void {
     this.pending = [];
     savePending(this.host.base, []);
   }
 
+  /** The session closed: no retry is left waiting. */
   stop(): void {
     clearTimeout(this.retryTimer);
   }

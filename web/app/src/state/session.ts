@@ -69,7 +69,7 @@ export class Session {
   previews = new Map<string, LinkPreview[]>();
   typing = new Map<string, Map<string, Typist>>();
   /** The messages on their way. */
-  readonly outbox: Outbox;
+  private readonly outbox: Outbox;
   private readonly noticeBoard = new NoticeBoard(() => this.em.emit("notices"));
   /** The channel on screen (for notifications). */
   viewing = "";
