@@ -59,61 +59,61 @@ func kindNumbers() map[protowire.Number]bool {
 // of a message_created (whose occurrences merge) is its text.
 func (f *eventFacts) decode(b []byte) error {
 	*f = eventFacts{}
-	for len(b) > 0 {
-		num, typ, n := protowire.ConsumeTag(b)
-		if n < 0 {
-			return fmt.Errorf("an event that does not decode: %w", protowire.ParseError(n))
-		}
-		b = b[n:]
+	return eachField(b, "an event", func(num protowire.Number, typ protowire.Type, b []byte) (int, error) {
 		if num != fieldCreated && isKind[num] {
 			f.created, f.text = false, nil
 		}
 		switch {
 		case num == fieldSeq && typ == protowire.VarintType:
-			v, m := protowire.ConsumeVarint(b)
-			f.seq, n = int64(v), m
+			v, n := protowire.ConsumeVarint(b)
+			f.seq = int64(v)
+			return n, nil
 		case num == fieldResync && typ == protowire.VarintType:
-			v, m := protowire.ConsumeVarint(b)
-			f.resync, n = v != 0, m
+			v, n := protowire.ConsumeVarint(b)
+			f.resync = v != 0
+			return n, nil
 		case num == fieldCreated && typ == protowire.BytesType:
-			v, m := protowire.ConsumeBytes(b)
-			if m >= 0 {
-				f.resync, f.created = false, true
-				if err := f.messageText(v); err != nil {
-					return err
-				}
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return n, nil
 			}
-			n = m
-		default:
-			n = protowire.ConsumeFieldValue(num, typ, b)
+			f.resync, f.created = false, true
+			return n, f.messageText(v)
 		}
-		if n < 0 {
-			return fmt.Errorf("an event that does not decode: field %d: %w", num, protowire.ParseError(n))
-		}
-		b = b[n:]
-	}
-	return nil
+		return protowire.ConsumeFieldValue(num, typ, b), nil
+	})
 }
 
 // messageText takes the text field from an encoded Message.
 func (f *eventFacts) messageText(b []byte) error {
-	for len(b) > 0 {
-		num, typ, n := protowire.ConsumeTag(b)
-		if n < 0 {
-			return fmt.Errorf("a message_created that does not decode: %w", protowire.ParseError(n))
-		}
-		b = b[n:]
+	return eachField(b, "a message_created", func(num protowire.Number, typ protowire.Type, b []byte) (int, error) {
 		if num == fieldText && typ == protowire.BytesType {
-			var v []byte
-			v, n = protowire.ConsumeBytes(b)
+			v, n := protowire.ConsumeBytes(b)
 			if n >= 0 {
 				f.text = v
 			}
-		} else {
-			n = protowire.ConsumeFieldValue(num, typ, b)
+			return n, nil
+		}
+		return protowire.ConsumeFieldValue(num, typ, b), nil
+	})
+}
+
+// eachField calls field for every field of the encoded message b, with the bytes from the
+// field's value on; field answers how many of them the value took, negative for protowire's
+// errors, as protowire's Consume functions do. what names the message in the errors.
+func eachField(b []byte, what string, field func(num protowire.Number, typ protowire.Type, b []byte) (int, error)) error {
+	for len(b) > 0 {
+		num, typ, n := protowire.ConsumeTag(b)
+		if n < 0 {
+			return fmt.Errorf("%s that does not decode: %w", what, protowire.ParseError(n))
+		}
+		b = b[n:]
+		n, err := field(num, typ, b)
+		if err != nil {
+			return err
 		}
 		if n < 0 {
-			return fmt.Errorf("a message_created that does not decode: field %d: %w", num, protowire.ParseError(n))
+			return fmt.Errorf("%s that does not decode: field %d: %w", what, num, protowire.ParseError(n))
 		}
 		b = b[n:]
 	}
