@@ -202,7 +202,7 @@ func TestMetricsCountToolCallsByTheirCode(t *testing.T) {
 // interceptor runs (a message over the limit, a body that does not decode, a procedure no
 // service has) is counted by its code, under its procedure or, for a path no service serves,
 // "unknown" (a label per made-up path would grow without end). Such calls were not counted at
-// all. A call the interceptors counted is not counted twice.
+// all. A call the interceptors counted is not counted twice, and a preflight is no call.
 func TestMetricsCountCallsRefusedBeforeTheInterceptors(t *testing.T) {
 	o := startOps(t, "")
 	token, err := o.Issuer.Mint("alice", "Alice", time.Hour)
@@ -231,6 +231,21 @@ func TestMetricsCountCallsRefusedBeforeTheInterceptors(t *testing.T) {
 	}
 	if _, err := server.GetMe(ctx, connect.NewRequest(&svcv1.GetMeRequest{})); err != nil {
 		t.Fatal(err)
+	}
+	// A browser's preflight of a call is no call: GetMe stays counted once.
+	pre, err := http.NewRequest(http.MethodOptions, o.URL+"/svc.v1.ServerService/GetMe", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pre.Header.Set("Origin", "https://elsewhere.example")
+	pre.Header.Set("Access-Control-Request-Method", "POST")
+	res, err := http.DefaultClient.Do(pre)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if res.StatusCode != http.StatusNoContent {
+		t.Fatalf("a preflight: %d", res.StatusCode)
 	}
 	o.waitMetrics(t,
 		`hearth_rpc_requests_total{code="resource_exhausted",procedure="/svc.v1.ServerService/UpdateProfile"} 2`,

@@ -103,7 +103,8 @@ func logRequests(log *slog.Logger, m *metrics.Metrics, next http.Handler) http.H
 		if !l.logged {
 			l.logRequest(r, lw)
 		}
-		if m != nil && !l.counted && (isCall(r) || isToolCall(r)) {
+		// A preflight (OPTIONS) asks whether a call may be made; it is none.
+		if m != nil && !l.counted && (isCall(r) || isToolCall(r)) && r.Method != http.MethodOptions {
 			countUnreached(m, r, lw)
 		}
 	})
