@@ -11,13 +11,12 @@ import (
 	"connectrpc.com/connect"
 
 	svcv1 "hearth/proto/svc/v1"
-	"hearth/web/webtest"
 )
 
-// preflight sends a CORS preflight for method on path from origin.
-func preflight(t *testing.T, s *webtest.Server, path, origin, method, headers string) *http.Response {
+// preflight sends a CORS preflight for method on path of the server at base, from origin.
+func preflight(t *testing.T, base, path, origin, method, headers string) *http.Response {
 	t.Helper()
-	r, err := http.NewRequest(http.MethodOptions, s.URL+path, nil)
+	r, err := http.NewRequest(http.MethodOptions, base+path, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,7 +66,7 @@ func TestCORSPreflightsAndHeaders(t *testing.T) {
 		{"/oauth/issuers", "GET", ""},
 		{"/.well-known/openid-configuration", "GET", ""},
 	} {
-		res := preflight(t, s, tc.path, origin, tc.method, tc.headers)
+		res := preflight(t, s.URL, tc.path, origin, tc.method, tc.headers)
 		h := res.Header
 		if res.StatusCode != http.StatusNoContent || h.Get("Access-Control-Allow-Origin") != "*" ||
 			!strings.Contains(h.Get("Access-Control-Allow-Methods"), tc.method) || h.Get("Access-Control-Max-Age") != "7200" {
@@ -133,7 +132,7 @@ func TestCORSOriginRestriction(t *testing.T) {
 		"http://chat.example.net":   false,
 		"https://chat.example.net.": false,
 	} {
-		h := preflight(t, s, "/svc.v1.ServerService/GetServerInfo", origin, "POST", "content-type").Header
+		h := preflight(t, s.URL, "/svc.v1.ServerService/GetServerInfo", origin, "POST", "content-type").Header
 		want := ""
 		if allowed {
 			want = origin
@@ -152,7 +151,7 @@ func TestCORSOriginRestriction(t *testing.T) {
 func TestCORSNeverReachesPagesOrCookies(t *testing.T) {
 	s, _ := newOpenCommunity(t)
 	for _, p := range []string{"/oauth/login", "/oauth/password", "/healthz", "/invite/ABCDEFGHIJ", "/files/x/y"} {
-		res := preflight(t, s, p, "https://evil.example", "POST", "")
+		res := preflight(t, s.URL, p, "https://evil.example", "POST", "")
 		if v := res.Header.Get("Access-Control-Allow-Origin"); v != "" {
 			t.Fatalf("%s answers a preflight with Allow-Origin %q", p, v)
 		}
