@@ -16,9 +16,9 @@ import (
 	"connectrpc.com/grpchealth"
 	"connectrpc.com/grpcreflect"
 	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/reflect/protoregistry"
 
 	"hearth/engine"
-	svcv1 "hearth/proto/svc/v1"
 	"hearth/web/metrics"
 )
 
@@ -126,7 +126,8 @@ func countUnreached(m *metrics.Metrics, r *http.Request, w *logWriter) {
 	m.Unreached(proc, code)
 }
 
-// knownProcedures are the paths of every procedure served: ours and gRPC's own services'.
+// knownProcedures are the paths of every procedure served: those of the API's services (as
+// health and reflection name them) and of gRPC's own.
 var knownProcedures = func() map[string]bool {
 	known := map[string]bool{
 		"/" + grpchealth.HealthV1ServiceName + "/Check":                       true,
@@ -134,12 +135,14 @@ var knownProcedures = func() map[string]bool {
 		"/" + grpcreflect.ReflectV1ServiceName + "/ServerReflectionInfo":      true,
 		"/" + grpcreflect.ReflectV1AlphaServiceName + "/ServerReflectionInfo": true,
 	}
-	for _, f := range []protoreflect.FileDescriptor{svcv1.File_svc_v1_chat_proto, svcv1.File_svc_v1_server_proto, svcv1.File_svc_v1_bot_proto} {
-		for i := range f.Services().Len() {
-			svc := f.Services().Get(i)
-			for j := range svc.Methods().Len() {
-				known["/"+string(svc.FullName())+"/"+string(svc.Methods().Get(j).Name())] = true
-			}
+	for _, name := range services {
+		d, err := protoregistry.GlobalFiles.FindDescriptorByName(protoreflect.FullName(name))
+		if err != nil {
+			panic("web: service " + name + " is not linked in: " + err.Error())
+		}
+		methods := d.(protoreflect.ServiceDescriptor).Methods()
+		for i := range methods.Len() {
+			known["/"+name+"/"+string(methods.Get(i).Name())] = true
 		}
 	}
 	return known
