@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"golang.org/x/net/http2"
@@ -90,6 +91,11 @@ type conn struct {
 	hsink     headerSink
 	werr      error
 	wdeadline time.Time
+	// unsent is what a TryFlush could not write at once, the rest of whole frames: every
+	// write writes it first (writeLocked).
+	unsent []byte
+	// raw writes without waiting (TryFlush); nil when the connection has no descriptor.
+	raw syscall.RawConn
 
 	// The connection's state, under mu; cond wakes writers waiting for send window.
 	mu            sync.Mutex
@@ -129,6 +135,9 @@ func newConn(s *Server, nc net.Conn, ctx context.Context) *conn {
 		c.handler = http.DefaultServeMux
 	}
 	c.cond.L = &c.mu
+	if sc, ok := nc.(syscall.Conn); ok && canWriteNow {
+		c.raw, _ = sc.SyscallConn()
+	}
 	c.ctx, c.cancel = context.WithCancelCause(ctx)
 	c.br = bufio.NewReaderSize(nc, readBufferSize)
 	c.fr = http2.NewFramer(nil, c.br)

@@ -42,6 +42,7 @@ type responseWriter struct {
 	trailers      []string
 	handlerDone   bool
 	buf           *[]byte
+	holdWrites    bool  // writes only gather in buf (see HoldWrites)
 	err           error // the first failed write: every later one fails alike
 }
 
@@ -103,6 +104,13 @@ func (w *responseWriter) Write(p []byte) (int, error) {
 		return 0, errTooLong
 	}
 	w.wrote += int64(len(p))
+	if w.holdWrites {
+		if w.buf == nil {
+			w.buf = responseBuffers.Get().(*[]byte)
+		}
+		*w.buf = append(*w.buf, p...)
+		return len(p), nil
+	}
 	if w.buf == nil && len(p) < responseBufferSize {
 		w.buf = responseBuffers.Get().(*[]byte)
 	}
@@ -143,6 +151,10 @@ func (w *responseWriter) FlushError() error {
 	}
 	err := w.send(pending, nil, false)
 	w.release()
+	if err == nil && len(pending) == 0 {
+		// What a TryFlush left to the connection goes now, if nothing else sent it.
+		err = w.c.writeFrames(func(*outBuf) error { return nil })
+	}
 	if err != nil {
 		w.err = err
 	}
@@ -162,11 +174,13 @@ func (w *responseWriter) SetWriteDeadline(t time.Time) error {
 	return nil
 }
 
-// release gives the buffer back.
+// release gives the buffer back; one that held writes grew past its size goes.
 func (w *responseWriter) release() {
 	if w.buf != nil {
-		*w.buf = (*w.buf)[:0]
-		responseBuffers.Put(w.buf)
+		if cap(*w.buf) <= responseBufferSize {
+			*w.buf = (*w.buf)[:0]
+			responseBuffers.Put(w.buf)
+		}
 		w.buf = nil
 	}
 }

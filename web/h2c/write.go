@@ -66,15 +66,35 @@ func (c *conn) writeLocked(fill func(o *outBuf) error) error {
 	if err := fill(o); err != nil {
 		return err
 	}
+	if len(c.unsent) == 0 && len(o.b) == 0 {
+		return nil
+	}
+	c.moveDeadline()
+	if len(c.unsent) > 0 {
+		// The rest of frames a TryFlush began: they go before anything else.
+		if err := c.write(c.unsent); err != nil {
+			return err
+		}
+		c.unsent = nil
+	}
 	if len(o.b) == 0 {
 		return nil
 	}
-	// Moving the deadline costs a timer update; it moves once a second at most.
+	return c.write(o.b)
+}
+
+// moveDeadline keeps the socket's write deadline writeStall ahead; wmu held. Moving it
+// costs a timer update; it moves once a second at most.
+func (c *conn) moveDeadline() {
 	if now := time.Now(); c.wdeadline.Sub(now) < writeStall-time.Second {
 		c.wdeadline = now.Add(writeStall)
 		c.nc.SetWriteDeadline(c.wdeadline)
 	}
-	if _, err := c.nc.Write(o.b); err != nil {
+}
+
+// write writes b to the socket, waiting as long as writeStall; wmu held.
+func (c *conn) write(b []byte) error {
+	if _, err := c.nc.Write(b); err != nil {
 		c.werr = err
 		c.nc.Close()
 		return err

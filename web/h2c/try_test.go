@@ -1,0 +1,155 @@
+package h2c_test
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+
+	"golang.org/x/net/http2"
+)
+
+// nowWriter is what a handler finds on an h2c response to write without waiting.
+type nowWriter interface {
+	WritesNow() bool
+	HoldWrites(on bool)
+	Buffered() int
+	TryFlush() (bool, error)
+	FlushError() error
+}
+
+// tryResult is what a handler saw of its TryFlushes.
+type tryResult struct {
+	beforeHeader bool // TryFlush's answer before the header went out
+	sent         int  // chunks TryFlush sent whole
+	buffered     int  // what the response held after the TryFlush that did not send all
+	err          error
+}
+
+// body reads the DATA of stream 1 until END_STREAM, or until it has want bytes (want > 0).
+func (c *rawClient) body(want int) []byte {
+	c.t.Helper()
+	var got []byte
+	c.readUntil("DATA", func(f http2.Frame) bool {
+		d, ok := f.(*http2.DataFrame)
+		if !ok || d.StreamID != 1 {
+			return false
+		}
+		got = append(got, d.Data()...)
+		return d.StreamEnded() || (want > 0 && len(got) >= want)
+	})
+	return got
+}
+
+// TestTryFlushLeavesWhatWouldWaitForTheWindow: TryFlush writes nothing before the header
+// went out, then writes while the client's window has room for all it holds; what would wait
+// for the window stays in the response, and the Flush after it sends it once the client opens
+// the window: every byte once, in order.
+func TestTryFlushLeavesWhatWouldWaitForTheWindow(t *testing.T) {
+	results := make(chan tryResult, 1)
+	_, addr := serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		nw := w.(nowWriter)
+		var res tryResult
+		if !nw.WritesNow() {
+			res.err = errors.New("the response cannot write without waiting")
+			results <- res
+			return
+		}
+		nw.HoldWrites(true)
+		io.WriteString(w, "h")
+		res.beforeHeader, _ = nw.TryFlush()
+		if res.err = nw.FlushError(); res.err != nil {
+			results <- res
+			return
+		}
+		for i := 0; ; i++ {
+			w.Write(bytes.Repeat([]byte{byte('a' + i%26)}, 1024))
+			ok, err := nw.TryFlush()
+			if err != nil || !ok || i > 100 {
+				res.err = err
+				break
+			}
+			res.sent++
+		}
+		res.buffered = nw.Buffered()
+		results <- res
+		nw.HoldWrites(false)
+		if err := nw.FlushError(); err != nil {
+			return
+		}
+		io.WriteString(w, "end")
+	}), nil)
+	c := dialRaw(t, addr)
+	c.headers(1, true, "GET", "/")
+	res := <-results
+	// The default windows are 65,535 bytes: "h" and 63 chunks fit, the 64th does not.
+	if res.beforeHeader || res.err != nil || res.sent != 63 || res.buffered != 1024 {
+		t.Fatalf("before the header %v, sent %d chunks, %d bytes held, %v: want false, 63, 1024, nil", res.beforeHeader, res.sent, res.buffered, res.err)
+	}
+	got := c.body(1 + 63*1024)
+	c.fr.WriteWindowUpdate(0, 1<<20)
+	c.fr.WriteWindowUpdate(1, 1<<20)
+	got = append(got, c.body(0)...)
+	var want strings.Builder
+	want.WriteString("h")
+	for i := range 64 {
+		want.Write(bytes.Repeat([]byte{byte('a' + i%26)}, 1024))
+	}
+	want.WriteString("end")
+	if string(got) != want.String() {
+		t.Fatalf("the client read %d bytes, not the %d written in order", len(got), want.Len())
+	}
+}
+
+// TestTryFlushOnAFullSocket: TryFlush writes what the socket takes at once; when it is full,
+// what it did not take (a whole write, or the rest of one) waits for the Flush after, and
+// the client that reads again gets every byte once, in order, in well-formed frames.
+func TestTryFlushOnAFullSocket(t *testing.T) {
+	const chunk = 32 << 10
+	results := make(chan tryResult, 1)
+	_, addr := serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		nw := w.(nowWriter)
+		var res tryResult
+		if res.err = nw.FlushError(); res.err != nil {
+			results <- res
+			return
+		}
+		nw.HoldWrites(true)
+		for i := 0; ; i++ {
+			w.Write(bytes.Repeat([]byte{byte(i % 251)}, chunk))
+			ok, err := nw.TryFlush()
+			if err != nil || !ok || i > 10_000 {
+				res.err = err
+				break
+			}
+			res.sent++
+		}
+		res.buffered = nw.Buffered()
+		results <- res
+		nw.HoldWrites(false)
+		if err := nw.FlushError(); err != nil {
+			return
+		}
+		io.WriteString(w, "end")
+	}), nil)
+	// Windows larger than any socket buffer, and no reads until the handler is done trying.
+	c := dialRaw(t, addr, http2.Setting{ID: http2.SettingInitialWindowSize, Val: 1<<31 - 1})
+	c.fr.WriteWindowUpdate(0, 1<<31-1-65535)
+	c.headers(1, true, "GET", "/")
+	res := <-results
+	if res.err != nil || res.sent > 10_000 || (res.buffered != 0 && res.buffered != chunk) {
+		t.Fatalf("sent %d chunks, %d bytes held, %v: want a full socket, a chunk held or none", res.sent, res.buffered, res.err)
+	}
+	t.Logf("the socket took %d chunks; the last went in part: %v", res.sent, res.buffered == 0)
+	got := c.body(0)
+	if len(got) != (res.sent+1)*chunk+len("end") || string(got[len(got)-3:]) != "end" {
+		t.Fatalf("the client read %d bytes, want %d", len(got), (res.sent+1)*chunk+3)
+	}
+	for i := 0; i <= res.sent; i++ {
+		if !bytes.Equal(got[i*chunk:(i+1)*chunk], bytes.Repeat([]byte{byte(i % 251)}, chunk)) {
+			t.Fatalf("chunk %d is not as written", i)
+		}
+	}
+}
