@@ -121,16 +121,17 @@ type Engine struct {
 	clock clock.Clock
 	now   func() time.Time
 
-	snap     atomic.Pointer[Snapshot]
-	hub      *hub
-	index    *search.Index
-	lists    *search.Badger
-	seq      int64     // the writer's: seq of the newest committed event
-	lastNow  time.Time // the writer's: the time of its latest batch
-	presence *presence
-	limits   *limiter
-	previews *previewer
-	purge    *purger
+	snap       atomic.Pointer[Snapshot]
+	hub        *hub
+	deliverers deliverers
+	index      *search.Index
+	lists      *search.Badger
+	seq        int64     // the writer's: seq of the newest committed event
+	lastNow    time.Time // the writer's: the time of its latest batch
+	presence   *presence
+	limits     *limiter
+	previews   *previewer
+	purge      *purger
 	// logStart is the seq of the oldest event kept in the log (0 while it is empty).
 	logStart atomic.Int64
 	// streams counts the open Subscribe streams; open knows them by member.

@@ -12,8 +12,9 @@ import (
 // streams. It is a ring of the newest events that every stream reads at its own pace with its
 // own cursor:
 //   - publishing is O(1) for the writer, whatever the number of streams;
-//   - each stream filters what it may see in its own goroutine, against the Snapshot the
-//     event carries (the community as of the event's batch);
+//   - each stream filters what it may see, against the Snapshot the event carries (the
+//     community as of the event's batch), in its own goroutine or in a deliverer's (see
+//     deliverers);
 //   - all streams share one Frame per event, so each wire encoding is computed once;
 //   - a slow or dead stream costs the others nothing: it falls behind, and when the ring has
 //     moved on by more than its size the stream gets resync and ends. The ring is the bounded

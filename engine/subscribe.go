@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"runtime"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -55,7 +56,8 @@ const (
 // them; a frame without more must go out before send returns.
 //
 // The calling goroutine delivers live events itself (a shallow path: the ring, the
-// visibility check, the cached encoding, the write); the deep work, the replay from the
+// visibility check, the cached encoding, the write), unless its sink can send without
+// waiting (SubscribeTo), when the deliverers do; the deep work, the replay from the
 // database and the heartbeats, runs on a goroutine of its own that ends when it is done (see
 // RunOnFreshStack), so that the stack an idle stream keeps is only as deep as a delivery. A
 // goroutine per delivery cost more CPU than anything else the engine did per delivery. The
@@ -63,6 +65,12 @@ const (
 // too: parked under 4 KB deep, a delivery on top fits in an 8 KB stack, where 5 KB made every
 // stream's goroutine grow to 16 KB for good (docs/performance.md, "an idle stream's stack").
 func (e *Engine) Subscribe(ctx context.Context, c Caller, afterSeq int64, send SendFunc) (StreamEnd, error) {
+	return e.SubscribeTo(ctx, c, afterSeq, Sink{Send: send})
+}
+
+// SubscribeTo is Subscribe with a sink that may send without waiting: then live events go
+// out from the deliverers (see deliverers), not from the calling goroutine.
+func (e *Engine) SubscribeTo(ctx context.Context, c Caller, afterSeq int64, sink Sink) (StreamEnd, error) {
 	me, err := e.snap.Load().caller(c)
 	if err != nil {
 		return StreamRefused, err
@@ -71,7 +79,7 @@ func (e *Engine) Subscribe(ctx context.Context, c Caller, afterSeq int64, send S
 	defer e.streams.Add(-1)
 	ctx, untrack := e.open.track(ctx, c.ID)
 	defer untrack()
-	s := &stream{e: e, send: send}
+	s := &stream{e: e, sink: sink}
 	if !c.Expires.IsZero() {
 		s.expires = c.Expires.UnixNano()
 	}
@@ -167,6 +175,18 @@ func (s *stream) run(ctx context.Context, f *Follower) error {
 	if err := RunOnFreshStack(s.heartbeat); err != nil {
 		return err
 	}
+	// beatIfDue sends a heartbeat when its timer fired, and arms the timer again.
+	beatIfDue := func() error {
+		if !s.beat.Swap(false) {
+			return nil
+		}
+		next, err := s.nextBeat()
+		if err != nil {
+			return err
+		}
+		beat = s.e.clock.AfterFunc(next, s.beatDue)
+		return RunOnFreshStack(s.heartbeat)
+	}
 	for {
 		send := func() error { return s.sendAvailable(ctx, f) }
 		if f.Replaying() {
@@ -175,21 +195,18 @@ func (s *stream) run(ctx context.Context, f *Follower) error {
 		if err := send(); err != nil {
 			return err
 		}
+		if s.sink.TrySend != nil && !f.Replaying() {
+			s.ctx, s.f = ctx, f
+			return s.runLive(beatIfDue)
+		}
 		if !f.Wait(s.alarm) {
 			continue
 		}
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		if s.beat.Swap(false) {
-			next, err := s.nextBeat()
-			if err != nil {
-				return err
-			}
-			beat = s.e.clock.AfterFunc(next, s.beatDue)
-			if err := RunOnFreshStack(s.heartbeat); err != nil {
-				return err
-			}
+		if err := beatIfDue(); err != nil {
+			return err
 		}
 	}
 }
@@ -282,36 +299,58 @@ func RunOnFreshStack(fn func() error) error {
 // the frame may wait for it (see Subscribe).
 type SendFunc func(f *Frame, more bool) error
 
+// Sink is where a Subscribe stream's frames go.
+type Sink struct {
+	// Send sends a frame, waiting as long as the client takes; more as for SendFunc.
+	Send SendFunc
+	// TrySend, when set, sends a frame only if that needs no waiting, so that the deliverers
+	// can write live events for many streams from a few goroutines (see deliverers). Not
+	// taken: nothing of the frame went. Taken but not flushed: it waits, with the frames
+	// taken with more before it, for Flush. A frame with more set is held back as with Send.
+	TrySend func(f *Frame, more bool) (taken, flushed bool, err error)
+	// Flush sends what TrySend left waiting, waiting as long as it takes.
+	Flush func() error
+}
+
 type stream struct {
 	e    *Engine
-	send SendFunc
+	sink Sink
 	// alarm wakes the stream from its wait for events (Follower.Wait) for what is not an
-	// event: its context ending, or its heartbeat coming due (then beat is set).
+	// event: its context ending, or its heartbeat coming due (then beat is set); live with a
+	// deliverer, it is also how the deliverer hands over (see runLive).
 	alarm chan struct{}
 	beat  atomic.Bool
 	// expires is when the token the stream was opened with expires, in Unix nanoseconds on
 	// the engine's clock; 0 for a token that does not (a bot's).
 	expires int64
+
+	// Live with a deliverer (runLive), whoever holds mu writes: the stream's goroutine or a
+	// deliverer, which hands over (handedOff) what it could not send at once.
+	mu        sync.Mutex
+	ctx       context.Context
+	f         *Follower
+	shard     *deliveryShard
+	slot      int
+	left      bool
+	handedOff bool
+	held      []Delivery // a deliverer's, to send before the follower's next
+	unflushed bool       // the sink holds frames a Flush must send
+	failed    error      // the stream ends with it
 }
 
 func (s *stream) heartbeat() error {
-	return s.send(newFrame(&svcv1.Event{AtMs: s.e.now().UnixMilli(), Kind: &svcv1.Event_Heartbeat{Heartbeat: true}}), false)
+	return s.sink.Send(newFrame(&svcv1.Event{AtMs: s.e.now().UnixMilli(), Kind: &svcv1.Event_Heartbeat{Heartbeat: true}}), false)
 }
 
 func (s *stream) resync() error {
-	return s.send(newFrame(&svcv1.Event{AtMs: s.e.now().UnixMilli(), Kind: &svcv1.Event_Resync{Resync: true}}), false)
+	return s.sink.Send(newFrame(&svcv1.Event{AtMs: s.e.now().UnixMilli(), Kind: &svcv1.Event_Resync{Resync: true}}), false)
 }
 
 // deliver sends the events, which the member may all receive, in order, all but the last
 // with more set. When more than one presence change is among them, they go as one
 // presence_batch (the latest change per member) in the place of the last one.
 func (s *stream) deliver(ds []Delivery) error {
-	presences := 0
-	for _, d := range ds {
-		if isPresence(d.Frame) {
-			presences++
-		}
-	}
+	presences := presences(ds)
 	var batch *Frame
 	if presences > 1 {
 		batch = presenceBatch(ds)
@@ -326,7 +365,7 @@ func (s *stream) deliver(ds []Delivery) error {
 			f = batch
 		}
 		// The last event is always sent: a presence change there is the batch's place.
-		if err := s.send(f, i < len(ds)-1); err != nil {
+		if err := s.sink.Send(f, i < len(ds)-1); err != nil {
 			return err
 		}
 	}
