@@ -2,6 +2,7 @@ package web
 
 import (
 	"context"
+	"net/http"
 
 	"connectrpc.com/connect"
 
@@ -23,7 +24,7 @@ func (s *chatService) Subscribe(ctx context.Context, r *connect.Request[svcv1.Su
 	}
 	l := requestLogOf(ctx)
 	l.streamOpened(ctx, svcv1connect.ChatServiceSubscribeProcedure)
-	end, err := s.eng.Subscribe(ctx, callerOf(ctx), r.Msg.GetAfterSeq(), send)
+	end, err := s.eng.SubscribeTo(ctx, callerOf(ctx), r.Msg.GetAfterSeq(), trySink(aw, conn, send))
 	if aw != nil {
 		// A send that failed with more to come left the hold on: the stream's end goes out.
 		aw.holdFlushes(false)
@@ -36,4 +37,60 @@ func (s *chatService) Subscribe(ctx context.Context, r *connect.Request[svcv1.Su
 	}
 	noteCause(ctx, err)
 	return toConnect(err)
+}
+
+// nowWriter is the h2c response's writing without waiting (web/h2c/try.go).
+type nowWriter interface {
+	WritesNow() bool
+	HoldWrites(on bool)
+	Buffered() int
+	TryFlush() (bool, error)
+	FlushError() error
+}
+
+// tryHeld bounds what a stream gathers in its response while sending without waiting: a
+// frame finding more than this held goes to the stream's goroutine.
+const tryHeld = 8 << 10
+
+// trySink is the stream's sink, with TrySend when the response can write without waiting
+// (an h2c connection): the engine's deliverers then write its live events. A frame goes
+// through Connect as with send, its writes only gathered in the response; the flush that
+// Connect asks for after it is a TryFlush.
+func trySink(aw *answerWriter, conn connect.StreamingHandlerConn, send engine.SendFunc) engine.Sink {
+	sink := engine.Sink{Send: send}
+	if aw == nil {
+		return sink
+	}
+	var w http.ResponseWriter = aw
+	for aw.now == nil {
+		if nw, ok := w.(nowWriter); ok && nw.WritesNow() {
+			aw.now = nw
+			break
+		}
+		u, ok := w.(interface{ Unwrap() http.ResponseWriter })
+		if !ok {
+			return sink
+		}
+		w = u.Unwrap()
+	}
+	sink.TrySend = func(f *engine.Frame, more bool) (taken, flushed bool, err error) {
+		if aw.now.Buffered() > tryHeld {
+			return false, false, nil
+		}
+		aw.holdFlushes(more)
+		aw.now.HoldWrites(true)
+		aw.trying, aw.flushed, aw.flushErr = true, false, nil
+		err = conn.Send(f)
+		aw.trying = false
+		aw.now.HoldWrites(false)
+		if err == nil {
+			err = aw.flushErr
+		}
+		return true, aw.flushed, err
+	}
+	sink.Flush = func() error {
+		aw.holdFlushes(false)
+		return aw.now.FlushError()
+	}
+	return sink
 }

@@ -1,0 +1,70 @@
+package web_test
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"connectrpc.com/connect"
+
+	"hearth/auth"
+	svcv1 "hearth/proto/svc/v1"
+	"hearth/proto/svc/v1/svcv1connect"
+	"hearth/web/webtest"
+)
+
+// TestAnH2CStreamThatStopsReadingHoldsUpNoOther: over h2c the engine's deliverers write the
+// live events of every stream without waiting. A client that stops reading (its window shuts)
+// is left to its stream's own goroutine, and the other streams get every event meanwhile;
+// once it reads again, it gets every event once, in order.
+func TestAnH2CStreamThatStopsReadingHoldsUpNoOther(t *testing.T) {
+	clock := webtest.NewClock()
+	s := webtest.Start(t, webtest.WithClock(clock))
+	alice := s.Join("alice")
+	bob := s.Join("bob")
+	ch := mustChannel(t, alice, "general", svcv1.ChannelKind_CHANNEL_KIND_TEXT)
+
+	// Bob's client gives the server 64 KiB of window and no more until it reads.
+	tr := &http.Transport{HTTP2: &http.HTTP2Config{MaxReceiveBufferPerConnection: 64 << 10, MaxReceiveBufferPerStream: 64 << 10}}
+	tr.Protocols = new(http.Protocols)
+	tr.Protocols.SetUnencryptedHTTP2(true)
+	chat := svcv1connect.NewChatServiceClient(&http.Client{Transport: tr}, s.URL, connect.WithInterceptors(auth.WithBearer(bob.Token)))
+	ctx, cancel := context.WithTimeout(context.Background(), 3*webtest.Wait)
+	defer cancel()
+	slow, err := chat.Subscribe(ctx, connect.NewRequest(&svcv1.SubscribeRequest{AfterSeq: s.Engine.Seq()}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer slow.Close()
+	if !slow.Receive() || !slow.Msg().GetHeartbeat() {
+		t.Fatalf("the slow stream opened with %v, %v", slow.Msg(), slow.Err())
+	}
+	fast := alice.Subscribe(t, s.Engine.Seq())
+
+	// 40 messages of 4,000 characters: more than twice the slow client's window.
+	const n = 40
+	text := func(i int) string { return fmt.Sprintf("%02d %s", i, strings.Repeat("x", 3997)) }
+	for i := range n {
+		clock.Advance(200 * time.Millisecond)
+		mustSend(t, alice, &svcv1.SendMessageRequest{ChannelId: ch.GetId(), Text: text(i)})
+		if ev := fast.Next(); ev.GetMessageCreated().GetText() != text(i) {
+			t.Fatalf("the fast stream got %s, want message %d", kind(ev), i)
+		}
+	}
+	for i := 0; i < n; {
+		if !slow.Receive() {
+			t.Fatalf("the slow stream ended after %d messages: %v", i, slow.Err())
+		}
+		ev := slow.Msg()
+		if ev.GetSeq() == 0 {
+			continue
+		}
+		if got := ev.GetMessageCreated().GetText(); got != text(i) {
+			t.Fatalf("the slow stream's event %d is %s %.2q, want message %d", i, kind(ev), got, i)
+		}
+		i++
+	}
+}
