@@ -40,7 +40,7 @@ func (d *deliverers) join(h *hub, s *stream) {
 			go d.shards[i].work(h, wake)
 		}
 	})
-	sh := d.shards[int(d.next.Add(1))%len(d.shards)]
+	sh := d.shards[d.next.Add(1)%uint32(len(d.shards))]
 	sh.mu.Lock()
 	s.shard, s.slot = sh, len(sh.streams)
 	sh.streams = append(sh.streams, s)
@@ -113,8 +113,9 @@ func (s *stream) tryDeliver() {
 		}
 	}()
 	for {
-		if s.ctx.Err() != nil {
-			// The stream's goroutine was rung when the context ended.
+		if s.ctx.Err() != nil || s.beat.Load() {
+			// The stream's goroutine was rung when the context ended or the heartbeat's timer
+			// fired, which may be its token's expiry: nothing goes out before it had its turn.
 			return
 		}
 		ds, err := s.f.Next()
@@ -178,14 +179,16 @@ func (s *stream) catchUp() error {
 		if s.failed != nil {
 			return s.failed
 		}
-		if s.unflushed {
-			s.unflushed = false
+		held := s.held
+		s.held = nil
+		if s.unflushed && len(held) == 0 {
+			// Sending held flushes what waits before it.
 			if err := s.sink.Flush(); err != nil {
 				return err
 			}
 		}
-		if held := s.held; len(held) > 0 {
-			s.held = nil
+		s.unflushed = false
+		if len(held) > 0 {
 			if err := s.deliver(held); err != nil {
 				return err
 			}
@@ -210,14 +213,15 @@ func (s *stream) runLive(beatIfDue func() error) error {
 	}
 }
 
-// turn is one of runLive's: catchUp and the heartbeat, under s.mu.
+// turn is one of runLive's, under s.mu: the heartbeat when it is due (or the end, when the
+// token expired), then catchUp.
 func (s *stream) turn(beatIfDue func() error) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if err := s.catchUp(); err != nil {
+	if err := beatIfDue(); err != nil {
 		return err
 	}
-	return beatIfDue()
+	return s.catchUp()
 }
 
 func presences(ds []Delivery) int {

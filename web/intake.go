@@ -235,15 +235,9 @@ type answerWriter struct {
 	http.ResponseWriter
 	http1 bool
 	body  *timedBody
-	now   nowWriter // set by a stream that sends without waiting (see trySink)
 	wrote bool
 	// hold: flushes wait for the next one that is not held.
 	hold bool
-	// trying: flushes do not wait (see trySink); flushed is whether the last one sent all,
-	// flushErr why it failed.
-	trying   bool
-	flushed  bool
-	flushErr error
 }
 
 // answerWriterOf is the request's answerWriter, nil outside the intake.
@@ -280,10 +274,6 @@ func (w *answerWriter) Write(b []byte) (int, error) {
 func (w *answerWriter) Flush() {
 	w.answer()
 	if w.hold {
-		return
-	}
-	if w.trying {
-		w.flushed, w.flushErr = w.now.TryFlush()
 		return
 	}
 	if f, ok := w.ResponseWriter.(http.Flusher); ok {

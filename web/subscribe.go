@@ -9,6 +9,7 @@ import (
 	"hearth/engine"
 	svcv1 "hearth/proto/svc/v1"
 	"hearth/proto/svc/v1/svcv1connect"
+	"hearth/web/h2c"
 )
 
 func (s *chatService) Subscribe(ctx context.Context, r *connect.Request[svcv1.SubscribeRequest], stream *connect.ServerStream[svcv1.Event]) error {
@@ -39,32 +40,23 @@ func (s *chatService) Subscribe(ctx context.Context, r *connect.Request[svcv1.Su
 	return toConnect(err)
 }
 
-// nowWriter is the h2c response's writing without waiting (web/h2c/try.go).
-type nowWriter interface {
-	WritesNow() bool
-	HoldWrites(on bool)
-	Buffered() int
-	TryFlush() (bool, error)
-	FlushError() error
-}
-
 // tryHeld bounds what a stream gathers in its response while sending without waiting: a
 // frame finding more than this held goes to the stream's goroutine.
 const tryHeld = 8 << 10
 
 // trySink is the stream's sink, with TrySend when the response can write without waiting
-// (an h2c connection): the engine's deliverers then write its live events. A frame goes
-// through Connect as with send, its writes only gathered in the response; the flush that
-// Connect asks for after it is a TryFlush.
+// (an h2c connection, h2c.NowWriter): the engine's deliverers then write its live events. A
+// frame goes through Connect as with send, its writes only gathered in the response and
+// Connect's flush held; the last of what the stream had goes with a TryFlush.
 func trySink(aw *answerWriter, conn connect.StreamingHandlerConn, send engine.SendFunc) engine.Sink {
 	sink := engine.Sink{Send: send}
 	if aw == nil {
 		return sink
 	}
-	var w http.ResponseWriter = aw
-	for aw.now == nil {
-		if nw, ok := w.(nowWriter); ok && nw.WritesNow() {
-			aw.now = nw
+	var nw h2c.NowWriter
+	for w := http.ResponseWriter(aw); nw == nil; {
+		if n, ok := w.(h2c.NowWriter); ok && n.WritesNow() {
+			nw = n
 			break
 		}
 		u, ok := w.(interface{ Unwrap() http.ResponseWriter })
@@ -74,23 +66,22 @@ func trySink(aw *answerWriter, conn connect.StreamingHandlerConn, send engine.Se
 		w = u.Unwrap()
 	}
 	sink.TrySend = func(f *engine.Frame, more bool) (taken, flushed bool, err error) {
-		if aw.now.Buffered() > tryHeld {
+		if nw.Buffered() > tryHeld {
 			return false, false, nil
 		}
-		aw.holdFlushes(more)
-		aw.now.HoldWrites(true)
-		aw.trying, aw.flushed, aw.flushErr = true, false, nil
+		aw.holdFlushes(true)
+		nw.HoldWrites(true)
 		err = conn.Send(f)
-		aw.trying = false
-		aw.now.HoldWrites(false)
-		if err == nil {
-			err = aw.flushErr
+		nw.HoldWrites(false)
+		if err != nil || more {
+			return true, false, err
 		}
-		return true, aw.flushed, err
+		flushed, err = nw.TryFlush()
+		return true, flushed, err
 	}
 	sink.Flush = func() error {
 		aw.holdFlushes(false)
-		return aw.now.FlushError()
+		return nw.FlushError()
 	}
 	return sink
 }

@@ -93,7 +93,8 @@ type conn struct {
 	wdeadline time.Time
 	// unsent is what a TryFlush could not write at once, the rest of whole frames: every
 	// write writes it first (writeLocked).
-	unsent []byte
+	unsent    []byte
+	hasUnsent atomic.Bool // len(unsent) > 0, for a Flush with nothing of its own to look
 	// raw writes without waiting (TryFlush); nil when the connection has no descriptor.
 	raw syscall.RawConn
 
@@ -490,8 +491,11 @@ func (c *conn) startDrain() {
 	c.drainStarted = true
 	c.mu.Unlock()
 	c.wmu.Lock()
-	if cw, ok := c.nc.(interface{ CloseWrite() error }); ok {
-		cw.CloseWrite()
+	// What a TryFlush left goes before the end: a frame is never cut short.
+	if c.writeUnsent() == nil {
+		if cw, ok := c.nc.(interface{ CloseWrite() error }); ok {
+			cw.CloseWrite()
+		}
 	}
 	c.wmu.Unlock()
 	c.nc.SetReadDeadline(time.Now().Add(drainTime))

@@ -151,7 +151,7 @@ func (w *responseWriter) FlushError() error {
 	}
 	err := w.send(pending, nil, false)
 	w.release()
-	if err == nil && len(pending) == 0 {
+	if err == nil && len(pending) == 0 && w.c.hasUnsent.Load() {
 		// What a TryFlush left to the connection goes now, if nothing else sent it.
 		err = w.c.writeFrames(func(*outBuf) error { return nil })
 	}

@@ -7,6 +7,16 @@ package h2c
 // holds up no one else. HoldWrites, Buffered and TryFlush are that, for the handler that
 // finds them behind its ResponseWriter (through Unwrap).
 
+// NowWriter is what a handler finds behind its ResponseWriter (through Unwrap) on an h2c
+// connection, to write without waiting.
+type NowWriter interface {
+	WritesNow() bool
+	HoldWrites(on bool)
+	Buffered() int
+	TryFlush() (bool, error)
+	FlushError() error
+}
+
 // WritesNow reports whether TryFlush can write: the connection is a socket that can be
 // written to without waiting.
 func (w *responseWriter) WritesNow() bool { return w.c.raw != nil }
@@ -43,7 +53,7 @@ func (w *responseWriter) TryFlush() (bool, error) {
 		return true, nil
 	}
 	c, st := w.c, w.st
-	if c.raw == nil || !w.sentHeader || n > maxWriteChunk {
+	if c.raw == nil || !w.sentHeader || w.isHead || !w.bodyAllowed || n > maxWriteChunk {
 		return false, nil
 	}
 	got, err := c.reserve(st, n, true)
@@ -61,8 +71,7 @@ func (w *responseWriter) TryFlush() (bool, error) {
 		c.unreserve(st, n)
 		return false, nil
 	}
-	wrote, err := c.tryWriteData(st, *w.buf)
-	c.wmu.Unlock()
+	wrote, err := c.tryWriteDataLocked(st, *w.buf)
 	if wrote == notBegun {
 		c.unreserve(st, n)
 	} else {
@@ -83,19 +92,18 @@ const (
 	wroteAll
 )
 
-// tryWriteData writes p as DATA frames of st in one write that does not wait; wmu held.
-// What the socket did not take of them waits in c.unsent.
-func (c *conn) tryWriteData(st *stream, p []byte) (tryOutcome, error) {
+// tryWriteDataLocked writes p as DATA frames of st in one write that does not wait, and
+// lets go of wmu, which the caller took. What the socket did not take of them waits in
+// c.unsent.
+func (c *conn) tryWriteDataLocked(st *stream, p []byte) (tryOutcome, error) {
+	defer c.wmu.Unlock()
 	if c.werr != nil {
 		return notBegun, c.werr
 	}
 	if len(c.unsent) > 0 {
 		return notBegun, nil
 	}
-	c.mu.Lock()
-	err := st.writeErrLocked()
-	max := c.peerMaxFrame
-	c.mu.Unlock()
+	max, err := c.writeState(st)
 	if err != nil {
 		return notBegun, err
 	}
@@ -119,7 +127,15 @@ func (c *conn) tryWriteData(st *stream, p []byte) (tryOutcome, error) {
 		return notBegun, nil
 	case n < len(o.b):
 		c.unsent = append([]byte(nil), o.b[n:]...)
+		c.hasUnsent.Store(true)
 		return wrotePart, nil
 	}
 	return wroteAll, nil
+}
+
+// writeState is the client's frame size, and why st takes no more writes (nil while it does).
+func (c *conn) writeState(st *stream) (int, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.peerMaxFrame, st.writeErrLocked()
 }

@@ -9,16 +9,9 @@ import (
 	"testing"
 
 	"golang.org/x/net/http2"
-)
 
-// nowWriter is what a handler finds on an h2c response to write without waiting.
-type nowWriter interface {
-	WritesNow() bool
-	HoldWrites(on bool)
-	Buffered() int
-	TryFlush() (bool, error)
-	FlushError() error
-}
+	"hearth/web/h2c"
+)
 
 // tryResult is what a handler saw of its TryFlushes.
 type tryResult struct {
@@ -50,7 +43,7 @@ func (c *rawClient) body(want int) []byte {
 func TestTryFlushLeavesWhatWouldWaitForTheWindow(t *testing.T) {
 	results := make(chan tryResult, 1)
 	_, addr := serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		nw := w.(nowWriter)
+		nw := w.(h2c.NowWriter)
 		var res tryResult
 		if !nw.WritesNow() {
 			res.err = errors.New("the response cannot write without waiting")
@@ -110,7 +103,7 @@ func TestTryFlushOnAFullSocket(t *testing.T) {
 	const chunk = 32 << 10
 	results := make(chan tryResult, 1)
 	_, addr := serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		nw := w.(nowWriter)
+		nw := w.(h2c.NowWriter)
 		var res tryResult
 		if res.err = nw.FlushError(); res.err != nil {
 			results <- res

@@ -58,29 +58,37 @@ func (c *conn) writeFrames(fill func(o *outBuf) error) error {
 }
 
 func (c *conn) writeLocked(fill func(o *outBuf) error) error {
-	if c.werr != nil {
-		return c.werr
+	if err := c.writeUnsent(); err != nil {
+		return err
 	}
 	o := getOut()
 	defer putOut(o)
 	if err := fill(o); err != nil {
 		return err
 	}
-	if len(c.unsent) == 0 && len(o.b) == 0 {
-		return nil
-	}
-	c.moveDeadline()
-	if len(c.unsent) > 0 {
-		// The rest of frames a TryFlush began: they go before anything else.
-		if err := c.write(c.unsent); err != nil {
-			return err
-		}
-		c.unsent = nil
-	}
 	if len(o.b) == 0 {
 		return nil
 	}
+	c.moveDeadline()
 	return c.write(o.b)
+}
+
+// writeUnsent writes the rest of the frames a TryFlush began, before anything else goes (and
+// whether or not anything else does); wmu held.
+func (c *conn) writeUnsent() error {
+	if c.werr != nil {
+		return c.werr
+	}
+	if len(c.unsent) == 0 {
+		return nil
+	}
+	c.moveDeadline()
+	if err := c.write(c.unsent); err != nil {
+		return err
+	}
+	c.unsent = nil
+	c.hasUnsent.Store(false)
+	return nil
 }
 
 // moveDeadline keeps the socket's write deadline writeStall ahead; wmu held. Moving it
