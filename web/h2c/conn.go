@@ -102,15 +102,18 @@ type conn struct {
 	mu            sync.Mutex
 	cond          sync.Cond
 	streams       map[uint32]*stream
-	maxStreamID   uint32 // the highest stream the client opened
-	handlers      int    // handlers running
-	sendWindow    int64  // the connection's send window (the client's)
-	peerWindow    int64  // the client's SETTINGS_INITIAL_WINDOW_SIZE
-	peerMaxFrame  int    // the client's SETTINGS_MAX_FRAME_SIZE
-	recvAvail     int64  // the connection's receive window left
-	recvUnsent    int64  // bytes read by handlers (or dropped) not yet given back
+	maxStreamID   uint32    // the highest stream the client opened
+	recent        [8]uint32 // the last streams closed (forgetLocked)
+	recentNext    uint8
+	handlers      int   // handlers running
+	sendWindow    int64 // the connection's send window (the client's)
+	peerWindow    int64 // the client's SETTINGS_INITIAL_WINDOW_SIZE
+	peerMaxFrame  int   // the client's SETTINGS_MAX_FRAME_SIZE
+	recvAvail     int64 // the connection's receive window left
+	recvUnsent    int64 // bytes read by handlers (or dropped) not yet given back
 	closed        bool
 	goingAway     bool
+	goAwaySent    bool // the GOAWAY is out: the last handler to end may close our side
 	ready         bool // our SETTINGS went out
 	idleTimer     *time.Timer
 	drainStarted  bool
@@ -450,12 +453,21 @@ func (c *conn) shutdown() {
 		return
 	}
 	last := c.maxStreamID
-	idle := c.handlers == 0
 	c.mu.Unlock()
 	c.writeFrames(func(o *outBuf) error { return o.fr.WriteGoAway(last, http2.ErrCodeNo, nil) })
-	if idle {
+	if c.sentGoAway() {
 		c.startDrain()
 	}
+}
+
+// sentGoAway notes that the GOAWAY went out, and reports whether no handler runs: then the
+// caller closes our side. Until then a handler that ends does not (handlerDone), or the GOAWAY
+// could find the connection half closed.
+func (c *conn) sentGoAway() (idle bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.goAwaySent = true
+	return c.handlers == 0
 }
 
 // armIdle starts the idle timer when no handler runs; mu held.
@@ -510,6 +522,7 @@ func (c *conn) goAwayAndDrain(code http2.ErrCode) {
 	c.mu.Unlock()
 	c.ctl = c.ctl[:0]
 	c.writeFrames(func(o *outBuf) error { return o.fr.WriteGoAway(last, code, nil) })
+	c.sentGoAway()
 	c.startDrain()
 	c.drain()
 }

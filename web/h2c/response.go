@@ -279,7 +279,7 @@ func (w *responseWriter) send(p1, p2 []byte, end bool) error {
 				if st.writeTimer != nil {
 					st.writeTimer.Stop()
 				}
-				delete(c.streams, st.id)
+				c.forgetLocked(st)
 				c.cond.Broadcast()
 			}
 			c.mu.Unlock()

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"runtime"
+	"slices"
 	"time"
 
 	"golang.org/x/net/http2"
@@ -62,7 +63,7 @@ func (st *stream) end(code http2.ErrCode, cause error, send bool) {
 	if st.writeTimer != nil {
 		st.writeTimer.Stop()
 	}
-	delete(c.streams, st.id)
+	c.forgetLocked(st)
 	c.cond.Broadcast()
 	c.mu.Unlock()
 	st.cancel(canceled(cause))
@@ -128,7 +129,13 @@ func (c *conn) onHeaders(f *http2.MetaHeadersFrame) error {
 		return c.onTrailers(st, f)
 	}
 	if id <= c.maxStreamID {
+		recent := c.closedLocked(id)
 		c.mu.Unlock()
+		if recent {
+			// HEADERS on a stream that was open and has closed (RFC 9113, 5.1, "closed"): the
+			// same error whether the answer closed it before this frame was read or after.
+			return http2.ConnectionError(http2.ErrCodeStreamClosed)
+		}
 		return http2.ConnectionError(http2.ErrCodeProtocol)
 	}
 	if c.goingAway {
@@ -203,7 +210,7 @@ func (c *conn) endOfRequest(st *stream) error {
 	c.mu.Lock()
 	st.remoteClosed = true
 	if st.localClosed {
-		delete(c.streams, st.id)
+		c.forgetLocked(st)
 	}
 	c.mu.Unlock()
 	st.body.fail(io.EOF)
@@ -310,7 +317,7 @@ func (c *conn) handlerDone(st *stream) {
 		st.writeTimer.Stop()
 	}
 	c.countOut(st)
-	drain := c.handlers == 0 && c.goingAway
+	drain := c.handlers == 0 && c.goAwaySent
 	c.mu.Unlock()
 	if st.body != nil {
 		// What the handler left unread gives its window back to the connection.
@@ -319,4 +326,17 @@ func (c *conn) handlerDone(st *stream) {
 	if drain {
 		c.startDrain()
 	}
+}
+
+// forgetLocked takes a stream that ended out of c.streams, remembering it among the last
+// closed; c.mu held.
+func (c *conn) forgetLocked(st *stream) {
+	delete(c.streams, st.id)
+	c.recent[c.recentNext%uint8(len(c.recent))] = st.id
+	c.recentNext++
+}
+
+// closedLocked reports whether stream id is among the last closed; c.mu held.
+func (c *conn) closedLocked(id uint32) bool {
+	return slices.Contains(c.recent[:], id)
 }
