@@ -36,6 +36,32 @@ func (c *rawClient) body(want int) []byte {
 	return got
 }
 
+// tryUntilHeld writes chunk(i) and TryFlushes it, for i from 0, until a TryFlush does not send
+// all (or fails, or max chunks went): res has what it saw.
+func tryUntilHeld(w http.ResponseWriter, res *tryResult, max int, chunk func(i int) []byte) {
+	nw := w.(h2c.NowWriter)
+	for i := 0; ; i++ {
+		w.Write(chunk(i))
+		ok, err := nw.TryFlush()
+		if err != nil || !ok || i > max {
+			res.err = err
+			break
+		}
+		res.sent++
+	}
+	res.buffered = nw.Buffered()
+}
+
+// flushThenEnd sends what the response holds, waiting, then "end".
+func flushThenEnd(w http.ResponseWriter) {
+	nw := w.(h2c.NowWriter)
+	nw.HoldWrites(false)
+	if err := nw.FlushError(); err != nil {
+		return
+	}
+	io.WriteString(w, "end")
+}
+
 // TestTryFlushLeavesWhatWouldWaitForTheWindow: TryFlush writes nothing before the header
 // went out, then writes while the client's window has room for all it holds; what would wait
 // for the window stays in the response, and the Flush after it sends it once the client opens
@@ -57,22 +83,9 @@ func TestTryFlushLeavesWhatWouldWaitForTheWindow(t *testing.T) {
 			results <- res
 			return
 		}
-		for i := 0; ; i++ {
-			w.Write(bytes.Repeat([]byte{byte('a' + i%26)}, 1024))
-			ok, err := nw.TryFlush()
-			if err != nil || !ok || i > 100 {
-				res.err = err
-				break
-			}
-			res.sent++
-		}
-		res.buffered = nw.Buffered()
+		tryUntilHeld(w, &res, 100, func(i int) []byte { return bytes.Repeat([]byte{byte('a' + i%26)}, 1024) })
 		results <- res
-		nw.HoldWrites(false)
-		if err := nw.FlushError(); err != nil {
-			return
-		}
-		io.WriteString(w, "end")
+		flushThenEnd(w)
 	}), nil)
 	c := dialRaw(t, addr)
 	c.headers(1, true, "GET", "/")
@@ -110,22 +123,9 @@ func TestTryFlushOnAFullSocket(t *testing.T) {
 			return
 		}
 		nw.HoldWrites(true)
-		for i := 0; ; i++ {
-			w.Write(bytes.Repeat([]byte{byte(i % 251)}, chunk))
-			ok, err := nw.TryFlush()
-			if err != nil || !ok || i > 10_000 {
-				res.err = err
-				break
-			}
-			res.sent++
-		}
-		res.buffered = nw.Buffered()
+		tryUntilHeld(w, &res, 10_000, func(i int) []byte { return bytes.Repeat([]byte{byte(i % 251)}, chunk) })
 		results <- res
-		nw.HoldWrites(false)
-		if err := nw.FlushError(); err != nil {
-			return
-		}
-		io.WriteString(w, "end")
+		flushThenEnd(w)
 	}), nil)
 	// Windows larger than any socket buffer, and no reads until the handler is done trying.
 	c := dialRaw(t, addr, http2.Setting{ID: http2.SettingInitialWindowSize, Val: 1<<31 - 1})
