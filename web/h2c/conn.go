@@ -432,10 +432,12 @@ func (c *conn) onStreamError(se http2.StreamError) {
 	}
 	st := c.streams[se.StreamID]
 	c.mu.Unlock()
-	if st != nil {
-		st.end(se.Code, fmt.Errorf("h2c: stream error: %v", se.Code), true)
+	if st != nil && st.end(se.Code, fmt.Errorf("h2c: stream error: %v", se.Code), true) {
 		return
 	}
+	// The stream is closed: whether its answer's last frame went out before the error's frame
+	// was read or after (DATA after the client's END_STREAM: RFC 9113, 5.1), the client is told
+	// the same.
 	c.queue(ctlFrame{kind: ctlReset, id: se.StreamID, code: se.Code})
 }
 

@@ -436,3 +436,21 @@ func TestRequestsAreNetHTTPs(t *testing.T) {
 }
 
 type ctxKey struct{}
+
+// TestDataAfterTheClientsEndIsStreamClosed: DATA on a stream the client ended (HEADERS with
+// END_STREAM) is answered with RST_STREAM STREAM_CLOSED whenever it comes: while the handler
+// runs, as its answer's last frame goes out, or after. Streams one after another, each
+// answered at once, meet the DATA at every point of the answer.
+func TestDataAfterTheClientsEndIsStreamClosed(t *testing.T) {
+	_, addr := serve(t, protoHandler(), nil)
+	c := dialRaw(t, addr)
+	for id := uint32(1); id < 400; id += 2 {
+		c.headers(id, true, "GET", "/")
+		if err := c.fr.WriteData(id, true, []byte("late")); err != nil {
+			t.Fatal(err)
+		}
+		if code := c.reset(id); code != http2.ErrCodeStreamClosed {
+			t.Fatalf("stream %d: RST_STREAM %v, want STREAM_CLOSED", id, code)
+		}
+	}
+}

@@ -51,13 +51,14 @@ func (st *stream) writeErrLocked() error {
 }
 
 // end resets the stream: its context ends with cause, its body fails, writes fail, and with
-// send the client is told (RST_STREAM code).
-func (st *stream) end(code http2.ErrCode, cause error, send bool) {
+// send the client is told (RST_STREAM code). False when the stream had ended already (reset,
+// or closed both ways), and nothing was done.
+func (st *stream) end(code http2.ErrCode, cause error, send bool) bool {
 	c := st.c
 	c.mu.Lock()
 	if st.reset || st.localClosed && st.remoteClosed {
 		c.mu.Unlock()
-		return
+		return false
 	}
 	st.reset, st.resetErr = true, cause
 	if st.writeTimer != nil {
@@ -71,6 +72,7 @@ func (st *stream) end(code http2.ErrCode, cause error, send bool) {
 	if send {
 		c.writeFrames(func(o *outBuf) error { return o.fr.WriteRSTStream(st.id, code) })
 	}
+	return true
 }
 
 // canceled is the cause a request's context ends with: it wraps context.Canceled, as a
