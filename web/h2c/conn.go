@@ -39,9 +39,6 @@ const (
 	// readBufferSize is the connection's read buffer: small, as an idle connection keeps it;
 	// larger frames are read straight into the framer's buffer.
 	readBufferSize = 1024
-	// writeStall is how long one write to the socket may block (the peer is not reading)
-	// before the connection is closed: it holds the write lock of every stream meanwhile.
-	writeStall = 30 * time.Second
 	// maxJunkPerSecond bounds the frames that cost work and carry nothing (SETTINGS, PING,
 	// RST_STREAM, PRIORITY, empty DATA, refused streams); past it the connection is closed
 	// with ENHANCE_YOUR_CALM.
@@ -59,6 +56,15 @@ const (
 var headerTableSize = func() *atomic.Uint32 {
 	var v atomic.Uint32
 	v.Store(1024)
+	return &v
+}()
+
+// writeStall is how long one write to the socket may block (the peer is not reading) before
+// the connection is closed: it holds the write lock of every stream meanwhile. A variable for
+// a test of what happens once it has passed.
+var writeStall = func() *atomic.Int64 {
+	var v atomic.Int64
+	v.Store(int64(30 * time.Second))
 	return &v
 }()
 
@@ -91,12 +97,14 @@ type conn struct {
 	hsink     headerSink
 	werr      error
 	wdeadline time.Time
+	stall     time.Duration // writeStall
 	// unsent is what a TryFlush could not write at once, the rest of whole frames: every
 	// write writes it first (writeLocked).
 	unsent    []byte
 	hasUnsent atomic.Bool // len(unsent) > 0, for a Flush with nothing of its own to look
 	// raw writes without waiting (TryFlush); nil when the connection has no descriptor.
 	raw syscall.RawConn
+	now nowWrite
 
 	// The connection's state, under mu; cond wakes writers waiting for send window.
 	mu            sync.Mutex
@@ -151,6 +159,7 @@ func newConn(s *Server, nc net.Conn, ctx context.Context) *conn {
 	c.fr.MaxHeaderListSize = c.maxHeaderListSize()
 	c.enc = hpack.NewEncoder(&c.hsink)
 	c.tableSize = headerTableSize.Load()
+	c.stall = time.Duration(writeStall.Load())
 	c.enc.SetMaxDynamicTableSizeLimit(c.tableSize)
 	return c
 }

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"golang.org/x/net/http2"
 
@@ -144,5 +145,54 @@ func TestTryFlushOnAFullSocket(t *testing.T) {
 		if !bytes.Equal(got[i*chunk:(i+1)*chunk], bytes.Repeat([]byte{byte(i % 251)}, chunk)) {
 			t.Fatalf("chunk %d is not as written", i)
 		}
+	}
+}
+
+// TestTryFlushAfterTheWriteDeadline: TryFlush never waits, so it leaves the socket's write
+// deadline where the last write that may wait put it; once that has passed, TryFlush writes
+// nothing, and the Flush after it writes (moving the deadline), so the stream goes on: the
+// client reads every byte once, in order.
+func TestTryFlushAfterTheWriteDeadline(t *testing.T) {
+	const stall = 2 * time.Second
+	defer h2c.SetWriteStall(stall)()
+	type outcome struct {
+		beforeDeadline, afterIt, afterTheFlush bool
+		err                                    error
+	}
+	results := make(chan outcome, 1)
+	_, addr := serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		nw := w.(h2c.NowWriter)
+		var o outcome
+		defer func() { results <- o }()
+		nw.HoldWrites(true)
+		io.WriteString(w, "a")
+		if o.err = nw.FlushError(); o.err != nil { // the header and "a", the deadline set
+			return
+		}
+		io.WriteString(w, "b")
+		if o.beforeDeadline, o.err = nw.TryFlush(); o.err != nil {
+			return
+		}
+		time.Sleep(stall + 200*time.Millisecond)
+		io.WriteString(w, "c")
+		if o.afterIt, o.err = nw.TryFlush(); o.err != nil {
+			return
+		}
+		if o.err = nw.FlushError(); o.err != nil {
+			return
+		}
+		io.WriteString(w, "d")
+		o.afterTheFlush, o.err = nw.TryFlush()
+		flushThenEnd(w)
+	}), nil)
+	c := dialRaw(t, addr)
+	c.headers(1, true, "GET", "/")
+	o := <-results
+	if !o.beforeDeadline || o.afterIt || !o.afterTheFlush || o.err != nil {
+		t.Fatalf("TryFlush wrote before the deadline %v, after it %v, after the Flush %v (%v): want true, false, true",
+			o.beforeDeadline, o.afterIt, o.afterTheFlush, o.err)
+	}
+	if got := string(c.body(0)); got != "abcdend" {
+		t.Fatalf("the client read %q, want abcdend", got)
 	}
 }

@@ -94,8 +94,8 @@ func (c *conn) writeUnsent() error {
 // moveDeadline keeps the socket's write deadline writeStall ahead; wmu held. Moving it
 // costs a timer update; it moves once a second at most.
 func (c *conn) moveDeadline() {
-	if now := time.Now(); c.wdeadline.Sub(now) < writeStall-time.Second {
-		c.wdeadline = now.Add(writeStall)
+	if now := time.Now(); c.wdeadline.Sub(now) < c.stall-time.Second {
+		c.wdeadline = now.Add(c.stall)
 		c.nc.SetWriteDeadline(c.wdeadline)
 	}
 }

@@ -10,20 +10,28 @@ import (
 
 const canWriteNow = true
 
+// nowWrite is writeNow's write, in the connection so that the function the descriptor is
+// written from is made once, not once per write (a closure over b per write was an
+// allocation per delivery); wmu held.
+type nowWrite struct {
+	fn  func(fd uintptr) bool
+	b   []byte
+	n   int
+	err error
+}
+
 // writeNow writes what the socket takes of b at once: 0 when it takes nothing (its buffer is
 // full) or when the connection's write deadline has passed (the next write that may wait
 // moves it).
 func (c *conn) writeNow(b []byte) (int, error) {
-	var n int
-	var werr error
-	err := c.raw.Write(func(fd uintptr) bool {
-		for {
-			n, werr = syscall.Write(int(fd), b)
-			if werr != syscall.EINTR {
-				return true
-			}
-		}
-	})
+	w := &c.now
+	if w.fn == nil {
+		w.fn = w.write
+	}
+	w.b = b
+	err := c.raw.Write(w.fn)
+	n, werr := w.n, w.err
+	w.b, w.n, w.err = nil, 0, nil
 	switch {
 	case errors.Is(err, os.ErrDeadlineExceeded):
 		return 0, nil
@@ -35,4 +43,13 @@ func (c *conn) writeNow(b []byte) (int, error) {
 		return 0, werr
 	}
 	return n, nil
+}
+
+func (w *nowWrite) write(fd uintptr) bool {
+	for {
+		w.n, w.err = syscall.Write(int(fd), w.b)
+		if w.err != syscall.EINTR {
+			return true
+		}
+	}
 }
