@@ -113,7 +113,7 @@ func (s *stream) tryDeliver() {
 		}
 	}()
 	for {
-		if s.ctx.Err() != nil || s.beat.Load() {
+		if s.over.Load() || s.beat.Load() {
 			// The stream's goroutine was rung when the context ended or the heartbeat's timer
 			// fired, which may be its token's expiry: nothing goes out before it had its turn.
 			return

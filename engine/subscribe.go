@@ -161,7 +161,7 @@ func clientWentAway(ctx context.Context) bool {
 // at once, when the stream's token has expired already).
 func (s *stream) run(ctx context.Context, f *Follower) error {
 	s.alarm = make(chan struct{}, 1)
-	defer context.AfterFunc(ctx, s.ring)()
+	defer context.AfterFunc(ctx, s.contextEnded)()
 	// The heartbeat's timer is re-armed here, on the stream's goroutine, when it has fired:
 	// only this goroutine touches it. It also tells when the stream's token expires. It is
 	// armed before the first heartbeat goes, so that the next is due 25 s after the first
@@ -209,6 +209,13 @@ func (s *stream) run(ctx context.Context, f *Follower) error {
 			return err
 		}
 	}
+}
+
+// contextEnded is the stream's context ending: deliverers stop writing for it, and its
+// goroutine wakes to end it.
+func (s *stream) contextEnded() {
+	s.over.Store(true)
+	s.ring()
 }
 
 // ring wakes the stream from Wait (see alarm).
@@ -320,6 +327,10 @@ type stream struct {
 	// deliverer, it is also how the deliverer hands over (see runLive).
 	alarm chan struct{}
 	beat  atomic.Bool
+	// over: the stream's context ended. Deliverers read it where they would read the
+	// context's own state, on a line of memory they touch anyway (that read was a cache miss
+	// in every delivery).
+	over atomic.Bool
 	// expires is when the token the stream was opened with expires, in Unix nanoseconds on
 	// the engine's clock; 0 for a token that does not (a bot's).
 	expires int64
