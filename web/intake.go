@@ -238,6 +238,11 @@ type answerWriter struct {
 	wrote bool
 	// hold: flushes wait for the next one that is not held.
 	hold bool
+	// through, once set, takes the body's writes straight to the connection's writer, past
+	// the request log's and the status writers between, which only pass a 200's body on (the
+	// log keeps the bodies of errors and tool calls): a Subscribe stream's live events
+	// (trySink), where each writer passed was a cache miss in every delivery.
+	through io.Writer
 }
 
 // answerWriterOf is the request's answerWriter, nil outside the intake.
@@ -266,6 +271,9 @@ func (w *answerWriter) WriteHeader(code int) {
 }
 
 func (w *answerWriter) Write(b []byte) (int, error) {
+	if w.through != nil {
+		return w.through.Write(b)
+	}
 	w.answer()
 	return w.ResponseWriter.Write(b)
 }

@@ -54,9 +54,10 @@ func trySink(aw *answerWriter, conn connect.StreamingHandlerConn, send engine.Se
 		return sink
 	}
 	var nw h2c.NowWriter
+	var rw http.ResponseWriter
 	for w := http.ResponseWriter(aw); nw == nil; {
 		if n, ok := w.(h2c.NowWriter); ok && n.WritesNow() {
-			nw = n
+			nw, rw = n, w
 			break
 		}
 		u, ok := w.(interface{ Unwrap() http.ResponseWriter })
@@ -68,6 +69,11 @@ func trySink(aw *answerWriter, conn connect.StreamingHandlerConn, send engine.Se
 	sink.TrySend = func(f *engine.Frame, more bool) (taken, flushed bool, err error) {
 		if nw.Buffered() > tryHeld {
 			return false, false, nil
+		}
+		if aw.through == nil {
+			// The stream is live: its first heartbeat went out through every writer, with
+			// the answer's 200.
+			aw.through = rw
 		}
 		aw.holdFlushes(true)
 		nw.HoldWrites(true)
