@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -265,5 +266,30 @@ func TestAPanicInADeliverersSendIsTheStreams(t *testing.T) {
 	c.send(owner, chID, "after", "")
 	if got := fine.waitFor(t, 3); strings.Join(got, ",") != "first,boom,after" {
 		t.Fatalf("the other stream got %q", got)
+	}
+}
+
+// TestAStreamTheEngineEndsIsOverAtOnce: a stream the engine ends (a member's streams ended,
+// or the oldest over the cap) is over for the deliverers when end returns, before anything
+// the caller publishes next; not once the context's AfterFunc runs.
+func TestAStreamTheEngineEndsIsOverAtOnce(t *testing.T) {
+	var set streamSet
+	var over atomic.Bool
+	ctx, untrack := set.track(context.Background(), "m", &over)
+	defer untrack()
+	set.end("m", ErrGone)
+	if !over.Load() || ctx.Err() == nil {
+		t.Fatalf("after end: over %v, context %v", over.Load(), ctx.Err())
+	}
+	var oldest atomic.Bool
+	_, untrack = set.track(context.Background(), "n", &oldest)
+	defer untrack()
+	for range MaxStreamsPerMember {
+		var o atomic.Bool
+		_, u := set.track(context.Background(), "n", &o)
+		defer u()
+	}
+	if !oldest.Load() {
+		t.Fatal("the oldest stream over the cap is not over when the newest's track returns")
 	}
 }

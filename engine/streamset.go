@@ -4,6 +4,7 @@ import (
 	"context"
 	"slices"
 	"sync"
+	"sync/atomic"
 )
 
 // MaxStreamsPerMember is how many Subscribe streams one member may have open at once. A client
@@ -24,21 +25,32 @@ type streamSet struct {
 	members map[string][]*openStream
 }
 
-type openStream struct{ cancel context.CancelCauseFunc }
+type openStream struct {
+	cancel context.CancelCauseFunc
+	over   *atomic.Bool
+}
+
+// end ends the stream with cause. over is set first, on the caller's goroutine: the
+// deliverers read it, and must stop writing for a stream the engine ended (a bot's token
+// rotated) before the next publish, not once the context's AfterFunc gets to run.
+func (o *openStream) end(cause error) {
+	o.over.Store(true)
+	o.cancel(cause)
+}
 
 // track registers a stream of member; the context it returns ends with a cause when end is
 // called for the member, or with ErrTooManyStreams when it is the member's oldest of more than
-// MaxStreamsPerMember. Call untrack when the stream ends.
-func (s *streamSet) track(ctx context.Context, member string) (_ context.Context, untrack func()) {
+// MaxStreamsPerMember, and over is set before it does. Call untrack when the stream ends.
+func (s *streamSet) track(ctx context.Context, member string, over *atomic.Bool) (_ context.Context, untrack func()) {
 	ctx, cancel := context.WithCancelCause(ctx)
-	o := &openStream{cancel: cancel}
+	o := &openStream{cancel: cancel, over: over}
 	s.mu.Lock()
 	if s.members == nil {
 		s.members = map[string][]*openStream{}
 	}
 	list := append(s.members[member], o)
 	if len(list) > MaxStreamsPerMember {
-		list[0].cancel(ErrTooManyStreams)
+		list[0].end(ErrTooManyStreams)
 		list = slices.Delete(list, 0, 1)
 	}
 	s.members[member] = list
@@ -64,6 +76,6 @@ func (s *streamSet) end(member string, cause error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, o := range s.members[member] {
-		o.cancel(cause)
+		o.end(cause)
 	}
 }

@@ -77,9 +77,9 @@ func (e *Engine) SubscribeTo(ctx context.Context, c Caller, afterSeq int64, sink
 	}
 	e.streams.Add(1)
 	defer e.streams.Add(-1)
-	ctx, untrack := e.open.track(ctx, c.ID)
-	defer untrack()
 	s := &stream{e: e, sink: sink}
+	ctx, untrack := e.open.track(ctx, c.ID, &s.over)
+	defer untrack()
 	if !c.Expires.IsZero() {
 		s.expires = c.Expires.UnixNano()
 	}
@@ -329,7 +329,8 @@ type stream struct {
 	beat  atomic.Bool
 	// over: the stream's context ended. Deliverers read it where they would read the
 	// context's own state, on a line of memory they touch anyway (that read was a cache miss
-	// in every delivery).
+	// in every delivery). Set when the engine ends the stream (streamSet), and by the
+	// context's AfterFunc when the client goes away.
 	over atomic.Bool
 	// expires is when the token the stream was opened with expires, in Unix nanoseconds on
 	// the engine's clock; 0 for a token that does not (a bot's).
