@@ -441,7 +441,8 @@ func (c *conn) onStreamError(se http2.StreamError) {
 	}
 	st := c.streams[se.StreamID]
 	c.mu.Unlock()
-	if st != nil && st.end(se.Code, fmt.Errorf("h2c: stream error: %v", se.Code), true) {
+	if st != nil && (st.end(se.Code, fmt.Errorf("h2c: stream error: %v", se.Code), true) || st.wasReset()) {
+		// Ended now, or reset already (its RST_STREAM is out, or the client's came).
 		return
 	}
 	// The stream is closed: whether its answer's last frame went out before the error's frame

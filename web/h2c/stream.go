@@ -75,6 +75,13 @@ func (st *stream) end(code http2.ErrCode, cause error, send bool) bool {
 	return true
 }
 
+// wasReset reports whether the stream was reset (by end).
+func (st *stream) wasReset() bool {
+	st.c.mu.Lock()
+	defer st.c.mu.Unlock()
+	return st.reset
+}
+
 // canceled is the cause a request's context ends with: it wraps context.Canceled, as a
 // client going away is told apart from other ends by that (the engine's streams do).
 func canceled(cause error) error {
