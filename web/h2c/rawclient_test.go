@@ -74,6 +74,17 @@ func (c *rawClient) readUntil(what string, match func(http2.Frame) bool) http2.F
 	}
 }
 
+// settle reads until the server acknowledged the client's SETTINGS, acknowledging the
+// server's own on the way: the server writes nothing more of the handshake after that, so a
+// handler's writes meet no control frame of it (a TryFlush finding the write lock taken).
+func (c *rawClient) settle() {
+	c.t.Helper()
+	c.readUntil("the SETTINGS ACK", func(f http2.Frame) bool {
+		sf, ok := f.(*http2.SettingsFrame)
+		return ok && sf.IsAck()
+	})
+}
+
 // goAway reads until the server's GOAWAY and returns its code.
 func (c *rawClient) goAway() http2.ErrCode {
 	c.t.Helper()

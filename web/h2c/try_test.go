@@ -89,6 +89,7 @@ func TestTryFlushLeavesWhatWouldWaitForTheWindow(t *testing.T) {
 		flushThenEnd(w)
 	}), nil)
 	c := dialRaw(t, addr)
+	c.settle()
 	c.headers(1, true, "GET", "/")
 	res := <-results
 	// The default windows are 65,535 bytes: "h" and 63 chunks fit, the 64th does not.
@@ -131,6 +132,7 @@ func TestTryFlushOnAFullSocket(t *testing.T) {
 	// Windows larger than any socket buffer, and no reads until the handler is done trying.
 	c := dialRaw(t, addr, http2.Setting{ID: http2.SettingInitialWindowSize, Val: 1<<31 - 1})
 	c.fr.WriteWindowUpdate(0, 1<<31-1-65535)
+	c.settle()
 	c.headers(1, true, "GET", "/")
 	res := <-results
 	if res.err != nil || res.sent > 10_000 || (res.buffered != 0 && res.buffered != chunk) {
@@ -186,6 +188,7 @@ func TestTryFlushAfterTheWriteDeadline(t *testing.T) {
 		flushThenEnd(w)
 	}), nil)
 	c := dialRaw(t, addr)
+	c.settle()
 	c.headers(1, true, "GET", "/")
 	o := <-results
 	if !o.beforeDeadline || o.afterIt || !o.afterTheFlush || o.err != nil {
