@@ -351,7 +351,30 @@ func (c *conn) junkFrame() error {
 }
 
 func (c *conn) onSettings(f *http2.SettingsFrame) error {
-	err := f.ForeachSetting(func(s http2.Setting) error {
+	if _, ok := f.Value(http2.SettingInitialWindowSize); ok {
+		// A new initial window may let DATA through that waited for it: the acknowledgement
+		// goes first, as the point from which the client counts the new window (h2spec's
+		// 6.9.2/1 reads frames until the ACK and drops the rest). The write lock, held from
+		// the change to the ACK's write, keeps any such DATA behind it.
+		c.wmu.Lock()
+		defer c.wmu.Unlock()
+		if err := c.applySettings(f, true); err != nil {
+			return err
+		}
+		c.queue(ctlFrame{kind: ctlSettingsAck})
+		return c.flushCtlLocked()
+	}
+	if err := c.applySettings(f, false); err != nil {
+		return err
+	}
+	c.queue(ctlFrame{kind: ctlSettingsAck})
+	return nil
+}
+
+// applySettings takes the client's settings; wmuHeld says whether the caller holds the write
+// lock (the HPACK encoder is under it).
+func (c *conn) applySettings(f *http2.SettingsFrame, wmuHeld bool) error {
+	return f.ForeachSetting(func(s http2.Setting) error {
 		if err := s.Valid(); err != nil {
 			return err
 		}
@@ -363,17 +386,14 @@ func (c *conn) onSettings(f *http2.SettingsFrame) error {
 			c.peerMaxFrame = int(s.Val)
 			c.mu.Unlock()
 		case http2.SettingHeaderTableSize:
-			c.wmu.Lock()
+			if !wmuHeld {
+				c.wmu.Lock()
+				defer c.wmu.Unlock()
+			}
 			c.enc.SetMaxDynamicTableSize(s.Val)
-			c.wmu.Unlock()
 		}
 		return nil
 	})
-	if err != nil {
-		return err
-	}
-	c.queue(ctlFrame{kind: ctlSettingsAck})
-	return nil
 }
 
 // setPeerWindow applies a new SETTINGS_INITIAL_WINDOW_SIZE to every open stream's send window.

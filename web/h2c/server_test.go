@@ -454,3 +454,29 @@ func TestDataAfterTheClientsEndIsStreamClosed(t *testing.T) {
 		}
 	}
 }
+
+// TestTheSettingsAckGoesBeforeTheDataItLetsThrough: an answer waiting for a zero window goes
+// on when the client's SETTINGS opens it, after that SETTINGS' acknowledgement, the point
+// from which the client counts the new window.
+func TestTheSettingsAckGoesBeforeTheDataItLetsThrough(t *testing.T) {
+	_, addr := serve(t, protoHandler(), nil)
+	for range 20 {
+		c := dialRaw(t, addr)
+		c.settle()
+		c.fr.WriteSettings(http2.Setting{ID: http2.SettingInitialWindowSize, Val: 0})
+		c.settle()
+		c.headers(1, true, "GET", "/")
+		c.readUntil("the answer's HEADERS", func(f http2.Frame) bool { _, ok := f.(*http2.MetaHeadersFrame); return ok })
+		c.fr.WriteSettings(http2.Setting{ID: http2.SettingInitialWindowSize, Val: 1})
+		var seen []string
+		c.readUntil("DATA", func(f http2.Frame) bool {
+			seen = append(seen, f.Header().Type.String())
+			_, ok := f.(*http2.DataFrame)
+			return ok
+		})
+		if len(seen) != 2 || seen[0] != "SETTINGS" {
+			t.Fatalf("after the SETTINGS that opened the window: %v, want SETTINGS (its ACK) then DATA", seen)
+		}
+		c.conn.Close()
+	}
+}

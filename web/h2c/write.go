@@ -177,6 +177,13 @@ func (c *conn) flushCtl() error {
 	if len(c.ctl) == 0 {
 		return nil
 	}
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	return c.flushCtlLocked()
+}
+
+// flushCtlLocked writes the queued control frames; wmu held.
+func (c *conn) flushCtlLocked() error {
 	// Window the handlers gave back meanwhile goes in the same write.
 	var connGive uint32
 	c.mu.Lock()
@@ -186,7 +193,7 @@ func (c *conn) flushCtl() error {
 		c.recvUnsent = 0
 	}
 	c.mu.Unlock()
-	err := c.writeFrames(func(o *outBuf) error {
+	err := c.writeLocked(func(o *outBuf) error {
 		for _, f := range c.ctl {
 			var err error
 			switch f.kind {
