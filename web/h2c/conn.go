@@ -350,31 +350,12 @@ func (c *conn) junkFrame() error {
 	return nil
 }
 
+// onSettings takes the client's settings under the write lock (the HPACK encoder is under it)
+// and acknowledges them.
 func (c *conn) onSettings(f *http2.SettingsFrame) error {
-	if _, ok := f.Value(http2.SettingInitialWindowSize); ok {
-		// A new initial window may let DATA through that waited for it: the acknowledgement
-		// goes first, as the point from which the client counts the new window (h2spec's
-		// 6.9.2/1 reads frames until the ACK and drops the rest). The write lock, held from
-		// the change to the ACK's write, keeps any such DATA behind it.
-		c.wmu.Lock()
-		defer c.wmu.Unlock()
-		if err := c.applySettings(f, true); err != nil {
-			return err
-		}
-		c.queue(ctlFrame{kind: ctlSettingsAck})
-		return c.flushCtlLocked()
-	}
-	if err := c.applySettings(f, false); err != nil {
-		return err
-	}
-	c.queue(ctlFrame{kind: ctlSettingsAck})
-	return nil
-}
-
-// applySettings takes the client's settings; wmuHeld says whether the caller holds the write
-// lock (the HPACK encoder is under it).
-func (c *conn) applySettings(f *http2.SettingsFrame, wmuHeld bool) error {
-	return f.ForeachSetting(func(s http2.Setting) error {
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	err := f.ForeachSetting(func(s http2.Setting) error {
 		if err := s.Valid(); err != nil {
 			return err
 		}
@@ -386,14 +367,22 @@ func (c *conn) applySettings(f *http2.SettingsFrame, wmuHeld bool) error {
 			c.peerMaxFrame = int(s.Val)
 			c.mu.Unlock()
 		case http2.SettingHeaderTableSize:
-			if !wmuHeld {
-				c.wmu.Lock()
-				defer c.wmu.Unlock()
-			}
 			c.enc.SetMaxDynamicTableSize(s.Val)
 		}
 		return nil
 	})
+	if err != nil {
+		return err
+	}
+	c.queue(ctlFrame{kind: ctlSettingsAck})
+	if _, ok := f.Value(http2.SettingInitialWindowSize); ok {
+		// A new initial window may let DATA through that waited for it: the acknowledgement
+		// goes now, before any such DATA can take the write lock, as the point from which the
+		// client counts the new window (h2spec's 6.9.2/1 reads frames until the ACK and drops
+		// the rest). Other acknowledgements wait to go with the rest of a burst's.
+		return c.flushCtlLocked()
+	}
+	return nil
 }
 
 // setPeerWindow applies a new SETTINGS_INITIAL_WINDOW_SIZE to every open stream's send window.
