@@ -54,10 +54,9 @@ func trySink(aw *answerWriter, conn connect.StreamingHandlerConn, send engine.Se
 		return sink
 	}
 	var nw h2c.NowWriter
-	var rw http.ResponseWriter
 	for w := http.ResponseWriter(aw); nw == nil; {
 		if n, ok := w.(h2c.NowWriter); ok && n.WritesNow() {
-			nw, rw = n, w
+			nw = n
 			break
 		}
 		u, ok := w.(interface{ Unwrap() http.ResponseWriter })
@@ -73,7 +72,7 @@ func trySink(aw *answerWriter, conn connect.StreamingHandlerConn, send engine.Se
 		if aw.through == nil {
 			// The stream is live: its first heartbeat went out through every writer, with
 			// the answer's 200.
-			aw.through = rw
+			aw.through = nw
 		}
 		aw.holdFlushes(true)
 		nw.HoldWrites(true)

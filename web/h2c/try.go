@@ -1,5 +1,7 @@
 package h2c
 
+import "io"
+
 // Writing without waiting. A server that delivers one event to thousands of streams can write
 // for all of them from a few goroutines, rather than wake each stream's own, as long as no
 // write waits: one that would (the client's window is shut, its socket is full, another
@@ -8,8 +10,9 @@ package h2c
 // finds them behind its ResponseWriter (through Unwrap).
 
 // NowWriter is what a handler finds behind its ResponseWriter (through Unwrap) on an h2c
-// connection, to write without waiting.
+// connection, to write without waiting: the response itself.
 type NowWriter interface {
+	io.Writer
 	WritesNow() bool
 	HoldWrites(on bool)
 	Buffered() int
