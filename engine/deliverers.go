@@ -114,8 +114,9 @@ func (s *stream) tryDeliver() {
 	}()
 	for {
 		if s.over.Load() || s.beat.Load() {
-			// The stream's goroutine was rung when the context ended or the heartbeat's timer
-			// fired, which may be its token's expiry: nothing goes out before it had its turn.
+			// The stream's goroutine was rung when the engine stopped it or the heartbeat's
+			// timer fired, which may be its token's expiry: nothing goes out before it had its
+			// turn.
 			return
 		}
 		ds, err := s.f.Next()
@@ -206,8 +207,11 @@ func (s *stream) runLive(beatIfDue func() error) error {
 		if err := s.turn(beatIfDue); err != nil {
 			return err
 		}
-		<-s.alarm
-		if err := s.ctx.Err(); err != nil {
+		select {
+		case <-s.alarm:
+		case <-s.ctx.Done():
+		}
+		if err := s.interrupted(s.ctx); err != nil {
 			return err
 		}
 	}

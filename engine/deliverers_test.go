@@ -5,7 +5,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -271,25 +270,29 @@ func TestAPanicInADeliverersSendIsTheStreams(t *testing.T) {
 
 // TestAStreamTheEngineEndsIsOverAtOnce: a stream the engine ends (a member's streams ended,
 // or the oldest over the cap) is over for the deliverers when end returns, before anything
-// the caller publishes next; not once the context's AfterFunc runs.
+// the caller publishes next, and its goroutine is rung to end with the cause.
 func TestAStreamTheEngineEndsIsOverAtOnce(t *testing.T) {
 	var set streamSet
-	var over atomic.Bool
-	ctx, untrack := set.track(context.Background(), "m", &over)
-	defer untrack()
+	newStream := func() *stream { return &stream{alarm: make(chan struct{}, 1)} }
+	s := newStream()
+	set.track("m", s)
+	defer set.untrack("m", s)
 	set.end("m", ErrGone)
-	if !over.Load() || ctx.Err() == nil {
-		t.Fatalf("after end: over %v, context %v", over.Load(), ctx.Err())
+	if !s.over.Load() || len(s.alarm) != 1 || s.interrupted(context.Background()) != ErrGone {
+		t.Fatalf("after end: over %v, rung %v, interrupted by %v", s.over.Load(), len(s.alarm) == 1, s.interrupted(context.Background()))
 	}
-	var oldest atomic.Bool
-	_, untrack = set.track(context.Background(), "n", &oldest)
-	defer untrack()
+	oldest := newStream()
+	set.track("n", oldest)
+	defer set.untrack("n", oldest)
 	for range MaxStreamsPerMember {
-		var o atomic.Bool
-		_, u := set.track(context.Background(), "n", &o)
-		defer u()
+		o := newStream()
+		set.track("n", o)
+		defer set.untrack("n", o)
 	}
-	if !oldest.Load() {
-		t.Fatal("the oldest stream over the cap is not over when the newest's track returns")
+	if !oldest.over.Load() || oldest.interrupted(context.Background()) != ErrTooManyStreams {
+		t.Fatalf("the oldest stream over the cap, when the newest's track returns: over %v, interrupted by %v", oldest.over.Load(), oldest.interrupted(context.Background()))
+	}
+	if set.untrack("n", oldest); len(set.members["n"]) != MaxStreamsPerMember {
+		t.Fatalf("after the oldest's untrack, %d streams of n are tracked, want %d", len(set.members["n"]), MaxStreamsPerMember)
 	}
 }

@@ -1,10 +1,8 @@
 package engine
 
 import (
-	"context"
 	"slices"
 	"sync"
-	"sync/atomic"
 )
 
 // MaxStreamsPerMember is how many Subscribe streams one member may have open at once. A client
@@ -20,62 +18,52 @@ var ErrTooManyStreams = &Error{Code: CodeResourceExhausted, Msg: "too many open 
 // streamSet knows every open Subscribe stream by member, oldest first, so that a change can end
 // a member's streams at once (DeleteBot, and RotateBotToken: a stream opened with the old token
 // must not outlive it), and so that a member's streams are capped (MaxStreamsPerMember).
+//
+// It ends a stream by stopping it (stream.stop), not through a context of its own: a context
+// derived from the request's, and the AfterFunc that would ring the stream when it ends, were
+// about a kilobyte of every open stream's memory (docs/performance.md).
 type streamSet struct {
 	mu      sync.Mutex
-	members map[string][]*openStream
+	members map[string][]*stream
 }
 
-type openStream struct {
-	cancel context.CancelCauseFunc
-	over   *atomic.Bool
-}
-
-// end ends the stream with cause. over is set first, on the caller's goroutine: the
-// deliverers read it, and must stop writing for a stream the engine ended (a bot's token
-// rotated) before the next publish, not once the context's AfterFunc gets to run.
-func (o *openStream) end(cause error) {
-	o.over.Store(true)
-	o.cancel(cause)
-}
-
-// track registers a stream of member; the context it returns ends with a cause when end is
-// called for the member, or with ErrTooManyStreams when it is the member's oldest of more than
-// MaxStreamsPerMember, and over is set before it does. Call untrack when the stream ends.
-func (s *streamSet) track(ctx context.Context, member string, over *atomic.Bool) (_ context.Context, untrack func()) {
-	ctx, cancel := context.WithCancelCause(ctx)
-	o := &openStream{cancel: cancel, over: over}
-	s.mu.Lock()
-	if s.members == nil {
-		s.members = map[string][]*openStream{}
+// track registers s as a stream of member: it is stopped with a cause when end is called for
+// the member, or with ErrTooManyStreams when it is the member's oldest of more than
+// MaxStreamsPerMember. Call untrack when the stream ends.
+func (set *streamSet) track(member string, s *stream) {
+	set.mu.Lock()
+	defer set.mu.Unlock()
+	if set.members == nil {
+		set.members = map[string][]*stream{}
 	}
-	list := append(s.members[member], o)
+	list := append(set.members[member], s)
 	if len(list) > MaxStreamsPerMember {
-		list[0].end(ErrTooManyStreams)
+		list[0].stop(ErrTooManyStreams)
 		list = slices.Delete(list, 0, 1)
 	}
-	s.members[member] = list
-	s.mu.Unlock()
-	return ctx, func() {
-		s.mu.Lock()
-		list := s.members[member]
-		if i := slices.Index(list, o); i >= 0 {
-			list = slices.Delete(list, i, i+1)
-		}
-		if len(list) == 0 {
-			delete(s.members, member)
-		} else {
-			s.members[member] = list
-		}
-		s.mu.Unlock()
-		cancel(nil)
+	set.members[member] = list
+}
+
+// untrack forgets s, a stream of member that ended.
+func (set *streamSet) untrack(member string, s *stream) {
+	set.mu.Lock()
+	defer set.mu.Unlock()
+	list := set.members[member]
+	if i := slices.Index(list, s); i >= 0 {
+		list = slices.Delete(list, i, i+1)
+	}
+	if len(list) == 0 {
+		delete(set.members, member)
+	} else {
+		set.members[member] = list
 	}
 }
 
-// end ends every open stream of member with cause.
-func (s *streamSet) end(member string, cause error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for _, o := range s.members[member] {
-		o.end(cause)
+// end stops every open stream of member with cause.
+func (set *streamSet) end(member string, cause error) {
+	set.mu.Lock()
+	defer set.mu.Unlock()
+	for _, s := range set.members[member] {
+		s.stop(cause)
 	}
 }

@@ -77,9 +77,9 @@ func (e *Engine) SubscribeTo(ctx context.Context, c Caller, afterSeq int64, sink
 	}
 	e.streams.Add(1)
 	defer e.streams.Add(-1)
-	s := &stream{e: e, sink: sink}
-	ctx, untrack := e.open.track(ctx, c.ID, &s.over)
-	defer untrack()
+	s := &stream{e: e, sink: sink, alarm: make(chan struct{}, 1)}
+	e.open.track(c.ID, s)
+	defer e.open.untrack(c.ID, s)
 	if !c.Expires.IsZero() {
 		s.expires = c.Expires.UnixNano()
 	}
@@ -107,12 +107,6 @@ func (e *Engine) SubscribeTo(ctx context.Context, c Caller, afterSeq int64, sink
 //
 //go:noinline
 func (s *stream) finish(ctx context.Context, err error) (StreamEnd, error) {
-	if errors.Is(err, context.Canceled) {
-		// Ended by the engine (see streamSet) or by the client going away.
-		if cause := context.Cause(ctx); !errors.Is(cause, context.Canceled) {
-			err = cause
-		}
-	}
 	switch {
 	case errors.Is(err, ErrResync):
 		return s.ended(ctx, StreamResync, RunOnFreshStack(s.resync))
@@ -128,14 +122,14 @@ func (s *stream) finish(ctx context.Context, err error) (StreamEnd, error) {
 
 // ended tells how the stream ended: what it was ending for, unless the client went away
 // first (a send to a client that left fails) or the attempt to end it failed; and reports it
-// to the Observer. A stream the engine ended (streamSet.end) has its context canceled too,
-// with the engine's reason as the cause: that is no client going away.
+// to the Observer. A stream the engine stopped (streamSet.end) ended for the engine's reason,
+// even if the client went away after.
 //
 //go:noinline
 func (s *stream) ended(ctx context.Context, why StreamEnd, err error) (StreamEnd, error) {
 	var ee *Error
 	switch {
-	case why != StreamShutdown && clientWentAway(ctx):
+	case why != StreamShutdown && s.stopped.Load() == nil && clientWentAway(ctx):
 		why, err = StreamClientClosed, nil
 	case errors.As(err, &ee) && ee.Code == CodeResourceExhausted:
 		why = StreamCapped
@@ -160,8 +154,12 @@ func clientWentAway(ctx context.Context) bool {
 // run sends the first heartbeat, then whatever the follower hands over, until it fails (or
 // at once, when the stream's token has expired already).
 func (s *stream) run(ctx context.Context, f *Follower) error {
-	s.alarm = make(chan struct{}, 1)
-	defer context.AfterFunc(ctx, s.contextEnded)()
+	if s.sink.TrySend == nil {
+		// Its own goroutine delivers for this stream, and waits in Follower.Wait, woken by
+		// every publish: the context's end rings the alarm, so that it waits on one channel of
+		// its own. A stream live with a deliverer waits on the context itself (runLive).
+		defer context.AfterFunc(ctx, s.ring)()
+	}
 	// The heartbeat's timer is re-armed here, on the stream's goroutine, when it has fired:
 	// only this goroutine touches it. It also tells when the stream's token expires. It is
 	// armed before the first heartbeat goes, so that the next is due 25 s after the first
@@ -202,7 +200,7 @@ func (s *stream) run(ctx context.Context, f *Follower) error {
 		if !f.Wait(s.alarm) {
 			continue
 		}
-		if err := ctx.Err(); err != nil {
+		if err := s.interrupted(ctx); err != nil {
 			return err
 		}
 		if err := beatIfDue(); err != nil {
@@ -211,11 +209,22 @@ func (s *stream) run(ctx context.Context, f *Follower) error {
 	}
 }
 
-// contextEnded is the stream's context ending: deliverers stop writing for it, and its
-// goroutine wakes to end it.
-func (s *stream) contextEnded() {
+// stop ends the stream with cause (see streamSet): deliverers stop writing for it at once,
+// on the caller's goroutine (before whatever it publishes next, such as a bot's new token),
+// and its goroutine wakes to end it. The first cause is the one it ends with.
+func (s *stream) stop(cause error) {
+	s.stopped.CompareAndSwap(nil, &cause)
 	s.over.Store(true)
 	s.ring()
+}
+
+// interrupted is why the stream must end before it waits for or sends anything more: the
+// engine stopped it, or the client went away (ctx is the request's); nil while neither.
+func (s *stream) interrupted(ctx context.Context) error {
+	if cause := s.stopped.Load(); cause != nil {
+		return *cause
+	}
+	return ctx.Err()
 }
 
 // ring wakes the stream from Wait (see alarm).
@@ -255,7 +264,7 @@ func (s *stream) beatDue() {
 // sendAvailable sends what the follower has now, until it has nothing more or the client left.
 func (s *stream) sendAvailable(ctx context.Context, f *Follower) error {
 	for {
-		if err := ctx.Err(); err != nil {
+		if err := s.interrupted(ctx); err != nil {
 			return err
 		}
 		ds, err := f.Next()
@@ -323,15 +332,17 @@ type stream struct {
 	e    *Engine
 	sink Sink
 	// alarm wakes the stream from its wait for events (Follower.Wait) for what is not an
-	// event: its context ending, or its heartbeat coming due (then beat is set); live with a
-	// deliverer, it is also how the deliverer hands over (see runLive).
+	// event: the engine stopping it, its context ending (without a deliverer), or its
+	// heartbeat coming due (then beat is set); live with a deliverer, it is also how the
+	// deliverer hands over (see runLive).
 	alarm chan struct{}
 	beat  atomic.Bool
-	// over: the stream's context ended. Deliverers read it where they would read the
-	// context's own state, on a line of memory they touch anyway (that read was a cache miss
-	// in every delivery). Set when the engine ends the stream (streamSet), and by the
-	// context's AfterFunc when the client goes away.
+	// over: the engine stopped the stream. Deliverers read it on a line of memory they touch
+	// anyway, and stop writing for it. A client that went away needs no such flag: its sink
+	// fails, and its goroutine, woken by the context, ends it.
 	over atomic.Bool
+	// stopped is the cause the engine stopped the stream with (stop), nil until it does.
+	stopped atomic.Pointer[error]
 	// expires is when the token the stream was opened with expires, in Unix nanoseconds on
 	// the engine's clock; 0 for a token that does not (a bot's).
 	expires int64
