@@ -14,13 +14,13 @@ import (
 // use it; a header from anyone else is ignored, or anyone could pick their own address. The
 // limits count it by ratelimit.AddrKey (an IPv6 address by its /64); the logs show it whole.
 
-const clientAddrKey ctxKey = 100
-
 // clientAddr is the address of the client a call came from (see clientAddrOf); empty outside
-// a request served by New's handler.
+// a request served by New's handler. The intake puts it in the request's state.
 func clientAddr(ctx context.Context) string {
-	addr, _ := ctx.Value(clientAddrKey).(string)
-	return addr
+	if intakeOf(ctx) == nil {
+		return ""
+	}
+	return requestStateOf(ctx).addr
 }
 
 // ClientAddr is the client address of a request served by the server's handler, for logs.

@@ -66,26 +66,26 @@ func (in *intake) wrap(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		in.running.enter()
 		defer in.running.leave()
-		addr := in.proxies.clientAddrOf(r)
-		ctx := context.WithValue(r.Context(), clientAddrKey, addr)
-		if l := requestLogOf(ctx); l != nil {
-			l.addr = addr
+		// What the intake learns goes in the request's state, which the request log put in
+		// its context (one made here without it, for an intake on its own).
+		st := requestStateOf(r.Context())
+		if st == nil {
+			st = &requestState{}
+			r = withRequestState(r, st)
 		}
+		is := &st.intake
+		is.served = true
+		st.addr = in.proxies.clientAddrOf(r)
 		// Counted as every per-address limit counts (an IPv6 /64 is one host).
-		release, ok := in.slots.take(ratelimit.AddrKey(addr))
+		release, ok := in.slots.take(ratelimit.AddrKey(st.addr))
 		if ok {
 			defer release()
-			ctx = context.WithValue(ctx, releaseKey, release)
+			is.release = release
 		} else {
-			ctx = context.WithValue(ctx, refusalKey, errTooManyInFlight)
+			is.refusal = errTooManyInFlight
 		}
-		aw := &answerWriter{ResponseWriter: w, http1: r.ProtoMajor == 1}
-		ctx = context.WithValue(ctx, answerWriterKey, aw)
-		outer := r
-		r = r.WithContext(ctx)
-		// The mux names the route on the request it is given; the request log outside reads it
-		// from its own.
-		defer func() { outer.Pattern = r.Pattern }()
+		is.aw = answerWriter{ResponseWriter: w, http1: r.ProtoMajor == 1}
+		aw := &is.aw
 		if isToolCall(r) {
 			// Reads and writes both: a client that sends nothing, or reads nothing, is cut off
 			// alike. The deadlines go with the request (over HTTP/1 they are the connection's).
@@ -245,10 +245,32 @@ type answerWriter struct {
 	through io.Writer
 }
 
+// intakeState is what the intake tells the handlers inside about a request (in its
+// requestState; the client address is the request log's addr).
+type intakeState struct {
+	// served: the request passed the intake (the rest is set).
+	served bool
+	// release gives back the request's place among those in flight before authentication;
+	// nil when it got none (refusal is set).
+	release func()
+	refusal error
+	aw      answerWriter
+}
+
+// intakeOf is what the intake said about the request, nil outside the intake.
+func intakeOf(ctx context.Context) *intakeState {
+	if st := requestStateOf(ctx); st != nil && st.intake.served {
+		return &st.intake
+	}
+	return nil
+}
+
 // answerWriterOf is the request's answerWriter, nil outside the intake.
 func answerWriterOf(ctx context.Context) *answerWriter {
-	w, _ := ctx.Value(answerWriterKey).(*answerWriter)
-	return w
+	if is := intakeOf(ctx); is != nil {
+		return &is.aw
+	}
+	return nil
 }
 
 // holdFlushes makes the flushes that follow no-ops (hold) or real again. What is written
@@ -292,25 +314,21 @@ func (w *answerWriter) Flush() {
 // Unwrap lets http.ResponseController reach the real writer.
 func (w *answerWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
-const (
-	releaseKey      ctxKey = 101
-	refusalKey      ctxKey = 102
-	answerWriterKey ctxKey = 103
-)
-
 // authenticated gives back the request's place among those in flight before authentication,
 // once its caller is known.
 func authenticated(ctx context.Context) {
-	if release, ok := ctx.Value(releaseKey).(func()); ok {
-		release()
+	if is := intakeOf(ctx); is != nil && is.release != nil {
+		is.release()
 	}
 }
 
 // refusal is why the intake refused a request it let through to be answered in its own
 // protocol (a Connect call): nil when it did not.
 func refusal(ctx context.Context) error {
-	err, _ := ctx.Value(refusalKey).(error)
-	return err
+	if is := intakeOf(ctx); is != nil {
+		return is.refusal
+	}
+	return nil
 }
 
 // addrSlots counts the requests in flight per client address (as ratelimit.AddrKey counts it)

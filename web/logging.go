@@ -46,11 +46,34 @@ type requestLog struct {
 	cause error
 }
 
-type requestLogKey struct{}
+// requestState is the one value the middleware keeps in a request's context: what its log
+// line learns (requestLog) and what the intake tells the handlers inside (intakeState). One
+// value, put there by the outermost handler (logRequests), where a value per fact cost a
+// context each, and the intake a copy of the request, all alive for as long as a Subscribe
+// stream is open (docs/performance.md).
+type requestState struct {
+	requestLog
+	intake intakeState
+}
 
+type requestStateKey struct{}
+
+func requestStateOf(ctx context.Context) *requestState {
+	st, _ := ctx.Value(requestStateKey{}).(*requestState)
+	return st
+}
+
+// withRequestState is r with st in its context.
+func withRequestState(r *http.Request, st *requestState) *http.Request {
+	return r.WithContext(context.WithValue(r.Context(), requestStateKey{}, st))
+}
+
+// requestLogOf is the request's log line, nil outside logRequests.
 func requestLogOf(ctx context.Context) *requestLog {
-	l, _ := ctx.Value(requestLogKey{}).(*requestLog)
-	return l
+	if st := requestStateOf(ctx); st != nil && st.log != nil {
+		return &st.requestLog
+	}
+	return nil
 }
 
 // noteMember records the authenticated member of the request.
@@ -95,8 +118,9 @@ func requestAddr(r *http.Request) string {
 // The calls that failed before the interceptors are counted in m too (nil: no metrics).
 func logRequests(log *slog.Logger, m *metrics.Metrics, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		l := &requestLog{log: log, addr: requestAddr(r), start: time.Now()}
-		r = r.WithContext(context.WithValue(r.Context(), requestLogKey{}, l))
+		st := &requestState{requestLog: requestLog{log: log, addr: requestAddr(r), start: time.Now()}}
+		r = withRequestState(r, st)
+		l := &st.requestLog
 		// One allocation for both writers: the StatusWriter is held by value.
 		lw := &logWriter{StatusWriter: metrics.StatusWriter{ResponseWriter: w, Status: http.StatusOK}, tool: isToolCall(r)}
 		next.ServeHTTP(lw, r)
