@@ -454,9 +454,12 @@ func (c *conn) onStreamError(se http2.StreamError) {
 		// Ended now, or reset already (its RST_STREAM is out, or the client's came).
 		return
 	}
-	// The stream is closed: whether its answer's last frame went out before the error's frame
-	// was read or after (DATA after the client's END_STREAM: RFC 9113, 5.1), the client is told
-	// the same.
+	// The stream is closed, or was refused as it opened: whether its answer's last frame went
+	// out before the error's frame was read or after (DATA after the client's END_STREAM: RFC
+	// 9113, 5.1), the client is told the same, and what it sent before it heard is ignored.
+	c.mu.Lock()
+	c.rememberLocked(se.StreamID, true)
+	c.mu.Unlock()
 	c.queue(ctlFrame{kind: ctlReset, id: se.StreamID, code: se.Code})
 }
 

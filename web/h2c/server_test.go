@@ -22,6 +22,7 @@ import (
 	"connectrpc.com/connect"
 	"connectrpc.com/grpcreflect"
 	"golang.org/x/net/http2"
+	"golang.org/x/net/http2/hpack"
 )
 
 // smallWindowClient is an h2c client that advertises 64 KiB windows, the least it may.
@@ -479,4 +480,46 @@ func TestTheSettingsAckGoesBeforeTheDataItLetsThrough(t *testing.T) {
 		}
 		c.conn.Close()
 	}
+}
+
+// TestFramesInFlightOnAStreamTheServerResetAreIgnored: once the server reset a stream (here,
+// for a body longer than its content-length), what the client sent on it before it heard
+// (more DATA, its trailers) is ignored, as RFC 9113, 5.1 asks: no second RST_STREAM, no
+// connection error, and the connection goes on.
+func TestFramesInFlightOnAStreamTheServerResetAreIgnored(t *testing.T) {
+	_, addr := serve(t, protoHandler(), nil)
+	c := dialRaw(t, addr)
+	c.settle()
+	c.headers(1, false, "POST", "/", "content-length", "4")
+	if err := c.fr.WriteData(1, false, []byte("too long")); err != nil {
+		t.Fatal(err)
+	}
+	if code := c.reset(1); code != http2.ErrCodeProtocol {
+		t.Fatalf("RST_STREAM %v for a body over its length, want PROTOCOL_ERROR", code)
+	}
+	if err := c.fr.WriteData(1, false, []byte("more")); err != nil {
+		t.Fatal(err)
+	}
+	c.hbuf.Reset()
+	c.enc.WriteField(hpack.HeaderField{Name: "x-trailer", Value: "late"})
+	if err := c.fr.WriteHeaders(http2.HeadersFrameParam{StreamID: 1, BlockFragment: c.hbuf.Bytes(), EndStream: true, EndHeaders: true}); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.fr.WritePing(false, [8]byte{7}); err != nil {
+		t.Fatal(err)
+	}
+	c.readUntil("the PING's ACK", func(f http2.Frame) bool {
+		switch f := f.(type) {
+		case *http2.RSTStreamFrame, *http2.GoAwayFrame:
+			t.Fatalf("the frames after the reset were answered: %v", f)
+		case *http2.PingFrame:
+			return f.IsAck()
+		}
+		return false
+	})
+	c.headers(3, true, "GET", "/")
+	c.readUntil("the next stream's answer", func(f http2.Frame) bool {
+		d, ok := f.(*http2.DataFrame)
+		return ok && d.StreamID == 3 && d.StreamEnded()
+	})
 }

@@ -7,7 +7,6 @@ import (
 	"io"
 	"net/http"
 	"runtime"
-	"slices"
 	"time"
 
 	"golang.org/x/net/http2"
@@ -32,6 +31,7 @@ type stream struct {
 	remoteClosed bool  // the client ended its side (END_STREAM)
 	localClosed  bool  // the response ended (END_STREAM sent)
 	reset        bool  // RST_STREAM sent or received
+	resetSent    bool  // RST_STREAM sent: the client's frames in flight are ignored (forgetLocked)
 	resetErr     error // why writes fail after a reset
 	writeTimer   *time.Timer
 	countedOut   bool // no longer among the connection's running handlers
@@ -60,7 +60,7 @@ func (st *stream) end(code http2.ErrCode, cause error, send bool) bool {
 		c.mu.Unlock()
 		return false
 	}
-	st.reset, st.resetErr = true, cause
+	st.reset, st.resetErr, st.resetSent = true, cause, send
 	if st.writeTimer != nil {
 		st.writeTimer.Stop()
 	}
@@ -138,9 +138,15 @@ func (c *conn) onHeaders(f *http2.MetaHeadersFrame) error {
 		return c.onTrailers(st, f)
 	}
 	if id <= c.maxStreamID {
-		recent := c.closedLocked(id)
+		closed, resetSent := c.closedLocked(id)
 		c.mu.Unlock()
-		if recent {
+		switch {
+		case resetSent:
+			// Trailers the client sent before our RST_STREAM reached it (RFC 9113, 5.1: frames
+			// on a stream the endpoint reset are ignored). Their block was decoded: the
+			// connection's header table is as the client's.
+			return nil
+		case closed:
 			// HEADERS on a stream that was open and has closed (RFC 9113, 5.1, "closed"): the
 			// same error whether the answer closed it before this frame was read or after.
 			return http2.ConnectionError(http2.ErrCodeStreamClosed)
@@ -242,8 +248,14 @@ func (c *conn) onData(f *http2.DataFrame) error {
 	c.recvAvail -= n
 	st := c.streams[id]
 	if st == nil || st.remoteClosed || st.reset {
+		_, resetSent := c.closedLocked(id)
 		c.mu.Unlock()
 		c.giveBack(nil, int(n))
+		if st == nil && resetSent {
+			// Sent before our RST_STREAM reached the client: ignored (RFC 9113, 5.1), its
+			// length given back to the connection's window.
+			return nil
+		}
 		return http2.StreamError{StreamID: id, Code: http2.ErrCodeStreamClosed}
 	}
 	if n > st.recvAvail {
@@ -341,11 +353,32 @@ func (c *conn) handlerDone(st *stream) {
 // closed; c.mu held.
 func (c *conn) forgetLocked(st *stream) {
 	delete(c.streams, st.id)
-	c.recent[c.recentNext%uint8(len(c.recent))] = st.id
+	c.rememberLocked(st.id, st.resetSent)
+}
+
+// resetMark marks an id in c.recent whose stream the server reset (stream ids have 31 bits).
+const resetMark = 1 << 31
+
+// rememberLocked puts stream id among the last closed, and whether the server sent it
+// RST_STREAM: frames of such a stream that were in flight when the client got it are ignored
+// for as long as it is among the last (RFC 9113, 5.1 lets that time be limited), errors after
+// that. c.mu held.
+func (c *conn) rememberLocked(id uint32, resetSent bool) {
+	if resetSent {
+		id |= resetMark
+	}
+	c.recent[c.recentNext%uint8(len(c.recent))] = id
 	c.recentNext++
 }
 
-// closedLocked reports whether stream id is among the last closed; c.mu held.
-func (c *conn) closedLocked(id uint32) bool {
-	return slices.Contains(c.recent[:], id)
+// closedLocked reports whether stream id is among the last closed, and whether the server
+// reset it; c.mu held.
+func (c *conn) closedLocked(id uint32) (closed, resetSent bool) {
+	for _, r := range c.recent {
+		if r&^resetMark == id {
+			closed = true
+			resetSent = resetSent || r&resetMark != 0
+		}
+	}
+	return closed, resetSent
 }
