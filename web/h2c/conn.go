@@ -77,8 +77,10 @@ type conn struct {
 	hs         *http.Server
 	handler    http.Handler
 	remoteAddr string
-	ctx        context.Context
-	cancel     context.CancelCauseFunc
+	// base is what every request's context is made from: the server's values. Not a context
+	// the connection cancels: a stream's own would then be its child, kept in a map of the
+	// connection's (hundreds of bytes of every connection's memory); close cancels each.
+	base context.Context
 
 	// Read side: the reader goroutine's own.
 	br        *bufio.Reader
@@ -150,7 +152,7 @@ func newConn(s *Server, nc net.Conn, ctx context.Context) *conn {
 	if sc, ok := nc.(syscall.Conn); ok && canWriteNow {
 		c.raw, _ = sc.SyscallConn()
 	}
-	c.ctx, c.cancel = context.WithCancelCause(ctx)
+	c.base = ctx
 	c.br = bufio.NewReaderSize(nc, readBufferSize)
 	c.fr = http2.NewFramer(nil, c.br)
 	c.fr.SetMaxReadFrameSize(ourMaxFrameSize)
@@ -218,8 +220,10 @@ func (c *conn) close(cause error) {
 	c.cond.Broadcast()
 	c.mu.Unlock()
 	c.nc.Close()
-	c.cancel(canceled(cause))
+	// A stream whose handler may still run is here, or was reset, which canceled its context
+	// already: one forgotten as it closed both ways has an answer that ended.
 	for _, st := range streams {
+		st.cancel(canceled(cause))
 		st.body.fail(cause)
 	}
 }

@@ -127,7 +127,7 @@ func (c *conn) newRequest(st *stream, f *http2.MetaHeadersFrame) (*http.Request,
 	}
 
 	var ctx context.Context
-	ctx, st.cancel = context.WithCancelCause(c.ctx)
+	ctx, st.cancel = context.WithCancelCause(c.base)
 	st.ctx = ctx
 	req := &http.Request{
 		Method:        method,

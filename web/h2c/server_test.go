@@ -158,6 +158,34 @@ func TestResetCancelsTheHandlersContext(t *testing.T) {
 	}
 }
 
+// A connection that ends (here the client goes away) cancels the context of every handler
+// still running on it, with a cause that wraps context.Canceled.
+func TestAConnectionThatEndsCancelsItsHandlersContexts(t *testing.T) {
+	started := make(chan struct{}, 2)
+	ended := make(chan error, 2)
+	_, addr := serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		started <- struct{}{}
+		<-r.Context().Done()
+		ended <- context.Cause(r.Context())
+	}), nil)
+	c := dialRaw(t, addr)
+	c.headers(1, true, "GET", "/")
+	c.headers(3, false, "POST", "/")
+	<-started
+	<-started
+	c.conn.Close()
+	for range 2 {
+		select {
+		case err := <-ended:
+			if !errors.Is(err, context.Canceled) {
+				t.Fatalf("a handler's context ended with %v, want a cause wrapping context.Canceled", err)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatal("a handler's context did not end after the client went away")
+		}
+	}
+}
+
 // Opening and resetting streams in a loop (CVE-2023-44487) cannot run more handlers at once
 // than SETTINGS_MAX_CONCURRENT_STREAMS: a reset stream's handler still counts until it
 // returns, and the streams past the limit are refused.
