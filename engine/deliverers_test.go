@@ -295,4 +295,14 @@ func TestAStreamTheEngineEndsIsOverAtOnce(t *testing.T) {
 	if set.untrack("n", oldest); len(set.members["n"]) != MaxStreamsPerMember {
 		t.Fatalf("after the oldest's untrack, %d streams of n are tracked, want %d", len(set.members["n"]), MaxStreamsPerMember)
 	}
+	// A client that went away before the engine stopped its stream is what ended it.
+	gone, cancel := context.WithCancel(context.Background())
+	cancel()
+	away := newStream()
+	set.track("o", away)
+	defer set.untrack("o", away)
+	set.end("o", ErrGone)
+	if err := away.interrupted(gone); err != context.Canceled || away.stoppedWith(err) {
+		t.Fatalf("a stream whose client left first is interrupted by %v", err)
+	}
 }

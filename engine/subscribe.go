@@ -122,14 +122,14 @@ func (s *stream) finish(ctx context.Context, err error) (StreamEnd, error) {
 
 // ended tells how the stream ended: what it was ending for, unless the client went away
 // first (a send to a client that left fails) or the attempt to end it failed; and reports it
-// to the Observer. A stream the engine stopped (streamSet.end) ended for the engine's reason,
-// even if the client went away after.
+// to the Observer. A stream that ended with the cause the engine stopped it with (streamSet)
+// ended for the engine's reason, even if the client went away after.
 //
 //go:noinline
 func (s *stream) ended(ctx context.Context, why StreamEnd, err error) (StreamEnd, error) {
 	var ee *Error
 	switch {
-	case why != StreamShutdown && s.stopped.Load() == nil && clientWentAway(ctx):
+	case why != StreamShutdown && !s.stoppedWith(err) && clientWentAway(ctx):
 		why, err = StreamClientClosed, nil
 	case errors.As(err, &ee) && ee.Code == CodeResourceExhausted:
 		why = StreamCapped
@@ -219,12 +219,23 @@ func (s *stream) stop(cause error) {
 }
 
 // interrupted is why the stream must end before it waits for or sends anything more: the
-// engine stopped it, or the client went away (ctx is the request's); nil while neither.
+// client went away (ctx is the request's), or the engine stopped it; nil while neither. The
+// client's going away comes first: if it went away before the engine stopped the stream, it
+// is what ended it.
 func (s *stream) interrupted(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 	if cause := s.stopped.Load(); cause != nil {
 		return *cause
 	}
-	return ctx.Err()
+	return nil
+}
+
+// stoppedWith reports whether err is the cause the engine stopped the stream with.
+func (s *stream) stoppedWith(err error) bool {
+	cause := s.stopped.Load()
+	return cause != nil && err == *cause
 }
 
 // ring wakes the stream from Wait (see alarm).
