@@ -113,6 +113,7 @@ type conn struct {
 	cond          sync.Cond
 	streams       map[uint32]*stream
 	maxStreamID   uint32    // the highest stream the client opened
+	maxUnserved   uint32    // the highest it opened after our GOAWAY (not served)
 	recent        [8]uint32 // the last streams closed (forgetLocked)
 	recentNext    uint8
 	handlers      int   // handlers running
@@ -416,12 +417,12 @@ func (c *conn) onWindowUpdate(f *http2.WindowUpdateFrame) error {
 		c.cond.Broadcast()
 		return nil
 	}
-	if f.StreamID%2 == 0 || f.StreamID > c.maxStreamID {
+	if f.StreamID%2 == 0 || c.idleLocked(f.StreamID) {
 		return http2.ConnectionError(http2.ErrCodeProtocol)
 	}
 	st := c.streams[f.StreamID]
 	if st == nil {
-		return nil // closed: a window update may cross our end of the stream
+		return nil // closed, or not served: a window update may cross our end of the stream
 	}
 	st.sendWindow += int64(f.Increment)
 	if st.sendWindow > 1<<31-1 {
@@ -433,7 +434,7 @@ func (c *conn) onWindowUpdate(f *http2.WindowUpdateFrame) error {
 
 func (c *conn) onReset(f *http2.RSTStreamFrame) error {
 	c.mu.Lock()
-	if f.StreamID%2 == 0 || f.StreamID > c.maxStreamID {
+	if f.StreamID%2 == 0 || c.idleLocked(f.StreamID) {
 		c.mu.Unlock()
 		return http2.ConnectionError(http2.ErrCodeProtocol)
 	}

@@ -274,8 +274,9 @@ func (w *responseWriter) send(p1, p2 []byte, end bool) error {
 			if err == nil && end && last {
 				// The stream ends with this write: the frames the client sends once it has
 				// read it must find it closed. Either the client ended its side, or the
-				// RST_STREAM below ends it.
+				// RST_STREAM below ends it (and what it sent before it read that is ignored).
 				st.localClosed = true
+				st.resetSent = remoteOpen
 				if st.writeTimer != nil {
 					st.writeTimer.Stop()
 				}

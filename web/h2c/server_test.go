@@ -533,21 +533,91 @@ func TestFramesInFlightOnAStreamTheServerResetAreIgnored(t *testing.T) {
 	if err := c.fr.WriteHeaders(http2.HeadersFrameParam{StreamID: 1, BlockFragment: c.hbuf.Bytes(), EndStream: true, EndHeaders: true}); err != nil {
 		t.Fatal(err)
 	}
+	pingAnsweredAlone(t, c)
+	c.headers(3, true, "GET", "/")
+	c.readUntil("the next stream's answer", func(f http2.Frame) bool {
+		d, ok := f.(*http2.DataFrame)
+		return ok && d.StreamID == 3 && d.StreamEnded()
+	})
+}
+
+// TestFramesInFlightAfterAnAnswerThatEndedTheStreamAreIgnored: an answer that goes out before
+// the request's body ended closes the stream with RST_STREAM NO_ERROR (RFC 9113, 8.1); the
+// body and trailers the client sent before it read that are ignored, not answered with a
+// second reset or a connection error.
+func TestFramesInFlightAfterAnAnswerThatEndedTheStreamAreIgnored(t *testing.T) {
+	_, addr := serve(t, protoHandler(), nil)
+	c := dialRaw(t, addr)
+	c.settle()
+	c.headers(1, false, "POST", "/")
+	if code := c.reset(1); code != http2.ErrCodeNo {
+		t.Fatalf("RST_STREAM %v after the answer, want NO_ERROR", code)
+	}
+	if err := c.fr.WriteData(1, false, []byte("the body")); err != nil {
+		t.Fatal(err)
+	}
+	c.hbuf.Reset()
+	c.enc.WriteField(hpack.HeaderField{Name: "x-trailer", Value: "late"})
+	if err := c.fr.WriteHeaders(http2.HeadersFrameParam{StreamID: 1, BlockFragment: c.hbuf.Bytes(), EndStream: true, EndHeaders: true}); err != nil {
+		t.Fatal(err)
+	}
+	pingAnsweredAlone(t, c)
+}
+
+// TestFramesOnStreamsOpenedAfterGoAwayAreIgnored: streams a client opens before it reads the
+// server's GOAWAY are not served, and what it sends on them next (DATA, RST_STREAM, a window
+// update) is ignored (RFC 9113, 6.8), while the stream the GOAWAY let finish still finishes.
+func TestFramesOnStreamsOpenedAfterGoAwayAreIgnored(t *testing.T) {
+	started, release := make(chan struct{}), make(chan struct{})
+	s, addr := serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		close(started)
+		<-release
+		io.WriteString(w, "finished")
+	}), nil)
+	c := dialRaw(t, addr)
+	c.settle()
+	c.headers(1, true, "GET", "/")
+	<-started
+	shut := make(chan error, 1)
+	go func() { shut <- s.Shutdown(context.Background()) }()
+	if f := c.readUntil("GOAWAY", func(f http2.Frame) bool { _, ok := f.(*http2.GoAwayFrame); return ok }); f.(*http2.GoAwayFrame).LastStreamID != 1 {
+		t.Fatalf("GOAWAY's last stream %d, want 1", f.(*http2.GoAwayFrame).LastStreamID)
+	}
+	c.headers(3, false, "POST", "/")
+	if err := c.fr.WriteData(3, false, []byte("a body")); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.fr.WriteWindowUpdate(3, 100); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.fr.WriteRSTStream(3, http2.ErrCodeCancel); err != nil {
+		t.Fatal(err)
+	}
+	pingAnsweredAlone(t, c)
+	close(release)
+	c.readUntil("stream 1's answer", func(f http2.Frame) bool {
+		d, ok := f.(*http2.DataFrame)
+		return ok && d.StreamID == 1 && d.StreamEnded()
+	})
+	if err := <-shut; err != nil {
+		t.Fatalf("Shutdown: %v", err)
+	}
+}
+
+// pingAnsweredAlone sends a PING and reads until its ACK, failing on any RST_STREAM or GOAWAY
+// on the way: the frames sent before it were ignored.
+func pingAnsweredAlone(t *testing.T, c *rawClient) {
+	t.Helper()
 	if err := c.fr.WritePing(false, [8]byte{7}); err != nil {
 		t.Fatal(err)
 	}
 	c.readUntil("the PING's ACK", func(f http2.Frame) bool {
 		switch f := f.(type) {
 		case *http2.RSTStreamFrame, *http2.GoAwayFrame:
-			t.Fatalf("the frames after the reset were answered: %v", f)
+			t.Fatalf("frames that were to be ignored were answered: %v", f)
 		case *http2.PingFrame:
 			return f.IsAck()
 		}
 		return false
-	})
-	c.headers(3, true, "GET", "/")
-	c.readUntil("the next stream's answer", func(f http2.Frame) bool {
-		d, ok := f.(*http2.DataFrame)
-		return ok && d.StreamID == 3 && d.StreamEnded()
 	})
 }

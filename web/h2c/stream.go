@@ -144,8 +144,9 @@ func (c *conn) onHeaders(f *http2.MetaHeadersFrame) error {
 		case resetSent:
 			// Trailers the client sent before our RST_STREAM reached it (RFC 9113, 5.1: frames
 			// on a stream the endpoint reset are ignored). Their block was decoded: the
-			// connection's header table is as the client's.
-			return nil
+			// connection's header table is as the client's. Counted as frames that carry
+			// nothing: a client could mark an id so (a PRIORITY on itself) and send on it.
+			return c.junkFrame()
 		case closed:
 			// HEADERS on a stream that was open and has closed (RFC 9113, 5.1, "closed"): the
 			// same error whether the answer closed it before this frame was read or after.
@@ -154,7 +155,9 @@ func (c *conn) onHeaders(f *http2.MetaHeadersFrame) error {
 		return http2.ConnectionError(http2.ErrCodeProtocol)
 	}
 	if c.goingAway {
-		// Streams after the GOAWAY's last are not served; the client may retry them.
+		// Streams after the GOAWAY's last are not served; the client may retry them. What
+		// else it sends on them before it reads the GOAWAY is ignored (RFC 9113, 6.8).
+		c.maxUnserved = max(c.maxUnserved, id)
 		c.mu.Unlock()
 		return nil
 	}
@@ -237,7 +240,7 @@ func (c *conn) onData(f *http2.DataFrame) error {
 	n := int64(f.Length)
 	data := f.Data()
 	c.mu.Lock()
-	if id%2 == 0 || id > c.maxStreamID {
+	if id%2 == 0 || c.idleLocked(id) {
 		c.mu.Unlock()
 		return http2.ConnectionError(http2.ErrCodeProtocol)
 	}
@@ -249,12 +252,14 @@ func (c *conn) onData(f *http2.DataFrame) error {
 	st := c.streams[id]
 	if st == nil || st.remoteClosed || st.reset {
 		_, resetSent := c.closedLocked(id)
+		unserved := id > c.maxStreamID
 		c.mu.Unlock()
 		c.giveBack(nil, int(n))
-		if st == nil && resetSent {
-			// Sent before our RST_STREAM reached the client: ignored (RFC 9113, 5.1), its
-			// length given back to the connection's window.
-			return nil
+		if st == nil && (resetSent || unserved) {
+			// Sent before our RST_STREAM or GOAWAY reached the client: ignored (RFC 9113, 5.1
+			// and 6.8), its length given back to the connection's window, and counted as a
+			// frame that carries nothing (see onHeaders).
+			return c.junkFrame()
 		}
 		return http2.StreamError{StreamID: id, Code: http2.ErrCodeStreamClosed}
 	}
@@ -369,6 +374,12 @@ func (c *conn) rememberLocked(id uint32, resetSent bool) {
 	}
 	c.recent[c.recentNext%uint8(len(c.recent))] = id
 	c.recentNext++
+}
+
+// idleLocked reports whether the client has not opened stream id (RFC 9113, 5.1, "idle"):
+// it is past the last it opened, served or not; c.mu held.
+func (c *conn) idleLocked(id uint32) bool {
+	return id > c.maxStreamID && id > c.maxUnserved
 }
 
 // closedLocked reports whether stream id is among the last closed, and whether the server
