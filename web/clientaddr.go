@@ -17,10 +17,10 @@ import (
 // clientAddr is the address of the client a call came from (see clientAddrOf); empty outside
 // a request served by New's handler. The intake puts it in the request's state.
 func clientAddr(ctx context.Context) string {
-	if intakeOf(ctx) == nil {
-		return ""
+	if st := requestStateOf(ctx); st != nil && st.intake.served {
+		return st.addr
 	}
-	return requestStateOf(ctx).addr
+	return ""
 }
 
 // ClientAddr is the client address of a request served by the server's handler, for logs.

@@ -222,7 +222,7 @@ func (c *conn) close(cause error) {
 	c.mu.Unlock()
 	c.nc.Close()
 	// A stream whose handler may still run is here, or was reset, which canceled its context
-	// already: one forgotten as it closed both ways has an answer that ended.
+	// already: one forgotten as its answer ended had a handler that returned.
 	for _, st := range streams {
 		st.cancel(canceled(cause))
 		st.body.fail(cause)
