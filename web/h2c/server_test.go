@@ -515,7 +515,12 @@ func TestTheSettingsAckGoesBeforeTheDataItLetsThrough(t *testing.T) {
 // (more DATA, its trailers) is ignored, as RFC 9113, 5.1 asks: no second RST_STREAM, no
 // connection error, and the connection goes on.
 func TestFramesInFlightOnAStreamTheServerResetAreIgnored(t *testing.T) {
-	_, addr := serve(t, protoHandler(), nil)
+	// The handler reads the body, so the stream is open when the DATA over its length comes
+	// (one that answered at once would end it first, with RST_STREAM NO_ERROR).
+	_, addr := serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		io.WriteString(w, "read")
+	}), nil)
 	c := dialRaw(t, addr)
 	c.settle()
 	c.headers(1, false, "POST", "/", "content-length", "4")
