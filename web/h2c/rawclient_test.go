@@ -54,6 +54,19 @@ func (c *rawClient) headers(id uint32, endStream bool, method, path string, extr
 	}
 }
 
+// restOfTheRequest sends more of stream id's body, then trailers that end it.
+func (c *rawClient) restOfTheRequest(id uint32, body string) {
+	c.t.Helper()
+	if err := c.fr.WriteData(id, false, []byte(body)); err != nil {
+		c.t.Fatal(err)
+	}
+	c.hbuf.Reset()
+	c.enc.WriteField(hpack.HeaderField{Name: "x-trailer", Value: "late"})
+	if err := c.fr.WriteHeaders(http2.HeadersFrameParam{StreamID: id, BlockFragment: c.hbuf.Bytes(), EndStream: true, EndHeaders: true}); err != nil {
+		c.t.Fatal(err)
+	}
+}
+
 // readUntil reads frames until match returns true, and fails the test if the connection
 // ends or 10 s pass first. It acknowledges the server's SETTINGS on the way.
 func (c *rawClient) readUntil(what string, match func(http2.Frame) bool) http2.Frame {

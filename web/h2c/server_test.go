@@ -22,7 +22,6 @@ import (
 	"connectrpc.com/connect"
 	"connectrpc.com/grpcreflect"
 	"golang.org/x/net/http2"
-	"golang.org/x/net/http2/hpack"
 )
 
 // smallWindowClient is an h2c client that advertises 64 KiB windows, the least it may.
@@ -530,14 +529,7 @@ func TestFramesInFlightOnAStreamTheServerResetAreIgnored(t *testing.T) {
 	if code := c.reset(1); code != http2.ErrCodeProtocol {
 		t.Fatalf("RST_STREAM %v for a body over its length, want PROTOCOL_ERROR", code)
 	}
-	if err := c.fr.WriteData(1, false, []byte("more")); err != nil {
-		t.Fatal(err)
-	}
-	c.hbuf.Reset()
-	c.enc.WriteField(hpack.HeaderField{Name: "x-trailer", Value: "late"})
-	if err := c.fr.WriteHeaders(http2.HeadersFrameParam{StreamID: 1, BlockFragment: c.hbuf.Bytes(), EndStream: true, EndHeaders: true}); err != nil {
-		t.Fatal(err)
-	}
+	c.restOfTheRequest(1, "more")
 	pingAnsweredAlone(t, c)
 	c.headers(3, true, "GET", "/")
 	c.readUntil("the next stream's answer", func(f http2.Frame) bool {
@@ -558,14 +550,7 @@ func TestFramesInFlightAfterAnAnswerThatEndedTheStreamAreIgnored(t *testing.T) {
 	if code := c.reset(1); code != http2.ErrCodeNo {
 		t.Fatalf("RST_STREAM %v after the answer, want NO_ERROR", code)
 	}
-	if err := c.fr.WriteData(1, false, []byte("the body")); err != nil {
-		t.Fatal(err)
-	}
-	c.hbuf.Reset()
-	c.enc.WriteField(hpack.HeaderField{Name: "x-trailer", Value: "late"})
-	if err := c.fr.WriteHeaders(http2.HeadersFrameParam{StreamID: 1, BlockFragment: c.hbuf.Bytes(), EndStream: true, EndHeaders: true}); err != nil {
-		t.Fatal(err)
-	}
+	c.restOfTheRequest(1, "the body")
 	pingAnsweredAlone(t, c)
 }
 
