@@ -113,7 +113,7 @@ func (s *stream) tryDeliver() {
 		}
 	}()
 	for {
-		if s.over.Load() || s.beat.Load() {
+		if s.stopped.Load() != nil || s.beat.Load() {
 			// The stream's goroutine was rung when the engine stopped it or the heartbeat's
 			// timer fired, which may be its token's expiry: nothing goes out before it had its
 			// turn.

@@ -278,8 +278,8 @@ func TestAStreamTheEngineEndsIsOverAtOnce(t *testing.T) {
 	set.track("m", s)
 	defer set.untrack("m", s)
 	set.end("m", ErrGone)
-	if !s.over.Load() || len(s.alarm) != 1 || s.interrupted(context.Background()) != ErrGone {
-		t.Fatalf("after end: over %v, rung %v, interrupted by %v", s.over.Load(), len(s.alarm) == 1, s.interrupted(context.Background()))
+	if s.stopped.Load() == nil || len(s.alarm) != 1 || s.interrupted(context.Background()) != ErrGone {
+		t.Fatalf("after end: over %v, rung %v, interrupted by %v", s.stopped.Load() != nil, len(s.alarm) == 1, s.interrupted(context.Background()))
 	}
 	oldest := newStream()
 	set.track("n", oldest)
@@ -289,8 +289,8 @@ func TestAStreamTheEngineEndsIsOverAtOnce(t *testing.T) {
 		set.track("n", o)
 		defer set.untrack("n", o)
 	}
-	if !oldest.over.Load() || oldest.interrupted(context.Background()) != ErrTooManyStreams {
-		t.Fatalf("the oldest stream over the cap, when the newest's track returns: over %v, interrupted by %v", oldest.over.Load(), oldest.interrupted(context.Background()))
+	if oldest.stopped.Load() == nil || oldest.interrupted(context.Background()) != ErrTooManyStreams {
+		t.Fatalf("the oldest stream over the cap, when the newest's track returns: over %v, interrupted by %v", oldest.stopped.Load() != nil, oldest.interrupted(context.Background()))
 	}
 	if set.untrack("n", oldest); len(set.members["n"]) != MaxStreamsPerMember {
 		t.Fatalf("after the oldest's untrack, %d streams of n are tracked, want %d", len(set.members["n"]), MaxStreamsPerMember)

@@ -214,7 +214,6 @@ func (s *stream) run(ctx context.Context, f *Follower) error {
 // and its goroutine wakes to end it. The first cause is the one it ends with.
 func (s *stream) stop(cause error) {
 	s.stopped.CompareAndSwap(nil, &cause)
-	s.over.Store(true)
 	s.ring()
 }
 
@@ -348,11 +347,10 @@ type stream struct {
 	// deliverer hands over (see runLive).
 	alarm chan struct{}
 	beat  atomic.Bool
-	// over: the engine stopped the stream. Deliverers read it on a line of memory they touch
-	// anyway, and stop writing for it. A client that went away needs no such flag: its sink
-	// fails, and its goroutine, woken by the context, ends it.
-	over atomic.Bool
 	// stopped is the cause the engine stopped the stream with (stop), nil until it does.
+	// Deliverers read it on a line of memory they touch anyway, and stop writing for a stream
+	// that has one. A client that went away needs no such mark: its sink fails, and its
+	// goroutine, woken by the context, ends it.
 	stopped atomic.Pointer[error]
 	// expires is when the token the stream was opened with expires, in Unix nanoseconds on
 	// the engine's clock; 0 for a token that does not (a bot's).
