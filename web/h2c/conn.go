@@ -150,9 +150,7 @@ func newConn(s *Server, nc net.Conn, ctx context.Context) *conn {
 		c.handler = http.DefaultServeMux
 	}
 	c.cond.L = &c.mu
-	if sc, ok := nc.(syscall.Conn); ok && canWriteNow {
-		c.raw, _ = sc.SyscallConn()
-	}
+	c.raw = socketOf(nc)
 	c.base = ctx
 	c.br = bufio.NewReaderSize(nc, readBufferSize)
 	c.fr = http2.NewFramer(nil, c.br)

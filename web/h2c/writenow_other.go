@@ -2,8 +2,13 @@
 
 package h2c
 
+import (
+	"net"
+	"syscall"
+)
+
 // Without a descriptor to write to without waiting, TryFlush never writes (conn.raw is nil).
-const canWriteNow = false
+func socketOf(net.Conn) syscall.RawConn { return nil }
 
 type nowWrite struct{}
 

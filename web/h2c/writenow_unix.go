@@ -4,11 +4,29 @@ package h2c
 
 import (
 	"errors"
+	"net"
 	"os"
 	"syscall"
 )
 
-const canWriteNow = true
+// socketOf is the descriptor of nc for writes that do not wait: only the net package's
+// sockets, whose descriptors are non-blocking (writeFD counts on it). nil for anything else.
+func socketOf(nc net.Conn) syscall.RawConn {
+	var sc syscall.Conn
+	switch nc := nc.(type) {
+	case *net.TCPConn:
+		sc = nc
+	case *net.UnixConn:
+		sc = nc
+	default:
+		return nil
+	}
+	raw, err := sc.SyscallConn()
+	if err != nil {
+		return nil
+	}
+	return raw
+}
 
 // nowWrite is writeNow's write, in the connection so that the function the descriptor is
 // written from is made once, not once per write (a closure over b per write was an
@@ -47,7 +65,7 @@ func (c *conn) writeNow(b []byte) (int, error) {
 
 func (w *nowWrite) write(fd uintptr) bool {
 	for {
-		w.n, w.err = syscall.Write(int(fd), w.b)
+		w.n, w.err = writeFD(fd, w.b)
 		if w.err != syscall.EINTR {
 			return true
 		}
