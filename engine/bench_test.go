@@ -158,3 +158,60 @@ func BenchmarkFanOut1000(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.N*subscribers)/b.Elapsed().Seconds(), "deliveries/s")
 }
+
+// BenchmarkFollowerPass measures the deliverers' reads of the hub: one event published, then
+// two goroutines (the deliverers of a 2-core machine) each read it for 500 of 1,000 followers
+// and read again to find nothing more, as tryDeliver does. It reports the cost per follower.
+func BenchmarkFollowerPass(b *testing.B) {
+	const followers, shards = 1000, 2
+	e, _ := openBenchEngine(b)
+	var fs []*Follower
+	for range followers {
+		f, err := e.Follow(FollowOptions{AfterSeq: e.Seq()})
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer f.Close()
+		fs = append(fs, f)
+	}
+	start := make([]chan struct{}, shards)
+	var done sync.WaitGroup
+	var failed atomic.Value
+	for i := range shards {
+		start[i] = make(chan struct{})
+		go func(mine []*Follower, start chan struct{}) {
+			for range start {
+				for _, f := range mine {
+					ds, err := f.Next()
+					if len(ds) != 1 || err != nil {
+						failed.Store(fmt.Sprintf("the first read: %d events, %v", len(ds), err))
+					}
+					if ds, err := f.Next(); len(ds) != 0 || err != nil {
+						failed.Store(fmt.Sprintf("the second read: %d events, %v", len(ds), err))
+					}
+				}
+				done.Done()
+			}
+		}(fs[i*followers/shards:(i+1)*followers/shards], start[i])
+	}
+	defer func() {
+		for _, s := range start {
+			close(s)
+		}
+	}()
+	ev := &svcv1.Event{Kind: &svcv1.Event_Typing{Typing: &svcv1.TypingEvent{}}}
+	b.ResetTimer()
+	for range b.N {
+		e.hub.publishEphemeral(ev, toEveryone())
+		done.Add(shards)
+		for _, s := range start {
+			s <- struct{}{}
+		}
+		done.Wait()
+	}
+	b.StopTimer()
+	if msg := failed.Load(); msg != nil {
+		b.Fatal(msg)
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*followers), "ns/follower")
+}

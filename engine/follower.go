@@ -45,7 +45,9 @@ type FollowOptions struct {
 type Follower struct {
 	e    *Engine
 	opts FollowOptions
-	pos  *readPos
+	// pos is the follower's place in the hub's ring, registered there; held here, not on its
+	// own, so that the deliverers' pass over a thousand streams finds it beside the rest.
+	pos readPos
 	// until is the seq where the replay ends and the ring takes over; after is the seq of the
 	// last event replayed.
 	until, after int64
@@ -66,19 +68,21 @@ type Follower struct {
 // Follow starts a follower after opts.AfterSeq. It fails with ErrResync when that position is
 // newer than the log or older than what the log keeps. Close it when done.
 func (e *Engine) Follow(opts FollowOptions) (*Follower, error) {
-	cur := e.hub.cursor()
+	f := &Follower{e: e, opts: opts, after: opts.AfterSeq}
+	cur := e.hub.cursor(&f.pos)
 	if opts.AfterSeq > cur.seq || opts.AfterSeq < e.firstKeptSeq()-1 {
-		e.hub.leave(cur.reg)
+		e.hub.leave(&f.pos)
 		return nil, ErrResync
 	}
-	return &Follower{e: e, opts: opts, pos: cur.reg, until: cur.seq, after: opts.AfterSeq, snap: cur.snap}, nil
+	f.until, f.snap = cur.seq, cur.snap
+	return f, nil
 }
 
 // Close lets go of the follower's place in the hub.
 func (f *Follower) Close() {
 	if !f.closed {
 		f.closed = true
-		f.e.hub.leave(f.pos)
+		f.e.hub.leave(&f.pos)
 	}
 }
 
@@ -186,6 +190,11 @@ func (f *Follower) replay() ([]Delivery, error) {
 // follower hands over, and moves its place.
 func (f *Follower) live() ([]Delivery, error) {
 	pos := f.pos.pos.Load()
+	if f.wake != nil && !f.e.hub.hasNew(pos) && !isClosed(f.wake) {
+		// Nothing since the last read, which found the hub open: the same answer without the
+		// lock. A closed wake channel means the hub closed, or swapped it without appending.
+		return nil, nil
+	}
 	rr := f.e.hub.read(pos, reuse(f.buf))
 	if rr.lost {
 		return nil, ErrResync
@@ -224,6 +233,16 @@ func (f *Follower) live() ([]Delivery, error) {
 		return nil, ErrGone
 	}
 	return out, nil
+}
+
+// isClosed reports whether ch is closed, without waiting.
+func isClosed(ch chan struct{}) bool {
+	select {
+	case <-ch:
+		return true
+	default:
+		return false
+	}
 }
 
 // keepEntries is the largest buffer of entries a follower keeps from one read to the next. A

@@ -253,3 +253,50 @@ func TestFollowerLooksAgainWhenTheMembersChange(t *testing.T) {
 		}
 	}
 }
+
+// TestFollowerWithNothingNewWaitsAndSeesTheClose: a follower that read everything answers
+// nothing without the hub's lock (hasNew), and still waits on a fresh channel after a wake
+// that brought no entry, and still sees the hub close: an idle follower never spins.
+func TestFollowerWithNothingNewWaitsAndSeesTheClose(t *testing.T) {
+	c := openTestCommunity(t)
+	c.join("owner")
+	f, err := c.e.Follow(FollowOptions{AfterSeq: c.e.Seq()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	nothingNew := func(when string) {
+		t.Helper()
+		if ds, err := f.Next(); len(ds) != 0 || err != nil {
+			t.Fatalf("%s: Next gave %d events, %v; want none", when, len(ds), err)
+		}
+	}
+	waits := func(when string) {
+		t.Helper()
+		if f.wake == nil || isClosed(f.wake) {
+			t.Fatalf("%s: the follower's wake channel is closed: Wait would return at once", when)
+		}
+	}
+	nothingNew("after the first read")
+	nothingNew("read again")
+	waits("after reading everything")
+
+	// A publish with no entries swaps the wake channel without moving the head.
+	c.e.hub.publish(nil, c.e.hub.snap)
+	if f.Wait(nil) {
+		t.Fatal("a publish did not wake the follower")
+	}
+	nothingNew("after a wake that brought nothing")
+	waits("after a wake that brought nothing")
+
+	c.e.hub.publish([]Delivery{{Frame: newFrame(&svcv1.Event{}), Audience: toEveryone()}}, c.e.hub.snap)
+	if ds, err := f.Next(); len(ds) != 1 || err != nil {
+		t.Fatalf("after a publish: Next gave %d events, %v; want 1", len(ds), err)
+	}
+	nothingNew("after reading it")
+
+	c.e.hub.close()
+	if ds, err := f.Next(); !errors.Is(err, ErrClosed) {
+		t.Fatalf("after the hub closed: Next gave %d events, %v; want ErrClosed", len(ds), err)
+	}
+}

@@ -41,7 +41,7 @@ func TestEphemeralPublishesNeverRestoreAnOlderSnapshot(t *testing.T) {
 		}
 		close(stop)
 		wg.Wait()
-		if c := h.cursor(); c.snap != last {
+		if c := h.cursor(&readPos{}); c.snap != last {
 			t.Fatalf("round %d: the cursor is at seq %d with the Snapshot of seq %d", round, c.seq, c.snap.Seq())
 		}
 	}

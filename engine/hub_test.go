@@ -18,12 +18,13 @@ func publishN(h *hub, n int) {
 func TestHubReleasesWhatEveryStreamRead(t *testing.T) {
 	h := newHub(1024, 0, &Snapshot{})
 	slot := func(pos int) Delivery { return h.ring[pos%len(h.ring)] }
-	cur := h.cursor() // a stream replaying from the log, at position 0
+	reg := &readPos{}
+	h.cursor(reg) // a stream replaying from the log, at position 0
 	publishN(h, 300)
 	if slot(0).Snapshot == nil || slot(299).Snapshot == nil {
 		t.Fatal("released entries a stream has not read")
 	}
-	cur.reg.pos.Store(200)
+	reg.pos.Store(200)
 	publishN(h, 256)
 	if slot(199).Snapshot != nil || slot(0).Frame != nil {
 		t.Fatal("kept entries every stream has read")
@@ -35,7 +36,7 @@ func TestHubReleasesWhatEveryStreamRead(t *testing.T) {
 	if rr.lost || len(rr.entries) != 356 || rr.entries[0].Snapshot == nil {
 		t.Fatalf("the stream reads %d entries (lost %v)", len(rr.entries), rr.lost)
 	}
-	h.leave(cur.reg)
+	h.leave(reg)
 	publishN(h, 256) // the last release comes at 768: every 256 entries
 	for pos := 0; pos < 768; pos++ {
 		if slot(pos).Snapshot != nil {
