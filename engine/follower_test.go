@@ -282,14 +282,15 @@ func TestFollowerWithNothingNewWaitsAndSeesTheClose(t *testing.T) {
 	waits("after reading everything")
 
 	// A publish with no entries swaps the wake channel without moving the head.
-	c.e.hub.publish(nil, c.e.hub.snap)
+	c.e.hub.publish(nil, c.e.snap.Load())
 	if f.Wait(nil) {
 		t.Fatal("a publish did not wake the follower")
 	}
 	nothingNew("after a wake that brought nothing")
 	waits("after a wake that brought nothing")
 
-	c.e.hub.publish([]Delivery{{Frame: newFrame(&svcv1.Event{}), Audience: toEveryone()}}, c.e.hub.snap)
+	typing := &svcv1.Event{Kind: &svcv1.Event_Typing{Typing: &svcv1.TypingEvent{}}}
+	c.e.hub.publish([]Delivery{{Frame: newFrame(typing), Audience: toEveryone()}}, c.e.snap.Load())
 	if ds, err := f.Next(); len(ds) != 1 || err != nil {
 		t.Fatalf("after a publish: Next gave %d events, %v; want 1", len(ds), err)
 	}
