@@ -43,14 +43,13 @@ func (d Delivery) VisibleTo(memberID string) bool { return d.Snapshot.receives(m
 type hub struct {
 	mu   sync.RWMutex
 	ring []Delivery
-	head uint64 // position the next entry takes
-	// published is head, stored after every append for the followers' check without the lock
-	// (hasNew).
-	published atomic.Uint64
-	seq       int64 // seq of the newest logged event published
-	snap      *Snapshot
-	wake      chan struct{} // closed and replaced on every publish
-	closed    bool
+	// head is the position the next entry takes. It changes under mu only, and is atomic so
+	// that a follower can tell it has read everything without the lock (hasNew).
+	head   atomic.Uint64
+	seq    int64 // seq of the newest logged event published
+	snap   *Snapshot
+	wake   chan struct{} // closed and replaced on every publish
+	closed bool
 	// live holds the read position of every open stream, from the moment it takes its cursor:
 	// Stats tells from them how far behind the streams are, and release what nobody will read.
 	live map[*readPos]struct{}
@@ -81,15 +80,16 @@ func (h *hub) leave(p *readPos) {
 func (h *hub) lags() (head uint64, lags []uint64) {
 	h.mu.RLock()
 	defer h.mu.RUnlock()
+	head = h.head.Load()
 	lags = make([]uint64, 0, len(h.live))
 	for p := range h.live {
-		if pos := p.pos.Load(); pos < h.head {
-			lags = append(lags, h.head-pos)
+		if pos := p.pos.Load(); pos < head {
+			lags = append(lags, head-pos)
 		} else {
 			lags = append(lags, 0)
 		}
 	}
-	return h.head, lags
+	return head, lags
 }
 
 // publish appends entries that share one Snapshot and wakes every stream.
@@ -117,17 +117,18 @@ func (h *hub) append(entries []Delivery, snap *Snapshot) chan struct{} {
 	if h.closed {
 		return nil
 	}
+	head := h.head.Load()
 	for _, en := range entries {
 		en.Snapshot = snap
-		h.ring[h.head%uint64(len(h.ring))] = en
-		h.head++
+		h.ring[head%uint64(len(h.ring))] = en
+		head++
 		if s := en.Frame.Event.GetSeq(); s > 0 {
 			h.seq = s
 		}
 	}
-	h.published.Store(h.head)
+	h.head.Store(head)
 	h.snap = snap
-	if h.head-h.releasedAt >= releaseEvery {
+	if head-h.releasedAt >= releaseEvery {
 		h.release()
 	}
 	woken := h.wake
@@ -141,21 +142,22 @@ func (h *hub) append(entries []Delivery, snap *Snapshot) chan struct{} {
 // ring came round. A slot is read only by streams at or before it, and new streams start at the
 // head, so a slot below every stream's position is never read again. Called with h.mu held.
 func (h *hub) release() {
-	until := h.head
+	head := h.head.Load()
+	until := head
 	for p := range h.live {
 		until = min(until, p.pos.Load())
 	}
 	n := uint64(len(h.ring))
 	from := h.released
-	if h.head > n {
+	if head > n {
 		// Slots further back were overwritten; a stream that far behind gets resync.
-		from = max(from, h.head-n)
+		from = max(from, head-n)
 	}
 	for p := from; p < until; p++ {
 		h.ring[p%n] = Delivery{}
 	}
 	h.released = max(h.released, until)
-	h.releasedAt = h.head
+	h.releasedAt = head
 }
 
 // publishEphemeral adds one event that is not logged (seq 0) against the newest Snapshot.
@@ -182,7 +184,7 @@ type cursor struct {
 func (h *hub) cursor(reg *readPos) cursor {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	reg.pos.Store(h.head)
+	reg.pos.Store(h.head.Load())
 	h.live[reg] = struct{}{}
 	return cursor{seq: h.seq, snap: h.snap}
 }
@@ -199,22 +201,23 @@ type readResult struct {
 // hasNew reports whether anything was published at or after pos, without the lock: the
 // deliverers ask it of every stream after every pass (tryDeliver reads until a read comes
 // back empty), and two cores taking the lock's reader count in turn, for each of a thousand
-// streams, was a few percent of the server's CPU in the standard run. A publish stores
-// published under h.mu, so a reader that took h.mu after the publish (as a deliverer does
-// before its pass) sees it.
-func (h *hub) hasNew(pos uint64) bool { return h.published.Load() != pos }
+// streams, was a few percent of the server's CPU in the standard run. A publish stores head
+// under h.mu, so a reader that took h.mu after the publish (as a deliverer does before its
+// pass) sees it.
+func (h *hub) hasNew(pos uint64) bool { return h.head.Load() != pos }
 
 // read copies the entries from pos on into buf.
 func (h *hub) read(pos uint64, buf []Delivery) readResult {
 	h.mu.RLock()
 	defer h.mu.RUnlock()
-	if h.head-pos > uint64(len(h.ring)) {
+	head := h.head.Load()
+	if head-pos > uint64(len(h.ring)) {
 		return readResult{lost: true}
 	}
-	for p := pos; p < h.head; p++ {
+	for p := pos; p < head; p++ {
 		buf = append(buf, h.ring[p%uint64(len(h.ring))])
 	}
-	return readResult{entries: buf, next: h.head, closed: h.closed, wake: h.wake}
+	return readResult{entries: buf, next: head, closed: h.closed, wake: h.wake}
 }
 
 // close ends every stream.
