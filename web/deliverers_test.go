@@ -68,3 +68,39 @@ func TestAnH2CStreamThatStopsReadingHoldsUpNoOther(t *testing.T) {
 		i++
 	}
 }
+
+// TestLiveEventsInEveryProtocolAndCodec: a stream's live events reach a client in each
+// protocol and codec it may stream in, over h2c: those the deliverers write themselves (below
+// Connect's compression threshold), and a larger one, which Connect sends compressed to these
+// clients (they accept gzip), in between, in order.
+func TestLiveEventsInEveryProtocolAndCodec(t *testing.T) {
+	clock := webtest.NewClock()
+	s := webtest.Start(t, webtest.WithClock(clock))
+	alice := s.Join("alice")
+	ch := mustChannel(t, alice, "general", svcv1.ChannelKind_CHANNEL_KIND_TEXT)
+	texts := []string{"short", strings.Repeat("long ", 400), "short again"}
+	for _, p := range []struct {
+		name string
+		opts []connect.ClientOption
+	}{
+		{"connect proto", nil},
+		{"connect json", []connect.ClientOption{connect.WithProtoJSON()}},
+		{"grpc proto", []connect.ClientOption{connect.WithGRPC()}},
+		{"grpc json", []connect.ClientOption{connect.WithGRPC(), connect.WithProtoJSON()}},
+		{"grpc-web proto", []connect.ClientOption{connect.WithGRPCWeb()}},
+		{"grpc-web json", []connect.ClientOption{connect.WithGRPCWeb(), connect.WithProtoJSON()}},
+	} {
+		t.Run(p.name, func(t *testing.T) {
+			st := s.Client(alice.Token, p.opts...).Subscribe(t, s.Engine.Seq())
+			for _, text := range texts {
+				clock.Advance(time.Second)
+				mustSend(t, alice, &svcv1.SendMessageRequest{ChannelId: ch.GetId(), Text: text})
+			}
+			for _, text := range texts {
+				if ev := st.Next(); ev.GetMessageCreated().GetText() != text {
+					t.Fatalf("got %.40q, want %.40q", kind(ev), "message_created:"+text)
+				}
+			}
+		})
+	}
+}

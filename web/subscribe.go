@@ -25,7 +25,8 @@ func (s *chatService) Subscribe(ctx context.Context, r *connect.Request[svcv1.Su
 	}
 	l := requestLogOf(ctx)
 	l.streamOpened(ctx, svcv1connect.ChatServiceSubscribeProcedure)
-	end, err := s.eng.SubscribeTo(ctx, callerOf(ctx), r.Msg.GetAfterSeq(), trySink(aw, conn, send))
+	live, known := streamCodec(r.Header().Get("Content-Type"), s.eng.SignURLs)
+	end, err := s.eng.SubscribeTo(ctx, callerOf(ctx), r.Msg.GetAfterSeq(), trySink(aw, conn, send, live, known))
 	if aw != nil {
 		// A send that failed with more to come left the hold on: the stream's end goes out.
 		aw.holdFlushes(false)
@@ -46,9 +47,15 @@ const tryHeld = 8 << 10
 
 // trySink is the stream's sink, with TrySend when the response can write without waiting
 // (an h2c connection, h2c.NowWriter): the engine's deliverers then write its live events. A
-// frame goes through Connect as with send, its writes only gathered in the response and
-// Connect's flush held; the last of what the stream had goes with a TryFlush.
-func trySink(aw *answerWriter, conn connect.StreamingHandlerConn, send engine.SendFunc) engine.Sink {
+// frame's writes only gather in the response; the last of what the stream had goes with a
+// TryFlush.
+//
+// A frame Connect would send uncompressed (below compressMinBytes, in a codec the request's
+// content type names: live) is written to the response as it would write it, the frame's cached
+// encoding behind its envelope's prefix: Connect's Send, its envelope and its copies were a
+// tenth of the server's work in the standard load run, once per stream per event
+// (docs/performance.md). Any other frame goes through Connect, its flush held.
+func trySink(aw *answerWriter, conn connect.StreamingHandlerConn, send engine.SendFunc, live codec, known bool) engine.Sink {
 	sink := engine.Sink{Send: send}
 	if aw == nil {
 		return sink
@@ -65,18 +72,35 @@ func trySink(aw *answerWriter, conn connect.StreamingHandlerConn, send engine.Se
 		}
 		w = u.Unwrap()
 	}
+	// write writes f as Connect's Send would, reporting false when it is Connect's to send.
+	// The stream is live: its first heartbeat went out through Connect, with the answer's
+	// header. A write that fails writes nothing, and Connect's Send meets the same failure
+	// and reports it as it reports any.
+	write := func(f *engine.Frame) bool {
+		if !known {
+			return false
+		}
+		b, err := live.enveloped(f)
+		if err != nil || len(b)-envelopePrefix >= compressMinBytes {
+			return false
+		}
+		_, err = nw.Write(b)
+		return err == nil
+	}
 	sink.TrySend = func(f *engine.Frame, more bool) (taken, flushed bool, err error) {
 		if nw.Buffered() > tryHeld {
 			return false, false, nil
 		}
-		if aw.through == nil {
-			// The stream is live: its first heartbeat went out through every writer, with
-			// the answer's 200.
-			aw.through = nw
-		}
-		aw.holdFlushes(true)
 		nw.HoldWrites(true)
-		err = conn.Send(f)
+		if !write(f) {
+			if aw.through == nil {
+				// Connect's writes go straight to the connection's writer, past the
+				// request log's and the status writers, which only pass a 200's body on.
+				aw.through = nw
+			}
+			aw.holdFlushes(true)
+			err = conn.Send(f)
+		}
 		nw.HoldWrites(false)
 		if err != nil || more {
 			return true, false, err
