@@ -215,3 +215,42 @@ func BenchmarkFollowerPass(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*followers), "ns/follower")
 }
+
+// BenchmarkFrameEncoded measures the streams' lookups of an event's encoding: a new event's
+// Frame, then two goroutines (the deliverers of a 2-core machine) each take its encoding for
+// 500 streams, as the deliverers do for every event. It reports the cost per stream.
+func BenchmarkFrameEncoded(b *testing.B) {
+	const streams, shards = 1000, 2
+	marshal := func(ev *svcv1.Event) ([]byte, error) { return proto.Marshal(ev) }
+	ev := &svcv1.Event{Seq: 1, Kind: &svcv1.Event_MessageCreated{MessageCreated: &svcv1.Message{Text: "hello"}}}
+	frames := make(chan *Frame)
+	var done sync.WaitGroup
+	var failed atomic.Value
+	for range shards {
+		go func() {
+			for f := range frames {
+				for range streams / shards {
+					if b, err := f.Encoded("proto", marshal); len(b) == 0 || err != nil {
+						failed.Store(fmt.Sprintf("encoded: %d bytes, %v", len(b), err))
+					}
+				}
+				done.Done()
+			}
+		}()
+	}
+	defer close(frames)
+	b.ResetTimer()
+	for range b.N {
+		f := newFrame(ev)
+		done.Add(shards)
+		for range shards {
+			frames <- f
+		}
+		done.Wait()
+	}
+	b.StopTimer()
+	if msg := failed.Load(); msg != nil {
+		b.Fatal(msg)
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*streams), "ns/stream")
+}

@@ -235,8 +235,11 @@ func (h *hub) close() {
 type Frame struct {
 	Event *svcv1.Event
 
+	// enc is read without a lock: every deliverer reads it for each of its streams, and a
+	// mutex there was one cache line written by all of them in turn, per stream. mu orders
+	// the encodings, each stored as a new slice.
+	enc atomic.Pointer[[]encoding]
 	mu  sync.Mutex
-	enc []encoding
 }
 
 type encoding struct {
@@ -249,17 +252,34 @@ func newFrame(ev *svcv1.Event) *Frame { return &Frame{Event: ev} }
 // Encoded returns the event encoded in format, encoding it with marshal the first time. The
 // bytes are shared: callers must not change them.
 func (f *Frame) Encoded(format string, marshal func(*svcv1.Event) ([]byte, error)) ([]byte, error) {
+	if b, ok := f.cached(format); ok {
+		return b, nil
+	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	for _, e := range f.enc {
-		if e.format == format {
-			return e.bytes, nil
-		}
+	if b, ok := f.cached(format); ok {
+		return b, nil
 	}
 	b, err := marshal(f.Event)
 	if err != nil {
 		return nil, err
 	}
-	f.enc = append(f.enc, encoding{format, b})
+	var encs []encoding
+	if p := f.enc.Load(); p != nil {
+		encs = *p
+	}
+	encs = append(encs[:len(encs):len(encs)], encoding{format, b})
+	f.enc.Store(&encs)
 	return b, nil
+}
+
+func (f *Frame) cached(format string) ([]byte, bool) {
+	if p := f.enc.Load(); p != nil {
+		for _, e := range *p {
+			if e.format == format {
+				return e.bytes, true
+			}
+		}
+	}
+	return nil, false
 }

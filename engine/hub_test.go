@@ -1,6 +1,9 @@
 package engine
 
 import (
+	"fmt"
+	"sync"
+	"sync/atomic"
 	"testing"
 
 	svcv1 "hearth/proto/svc/v1"
@@ -56,5 +59,40 @@ func TestReuseDropsLargeBuffers(t *testing.T) {
 	}
 	if got := reuse(make([]Delivery, 10, keepEntries+1)); got != nil {
 		t.Fatalf("a large buffer is kept (cap %d)", cap(got))
+	}
+}
+
+// TestFrameEncodedOnceForEveryStream: streams on several goroutines take a new event's
+// encodings at once; each format is encoded once, and every stream gets those bytes.
+func TestFrameEncodedOnceForEveryStream(t *testing.T) {
+	f := newFrame(&svcv1.Event{Seq: 3})
+	var encodings atomic.Int32
+	marshal := func(format string) func(*svcv1.Event) ([]byte, error) {
+		return func(ev *svcv1.Event) ([]byte, error) {
+			encodings.Add(1)
+			return fmt.Appendf(nil, "%s %d", format, ev.GetSeq()), nil
+		}
+	}
+	var wg sync.WaitGroup
+	errs := make(chan error, 8)
+	for range 8 {
+		wg.Go(func() {
+			for i := range 100 {
+				format := []string{"proto", "json"}[i%2]
+				b, err := f.Encoded(format, marshal(format))
+				if err != nil || string(b) != format+" 3" {
+					errs <- fmt.Errorf("%s: %q, %v", format, b, err)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	if n := encodings.Load(); n != 2 {
+		t.Fatalf("%d encodings for two formats", n)
 	}
 }
