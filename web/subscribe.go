@@ -91,13 +91,14 @@ func trySink(aw *answerWriter, conn connect.StreamingHandlerConn, send engine.Se
 		if nw.Buffered() > tryHeld {
 			return false, false, nil
 		}
+		if aw.through == nil {
+			// Connect's writes (here and on the stream's goroutine) go straight to the
+			// connection's writer from now on, past the request log's and the status
+			// writers, which only pass a 200's body on.
+			aw.through = nw
+		}
 		nw.HoldWrites(true)
 		if !write(f) {
-			if aw.through == nil {
-				// Connect's writes go straight to the connection's writer, past the
-				// request log's and the status writers, which only pass a 200's body on.
-				aw.through = nw
-			}
 			aw.holdFlushes(true)
 			err = conn.Send(f)
 		}
