@@ -19,11 +19,11 @@ import (
 // Connect compresses, and the deliverers leave such events to it.
 func TestEnvelopedIsWhatConnectSends(t *testing.T) {
 	// event has a proto encoding of exactly n bytes.
+	binary := codec{name: "proto"}
 	event := func(n int) *svcv1.Event {
 		for pad := n; pad >= 0; pad-- {
 			ev := &svcv1.Event{Seq: 7, Kind: &svcv1.Event_MessageCreated{MessageCreated: &svcv1.Message{Text: strings.Repeat("x", pad)}}}
-			proto := codec{name: "proto"}
-			if b, _ := proto.MarshalAppend(nil, ev); len(b) == n {
+			if b, _ := binary.MarshalAppend(nil, ev); len(b) == n {
 				return ev
 			}
 		}
