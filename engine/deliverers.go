@@ -68,18 +68,20 @@ func (d *deliverers) leave(s *stream) {
 // the channel it finds and those before it.
 func (sh *deliveryShard) work(h *hub, wake chan struct{}) {
 	var batch []*stream
+	var w ringWindow
 	for {
 		<-wake
-		var closed bool
-		wake, closed = h.wakeState()
+		h.readWindow(&w)
+		wake = w.wake
 		sh.mu.Lock()
 		batch = append(batch[:0], sh.streams...)
 		sh.mu.Unlock()
 		for _, s := range batch {
-			s.tryDeliver()
+			s.tryDeliver(&w)
 		}
 		clear(batch)
-		if closed {
+		w.empty()
+		if w.closed {
 			return
 		}
 	}
@@ -96,7 +98,7 @@ func (h *hub) wakeState() (chan struct{}, bool) {
 // tryDeliver is a deliverer writing what the stream's follower has, while the sink takes
 // it without waiting. When the stream's goroutine holds the stream, or the sink would wait,
 // the goroutine is rung to do it (catchUp).
-func (s *stream) tryDeliver() {
+func (s *stream) tryDeliver(w *ringWindow) {
 	if !s.mu.TryLock() {
 		s.ring()
 		return
@@ -119,7 +121,7 @@ func (s *stream) tryDeliver() {
 			// turn.
 			return
 		}
-		ds, err := s.f.Next()
+		ds, err := s.f.next(w)
 		if err != nil {
 			s.handOff(nil, err)
 			return

@@ -90,7 +90,10 @@ func (f *Follower) Close() {
 // while there is one, then what the hub has published since the last call. An empty answer
 // means nothing is waiting: call Wait. The slice is the follower's own and is reused by the
 // next call. Errors: ErrResync, ErrGone, ErrClosed (the server shuts down), or a database error.
-func (f *Follower) Next() ([]Delivery, error) {
+func (f *Follower) Next() ([]Delivery, error) { return f.next(nil) }
+
+// next is Next, reading what the hub published from w when w holds it (a deliverer's window).
+func (f *Follower) next(w *ringWindow) ([]Delivery, error) {
 	if f.gone {
 		return nil, ErrGone
 	}
@@ -100,7 +103,7 @@ func (f *Follower) Next() ([]Delivery, error) {
 			return out, err
 		}
 	}
-	return f.live()
+	return f.live(w)
 }
 
 // Replaying reports whether the follower still has logged events to read from the database.
@@ -186,16 +189,19 @@ func (f *Follower) replay() ([]Delivery, error) {
 	return out, nil
 }
 
-// live reads what the hub published from the follower's place on, keeps the events the
-// follower hands over, and moves its place.
-func (f *Follower) live() ([]Delivery, error) {
+// live reads what the hub published from the follower's place on (from w when it holds it),
+// keeps the events the follower hands over, and moves its place.
+func (f *Follower) live(w *ringWindow) ([]Delivery, error) {
 	pos := f.pos.pos.Load()
 	if f.wake != nil && !f.e.hub.hasNew(pos) && !isClosed(f.wake) {
 		// Nothing since the last read, which found the hub open: the same answer without the
 		// lock. A closed wake channel means the hub closed, or swapped it without appending.
 		return nil, nil
 	}
-	rr := f.e.hub.read(pos, reuse(f.buf))
+	rr, ok := w.read(pos, reuse(f.buf))
+	if !ok {
+		rr = f.e.hub.read(pos, reuse(f.buf))
+	}
 	if rr.lost {
 		return nil, ErrResync
 	}
@@ -221,7 +227,7 @@ func (f *Follower) live() ([]Delivery, error) {
 				}
 				f.activeIn = gen
 			}
-			if !d.Snapshot.receivesAs(m, f.member, d.Audience) {
+			if !d.Snapshot.receivesAs(m, f.member, d.Audience, d.channel) {
 				continue
 			}
 		}

@@ -6,6 +6,7 @@ import (
 	"io"
 	"log/slog"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
@@ -122,6 +123,85 @@ func TestFollowerFallenOffTheRingResyncs(t *testing.T) {
 	}
 	if ds, err := f.Next(); !errors.Is(err, ErrResync) {
 		t.Fatalf("Next after 20 commits on a ring of 16: %d events, %v; want ErrResync", len(ds), err)
+	}
+}
+
+// TestFollowersReadADeliverersWindow: followers reading through a deliverer's window (one
+// read of the hub for a pass) get what they would from the hub, each event once and in order:
+// what the window holds, then what was published after it, and, for a follower further behind
+// than the window reaches, everything from the hub. Following as a member, a window's events
+// to a channel's members are judged by the channel they were published with.
+func TestFollowersReadADeliverersWindow(t *testing.T) {
+	c := openTestCommunity(t)
+	ctx := context.Background()
+	owner, bob := c.join("owner"), c.join("bob")
+	done := true
+	if _, err := c.e.UpdateServerSettings(ctx, owner, &svcv1.UpdateServerSettingsRequest{SetupComplete: &done}); err != nil {
+		t.Fatal(err)
+	}
+	private := textChannel(t, c.e, owner, svcv1.ChannelKind_CHANNEL_KIND_PRIVATE)
+	public := textChannel(t, c.e, owner, svcv1.ChannelKind_CHANNEL_KIND_TEXT)
+	follow := func(member string) *Follower {
+		f, err := c.e.Follow(FollowOptions{AfterSeq: c.e.Seq(), Member: member, LoggedOnly: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(f.Close)
+		return f
+	}
+	// read reads f through w until it has nothing more, and returns the texts handed over.
+	read := func(f *Follower, w *ringWindow) []string {
+		var texts []string
+		for {
+			ds, err := f.next(w)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(ds) == 0 {
+				return texts
+			}
+			for _, d := range ds {
+				texts = append(texts, d.Event().GetMessageCreated().GetText())
+			}
+		}
+	}
+	var w ringWindow
+	c.e.hub.readWindow(&w)
+	everyone, asBob, behind := follow(""), follow(bob.ID), follow("")
+
+	var sent []string
+	for i := range maxWindow + 5 {
+		sent = append(sent, c.send(owner, public, "early "+itoa(i), "").GetText())
+	}
+	// The reader of behind has read nothing yet; the others read through a window now.
+	c.e.hub.readWindow(&w)
+	if got := read(everyone, &w); !slices.Equal(got, sent) {
+		t.Fatalf("the first pass: %d texts, want the %d sent in order", len(got), len(sent))
+	}
+	read(asBob, &w)
+
+	c.e.hub.readWindow(&w)
+	inWindow := []string{c.send(owner, public, "in the window", "").GetText()}
+	c.send(owner, private, "not for bob", "")
+	inWindow = append(inWindow, c.send(owner, public, "for bob too", "").GetText())
+	c.e.hub.readWindow(&w)
+	if w.head-w.from != 3 {
+		t.Fatalf("the window holds %d entries, want the 3 published since the last", w.head-w.from)
+	}
+	after := c.send(owner, public, "after the window", "").GetText()
+	want := []string{inWindow[0], "not for bob", inWindow[1], after}
+	if got := read(everyone, &w); !slices.Equal(got, want) {
+		t.Errorf("a follower at the window's start: %q, want %q", got, want)
+	}
+	if got := read(asBob, &w); !slices.Equal(got, []string{inWindow[0], inWindow[1], after}) {
+		t.Errorf("following as bob: %q, want the public messages only", got)
+	}
+	if got := read(behind, &w); !slices.Equal(got, append(sent, want...)) {
+		t.Errorf("a follower behind the window: %d texts, want the %d published since it began", len(got), len(sent)+len(want))
+	}
+	w.empty()
+	if len(w.entries) != 0 || cap(w.entries) == 0 {
+		t.Errorf("an emptied window: %d entries (cap %d): want none, its buffer kept", len(w.entries), cap(w.entries))
 	}
 }
 

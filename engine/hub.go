@@ -32,6 +32,9 @@ type Delivery struct {
 	// Snapshot is the community to judge the event against: as of the event's batch for a live
 	// event, as it is now for a replayed one (see DECISIONS: recipients are decided at delivery).
 	Snapshot *Snapshot
+	// channel is the Audience's channel in Snapshot, for a live event to a channel's members
+	// or viewers: looked up once as it is published, not once per stream.
+	channel *storepb.ChannelRecord
 }
 
 // Event is the delivered event. It is shared: never change it.
@@ -120,6 +123,7 @@ func (h *hub) append(entries []Delivery, snap *Snapshot) chan struct{} {
 	head := h.head.Load()
 	for _, en := range entries {
 		en.Snapshot = snap
+		en.channel = snap.audienceChannel(en.Audience)
 		h.ring[head%uint64(len(h.ring))] = en
 		head++
 		if s := en.Frame.Event.GetSeq(); s > 0 {
@@ -205,6 +209,57 @@ type readResult struct {
 // under h.mu, so a reader that took h.mu after the publish (as a deliverer does before its
 // pass) sees it.
 func (h *hub) hasNew(pos uint64) bool { return h.head.Load() != pos }
+
+// ringWindow is a deliverer's copy of what the hub published since its last pass, read once
+// for the pass: its streams, most of them where the last pass left them, read from here
+// without the hub's lock. That lock's reader count, taken by two cores in turn for each of a
+// thousand streams, moved one line of memory between them per stream and event
+// (docs/performance.md). A window is a read of the ring at one moment: a stream that reads
+// it is where it would be had it read the ring then, its wake channel with it, so that what
+// was published since then is read from the ring.
+type ringWindow struct {
+	from, head uint64
+	entries    []Delivery
+	wake       chan struct{}
+	closed     bool
+}
+
+// maxWindow bounds a window's entries: a stream further behind reads the ring itself.
+const maxWindow = keepEntries
+
+// readWindow fills w with the entries published since w was last filled (maxWindow of the
+// newest at most) and the hub's wake channel and state at that moment.
+func (h *hub) readWindow(w *ringWindow) {
+	w.entries = w.entries[:0]
+	h.mu.RLock()
+	defer h.mu.RUnlock()
+	head := h.head.Load()
+	from, most := w.head, min(maxWindow, uint64(len(h.ring)))
+	if from > head || head-from > most {
+		from = head - min(head, most)
+	}
+	// Slots below released are emptied, and no stream reads them (see release).
+	from = max(from, h.released)
+	for p := from; p < head; p++ {
+		w.entries = append(w.entries, h.ring[p%uint64(len(h.ring))])
+	}
+	w.from, w.head, w.wake, w.closed = from, head, h.wake, h.closed
+}
+
+// empty lets go of the window's entries (and the Snapshots they hold) until the next fill.
+func (w *ringWindow) empty() {
+	clear(w.entries)
+	w.entries = w.entries[:0]
+}
+
+// read is hub.read from the window, for a stream with something in it (from <= pos < head).
+func (w *ringWindow) read(pos uint64, buf []Delivery) (readResult, bool) {
+	if w == nil || pos < w.from || pos >= w.head {
+		return readResult{}, false
+	}
+	buf = append(buf, w.entries[pos-w.from:]...)
+	return readResult{entries: buf, next: w.head, closed: w.closed, wake: w.wake}, true
+}
 
 // read copies the entries from pos on into buf.
 func (h *hub) read(pos uint64, buf []Delivery) readResult {

@@ -85,11 +85,22 @@ func (d *Snapshot) sidebar(memberID string) []*storepb.ChannelRecord {
 
 // receives reports whether a member may receive an event with this audience.
 func (d *Snapshot) receives(memberID string, a *storepb.Audience) bool {
-	return d.receivesAs(memberID, d.active(memberID), a)
+	return d.receivesAs(memberID, d.active(memberID), a, d.audienceChannel(a))
 }
 
-// receivesAs is receives for a member whose active row the caller has (see seesAs).
-func (d *Snapshot) receivesAs(memberID string, m *storepb.MemberRecord, a *storepb.Audience) bool {
+// audienceChannel is the channel an audience names, for the kinds that name one (nil for the
+// others, and for a channel not in d).
+func (d *Snapshot) audienceChannel(a *storepb.Audience) *storepb.ChannelRecord {
+	switch a.GetKind() {
+	case storepb.Audience_KIND_CHANNEL, storepb.Audience_KIND_VIEWERS:
+		return d.channels[a.GetChannelId()]
+	}
+	return nil
+}
+
+// receivesAs is receives for a member whose active row the caller has (see seesAs), and the
+// audience's channel (audienceChannel).
+func (d *Snapshot) receivesAs(memberID string, m *storepb.MemberRecord, a *storepb.Audience, c *storepb.ChannelRecord) bool {
 	if slices.Contains(a.GetExceptMemberIds(), memberID) {
 		return false
 	}
@@ -100,9 +111,9 @@ func (d *Snapshot) receivesAs(memberID string, m *storepb.MemberRecord, a *store
 	case storepb.Audience_KIND_EVERYONE:
 		return m != nil
 	case storepb.Audience_KIND_CHANNEL:
-		return d.inAs(memberID, m, d.channels[a.GetChannelId()])
+		return d.inAs(memberID, m, c)
 	case storepb.Audience_KIND_VIEWERS:
-		return seesAs(memberID, m, d.channels[a.GetChannelId()])
+		return seesAs(memberID, m, c)
 	case storepb.Audience_KIND_ADMINS:
 		return m != nil && m.GetMember().GetRole() >= svcv1.MemberRole_MEMBER_ROLE_ADMIN
 	}
