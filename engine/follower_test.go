@@ -126,21 +126,28 @@ func TestFollowerFallenOffTheRingResyncs(t *testing.T) {
 	}
 }
 
+// ownerBobAndTwoChannels is a community set up by its owner, with bob in it, a private channel
+// bob is not in and a text channel everyone is in.
+func ownerBobAndTwoChannels(t *testing.T) (c *testCommunity, owner, bob Caller, private, public string) {
+	t.Helper()
+	c = openTestCommunity(t)
+	owner, bob = c.join("owner"), c.join("bob")
+	done := true
+	if _, err := c.e.UpdateServerSettings(context.Background(), owner, &svcv1.UpdateServerSettingsRequest{SetupComplete: &done}); err != nil {
+		t.Fatal(err)
+	}
+	private = textChannel(t, c.e, owner, svcv1.ChannelKind_CHANNEL_KIND_PRIVATE)
+	public = textChannel(t, c.e, owner, svcv1.ChannelKind_CHANNEL_KIND_TEXT)
+	return c, owner, bob, private, public
+}
+
 // TestFollowersReadADeliverersWindow: followers reading through a deliverer's window (one
 // read of the hub for a pass) get what they would from the hub, each event once and in order:
 // what the window holds, then what was published after it, and, for a follower further behind
 // than the window reaches, everything from the hub. Following as a member, a window's events
 // to a channel's members are judged by the channel they were published with.
 func TestFollowersReadADeliverersWindow(t *testing.T) {
-	c := openTestCommunity(t)
-	ctx := context.Background()
-	owner, bob := c.join("owner"), c.join("bob")
-	done := true
-	if _, err := c.e.UpdateServerSettings(ctx, owner, &svcv1.UpdateServerSettingsRequest{SetupComplete: &done}); err != nil {
-		t.Fatal(err)
-	}
-	private := textChannel(t, c.e, owner, svcv1.ChannelKind_CHANNEL_KIND_PRIVATE)
-	public := textChannel(t, c.e, owner, svcv1.ChannelKind_CHANNEL_KIND_TEXT)
+	c, owner, bob, private, public := ownerBobAndTwoChannels(t)
 	follow := func(member string) *Follower {
 		f, err := c.e.Follow(FollowOptions{AfterSeq: c.e.Seq(), Member: member, LoggedOnly: true})
 		if err != nil {
@@ -208,15 +215,8 @@ func TestFollowersReadADeliverersWindow(t *testing.T) {
 // TestFollowerAsAMember: following as a member hands over only what they may receive,
 // ephemeral events included unless LoggedOnly, and ends with ErrGone once they leave.
 func TestFollowerAsAMember(t *testing.T) {
-	c := openTestCommunity(t)
+	c, owner, bob, private, public := ownerBobAndTwoChannels(t)
 	ctx := context.Background()
-	owner, bob := c.join("owner"), c.join("bob")
-	done := true
-	if _, err := c.e.UpdateServerSettings(ctx, owner, &svcv1.UpdateServerSettingsRequest{SetupComplete: &done}); err != nil {
-		t.Fatal(err)
-	}
-	private := textChannel(t, c.e, owner, svcv1.ChannelKind_CHANNEL_KIND_PRIVATE)
-	public := textChannel(t, c.e, owner, svcv1.ChannelKind_CHANNEL_KIND_TEXT)
 	all, err := c.e.Follow(FollowOptions{AfterSeq: c.e.Seq(), Member: bob.ID})
 	if err != nil {
 		t.Fatal(err)
