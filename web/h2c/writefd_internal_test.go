@@ -12,8 +12,8 @@ import (
 )
 
 // TestWriteFD: writeFD writes to a socket without waiting: what it writes arrives, a full
-// socket answers EAGAIN having taken nothing more, and a socket whose peer is gone answers an
-// error, not a signal.
+// socket answers EAGAIN having taken nothing more, and a socket whose peer reset it answers
+// an error.
 func TestWriteFD(t *testing.T) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
