@@ -198,9 +198,10 @@ func (f *Follower) live(w *ringWindow) ([]Delivery, error) {
 		// lock. A closed wake channel means the hub closed, or swapped it without appending.
 		return nil, nil
 	}
-	rr, ok := w.read(pos, reuse(f.buf))
+	buf := reuse(f.buf)
+	rr, ok := w.read(pos, buf)
 	if !ok {
-		rr = f.e.hub.read(pos, reuse(f.buf))
+		rr = f.e.hub.read(pos, buf)
 	}
 	if rr.lost {
 		return nil, ErrResync

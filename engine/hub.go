@@ -235,7 +235,7 @@ func (h *hub) readWindow(w *ringWindow) {
 	defer h.mu.RUnlock()
 	head := h.head.Load()
 	from, most := w.head, min(maxWindow, uint64(len(h.ring)))
-	if from > head || head-from > most {
+	if head-from > most {
 		from = head - min(head, most)
 	}
 	// Slots below released are emptied, and no stream reads them (see release).
