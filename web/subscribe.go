@@ -48,7 +48,7 @@ const tryHeld = 8 << 10
 // trySink is the stream's sink, with TrySend when the response can write without waiting
 // (an h2c connection, h2c.NowWriter): the engine's deliverers then write its live events. A
 // frame's writes only gather in the response; the last of what the stream had goes with a
-// TryFlush.
+// TryFlush, or straight to the socket when it is all there is (TryWrite).
 //
 // A frame Connect would send uncompressed (below compressMinBytes, in a codec the request's
 // content type names: live) is written to the response as it would write it, the frame's cached
@@ -72,20 +72,17 @@ func trySink(aw *answerWriter, conn connect.StreamingHandlerConn, send engine.Se
 		}
 		w = u.Unwrap()
 	}
-	// write writes f as Connect's Send would, reporting false when it is Connect's to send.
-	// The stream is live: its first heartbeat went out through Connect, with the answer's
-	// header. A write that fails writes nothing, and Connect's Send meets the same failure
-	// and reports it as it reports any.
-	write := func(f *engine.Frame) bool {
+	// encoded is f as Connect's Send would write it, nil when it is Connect's to send. The
+	// stream is live: its first heartbeat went out through Connect, with the answer's header.
+	encoded := func(f *engine.Frame) []byte {
 		if !known {
-			return false
+			return nil
 		}
 		b, err := live.enveloped(f)
 		if err != nil || len(b)-envelopePrefix >= compressMinBytes {
-			return false
+			return nil
 		}
-		_, err = nw.Write(b)
-		return err == nil
+		return b
 	}
 	sink.TrySend = func(f *engine.Frame, more bool) (taken, flushed bool, err error) {
 		if nw.Buffered() > tryHeld {
@@ -97,8 +94,21 @@ func trySink(aw *answerWriter, conn connect.StreamingHandlerConn, send engine.Se
 			// writers, which only pass a 200's body on.
 			aw.through = nw
 		}
+		b := encoded(f)
+		if b != nil && !more {
+			// The usual delivery, one frame with nothing held before it: to the socket
+			// without a stop in the response's buffer.
+			if taken, flushed, err = nw.TryWrite(b); taken || err != nil {
+				return taken, flushed, err
+			}
+		}
 		nw.HoldWrites(true)
-		if !write(f) {
+		if b != nil {
+			// A write that fails writes nothing; Connect's Send meets the same failure and
+			// reports it as it reports any.
+			_, err = nw.Write(b)
+		}
+		if b == nil || err != nil {
 			aw.holdFlushes(true)
 			err = conn.Send(f)
 		}

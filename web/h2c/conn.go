@@ -11,7 +11,6 @@ import (
 	"net/http"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"golang.org/x/net/http2"
@@ -104,9 +103,10 @@ type conn struct {
 	// write writes it first (writeLocked).
 	unsent    []byte
 	hasUnsent atomic.Bool // len(unsent) > 0, for a Flush with nothing of its own to look
-	// raw writes without waiting (TryFlush); nil when the connection has no descriptor.
-	raw syscall.RawConn
-	now nowWrite
+	// fd is the socket's descriptor, for writes that do not wait (TryFlush, writeNow); hasFD
+	// is false when the connection has none.
+	fd    uintptr
+	hasFD bool
 
 	// The connection's state, under mu; cond wakes writers waiting for send window.
 	mu            sync.Mutex
@@ -150,7 +150,7 @@ func newConn(s *Server, nc net.Conn, ctx context.Context) *conn {
 		c.handler = http.DefaultServeMux
 	}
 	c.cond.L = &c.mu
-	c.raw = socketOf(nc)
+	c.fd, c.hasFD = socketOf(nc)
 	c.base = ctx
 	c.br = bufio.NewReaderSize(nc, readBufferSize)
 	c.fr = http2.NewFramer(nil, c.br)

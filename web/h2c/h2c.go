@@ -101,7 +101,14 @@ func (s *Server) Close() error {
 	err := s.HTTP.Close()
 	s.mu.Lock()
 	for c := range s.conns {
-		c.nc.Close()
+		// Not Close: writes that do not wait use the bare descriptor under the
+		// connection's write lock, which a writer waiting on a full socket may hold. The
+		// shutdown fails that writer, and the connection closes itself (conn.close).
+		if c.hasFD {
+			c.shutdownSocket()
+		} else {
+			c.nc.Close()
+		}
 	}
 	s.mu.Unlock()
 	return err

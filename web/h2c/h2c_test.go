@@ -18,7 +18,7 @@ import (
 
 // serve starts a Server on a loopback port with handler h and returns it and its address; it
 // is closed when the test ends.
-func serve(t *testing.T, h http.Handler, change func(*http.Server)) (*h2c.Server, string) {
+func serve(t testing.TB, h http.Handler, change func(*http.Server)) (*h2c.Server, string) {
 	t.Helper()
 	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: time.Minute}
 	srv.Protocols = new(http.Protocols)

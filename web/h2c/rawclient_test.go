@@ -13,7 +13,7 @@ import (
 
 // rawClient speaks HTTP/2 frame by frame, to send what a well-behaved client would not.
 type rawClient struct {
-	t    *testing.T
+	t    testing.TB
 	conn net.Conn
 	fr   *http2.Framer
 	hbuf bytes.Buffer
@@ -21,7 +21,7 @@ type rawClient struct {
 }
 
 // dialRaw opens a connection and sends the preface with settings (none: the defaults).
-func dialRaw(t *testing.T, addr string, settings ...http2.Setting) *rawClient {
+func dialRaw(t testing.TB, addr string, settings ...http2.Setting) *rawClient {
 	t.Helper()
 	conn, err := net.Dial("tcp", addr)
 	if err != nil {

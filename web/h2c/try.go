@@ -1,13 +1,17 @@
 package h2c
 
-import "io"
+import (
+	"io"
+
+	"golang.org/x/net/http2"
+)
 
 // Writing without waiting. A server that delivers one event to thousands of streams can write
 // for all of them from a few goroutines, rather than wake each stream's own, as long as no
 // write waits: one that would (the client's window is shut, its socket is full, another
 // write holds the connection) is left to the stream's goroutine, so that a slow client still
-// holds up no one else. HoldWrites, Buffered and TryFlush are that, for the handler that
-// finds them behind its ResponseWriter (through Unwrap).
+// holds up no one else. HoldWrites, Buffered, TryFlush and TryWrite are that, for the handler
+// that finds them behind its ResponseWriter (through Unwrap).
 
 // NowWriter is what a handler finds behind its ResponseWriter (through Unwrap) on an h2c
 // connection, to write without waiting: the response itself.
@@ -17,12 +21,13 @@ type NowWriter interface {
 	HoldWrites(on bool)
 	Buffered() int
 	TryFlush() (bool, error)
+	TryWrite(p []byte) (taken, flushed bool, err error)
 	FlushError() error
 }
 
 // WritesNow reports whether TryFlush can write: the connection is a socket that can be
 // written to without waiting.
-func (w *responseWriter) WritesNow() bool { return w.c.raw != nil }
+func (w *responseWriter) WritesNow() bool { return w.c.hasFD }
 
 // HoldWrites makes the writes that follow (on) only gather in the response's buffer,
 // whatever its size, until TryFlush or a Flush sends them; off, a write past the buffer's
@@ -45,46 +50,73 @@ func (w *responseWriter) Buffered() int {
 // connection keeps their rest, which its next write sends first: a Flush, which waits,
 // writes both.
 func (w *responseWriter) TryFlush() (bool, error) {
+	var p []byte
+	if w.buf != nil {
+		p = *w.buf
+	}
+	wrote, err := w.tryWrite(p)
+	if wrote != notBegun {
+		w.release()
+	}
+	return wrote == wroteAll, err
+}
+
+// TryWrite is a Write and a TryFlush in one, for a response that holds nothing: p goes to the
+// socket as TryFlush would send it, without being copied to the response's buffer first.
+// taken reports whether it went (all of it, or in part as TryFlush's frames do); when not,
+// nothing of p was written, and the caller writes it as any other write.
+func (w *responseWriter) TryWrite(p []byte) (taken, flushed bool, err error) {
+	if w.Buffered() > 0 || (w.declaredLen >= 0 && w.wrote+int64(len(p)) > w.declaredLen) {
+		return false, false, nil
+	}
+	wrote, err := w.tryWrite(p)
+	if wrote == notBegun {
+		return false, false, err
+	}
+	w.wrote += int64(len(p))
+	return true, wrote == wroteAll, err
+}
+
+// tryWrite writes p as the body's next DATA frames in one write that does not wait, or not
+// at all (notBegun).
+func (w *responseWriter) tryWrite(p []byte) (tryOutcome, error) {
 	if w.handlerDone {
-		return false, errStreamClosed
+		return notBegun, errStreamClosed
 	}
 	if w.err != nil {
-		return false, w.err
+		return notBegun, w.err
 	}
-	n := w.Buffered()
+	n := len(p)
 	if n == 0 {
-		return true, nil
+		return wroteAll, nil
 	}
 	c, st := w.c, w.st
-	if c.raw == nil || !w.sentHeader || w.isHead || !w.bodyAllowed || n > maxWriteChunk {
-		return false, nil
+	if !c.hasFD || !w.sentHeader || w.isHead || !w.bodyAllowed || n > maxWriteChunk {
+		return notBegun, nil
 	}
 	got, err := c.reserve(st, n, true)
 	if err != nil {
 		w.err = err
-		return false, err
+		return notBegun, err
 	}
 	if got < n {
 		if got > 0 {
 			c.unreserve(st, got)
 		}
-		return false, nil
+		return notBegun, nil
 	}
 	if !c.wmu.TryLock() {
 		c.unreserve(st, n)
-		return false, nil
+		return notBegun, nil
 	}
-	wrote, err := c.tryWriteDataLocked(st, *w.buf)
+	wrote, err := c.tryWriteDataLocked(st, p)
 	if wrote == notBegun {
 		c.unreserve(st, n)
-	} else {
-		w.release()
 	}
 	if err != nil {
 		w.err = err
-		return false, err
 	}
-	return wrote == wroteAll, nil
+	return wrote, err
 }
 
 type tryOutcome int
@@ -110,20 +142,22 @@ func (c *conn) tryWriteDataLocked(st *stream, p []byte) (tryOutcome, error) {
 	if err != nil {
 		return notBegun, err
 	}
-	o := getOut()
-	defer putOut(o)
-	for len(p) > 0 {
-		chunk := min(len(p), max)
-		if err := o.fr.WriteData(st.id, false, p[:chunk]); err != nil {
-			return notBegun, err
-		}
-		p = p[chunk:]
+	// A delivery's frame is put together on the stack; a larger write's in a pooled buffer.
+	var small [512]byte
+	var b []byte
+	if len(p)+frameHeaderLen <= len(small) {
+		b = appendData(small[:0], st.id, p, max)
+	} else {
+		o := getOut()
+		defer putOut(o)
+		o.b = appendData(o.b, st.id, p, max)
+		b = o.b
 	}
 	// No deadline to move: this write never waits. Once the deadline the last write that may
 	// wait set has passed, the socket takes nothing here, and the stream's goroutine flushes
 	// with a write that moves it (once per writeStall at most for a connection only written
 	// this way), where reading the clock here cost a few percent of each delivery.
-	n, err := c.writeNow(o.b)
+	n, err := c.writeNow(b)
 	switch {
 	case err != nil:
 		c.werr = err
@@ -131,12 +165,29 @@ func (c *conn) tryWriteDataLocked(st *stream, p []byte) (tryOutcome, error) {
 		return notBegun, err
 	case n == 0:
 		return notBegun, nil
-	case n < len(o.b):
-		c.unsent = append([]byte(nil), o.b[n:]...)
+	case n < len(b):
+		c.unsent = append([]byte(nil), b[n:]...)
 		c.hasUnsent.Store(true)
 		return wrotePart, nil
 	}
 	return wroteAll, nil
+}
+
+// frameHeaderLen is the length of an HTTP/2 frame's header (RFC 9113, section 4.1).
+const frameHeaderLen = 9
+
+// appendData appends p to b as DATA frames of stream id, none longer than max, without flags
+// or padding (RFC 9113, sections 4.1 and 6.1): what http2.Framer's WriteData writes, without
+// the Framer and its buffer, which a write that does not wait has no other use for.
+func appendData(b []byte, id uint32, p []byte, max int) []byte {
+	for len(p) > 0 {
+		n := min(len(p), max)
+		b = append(b, byte(n>>16), byte(n>>8), byte(n), byte(http2.FrameData), 0,
+			byte(id>>24), byte(id>>16), byte(id>>8), byte(id))
+		b = append(b, p[:n]...)
+		p = p[n:]
+	}
+	return b
 }
 
 // writeState is the client's frame size, and why st takes no more writes (nil while it does).

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -150,12 +151,12 @@ func TestTryFlushOnAFullSocket(t *testing.T) {
 	}
 }
 
-// TestTryFlushAfterTheWriteDeadline: TryFlush never waits, so it leaves the socket's write
-// deadline where the last write that may wait put it; once that has passed, TryFlush writes
-// nothing, and the Flush after it writes (moving the deadline), so the stream goes on: the
-// client reads every byte once, in order.
+// TestTryFlushAfterTheWriteDeadline: TryFlush never waits, so the socket's write deadline,
+// which the last write that may wait set, is not its own: once that has passed, TryFlush
+// still writes, and so do the Flush after it (moving the deadline) and a TryFlush after that.
+// The client reads every byte once, in order.
 func TestTryFlushAfterTheWriteDeadline(t *testing.T) {
-	const stall = 2 * time.Second
+	const stall = 1200 * time.Millisecond // moveDeadline moves it when less than a second of it is left
 	defer h2c.SetWriteStall(stall)()
 	type outcome struct {
 		beforeDeadline, afterIt, afterTheFlush bool
@@ -175,7 +176,7 @@ func TestTryFlushAfterTheWriteDeadline(t *testing.T) {
 		if o.beforeDeadline, o.err = nw.TryFlush(); o.err != nil {
 			return
 		}
-		time.Sleep(stall + 200*time.Millisecond)
+		time.Sleep(stall + 100*time.Millisecond)
 		io.WriteString(w, "c")
 		if o.afterIt, o.err = nw.TryFlush(); o.err != nil {
 			return
@@ -191,11 +192,133 @@ func TestTryFlushAfterTheWriteDeadline(t *testing.T) {
 	c.settle()
 	c.headers(1, true, "GET", "/")
 	o := <-results
-	if !o.beforeDeadline || o.afterIt || !o.afterTheFlush || o.err != nil {
-		t.Fatalf("TryFlush wrote before the deadline %v, after it %v, after the Flush %v (%v): want true, false, true",
+	if !o.beforeDeadline || !o.afterIt || !o.afterTheFlush || o.err != nil {
+		t.Fatalf("TryFlush wrote before the deadline %v, after it %v, after the Flush %v (%v): want true each time",
 			o.beforeDeadline, o.afterIt, o.afterTheFlush, o.err)
 	}
 	if got := string(c.body(0)); got != "abcdend" {
 		t.Fatalf("the client read %q, want abcdend", got)
+	}
+}
+
+// TestTryWrite: TryWrite sends what it is given at once when the response holds nothing
+// and the windows have room, as DATA frames no longer than the client's frame size; it takes
+// nothing when the response holds something (which must go first) or when the window has no
+// room for all of it, and what is then written the usual way follows in order.
+func TestTryWrite(t *testing.T) {
+	type step struct {
+		taken, flushed bool
+		err            error
+	}
+	big := bytes.Repeat([]byte("b"), 40_000)    // past the 16,384-byte frame
+	tooBig := bytes.Repeat([]byte("t"), 30_000) // past what is left of the 65,535-byte window
+	results := make(chan []step, 1)
+	_, addr := serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		nw := w.(h2c.NowWriter)
+		var steps []step
+		try := func(p []byte) bool {
+			var s step
+			s.taken, s.flushed, s.err = nw.TryWrite(p)
+			steps = append(steps, s)
+			return s.taken
+		}
+		nw.HoldWrites(true)
+		io.WriteString(w, "h")
+		if err := nw.FlushError(); err != nil {
+			steps = append(steps, step{err: err})
+			results <- steps
+			return
+		}
+		try([]byte("x"))
+		io.WriteString(w, "y")
+		if !try([]byte("z")) { // "y" is held: "z" must follow it
+			io.WriteString(w, "z")
+		}
+		nw.FlushError()
+		try(big)
+		if !try(tooBig) {
+			w.Write(tooBig)
+		}
+		results <- steps
+		flushThenEnd(w)
+	}), nil)
+	c := dialRaw(t, addr)
+	c.settle()
+	c.headers(1, true, "GET", "/")
+	steps := <-results
+	want := []step{{true, true, nil}, {false, false, nil}, {true, true, nil}, {false, false, nil}}
+	if len(steps) != len(want) {
+		t.Fatalf("TryWrite's answers: %+v, want %+v", steps, want)
+	}
+	for i := range want {
+		if steps[i] != want[i] {
+			t.Fatalf("TryWrite's answers: %+v, want %+v", steps, want)
+		}
+	}
+	var got []byte
+	var sizes []int
+	before := len("hxyz")
+	c.readUntil("DATA", func(f http2.Frame) bool {
+		d, ok := f.(*http2.DataFrame)
+		if !ok || d.StreamID != 1 {
+			return false
+		}
+		if len(got) >= before && len(got) < before+len(big) {
+			sizes = append(sizes, len(d.Data()))
+		}
+		got = append(got, d.Data()...)
+		return len(got) >= before+len(big)
+	})
+	if want := []int{16384, 16384, 7232}; !slices.Equal(sizes, want) {
+		t.Fatalf("the 40,000 bytes came in frames of %v, want %v", sizes, want)
+	}
+	c.fr.WriteWindowUpdate(0, 1<<20)
+	c.fr.WriteWindowUpdate(1, 1<<20)
+	got = append(got, c.body(0)...)
+	if wantBody := "hxyz" + string(big) + string(tooBig) + "end"; string(got) != wantBody {
+		t.Fatalf("the client read %d bytes, not the %d written in order", len(got), len(wantBody))
+	}
+}
+
+// TestCloseEndsAWriterWaitingOnAFullSocket: Server.Close ends a connection whose handler
+// waits to write to a socket its client does not read (holding the connection's write lock),
+// at once rather than after writeStall, and the client's connection ends.
+func TestCloseEndsAWriterWaitingOnAFullSocket(t *testing.T) {
+	ended := make(chan error, 1)
+	s, addr := serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		chunk := bytes.Repeat([]byte("w"), 64<<10)
+		for {
+			_, err := w.Write(chunk)
+			if err == nil {
+				err = w.(h2c.NowWriter).FlushError()
+			}
+			if err != nil {
+				ended <- err
+				return
+			}
+		}
+	}), nil)
+	c := dialRaw(t, addr, http2.Setting{ID: http2.SettingInitialWindowSize, Val: 1<<31 - 1})
+	c.fr.WriteWindowUpdate(0, 1<<31-1-65535)
+	c.settle()
+	c.headers(1, true, "GET", "/")
+	// The handler fills the socket's buffers (a few MB on loopback) and waits to write more.
+	time.Sleep(500 * time.Millisecond)
+	select {
+	case err := <-ended:
+		t.Fatalf("the handler's write failed before the server closed: %v", err)
+	default:
+	}
+	closed := time.Now()
+	s.Close()
+	select {
+	case <-ended:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the handler still waits to write 10 s after Close")
+	}
+	t.Logf("the write failed %v after Close", time.Since(closed))
+	c.conn.SetReadDeadline(time.Now().Add(10 * time.Second))
+	if _, err := io.Copy(io.Discard, c.conn); err != nil {
+		t.Fatalf("the client's connection did not end: %v", err)
 	}
 }
