@@ -98,9 +98,10 @@ func trySink(aw *answerWriter, conn connect.StreamingHandlerConn, send engine.Se
 		if b != nil && !more {
 			// The usual delivery, one frame with nothing held before it: to the socket
 			// without a stop in the response's buffer.
-			if taken, flushed, err = nw.TryWrite(b); taken || err != nil {
-				return taken, flushed, err
+			if taken, flushed, err = nw.TryWrite(b); taken {
+				return true, flushed, err
 			}
+			// Not taken: it goes as any other write, which meets any failure TryWrite met.
 		}
 		nw.HoldWrites(true)
 		if b != nil {

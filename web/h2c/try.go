@@ -153,10 +153,9 @@ func (c *conn) tryWriteDataLocked(st *stream, p []byte) (tryOutcome, error) {
 		o.b = appendData(o.b, st.id, p, max)
 		b = o.b
 	}
-	// No deadline to move: this write never waits. Once the deadline the last write that may
-	// wait set has passed, the socket takes nothing here, and the stream's goroutine flushes
-	// with a write that moves it (once per writeStall at most for a connection only written
-	// this way), where reading the clock here cost a few percent of each delivery.
+	// No deadline: this write never waits. The socket's write deadline is the writes' that
+	// may wait (writeLocked moves it), and a client that stops reading meets it there, once
+	// its socket is full and this write took nothing.
 	n, err := c.writeNow(b)
 	switch {
 	case err != nil:
