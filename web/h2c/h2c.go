@@ -95,7 +95,8 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	return err
 }
 
-// Close closes the listeners and every connection at once.
+// Close closes the listeners and ends every connection at once: a socket written to without
+// waiting is shut down, and its connection closes it as its reader meets the end.
 func (s *Server) Close() error {
 	s.stopping.Store(true)
 	err := s.HTTP.Close()

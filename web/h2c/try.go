@@ -25,8 +25,8 @@ type NowWriter interface {
 	FlushError() error
 }
 
-// WritesNow reports whether TryFlush can write: the connection is a socket that can be
-// written to without waiting.
+// WritesNow reports whether TryFlush and TryWrite can write: the connection is a socket that
+// can be written to without waiting.
 func (w *responseWriter) WritesNow() bool { return w.c.hasFD }
 
 // HoldWrites makes the writes that follow (on) only gather in the response's buffer,
