@@ -307,6 +307,17 @@ func TestPresenceBatch(t *testing.T) {
 		frames <- f
 		return nil
 	})
+	// Alice's stream is open (and her ONLINE published on its own, the first change of a quiet
+	// window) once its first heartbeat came: joins before that could put her change in a batch
+	// with theirs, which would not hold the stream.
+	select {
+	case f := <-frames:
+		if !f.Event.GetHeartbeat() {
+			t.Fatalf("alice's stream opened with %v, want a heartbeat", f.Event)
+		}
+	case <-time.After(webtest.Wait):
+		t.Fatal("no heartbeat on alice's stream")
+	}
 	var others []*webtest.Client
 	var watch *webtest.Stream
 	for i := range 3 {
