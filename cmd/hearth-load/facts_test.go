@@ -90,16 +90,22 @@ func TestEventFactsOfABrokenEncoding(t *testing.T) {
 	}
 }
 
-// BenchmarkEventFacts is the tool's work per event it receives, beside decoding the whole
-// event.
-func BenchmarkEventFacts(b *testing.B) {
+// aRunsMessage is the encoding of an event as a run's message arrives: message 42 of run r1.
+func aRunsMessage(tb testing.TB) []byte {
 	msg, err := proto.Marshal(&svcv1.Event{Seq: 123456, AtMs: 1700000000000, Kind: &svcv1.Event_MessageCreated{MessageCreated: &svcv1.Message{
 		Id: "01JABCDEFGHJKMNPQRSTVWXYZ0", ChannelId: "01JABCDEFGHJKMNPQRSTVWXYZ1", AuthorId: "01JABCDEFGHJKMNPQRSTVWXYZ2",
 		Text: messageText("r1", 42, time.Unix(1700000000, 0), 64), CreatedAtMs: 1700000000000,
 	}}})
 	if err != nil {
-		b.Fatal(err)
+		tb.Fatal(err)
 	}
+	return msg
+}
+
+// BenchmarkEventFacts is the tool's work per event it receives, beside decoding the whole
+// event.
+func BenchmarkEventFacts(b *testing.B) {
+	msg := aRunsMessage(b)
 	b.Run("facts", func(b *testing.B) {
 		b.ReportAllocs()
 		var f eventFacts

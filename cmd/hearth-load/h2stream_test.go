@@ -11,7 +11,6 @@ import (
 
 	"connectrpc.com/connect"
 	"golang.org/x/net/http2"
-	"google.golang.org/protobuf/proto"
 
 	svcv1 "hearth/proto/svc/v1"
 	"hearth/web/webtest"
@@ -120,13 +119,7 @@ func TestH2StreamWithARefusedToken(t *testing.T) {
 // per event set the tool's collector going during a run, on the cores the server has, and the
 // collection's pauses were counted in the server's delivery latency.
 func TestH2StreamReadsAnEventWithoutAllocating(t *testing.T) {
-	msg, err := proto.Marshal(&svcv1.Event{Seq: 123456, AtMs: 1700000000000, Kind: &svcv1.Event_MessageCreated{MessageCreated: &svcv1.Message{
-		Id: "01JABCDEFGHJKMNPQRSTVWXYZ0", ChannelId: "01JABCDEFGHJKMNPQRSTVWXYZ1", AuthorId: "01JABCDEFGHJKMNPQRSTVWXYZ2",
-		Text: messageText("r1", 42, time.Unix(1700000000, 0), 64), CreatedAtMs: 1700000000000,
-	}}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	msg := aRunsMessage(t)
 	const runs = 200
 	var in bytes.Buffer
 	out := http2.NewFramer(&in, nil)
