@@ -152,9 +152,10 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 	}
 	// The tool collects its setup's garbage now, as a benchmark does before it measures: its
 	// next collection is then due only after it allocated as much as it holds (~100 MB with
-	// 1,000 members), which a run's sends and reads do not reach. Otherwise a collection came
-	// in the middle of the run, wherever setup had left the collector's schedule, and its tens
-	// of milliseconds on the cores the server shares were counted as the server's latency.
+	// 1,000 members), which the standard run's sends (~1 MB/s; reading allocates nothing) do
+	// not reach. Otherwise a collection came in the middle of the run, wherever setup had left
+	// the collector's schedule, and its tens of milliseconds on the cores the server shares
+	// were counted as the server's latency.
 	runtime.GC()
 	if err := sleep(ctx, cfg.Settle); err != nil {
 		r.closeStreams(10 * time.Second)
