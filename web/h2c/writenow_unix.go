@@ -63,10 +63,11 @@ func (c *conn) writeNow(b []byte) (int, error) {
 // socket fails at once.
 func (c *conn) shutdownSocket() {
 	raw, err := c.nc.(syscall.Conn).SyscallConn()
+	var shutErr error
 	if err == nil {
-		err = raw.Control(func(fd uintptr) { err = syscall.Shutdown(int(fd), syscall.SHUT_RDWR) })
+		err = raw.Control(func(fd uintptr) { shutErr = syscall.Shutdown(int(fd), syscall.SHUT_RDWR) })
 	}
-	if err != nil {
+	if err != nil || shutErr != nil {
 		c.nc.Close()
 	}
 }
