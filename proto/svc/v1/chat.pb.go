@@ -525,6 +525,10 @@ type SendMessageRequest struct {
 	ClientId string `protobuf:"bytes,4,opt,name=client_id,json=clientId,proto3" json:"client_id,omitempty"`
 	// Ids of the caller's unused uploads (see SendMessage).
 	AttachmentIds []string `protobuf:"bytes,5,rep,name=attachment_ids,json=attachmentIds,proto3" json:"attachment_ids,omitempty"`
+	// The message this one answers: same channel, and in a thread the same thread.
+	ReplyToId string `protobuf:"bytes,6,opt,name=reply_to_id,json=replyToId,proto3" json:"reply_to_id,omitempty"`
+	// A poll; not in a thread reply.
+	Poll          *PollInput `protobuf:"bytes,7,opt,name=poll,proto3" json:"poll,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -590,6 +594,20 @@ func (x *SendMessageRequest) GetClientId() string {
 func (x *SendMessageRequest) GetAttachmentIds() []string {
 	if x != nil {
 		return x.AttachmentIds
+	}
+	return nil
+}
+
+func (x *SendMessageRequest) GetReplyToId() string {
+	if x != nil {
+		return x.ReplyToId
+	}
+	return ""
+}
+
+func (x *SendMessageRequest) GetPoll() *PollInput {
+	if x != nil {
+		return x.Poll
 	}
 	return nil
 }
@@ -1893,7 +1911,9 @@ type GetStateResponse struct {
 	MutedMemberIds   []string     `protobuf:"bytes,7,rep,name=muted_member_ids,json=mutedMemberIds,proto3" json:"muted_member_ids,omitempty"`
 	BlockedMemberIds []string     `protobuf:"bytes,8,rep,name=blocked_member_ids,json=blockedMemberIds,proto3" json:"blocked_member_ids,omitempty"`
 	// The server's seq at snapshot time: Subscribe from it.
-	Seq           int64 `protobuf:"varint,9,opt,name=seq,proto3" json:"seq,omitempty"`
+	Seq int64 `protobuf:"varint,9,opt,name=seq,proto3" json:"seq,omitempty"`
+	// Moderators and higher: how many open reports they may list; 0 for everyone else.
+	OpenReports   int32 `protobuf:"varint,10,opt,name=open_reports,json=openReports,proto3" json:"open_reports,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1987,6 +2007,13 @@ func (x *GetStateResponse) GetBlockedMemberIds() []string {
 func (x *GetStateResponse) GetSeq() int64 {
 	if x != nil {
 		return x.Seq
+	}
+	return 0
+}
+
+func (x *GetStateResponse) GetOpenReports() int32 {
+	if x != nil {
+		return x.OpenReports
 	}
 	return 0
 }
@@ -2117,6 +2144,456 @@ func (*SetPresenceResponse) Descriptor() ([]byte, []int) {
 	return file_svc_v1_chat_proto_rawDescGZIP(), []int{40}
 }
 
+type PinMessageRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	MessageId     string                 `protobuf:"bytes,1,opt,name=message_id,json=messageId,proto3" json:"message_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *PinMessageRequest) Reset() {
+	*x = PinMessageRequest{}
+	mi := &file_svc_v1_chat_proto_msgTypes[41]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *PinMessageRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*PinMessageRequest) ProtoMessage() {}
+
+func (x *PinMessageRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_svc_v1_chat_proto_msgTypes[41]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use PinMessageRequest.ProtoReflect.Descriptor instead.
+func (*PinMessageRequest) Descriptor() ([]byte, []int) {
+	return file_svc_v1_chat_proto_rawDescGZIP(), []int{41}
+}
+
+func (x *PinMessageRequest) GetMessageId() string {
+	if x != nil {
+		return x.MessageId
+	}
+	return ""
+}
+
+type PinMessageResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Message       *Message               `protobuf:"bytes,1,opt,name=message,proto3" json:"message,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *PinMessageResponse) Reset() {
+	*x = PinMessageResponse{}
+	mi := &file_svc_v1_chat_proto_msgTypes[42]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *PinMessageResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*PinMessageResponse) ProtoMessage() {}
+
+func (x *PinMessageResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_svc_v1_chat_proto_msgTypes[42]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use PinMessageResponse.ProtoReflect.Descriptor instead.
+func (*PinMessageResponse) Descriptor() ([]byte, []int) {
+	return file_svc_v1_chat_proto_rawDescGZIP(), []int{42}
+}
+
+func (x *PinMessageResponse) GetMessage() *Message {
+	if x != nil {
+		return x.Message
+	}
+	return nil
+}
+
+type UnpinMessageRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	MessageId     string                 `protobuf:"bytes,1,opt,name=message_id,json=messageId,proto3" json:"message_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *UnpinMessageRequest) Reset() {
+	*x = UnpinMessageRequest{}
+	mi := &file_svc_v1_chat_proto_msgTypes[43]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *UnpinMessageRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*UnpinMessageRequest) ProtoMessage() {}
+
+func (x *UnpinMessageRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_svc_v1_chat_proto_msgTypes[43]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use UnpinMessageRequest.ProtoReflect.Descriptor instead.
+func (*UnpinMessageRequest) Descriptor() ([]byte, []int) {
+	return file_svc_v1_chat_proto_rawDescGZIP(), []int{43}
+}
+
+func (x *UnpinMessageRequest) GetMessageId() string {
+	if x != nil {
+		return x.MessageId
+	}
+	return ""
+}
+
+type UnpinMessageResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Message       *Message               `protobuf:"bytes,1,opt,name=message,proto3" json:"message,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *UnpinMessageResponse) Reset() {
+	*x = UnpinMessageResponse{}
+	mi := &file_svc_v1_chat_proto_msgTypes[44]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *UnpinMessageResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*UnpinMessageResponse) ProtoMessage() {}
+
+func (x *UnpinMessageResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_svc_v1_chat_proto_msgTypes[44]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use UnpinMessageResponse.ProtoReflect.Descriptor instead.
+func (*UnpinMessageResponse) Descriptor() ([]byte, []int) {
+	return file_svc_v1_chat_proto_rawDescGZIP(), []int{44}
+}
+
+func (x *UnpinMessageResponse) GetMessage() *Message {
+	if x != nil {
+		return x.Message
+	}
+	return nil
+}
+
+type ListPinsRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	ChannelId     string                 `protobuf:"bytes,1,opt,name=channel_id,json=channelId,proto3" json:"channel_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListPinsRequest) Reset() {
+	*x = ListPinsRequest{}
+	mi := &file_svc_v1_chat_proto_msgTypes[45]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListPinsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListPinsRequest) ProtoMessage() {}
+
+func (x *ListPinsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_svc_v1_chat_proto_msgTypes[45]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListPinsRequest.ProtoReflect.Descriptor instead.
+func (*ListPinsRequest) Descriptor() ([]byte, []int) {
+	return file_svc_v1_chat_proto_rawDescGZIP(), []int{45}
+}
+
+func (x *ListPinsRequest) GetChannelId() string {
+	if x != nil {
+		return x.ChannelId
+	}
+	return ""
+}
+
+type ListPinsResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Newest pin first.
+	Messages      []*Message `protobuf:"bytes,1,rep,name=messages,proto3" json:"messages,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListPinsResponse) Reset() {
+	*x = ListPinsResponse{}
+	mi := &file_svc_v1_chat_proto_msgTypes[46]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListPinsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListPinsResponse) ProtoMessage() {}
+
+func (x *ListPinsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_svc_v1_chat_proto_msgTypes[46]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListPinsResponse.ProtoReflect.Descriptor instead.
+func (*ListPinsResponse) Descriptor() ([]byte, []int) {
+	return file_svc_v1_chat_proto_rawDescGZIP(), []int{46}
+}
+
+func (x *ListPinsResponse) GetMessages() []*Message {
+	if x != nil {
+		return x.Messages
+	}
+	return nil
+}
+
+type VotePollRequest struct {
+	state     protoimpl.MessageState `protogen:"open.v1"`
+	MessageId string                 `protobuf:"bytes,1,opt,name=message_id,json=messageId,proto3" json:"message_id,omitempty"`
+	// Replaces the caller's vote; empty withdraws it.
+	OptionIds     []string `protobuf:"bytes,2,rep,name=option_ids,json=optionIds,proto3" json:"option_ids,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *VotePollRequest) Reset() {
+	*x = VotePollRequest{}
+	mi := &file_svc_v1_chat_proto_msgTypes[47]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *VotePollRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*VotePollRequest) ProtoMessage() {}
+
+func (x *VotePollRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_svc_v1_chat_proto_msgTypes[47]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use VotePollRequest.ProtoReflect.Descriptor instead.
+func (*VotePollRequest) Descriptor() ([]byte, []int) {
+	return file_svc_v1_chat_proto_rawDescGZIP(), []int{47}
+}
+
+func (x *VotePollRequest) GetMessageId() string {
+	if x != nil {
+		return x.MessageId
+	}
+	return ""
+}
+
+func (x *VotePollRequest) GetOptionIds() []string {
+	if x != nil {
+		return x.OptionIds
+	}
+	return nil
+}
+
+type VotePollResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Message       *Message               `protobuf:"bytes,1,opt,name=message,proto3" json:"message,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *VotePollResponse) Reset() {
+	*x = VotePollResponse{}
+	mi := &file_svc_v1_chat_proto_msgTypes[48]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *VotePollResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*VotePollResponse) ProtoMessage() {}
+
+func (x *VotePollResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_svc_v1_chat_proto_msgTypes[48]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use VotePollResponse.ProtoReflect.Descriptor instead.
+func (*VotePollResponse) Descriptor() ([]byte, []int) {
+	return file_svc_v1_chat_proto_rawDescGZIP(), []int{48}
+}
+
+func (x *VotePollResponse) GetMessage() *Message {
+	if x != nil {
+		return x.Message
+	}
+	return nil
+}
+
+type ClosePollRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	MessageId     string                 `protobuf:"bytes,1,opt,name=message_id,json=messageId,proto3" json:"message_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ClosePollRequest) Reset() {
+	*x = ClosePollRequest{}
+	mi := &file_svc_v1_chat_proto_msgTypes[49]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ClosePollRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ClosePollRequest) ProtoMessage() {}
+
+func (x *ClosePollRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_svc_v1_chat_proto_msgTypes[49]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ClosePollRequest.ProtoReflect.Descriptor instead.
+func (*ClosePollRequest) Descriptor() ([]byte, []int) {
+	return file_svc_v1_chat_proto_rawDescGZIP(), []int{49}
+}
+
+func (x *ClosePollRequest) GetMessageId() string {
+	if x != nil {
+		return x.MessageId
+	}
+	return ""
+}
+
+type ClosePollResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Message       *Message               `protobuf:"bytes,1,opt,name=message,proto3" json:"message,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ClosePollResponse) Reset() {
+	*x = ClosePollResponse{}
+	mi := &file_svc_v1_chat_proto_msgTypes[50]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ClosePollResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ClosePollResponse) ProtoMessage() {}
+
+func (x *ClosePollResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_svc_v1_chat_proto_msgTypes[50]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ClosePollResponse.ProtoReflect.Descriptor instead.
+func (*ClosePollResponse) Descriptor() ([]byte, []int) {
+	return file_svc_v1_chat_proto_rawDescGZIP(), []int{50}
+}
+
+func (x *ClosePollResponse) GetMessage() *Message {
+	if x != nil {
+		return x.Message
+	}
+	return nil
+}
+
 var File_svc_v1_chat_proto protoreflect.FileDescriptor
 
 const file_svc_v1_chat_proto_rawDesc = "" +
@@ -2160,14 +2637,16 @@ const file_svc_v1_chat_proto_rawDesc = "" +
 	"\x14ListMessagesResponse\x12+\n" +
 	"\bmessages\x18\x01 \x03(\v2\x0f.svc.v1.MessageR\bmessages\x12\x19\n" +
 	"\bhas_more\x18\x02 \x01(\bR\ahasMore\x12$\n" +
-	"\x0ehas_more_after\x18\x03 \x01(\bR\fhasMoreAfter\"\xb1\x01\n" +
+	"\x0ehas_more_after\x18\x03 \x01(\bR\fhasMoreAfter\"\xf8\x01\n" +
 	"\x12SendMessageRequest\x12\x1d\n" +
 	"\n" +
 	"channel_id\x18\x01 \x01(\tR\tchannelId\x12\x12\n" +
 	"\x04text\x18\x02 \x01(\tR\x04text\x12$\n" +
 	"\x0ethread_root_id\x18\x03 \x01(\tR\fthreadRootId\x12\x1b\n" +
 	"\tclient_id\x18\x04 \x01(\tR\bclientId\x12%\n" +
-	"\x0eattachment_ids\x18\x05 \x03(\tR\rattachmentIds\"@\n" +
+	"\x0eattachment_ids\x18\x05 \x03(\tR\rattachmentIds\x12\x1e\n" +
+	"\vreply_to_id\x18\x06 \x01(\tR\treplyToId\x12%\n" +
+	"\x04poll\x18\a \x01(\v2\x11.svc.v1.PollInputR\x04poll\"@\n" +
 	"\x13SendMessageResponse\x12)\n" +
 	"\amessage\x18\x01 \x01(\v2\x0f.svc.v1.MessageR\amessage\"G\n" +
 	"\x12EditMessageRequest\x12\x1d\n" +
@@ -2244,7 +2723,7 @@ const file_svc_v1_chat_proto_rawDesc = "" +
 	"\n" +
 	"channel_id\x18\x01 \x01(\tR\tchannelId\"\x16\n" +
 	"\x14LeaveChannelResponse\"\x11\n" +
-	"\x0fGetStateRequest\"\x83\x03\n" +
+	"\x0fGetStateRequest\"\xac\x03\n" +
 	"\x10GetStateResponse\x12\x1e\n" +
 	"\x02me\x18\x01 \x01(\v2\x0e.svc.v1.MemberR\x02me\x12(\n" +
 	"\amembers\x18\x02 \x03(\v2\x0e.svc.v1.MemberR\amembers\x12+\n" +
@@ -2255,12 +2734,41 @@ const file_svc_v1_chat_proto_rawDesc = "" +
 	"readStates\x12(\n" +
 	"\x10muted_member_ids\x18\a \x03(\tR\x0emutedMemberIds\x12,\n" +
 	"\x12blocked_member_ids\x18\b \x03(\tR\x10blockedMemberIds\x12\x10\n" +
-	"\x03seq\x18\t \x01(\x03R\x03seq\"/\n" +
+	"\x03seq\x18\t \x01(\x03R\x03seq\x12!\n" +
+	"\fopen_reports\x18\n" +
+	" \x01(\x05R\vopenReportsJ\x04\b\v\x10\f\"/\n" +
 	"\x10SubscribeRequest\x12\x1b\n" +
 	"\tafter_seq\x18\x01 \x01(\x03R\bafterSeq\"B\n" +
 	"\x12SetPresenceRequest\x12,\n" +
 	"\bpresence\x18\x01 \x01(\x0e2\x10.svc.v1.PresenceR\bpresence\"\x15\n" +
-	"\x13SetPresenceResponse2\x83\f\n" +
+	"\x13SetPresenceResponse\"2\n" +
+	"\x11PinMessageRequest\x12\x1d\n" +
+	"\n" +
+	"message_id\x18\x01 \x01(\tR\tmessageId\"?\n" +
+	"\x12PinMessageResponse\x12)\n" +
+	"\amessage\x18\x01 \x01(\v2\x0f.svc.v1.MessageR\amessage\"4\n" +
+	"\x13UnpinMessageRequest\x12\x1d\n" +
+	"\n" +
+	"message_id\x18\x01 \x01(\tR\tmessageId\"A\n" +
+	"\x14UnpinMessageResponse\x12)\n" +
+	"\amessage\x18\x01 \x01(\v2\x0f.svc.v1.MessageR\amessage\"0\n" +
+	"\x0fListPinsRequest\x12\x1d\n" +
+	"\n" +
+	"channel_id\x18\x01 \x01(\tR\tchannelId\"?\n" +
+	"\x10ListPinsResponse\x12+\n" +
+	"\bmessages\x18\x01 \x03(\v2\x0f.svc.v1.MessageR\bmessages\"O\n" +
+	"\x0fVotePollRequest\x12\x1d\n" +
+	"\n" +
+	"message_id\x18\x01 \x01(\tR\tmessageId\x12\x1d\n" +
+	"\n" +
+	"option_ids\x18\x02 \x03(\tR\toptionIds\"=\n" +
+	"\x10VotePollResponse\x12)\n" +
+	"\amessage\x18\x01 \x01(\v2\x0f.svc.v1.MessageR\amessage\"1\n" +
+	"\x10ClosePollRequest\x12\x1d\n" +
+	"\n" +
+	"message_id\x18\x01 \x01(\tR\tmessageId\">\n" +
+	"\x11ClosePollResponse\x12)\n" +
+	"\amessage\x18\x01 \x01(\v2\x0f.svc.v1.MessageR\amessage2\x83\f\n" +
 	"\vChatService\x12L\n" +
 	"\rCreateChannel\x12\x1c.svc.v1.CreateChannelRequest\x1a\x1d.svc.v1.CreateChannelResponse\x12L\n" +
 	"\rUpdateChannel\x12\x1c.svc.v1.UpdateChannelRequest\x1a\x1d.svc.v1.UpdateChannelResponse\x127\n" +
@@ -2296,7 +2804,7 @@ func file_svc_v1_chat_proto_rawDescGZIP() []byte {
 	return file_svc_v1_chat_proto_rawDescData
 }
 
-var file_svc_v1_chat_proto_msgTypes = make([]protoimpl.MessageInfo, 41)
+var file_svc_v1_chat_proto_msgTypes = make([]protoimpl.MessageInfo, 51)
 var file_svc_v1_chat_proto_goTypes = []any{
 	(*CreateChannelRequest)(nil),        // 0: svc.v1.CreateChannelRequest
 	(*CreateChannelResponse)(nil),       // 1: svc.v1.CreateChannelResponse
@@ -2339,88 +2847,105 @@ var file_svc_v1_chat_proto_goTypes = []any{
 	(*SubscribeRequest)(nil),            // 38: svc.v1.SubscribeRequest
 	(*SetPresenceRequest)(nil),          // 39: svc.v1.SetPresenceRequest
 	(*SetPresenceResponse)(nil),         // 40: svc.v1.SetPresenceResponse
-	(ChannelKind)(0),                    // 41: svc.v1.ChannelKind
-	(*Channel)(nil),                     // 42: svc.v1.Channel
-	(*Message)(nil),                     // 43: svc.v1.Message
-	(*ReadState)(nil),                   // 44: svc.v1.ReadState
-	(*LinkPreview)(nil),                 // 45: svc.v1.LinkPreview
-	(*Member)(nil),                      // 46: svc.v1.Member
-	(*Role)(nil),                        // 47: svc.v1.Role
-	(ChannelMode)(0),                    // 48: svc.v1.ChannelMode
-	(Presence)(0),                       // 49: svc.v1.Presence
-	(*Event)(nil),                       // 50: svc.v1.Event
+	(*PinMessageRequest)(nil),           // 41: svc.v1.PinMessageRequest
+	(*PinMessageResponse)(nil),          // 42: svc.v1.PinMessageResponse
+	(*UnpinMessageRequest)(nil),         // 43: svc.v1.UnpinMessageRequest
+	(*UnpinMessageResponse)(nil),        // 44: svc.v1.UnpinMessageResponse
+	(*ListPinsRequest)(nil),             // 45: svc.v1.ListPinsRequest
+	(*ListPinsResponse)(nil),            // 46: svc.v1.ListPinsResponse
+	(*VotePollRequest)(nil),             // 47: svc.v1.VotePollRequest
+	(*VotePollResponse)(nil),            // 48: svc.v1.VotePollResponse
+	(*ClosePollRequest)(nil),            // 49: svc.v1.ClosePollRequest
+	(*ClosePollResponse)(nil),           // 50: svc.v1.ClosePollResponse
+	(ChannelKind)(0),                    // 51: svc.v1.ChannelKind
+	(*Channel)(nil),                     // 52: svc.v1.Channel
+	(*Message)(nil),                     // 53: svc.v1.Message
+	(*PollInput)(nil),                   // 54: svc.v1.PollInput
+	(*ReadState)(nil),                   // 55: svc.v1.ReadState
+	(*LinkPreview)(nil),                 // 56: svc.v1.LinkPreview
+	(*Member)(nil),                      // 57: svc.v1.Member
+	(*Role)(nil),                        // 58: svc.v1.Role
+	(ChannelMode)(0),                    // 59: svc.v1.ChannelMode
+	(Presence)(0),                       // 60: svc.v1.Presence
+	(*Event)(nil),                       // 61: svc.v1.Event
 }
 var file_svc_v1_chat_proto_depIdxs = []int32{
-	41, // 0: svc.v1.CreateChannelRequest.kind:type_name -> svc.v1.ChannelKind
-	42, // 1: svc.v1.CreateChannelResponse.channel:type_name -> svc.v1.Channel
-	42, // 2: svc.v1.UpdateChannelResponse.channel:type_name -> svc.v1.Channel
-	42, // 3: svc.v1.OpenDMResponse.channel:type_name -> svc.v1.Channel
-	43, // 4: svc.v1.ListMessagesResponse.messages:type_name -> svc.v1.Message
-	43, // 5: svc.v1.SendMessageResponse.message:type_name -> svc.v1.Message
-	43, // 6: svc.v1.EditMessageResponse.message:type_name -> svc.v1.Message
-	43, // 7: svc.v1.ReactResponse.message:type_name -> svc.v1.Message
-	44, // 8: svc.v1.MarkReadResponse.read_state:type_name -> svc.v1.ReadState
-	43, // 9: svc.v1.SearchResponse.messages:type_name -> svc.v1.Message
-	45, // 10: svc.v1.GetLinkPreviewsResponse.previews:type_name -> svc.v1.LinkPreview
-	42, // 11: svc.v1.AddChannelMembersResponse.channel:type_name -> svc.v1.Channel
-	42, // 12: svc.v1.RemoveChannelMemberResponse.channel:type_name -> svc.v1.Channel
-	42, // 13: svc.v1.SetChannelAccessResponse.channel:type_name -> svc.v1.Channel
-	42, // 14: svc.v1.BrowseChannelsResponse.channels:type_name -> svc.v1.Channel
-	42, // 15: svc.v1.JoinChannelResponse.channel:type_name -> svc.v1.Channel
-	46, // 16: svc.v1.GetStateResponse.me:type_name -> svc.v1.Member
-	46, // 17: svc.v1.GetStateResponse.members:type_name -> svc.v1.Member
-	42, // 18: svc.v1.GetStateResponse.channels:type_name -> svc.v1.Channel
-	47, // 19: svc.v1.GetStateResponse.roles:type_name -> svc.v1.Role
-	48, // 20: svc.v1.GetStateResponse.channel_mode:type_name -> svc.v1.ChannelMode
-	44, // 21: svc.v1.GetStateResponse.read_states:type_name -> svc.v1.ReadState
-	49, // 22: svc.v1.SetPresenceRequest.presence:type_name -> svc.v1.Presence
-	0,  // 23: svc.v1.ChatService.CreateChannel:input_type -> svc.v1.CreateChannelRequest
-	2,  // 24: svc.v1.ChatService.UpdateChannel:input_type -> svc.v1.UpdateChannelRequest
-	4,  // 25: svc.v1.ChatService.OpenDM:input_type -> svc.v1.OpenDMRequest
-	6,  // 26: svc.v1.ChatService.ListMessages:input_type -> svc.v1.ListMessagesRequest
-	8,  // 27: svc.v1.ChatService.SendMessage:input_type -> svc.v1.SendMessageRequest
-	10, // 28: svc.v1.ChatService.EditMessage:input_type -> svc.v1.EditMessageRequest
-	12, // 29: svc.v1.ChatService.DeleteMessage:input_type -> svc.v1.DeleteMessageRequest
-	14, // 30: svc.v1.ChatService.React:input_type -> svc.v1.ReactRequest
-	16, // 31: svc.v1.ChatService.MarkRead:input_type -> svc.v1.MarkReadRequest
-	18, // 32: svc.v1.ChatService.SetTyping:input_type -> svc.v1.SetTypingRequest
-	20, // 33: svc.v1.ChatService.Search:input_type -> svc.v1.SearchRequest
-	22, // 34: svc.v1.ChatService.GetLinkPreviews:input_type -> svc.v1.GetLinkPreviewsRequest
-	24, // 35: svc.v1.ChatService.AddChannelMembers:input_type -> svc.v1.AddChannelMembersRequest
-	26, // 36: svc.v1.ChatService.RemoveChannelMember:input_type -> svc.v1.RemoveChannelMemberRequest
-	28, // 37: svc.v1.ChatService.SetChannelAccess:input_type -> svc.v1.SetChannelAccessRequest
-	30, // 38: svc.v1.ChatService.BrowseChannels:input_type -> svc.v1.BrowseChannelsRequest
-	32, // 39: svc.v1.ChatService.JoinChannel:input_type -> svc.v1.JoinChannelRequest
-	34, // 40: svc.v1.ChatService.LeaveChannel:input_type -> svc.v1.LeaveChannelRequest
-	36, // 41: svc.v1.ChatService.GetState:input_type -> svc.v1.GetStateRequest
-	38, // 42: svc.v1.ChatService.Subscribe:input_type -> svc.v1.SubscribeRequest
-	39, // 43: svc.v1.ChatService.SetPresence:input_type -> svc.v1.SetPresenceRequest
-	1,  // 44: svc.v1.ChatService.CreateChannel:output_type -> svc.v1.CreateChannelResponse
-	3,  // 45: svc.v1.ChatService.UpdateChannel:output_type -> svc.v1.UpdateChannelResponse
-	5,  // 46: svc.v1.ChatService.OpenDM:output_type -> svc.v1.OpenDMResponse
-	7,  // 47: svc.v1.ChatService.ListMessages:output_type -> svc.v1.ListMessagesResponse
-	9,  // 48: svc.v1.ChatService.SendMessage:output_type -> svc.v1.SendMessageResponse
-	11, // 49: svc.v1.ChatService.EditMessage:output_type -> svc.v1.EditMessageResponse
-	13, // 50: svc.v1.ChatService.DeleteMessage:output_type -> svc.v1.DeleteMessageResponse
-	15, // 51: svc.v1.ChatService.React:output_type -> svc.v1.ReactResponse
-	17, // 52: svc.v1.ChatService.MarkRead:output_type -> svc.v1.MarkReadResponse
-	19, // 53: svc.v1.ChatService.SetTyping:output_type -> svc.v1.SetTypingResponse
-	21, // 54: svc.v1.ChatService.Search:output_type -> svc.v1.SearchResponse
-	23, // 55: svc.v1.ChatService.GetLinkPreviews:output_type -> svc.v1.GetLinkPreviewsResponse
-	25, // 56: svc.v1.ChatService.AddChannelMembers:output_type -> svc.v1.AddChannelMembersResponse
-	27, // 57: svc.v1.ChatService.RemoveChannelMember:output_type -> svc.v1.RemoveChannelMemberResponse
-	29, // 58: svc.v1.ChatService.SetChannelAccess:output_type -> svc.v1.SetChannelAccessResponse
-	31, // 59: svc.v1.ChatService.BrowseChannels:output_type -> svc.v1.BrowseChannelsResponse
-	33, // 60: svc.v1.ChatService.JoinChannel:output_type -> svc.v1.JoinChannelResponse
-	35, // 61: svc.v1.ChatService.LeaveChannel:output_type -> svc.v1.LeaveChannelResponse
-	37, // 62: svc.v1.ChatService.GetState:output_type -> svc.v1.GetStateResponse
-	50, // 63: svc.v1.ChatService.Subscribe:output_type -> svc.v1.Event
-	40, // 64: svc.v1.ChatService.SetPresence:output_type -> svc.v1.SetPresenceResponse
-	44, // [44:65] is the sub-list for method output_type
-	23, // [23:44] is the sub-list for method input_type
-	23, // [23:23] is the sub-list for extension type_name
-	23, // [23:23] is the sub-list for extension extendee
-	0,  // [0:23] is the sub-list for field type_name
+	51, // 0: svc.v1.CreateChannelRequest.kind:type_name -> svc.v1.ChannelKind
+	52, // 1: svc.v1.CreateChannelResponse.channel:type_name -> svc.v1.Channel
+	52, // 2: svc.v1.UpdateChannelResponse.channel:type_name -> svc.v1.Channel
+	52, // 3: svc.v1.OpenDMResponse.channel:type_name -> svc.v1.Channel
+	53, // 4: svc.v1.ListMessagesResponse.messages:type_name -> svc.v1.Message
+	54, // 5: svc.v1.SendMessageRequest.poll:type_name -> svc.v1.PollInput
+	53, // 6: svc.v1.SendMessageResponse.message:type_name -> svc.v1.Message
+	53, // 7: svc.v1.EditMessageResponse.message:type_name -> svc.v1.Message
+	53, // 8: svc.v1.ReactResponse.message:type_name -> svc.v1.Message
+	55, // 9: svc.v1.MarkReadResponse.read_state:type_name -> svc.v1.ReadState
+	53, // 10: svc.v1.SearchResponse.messages:type_name -> svc.v1.Message
+	56, // 11: svc.v1.GetLinkPreviewsResponse.previews:type_name -> svc.v1.LinkPreview
+	52, // 12: svc.v1.AddChannelMembersResponse.channel:type_name -> svc.v1.Channel
+	52, // 13: svc.v1.RemoveChannelMemberResponse.channel:type_name -> svc.v1.Channel
+	52, // 14: svc.v1.SetChannelAccessResponse.channel:type_name -> svc.v1.Channel
+	52, // 15: svc.v1.BrowseChannelsResponse.channels:type_name -> svc.v1.Channel
+	52, // 16: svc.v1.JoinChannelResponse.channel:type_name -> svc.v1.Channel
+	57, // 17: svc.v1.GetStateResponse.me:type_name -> svc.v1.Member
+	57, // 18: svc.v1.GetStateResponse.members:type_name -> svc.v1.Member
+	52, // 19: svc.v1.GetStateResponse.channels:type_name -> svc.v1.Channel
+	58, // 20: svc.v1.GetStateResponse.roles:type_name -> svc.v1.Role
+	59, // 21: svc.v1.GetStateResponse.channel_mode:type_name -> svc.v1.ChannelMode
+	55, // 22: svc.v1.GetStateResponse.read_states:type_name -> svc.v1.ReadState
+	60, // 23: svc.v1.SetPresenceRequest.presence:type_name -> svc.v1.Presence
+	53, // 24: svc.v1.PinMessageResponse.message:type_name -> svc.v1.Message
+	53, // 25: svc.v1.UnpinMessageResponse.message:type_name -> svc.v1.Message
+	53, // 26: svc.v1.ListPinsResponse.messages:type_name -> svc.v1.Message
+	53, // 27: svc.v1.VotePollResponse.message:type_name -> svc.v1.Message
+	53, // 28: svc.v1.ClosePollResponse.message:type_name -> svc.v1.Message
+	0,  // 29: svc.v1.ChatService.CreateChannel:input_type -> svc.v1.CreateChannelRequest
+	2,  // 30: svc.v1.ChatService.UpdateChannel:input_type -> svc.v1.UpdateChannelRequest
+	4,  // 31: svc.v1.ChatService.OpenDM:input_type -> svc.v1.OpenDMRequest
+	6,  // 32: svc.v1.ChatService.ListMessages:input_type -> svc.v1.ListMessagesRequest
+	8,  // 33: svc.v1.ChatService.SendMessage:input_type -> svc.v1.SendMessageRequest
+	10, // 34: svc.v1.ChatService.EditMessage:input_type -> svc.v1.EditMessageRequest
+	12, // 35: svc.v1.ChatService.DeleteMessage:input_type -> svc.v1.DeleteMessageRequest
+	14, // 36: svc.v1.ChatService.React:input_type -> svc.v1.ReactRequest
+	16, // 37: svc.v1.ChatService.MarkRead:input_type -> svc.v1.MarkReadRequest
+	18, // 38: svc.v1.ChatService.SetTyping:input_type -> svc.v1.SetTypingRequest
+	20, // 39: svc.v1.ChatService.Search:input_type -> svc.v1.SearchRequest
+	22, // 40: svc.v1.ChatService.GetLinkPreviews:input_type -> svc.v1.GetLinkPreviewsRequest
+	24, // 41: svc.v1.ChatService.AddChannelMembers:input_type -> svc.v1.AddChannelMembersRequest
+	26, // 42: svc.v1.ChatService.RemoveChannelMember:input_type -> svc.v1.RemoveChannelMemberRequest
+	28, // 43: svc.v1.ChatService.SetChannelAccess:input_type -> svc.v1.SetChannelAccessRequest
+	30, // 44: svc.v1.ChatService.BrowseChannels:input_type -> svc.v1.BrowseChannelsRequest
+	32, // 45: svc.v1.ChatService.JoinChannel:input_type -> svc.v1.JoinChannelRequest
+	34, // 46: svc.v1.ChatService.LeaveChannel:input_type -> svc.v1.LeaveChannelRequest
+	36, // 47: svc.v1.ChatService.GetState:input_type -> svc.v1.GetStateRequest
+	38, // 48: svc.v1.ChatService.Subscribe:input_type -> svc.v1.SubscribeRequest
+	39, // 49: svc.v1.ChatService.SetPresence:input_type -> svc.v1.SetPresenceRequest
+	1,  // 50: svc.v1.ChatService.CreateChannel:output_type -> svc.v1.CreateChannelResponse
+	3,  // 51: svc.v1.ChatService.UpdateChannel:output_type -> svc.v1.UpdateChannelResponse
+	5,  // 52: svc.v1.ChatService.OpenDM:output_type -> svc.v1.OpenDMResponse
+	7,  // 53: svc.v1.ChatService.ListMessages:output_type -> svc.v1.ListMessagesResponse
+	9,  // 54: svc.v1.ChatService.SendMessage:output_type -> svc.v1.SendMessageResponse
+	11, // 55: svc.v1.ChatService.EditMessage:output_type -> svc.v1.EditMessageResponse
+	13, // 56: svc.v1.ChatService.DeleteMessage:output_type -> svc.v1.DeleteMessageResponse
+	15, // 57: svc.v1.ChatService.React:output_type -> svc.v1.ReactResponse
+	17, // 58: svc.v1.ChatService.MarkRead:output_type -> svc.v1.MarkReadResponse
+	19, // 59: svc.v1.ChatService.SetTyping:output_type -> svc.v1.SetTypingResponse
+	21, // 60: svc.v1.ChatService.Search:output_type -> svc.v1.SearchResponse
+	23, // 61: svc.v1.ChatService.GetLinkPreviews:output_type -> svc.v1.GetLinkPreviewsResponse
+	25, // 62: svc.v1.ChatService.AddChannelMembers:output_type -> svc.v1.AddChannelMembersResponse
+	27, // 63: svc.v1.ChatService.RemoveChannelMember:output_type -> svc.v1.RemoveChannelMemberResponse
+	29, // 64: svc.v1.ChatService.SetChannelAccess:output_type -> svc.v1.SetChannelAccessResponse
+	31, // 65: svc.v1.ChatService.BrowseChannels:output_type -> svc.v1.BrowseChannelsResponse
+	33, // 66: svc.v1.ChatService.JoinChannel:output_type -> svc.v1.JoinChannelResponse
+	35, // 67: svc.v1.ChatService.LeaveChannel:output_type -> svc.v1.LeaveChannelResponse
+	37, // 68: svc.v1.ChatService.GetState:output_type -> svc.v1.GetStateResponse
+	61, // 69: svc.v1.ChatService.Subscribe:output_type -> svc.v1.Event
+	40, // 70: svc.v1.ChatService.SetPresence:output_type -> svc.v1.SetPresenceResponse
+	50, // [50:71] is the sub-list for method output_type
+	29, // [29:50] is the sub-list for method input_type
+	29, // [29:29] is the sub-list for extension type_name
+	29, // [29:29] is the sub-list for extension extendee
+	0,  // [0:29] is the sub-list for field type_name
 }
 
 func init() { file_svc_v1_chat_proto_init() }
@@ -2437,7 +2962,7 @@ func file_svc_v1_chat_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_svc_v1_chat_proto_rawDesc), len(file_svc_v1_chat_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   41,
+			NumMessages:   51,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -98,8 +98,14 @@ type GetServerInfoResponse struct {
 	RetentionDays int32 `protobuf:"varint,12,opt,name=retention_days,json=retentionDays,proto3" json:"retention_days,omitempty"`
 	// Token issuers this server accepts.
 	TrustedIssuers []string `protobuf:"bytes,13,rep,name=trusted_issuers,json=trustedIssuers,proto3" json:"trusted_issuers,omitempty"`
-	unknownFields  protoimpl.UnknownFields
-	sizeCache      protoimpl.SizeCache
+	// The lowest rank whose `<!here>` and `<!everyone>` mention anyone outside DMs; default
+	// MEMBER_ROLE_MODERATOR.
+	GroupMentionRank MemberRole `protobuf:"varint,14,opt,name=group_mention_rank,json=groupMentionRank,proto3,enum=svc.v1.MemberRole" json:"group_mention_rank,omitempty"`
+	// The community is closed to new members for now: Join is refused to anyone not already a
+	// member, invites included.
+	Lockdown      bool `protobuf:"varint,15,opt,name=lockdown,proto3" json:"lockdown,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *GetServerInfoResponse) Reset() {
@@ -223,6 +229,20 @@ func (x *GetServerInfoResponse) GetTrustedIssuers() []string {
 	return nil
 }
 
+func (x *GetServerInfoResponse) GetGroupMentionRank() MemberRole {
+	if x != nil {
+		return x.GroupMentionRank
+	}
+	return MemberRole_MEMBER_ROLE_UNSPECIFIED
+}
+
+func (x *GetServerInfoResponse) GetLockdown() bool {
+	if x != nil {
+		return x.Lockdown
+	}
+	return false
+}
+
 type UpdateServerSettingsRequest struct {
 	state       protoimpl.MessageState `protogen:"open.v1"`
 	Name        *string                `protobuf:"bytes,1,opt,name=name,proto3,oneof" json:"name,omitempty"`
@@ -240,6 +260,9 @@ type UpdateServerSettingsRequest struct {
 	// Replaces join_questions when set_join_questions is true.
 	JoinQuestions    []string `protobuf:"bytes,10,rep,name=join_questions,json=joinQuestions,proto3" json:"join_questions,omitempty"`
 	SetJoinQuestions bool     `protobuf:"varint,11,opt,name=set_join_questions,json=setJoinQuestions,proto3" json:"set_join_questions,omitempty"`
+	// MEMBER, MODERATOR, ADMIN or OWNER.
+	GroupMentionRank *MemberRole `protobuf:"varint,12,opt,name=group_mention_rank,json=groupMentionRank,proto3,enum=svc.v1.MemberRole,oneof" json:"group_mention_rank,omitempty"`
+	Lockdown         *bool       `protobuf:"varint,13,opt,name=lockdown,proto3,oneof" json:"lockdown,omitempty"`
 	unknownFields    protoimpl.UnknownFields
 	sizeCache        protoimpl.SizeCache
 }
@@ -347,6 +370,20 @@ func (x *UpdateServerSettingsRequest) GetJoinQuestions() []string {
 func (x *UpdateServerSettingsRequest) GetSetJoinQuestions() bool {
 	if x != nil {
 		return x.SetJoinQuestions
+	}
+	return false
+}
+
+func (x *UpdateServerSettingsRequest) GetGroupMentionRank() MemberRole {
+	if x != nil && x.GroupMentionRank != nil {
+		return *x.GroupMentionRank
+	}
+	return MemberRole_MEMBER_ROLE_UNSPECIFIED
+}
+
+func (x *UpdateServerSettingsRequest) GetLockdown() bool {
+	if x != nil && x.Lockdown != nil {
+		return *x.Lockdown
 	}
 	return false
 }
@@ -871,8 +908,10 @@ func (x *ListMembersResponse) GetMembers() []*Member {
 }
 
 type KickMemberRequest struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	MemberId      string                 `protobuf:"bytes,1,opt,name=member_id,json=memberId,proto3" json:"member_id,omitempty"`
+	state    protoimpl.MessageState `protogen:"open.v1"`
+	MemberId string                 `protobuf:"bytes,1,opt,name=member_id,json=memberId,proto3" json:"member_id,omitempty"`
+	// 0 to 500 characters, kept in the audit log.
+	Reason        string `protobuf:"bytes,2,opt,name=reason,proto3" json:"reason,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -914,6 +953,13 @@ func (x *KickMemberRequest) GetMemberId() string {
 	return ""
 }
 
+func (x *KickMemberRequest) GetReason() string {
+	if x != nil {
+		return x.Reason
+	}
+	return ""
+}
+
 type KickMemberResponse struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	unknownFields protoimpl.UnknownFields
@@ -951,8 +997,10 @@ func (*KickMemberResponse) Descriptor() ([]byte, []int) {
 }
 
 type BanMemberRequest struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	MemberId      string                 `protobuf:"bytes,1,opt,name=member_id,json=memberId,proto3" json:"member_id,omitempty"`
+	state    protoimpl.MessageState `protogen:"open.v1"`
+	MemberId string                 `protobuf:"bytes,1,opt,name=member_id,json=memberId,proto3" json:"member_id,omitempty"`
+	// 0 to 500 characters, kept in the audit log and shown in ListBans.
+	Reason        string `protobuf:"bytes,2,opt,name=reason,proto3" json:"reason,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -990,6 +1038,13 @@ func (*BanMemberRequest) Descriptor() ([]byte, []int) {
 func (x *BanMemberRequest) GetMemberId() string {
 	if x != nil {
 		return x.MemberId
+	}
+	return ""
+}
+
+func (x *BanMemberRequest) GetReason() string {
+	if x != nil {
+		return x.Reason
 	}
 	return ""
 }
@@ -2581,12 +2636,713 @@ func (*DeleteEmojiResponse) Descriptor() ([]byte, []int) {
 	return file_svc_v1_server_proto_rawDescGZIP(), []int{52}
 }
 
+type TimeoutMemberRequest struct {
+	state    protoimpl.MessageState `protogen:"open.v1"`
+	MemberId string                 `protobuf:"bytes,1,opt,name=member_id,json=memberId,proto3" json:"member_id,omitempty"`
+	// 60 to 2,419,200 (28 days); 0 ends a timeout.
+	DurationS int64 `protobuf:"varint,2,opt,name=duration_s,json=durationS,proto3" json:"duration_s,omitempty"`
+	// 0 to 500 characters.
+	Reason        string `protobuf:"bytes,3,opt,name=reason,proto3" json:"reason,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *TimeoutMemberRequest) Reset() {
+	*x = TimeoutMemberRequest{}
+	mi := &file_svc_v1_server_proto_msgTypes[53]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *TimeoutMemberRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*TimeoutMemberRequest) ProtoMessage() {}
+
+func (x *TimeoutMemberRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_svc_v1_server_proto_msgTypes[53]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use TimeoutMemberRequest.ProtoReflect.Descriptor instead.
+func (*TimeoutMemberRequest) Descriptor() ([]byte, []int) {
+	return file_svc_v1_server_proto_rawDescGZIP(), []int{53}
+}
+
+func (x *TimeoutMemberRequest) GetMemberId() string {
+	if x != nil {
+		return x.MemberId
+	}
+	return ""
+}
+
+func (x *TimeoutMemberRequest) GetDurationS() int64 {
+	if x != nil {
+		return x.DurationS
+	}
+	return 0
+}
+
+func (x *TimeoutMemberRequest) GetReason() string {
+	if x != nil {
+		return x.Reason
+	}
+	return ""
+}
+
+type TimeoutMemberResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Member        *Member                `protobuf:"bytes,1,opt,name=member,proto3" json:"member,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *TimeoutMemberResponse) Reset() {
+	*x = TimeoutMemberResponse{}
+	mi := &file_svc_v1_server_proto_msgTypes[54]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *TimeoutMemberResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*TimeoutMemberResponse) ProtoMessage() {}
+
+func (x *TimeoutMemberResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_svc_v1_server_proto_msgTypes[54]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use TimeoutMemberResponse.ProtoReflect.Descriptor instead.
+func (*TimeoutMemberResponse) Descriptor() ([]byte, []int) {
+	return file_svc_v1_server_proto_rawDescGZIP(), []int{54}
+}
+
+func (x *TimeoutMemberResponse) GetMember() *Member {
+	if x != nil {
+		return x.Member
+	}
+	return nil
+}
+
+type ListAuditLogRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Entries older than this one; empty for the newest.
+	BeforeId string `protobuf:"bytes,1,opt,name=before_id,json=beforeId,proto3" json:"before_id,omitempty"`
+	// 1 to 200, default 50.
+	Limit int32 `protobuf:"varint,2,opt,name=limit,proto3" json:"limit,omitempty"`
+	// Only this action; UNSPECIFIED for all.
+	Action AuditAction `protobuf:"varint,3,opt,name=action,proto3,enum=svc.v1.AuditAction" json:"action,omitempty"`
+	// Only entries whose actor or target is this member; empty for all.
+	MemberId      string `protobuf:"bytes,4,opt,name=member_id,json=memberId,proto3" json:"member_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListAuditLogRequest) Reset() {
+	*x = ListAuditLogRequest{}
+	mi := &file_svc_v1_server_proto_msgTypes[55]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListAuditLogRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListAuditLogRequest) ProtoMessage() {}
+
+func (x *ListAuditLogRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_svc_v1_server_proto_msgTypes[55]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListAuditLogRequest.ProtoReflect.Descriptor instead.
+func (*ListAuditLogRequest) Descriptor() ([]byte, []int) {
+	return file_svc_v1_server_proto_rawDescGZIP(), []int{55}
+}
+
+func (x *ListAuditLogRequest) GetBeforeId() string {
+	if x != nil {
+		return x.BeforeId
+	}
+	return ""
+}
+
+func (x *ListAuditLogRequest) GetLimit() int32 {
+	if x != nil {
+		return x.Limit
+	}
+	return 0
+}
+
+func (x *ListAuditLogRequest) GetAction() AuditAction {
+	if x != nil {
+		return x.Action
+	}
+	return AuditAction_AUDIT_ACTION_UNSPECIFIED
+}
+
+func (x *ListAuditLogRequest) GetMemberId() string {
+	if x != nil {
+		return x.MemberId
+	}
+	return ""
+}
+
+type ListAuditLogResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Newest first.
+	Entries []*AuditEntry `protobuf:"bytes,1,rep,name=entries,proto3" json:"entries,omitempty"`
+	// Older entries exist.
+	HasMore       bool `protobuf:"varint,2,opt,name=has_more,json=hasMore,proto3" json:"has_more,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListAuditLogResponse) Reset() {
+	*x = ListAuditLogResponse{}
+	mi := &file_svc_v1_server_proto_msgTypes[56]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListAuditLogResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListAuditLogResponse) ProtoMessage() {}
+
+func (x *ListAuditLogResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_svc_v1_server_proto_msgTypes[56]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListAuditLogResponse.ProtoReflect.Descriptor instead.
+func (*ListAuditLogResponse) Descriptor() ([]byte, []int) {
+	return file_svc_v1_server_proto_rawDescGZIP(), []int{56}
+}
+
+func (x *ListAuditLogResponse) GetEntries() []*AuditEntry {
+	if x != nil {
+		return x.Entries
+	}
+	return nil
+}
+
+func (x *ListAuditLogResponse) GetHasMore() bool {
+	if x != nil {
+		return x.HasMore
+	}
+	return false
+}
+
+type GetModerationSettingsRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetModerationSettingsRequest) Reset() {
+	*x = GetModerationSettingsRequest{}
+	mi := &file_svc_v1_server_proto_msgTypes[57]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetModerationSettingsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetModerationSettingsRequest) ProtoMessage() {}
+
+func (x *GetModerationSettingsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_svc_v1_server_proto_msgTypes[57]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetModerationSettingsRequest.ProtoReflect.Descriptor instead.
+func (*GetModerationSettingsRequest) Descriptor() ([]byte, []int) {
+	return file_svc_v1_server_proto_rawDescGZIP(), []int{57}
+}
+
+type GetModerationSettingsResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Settings      *ModerationSettings    `protobuf:"bytes,1,opt,name=settings,proto3" json:"settings,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetModerationSettingsResponse) Reset() {
+	*x = GetModerationSettingsResponse{}
+	mi := &file_svc_v1_server_proto_msgTypes[58]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetModerationSettingsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetModerationSettingsResponse) ProtoMessage() {}
+
+func (x *GetModerationSettingsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_svc_v1_server_proto_msgTypes[58]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetModerationSettingsResponse.ProtoReflect.Descriptor instead.
+func (*GetModerationSettingsResponse) Descriptor() ([]byte, []int) {
+	return file_svc_v1_server_proto_rawDescGZIP(), []int{58}
+}
+
+func (x *GetModerationSettingsResponse) GetSettings() *ModerationSettings {
+	if x != nil {
+		return x.Settings
+	}
+	return nil
+}
+
+type UpdateModerationSettingsRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Replaces blocked_words when set_blocked_words is true.
+	BlockedWords    []string    `protobuf:"bytes,1,rep,name=blocked_words,json=blockedWords,proto3" json:"blocked_words,omitempty"`
+	SetBlockedWords bool        `protobuf:"varint,2,opt,name=set_blocked_words,json=setBlockedWords,proto3" json:"set_blocked_words,omitempty"`
+	MaxMentions     *int32      `protobuf:"varint,3,opt,name=max_mentions,json=maxMentions,proto3,oneof" json:"max_mentions,omitempty"`
+	Require_2FaRank *MemberRole `protobuf:"varint,4,opt,name=require_2fa_rank,json=require2faRank,proto3,enum=svc.v1.MemberRole,oneof" json:"require_2fa_rank,omitempty"`
+	unknownFields   protoimpl.UnknownFields
+	sizeCache       protoimpl.SizeCache
+}
+
+func (x *UpdateModerationSettingsRequest) Reset() {
+	*x = UpdateModerationSettingsRequest{}
+	mi := &file_svc_v1_server_proto_msgTypes[59]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *UpdateModerationSettingsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*UpdateModerationSettingsRequest) ProtoMessage() {}
+
+func (x *UpdateModerationSettingsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_svc_v1_server_proto_msgTypes[59]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use UpdateModerationSettingsRequest.ProtoReflect.Descriptor instead.
+func (*UpdateModerationSettingsRequest) Descriptor() ([]byte, []int) {
+	return file_svc_v1_server_proto_rawDescGZIP(), []int{59}
+}
+
+func (x *UpdateModerationSettingsRequest) GetBlockedWords() []string {
+	if x != nil {
+		return x.BlockedWords
+	}
+	return nil
+}
+
+func (x *UpdateModerationSettingsRequest) GetSetBlockedWords() bool {
+	if x != nil {
+		return x.SetBlockedWords
+	}
+	return false
+}
+
+func (x *UpdateModerationSettingsRequest) GetMaxMentions() int32 {
+	if x != nil && x.MaxMentions != nil {
+		return *x.MaxMentions
+	}
+	return 0
+}
+
+func (x *UpdateModerationSettingsRequest) GetRequire_2FaRank() MemberRole {
+	if x != nil && x.Require_2FaRank != nil {
+		return *x.Require_2FaRank
+	}
+	return MemberRole_MEMBER_ROLE_UNSPECIFIED
+}
+
+type UpdateModerationSettingsResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Settings      *ModerationSettings    `protobuf:"bytes,1,opt,name=settings,proto3" json:"settings,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *UpdateModerationSettingsResponse) Reset() {
+	*x = UpdateModerationSettingsResponse{}
+	mi := &file_svc_v1_server_proto_msgTypes[60]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *UpdateModerationSettingsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*UpdateModerationSettingsResponse) ProtoMessage() {}
+
+func (x *UpdateModerationSettingsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_svc_v1_server_proto_msgTypes[60]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use UpdateModerationSettingsResponse.ProtoReflect.Descriptor instead.
+func (*UpdateModerationSettingsResponse) Descriptor() ([]byte, []int) {
+	return file_svc_v1_server_proto_rawDescGZIP(), []int{60}
+}
+
+func (x *UpdateModerationSettingsResponse) GetSettings() *ModerationSettings {
+	if x != nil {
+		return x.Settings
+	}
+	return nil
+}
+
+type CreatePasswordResetLinkRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	MemberId      string                 `protobuf:"bytes,1,opt,name=member_id,json=memberId,proto3" json:"member_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CreatePasswordResetLinkRequest) Reset() {
+	*x = CreatePasswordResetLinkRequest{}
+	mi := &file_svc_v1_server_proto_msgTypes[61]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CreatePasswordResetLinkRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CreatePasswordResetLinkRequest) ProtoMessage() {}
+
+func (x *CreatePasswordResetLinkRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_svc_v1_server_proto_msgTypes[61]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CreatePasswordResetLinkRequest.ProtoReflect.Descriptor instead.
+func (*CreatePasswordResetLinkRequest) Descriptor() ([]byte, []int) {
+	return file_svc_v1_server_proto_rawDescGZIP(), []int{61}
+}
+
+func (x *CreatePasswordResetLinkRequest) GetMemberId() string {
+	if x != nil {
+		return x.MemberId
+	}
+	return ""
+}
+
+type CreatePasswordResetLinkResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Absolute; opens the built-in issuer's page to set a new password. One use.
+	Url           string `protobuf:"bytes,1,opt,name=url,proto3" json:"url,omitempty"`
+	ExpiresAtMs   int64  `protobuf:"varint,2,opt,name=expires_at_ms,json=expiresAtMs,proto3" json:"expires_at_ms,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CreatePasswordResetLinkResponse) Reset() {
+	*x = CreatePasswordResetLinkResponse{}
+	mi := &file_svc_v1_server_proto_msgTypes[62]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CreatePasswordResetLinkResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CreatePasswordResetLinkResponse) ProtoMessage() {}
+
+func (x *CreatePasswordResetLinkResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_svc_v1_server_proto_msgTypes[62]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CreatePasswordResetLinkResponse.ProtoReflect.Descriptor instead.
+func (*CreatePasswordResetLinkResponse) Descriptor() ([]byte, []int) {
+	return file_svc_v1_server_proto_rawDescGZIP(), []int{62}
+}
+
+func (x *CreatePasswordResetLinkResponse) GetUrl() string {
+	if x != nil {
+		return x.Url
+	}
+	return ""
+}
+
+func (x *CreatePasswordResetLinkResponse) GetExpiresAtMs() int64 {
+	if x != nil {
+		return x.ExpiresAtMs
+	}
+	return 0
+}
+
+type ClaimMemberRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// An imported placeholder member.
+	PlaceholderId string `protobuf:"bytes,1,opt,name=placeholder_id,json=placeholderId,proto3" json:"placeholder_id,omitempty"`
+	// The real member who gets its messages and reactions.
+	MemberId      string `protobuf:"bytes,2,opt,name=member_id,json=memberId,proto3" json:"member_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ClaimMemberRequest) Reset() {
+	*x = ClaimMemberRequest{}
+	mi := &file_svc_v1_server_proto_msgTypes[63]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ClaimMemberRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ClaimMemberRequest) ProtoMessage() {}
+
+func (x *ClaimMemberRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_svc_v1_server_proto_msgTypes[63]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ClaimMemberRequest.ProtoReflect.Descriptor instead.
+func (*ClaimMemberRequest) Descriptor() ([]byte, []int) {
+	return file_svc_v1_server_proto_rawDescGZIP(), []int{63}
+}
+
+func (x *ClaimMemberRequest) GetPlaceholderId() string {
+	if x != nil {
+		return x.PlaceholderId
+	}
+	return ""
+}
+
+func (x *ClaimMemberRequest) GetMemberId() string {
+	if x != nil {
+		return x.MemberId
+	}
+	return ""
+}
+
+type ClaimMemberResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Member        *Member                `protobuf:"bytes,1,opt,name=member,proto3" json:"member,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ClaimMemberResponse) Reset() {
+	*x = ClaimMemberResponse{}
+	mi := &file_svc_v1_server_proto_msgTypes[64]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ClaimMemberResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ClaimMemberResponse) ProtoMessage() {}
+
+func (x *ClaimMemberResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_svc_v1_server_proto_msgTypes[64]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ClaimMemberResponse.ProtoReflect.Descriptor instead.
+func (*ClaimMemberResponse) Descriptor() ([]byte, []int) {
+	return file_svc_v1_server_proto_rawDescGZIP(), []int{64}
+}
+
+func (x *ClaimMemberResponse) GetMember() *Member {
+	if x != nil {
+		return x.Member
+	}
+	return nil
+}
+
+type ExportMyDataRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ExportMyDataRequest) Reset() {
+	*x = ExportMyDataRequest{}
+	mi := &file_svc_v1_server_proto_msgTypes[65]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ExportMyDataRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ExportMyDataRequest) ProtoMessage() {}
+
+func (x *ExportMyDataRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_svc_v1_server_proto_msgTypes[65]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ExportMyDataRequest.ProtoReflect.Descriptor instead.
+func (*ExportMyDataRequest) Descriptor() ([]byte, []int) {
+	return file_svc_v1_server_proto_rawDescGZIP(), []int{65}
+}
+
+type ExportMyDataResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Signed, valid 24 hours (see ExportMyData).
+	Url           string `protobuf:"bytes,1,opt,name=url,proto3" json:"url,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ExportMyDataResponse) Reset() {
+	*x = ExportMyDataResponse{}
+	mi := &file_svc_v1_server_proto_msgTypes[66]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ExportMyDataResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ExportMyDataResponse) ProtoMessage() {}
+
+func (x *ExportMyDataResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_svc_v1_server_proto_msgTypes[66]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ExportMyDataResponse.ProtoReflect.Descriptor instead.
+func (*ExportMyDataResponse) Descriptor() ([]byte, []int) {
+	return file_svc_v1_server_proto_rawDescGZIP(), []int{66}
+}
+
+func (x *ExportMyDataResponse) GetUrl() string {
+	if x != nil {
+		return x.Url
+	}
+	return ""
+}
+
 var File_svc_v1_server_proto protoreflect.FileDescriptor
 
 const file_svc_v1_server_proto_rawDesc = "" +
 	"\n" +
 	"\x13svc/v1/server.proto\x12\x06svc.v1\x1a\x12svc/v1/types.proto\"\x16\n" +
-	"\x14GetServerInfoRequest\"\xd9\x03\n" +
+	"\x14GetServerInfoRequest\"\xb7\x04\n" +
 	"\x15GetServerInfoResponse\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12 \n" +
 	"\vdescription\x18\x02 \x01(\tR\vdescription\x12\x19\n" +
@@ -2603,7 +3359,9 @@ const file_svc_v1_server_proto_rawDesc = "" +
 	"needsSetup\x12)\n" +
 	"\x10protocol_version\x18\v \x01(\x05R\x0fprotocolVersion\x12%\n" +
 	"\x0eretention_days\x18\f \x01(\x05R\rretentionDays\x12'\n" +
-	"\x0ftrusted_issuers\x18\r \x03(\tR\x0etrustedIssuers\"\xe0\x04\n" +
+	"\x0ftrusted_issuers\x18\r \x03(\tR\x0etrustedIssuers\x12@\n" +
+	"\x12group_mention_rank\x18\x0e \x01(\x0e2\x12.svc.v1.MemberRoleR\x10groupMentionRank\x12\x1a\n" +
+	"\blockdown\x18\x0f \x01(\bR\blockdown\"\xec\x05\n" +
 	"\x1bUpdateServerSettingsRequest\x12\x17\n" +
 	"\x04name\x18\x01 \x01(\tH\x00R\x04name\x88\x01\x01\x12%\n" +
 	"\vdescription\x18\x02 \x01(\tH\x01R\vdescription\x88\x01\x01\x12\x1c\n" +
@@ -2617,7 +3375,10 @@ const file_svc_v1_server_proto_rawDesc = "" +
 	"\x0esetup_complete\x18\t \x01(\bH\bR\rsetupComplete\x88\x01\x01\x12%\n" +
 	"\x0ejoin_questions\x18\n" +
 	" \x03(\tR\rjoinQuestions\x12,\n" +
-	"\x12set_join_questions\x18\v \x01(\bR\x10setJoinQuestionsB\a\n" +
+	"\x12set_join_questions\x18\v \x01(\bR\x10setJoinQuestions\x12E\n" +
+	"\x12group_mention_rank\x18\f \x01(\x0e2\x12.svc.v1.MemberRoleH\tR\x10groupMentionRank\x88\x01\x01\x12\x1f\n" +
+	"\blockdown\x18\r \x01(\bH\n" +
+	"R\blockdown\x88\x01\x01B\a\n" +
 	"\x05_nameB\x0e\n" +
 	"\f_descriptionB\n" +
 	"\n" +
@@ -2628,7 +3389,9 @@ const file_svc_v1_server_proto_rawDesc = "" +
 	"\f_invite_onlyB\x11\n" +
 	"\x0f_retention_daysB\x0f\n" +
 	"\r_channel_modeB\x11\n" +
-	"\x0f_setup_complete\"\x0e\n" +
+	"\x0f_setup_completeB\x15\n" +
+	"\x13_group_mention_rankB\v\n" +
+	"\t_lockdown\"\x0e\n" +
 	"\fGetMeRequest\"\xac\x01\n" +
 	"\rGetMeResponse\x12&\n" +
 	"\x06member\x18\x01 \x01(\v2\x0e.svc.v1.MemberR\x06member\x12!\n" +
@@ -2667,12 +3430,14 @@ const file_svc_v1_server_proto_rawDesc = "" +
 	"\x06member\x18\x01 \x01(\v2\x0e.svc.v1.MemberR\x06member\"\x14\n" +
 	"\x12ListMembersRequest\"?\n" +
 	"\x13ListMembersResponse\x12(\n" +
-	"\amembers\x18\x01 \x03(\v2\x0e.svc.v1.MemberR\amembers\"0\n" +
+	"\amembers\x18\x01 \x03(\v2\x0e.svc.v1.MemberR\amembers\"H\n" +
 	"\x11KickMemberRequest\x12\x1b\n" +
-	"\tmember_id\x18\x01 \x01(\tR\bmemberId\"\x14\n" +
-	"\x12KickMemberResponse\"/\n" +
+	"\tmember_id\x18\x01 \x01(\tR\bmemberId\x12\x16\n" +
+	"\x06reason\x18\x02 \x01(\tR\x06reason\"\x14\n" +
+	"\x12KickMemberResponse\"G\n" +
 	"\x10BanMemberRequest\x12\x1b\n" +
-	"\tmember_id\x18\x01 \x01(\tR\bmemberId\"\x13\n" +
+	"\tmember_id\x18\x01 \x01(\tR\bmemberId\x12\x16\n" +
+	"\x06reason\x18\x02 \x01(\tR\x06reason\"\x13\n" +
 	"\x11BanMemberResponse\"1\n" +
 	"\x12UnbanMemberRequest\x12\x1b\n" +
 	"\tmember_id\x18\x01 \x01(\tR\bmemberId\"\x15\n" +
@@ -2744,7 +3509,47 @@ const file_svc_v1_server_proto_rawDesc = "" +
 	"\x06member\x18\x01 \x01(\v2\x0e.svc.v1.MemberR\x06member\"(\n" +
 	"\x12DeleteEmojiRequest\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\"\x15\n" +
-	"\x13DeleteEmojiResponse2\xb5\x0f\n" +
+	"\x13DeleteEmojiResponse\"j\n" +
+	"\x14TimeoutMemberRequest\x12\x1b\n" +
+	"\tmember_id\x18\x01 \x01(\tR\bmemberId\x12\x1d\n" +
+	"\n" +
+	"duration_s\x18\x02 \x01(\x03R\tdurationS\x12\x16\n" +
+	"\x06reason\x18\x03 \x01(\tR\x06reason\"?\n" +
+	"\x15TimeoutMemberResponse\x12&\n" +
+	"\x06member\x18\x01 \x01(\v2\x0e.svc.v1.MemberR\x06member\"\x92\x01\n" +
+	"\x13ListAuditLogRequest\x12\x1b\n" +
+	"\tbefore_id\x18\x01 \x01(\tR\bbeforeId\x12\x14\n" +
+	"\x05limit\x18\x02 \x01(\x05R\x05limit\x12+\n" +
+	"\x06action\x18\x03 \x01(\x0e2\x13.svc.v1.AuditActionR\x06action\x12\x1b\n" +
+	"\tmember_id\x18\x04 \x01(\tR\bmemberId\"_\n" +
+	"\x14ListAuditLogResponse\x12,\n" +
+	"\aentries\x18\x01 \x03(\v2\x12.svc.v1.AuditEntryR\aentries\x12\x19\n" +
+	"\bhas_more\x18\x02 \x01(\bR\ahasMore\"\x1e\n" +
+	"\x1cGetModerationSettingsRequest\"W\n" +
+	"\x1dGetModerationSettingsResponse\x126\n" +
+	"\bsettings\x18\x01 \x01(\v2\x1a.svc.v1.ModerationSettingsR\bsettings\"\x83\x02\n" +
+	"\x1fUpdateModerationSettingsRequest\x12#\n" +
+	"\rblocked_words\x18\x01 \x03(\tR\fblockedWords\x12*\n" +
+	"\x11set_blocked_words\x18\x02 \x01(\bR\x0fsetBlockedWords\x12&\n" +
+	"\fmax_mentions\x18\x03 \x01(\x05H\x00R\vmaxMentions\x88\x01\x01\x12A\n" +
+	"\x10require_2fa_rank\x18\x04 \x01(\x0e2\x12.svc.v1.MemberRoleH\x01R\x0erequire2faRank\x88\x01\x01B\x0f\n" +
+	"\r_max_mentionsB\x13\n" +
+	"\x11_require_2fa_rank\"Z\n" +
+	" UpdateModerationSettingsResponse\x126\n" +
+	"\bsettings\x18\x01 \x01(\v2\x1a.svc.v1.ModerationSettingsR\bsettings\"=\n" +
+	"\x1eCreatePasswordResetLinkRequest\x12\x1b\n" +
+	"\tmember_id\x18\x01 \x01(\tR\bmemberId\"W\n" +
+	"\x1fCreatePasswordResetLinkResponse\x12\x10\n" +
+	"\x03url\x18\x01 \x01(\tR\x03url\x12\"\n" +
+	"\rexpires_at_ms\x18\x02 \x01(\x03R\vexpiresAtMs\"X\n" +
+	"\x12ClaimMemberRequest\x12%\n" +
+	"\x0eplaceholder_id\x18\x01 \x01(\tR\rplaceholderId\x12\x1b\n" +
+	"\tmember_id\x18\x02 \x01(\tR\bmemberId\"=\n" +
+	"\x13ClaimMemberResponse\x12&\n" +
+	"\x06member\x18\x01 \x01(\v2\x0e.svc.v1.MemberR\x06member\"\x15\n" +
+	"\x13ExportMyDataRequest\"(\n" +
+	"\x14ExportMyDataResponse\x12\x10\n" +
+	"\x03url\x18\x01 \x01(\tR\x03url2\xb5\x0f\n" +
 	"\rServerService\x12L\n" +
 	"\rGetServerInfo\x12\x1c.svc.v1.GetServerInfoRequest\x1a\x1d.svc.v1.GetServerInfoResponse\x12Z\n" +
 	"\x14UpdateServerSettings\x12#.svc.v1.UpdateServerSettingsRequest\x1a\x1d.svc.v1.GetServerInfoResponse\x124\n" +
@@ -2791,145 +3596,171 @@ func file_svc_v1_server_proto_rawDescGZIP() []byte {
 	return file_svc_v1_server_proto_rawDescData
 }
 
-var file_svc_v1_server_proto_msgTypes = make([]protoimpl.MessageInfo, 53)
+var file_svc_v1_server_proto_msgTypes = make([]protoimpl.MessageInfo, 67)
 var file_svc_v1_server_proto_goTypes = []any{
-	(*GetServerInfoRequest)(nil),        // 0: svc.v1.GetServerInfoRequest
-	(*GetServerInfoResponse)(nil),       // 1: svc.v1.GetServerInfoResponse
-	(*UpdateServerSettingsRequest)(nil), // 2: svc.v1.UpdateServerSettingsRequest
-	(*GetMeRequest)(nil),                // 3: svc.v1.GetMeRequest
-	(*GetMeResponse)(nil),               // 4: svc.v1.GetMeResponse
-	(*JoinRequest)(nil),                 // 5: svc.v1.JoinRequest
-	(*JoinResponse)(nil),                // 6: svc.v1.JoinResponse
-	(*LeaveCommunityRequest)(nil),       // 7: svc.v1.LeaveCommunityRequest
-	(*LeaveCommunityResponse)(nil),      // 8: svc.v1.LeaveCommunityResponse
-	(*UpdateProfileRequest)(nil),        // 9: svc.v1.UpdateProfileRequest
-	(*UpdateProfileResponse)(nil),       // 10: svc.v1.UpdateProfileResponse
-	(*ListMembersRequest)(nil),          // 11: svc.v1.ListMembersRequest
-	(*ListMembersResponse)(nil),         // 12: svc.v1.ListMembersResponse
-	(*KickMemberRequest)(nil),           // 13: svc.v1.KickMemberRequest
-	(*KickMemberResponse)(nil),          // 14: svc.v1.KickMemberResponse
-	(*BanMemberRequest)(nil),            // 15: svc.v1.BanMemberRequest
-	(*BanMemberResponse)(nil),           // 16: svc.v1.BanMemberResponse
-	(*UnbanMemberRequest)(nil),          // 17: svc.v1.UnbanMemberRequest
-	(*UnbanMemberResponse)(nil),         // 18: svc.v1.UnbanMemberResponse
-	(*ListBansRequest)(nil),             // 19: svc.v1.ListBansRequest
-	(*ListBansResponse)(nil),            // 20: svc.v1.ListBansResponse
-	(*BlockMemberRequest)(nil),          // 21: svc.v1.BlockMemberRequest
-	(*BlockMemberResponse)(nil),         // 22: svc.v1.BlockMemberResponse
-	(*UnblockMemberRequest)(nil),        // 23: svc.v1.UnblockMemberRequest
-	(*UnblockMemberResponse)(nil),       // 24: svc.v1.UnblockMemberResponse
-	(*MuteMemberRequest)(nil),           // 25: svc.v1.MuteMemberRequest
-	(*MuteMemberResponse)(nil),          // 26: svc.v1.MuteMemberResponse
-	(*UnmuteMemberRequest)(nil),         // 27: svc.v1.UnmuteMemberRequest
-	(*UnmuteMemberResponse)(nil),        // 28: svc.v1.UnmuteMemberResponse
-	(*ReportMessageRequest)(nil),        // 29: svc.v1.ReportMessageRequest
-	(*ReportMessageResponse)(nil),       // 30: svc.v1.ReportMessageResponse
-	(*ListReportsRequest)(nil),          // 31: svc.v1.ListReportsRequest
-	(*ListReportsResponse)(nil),         // 32: svc.v1.ListReportsResponse
-	(*ResolveReportRequest)(nil),        // 33: svc.v1.ResolveReportRequest
-	(*ResolveReportResponse)(nil),       // 34: svc.v1.ResolveReportResponse
-	(*CreateInviteRequest)(nil),         // 35: svc.v1.CreateInviteRequest
-	(*CreateInviteResponse)(nil),        // 36: svc.v1.CreateInviteResponse
-	(*ListInvitesRequest)(nil),          // 37: svc.v1.ListInvitesRequest
-	(*ListInvitesResponse)(nil),         // 38: svc.v1.ListInvitesResponse
-	(*RevokeInviteRequest)(nil),         // 39: svc.v1.RevokeInviteRequest
-	(*RevokeInviteResponse)(nil),        // 40: svc.v1.RevokeInviteResponse
-	(*CreateRoleRequest)(nil),           // 41: svc.v1.CreateRoleRequest
-	(*CreateRoleResponse)(nil),          // 42: svc.v1.CreateRoleResponse
-	(*UpdateRoleRequest)(nil),           // 43: svc.v1.UpdateRoleRequest
-	(*UpdateRoleResponse)(nil),          // 44: svc.v1.UpdateRoleResponse
-	(*DeleteRoleRequest)(nil),           // 45: svc.v1.DeleteRoleRequest
-	(*DeleteRoleResponse)(nil),          // 46: svc.v1.DeleteRoleResponse
-	(*SetMemberRolesRequest)(nil),       // 47: svc.v1.SetMemberRolesRequest
-	(*SetMemberRolesResponse)(nil),      // 48: svc.v1.SetMemberRolesResponse
-	(*SetMemberRoleRequest)(nil),        // 49: svc.v1.SetMemberRoleRequest
-	(*SetMemberRoleResponse)(nil),       // 50: svc.v1.SetMemberRoleResponse
-	(*DeleteEmojiRequest)(nil),          // 51: svc.v1.DeleteEmojiRequest
-	(*DeleteEmojiResponse)(nil),         // 52: svc.v1.DeleteEmojiResponse
-	(*Attachment)(nil),                  // 53: svc.v1.Attachment
-	(ChannelMode)(0),                    // 54: svc.v1.ChannelMode
-	(*Member)(nil),                      // 55: svc.v1.Member
-	(*Ban)(nil),                         // 56: svc.v1.Ban
-	(*Report)(nil),                      // 57: svc.v1.Report
-	(*Invite)(nil),                      // 58: svc.v1.Invite
-	(*Role)(nil),                        // 59: svc.v1.Role
-	(MemberRole)(0),                     // 60: svc.v1.MemberRole
+	(*GetServerInfoRequest)(nil),             // 0: svc.v1.GetServerInfoRequest
+	(*GetServerInfoResponse)(nil),            // 1: svc.v1.GetServerInfoResponse
+	(*UpdateServerSettingsRequest)(nil),      // 2: svc.v1.UpdateServerSettingsRequest
+	(*GetMeRequest)(nil),                     // 3: svc.v1.GetMeRequest
+	(*GetMeResponse)(nil),                    // 4: svc.v1.GetMeResponse
+	(*JoinRequest)(nil),                      // 5: svc.v1.JoinRequest
+	(*JoinResponse)(nil),                     // 6: svc.v1.JoinResponse
+	(*LeaveCommunityRequest)(nil),            // 7: svc.v1.LeaveCommunityRequest
+	(*LeaveCommunityResponse)(nil),           // 8: svc.v1.LeaveCommunityResponse
+	(*UpdateProfileRequest)(nil),             // 9: svc.v1.UpdateProfileRequest
+	(*UpdateProfileResponse)(nil),            // 10: svc.v1.UpdateProfileResponse
+	(*ListMembersRequest)(nil),               // 11: svc.v1.ListMembersRequest
+	(*ListMembersResponse)(nil),              // 12: svc.v1.ListMembersResponse
+	(*KickMemberRequest)(nil),                // 13: svc.v1.KickMemberRequest
+	(*KickMemberResponse)(nil),               // 14: svc.v1.KickMemberResponse
+	(*BanMemberRequest)(nil),                 // 15: svc.v1.BanMemberRequest
+	(*BanMemberResponse)(nil),                // 16: svc.v1.BanMemberResponse
+	(*UnbanMemberRequest)(nil),               // 17: svc.v1.UnbanMemberRequest
+	(*UnbanMemberResponse)(nil),              // 18: svc.v1.UnbanMemberResponse
+	(*ListBansRequest)(nil),                  // 19: svc.v1.ListBansRequest
+	(*ListBansResponse)(nil),                 // 20: svc.v1.ListBansResponse
+	(*BlockMemberRequest)(nil),               // 21: svc.v1.BlockMemberRequest
+	(*BlockMemberResponse)(nil),              // 22: svc.v1.BlockMemberResponse
+	(*UnblockMemberRequest)(nil),             // 23: svc.v1.UnblockMemberRequest
+	(*UnblockMemberResponse)(nil),            // 24: svc.v1.UnblockMemberResponse
+	(*MuteMemberRequest)(nil),                // 25: svc.v1.MuteMemberRequest
+	(*MuteMemberResponse)(nil),               // 26: svc.v1.MuteMemberResponse
+	(*UnmuteMemberRequest)(nil),              // 27: svc.v1.UnmuteMemberRequest
+	(*UnmuteMemberResponse)(nil),             // 28: svc.v1.UnmuteMemberResponse
+	(*ReportMessageRequest)(nil),             // 29: svc.v1.ReportMessageRequest
+	(*ReportMessageResponse)(nil),            // 30: svc.v1.ReportMessageResponse
+	(*ListReportsRequest)(nil),               // 31: svc.v1.ListReportsRequest
+	(*ListReportsResponse)(nil),              // 32: svc.v1.ListReportsResponse
+	(*ResolveReportRequest)(nil),             // 33: svc.v1.ResolveReportRequest
+	(*ResolveReportResponse)(nil),            // 34: svc.v1.ResolveReportResponse
+	(*CreateInviteRequest)(nil),              // 35: svc.v1.CreateInviteRequest
+	(*CreateInviteResponse)(nil),             // 36: svc.v1.CreateInviteResponse
+	(*ListInvitesRequest)(nil),               // 37: svc.v1.ListInvitesRequest
+	(*ListInvitesResponse)(nil),              // 38: svc.v1.ListInvitesResponse
+	(*RevokeInviteRequest)(nil),              // 39: svc.v1.RevokeInviteRequest
+	(*RevokeInviteResponse)(nil),             // 40: svc.v1.RevokeInviteResponse
+	(*CreateRoleRequest)(nil),                // 41: svc.v1.CreateRoleRequest
+	(*CreateRoleResponse)(nil),               // 42: svc.v1.CreateRoleResponse
+	(*UpdateRoleRequest)(nil),                // 43: svc.v1.UpdateRoleRequest
+	(*UpdateRoleResponse)(nil),               // 44: svc.v1.UpdateRoleResponse
+	(*DeleteRoleRequest)(nil),                // 45: svc.v1.DeleteRoleRequest
+	(*DeleteRoleResponse)(nil),               // 46: svc.v1.DeleteRoleResponse
+	(*SetMemberRolesRequest)(nil),            // 47: svc.v1.SetMemberRolesRequest
+	(*SetMemberRolesResponse)(nil),           // 48: svc.v1.SetMemberRolesResponse
+	(*SetMemberRoleRequest)(nil),             // 49: svc.v1.SetMemberRoleRequest
+	(*SetMemberRoleResponse)(nil),            // 50: svc.v1.SetMemberRoleResponse
+	(*DeleteEmojiRequest)(nil),               // 51: svc.v1.DeleteEmojiRequest
+	(*DeleteEmojiResponse)(nil),              // 52: svc.v1.DeleteEmojiResponse
+	(*TimeoutMemberRequest)(nil),             // 53: svc.v1.TimeoutMemberRequest
+	(*TimeoutMemberResponse)(nil),            // 54: svc.v1.TimeoutMemberResponse
+	(*ListAuditLogRequest)(nil),              // 55: svc.v1.ListAuditLogRequest
+	(*ListAuditLogResponse)(nil),             // 56: svc.v1.ListAuditLogResponse
+	(*GetModerationSettingsRequest)(nil),     // 57: svc.v1.GetModerationSettingsRequest
+	(*GetModerationSettingsResponse)(nil),    // 58: svc.v1.GetModerationSettingsResponse
+	(*UpdateModerationSettingsRequest)(nil),  // 59: svc.v1.UpdateModerationSettingsRequest
+	(*UpdateModerationSettingsResponse)(nil), // 60: svc.v1.UpdateModerationSettingsResponse
+	(*CreatePasswordResetLinkRequest)(nil),   // 61: svc.v1.CreatePasswordResetLinkRequest
+	(*CreatePasswordResetLinkResponse)(nil),  // 62: svc.v1.CreatePasswordResetLinkResponse
+	(*ClaimMemberRequest)(nil),               // 63: svc.v1.ClaimMemberRequest
+	(*ClaimMemberResponse)(nil),              // 64: svc.v1.ClaimMemberResponse
+	(*ExportMyDataRequest)(nil),              // 65: svc.v1.ExportMyDataRequest
+	(*ExportMyDataResponse)(nil),             // 66: svc.v1.ExportMyDataResponse
+	(*Attachment)(nil),                       // 67: svc.v1.Attachment
+	(MemberRole)(0),                          // 68: svc.v1.MemberRole
+	(ChannelMode)(0),                         // 69: svc.v1.ChannelMode
+	(*Member)(nil),                           // 70: svc.v1.Member
+	(*Ban)(nil),                              // 71: svc.v1.Ban
+	(*Report)(nil),                           // 72: svc.v1.Report
+	(*Invite)(nil),                           // 73: svc.v1.Invite
+	(*Role)(nil),                             // 74: svc.v1.Role
+	(AuditAction)(0),                         // 75: svc.v1.AuditAction
+	(*AuditEntry)(nil),                       // 76: svc.v1.AuditEntry
+	(*ModerationSettings)(nil),               // 77: svc.v1.ModerationSettings
 }
 var file_svc_v1_server_proto_depIdxs = []int32{
-	53, // 0: svc.v1.GetServerInfoResponse.banner:type_name -> svc.v1.Attachment
-	54, // 1: svc.v1.UpdateServerSettingsRequest.channel_mode:type_name -> svc.v1.ChannelMode
-	55, // 2: svc.v1.GetMeResponse.member:type_name -> svc.v1.Member
-	55, // 3: svc.v1.JoinResponse.member:type_name -> svc.v1.Member
-	55, // 4: svc.v1.UpdateProfileResponse.member:type_name -> svc.v1.Member
-	55, // 5: svc.v1.ListMembersResponse.members:type_name -> svc.v1.Member
-	56, // 6: svc.v1.ListBansResponse.bans:type_name -> svc.v1.Ban
-	57, // 7: svc.v1.ListReportsResponse.reports:type_name -> svc.v1.Report
-	58, // 8: svc.v1.CreateInviteResponse.invite:type_name -> svc.v1.Invite
-	58, // 9: svc.v1.ListInvitesResponse.invites:type_name -> svc.v1.Invite
-	59, // 10: svc.v1.CreateRoleResponse.role:type_name -> svc.v1.Role
-	59, // 11: svc.v1.UpdateRoleResponse.role:type_name -> svc.v1.Role
-	55, // 12: svc.v1.SetMemberRolesResponse.member:type_name -> svc.v1.Member
-	60, // 13: svc.v1.SetMemberRoleRequest.role:type_name -> svc.v1.MemberRole
-	55, // 14: svc.v1.SetMemberRoleResponse.member:type_name -> svc.v1.Member
-	0,  // 15: svc.v1.ServerService.GetServerInfo:input_type -> svc.v1.GetServerInfoRequest
-	2,  // 16: svc.v1.ServerService.UpdateServerSettings:input_type -> svc.v1.UpdateServerSettingsRequest
-	3,  // 17: svc.v1.ServerService.GetMe:input_type -> svc.v1.GetMeRequest
-	5,  // 18: svc.v1.ServerService.Join:input_type -> svc.v1.JoinRequest
-	7,  // 19: svc.v1.ServerService.LeaveCommunity:input_type -> svc.v1.LeaveCommunityRequest
-	9,  // 20: svc.v1.ServerService.UpdateProfile:input_type -> svc.v1.UpdateProfileRequest
-	11, // 21: svc.v1.ServerService.ListMembers:input_type -> svc.v1.ListMembersRequest
-	13, // 22: svc.v1.ServerService.KickMember:input_type -> svc.v1.KickMemberRequest
-	15, // 23: svc.v1.ServerService.BanMember:input_type -> svc.v1.BanMemberRequest
-	17, // 24: svc.v1.ServerService.UnbanMember:input_type -> svc.v1.UnbanMemberRequest
-	19, // 25: svc.v1.ServerService.ListBans:input_type -> svc.v1.ListBansRequest
-	21, // 26: svc.v1.ServerService.BlockMember:input_type -> svc.v1.BlockMemberRequest
-	23, // 27: svc.v1.ServerService.UnblockMember:input_type -> svc.v1.UnblockMemberRequest
-	25, // 28: svc.v1.ServerService.MuteMember:input_type -> svc.v1.MuteMemberRequest
-	27, // 29: svc.v1.ServerService.UnmuteMember:input_type -> svc.v1.UnmuteMemberRequest
-	29, // 30: svc.v1.ServerService.ReportMessage:input_type -> svc.v1.ReportMessageRequest
-	31, // 31: svc.v1.ServerService.ListReports:input_type -> svc.v1.ListReportsRequest
-	33, // 32: svc.v1.ServerService.ResolveReport:input_type -> svc.v1.ResolveReportRequest
-	35, // 33: svc.v1.ServerService.CreateInvite:input_type -> svc.v1.CreateInviteRequest
-	37, // 34: svc.v1.ServerService.ListInvites:input_type -> svc.v1.ListInvitesRequest
-	39, // 35: svc.v1.ServerService.RevokeInvite:input_type -> svc.v1.RevokeInviteRequest
-	41, // 36: svc.v1.ServerService.CreateRole:input_type -> svc.v1.CreateRoleRequest
-	43, // 37: svc.v1.ServerService.UpdateRole:input_type -> svc.v1.UpdateRoleRequest
-	45, // 38: svc.v1.ServerService.DeleteRole:input_type -> svc.v1.DeleteRoleRequest
-	47, // 39: svc.v1.ServerService.SetMemberRoles:input_type -> svc.v1.SetMemberRolesRequest
-	49, // 40: svc.v1.ServerService.SetMemberRole:input_type -> svc.v1.SetMemberRoleRequest
-	51, // 41: svc.v1.ServerService.DeleteEmoji:input_type -> svc.v1.DeleteEmojiRequest
-	1,  // 42: svc.v1.ServerService.GetServerInfo:output_type -> svc.v1.GetServerInfoResponse
-	1,  // 43: svc.v1.ServerService.UpdateServerSettings:output_type -> svc.v1.GetServerInfoResponse
-	4,  // 44: svc.v1.ServerService.GetMe:output_type -> svc.v1.GetMeResponse
-	6,  // 45: svc.v1.ServerService.Join:output_type -> svc.v1.JoinResponse
-	8,  // 46: svc.v1.ServerService.LeaveCommunity:output_type -> svc.v1.LeaveCommunityResponse
-	10, // 47: svc.v1.ServerService.UpdateProfile:output_type -> svc.v1.UpdateProfileResponse
-	12, // 48: svc.v1.ServerService.ListMembers:output_type -> svc.v1.ListMembersResponse
-	14, // 49: svc.v1.ServerService.KickMember:output_type -> svc.v1.KickMemberResponse
-	16, // 50: svc.v1.ServerService.BanMember:output_type -> svc.v1.BanMemberResponse
-	18, // 51: svc.v1.ServerService.UnbanMember:output_type -> svc.v1.UnbanMemberResponse
-	20, // 52: svc.v1.ServerService.ListBans:output_type -> svc.v1.ListBansResponse
-	22, // 53: svc.v1.ServerService.BlockMember:output_type -> svc.v1.BlockMemberResponse
-	24, // 54: svc.v1.ServerService.UnblockMember:output_type -> svc.v1.UnblockMemberResponse
-	26, // 55: svc.v1.ServerService.MuteMember:output_type -> svc.v1.MuteMemberResponse
-	28, // 56: svc.v1.ServerService.UnmuteMember:output_type -> svc.v1.UnmuteMemberResponse
-	30, // 57: svc.v1.ServerService.ReportMessage:output_type -> svc.v1.ReportMessageResponse
-	32, // 58: svc.v1.ServerService.ListReports:output_type -> svc.v1.ListReportsResponse
-	34, // 59: svc.v1.ServerService.ResolveReport:output_type -> svc.v1.ResolveReportResponse
-	36, // 60: svc.v1.ServerService.CreateInvite:output_type -> svc.v1.CreateInviteResponse
-	38, // 61: svc.v1.ServerService.ListInvites:output_type -> svc.v1.ListInvitesResponse
-	40, // 62: svc.v1.ServerService.RevokeInvite:output_type -> svc.v1.RevokeInviteResponse
-	42, // 63: svc.v1.ServerService.CreateRole:output_type -> svc.v1.CreateRoleResponse
-	44, // 64: svc.v1.ServerService.UpdateRole:output_type -> svc.v1.UpdateRoleResponse
-	46, // 65: svc.v1.ServerService.DeleteRole:output_type -> svc.v1.DeleteRoleResponse
-	48, // 66: svc.v1.ServerService.SetMemberRoles:output_type -> svc.v1.SetMemberRolesResponse
-	50, // 67: svc.v1.ServerService.SetMemberRole:output_type -> svc.v1.SetMemberRoleResponse
-	52, // 68: svc.v1.ServerService.DeleteEmoji:output_type -> svc.v1.DeleteEmojiResponse
-	42, // [42:69] is the sub-list for method output_type
-	15, // [15:42] is the sub-list for method input_type
-	15, // [15:15] is the sub-list for extension type_name
-	15, // [15:15] is the sub-list for extension extendee
-	0,  // [0:15] is the sub-list for field type_name
+	67, // 0: svc.v1.GetServerInfoResponse.banner:type_name -> svc.v1.Attachment
+	68, // 1: svc.v1.GetServerInfoResponse.group_mention_rank:type_name -> svc.v1.MemberRole
+	69, // 2: svc.v1.UpdateServerSettingsRequest.channel_mode:type_name -> svc.v1.ChannelMode
+	68, // 3: svc.v1.UpdateServerSettingsRequest.group_mention_rank:type_name -> svc.v1.MemberRole
+	70, // 4: svc.v1.GetMeResponse.member:type_name -> svc.v1.Member
+	70, // 5: svc.v1.JoinResponse.member:type_name -> svc.v1.Member
+	70, // 6: svc.v1.UpdateProfileResponse.member:type_name -> svc.v1.Member
+	70, // 7: svc.v1.ListMembersResponse.members:type_name -> svc.v1.Member
+	71, // 8: svc.v1.ListBansResponse.bans:type_name -> svc.v1.Ban
+	72, // 9: svc.v1.ListReportsResponse.reports:type_name -> svc.v1.Report
+	73, // 10: svc.v1.CreateInviteResponse.invite:type_name -> svc.v1.Invite
+	73, // 11: svc.v1.ListInvitesResponse.invites:type_name -> svc.v1.Invite
+	74, // 12: svc.v1.CreateRoleResponse.role:type_name -> svc.v1.Role
+	74, // 13: svc.v1.UpdateRoleResponse.role:type_name -> svc.v1.Role
+	70, // 14: svc.v1.SetMemberRolesResponse.member:type_name -> svc.v1.Member
+	68, // 15: svc.v1.SetMemberRoleRequest.role:type_name -> svc.v1.MemberRole
+	70, // 16: svc.v1.SetMemberRoleResponse.member:type_name -> svc.v1.Member
+	70, // 17: svc.v1.TimeoutMemberResponse.member:type_name -> svc.v1.Member
+	75, // 18: svc.v1.ListAuditLogRequest.action:type_name -> svc.v1.AuditAction
+	76, // 19: svc.v1.ListAuditLogResponse.entries:type_name -> svc.v1.AuditEntry
+	77, // 20: svc.v1.GetModerationSettingsResponse.settings:type_name -> svc.v1.ModerationSettings
+	68, // 21: svc.v1.UpdateModerationSettingsRequest.require_2fa_rank:type_name -> svc.v1.MemberRole
+	77, // 22: svc.v1.UpdateModerationSettingsResponse.settings:type_name -> svc.v1.ModerationSettings
+	70, // 23: svc.v1.ClaimMemberResponse.member:type_name -> svc.v1.Member
+	0,  // 24: svc.v1.ServerService.GetServerInfo:input_type -> svc.v1.GetServerInfoRequest
+	2,  // 25: svc.v1.ServerService.UpdateServerSettings:input_type -> svc.v1.UpdateServerSettingsRequest
+	3,  // 26: svc.v1.ServerService.GetMe:input_type -> svc.v1.GetMeRequest
+	5,  // 27: svc.v1.ServerService.Join:input_type -> svc.v1.JoinRequest
+	7,  // 28: svc.v1.ServerService.LeaveCommunity:input_type -> svc.v1.LeaveCommunityRequest
+	9,  // 29: svc.v1.ServerService.UpdateProfile:input_type -> svc.v1.UpdateProfileRequest
+	11, // 30: svc.v1.ServerService.ListMembers:input_type -> svc.v1.ListMembersRequest
+	13, // 31: svc.v1.ServerService.KickMember:input_type -> svc.v1.KickMemberRequest
+	15, // 32: svc.v1.ServerService.BanMember:input_type -> svc.v1.BanMemberRequest
+	17, // 33: svc.v1.ServerService.UnbanMember:input_type -> svc.v1.UnbanMemberRequest
+	19, // 34: svc.v1.ServerService.ListBans:input_type -> svc.v1.ListBansRequest
+	21, // 35: svc.v1.ServerService.BlockMember:input_type -> svc.v1.BlockMemberRequest
+	23, // 36: svc.v1.ServerService.UnblockMember:input_type -> svc.v1.UnblockMemberRequest
+	25, // 37: svc.v1.ServerService.MuteMember:input_type -> svc.v1.MuteMemberRequest
+	27, // 38: svc.v1.ServerService.UnmuteMember:input_type -> svc.v1.UnmuteMemberRequest
+	29, // 39: svc.v1.ServerService.ReportMessage:input_type -> svc.v1.ReportMessageRequest
+	31, // 40: svc.v1.ServerService.ListReports:input_type -> svc.v1.ListReportsRequest
+	33, // 41: svc.v1.ServerService.ResolveReport:input_type -> svc.v1.ResolveReportRequest
+	35, // 42: svc.v1.ServerService.CreateInvite:input_type -> svc.v1.CreateInviteRequest
+	37, // 43: svc.v1.ServerService.ListInvites:input_type -> svc.v1.ListInvitesRequest
+	39, // 44: svc.v1.ServerService.RevokeInvite:input_type -> svc.v1.RevokeInviteRequest
+	41, // 45: svc.v1.ServerService.CreateRole:input_type -> svc.v1.CreateRoleRequest
+	43, // 46: svc.v1.ServerService.UpdateRole:input_type -> svc.v1.UpdateRoleRequest
+	45, // 47: svc.v1.ServerService.DeleteRole:input_type -> svc.v1.DeleteRoleRequest
+	47, // 48: svc.v1.ServerService.SetMemberRoles:input_type -> svc.v1.SetMemberRolesRequest
+	49, // 49: svc.v1.ServerService.SetMemberRole:input_type -> svc.v1.SetMemberRoleRequest
+	51, // 50: svc.v1.ServerService.DeleteEmoji:input_type -> svc.v1.DeleteEmojiRequest
+	1,  // 51: svc.v1.ServerService.GetServerInfo:output_type -> svc.v1.GetServerInfoResponse
+	1,  // 52: svc.v1.ServerService.UpdateServerSettings:output_type -> svc.v1.GetServerInfoResponse
+	4,  // 53: svc.v1.ServerService.GetMe:output_type -> svc.v1.GetMeResponse
+	6,  // 54: svc.v1.ServerService.Join:output_type -> svc.v1.JoinResponse
+	8,  // 55: svc.v1.ServerService.LeaveCommunity:output_type -> svc.v1.LeaveCommunityResponse
+	10, // 56: svc.v1.ServerService.UpdateProfile:output_type -> svc.v1.UpdateProfileResponse
+	12, // 57: svc.v1.ServerService.ListMembers:output_type -> svc.v1.ListMembersResponse
+	14, // 58: svc.v1.ServerService.KickMember:output_type -> svc.v1.KickMemberResponse
+	16, // 59: svc.v1.ServerService.BanMember:output_type -> svc.v1.BanMemberResponse
+	18, // 60: svc.v1.ServerService.UnbanMember:output_type -> svc.v1.UnbanMemberResponse
+	20, // 61: svc.v1.ServerService.ListBans:output_type -> svc.v1.ListBansResponse
+	22, // 62: svc.v1.ServerService.BlockMember:output_type -> svc.v1.BlockMemberResponse
+	24, // 63: svc.v1.ServerService.UnblockMember:output_type -> svc.v1.UnblockMemberResponse
+	26, // 64: svc.v1.ServerService.MuteMember:output_type -> svc.v1.MuteMemberResponse
+	28, // 65: svc.v1.ServerService.UnmuteMember:output_type -> svc.v1.UnmuteMemberResponse
+	30, // 66: svc.v1.ServerService.ReportMessage:output_type -> svc.v1.ReportMessageResponse
+	32, // 67: svc.v1.ServerService.ListReports:output_type -> svc.v1.ListReportsResponse
+	34, // 68: svc.v1.ServerService.ResolveReport:output_type -> svc.v1.ResolveReportResponse
+	36, // 69: svc.v1.ServerService.CreateInvite:output_type -> svc.v1.CreateInviteResponse
+	38, // 70: svc.v1.ServerService.ListInvites:output_type -> svc.v1.ListInvitesResponse
+	40, // 71: svc.v1.ServerService.RevokeInvite:output_type -> svc.v1.RevokeInviteResponse
+	42, // 72: svc.v1.ServerService.CreateRole:output_type -> svc.v1.CreateRoleResponse
+	44, // 73: svc.v1.ServerService.UpdateRole:output_type -> svc.v1.UpdateRoleResponse
+	46, // 74: svc.v1.ServerService.DeleteRole:output_type -> svc.v1.DeleteRoleResponse
+	48, // 75: svc.v1.ServerService.SetMemberRoles:output_type -> svc.v1.SetMemberRolesResponse
+	50, // 76: svc.v1.ServerService.SetMemberRole:output_type -> svc.v1.SetMemberRoleResponse
+	52, // 77: svc.v1.ServerService.DeleteEmoji:output_type -> svc.v1.DeleteEmojiResponse
+	51, // [51:78] is the sub-list for method output_type
+	24, // [24:51] is the sub-list for method input_type
+	24, // [24:24] is the sub-list for extension type_name
+	24, // [24:24] is the sub-list for extension extendee
+	0,  // [0:24] is the sub-list for field type_name
 }
 
 func init() { file_svc_v1_server_proto_init() }
@@ -2941,13 +3772,14 @@ func file_svc_v1_server_proto_init() {
 	file_svc_v1_server_proto_msgTypes[2].OneofWrappers = []any{}
 	file_svc_v1_server_proto_msgTypes[9].OneofWrappers = []any{}
 	file_svc_v1_server_proto_msgTypes[43].OneofWrappers = []any{}
+	file_svc_v1_server_proto_msgTypes[59].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_svc_v1_server_proto_rawDesc), len(file_svc_v1_server_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   53,
+			NumMessages:   67,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -254,6 +254,9 @@ const (
 	ChannelKind_CHANNEL_KIND_PRIVATE ChannelKind = 2
 	// A direct message between 2 to 9 members; visible to its member_ids alone.
 	ChannelKind_CHANNEL_KIND_DM ChannelKind = 3
+	// A voice channel: people join it live to talk and share a screen (EXTENSIONS.md 10). Seen by
+	// the same members as a TEXT channel with the same role_ids.
+	ChannelKind_CHANNEL_KIND_VOICE ChannelKind = 4
 )
 
 // Enum value maps for ChannelKind.
@@ -263,12 +266,14 @@ var (
 		1: "CHANNEL_KIND_TEXT",
 		2: "CHANNEL_KIND_PRIVATE",
 		3: "CHANNEL_KIND_DM",
+		4: "CHANNEL_KIND_VOICE",
 	}
 	ChannelKind_value = map[string]int32{
 		"CHANNEL_KIND_UNSPECIFIED": 0,
 		"CHANNEL_KIND_TEXT":        1,
 		"CHANNEL_KIND_PRIVATE":     2,
 		"CHANNEL_KIND_DM":          3,
+		"CHANNEL_KIND_VOICE":       4,
 	}
 )
 
@@ -354,6 +359,212 @@ func (EmojiUploadStatus) EnumDescriptor() ([]byte, []int) {
 	return file_svc_v1_types_proto_rawDescGZIP(), []int{5}
 }
 
+// What an audit log entry records (EXTENSIONS.md 6).
+type AuditAction int32
+
+const (
+	AuditAction_AUDIT_ACTION_UNSPECIFIED     AuditAction = 0
+	AuditAction_AUDIT_ACTION_MEMBER_KICKED   AuditAction = 1
+	AuditAction_AUDIT_ACTION_MEMBER_BANNED   AuditAction = 2
+	AuditAction_AUDIT_ACTION_MEMBER_UNBANNED AuditAction = 3
+	// A timeout set, changed or ended (detail says which, and until when).
+	AuditAction_AUDIT_ACTION_MEMBER_TIMED_OUT     AuditAction = 4
+	AuditAction_AUDIT_ACTION_MEMBER_RANK_CHANGED  AuditAction = 5
+	AuditAction_AUDIT_ACTION_MEMBER_ROLES_CHANGED AuditAction = 6
+	// A message deleted by someone other than its author.
+	AuditAction_AUDIT_ACTION_MESSAGE_DELETED   AuditAction = 7
+	AuditAction_AUDIT_ACTION_MESSAGE_PINNED    AuditAction = 8
+	AuditAction_AUDIT_ACTION_MESSAGE_UNPINNED  AuditAction = 9
+	AuditAction_AUDIT_ACTION_CHANNEL_CREATED   AuditAction = 10
+	AuditAction_AUDIT_ACTION_CHANNEL_UPDATED   AuditAction = 11
+	AuditAction_AUDIT_ACTION_CHANNEL_DELETED   AuditAction = 12
+	AuditAction_AUDIT_ACTION_ROLE_CREATED      AuditAction = 13
+	AuditAction_AUDIT_ACTION_ROLE_UPDATED      AuditAction = 14
+	AuditAction_AUDIT_ACTION_ROLE_DELETED      AuditAction = 15
+	AuditAction_AUDIT_ACTION_SETTINGS_CHANGED  AuditAction = 16
+	AuditAction_AUDIT_ACTION_INVITE_CREATED    AuditAction = 17
+	AuditAction_AUDIT_ACTION_INVITE_REVOKED    AuditAction = 18
+	AuditAction_AUDIT_ACTION_EMOJI_ADDED       AuditAction = 19
+	AuditAction_AUDIT_ACTION_EMOJI_DELETED     AuditAction = 20
+	AuditAction_AUDIT_ACTION_BOT_CREATED       AuditAction = 21
+	AuditAction_AUDIT_ACTION_BOT_DELETED       AuditAction = 22
+	AuditAction_AUDIT_ACTION_BOT_TOKEN_ROTATED AuditAction = 23
+	AuditAction_AUDIT_ACTION_PLUGIN_INSTALLED  AuditAction = 24
+	AuditAction_AUDIT_ACTION_PLUGIN_ENABLED    AuditAction = 25
+	AuditAction_AUDIT_ACTION_PLUGIN_DISABLED   AuditAction = 26
+	AuditAction_AUDIT_ACTION_PLUGIN_DELETED    AuditAction = 27
+	AuditAction_AUDIT_ACTION_REPORT_RESOLVED   AuditAction = 28
+	AuditAction_AUDIT_ACTION_LOCKDOWN_ON       AuditAction = 29
+	AuditAction_AUDIT_ACTION_LOCKDOWN_OFF      AuditAction = 30
+	// A message or edit refused by a filter (blocked words, max mentions, a plugin's
+	// beforeMessage); detail names the rule, never the text.
+	AuditAction_AUDIT_ACTION_MESSAGE_REFUSED             AuditAction = 31
+	AuditAction_AUDIT_ACTION_PASSWORD_RESET_LINK_CREATED AuditAction = 32
+	// A placeholder member of an import claimed (ClaimMember).
+	AuditAction_AUDIT_ACTION_MEMBER_CLAIMED AuditAction = 33
+	// Moderation settings changed (blocked words, max mentions, require_2fa_rank).
+	AuditAction_AUDIT_ACTION_MODERATION_SETTINGS_CHANGED AuditAction = 34
+)
+
+// Enum value maps for AuditAction.
+var (
+	AuditAction_name = map[int32]string{
+		0:  "AUDIT_ACTION_UNSPECIFIED",
+		1:  "AUDIT_ACTION_MEMBER_KICKED",
+		2:  "AUDIT_ACTION_MEMBER_BANNED",
+		3:  "AUDIT_ACTION_MEMBER_UNBANNED",
+		4:  "AUDIT_ACTION_MEMBER_TIMED_OUT",
+		5:  "AUDIT_ACTION_MEMBER_RANK_CHANGED",
+		6:  "AUDIT_ACTION_MEMBER_ROLES_CHANGED",
+		7:  "AUDIT_ACTION_MESSAGE_DELETED",
+		8:  "AUDIT_ACTION_MESSAGE_PINNED",
+		9:  "AUDIT_ACTION_MESSAGE_UNPINNED",
+		10: "AUDIT_ACTION_CHANNEL_CREATED",
+		11: "AUDIT_ACTION_CHANNEL_UPDATED",
+		12: "AUDIT_ACTION_CHANNEL_DELETED",
+		13: "AUDIT_ACTION_ROLE_CREATED",
+		14: "AUDIT_ACTION_ROLE_UPDATED",
+		15: "AUDIT_ACTION_ROLE_DELETED",
+		16: "AUDIT_ACTION_SETTINGS_CHANGED",
+		17: "AUDIT_ACTION_INVITE_CREATED",
+		18: "AUDIT_ACTION_INVITE_REVOKED",
+		19: "AUDIT_ACTION_EMOJI_ADDED",
+		20: "AUDIT_ACTION_EMOJI_DELETED",
+		21: "AUDIT_ACTION_BOT_CREATED",
+		22: "AUDIT_ACTION_BOT_DELETED",
+		23: "AUDIT_ACTION_BOT_TOKEN_ROTATED",
+		24: "AUDIT_ACTION_PLUGIN_INSTALLED",
+		25: "AUDIT_ACTION_PLUGIN_ENABLED",
+		26: "AUDIT_ACTION_PLUGIN_DISABLED",
+		27: "AUDIT_ACTION_PLUGIN_DELETED",
+		28: "AUDIT_ACTION_REPORT_RESOLVED",
+		29: "AUDIT_ACTION_LOCKDOWN_ON",
+		30: "AUDIT_ACTION_LOCKDOWN_OFF",
+		31: "AUDIT_ACTION_MESSAGE_REFUSED",
+		32: "AUDIT_ACTION_PASSWORD_RESET_LINK_CREATED",
+		33: "AUDIT_ACTION_MEMBER_CLAIMED",
+		34: "AUDIT_ACTION_MODERATION_SETTINGS_CHANGED",
+	}
+	AuditAction_value = map[string]int32{
+		"AUDIT_ACTION_UNSPECIFIED":                 0,
+		"AUDIT_ACTION_MEMBER_KICKED":               1,
+		"AUDIT_ACTION_MEMBER_BANNED":               2,
+		"AUDIT_ACTION_MEMBER_UNBANNED":             3,
+		"AUDIT_ACTION_MEMBER_TIMED_OUT":            4,
+		"AUDIT_ACTION_MEMBER_RANK_CHANGED":         5,
+		"AUDIT_ACTION_MEMBER_ROLES_CHANGED":        6,
+		"AUDIT_ACTION_MESSAGE_DELETED":             7,
+		"AUDIT_ACTION_MESSAGE_PINNED":              8,
+		"AUDIT_ACTION_MESSAGE_UNPINNED":            9,
+		"AUDIT_ACTION_CHANNEL_CREATED":             10,
+		"AUDIT_ACTION_CHANNEL_UPDATED":             11,
+		"AUDIT_ACTION_CHANNEL_DELETED":             12,
+		"AUDIT_ACTION_ROLE_CREATED":                13,
+		"AUDIT_ACTION_ROLE_UPDATED":                14,
+		"AUDIT_ACTION_ROLE_DELETED":                15,
+		"AUDIT_ACTION_SETTINGS_CHANGED":            16,
+		"AUDIT_ACTION_INVITE_CREATED":              17,
+		"AUDIT_ACTION_INVITE_REVOKED":              18,
+		"AUDIT_ACTION_EMOJI_ADDED":                 19,
+		"AUDIT_ACTION_EMOJI_DELETED":               20,
+		"AUDIT_ACTION_BOT_CREATED":                 21,
+		"AUDIT_ACTION_BOT_DELETED":                 22,
+		"AUDIT_ACTION_BOT_TOKEN_ROTATED":           23,
+		"AUDIT_ACTION_PLUGIN_INSTALLED":            24,
+		"AUDIT_ACTION_PLUGIN_ENABLED":              25,
+		"AUDIT_ACTION_PLUGIN_DISABLED":             26,
+		"AUDIT_ACTION_PLUGIN_DELETED":              27,
+		"AUDIT_ACTION_REPORT_RESOLVED":             28,
+		"AUDIT_ACTION_LOCKDOWN_ON":                 29,
+		"AUDIT_ACTION_LOCKDOWN_OFF":                30,
+		"AUDIT_ACTION_MESSAGE_REFUSED":             31,
+		"AUDIT_ACTION_PASSWORD_RESET_LINK_CREATED": 32,
+		"AUDIT_ACTION_MEMBER_CLAIMED":              33,
+		"AUDIT_ACTION_MODERATION_SETTINGS_CHANGED": 34,
+	}
+)
+
+func (x AuditAction) Enum() *AuditAction {
+	p := new(AuditAction)
+	*p = x
+	return p
+}
+
+func (x AuditAction) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (AuditAction) Descriptor() protoreflect.EnumDescriptor {
+	return file_svc_v1_types_proto_enumTypes[6].Descriptor()
+}
+
+func (AuditAction) Type() protoreflect.EnumType {
+	return &file_svc_v1_types_proto_enumTypes[6]
+}
+
+func (x AuditAction) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use AuditAction.Descriptor instead.
+func (AuditAction) EnumDescriptor() ([]byte, []int) {
+	return file_svc_v1_types_proto_rawDescGZIP(), []int{6}
+}
+
+type NotifyLevel int32
+
+const (
+	NotifyLevel_NOTIFY_LEVEL_UNSPECIFIED NotifyLevel = 0
+	// Every message of the channel.
+	NotifyLevel_NOTIFY_LEVEL_ALL NotifyLevel = 1
+	// Mentions (direct, replies, group mentions), DMs and replies in the member's threads.
+	NotifyLevel_NOTIFY_LEVEL_MENTIONS NotifyLevel = 2
+	NotifyLevel_NOTIFY_LEVEL_NONE     NotifyLevel = 3
+)
+
+// Enum value maps for NotifyLevel.
+var (
+	NotifyLevel_name = map[int32]string{
+		0: "NOTIFY_LEVEL_UNSPECIFIED",
+		1: "NOTIFY_LEVEL_ALL",
+		2: "NOTIFY_LEVEL_MENTIONS",
+		3: "NOTIFY_LEVEL_NONE",
+	}
+	NotifyLevel_value = map[string]int32{
+		"NOTIFY_LEVEL_UNSPECIFIED": 0,
+		"NOTIFY_LEVEL_ALL":         1,
+		"NOTIFY_LEVEL_MENTIONS":    2,
+		"NOTIFY_LEVEL_NONE":        3,
+	}
+)
+
+func (x NotifyLevel) Enum() *NotifyLevel {
+	p := new(NotifyLevel)
+	*p = x
+	return p
+}
+
+func (x NotifyLevel) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (NotifyLevel) Descriptor() protoreflect.EnumDescriptor {
+	return file_svc_v1_types_proto_enumTypes[7].Descriptor()
+}
+
+func (NotifyLevel) Type() protoreflect.EnumType {
+	return &file_svc_v1_types_proto_enumTypes[7]
+}
+
+func (x NotifyLevel) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use NotifyLevel.Descriptor instead.
+func (NotifyLevel) EnumDescriptor() ([]byte, []int) {
+	return file_svc_v1_types_proto_rawDescGZIP(), []int{7}
+}
+
 // A member of the community: a person who joined, or a bot.
 type Member struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -376,7 +587,13 @@ type Member struct {
 	StatusText  string `protobuf:"bytes,10,opt,name=status_text,json=statusText,proto3" json:"status_text,omitempty"`
 	StatusEmoji string `protobuf:"bytes,11,opt,name=status_emoji,json=statusEmoji,proto3" json:"status_emoji,omitempty"`
 	// Custom roles (they decide channel visibility only, never permissions).
-	RoleIds       []string `protobuf:"bytes,12,rep,name=role_ids,json=roleIds,proto3" json:"role_ids,omitempty"`
+	RoleIds []string `protobuf:"bytes,12,rep,name=role_ids,json=roleIds,proto3" json:"role_ids,omitempty"`
+	// While in the future the member is timed out: they read as before but cannot send, edit,
+	// react, vote, pin, start DMs, type or report (TimeoutMember). 0 when not timed out.
+	TimedOutUntilMs int64 `protobuf:"varint,13,opt,name=timed_out_until_ms,json=timedOutUntilMs,proto3" json:"timed_out_until_ms,omitempty"`
+	// A placeholder made by an import for an author of the imported history: no login, never
+	// online; ClaimMember gives its messages to a real member.
+	Imported      bool `protobuf:"varint,14,opt,name=imported,proto3" json:"imported,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -495,6 +712,20 @@ func (x *Member) GetRoleIds() []string {
 	return nil
 }
 
+func (x *Member) GetTimedOutUntilMs() int64 {
+	if x != nil {
+		return x.TimedOutUntilMs
+	}
+	return 0
+}
+
+func (x *Member) GetImported() bool {
+	if x != nil {
+		return x.Imported
+	}
+	return false
+}
+
 // A custom role, made by admins. A role only decides which TEXT channels a member sees (through
 // Channel.role_ids); permissions come from MemberRole.
 type Role struct {
@@ -593,7 +824,10 @@ type Channel struct {
 	// Set only by BrowseChannels, 0 elsewhere.
 	MemberCount int32 `protobuf:"varint,12,opt,name=member_count,json=memberCount,proto3" json:"member_count,omitempty"`
 	// Optional image behind the channel header (UpdateChannel.header_image_id).
-	HeaderImage   *Attachment `protobuf:"bytes,13,opt,name=header_image,json=headerImage,proto3" json:"header_image,omitempty"`
+	HeaderImage *Attachment `protobuf:"bytes,13,opt,name=header_image,json=headerImage,proto3" json:"header_image,omitempty"`
+	// 0 to 21,600: a member below moderator sends at most one message (thread replies included)
+	// per this many seconds. 0 is off.
+	SlowmodeS     int32 `protobuf:"varint,14,opt,name=slowmode_s,json=slowmodeS,proto3" json:"slowmode_s,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -717,6 +951,13 @@ func (x *Channel) GetHeaderImage() *Attachment {
 		return x.HeaderImage
 	}
 	return nil
+}
+
+func (x *Channel) GetSlowmodeS() int32 {
+	if x != nil {
+		return x.SlowmodeS
+	}
+	return 0
 }
 
 // A file uploaded with POST /upload, attached to a message or used as a settings image.
@@ -903,7 +1144,19 @@ type Message struct {
 	// Seq of the event that last changed the message (edits, reactions and replies bump it).
 	Seq int64 `protobuf:"varint,14,opt,name=seq,proto3" json:"seq,omitempty"`
 	// Seq of the message_created event. Never changes; compare it with last_read_seq.
-	CreatedSeq    int64 `protobuf:"varint,15,opt,name=created_seq,json=createdSeq,proto3" json:"created_seq,omitempty"`
+	CreatedSeq int64 `protobuf:"varint,15,opt,name=created_seq,json=createdSeq,proto3" json:"created_seq,omitempty"`
+	// The message this one answers (SendMessageRequest.reply_to_id), as that message is now.
+	ReplyTo *MessageRef `protobuf:"bytes,16,opt,name=reply_to,json=replyTo,proto3" json:"reply_to,omitempty"`
+	// When the message was pinned, 0 when it is not.
+	PinnedAtMs int64 `protobuf:"varint,17,opt,name=pinned_at_ms,json=pinnedAtMs,proto3" json:"pinned_at_ms,omitempty"`
+	// Member id of who pinned it; empty when not pinned.
+	PinnedBy string `protobuf:"bytes,18,opt,name=pinned_by,json=pinnedBy,proto3" json:"pinned_by,omitempty"`
+	// The text's `<!here>` counted as a mention (the sender may use group mentions here).
+	MentionsHere bool `protobuf:"varint,19,opt,name=mentions_here,json=mentionsHere,proto3" json:"mentions_here,omitempty"`
+	// The text's `<!everyone>` counted as a mention.
+	MentionsEveryone bool `protobuf:"varint,20,opt,name=mentions_everyone,json=mentionsEveryone,proto3" json:"mentions_everyone,omitempty"`
+	// Set on a message sent with a poll.
+	Poll          *Poll `protobuf:"bytes,21,opt,name=poll,proto3" json:"poll,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1043,6 +1296,332 @@ func (x *Message) GetCreatedSeq() int64 {
 	return 0
 }
 
+func (x *Message) GetReplyTo() *MessageRef {
+	if x != nil {
+		return x.ReplyTo
+	}
+	return nil
+}
+
+func (x *Message) GetPinnedAtMs() int64 {
+	if x != nil {
+		return x.PinnedAtMs
+	}
+	return 0
+}
+
+func (x *Message) GetPinnedBy() string {
+	if x != nil {
+		return x.PinnedBy
+	}
+	return ""
+}
+
+func (x *Message) GetMentionsHere() bool {
+	if x != nil {
+		return x.MentionsHere
+	}
+	return false
+}
+
+func (x *Message) GetMentionsEveryone() bool {
+	if x != nil {
+		return x.MentionsEveryone
+	}
+	return false
+}
+
+func (x *Message) GetPoll() *Poll {
+	if x != nil {
+		return x.Poll
+	}
+	return nil
+}
+
+// A short reference to the message another one answers, filled from that message as it is
+// when the reply is returned or sent.
+type MessageRef struct {
+	state    protoimpl.MessageState `protogen:"open.v1"`
+	Id       string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
+	AuthorId string                 `protobuf:"bytes,2,opt,name=author_id,json=authorId,proto3" json:"author_id,omitempty"`
+	// The answered message's text, cut to 200 characters; empty when it is deleted.
+	Text          string `protobuf:"bytes,3,opt,name=text,proto3" json:"text,omitempty"`
+	Deleted       bool   `protobuf:"varint,4,opt,name=deleted,proto3" json:"deleted,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *MessageRef) Reset() {
+	*x = MessageRef{}
+	mi := &file_svc_v1_types_proto_msgTypes[6]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *MessageRef) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*MessageRef) ProtoMessage() {}
+
+func (x *MessageRef) ProtoReflect() protoreflect.Message {
+	mi := &file_svc_v1_types_proto_msgTypes[6]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use MessageRef.ProtoReflect.Descriptor instead.
+func (*MessageRef) Descriptor() ([]byte, []int) {
+	return file_svc_v1_types_proto_rawDescGZIP(), []int{6}
+}
+
+func (x *MessageRef) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
+func (x *MessageRef) GetAuthorId() string {
+	if x != nil {
+		return x.AuthorId
+	}
+	return ""
+}
+
+func (x *MessageRef) GetText() string {
+	if x != nil {
+		return x.Text
+	}
+	return ""
+}
+
+func (x *MessageRef) GetDeleted() bool {
+	if x != nil {
+		return x.Deleted
+	}
+	return false
+}
+
+// A poll as sent with SendMessageRequest.poll.
+type PollInput struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// 1 to 300 characters.
+	Question string `protobuf:"bytes,1,opt,name=question,proto3" json:"question,omitempty"`
+	// 2 to 10 distinct options of 1 to 100 characters each.
+	Options []string `protobuf:"bytes,2,rep,name=options,proto3" json:"options,omitempty"`
+	// Voters may pick more than one option.
+	Multiple bool `protobuf:"varint,3,opt,name=multiple,proto3" json:"multiple,omitempty"`
+	// 0: open until closed with ClosePoll; otherwise 1 minute to 30 days ahead, Unix ms.
+	ClosesAtMs    int64 `protobuf:"varint,4,opt,name=closes_at_ms,json=closesAtMs,proto3" json:"closes_at_ms,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *PollInput) Reset() {
+	*x = PollInput{}
+	mi := &file_svc_v1_types_proto_msgTypes[7]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *PollInput) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*PollInput) ProtoMessage() {}
+
+func (x *PollInput) ProtoReflect() protoreflect.Message {
+	mi := &file_svc_v1_types_proto_msgTypes[7]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use PollInput.ProtoReflect.Descriptor instead.
+func (*PollInput) Descriptor() ([]byte, []int) {
+	return file_svc_v1_types_proto_rawDescGZIP(), []int{7}
+}
+
+func (x *PollInput) GetQuestion() string {
+	if x != nil {
+		return x.Question
+	}
+	return ""
+}
+
+func (x *PollInput) GetOptions() []string {
+	if x != nil {
+		return x.Options
+	}
+	return nil
+}
+
+func (x *PollInput) GetMultiple() bool {
+	if x != nil {
+		return x.Multiple
+	}
+	return false
+}
+
+func (x *PollInput) GetClosesAtMs() int64 {
+	if x != nil {
+		return x.ClosesAtMs
+	}
+	return 0
+}
+
+type PollOption struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Stable within the poll: "0", "1", ... in the order given.
+	Id   string `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
+	Text string `protobuf:"bytes,2,opt,name=text,proto3" json:"text,omitempty"`
+	// Who voted for it, in the order they did.
+	VoterIds      []string `protobuf:"bytes,3,rep,name=voter_ids,json=voterIds,proto3" json:"voter_ids,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *PollOption) Reset() {
+	*x = PollOption{}
+	mi := &file_svc_v1_types_proto_msgTypes[8]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *PollOption) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*PollOption) ProtoMessage() {}
+
+func (x *PollOption) ProtoReflect() protoreflect.Message {
+	mi := &file_svc_v1_types_proto_msgTypes[8]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use PollOption.ProtoReflect.Descriptor instead.
+func (*PollOption) Descriptor() ([]byte, []int) {
+	return file_svc_v1_types_proto_rawDescGZIP(), []int{8}
+}
+
+func (x *PollOption) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
+func (x *PollOption) GetText() string {
+	if x != nil {
+		return x.Text
+	}
+	return ""
+}
+
+func (x *PollOption) GetVoterIds() []string {
+	if x != nil {
+		return x.VoterIds
+	}
+	return nil
+}
+
+type Poll struct {
+	state    protoimpl.MessageState `protogen:"open.v1"`
+	Question string                 `protobuf:"bytes,1,opt,name=question,proto3" json:"question,omitempty"`
+	Options  []*PollOption          `protobuf:"bytes,2,rep,name=options,proto3" json:"options,omitempty"`
+	Multiple bool                   `protobuf:"varint,3,opt,name=multiple,proto3" json:"multiple,omitempty"`
+	// 0 when open until closed.
+	ClosesAtMs int64 `protobuf:"varint,4,opt,name=closes_at_ms,json=closesAtMs,proto3" json:"closes_at_ms,omitempty"`
+	// No more votes: closed by its author or a moderator, or past closes_at_ms.
+	Closed        bool `protobuf:"varint,5,opt,name=closed,proto3" json:"closed,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Poll) Reset() {
+	*x = Poll{}
+	mi := &file_svc_v1_types_proto_msgTypes[9]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Poll) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Poll) ProtoMessage() {}
+
+func (x *Poll) ProtoReflect() protoreflect.Message {
+	mi := &file_svc_v1_types_proto_msgTypes[9]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Poll.ProtoReflect.Descriptor instead.
+func (*Poll) Descriptor() ([]byte, []int) {
+	return file_svc_v1_types_proto_rawDescGZIP(), []int{9}
+}
+
+func (x *Poll) GetQuestion() string {
+	if x != nil {
+		return x.Question
+	}
+	return ""
+}
+
+func (x *Poll) GetOptions() []*PollOption {
+	if x != nil {
+		return x.Options
+	}
+	return nil
+}
+
+func (x *Poll) GetMultiple() bool {
+	if x != nil {
+		return x.Multiple
+	}
+	return false
+}
+
+func (x *Poll) GetClosesAtMs() int64 {
+	if x != nil {
+		return x.ClosesAtMs
+	}
+	return 0
+}
+
+func (x *Poll) GetClosed() bool {
+	if x != nil {
+		return x.Closed
+	}
+	return false
+}
+
 // A member's read position in one channel, kept by the server.
 type ReadState struct {
 	state       protoimpl.MessageState `protogen:"open.v1"`
@@ -1060,7 +1639,7 @@ type ReadState struct {
 
 func (x *ReadState) Reset() {
 	*x = ReadState{}
-	mi := &file_svc_v1_types_proto_msgTypes[6]
+	mi := &file_svc_v1_types_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1072,7 +1651,7 @@ func (x *ReadState) String() string {
 func (*ReadState) ProtoMessage() {}
 
 func (x *ReadState) ProtoReflect() protoreflect.Message {
-	mi := &file_svc_v1_types_proto_msgTypes[6]
+	mi := &file_svc_v1_types_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1085,7 +1664,7 @@ func (x *ReadState) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReadState.ProtoReflect.Descriptor instead.
 func (*ReadState) Descriptor() ([]byte, []int) {
-	return file_svc_v1_types_proto_rawDescGZIP(), []int{6}
+	return file_svc_v1_types_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *ReadState) GetChannelId() string {
@@ -1128,7 +1707,7 @@ type TypingEvent struct {
 
 func (x *TypingEvent) Reset() {
 	*x = TypingEvent{}
-	mi := &file_svc_v1_types_proto_msgTypes[7]
+	mi := &file_svc_v1_types_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1140,7 +1719,7 @@ func (x *TypingEvent) String() string {
 func (*TypingEvent) ProtoMessage() {}
 
 func (x *TypingEvent) ProtoReflect() protoreflect.Message {
-	mi := &file_svc_v1_types_proto_msgTypes[7]
+	mi := &file_svc_v1_types_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1153,7 +1732,7 @@ func (x *TypingEvent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TypingEvent.ProtoReflect.Descriptor instead.
 func (*TypingEvent) Descriptor() ([]byte, []int) {
-	return file_svc_v1_types_proto_rawDescGZIP(), []int{7}
+	return file_svc_v1_types_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *TypingEvent) GetChannelId() string {
@@ -1187,7 +1766,7 @@ type PresenceEvent struct {
 
 func (x *PresenceEvent) Reset() {
 	*x = PresenceEvent{}
-	mi := &file_svc_v1_types_proto_msgTypes[8]
+	mi := &file_svc_v1_types_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1199,7 +1778,7 @@ func (x *PresenceEvent) String() string {
 func (*PresenceEvent) ProtoMessage() {}
 
 func (x *PresenceEvent) ProtoReflect() protoreflect.Message {
-	mi := &file_svc_v1_types_proto_msgTypes[8]
+	mi := &file_svc_v1_types_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1212,7 +1791,7 @@ func (x *PresenceEvent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PresenceEvent.ProtoReflect.Descriptor instead.
 func (*PresenceEvent) Descriptor() ([]byte, []int) {
-	return file_svc_v1_types_proto_rawDescGZIP(), []int{8}
+	return file_svc_v1_types_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *PresenceEvent) GetMemberId() string {
@@ -1240,7 +1819,7 @@ type PresenceBatch struct {
 
 func (x *PresenceBatch) Reset() {
 	*x = PresenceBatch{}
-	mi := &file_svc_v1_types_proto_msgTypes[9]
+	mi := &file_svc_v1_types_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1252,7 +1831,7 @@ func (x *PresenceBatch) String() string {
 func (*PresenceBatch) ProtoMessage() {}
 
 func (x *PresenceBatch) ProtoReflect() protoreflect.Message {
-	mi := &file_svc_v1_types_proto_msgTypes[9]
+	mi := &file_svc_v1_types_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1265,7 +1844,7 @@ func (x *PresenceBatch) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PresenceBatch.ProtoReflect.Descriptor instead.
 func (*PresenceBatch) Descriptor() ([]byte, []int) {
-	return file_svc_v1_types_proto_rawDescGZIP(), []int{9}
+	return file_svc_v1_types_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *PresenceBatch) GetChanges() []*PresenceEvent {
@@ -1290,7 +1869,7 @@ type LinkPreview struct {
 
 func (x *LinkPreview) Reset() {
 	*x = LinkPreview{}
-	mi := &file_svc_v1_types_proto_msgTypes[10]
+	mi := &file_svc_v1_types_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1302,7 +1881,7 @@ func (x *LinkPreview) String() string {
 func (*LinkPreview) ProtoMessage() {}
 
 func (x *LinkPreview) ProtoReflect() protoreflect.Message {
-	mi := &file_svc_v1_types_proto_msgTypes[10]
+	mi := &file_svc_v1_types_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1315,7 +1894,7 @@ func (x *LinkPreview) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LinkPreview.ProtoReflect.Descriptor instead.
 func (*LinkPreview) Descriptor() ([]byte, []int) {
-	return file_svc_v1_types_proto_rawDescGZIP(), []int{10}
+	return file_svc_v1_types_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *LinkPreview) GetUrl() string {
@@ -1359,15 +1938,17 @@ type Ban struct {
 	// The profile at ban time.
 	Member *Member `protobuf:"bytes,1,opt,name=member,proto3" json:"member,omitempty"`
 	// Member id of the moderator who banned.
-	BannedBy      string `protobuf:"bytes,2,opt,name=banned_by,json=bannedBy,proto3" json:"banned_by,omitempty"`
-	BannedAtMs    int64  `protobuf:"varint,3,opt,name=banned_at_ms,json=bannedAtMs,proto3" json:"banned_at_ms,omitempty"`
+	BannedBy   string `protobuf:"bytes,2,opt,name=banned_by,json=bannedBy,proto3" json:"banned_by,omitempty"`
+	BannedAtMs int64  `protobuf:"varint,3,opt,name=banned_at_ms,json=bannedAtMs,proto3" json:"banned_at_ms,omitempty"`
+	// As given to BanMember, 0 to 500 characters.
+	Reason        string `protobuf:"bytes,4,opt,name=reason,proto3" json:"reason,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Ban) Reset() {
 	*x = Ban{}
-	mi := &file_svc_v1_types_proto_msgTypes[11]
+	mi := &file_svc_v1_types_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1379,7 +1960,7 @@ func (x *Ban) String() string {
 func (*Ban) ProtoMessage() {}
 
 func (x *Ban) ProtoReflect() protoreflect.Message {
-	mi := &file_svc_v1_types_proto_msgTypes[11]
+	mi := &file_svc_v1_types_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1392,7 +1973,7 @@ func (x *Ban) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Ban.ProtoReflect.Descriptor instead.
 func (*Ban) Descriptor() ([]byte, []int) {
-	return file_svc_v1_types_proto_rawDescGZIP(), []int{11}
+	return file_svc_v1_types_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *Ban) GetMember() *Member {
@@ -1416,6 +1997,13 @@ func (x *Ban) GetBannedAtMs() int64 {
 	return 0
 }
 
+func (x *Ban) GetReason() string {
+	if x != nil {
+		return x.Reason
+	}
+	return ""
+}
+
 type Report struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	Id    string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
@@ -1435,7 +2023,7 @@ type Report struct {
 
 func (x *Report) Reset() {
 	*x = Report{}
-	mi := &file_svc_v1_types_proto_msgTypes[12]
+	mi := &file_svc_v1_types_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1447,7 +2035,7 @@ func (x *Report) String() string {
 func (*Report) ProtoMessage() {}
 
 func (x *Report) ProtoReflect() protoreflect.Message {
-	mi := &file_svc_v1_types_proto_msgTypes[12]
+	mi := &file_svc_v1_types_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1460,7 +2048,7 @@ func (x *Report) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Report.ProtoReflect.Descriptor instead.
 func (*Report) Descriptor() ([]byte, []int) {
-	return file_svc_v1_types_proto_rawDescGZIP(), []int{12}
+	return file_svc_v1_types_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *Report) GetId() string {
@@ -1531,7 +2119,7 @@ type Invite struct {
 
 func (x *Invite) Reset() {
 	*x = Invite{}
-	mi := &file_svc_v1_types_proto_msgTypes[13]
+	mi := &file_svc_v1_types_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1543,7 +2131,7 @@ func (x *Invite) String() string {
 func (*Invite) ProtoMessage() {}
 
 func (x *Invite) ProtoReflect() protoreflect.Message {
-	mi := &file_svc_v1_types_proto_msgTypes[13]
+	mi := &file_svc_v1_types_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1556,7 +2144,7 @@ func (x *Invite) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Invite.ProtoReflect.Descriptor instead.
 func (*Invite) Descriptor() ([]byte, []int) {
-	return file_svc_v1_types_proto_rawDescGZIP(), []int{13}
+	return file_svc_v1_types_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *Invite) GetCode() string {
@@ -1614,7 +2202,7 @@ type CustomEmoji struct {
 
 func (x *CustomEmoji) Reset() {
 	*x = CustomEmoji{}
-	mi := &file_svc_v1_types_proto_msgTypes[14]
+	mi := &file_svc_v1_types_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1626,7 +2214,7 @@ func (x *CustomEmoji) String() string {
 func (*CustomEmoji) ProtoMessage() {}
 
 func (x *CustomEmoji) ProtoReflect() protoreflect.Message {
-	mi := &file_svc_v1_types_proto_msgTypes[14]
+	mi := &file_svc_v1_types_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1639,7 +2227,7 @@ func (x *CustomEmoji) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CustomEmoji.ProtoReflect.Descriptor instead.
 func (*CustomEmoji) Descriptor() ([]byte, []int) {
-	return file_svc_v1_types_proto_rawDescGZIP(), []int{14}
+	return file_svc_v1_types_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *CustomEmoji) GetName() string {
@@ -1667,7 +2255,7 @@ type ListEmojiResponse struct {
 
 func (x *ListEmojiResponse) Reset() {
 	*x = ListEmojiResponse{}
-	mi := &file_svc_v1_types_proto_msgTypes[15]
+	mi := &file_svc_v1_types_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1679,7 +2267,7 @@ func (x *ListEmojiResponse) String() string {
 func (*ListEmojiResponse) ProtoMessage() {}
 
 func (x *ListEmojiResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_svc_v1_types_proto_msgTypes[15]
+	mi := &file_svc_v1_types_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1692,7 +2280,7 @@ func (x *ListEmojiResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListEmojiResponse.ProtoReflect.Descriptor instead.
 func (*ListEmojiResponse) Descriptor() ([]byte, []int) {
-	return file_svc_v1_types_proto_rawDescGZIP(), []int{15}
+	return file_svc_v1_types_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *ListEmojiResponse) GetEmoji() []*CustomEmoji {
@@ -1717,7 +2305,7 @@ type EmojiUploadResult struct {
 
 func (x *EmojiUploadResult) Reset() {
 	*x = EmojiUploadResult{}
-	mi := &file_svc_v1_types_proto_msgTypes[16]
+	mi := &file_svc_v1_types_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1729,7 +2317,7 @@ func (x *EmojiUploadResult) String() string {
 func (*EmojiUploadResult) ProtoMessage() {}
 
 func (x *EmojiUploadResult) ProtoReflect() protoreflect.Message {
-	mi := &file_svc_v1_types_proto_msgTypes[16]
+	mi := &file_svc_v1_types_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1742,7 +2330,7 @@ func (x *EmojiUploadResult) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EmojiUploadResult.ProtoReflect.Descriptor instead.
 func (*EmojiUploadResult) Descriptor() ([]byte, []int) {
-	return file_svc_v1_types_proto_rawDescGZIP(), []int{16}
+	return file_svc_v1_types_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *EmojiUploadResult) GetFile() string {
@@ -1783,7 +2371,7 @@ type UploadEmojiResponse struct {
 
 func (x *UploadEmojiResponse) Reset() {
 	*x = UploadEmojiResponse{}
-	mi := &file_svc_v1_types_proto_msgTypes[17]
+	mi := &file_svc_v1_types_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1795,7 +2383,7 @@ func (x *UploadEmojiResponse) String() string {
 func (*UploadEmojiResponse) ProtoMessage() {}
 
 func (x *UploadEmojiResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_svc_v1_types_proto_msgTypes[17]
+	mi := &file_svc_v1_types_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1808,7 +2396,7 @@ func (x *UploadEmojiResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UploadEmojiResponse.ProtoReflect.Descriptor instead.
 func (*UploadEmojiResponse) Descriptor() ([]byte, []int) {
-	return file_svc_v1_types_proto_rawDescGZIP(), []int{17}
+	return file_svc_v1_types_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *UploadEmojiResponse) GetResults() []*EmojiUploadResult {
@@ -1836,7 +2424,7 @@ type Plugin struct {
 
 func (x *Plugin) Reset() {
 	*x = Plugin{}
-	mi := &file_svc_v1_types_proto_msgTypes[18]
+	mi := &file_svc_v1_types_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1848,7 +2436,7 @@ func (x *Plugin) String() string {
 func (*Plugin) ProtoMessage() {}
 
 func (x *Plugin) ProtoReflect() protoreflect.Message {
-	mi := &file_svc_v1_types_proto_msgTypes[18]
+	mi := &file_svc_v1_types_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1861,7 +2449,7 @@ func (x *Plugin) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Plugin.ProtoReflect.Descriptor instead.
 func (*Plugin) Descriptor() ([]byte, []int) {
-	return file_svc_v1_types_proto_rawDescGZIP(), []int{18}
+	return file_svc_v1_types_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *Plugin) GetName() string {
@@ -1899,11 +2487,393 @@ func (x *Plugin) GetBotId() string {
 	return ""
 }
 
+// One moderation or administration action, kept at least 365 days.
+type AuditEntry struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Id    string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
+	AtMs  int64                  `protobuf:"varint,2,opt,name=at_ms,json=atMs,proto3" json:"at_ms,omitempty"`
+	// Member id of who acted; empty for the server itself (an automatic filter refusal has the
+	// sender as target and no actor).
+	ActorId        string      `protobuf:"bytes,3,opt,name=actor_id,json=actorId,proto3" json:"actor_id,omitempty"`
+	Action         AuditAction `protobuf:"varint,4,opt,name=action,proto3,enum=svc.v1.AuditAction" json:"action,omitempty"`
+	TargetMemberId string      `protobuf:"bytes,5,opt,name=target_member_id,json=targetMemberId,proto3" json:"target_member_id,omitempty"`
+	ChannelId      string      `protobuf:"bytes,6,opt,name=channel_id,json=channelId,proto3" json:"channel_id,omitempty"`
+	MessageId      string      `protobuf:"bytes,7,opt,name=message_id,json=messageId,proto3" json:"message_id,omitempty"`
+	// As given by the actor, 0 to 500 characters.
+	Reason string `protobuf:"bytes,8,opt,name=reason,proto3" json:"reason,omitempty"`
+	// What changed, in a few words ("until 2026-12-08 10:00 UTC", "rank MEMBER -> MODERATOR").
+	Detail        string `protobuf:"bytes,9,opt,name=detail,proto3" json:"detail,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *AuditEntry) Reset() {
+	*x = AuditEntry{}
+	mi := &file_svc_v1_types_proto_msgTypes[23]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *AuditEntry) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*AuditEntry) ProtoMessage() {}
+
+func (x *AuditEntry) ProtoReflect() protoreflect.Message {
+	mi := &file_svc_v1_types_proto_msgTypes[23]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use AuditEntry.ProtoReflect.Descriptor instead.
+func (*AuditEntry) Descriptor() ([]byte, []int) {
+	return file_svc_v1_types_proto_rawDescGZIP(), []int{23}
+}
+
+func (x *AuditEntry) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
+func (x *AuditEntry) GetAtMs() int64 {
+	if x != nil {
+		return x.AtMs
+	}
+	return 0
+}
+
+func (x *AuditEntry) GetActorId() string {
+	if x != nil {
+		return x.ActorId
+	}
+	return ""
+}
+
+func (x *AuditEntry) GetAction() AuditAction {
+	if x != nil {
+		return x.Action
+	}
+	return AuditAction_AUDIT_ACTION_UNSPECIFIED
+}
+
+func (x *AuditEntry) GetTargetMemberId() string {
+	if x != nil {
+		return x.TargetMemberId
+	}
+	return ""
+}
+
+func (x *AuditEntry) GetChannelId() string {
+	if x != nil {
+		return x.ChannelId
+	}
+	return ""
+}
+
+func (x *AuditEntry) GetMessageId() string {
+	if x != nil {
+		return x.MessageId
+	}
+	return ""
+}
+
+func (x *AuditEntry) GetReason() string {
+	if x != nil {
+		return x.Reason
+	}
+	return ""
+}
+
+func (x *AuditEntry) GetDetail() string {
+	if x != nil {
+		return x.Detail
+	}
+	return ""
+}
+
+// Settings moderators read and admins change; never public (GetServerInfo is).
+type ModerationSettings struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// At most 500 words of 1 to 50 characters; matched case-insensitively on whole words, a `*`
+	// at the end matching any ending.
+	BlockedWords []string `protobuf:"bytes,1,rep,name=blocked_words,json=blockedWords,proto3" json:"blocked_words,omitempty"`
+	// 0 = off; otherwise the most `<@id>`, `<!here>` and `<!everyone>` a message may hold.
+	MaxMentions int32 `protobuf:"varint,2,opt,name=max_mentions,json=maxMentions,proto3" json:"max_mentions,omitempty"`
+	// Members of this rank or higher must have TOTP or a passkey before their next sign-in
+	// completes; MEMBER_ROLE_UNSPECIFIED = nobody.
+	Require_2FaRank MemberRole `protobuf:"varint,3,opt,name=require_2fa_rank,json=require2faRank,proto3,enum=svc.v1.MemberRole" json:"require_2fa_rank,omitempty"`
+	unknownFields   protoimpl.UnknownFields
+	sizeCache       protoimpl.SizeCache
+}
+
+func (x *ModerationSettings) Reset() {
+	*x = ModerationSettings{}
+	mi := &file_svc_v1_types_proto_msgTypes[24]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ModerationSettings) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ModerationSettings) ProtoMessage() {}
+
+func (x *ModerationSettings) ProtoReflect() protoreflect.Message {
+	mi := &file_svc_v1_types_proto_msgTypes[24]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ModerationSettings.ProtoReflect.Descriptor instead.
+func (*ModerationSettings) Descriptor() ([]byte, []int) {
+	return file_svc_v1_types_proto_rawDescGZIP(), []int{24}
+}
+
+func (x *ModerationSettings) GetBlockedWords() []string {
+	if x != nil {
+		return x.BlockedWords
+	}
+	return nil
+}
+
+func (x *ModerationSettings) GetMaxMentions() int32 {
+	if x != nil {
+		return x.MaxMentions
+	}
+	return 0
+}
+
+func (x *ModerationSettings) GetRequire_2FaRank() MemberRole {
+	if x != nil {
+		return x.Require_2FaRank
+	}
+	return MemberRole_MEMBER_ROLE_UNSPECIFIED
+}
+
+type ChannelNotificationPrefs struct {
+	state     protoimpl.MessageState `protogen:"open.v1"`
+	ChannelId string                 `protobuf:"bytes,1,opt,name=channel_id,json=channelId,proto3" json:"channel_id,omitempty"`
+	// UNSPECIFIED follows the member's level.
+	Level NotifyLevel `protobuf:"varint,2,opt,name=level,proto3,enum=svc.v1.NotifyLevel" json:"level,omitempty"`
+	// In the future: muted until then; -1: muted until unmuted; 0: not muted.
+	MutedUntilMs  int64 `protobuf:"varint,3,opt,name=muted_until_ms,json=mutedUntilMs,proto3" json:"muted_until_ms,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ChannelNotificationPrefs) Reset() {
+	*x = ChannelNotificationPrefs{}
+	mi := &file_svc_v1_types_proto_msgTypes[25]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ChannelNotificationPrefs) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ChannelNotificationPrefs) ProtoMessage() {}
+
+func (x *ChannelNotificationPrefs) ProtoReflect() protoreflect.Message {
+	mi := &file_svc_v1_types_proto_msgTypes[25]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ChannelNotificationPrefs.ProtoReflect.Descriptor instead.
+func (*ChannelNotificationPrefs) Descriptor() ([]byte, []int) {
+	return file_svc_v1_types_proto_rawDescGZIP(), []int{25}
+}
+
+func (x *ChannelNotificationPrefs) GetChannelId() string {
+	if x != nil {
+		return x.ChannelId
+	}
+	return ""
+}
+
+func (x *ChannelNotificationPrefs) GetLevel() NotifyLevel {
+	if x != nil {
+		return x.Level
+	}
+	return NotifyLevel_NOTIFY_LEVEL_UNSPECIFIED
+}
+
+func (x *ChannelNotificationPrefs) GetMutedUntilMs() int64 {
+	if x != nil {
+		return x.MutedUntilMs
+	}
+	return 0
+}
+
+type NotificationPrefs struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// UNSPECIFIED reads as MENTIONS.
+	Level NotifyLevel `protobuf:"varint,1,opt,name=level,proto3,enum=svc.v1.NotifyLevel" json:"level,omitempty"`
+	// Pushes say "New message" instead of the author and text.
+	HideContent bool `protobuf:"varint,2,opt,name=hide_content,json=hideContent,proto3" json:"hide_content,omitempty"`
+	// Email digests of unread mentions and DMs (needs a verified address and -smtp-url).
+	Email         bool                        `protobuf:"varint,3,opt,name=email,proto3" json:"email,omitempty"`
+	Channels      []*ChannelNotificationPrefs `protobuf:"bytes,4,rep,name=channels,proto3" json:"channels,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *NotificationPrefs) Reset() {
+	*x = NotificationPrefs{}
+	mi := &file_svc_v1_types_proto_msgTypes[26]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *NotificationPrefs) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*NotificationPrefs) ProtoMessage() {}
+
+func (x *NotificationPrefs) ProtoReflect() protoreflect.Message {
+	mi := &file_svc_v1_types_proto_msgTypes[26]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use NotificationPrefs.ProtoReflect.Descriptor instead.
+func (*NotificationPrefs) Descriptor() ([]byte, []int) {
+	return file_svc_v1_types_proto_rawDescGZIP(), []int{26}
+}
+
+func (x *NotificationPrefs) GetLevel() NotifyLevel {
+	if x != nil {
+		return x.Level
+	}
+	return NotifyLevel_NOTIFY_LEVEL_UNSPECIFIED
+}
+
+func (x *NotificationPrefs) GetHideContent() bool {
+	if x != nil {
+		return x.HideContent
+	}
+	return false
+}
+
+func (x *NotificationPrefs) GetEmail() bool {
+	if x != nil {
+		return x.Email
+	}
+	return false
+}
+
+func (x *NotificationPrefs) GetChannels() []*ChannelNotificationPrefs {
+	if x != nil {
+		return x.Channels
+	}
+	return nil
+}
+
+// One device that receives Web Push notifications.
+type PushSubscription struct {
+	state       protoimpl.MessageState `protogen:"open.v1"`
+	Id          string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
+	DeviceName  string                 `protobuf:"bytes,2,opt,name=device_name,json=deviceName,proto3" json:"device_name,omitempty"`
+	CreatedAtMs int64                  `protobuf:"varint,3,opt,name=created_at_ms,json=createdAtMs,proto3" json:"created_at_ms,omitempty"`
+	// 0 until a push was accepted by the push service.
+	LastSuccessMs int64 `protobuf:"varint,4,opt,name=last_success_ms,json=lastSuccessMs,proto3" json:"last_success_ms,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *PushSubscription) Reset() {
+	*x = PushSubscription{}
+	mi := &file_svc_v1_types_proto_msgTypes[27]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *PushSubscription) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*PushSubscription) ProtoMessage() {}
+
+func (x *PushSubscription) ProtoReflect() protoreflect.Message {
+	mi := &file_svc_v1_types_proto_msgTypes[27]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use PushSubscription.ProtoReflect.Descriptor instead.
+func (*PushSubscription) Descriptor() ([]byte, []int) {
+	return file_svc_v1_types_proto_rawDescGZIP(), []int{27}
+}
+
+func (x *PushSubscription) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
+func (x *PushSubscription) GetDeviceName() string {
+	if x != nil {
+		return x.DeviceName
+	}
+	return ""
+}
+
+func (x *PushSubscription) GetCreatedAtMs() int64 {
+	if x != nil {
+		return x.CreatedAtMs
+	}
+	return 0
+}
+
+func (x *PushSubscription) GetLastSuccessMs() int64 {
+	if x != nil {
+		return x.LastSuccessMs
+	}
+	return 0
+}
+
 var File_svc_v1_types_proto protoreflect.FileDescriptor
 
 const file_svc_v1_types_proto_rawDesc = "" +
 	"\n" +
-	"\x12svc/v1/types.proto\x12\x06svc.v1\"\x87\x03\n" +
+	"\x12svc/v1/types.proto\x12\x06svc.v1\"\xd0\x03\n" +
 	"\x06Member\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12&\n" +
 	"\x04kind\x18\x02 \x01(\x0e2\x12.svc.v1.MemberKindR\x04kind\x12&\n" +
@@ -1920,12 +2890,14 @@ const file_svc_v1_types_proto_rawDesc = "" +
 	" \x01(\tR\n" +
 	"statusText\x12!\n" +
 	"\fstatus_emoji\x18\v \x01(\tR\vstatusEmoji\x12\x19\n" +
-	"\brole_ids\x18\f \x03(\tR\aroleIds\"\\\n" +
+	"\brole_ids\x18\f \x03(\tR\aroleIds\x12+\n" +
+	"\x12timed_out_until_ms\x18\r \x01(\x03R\x0ftimedOutUntilMs\x12\x1a\n" +
+	"\bimported\x18\x0e \x01(\bR\bimported\"\\\n" +
 	"\x04Role\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x12\x14\n" +
 	"\x05color\x18\x03 \x01(\tR\x05color\x12\x1a\n" +
-	"\bposition\x18\x04 \x01(\x05R\bposition\"\xa5\x03\n" +
+	"\bposition\x18\x04 \x01(\x05R\bposition\"\xc4\x03\n" +
 	"\aChannel\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12'\n" +
 	"\x04kind\x18\x02 \x01(\x0e2\x13.svc.v1.ChannelKindR\x04kind\x12\x12\n" +
@@ -1942,7 +2914,9 @@ const file_svc_v1_types_proto_rawDesc = "" +
 	"\n" +
 	"is_default\x18\v \x01(\bR\tisDefault\x12!\n" +
 	"\fmember_count\x18\f \x01(\x05R\vmemberCount\x125\n" +
-	"\fheader_image\x18\r \x01(\v2\x12.svc.v1.AttachmentR\vheaderImage\"\xa7\x01\n" +
+	"\fheader_image\x18\r \x01(\v2\x12.svc.v1.AttachmentR\vheaderImage\x12\x1d\n" +
+	"\n" +
+	"slowmode_s\x18\x0e \x01(\x05R\tslowmodeS\"\xa7\x01\n" +
 	"\n" +
 	"Attachment\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x12\n" +
@@ -1955,7 +2929,7 @@ const file_svc_v1_types_proto_rawDesc = "" +
 	"\bReaction\x12\x14\n" +
 	"\x05emoji\x18\x01 \x01(\tR\x05emoji\x12\x1d\n" +
 	"\n" +
-	"member_ids\x18\x02 \x03(\tR\tmemberIds\"\xef\x03\n" +
+	"member_ids\x18\x02 \x03(\tR\tmemberIds\"\xd1\x05\n" +
 	"\aMessage\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x1d\n" +
 	"\n" +
@@ -1976,7 +2950,38 @@ const file_svc_v1_types_proto_rawDesc = "" +
 	"\tclient_id\x18\r \x01(\tR\bclientId\x12\x10\n" +
 	"\x03seq\x18\x0e \x01(\x03R\x03seq\x12\x1f\n" +
 	"\vcreated_seq\x18\x0f \x01(\x03R\n" +
-	"createdSeq\"\x96\x01\n" +
+	"createdSeq\x12-\n" +
+	"\breply_to\x18\x10 \x01(\v2\x12.svc.v1.MessageRefR\areplyTo\x12 \n" +
+	"\fpinned_at_ms\x18\x11 \x01(\x03R\n" +
+	"pinnedAtMs\x12\x1b\n" +
+	"\tpinned_by\x18\x12 \x01(\tR\bpinnedBy\x12#\n" +
+	"\rmentions_here\x18\x13 \x01(\bR\fmentionsHere\x12+\n" +
+	"\x11mentions_everyone\x18\x14 \x01(\bR\x10mentionsEveryone\x12 \n" +
+	"\x04poll\x18\x15 \x01(\v2\f.svc.v1.PollR\x04poll\"g\n" +
+	"\n" +
+	"MessageRef\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\tR\x02id\x12\x1b\n" +
+	"\tauthor_id\x18\x02 \x01(\tR\bauthorId\x12\x12\n" +
+	"\x04text\x18\x03 \x01(\tR\x04text\x12\x18\n" +
+	"\adeleted\x18\x04 \x01(\bR\adeleted\"\x7f\n" +
+	"\tPollInput\x12\x1a\n" +
+	"\bquestion\x18\x01 \x01(\tR\bquestion\x12\x18\n" +
+	"\aoptions\x18\x02 \x03(\tR\aoptions\x12\x1a\n" +
+	"\bmultiple\x18\x03 \x01(\bR\bmultiple\x12 \n" +
+	"\fcloses_at_ms\x18\x04 \x01(\x03R\n" +
+	"closesAtMs\"M\n" +
+	"\n" +
+	"PollOption\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\tR\x02id\x12\x12\n" +
+	"\x04text\x18\x02 \x01(\tR\x04text\x12\x1b\n" +
+	"\tvoter_ids\x18\x03 \x03(\tR\bvoterIds\"\xa6\x01\n" +
+	"\x04Poll\x12\x1a\n" +
+	"\bquestion\x18\x01 \x01(\tR\bquestion\x12,\n" +
+	"\aoptions\x18\x02 \x03(\v2\x12.svc.v1.PollOptionR\aoptions\x12\x1a\n" +
+	"\bmultiple\x18\x03 \x01(\bR\bmultiple\x12 \n" +
+	"\fcloses_at_ms\x18\x04 \x01(\x03R\n" +
+	"closesAtMs\x12\x16\n" +
+	"\x06closed\x18\x05 \x01(\bR\x06closed\"\x96\x01\n" +
 	"\tReadState\x12\x1d\n" +
 	"\n" +
 	"channel_id\x18\x01 \x01(\tR\tchannelId\x12\"\n" +
@@ -1998,12 +3003,13 @@ const file_svc_v1_types_proto_rawDesc = "" +
 	"\x05title\x18\x02 \x01(\tR\x05title\x12 \n" +
 	"\vdescription\x18\x03 \x01(\tR\vdescription\x12\x1b\n" +
 	"\tsite_name\x18\x04 \x01(\tR\bsiteName\x12\x1b\n" +
-	"\timage_url\x18\x05 \x01(\tR\bimageUrl\"l\n" +
+	"\timage_url\x18\x05 \x01(\tR\bimageUrl\"\x84\x01\n" +
 	"\x03Ban\x12&\n" +
 	"\x06member\x18\x01 \x01(\v2\x0e.svc.v1.MemberR\x06member\x12\x1b\n" +
 	"\tbanned_by\x18\x02 \x01(\tR\bbannedBy\x12 \n" +
 	"\fbanned_at_ms\x18\x03 \x01(\x03R\n" +
-	"bannedAtMs\"\xe1\x01\n" +
+	"bannedAtMs\x12\x16\n" +
+	"\x06reason\x18\x04 \x01(\tR\x06reason\"\xe1\x01\n" +
 	"\x06Report\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12)\n" +
 	"\amessage\x18\x02 \x01(\v2\x0f.svc.v1.MessageR\amessage\x12\x0e\n" +
@@ -2037,7 +3043,40 @@ const file_svc_v1_types_proto_rawDesc = "" +
 	"\aenabled\x18\x02 \x01(\bR\aenabled\x12\x18\n" +
 	"\arunning\x18\x03 \x01(\bR\arunning\x12\x14\n" +
 	"\x05error\x18\x04 \x01(\tR\x05error\x12\x15\n" +
-	"\x06bot_id\x18\x05 \x01(\tR\x05botId*U\n" +
+	"\x06bot_id\x18\x05 \x01(\tR\x05botId\"\x91\x02\n" +
+	"\n" +
+	"AuditEntry\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\tR\x02id\x12\x13\n" +
+	"\x05at_ms\x18\x02 \x01(\x03R\x04atMs\x12\x19\n" +
+	"\bactor_id\x18\x03 \x01(\tR\aactorId\x12+\n" +
+	"\x06action\x18\x04 \x01(\x0e2\x13.svc.v1.AuditActionR\x06action\x12(\n" +
+	"\x10target_member_id\x18\x05 \x01(\tR\x0etargetMemberId\x12\x1d\n" +
+	"\n" +
+	"channel_id\x18\x06 \x01(\tR\tchannelId\x12\x1d\n" +
+	"\n" +
+	"message_id\x18\a \x01(\tR\tmessageId\x12\x16\n" +
+	"\x06reason\x18\b \x01(\tR\x06reason\x12\x16\n" +
+	"\x06detail\x18\t \x01(\tR\x06detail\"\x9a\x01\n" +
+	"\x12ModerationSettings\x12#\n" +
+	"\rblocked_words\x18\x01 \x03(\tR\fblockedWords\x12!\n" +
+	"\fmax_mentions\x18\x02 \x01(\x05R\vmaxMentions\x12<\n" +
+	"\x10require_2fa_rank\x18\x03 \x01(\x0e2\x12.svc.v1.MemberRoleR\x0erequire2faRank\"\x8a\x01\n" +
+	"\x18ChannelNotificationPrefs\x12\x1d\n" +
+	"\n" +
+	"channel_id\x18\x01 \x01(\tR\tchannelId\x12)\n" +
+	"\x05level\x18\x02 \x01(\x0e2\x13.svc.v1.NotifyLevelR\x05level\x12$\n" +
+	"\x0emuted_until_ms\x18\x03 \x01(\x03R\fmutedUntilMs\"\xb5\x01\n" +
+	"\x11NotificationPrefs\x12)\n" +
+	"\x05level\x18\x01 \x01(\x0e2\x13.svc.v1.NotifyLevelR\x05level\x12!\n" +
+	"\fhide_content\x18\x02 \x01(\bR\vhideContent\x12\x14\n" +
+	"\x05email\x18\x03 \x01(\bR\x05email\x12<\n" +
+	"\bchannels\x18\x04 \x03(\v2 .svc.v1.ChannelNotificationPrefsR\bchannels\"\x8f\x01\n" +
+	"\x10PushSubscription\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\tR\x02id\x12\x1f\n" +
+	"\vdevice_name\x18\x02 \x01(\tR\n" +
+	"deviceName\x12\"\n" +
+	"\rcreated_at_ms\x18\x03 \x01(\x03R\vcreatedAtMs\x12&\n" +
+	"\x0flast_success_ms\x18\x04 \x01(\x03R\rlastSuccessMs*U\n" +
 	"\n" +
 	"MemberKind\x12\x1b\n" +
 	"\x17MEMBER_KIND_UNSPECIFIED\x10\x00\x12\x15\n" +
@@ -2058,17 +3097,60 @@ const file_svc_v1_types_proto_rawDesc = "" +
 	"\vChannelMode\x12\x1c\n" +
 	"\x18CHANNEL_MODE_UNSPECIFIED\x10\x00\x12\x16\n" +
 	"\x12CHANNEL_MODE_ROLES\x10\x01\x12\x17\n" +
-	"\x13CHANNEL_MODE_OPT_IN\x10\x02*q\n" +
+	"\x13CHANNEL_MODE_OPT_IN\x10\x02*\x89\x01\n" +
 	"\vChannelKind\x12\x1c\n" +
 	"\x18CHANNEL_KIND_UNSPECIFIED\x10\x00\x12\x15\n" +
 	"\x11CHANNEL_KIND_TEXT\x10\x01\x12\x18\n" +
 	"\x14CHANNEL_KIND_PRIVATE\x10\x02\x12\x13\n" +
-	"\x0fCHANNEL_KIND_DM\x10\x03*\x99\x01\n" +
+	"\x0fCHANNEL_KIND_DM\x10\x03\x12\x16\n" +
+	"\x12CHANNEL_KIND_VOICE\x10\x04*\x99\x01\n" +
 	"\x11EmojiUploadStatus\x12#\n" +
 	"\x1fEMOJI_UPLOAD_STATUS_UNSPECIFIED\x10\x00\x12\x1d\n" +
 	"\x19EMOJI_UPLOAD_STATUS_ADDED\x10\x01\x12\x1e\n" +
 	"\x1aEMOJI_UPLOAD_STATUS_EXISTS\x10\x02\x12 \n" +
-	"\x1cEMOJI_UPLOAD_STATUS_REJECTED\x10\x03B\x1bZ\x19hearth/proto/svc/v1;svcv1b\x06proto3"
+	"\x1cEMOJI_UPLOAD_STATUS_REJECTED\x10\x03*\xae\t\n" +
+	"\vAuditAction\x12\x1c\n" +
+	"\x18AUDIT_ACTION_UNSPECIFIED\x10\x00\x12\x1e\n" +
+	"\x1aAUDIT_ACTION_MEMBER_KICKED\x10\x01\x12\x1e\n" +
+	"\x1aAUDIT_ACTION_MEMBER_BANNED\x10\x02\x12 \n" +
+	"\x1cAUDIT_ACTION_MEMBER_UNBANNED\x10\x03\x12!\n" +
+	"\x1dAUDIT_ACTION_MEMBER_TIMED_OUT\x10\x04\x12$\n" +
+	" AUDIT_ACTION_MEMBER_RANK_CHANGED\x10\x05\x12%\n" +
+	"!AUDIT_ACTION_MEMBER_ROLES_CHANGED\x10\x06\x12 \n" +
+	"\x1cAUDIT_ACTION_MESSAGE_DELETED\x10\a\x12\x1f\n" +
+	"\x1bAUDIT_ACTION_MESSAGE_PINNED\x10\b\x12!\n" +
+	"\x1dAUDIT_ACTION_MESSAGE_UNPINNED\x10\t\x12 \n" +
+	"\x1cAUDIT_ACTION_CHANNEL_CREATED\x10\n" +
+	"\x12 \n" +
+	"\x1cAUDIT_ACTION_CHANNEL_UPDATED\x10\v\x12 \n" +
+	"\x1cAUDIT_ACTION_CHANNEL_DELETED\x10\f\x12\x1d\n" +
+	"\x19AUDIT_ACTION_ROLE_CREATED\x10\r\x12\x1d\n" +
+	"\x19AUDIT_ACTION_ROLE_UPDATED\x10\x0e\x12\x1d\n" +
+	"\x19AUDIT_ACTION_ROLE_DELETED\x10\x0f\x12!\n" +
+	"\x1dAUDIT_ACTION_SETTINGS_CHANGED\x10\x10\x12\x1f\n" +
+	"\x1bAUDIT_ACTION_INVITE_CREATED\x10\x11\x12\x1f\n" +
+	"\x1bAUDIT_ACTION_INVITE_REVOKED\x10\x12\x12\x1c\n" +
+	"\x18AUDIT_ACTION_EMOJI_ADDED\x10\x13\x12\x1e\n" +
+	"\x1aAUDIT_ACTION_EMOJI_DELETED\x10\x14\x12\x1c\n" +
+	"\x18AUDIT_ACTION_BOT_CREATED\x10\x15\x12\x1c\n" +
+	"\x18AUDIT_ACTION_BOT_DELETED\x10\x16\x12\"\n" +
+	"\x1eAUDIT_ACTION_BOT_TOKEN_ROTATED\x10\x17\x12!\n" +
+	"\x1dAUDIT_ACTION_PLUGIN_INSTALLED\x10\x18\x12\x1f\n" +
+	"\x1bAUDIT_ACTION_PLUGIN_ENABLED\x10\x19\x12 \n" +
+	"\x1cAUDIT_ACTION_PLUGIN_DISABLED\x10\x1a\x12\x1f\n" +
+	"\x1bAUDIT_ACTION_PLUGIN_DELETED\x10\x1b\x12 \n" +
+	"\x1cAUDIT_ACTION_REPORT_RESOLVED\x10\x1c\x12\x1c\n" +
+	"\x18AUDIT_ACTION_LOCKDOWN_ON\x10\x1d\x12\x1d\n" +
+	"\x19AUDIT_ACTION_LOCKDOWN_OFF\x10\x1e\x12 \n" +
+	"\x1cAUDIT_ACTION_MESSAGE_REFUSED\x10\x1f\x12,\n" +
+	"(AUDIT_ACTION_PASSWORD_RESET_LINK_CREATED\x10 \x12\x1f\n" +
+	"\x1bAUDIT_ACTION_MEMBER_CLAIMED\x10!\x12,\n" +
+	"(AUDIT_ACTION_MODERATION_SETTINGS_CHANGED\x10\"*s\n" +
+	"\vNotifyLevel\x12\x1c\n" +
+	"\x18NOTIFY_LEVEL_UNSPECIFIED\x10\x00\x12\x14\n" +
+	"\x10NOTIFY_LEVEL_ALL\x10\x01\x12\x19\n" +
+	"\x15NOTIFY_LEVEL_MENTIONS\x10\x02\x12\x15\n" +
+	"\x11NOTIFY_LEVEL_NONE\x10\x03B\x1bZ\x19hearth/proto/svc/v1;svcv1b\x06proto3"
 
 var (
 	file_svc_v1_types_proto_rawDescOnce sync.Once
@@ -2082,57 +3164,76 @@ func file_svc_v1_types_proto_rawDescGZIP() []byte {
 	return file_svc_v1_types_proto_rawDescData
 }
 
-var file_svc_v1_types_proto_enumTypes = make([]protoimpl.EnumInfo, 6)
-var file_svc_v1_types_proto_msgTypes = make([]protoimpl.MessageInfo, 19)
+var file_svc_v1_types_proto_enumTypes = make([]protoimpl.EnumInfo, 8)
+var file_svc_v1_types_proto_msgTypes = make([]protoimpl.MessageInfo, 28)
 var file_svc_v1_types_proto_goTypes = []any{
-	(MemberKind)(0),             // 0: svc.v1.MemberKind
-	(MemberRole)(0),             // 1: svc.v1.MemberRole
-	(Presence)(0),               // 2: svc.v1.Presence
-	(ChannelMode)(0),            // 3: svc.v1.ChannelMode
-	(ChannelKind)(0),            // 4: svc.v1.ChannelKind
-	(EmojiUploadStatus)(0),      // 5: svc.v1.EmojiUploadStatus
-	(*Member)(nil),              // 6: svc.v1.Member
-	(*Role)(nil),                // 7: svc.v1.Role
-	(*Channel)(nil),             // 8: svc.v1.Channel
-	(*Attachment)(nil),          // 9: svc.v1.Attachment
-	(*Reaction)(nil),            // 10: svc.v1.Reaction
-	(*Message)(nil),             // 11: svc.v1.Message
-	(*ReadState)(nil),           // 12: svc.v1.ReadState
-	(*TypingEvent)(nil),         // 13: svc.v1.TypingEvent
-	(*PresenceEvent)(nil),       // 14: svc.v1.PresenceEvent
-	(*PresenceBatch)(nil),       // 15: svc.v1.PresenceBatch
-	(*LinkPreview)(nil),         // 16: svc.v1.LinkPreview
-	(*Ban)(nil),                 // 17: svc.v1.Ban
-	(*Report)(nil),              // 18: svc.v1.Report
-	(*Invite)(nil),              // 19: svc.v1.Invite
-	(*CustomEmoji)(nil),         // 20: svc.v1.CustomEmoji
-	(*ListEmojiResponse)(nil),   // 21: svc.v1.ListEmojiResponse
-	(*EmojiUploadResult)(nil),   // 22: svc.v1.EmojiUploadResult
-	(*UploadEmojiResponse)(nil), // 23: svc.v1.UploadEmojiResponse
-	(*Plugin)(nil),              // 24: svc.v1.Plugin
+	(MemberKind)(0),                  // 0: svc.v1.MemberKind
+	(MemberRole)(0),                  // 1: svc.v1.MemberRole
+	(Presence)(0),                    // 2: svc.v1.Presence
+	(ChannelMode)(0),                 // 3: svc.v1.ChannelMode
+	(ChannelKind)(0),                 // 4: svc.v1.ChannelKind
+	(EmojiUploadStatus)(0),           // 5: svc.v1.EmojiUploadStatus
+	(AuditAction)(0),                 // 6: svc.v1.AuditAction
+	(NotifyLevel)(0),                 // 7: svc.v1.NotifyLevel
+	(*Member)(nil),                   // 8: svc.v1.Member
+	(*Role)(nil),                     // 9: svc.v1.Role
+	(*Channel)(nil),                  // 10: svc.v1.Channel
+	(*Attachment)(nil),               // 11: svc.v1.Attachment
+	(*Reaction)(nil),                 // 12: svc.v1.Reaction
+	(*Message)(nil),                  // 13: svc.v1.Message
+	(*MessageRef)(nil),               // 14: svc.v1.MessageRef
+	(*PollInput)(nil),                // 15: svc.v1.PollInput
+	(*PollOption)(nil),               // 16: svc.v1.PollOption
+	(*Poll)(nil),                     // 17: svc.v1.Poll
+	(*ReadState)(nil),                // 18: svc.v1.ReadState
+	(*TypingEvent)(nil),              // 19: svc.v1.TypingEvent
+	(*PresenceEvent)(nil),            // 20: svc.v1.PresenceEvent
+	(*PresenceBatch)(nil),            // 21: svc.v1.PresenceBatch
+	(*LinkPreview)(nil),              // 22: svc.v1.LinkPreview
+	(*Ban)(nil),                      // 23: svc.v1.Ban
+	(*Report)(nil),                   // 24: svc.v1.Report
+	(*Invite)(nil),                   // 25: svc.v1.Invite
+	(*CustomEmoji)(nil),              // 26: svc.v1.CustomEmoji
+	(*ListEmojiResponse)(nil),        // 27: svc.v1.ListEmojiResponse
+	(*EmojiUploadResult)(nil),        // 28: svc.v1.EmojiUploadResult
+	(*UploadEmojiResponse)(nil),      // 29: svc.v1.UploadEmojiResponse
+	(*Plugin)(nil),                   // 30: svc.v1.Plugin
+	(*AuditEntry)(nil),               // 31: svc.v1.AuditEntry
+	(*ModerationSettings)(nil),       // 32: svc.v1.ModerationSettings
+	(*ChannelNotificationPrefs)(nil), // 33: svc.v1.ChannelNotificationPrefs
+	(*NotificationPrefs)(nil),        // 34: svc.v1.NotificationPrefs
+	(*PushSubscription)(nil),         // 35: svc.v1.PushSubscription
 }
 var file_svc_v1_types_proto_depIdxs = []int32{
 	0,  // 0: svc.v1.Member.kind:type_name -> svc.v1.MemberKind
 	1,  // 1: svc.v1.Member.role:type_name -> svc.v1.MemberRole
 	2,  // 2: svc.v1.Member.presence:type_name -> svc.v1.Presence
 	4,  // 3: svc.v1.Channel.kind:type_name -> svc.v1.ChannelKind
-	9,  // 4: svc.v1.Channel.header_image:type_name -> svc.v1.Attachment
-	10, // 5: svc.v1.Message.reactions:type_name -> svc.v1.Reaction
-	9,  // 6: svc.v1.Message.attachments:type_name -> svc.v1.Attachment
-	2,  // 7: svc.v1.PresenceEvent.presence:type_name -> svc.v1.Presence
-	14, // 8: svc.v1.PresenceBatch.changes:type_name -> svc.v1.PresenceEvent
-	6,  // 9: svc.v1.Ban.member:type_name -> svc.v1.Member
-	11, // 10: svc.v1.Report.message:type_name -> svc.v1.Message
-	6,  // 11: svc.v1.Report.author:type_name -> svc.v1.Member
-	6,  // 12: svc.v1.Report.reporter:type_name -> svc.v1.Member
-	20, // 13: svc.v1.ListEmojiResponse.emoji:type_name -> svc.v1.CustomEmoji
-	5,  // 14: svc.v1.EmojiUploadResult.status:type_name -> svc.v1.EmojiUploadStatus
-	22, // 15: svc.v1.UploadEmojiResponse.results:type_name -> svc.v1.EmojiUploadResult
-	16, // [16:16] is the sub-list for method output_type
-	16, // [16:16] is the sub-list for method input_type
-	16, // [16:16] is the sub-list for extension type_name
-	16, // [16:16] is the sub-list for extension extendee
-	0,  // [0:16] is the sub-list for field type_name
+	11, // 4: svc.v1.Channel.header_image:type_name -> svc.v1.Attachment
+	12, // 5: svc.v1.Message.reactions:type_name -> svc.v1.Reaction
+	11, // 6: svc.v1.Message.attachments:type_name -> svc.v1.Attachment
+	14, // 7: svc.v1.Message.reply_to:type_name -> svc.v1.MessageRef
+	17, // 8: svc.v1.Message.poll:type_name -> svc.v1.Poll
+	16, // 9: svc.v1.Poll.options:type_name -> svc.v1.PollOption
+	2,  // 10: svc.v1.PresenceEvent.presence:type_name -> svc.v1.Presence
+	20, // 11: svc.v1.PresenceBatch.changes:type_name -> svc.v1.PresenceEvent
+	8,  // 12: svc.v1.Ban.member:type_name -> svc.v1.Member
+	13, // 13: svc.v1.Report.message:type_name -> svc.v1.Message
+	8,  // 14: svc.v1.Report.author:type_name -> svc.v1.Member
+	8,  // 15: svc.v1.Report.reporter:type_name -> svc.v1.Member
+	26, // 16: svc.v1.ListEmojiResponse.emoji:type_name -> svc.v1.CustomEmoji
+	5,  // 17: svc.v1.EmojiUploadResult.status:type_name -> svc.v1.EmojiUploadStatus
+	28, // 18: svc.v1.UploadEmojiResponse.results:type_name -> svc.v1.EmojiUploadResult
+	6,  // 19: svc.v1.AuditEntry.action:type_name -> svc.v1.AuditAction
+	1,  // 20: svc.v1.ModerationSettings.require_2fa_rank:type_name -> svc.v1.MemberRole
+	7,  // 21: svc.v1.ChannelNotificationPrefs.level:type_name -> svc.v1.NotifyLevel
+	7,  // 22: svc.v1.NotificationPrefs.level:type_name -> svc.v1.NotifyLevel
+	33, // 23: svc.v1.NotificationPrefs.channels:type_name -> svc.v1.ChannelNotificationPrefs
+	24, // [24:24] is the sub-list for method output_type
+	24, // [24:24] is the sub-list for method input_type
+	24, // [24:24] is the sub-list for extension type_name
+	24, // [24:24] is the sub-list for extension extendee
+	0,  // [0:24] is the sub-list for field type_name
 }
 
 func init() { file_svc_v1_types_proto_init() }
@@ -2145,8 +3246,8 @@ func file_svc_v1_types_proto_init() {
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_svc_v1_types_proto_rawDesc), len(file_svc_v1_types_proto_rawDesc)),
-			NumEnums:      6,
-			NumMessages:   19,
+			NumEnums:      8,
+			NumMessages:   28,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

@@ -20,7 +20,7 @@ import type { GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegen
 import { fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
 import type { EventSchema } from "./events_pb";
 import { file_svc_v1_events } from "./events_pb";
-import type { Channel, ChannelKind, ChannelMode, LinkPreview, Member, Message as Message$1, Presence, ReadState, Role } from "./types_pb";
+import type { Channel, ChannelKind, ChannelMode, LinkPreview, Member, Message as Message$1, PollInput, Presence, ReadState, Role } from "./types_pb";
 import { file_svc_v1_types } from "./types_pb";
 import type { Message } from "@bufbuild/protobuf";
 
@@ -28,7 +28,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file svc/v1/chat.proto.
  */
 export const file_svc_v1_chat: GenFile = /*@__PURE__*/
-  fileDesc("ChFzdmMvdjEvY2hhdC5wcm90bxIGc3ZjLnYxImgKFENyZWF0ZUNoYW5uZWxSZXF1ZXN0EgwKBG5hbWUYASABKAkSIQoEa2luZBgCIAEoDjITLnN2Yy52MS5DaGFubmVsS2luZBINCgV0b3BpYxgDIAEoCRIQCghjYXRlZ29yeRgEIAEoCSI5ChVDcmVhdGVDaGFubmVsUmVzcG9uc2USIAoHY2hhbm5lbBgBIAEoCzIPLnN2Yy52MS5DaGFubmVsIt4BChRVcGRhdGVDaGFubmVsUmVxdWVzdBISCgpjaGFubmVsX2lkGAEgASgJEhEKBG5hbWUYAiABKAlIAIgBARISCgV0b3BpYxgDIAEoCUgBiAEBEhUKCGNhdGVnb3J5GAQgASgJSAKIAQESFQoIcG9zaXRpb24YBSABKAVIA4gBARIcCg9oZWFkZXJfaW1hZ2VfaWQYBiABKAlIBIgBAUIHCgVfbmFtZUIICgZfdG9waWNCCwoJX2NhdGVnb3J5QgsKCV9wb3NpdGlvbkISChBfaGVhZGVyX2ltYWdlX2lkIjkKFVVwZGF0ZUNoYW5uZWxSZXNwb25zZRIgCgdjaGFubmVsGAEgASgLMg8uc3ZjLnYxLkNoYW5uZWwiIwoNT3BlbkRNUmVxdWVzdBISCgptZW1iZXJfaWRzGAEgAygJIjIKDk9wZW5ETVJlc3BvbnNlEiAKB2NoYW5uZWwYASABKAsyDy5zdmMudjEuQ2hhbm5lbCKIAQoTTGlzdE1lc3NhZ2VzUmVxdWVzdBISCgpjaGFubmVsX2lkGAEgASgJEhYKDnRocmVhZF9yb290X2lkGAIgASgJEhEKCWJlZm9yZV9pZBgDIAEoCRIQCghhZnRlcl9pZBgEIAEoCRIRCglhcm91bmRfaWQYBSABKAkSDQoFbGltaXQYBiABKAUiYwoUTGlzdE1lc3NhZ2VzUmVzcG9uc2USIQoIbWVzc2FnZXMYASADKAsyDy5zdmMudjEuTWVzc2FnZRIQCghoYXNfbW9yZRgCIAEoCBIWCg5oYXNfbW9yZV9hZnRlchgDIAEoCCJ5ChJTZW5kTWVzc2FnZVJlcXVlc3QSEgoKY2hhbm5lbF9pZBgBIAEoCRIMCgR0ZXh0GAIgASgJEhYKDnRocmVhZF9yb290X2lkGAMgASgJEhEKCWNsaWVudF9pZBgEIAEoCRIWCg5hdHRhY2htZW50X2lkcxgFIAMoCSI3ChNTZW5kTWVzc2FnZVJlc3BvbnNlEiAKB21lc3NhZ2UYASABKAsyDy5zdmMudjEuTWVzc2FnZSI2ChJFZGl0TWVzc2FnZVJlcXVlc3QSEgoKbWVzc2FnZV9pZBgBIAEoCRIMCgR0ZXh0GAIgASgJIjcKE0VkaXRNZXNzYWdlUmVzcG9uc2USIAoHbWVzc2FnZRgBIAEoCzIPLnN2Yy52MS5NZXNzYWdlIioKFERlbGV0ZU1lc3NhZ2VSZXF1ZXN0EhIKCm1lc3NhZ2VfaWQYASABKAkiFwoVRGVsZXRlTWVzc2FnZVJlc3BvbnNlIkEKDFJlYWN0UmVxdWVzdBISCgptZXNzYWdlX2lkGAEgASgJEg0KBWVtb2ppGAIgASgJEg4KBnJlbW92ZRgDIAEoCCIxCg1SZWFjdFJlc3BvbnNlEiAKB21lc3NhZ2UYASABKAsyDy5zdmMudjEuTWVzc2FnZSIyCg9NYXJrUmVhZFJlcXVlc3QSEgoKY2hhbm5lbF9pZBgBIAEoCRILCgNzZXEYAiABKAMiOQoQTWFya1JlYWRSZXNwb25zZRIlCgpyZWFkX3N0YXRlGAEgASgLMhEuc3ZjLnYxLlJlYWRTdGF0ZSI+ChBTZXRUeXBpbmdSZXF1ZXN0EhIKCmNoYW5uZWxfaWQYASABKAkSFgoOdGhyZWFkX3Jvb3RfaWQYAiABKAkiEwoRU2V0VHlwaW5nUmVzcG9uc2UiQQoNU2VhcmNoUmVxdWVzdBINCgVxdWVyeRgBIAEoCRISCgpjaGFubmVsX2lkGAIgASgJEg0KBWxpbWl0GAMgASgFIjMKDlNlYXJjaFJlc3BvbnNlEiEKCG1lc3NhZ2VzGAEgAygLMg8uc3ZjLnYxLk1lc3NhZ2UiLAoWR2V0TGlua1ByZXZpZXdzUmVxdWVzdBISCgptZXNzYWdlX2lkGAEgASgJIkAKF0dldExpbmtQcmV2aWV3c1Jlc3BvbnNlEiUKCHByZXZpZXdzGAEgAygLMhMuc3ZjLnYxLkxpbmtQcmV2aWV3IkIKGEFkZENoYW5uZWxNZW1iZXJzUmVxdWVzdBISCgpjaGFubmVsX2lkGAEgASgJEhIKCm1lbWJlcl9pZHMYAiADKAkiPQoZQWRkQ2hhbm5lbE1lbWJlcnNSZXNwb25zZRIgCgdjaGFubmVsGAEgASgLMg8uc3ZjLnYxLkNoYW5uZWwiQwoaUmVtb3ZlQ2hhbm5lbE1lbWJlclJlcXVlc3QSEgoKY2hhbm5lbF9pZBgBIAEoCRIRCgltZW1iZXJfaWQYAiABKAkiPwobUmVtb3ZlQ2hhbm5lbE1lbWJlclJlc3BvbnNlEiAKB2NoYW5uZWwYASABKAsyDy5zdmMudjEuQ2hhbm5lbCJTChdTZXRDaGFubmVsQWNjZXNzUmVxdWVzdBISCgpjaGFubmVsX2lkGAEgASgJEhAKCHJvbGVfaWRzGAIgAygJEhIKCmlzX2RlZmF1bHQYAyABKAgiPAoYU2V0Q2hhbm5lbEFjY2Vzc1Jlc3BvbnNlEiAKB2NoYW5uZWwYASABKAsyDy5zdmMudjEuQ2hhbm5lbCIXChVCcm93c2VDaGFubmVsc1JlcXVlc3QiOwoWQnJvd3NlQ2hhbm5lbHNSZXNwb25zZRIhCghjaGFubmVscxgBIAMoCzIPLnN2Yy52MS5DaGFubmVsIigKEkpvaW5DaGFubmVsUmVxdWVzdBISCgpjaGFubmVsX2lkGAEgASgJIjcKE0pvaW5DaGFubmVsUmVzcG9uc2USIAoHY2hhbm5lbBgBIAEoCzIPLnN2Yy52MS5DaGFubmVsIikKE0xlYXZlQ2hhbm5lbFJlcXVlc3QSEgoKY2hhbm5lbF9pZBgBIAEoCSIWChRMZWF2ZUNoYW5uZWxSZXNwb25zZSIRCg9HZXRTdGF0ZVJlcXVlc3QipQIKEEdldFN0YXRlUmVzcG9uc2USGgoCbWUYASABKAsyDi5zdmMudjEuTWVtYmVyEh8KB21lbWJlcnMYAiADKAsyDi5zdmMudjEuTWVtYmVyEiEKCGNoYW5uZWxzGAMgAygLMg8uc3ZjLnYxLkNoYW5uZWwSGwoFcm9sZXMYBCADKAsyDC5zdmMudjEuUm9sZRIpCgxjaGFubmVsX21vZGUYBSABKA4yEy5zdmMudjEuQ2hhbm5lbE1vZGUSJgoLcmVhZF9zdGF0ZXMYBiADKAsyES5zdmMudjEuUmVhZFN0YXRlEhgKEG11dGVkX21lbWJlcl9pZHMYByADKAkSGgoSYmxvY2tlZF9tZW1iZXJfaWRzGAggAygJEgsKA3NlcRgJIAEoAyIlChBTdWJzY3JpYmVSZXF1ZXN0EhEKCWFmdGVyX3NlcRgBIAEoAyI4ChJTZXRQcmVzZW5jZVJlcXVlc3QSIgoIcHJlc2VuY2UYASABKA4yEC5zdmMudjEuUHJlc2VuY2UiFQoTU2V0UHJlc2VuY2VSZXNwb25zZTKDDAoLQ2hhdFNlcnZpY2USTAoNQ3JlYXRlQ2hhbm5lbBIcLnN2Yy52MS5DcmVhdGVDaGFubmVsUmVxdWVzdBodLnN2Yy52MS5DcmVhdGVDaGFubmVsUmVzcG9uc2USTAoNVXBkYXRlQ2hhbm5lbBIcLnN2Yy52MS5VcGRhdGVDaGFubmVsUmVxdWVzdBodLnN2Yy52MS5VcGRhdGVDaGFubmVsUmVzcG9uc2USNwoGT3BlbkRNEhUuc3ZjLnYxLk9wZW5ETVJlcXVlc3QaFi5zdmMudjEuT3BlbkRNUmVzcG9uc2USSQoMTGlzdE1lc3NhZ2VzEhsuc3ZjLnYxLkxpc3RNZXNzYWdlc1JlcXVlc3QaHC5zdmMudjEuTGlzdE1lc3NhZ2VzUmVzcG9uc2USRgoLU2VuZE1lc3NhZ2USGi5zdmMudjEuU2VuZE1lc3NhZ2VSZXF1ZXN0Ghsuc3ZjLnYxLlNlbmRNZXNzYWdlUmVzcG9uc2USRgoLRWRpdE1lc3NhZ2USGi5zdmMudjEuRWRpdE1lc3NhZ2VSZXF1ZXN0Ghsuc3ZjLnYxLkVkaXRNZXNzYWdlUmVzcG9uc2USTAoNRGVsZXRlTWVzc2FnZRIcLnN2Yy52MS5EZWxldGVNZXNzYWdlUmVxdWVzdBodLnN2Yy52MS5EZWxldGVNZXNzYWdlUmVzcG9uc2USNAoFUmVhY3QSFC5zdmMudjEuUmVhY3RSZXF1ZXN0GhUuc3ZjLnYxLlJlYWN0UmVzcG9uc2USPQoITWFya1JlYWQSFy5zdmMudjEuTWFya1JlYWRSZXF1ZXN0Ghguc3ZjLnYxLk1hcmtSZWFkUmVzcG9uc2USQAoJU2V0VHlwaW5nEhguc3ZjLnYxLlNldFR5cGluZ1JlcXVlc3QaGS5zdmMudjEuU2V0VHlwaW5nUmVzcG9uc2USNwoGU2VhcmNoEhUuc3ZjLnYxLlNlYXJjaFJlcXVlc3QaFi5zdmMudjEuU2VhcmNoUmVzcG9uc2USUgoPR2V0TGlua1ByZXZpZXdzEh4uc3ZjLnYxLkdldExpbmtQcmV2aWV3c1JlcXVlc3QaHy5zdmMudjEuR2V0TGlua1ByZXZpZXdzUmVzcG9uc2USWAoRQWRkQ2hhbm5lbE1lbWJlcnMSIC5zdmMudjEuQWRkQ2hhbm5lbE1lbWJlcnNSZXF1ZXN0GiEuc3ZjLnYxLkFkZENoYW5uZWxNZW1iZXJzUmVzcG9uc2USXgoTUmVtb3ZlQ2hhbm5lbE1lbWJlchIiLnN2Yy52MS5SZW1vdmVDaGFubmVsTWVtYmVyUmVxdWVzdBojLnN2Yy52MS5SZW1vdmVDaGFubmVsTWVtYmVyUmVzcG9uc2USVQoQU2V0Q2hhbm5lbEFjY2VzcxIfLnN2Yy52MS5TZXRDaGFubmVsQWNjZXNzUmVxdWVzdBogLnN2Yy52MS5TZXRDaGFubmVsQWNjZXNzUmVzcG9uc2USTwoOQnJvd3NlQ2hhbm5lbHMSHS5zdmMudjEuQnJvd3NlQ2hhbm5lbHNSZXF1ZXN0Gh4uc3ZjLnYxLkJyb3dzZUNoYW5uZWxzUmVzcG9uc2USRgoLSm9pbkNoYW5uZWwSGi5zdmMudjEuSm9pbkNoYW5uZWxSZXF1ZXN0Ghsuc3ZjLnYxLkpvaW5DaGFubmVsUmVzcG9uc2USSQoMTGVhdmVDaGFubmVsEhsuc3ZjLnYxLkxlYXZlQ2hhbm5lbFJlcXVlc3QaHC5zdmMudjEuTGVhdmVDaGFubmVsUmVzcG9uc2USPQoIR2V0U3RhdGUSFy5zdmMudjEuR2V0U3RhdGVSZXF1ZXN0Ghguc3ZjLnYxLkdldFN0YXRlUmVzcG9uc2USNgoJU3Vic2NyaWJlEhguc3ZjLnYxLlN1YnNjcmliZVJlcXVlc3QaDS5zdmMudjEuRXZlbnQwARJGCgtTZXRQcmVzZW5jZRIaLnN2Yy52MS5TZXRQcmVzZW5jZVJlcXVlc3QaGy5zdmMudjEuU2V0UHJlc2VuY2VSZXNwb25zZUIbWhloZWFydGgvcHJvdG8vc3ZjL3YxO3N2Y3YxYgZwcm90bzM", [file_svc_v1_events, file_svc_v1_types]);
+  fileDesc("ChFzdmMvdjEvY2hhdC5wcm90bxIGc3ZjLnYxImgKFENyZWF0ZUNoYW5uZWxSZXF1ZXN0EgwKBG5hbWUYASABKAkSIQoEa2luZBgCIAEoDjITLnN2Yy52MS5DaGFubmVsS2luZBINCgV0b3BpYxgDIAEoCRIQCghjYXRlZ29yeRgEIAEoCSI5ChVDcmVhdGVDaGFubmVsUmVzcG9uc2USIAoHY2hhbm5lbBgBIAEoCzIPLnN2Yy52MS5DaGFubmVsIt4BChRVcGRhdGVDaGFubmVsUmVxdWVzdBISCgpjaGFubmVsX2lkGAEgASgJEhEKBG5hbWUYAiABKAlIAIgBARISCgV0b3BpYxgDIAEoCUgBiAEBEhUKCGNhdGVnb3J5GAQgASgJSAKIAQESFQoIcG9zaXRpb24YBSABKAVIA4gBARIcCg9oZWFkZXJfaW1hZ2VfaWQYBiABKAlIBIgBAUIHCgVfbmFtZUIICgZfdG9waWNCCwoJX2NhdGVnb3J5QgsKCV9wb3NpdGlvbkISChBfaGVhZGVyX2ltYWdlX2lkIjkKFVVwZGF0ZUNoYW5uZWxSZXNwb25zZRIgCgdjaGFubmVsGAEgASgLMg8uc3ZjLnYxLkNoYW5uZWwiIwoNT3BlbkRNUmVxdWVzdBISCgptZW1iZXJfaWRzGAEgAygJIjIKDk9wZW5ETVJlc3BvbnNlEiAKB2NoYW5uZWwYASABKAsyDy5zdmMudjEuQ2hhbm5lbCKIAQoTTGlzdE1lc3NhZ2VzUmVxdWVzdBISCgpjaGFubmVsX2lkGAEgASgJEhYKDnRocmVhZF9yb290X2lkGAIgASgJEhEKCWJlZm9yZV9pZBgDIAEoCRIQCghhZnRlcl9pZBgEIAEoCRIRCglhcm91bmRfaWQYBSABKAkSDQoFbGltaXQYBiABKAUiYwoUTGlzdE1lc3NhZ2VzUmVzcG9uc2USIQoIbWVzc2FnZXMYASADKAsyDy5zdmMudjEuTWVzc2FnZRIQCghoYXNfbW9yZRgCIAEoCBIWCg5oYXNfbW9yZV9hZnRlchgDIAEoCCKvAQoSU2VuZE1lc3NhZ2VSZXF1ZXN0EhIKCmNoYW5uZWxfaWQYASABKAkSDAoEdGV4dBgCIAEoCRIWCg50aHJlYWRfcm9vdF9pZBgDIAEoCRIRCgljbGllbnRfaWQYBCABKAkSFgoOYXR0YWNobWVudF9pZHMYBSADKAkSEwoLcmVwbHlfdG9faWQYBiABKAkSHwoEcG9sbBgHIAEoCzIRLnN2Yy52MS5Qb2xsSW5wdXQiNwoTU2VuZE1lc3NhZ2VSZXNwb25zZRIgCgdtZXNzYWdlGAEgASgLMg8uc3ZjLnYxLk1lc3NhZ2UiNgoSRWRpdE1lc3NhZ2VSZXF1ZXN0EhIKCm1lc3NhZ2VfaWQYASABKAkSDAoEdGV4dBgCIAEoCSI3ChNFZGl0TWVzc2FnZVJlc3BvbnNlEiAKB21lc3NhZ2UYASABKAsyDy5zdmMudjEuTWVzc2FnZSIqChREZWxldGVNZXNzYWdlUmVxdWVzdBISCgptZXNzYWdlX2lkGAEgASgJIhcKFURlbGV0ZU1lc3NhZ2VSZXNwb25zZSJBCgxSZWFjdFJlcXVlc3QSEgoKbWVzc2FnZV9pZBgBIAEoCRINCgVlbW9qaRgCIAEoCRIOCgZyZW1vdmUYAyABKAgiMQoNUmVhY3RSZXNwb25zZRIgCgdtZXNzYWdlGAEgASgLMg8uc3ZjLnYxLk1lc3NhZ2UiMgoPTWFya1JlYWRSZXF1ZXN0EhIKCmNoYW5uZWxfaWQYASABKAkSCwoDc2VxGAIgASgDIjkKEE1hcmtSZWFkUmVzcG9uc2USJQoKcmVhZF9zdGF0ZRgBIAEoCzIRLnN2Yy52MS5SZWFkU3RhdGUiPgoQU2V0VHlwaW5nUmVxdWVzdBISCgpjaGFubmVsX2lkGAEgASgJEhYKDnRocmVhZF9yb290X2lkGAIgASgJIhMKEVNldFR5cGluZ1Jlc3BvbnNlIkEKDVNlYXJjaFJlcXVlc3QSDQoFcXVlcnkYASABKAkSEgoKY2hhbm5lbF9pZBgCIAEoCRINCgVsaW1pdBgDIAEoBSIzCg5TZWFyY2hSZXNwb25zZRIhCghtZXNzYWdlcxgBIAMoCzIPLnN2Yy52MS5NZXNzYWdlIiwKFkdldExpbmtQcmV2aWV3c1JlcXVlc3QSEgoKbWVzc2FnZV9pZBgBIAEoCSJAChdHZXRMaW5rUHJldmlld3NSZXNwb25zZRIlCghwcmV2aWV3cxgBIAMoCzITLnN2Yy52MS5MaW5rUHJldmlldyJCChhBZGRDaGFubmVsTWVtYmVyc1JlcXVlc3QSEgoKY2hhbm5lbF9pZBgBIAEoCRISCgptZW1iZXJfaWRzGAIgAygJIj0KGUFkZENoYW5uZWxNZW1iZXJzUmVzcG9uc2USIAoHY2hhbm5lbBgBIAEoCzIPLnN2Yy52MS5DaGFubmVsIkMKGlJlbW92ZUNoYW5uZWxNZW1iZXJSZXF1ZXN0EhIKCmNoYW5uZWxfaWQYASABKAkSEQoJbWVtYmVyX2lkGAIgASgJIj8KG1JlbW92ZUNoYW5uZWxNZW1iZXJSZXNwb25zZRIgCgdjaGFubmVsGAEgASgLMg8uc3ZjLnYxLkNoYW5uZWwiUwoXU2V0Q2hhbm5lbEFjY2Vzc1JlcXVlc3QSEgoKY2hhbm5lbF9pZBgBIAEoCRIQCghyb2xlX2lkcxgCIAMoCRISCgppc19kZWZhdWx0GAMgASgIIjwKGFNldENoYW5uZWxBY2Nlc3NSZXNwb25zZRIgCgdjaGFubmVsGAEgASgLMg8uc3ZjLnYxLkNoYW5uZWwiFwoVQnJvd3NlQ2hhbm5lbHNSZXF1ZXN0IjsKFkJyb3dzZUNoYW5uZWxzUmVzcG9uc2USIQoIY2hhbm5lbHMYASADKAsyDy5zdmMudjEuQ2hhbm5lbCIoChJKb2luQ2hhbm5lbFJlcXVlc3QSEgoKY2hhbm5lbF9pZBgBIAEoCSI3ChNKb2luQ2hhbm5lbFJlc3BvbnNlEiAKB2NoYW5uZWwYASABKAsyDy5zdmMudjEuQ2hhbm5lbCIpChNMZWF2ZUNoYW5uZWxSZXF1ZXN0EhIKCmNoYW5uZWxfaWQYASABKAkiFgoUTGVhdmVDaGFubmVsUmVzcG9uc2UiEQoPR2V0U3RhdGVSZXF1ZXN0IsECChBHZXRTdGF0ZVJlc3BvbnNlEhoKAm1lGAEgASgLMg4uc3ZjLnYxLk1lbWJlchIfCgdtZW1iZXJzGAIgAygLMg4uc3ZjLnYxLk1lbWJlchIhCghjaGFubmVscxgDIAMoCzIPLnN2Yy52MS5DaGFubmVsEhsKBXJvbGVzGAQgAygLMgwuc3ZjLnYxLlJvbGUSKQoMY2hhbm5lbF9tb2RlGAUgASgOMhMuc3ZjLnYxLkNoYW5uZWxNb2RlEiYKC3JlYWRfc3RhdGVzGAYgAygLMhEuc3ZjLnYxLlJlYWRTdGF0ZRIYChBtdXRlZF9tZW1iZXJfaWRzGAcgAygJEhoKEmJsb2NrZWRfbWVtYmVyX2lkcxgIIAMoCRILCgNzZXEYCSABKAMSFAoMb3Blbl9yZXBvcnRzGAogASgFSgQICxAMIiUKEFN1YnNjcmliZVJlcXVlc3QSEQoJYWZ0ZXJfc2VxGAEgASgDIjgKElNldFByZXNlbmNlUmVxdWVzdBIiCghwcmVzZW5jZRgBIAEoDjIQLnN2Yy52MS5QcmVzZW5jZSIVChNTZXRQcmVzZW5jZVJlc3BvbnNlIicKEVBpbk1lc3NhZ2VSZXF1ZXN0EhIKCm1lc3NhZ2VfaWQYASABKAkiNgoSUGluTWVzc2FnZVJlc3BvbnNlEiAKB21lc3NhZ2UYASABKAsyDy5zdmMudjEuTWVzc2FnZSIpChNVbnBpbk1lc3NhZ2VSZXF1ZXN0EhIKCm1lc3NhZ2VfaWQYASABKAkiOAoUVW5waW5NZXNzYWdlUmVzcG9uc2USIAoHbWVzc2FnZRgBIAEoCzIPLnN2Yy52MS5NZXNzYWdlIiUKD0xpc3RQaW5zUmVxdWVzdBISCgpjaGFubmVsX2lkGAEgASgJIjUKEExpc3RQaW5zUmVzcG9uc2USIQoIbWVzc2FnZXMYASADKAsyDy5zdmMudjEuTWVzc2FnZSI5Cg9Wb3RlUG9sbFJlcXVlc3QSEgoKbWVzc2FnZV9pZBgBIAEoCRISCgpvcHRpb25faWRzGAIgAygJIjQKEFZvdGVQb2xsUmVzcG9uc2USIAoHbWVzc2FnZRgBIAEoCzIPLnN2Yy52MS5NZXNzYWdlIiYKEENsb3NlUG9sbFJlcXVlc3QSEgoKbWVzc2FnZV9pZBgBIAEoCSI1ChFDbG9zZVBvbGxSZXNwb25zZRIgCgdtZXNzYWdlGAEgASgLMg8uc3ZjLnYxLk1lc3NhZ2UygwwKC0NoYXRTZXJ2aWNlEkwKDUNyZWF0ZUNoYW5uZWwSHC5zdmMudjEuQ3JlYXRlQ2hhbm5lbFJlcXVlc3QaHS5zdmMudjEuQ3JlYXRlQ2hhbm5lbFJlc3BvbnNlEkwKDVVwZGF0ZUNoYW5uZWwSHC5zdmMudjEuVXBkYXRlQ2hhbm5lbFJlcXVlc3QaHS5zdmMudjEuVXBkYXRlQ2hhbm5lbFJlc3BvbnNlEjcKBk9wZW5ETRIVLnN2Yy52MS5PcGVuRE1SZXF1ZXN0GhYuc3ZjLnYxLk9wZW5ETVJlc3BvbnNlEkkKDExpc3RNZXNzYWdlcxIbLnN2Yy52MS5MaXN0TWVzc2FnZXNSZXF1ZXN0Ghwuc3ZjLnYxLkxpc3RNZXNzYWdlc1Jlc3BvbnNlEkYKC1NlbmRNZXNzYWdlEhouc3ZjLnYxLlNlbmRNZXNzYWdlUmVxdWVzdBobLnN2Yy52MS5TZW5kTWVzc2FnZVJlc3BvbnNlEkYKC0VkaXRNZXNzYWdlEhouc3ZjLnYxLkVkaXRNZXNzYWdlUmVxdWVzdBobLnN2Yy52MS5FZGl0TWVzc2FnZVJlc3BvbnNlEkwKDURlbGV0ZU1lc3NhZ2USHC5zdmMudjEuRGVsZXRlTWVzc2FnZVJlcXVlc3QaHS5zdmMudjEuRGVsZXRlTWVzc2FnZVJlc3BvbnNlEjQKBVJlYWN0EhQuc3ZjLnYxLlJlYWN0UmVxdWVzdBoVLnN2Yy52MS5SZWFjdFJlc3BvbnNlEj0KCE1hcmtSZWFkEhcuc3ZjLnYxLk1hcmtSZWFkUmVxdWVzdBoYLnN2Yy52MS5NYXJrUmVhZFJlc3BvbnNlEkAKCVNldFR5cGluZxIYLnN2Yy52MS5TZXRUeXBpbmdSZXF1ZXN0Ghkuc3ZjLnYxLlNldFR5cGluZ1Jlc3BvbnNlEjcKBlNlYXJjaBIVLnN2Yy52MS5TZWFyY2hSZXF1ZXN0GhYuc3ZjLnYxLlNlYXJjaFJlc3BvbnNlElIKD0dldExpbmtQcmV2aWV3cxIeLnN2Yy52MS5HZXRMaW5rUHJldmlld3NSZXF1ZXN0Gh8uc3ZjLnYxLkdldExpbmtQcmV2aWV3c1Jlc3BvbnNlElgKEUFkZENoYW5uZWxNZW1iZXJzEiAuc3ZjLnYxLkFkZENoYW5uZWxNZW1iZXJzUmVxdWVzdBohLnN2Yy52MS5BZGRDaGFubmVsTWVtYmVyc1Jlc3BvbnNlEl4KE1JlbW92ZUNoYW5uZWxNZW1iZXISIi5zdmMudjEuUmVtb3ZlQ2hhbm5lbE1lbWJlclJlcXVlc3QaIy5zdmMudjEuUmVtb3ZlQ2hhbm5lbE1lbWJlclJlc3BvbnNlElUKEFNldENoYW5uZWxBY2Nlc3MSHy5zdmMudjEuU2V0Q2hhbm5lbEFjY2Vzc1JlcXVlc3QaIC5zdmMudjEuU2V0Q2hhbm5lbEFjY2Vzc1Jlc3BvbnNlEk8KDkJyb3dzZUNoYW5uZWxzEh0uc3ZjLnYxLkJyb3dzZUNoYW5uZWxzUmVxdWVzdBoeLnN2Yy52MS5Ccm93c2VDaGFubmVsc1Jlc3BvbnNlEkYKC0pvaW5DaGFubmVsEhouc3ZjLnYxLkpvaW5DaGFubmVsUmVxdWVzdBobLnN2Yy52MS5Kb2luQ2hhbm5lbFJlc3BvbnNlEkkKDExlYXZlQ2hhbm5lbBIbLnN2Yy52MS5MZWF2ZUNoYW5uZWxSZXF1ZXN0Ghwuc3ZjLnYxLkxlYXZlQ2hhbm5lbFJlc3BvbnNlEj0KCEdldFN0YXRlEhcuc3ZjLnYxLkdldFN0YXRlUmVxdWVzdBoYLnN2Yy52MS5HZXRTdGF0ZVJlc3BvbnNlEjYKCVN1YnNjcmliZRIYLnN2Yy52MS5TdWJzY3JpYmVSZXF1ZXN0Gg0uc3ZjLnYxLkV2ZW50MAESRgoLU2V0UHJlc2VuY2USGi5zdmMudjEuU2V0UHJlc2VuY2VSZXF1ZXN0Ghsuc3ZjLnYxLlNldFByZXNlbmNlUmVzcG9uc2VCG1oZaGVhcnRoL3Byb3RvL3N2Yy92MTtzdmN2MWIGcHJvdG8z", [file_svc_v1_events, file_svc_v1_types]);
 
 /**
  * @generated from message svc.v1.CreateChannelRequest
@@ -291,6 +291,20 @@ export type SendMessageRequest = Message<"svc.v1.SendMessageRequest"> & {
    * @generated from field: repeated string attachment_ids = 5;
    */
   attachmentIds: string[];
+
+  /**
+   * The message this one answers: same channel, and in a thread the same thread.
+   *
+   * @generated from field: string reply_to_id = 6;
+   */
+  replyToId: string;
+
+  /**
+   * A poll; not in a thread reply.
+   *
+   * @generated from field: svc.v1.PollInput poll = 7;
+   */
+  poll?: PollInput | undefined;
 };
 
 /**
@@ -877,6 +891,13 @@ export type GetStateResponse = Message<"svc.v1.GetStateResponse"> & {
    * @generated from field: int64 seq = 9;
    */
   seq: bigint;
+
+  /**
+   * Moderators and higher: how many open reports they may list; 0 for everyone else.
+   *
+   * @generated from field: int32 open_reports = 10;
+   */
+  openReports: number;
 };
 
 /**
@@ -936,6 +957,185 @@ export type SetPresenceResponse = Message<"svc.v1.SetPresenceResponse"> & {
  */
 export const SetPresenceResponseSchema: GenMessage<SetPresenceResponse> = /*@__PURE__*/
   messageDesc(file_svc_v1_chat, 40);
+
+/**
+ * @generated from message svc.v1.PinMessageRequest
+ */
+export type PinMessageRequest = Message<"svc.v1.PinMessageRequest"> & {
+  /**
+   * @generated from field: string message_id = 1;
+   */
+  messageId: string;
+};
+
+/**
+ * Describes the message svc.v1.PinMessageRequest.
+ * Use `create(PinMessageRequestSchema)` to create a new message.
+ */
+export const PinMessageRequestSchema: GenMessage<PinMessageRequest> = /*@__PURE__*/
+  messageDesc(file_svc_v1_chat, 41);
+
+/**
+ * @generated from message svc.v1.PinMessageResponse
+ */
+export type PinMessageResponse = Message<"svc.v1.PinMessageResponse"> & {
+  /**
+   * @generated from field: svc.v1.Message message = 1;
+   */
+  message?: Message$1 | undefined;
+};
+
+/**
+ * Describes the message svc.v1.PinMessageResponse.
+ * Use `create(PinMessageResponseSchema)` to create a new message.
+ */
+export const PinMessageResponseSchema: GenMessage<PinMessageResponse> = /*@__PURE__*/
+  messageDesc(file_svc_v1_chat, 42);
+
+/**
+ * @generated from message svc.v1.UnpinMessageRequest
+ */
+export type UnpinMessageRequest = Message<"svc.v1.UnpinMessageRequest"> & {
+  /**
+   * @generated from field: string message_id = 1;
+   */
+  messageId: string;
+};
+
+/**
+ * Describes the message svc.v1.UnpinMessageRequest.
+ * Use `create(UnpinMessageRequestSchema)` to create a new message.
+ */
+export const UnpinMessageRequestSchema: GenMessage<UnpinMessageRequest> = /*@__PURE__*/
+  messageDesc(file_svc_v1_chat, 43);
+
+/**
+ * @generated from message svc.v1.UnpinMessageResponse
+ */
+export type UnpinMessageResponse = Message<"svc.v1.UnpinMessageResponse"> & {
+  /**
+   * @generated from field: svc.v1.Message message = 1;
+   */
+  message?: Message$1 | undefined;
+};
+
+/**
+ * Describes the message svc.v1.UnpinMessageResponse.
+ * Use `create(UnpinMessageResponseSchema)` to create a new message.
+ */
+export const UnpinMessageResponseSchema: GenMessage<UnpinMessageResponse> = /*@__PURE__*/
+  messageDesc(file_svc_v1_chat, 44);
+
+/**
+ * @generated from message svc.v1.ListPinsRequest
+ */
+export type ListPinsRequest = Message<"svc.v1.ListPinsRequest"> & {
+  /**
+   * @generated from field: string channel_id = 1;
+   */
+  channelId: string;
+};
+
+/**
+ * Describes the message svc.v1.ListPinsRequest.
+ * Use `create(ListPinsRequestSchema)` to create a new message.
+ */
+export const ListPinsRequestSchema: GenMessage<ListPinsRequest> = /*@__PURE__*/
+  messageDesc(file_svc_v1_chat, 45);
+
+/**
+ * @generated from message svc.v1.ListPinsResponse
+ */
+export type ListPinsResponse = Message<"svc.v1.ListPinsResponse"> & {
+  /**
+   * Newest pin first.
+   *
+   * @generated from field: repeated svc.v1.Message messages = 1;
+   */
+  messages: Message$1[];
+};
+
+/**
+ * Describes the message svc.v1.ListPinsResponse.
+ * Use `create(ListPinsResponseSchema)` to create a new message.
+ */
+export const ListPinsResponseSchema: GenMessage<ListPinsResponse> = /*@__PURE__*/
+  messageDesc(file_svc_v1_chat, 46);
+
+/**
+ * @generated from message svc.v1.VotePollRequest
+ */
+export type VotePollRequest = Message<"svc.v1.VotePollRequest"> & {
+  /**
+   * @generated from field: string message_id = 1;
+   */
+  messageId: string;
+
+  /**
+   * Replaces the caller's vote; empty withdraws it.
+   *
+   * @generated from field: repeated string option_ids = 2;
+   */
+  optionIds: string[];
+};
+
+/**
+ * Describes the message svc.v1.VotePollRequest.
+ * Use `create(VotePollRequestSchema)` to create a new message.
+ */
+export const VotePollRequestSchema: GenMessage<VotePollRequest> = /*@__PURE__*/
+  messageDesc(file_svc_v1_chat, 47);
+
+/**
+ * @generated from message svc.v1.VotePollResponse
+ */
+export type VotePollResponse = Message<"svc.v1.VotePollResponse"> & {
+  /**
+   * @generated from field: svc.v1.Message message = 1;
+   */
+  message?: Message$1 | undefined;
+};
+
+/**
+ * Describes the message svc.v1.VotePollResponse.
+ * Use `create(VotePollResponseSchema)` to create a new message.
+ */
+export const VotePollResponseSchema: GenMessage<VotePollResponse> = /*@__PURE__*/
+  messageDesc(file_svc_v1_chat, 48);
+
+/**
+ * @generated from message svc.v1.ClosePollRequest
+ */
+export type ClosePollRequest = Message<"svc.v1.ClosePollRequest"> & {
+  /**
+   * @generated from field: string message_id = 1;
+   */
+  messageId: string;
+};
+
+/**
+ * Describes the message svc.v1.ClosePollRequest.
+ * Use `create(ClosePollRequestSchema)` to create a new message.
+ */
+export const ClosePollRequestSchema: GenMessage<ClosePollRequest> = /*@__PURE__*/
+  messageDesc(file_svc_v1_chat, 49);
+
+/**
+ * @generated from message svc.v1.ClosePollResponse
+ */
+export type ClosePollResponse = Message<"svc.v1.ClosePollResponse"> & {
+  /**
+   * @generated from field: svc.v1.Message message = 1;
+   */
+  message?: Message$1 | undefined;
+};
+
+/**
+ * Describes the message svc.v1.ClosePollResponse.
+ * Use `create(ClosePollResponseSchema)` to create a new message.
+ */
+export const ClosePollResponseSchema: GenMessage<ClosePollResponse> = /*@__PURE__*/
+  messageDesc(file_svc_v1_chat, 50);
 
 /**
  * @generated from service svc.v1.ChatService

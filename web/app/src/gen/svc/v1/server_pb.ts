@@ -13,7 +13,7 @@
 
 import type { GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
 import { fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
-import type { Attachment, Ban, ChannelMode, Invite, Member, MemberRole, Report, Role } from "./types_pb";
+import type { Attachment, AuditAction, AuditEntry, Ban, ChannelMode, Invite, Member, MemberRole, ModerationSettings, Report, Role } from "./types_pb";
 import { file_svc_v1_types } from "./types_pb";
 import type { Message } from "@bufbuild/protobuf";
 
@@ -21,7 +21,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file svc/v1/server.proto.
  */
 export const file_svc_v1_server: GenFile = /*@__PURE__*/
-  fileDesc("ChNzdmMvdjEvc2VydmVyLnByb3RvEgZzdmMudjEiFgoUR2V0U2VydmVySW5mb1JlcXVlc3QiuwIKFUdldFNlcnZlckluZm9SZXNwb25zZRIMCgRuYW1lGAEgASgJEhMKC2Rlc2NyaXB0aW9uGAIgASgJEhAKCGljb25fdXJsGAMgASgJEiIKBmJhbm5lchgEIAEoCzISLnN2Yy52MS5BdHRhY2htZW50EhQKDGFjY2VudF9jb2xvchgFIAEoCRIQCghiYXNlX3VybBgGIAEoCRITCgtpbnZpdGVfb25seRgHIAEoCBIWCg5qb2luX3F1ZXN0aW9ucxgIIAMoCRIUCgxtZW1iZXJfY291bnQYCSABKAUSEwoLbmVlZHNfc2V0dXAYCiABKAgSGAoQcHJvdG9jb2xfdmVyc2lvbhgLIAEoBRIWCg5yZXRlbnRpb25fZGF5cxgMIAEoBRIXCg90cnVzdGVkX2lzc3VlcnMYDSADKAki1gMKG1VwZGF0ZVNlcnZlclNldHRpbmdzUmVxdWVzdBIRCgRuYW1lGAEgASgJSACIAQESGAoLZGVzY3JpcHRpb24YAiABKAlIAYgBARIUCgdpY29uX2lkGAMgASgJSAKIAQESFgoJYmFubmVyX2lkGAQgASgJSAOIAQESGQoMYWNjZW50X2NvbG9yGAUgASgJSASIAQESGAoLaW52aXRlX29ubHkYBiABKAhIBYgBARIbCg5yZXRlbnRpb25fZGF5cxgHIAEoBUgGiAEBEi4KDGNoYW5uZWxfbW9kZRgIIAEoDjITLnN2Yy52MS5DaGFubmVsTW9kZUgHiAEBEhsKDnNldHVwX2NvbXBsZXRlGAkgASgISAiIAQESFgoOam9pbl9xdWVzdGlvbnMYCiADKAkSGgoSc2V0X2pvaW5fcXVlc3Rpb25zGAsgASgIQgcKBV9uYW1lQg4KDF9kZXNjcmlwdGlvbkIKCghfaWNvbl9pZEIMCgpfYmFubmVyX2lkQg8KDV9hY2NlbnRfY29sb3JCDgoMX2ludml0ZV9vbmx5QhEKD19yZXRlbnRpb25fZGF5c0IPCg1fY2hhbm5lbF9tb2RlQhEKD19zZXR1cF9jb21wbGV0ZSIOCgxHZXRNZVJlcXVlc3QidwoNR2V0TWVSZXNwb25zZRIeCgZtZW1iZXIYASABKAsyDi5zdmMudjEuTWVtYmVyEhQKDHNlcnZlcl90cmFjaxgCIAEoCRIWCg5zZXJ2ZXJfdmVyc2lvbhgDIAEoCRIYChB1cGRhdGVfYXZhaWxhYmxlGAQgASgJImoKC0pvaW5SZXF1ZXN0EhQKDGRpc3BsYXlfbmFtZRgBIAEoCRISCgphdmF0YXJfdXJsGAIgASgJEgsKA2JpbxgDIAEoCRITCgtpbnZpdGVfY29kZRgEIAEoCRIPCgdhbnN3ZXJzGAUgAygJIj8KDEpvaW5SZXNwb25zZRIeCgZtZW1iZXIYASABKAsyDi5zdmMudjEuTWVtYmVyEg8KB2NyZWF0ZWQYAiABKAgiFwoVTGVhdmVDb21tdW5pdHlSZXF1ZXN0IhgKFkxlYXZlQ29tbXVuaXR5UmVzcG9uc2Ui/gEKFFVwZGF0ZVByb2ZpbGVSZXF1ZXN0EhUKCHVzZXJuYW1lGAEgASgJSACIAQESGQoMZGlzcGxheV9uYW1lGAIgASgJSAGIAQESFwoKYXZhdGFyX3VybBgDIAEoCUgCiAEBEhAKA2JpbxgEIAEoCUgDiAEBEhgKC3N0YXR1c190ZXh0GAUgASgJSASIAQESGQoMc3RhdHVzX2Vtb2ppGAYgASgJSAWIAQFCCwoJX3VzZXJuYW1lQg8KDV9kaXNwbGF5X25hbWVCDQoLX2F2YXRhcl91cmxCBgoEX2Jpb0IOCgxfc3RhdHVzX3RleHRCDwoNX3N0YXR1c19lbW9qaSI3ChVVcGRhdGVQcm9maWxlUmVzcG9uc2USHgoGbWVtYmVyGAEgASgLMg4uc3ZjLnYxLk1lbWJlciIUChJMaXN0TWVtYmVyc1JlcXVlc3QiNgoTTGlzdE1lbWJlcnNSZXNwb25zZRIfCgdtZW1iZXJzGAEgAygLMg4uc3ZjLnYxLk1lbWJlciImChFLaWNrTWVtYmVyUmVxdWVzdBIRCgltZW1iZXJfaWQYASABKAkiFAoSS2lja01lbWJlclJlc3BvbnNlIiUKEEJhbk1lbWJlclJlcXVlc3QSEQoJbWVtYmVyX2lkGAEgASgJIhMKEUJhbk1lbWJlclJlc3BvbnNlIicKElVuYmFuTWVtYmVyUmVxdWVzdBIRCgltZW1iZXJfaWQYASABKAkiFQoTVW5iYW5NZW1iZXJSZXNwb25zZSIRCg9MaXN0QmFuc1JlcXVlc3QiLQoQTGlzdEJhbnNSZXNwb25zZRIZCgRiYW5zGAEgAygLMgsuc3ZjLnYxLkJhbiInChJCbG9ja01lbWJlclJlcXVlc3QSEQoJbWVtYmVyX2lkGAEgASgJIhUKE0Jsb2NrTWVtYmVyUmVzcG9uc2UiKQoUVW5ibG9ja01lbWJlclJlcXVlc3QSEQoJbWVtYmVyX2lkGAEgASgJIhcKFVVuYmxvY2tNZW1iZXJSZXNwb25zZSImChFNdXRlTWVtYmVyUmVxdWVzdBIRCgltZW1iZXJfaWQYASABKAkiFAoSTXV0ZU1lbWJlclJlc3BvbnNlIigKE1VubXV0ZU1lbWJlclJlcXVlc3QSEQoJbWVtYmVyX2lkGAEgASgJIhYKFFVubXV0ZU1lbWJlclJlc3BvbnNlIjgKFFJlcG9ydE1lc3NhZ2VSZXF1ZXN0EhIKCm1lc3NhZ2VfaWQYASABKAkSDAoEbm90ZRgCIAEoCSIXChVSZXBvcnRNZXNzYWdlUmVzcG9uc2UiFAoSTGlzdFJlcG9ydHNSZXF1ZXN0IjYKE0xpc3RSZXBvcnRzUmVzcG9uc2USHwoHcmVwb3J0cxgBIAMoCzIOLnN2Yy52MS5SZXBvcnQiKQoUUmVzb2x2ZVJlcG9ydFJlcXVlc3QSEQoJcmVwb3J0X2lkGAEgASgJIhcKFVJlc29sdmVSZXBvcnRSZXNwb25zZSJDChNDcmVhdGVJbnZpdGVSZXF1ZXN0EhoKEmV4cGlyZXNfaW5fc2Vjb25kcxgBIAEoAxIQCghtYXhfdXNlcxgCIAEoBSI2ChRDcmVhdGVJbnZpdGVSZXNwb25zZRIeCgZpbnZpdGUYASABKAsyDi5zdmMudjEuSW52aXRlIhQKEkxpc3RJbnZpdGVzUmVxdWVzdCI2ChNMaXN0SW52aXRlc1Jlc3BvbnNlEh8KB2ludml0ZXMYASADKAsyDi5zdmMudjEuSW52aXRlIiMKE1Jldm9rZUludml0ZVJlcXVlc3QSDAoEY29kZRgBIAEoCSIWChRSZXZva2VJbnZpdGVSZXNwb25zZSIwChFDcmVhdGVSb2xlUmVxdWVzdBIMCgRuYW1lGAEgASgJEg0KBWNvbG9yGAIgASgJIjAKEkNyZWF0ZVJvbGVSZXNwb25zZRIaCgRyb2xlGAEgASgLMgwuc3ZjLnYxLlJvbGUiggEKEVVwZGF0ZVJvbGVSZXF1ZXN0Eg8KB3JvbGVfaWQYASABKAkSEQoEbmFtZRgCIAEoCUgAiAEBEhIKBWNvbG9yGAMgASgJSAGIAQESFQoIcG9zaXRpb24YBCABKAVIAogBAUIHCgVfbmFtZUIICgZfY29sb3JCCwoJX3Bvc2l0aW9uIjAKElVwZGF0ZVJvbGVSZXNwb25zZRIaCgRyb2xlGAEgASgLMgwuc3ZjLnYxLlJvbGUiJAoRRGVsZXRlUm9sZVJlcXVlc3QSDwoHcm9sZV9pZBgBIAEoCSIUChJEZWxldGVSb2xlUmVzcG9uc2UiPAoVU2V0TWVtYmVyUm9sZXNSZXF1ZXN0EhEKCW1lbWJlcl9pZBgBIAEoCRIQCghyb2xlX2lkcxgCIAMoCSI4ChZTZXRNZW1iZXJSb2xlc1Jlc3BvbnNlEh4KBm1lbWJlchgBIAEoCzIOLnN2Yy52MS5NZW1iZXIiSwoUU2V0TWVtYmVyUm9sZVJlcXVlc3QSEQoJbWVtYmVyX2lkGAEgASgJEiAKBHJvbGUYAiABKA4yEi5zdmMudjEuTWVtYmVyUm9sZSI3ChVTZXRNZW1iZXJSb2xlUmVzcG9uc2USHgoGbWVtYmVyGAEgASgLMg4uc3ZjLnYxLk1lbWJlciIiChJEZWxldGVFbW9qaVJlcXVlc3QSDAoEbmFtZRgBIAEoCSIVChNEZWxldGVFbW9qaVJlc3BvbnNlMrUPCg1TZXJ2ZXJTZXJ2aWNlEkwKDUdldFNlcnZlckluZm8SHC5zdmMudjEuR2V0U2VydmVySW5mb1JlcXVlc3QaHS5zdmMudjEuR2V0U2VydmVySW5mb1Jlc3BvbnNlEloKFFVwZGF0ZVNlcnZlclNldHRpbmdzEiMuc3ZjLnYxLlVwZGF0ZVNlcnZlclNldHRpbmdzUmVxdWVzdBodLnN2Yy52MS5HZXRTZXJ2ZXJJbmZvUmVzcG9uc2USNAoFR2V0TWUSFC5zdmMudjEuR2V0TWVSZXF1ZXN0GhUuc3ZjLnYxLkdldE1lUmVzcG9uc2USMQoESm9pbhITLnN2Yy52MS5Kb2luUmVxdWVzdBoULnN2Yy52MS5Kb2luUmVzcG9uc2USTwoOTGVhdmVDb21tdW5pdHkSHS5zdmMudjEuTGVhdmVDb21tdW5pdHlSZXF1ZXN0Gh4uc3ZjLnYxLkxlYXZlQ29tbXVuaXR5UmVzcG9uc2USTAoNVXBkYXRlUHJvZmlsZRIcLnN2Yy52MS5VcGRhdGVQcm9maWxlUmVxdWVzdBodLnN2Yy52MS5VcGRhdGVQcm9maWxlUmVzcG9uc2USRgoLTGlzdE1lbWJlcnMSGi5zdmMudjEuTGlzdE1lbWJlcnNSZXF1ZXN0Ghsuc3ZjLnYxLkxpc3RNZW1iZXJzUmVzcG9uc2USQwoKS2lja01lbWJlchIZLnN2Yy52MS5LaWNrTWVtYmVyUmVxdWVzdBoaLnN2Yy52MS5LaWNrTWVtYmVyUmVzcG9uc2USQAoJQmFuTWVtYmVyEhguc3ZjLnYxLkJhbk1lbWJlclJlcXVlc3QaGS5zdmMudjEuQmFuTWVtYmVyUmVzcG9uc2USRgoLVW5iYW5NZW1iZXISGi5zdmMudjEuVW5iYW5NZW1iZXJSZXF1ZXN0Ghsuc3ZjLnYxLlVuYmFuTWVtYmVyUmVzcG9uc2USPQoITGlzdEJhbnMSFy5zdmMudjEuTGlzdEJhbnNSZXF1ZXN0Ghguc3ZjLnYxLkxpc3RCYW5zUmVzcG9uc2USRgoLQmxvY2tNZW1iZXISGi5zdmMudjEuQmxvY2tNZW1iZXJSZXF1ZXN0Ghsuc3ZjLnYxLkJsb2NrTWVtYmVyUmVzcG9uc2USTAoNVW5ibG9ja01lbWJlchIcLnN2Yy52MS5VbmJsb2NrTWVtYmVyUmVxdWVzdBodLnN2Yy52MS5VbmJsb2NrTWVtYmVyUmVzcG9uc2USQwoKTXV0ZU1lbWJlchIZLnN2Yy52MS5NdXRlTWVtYmVyUmVxdWVzdBoaLnN2Yy52MS5NdXRlTWVtYmVyUmVzcG9uc2USSQoMVW5tdXRlTWVtYmVyEhsuc3ZjLnYxLlVubXV0ZU1lbWJlclJlcXVlc3QaHC5zdmMudjEuVW5tdXRlTWVtYmVyUmVzcG9uc2USTAoNUmVwb3J0TWVzc2FnZRIcLnN2Yy52MS5SZXBvcnRNZXNzYWdlUmVxdWVzdBodLnN2Yy52MS5SZXBvcnRNZXNzYWdlUmVzcG9uc2USRgoLTGlzdFJlcG9ydHMSGi5zdmMudjEuTGlzdFJlcG9ydHNSZXF1ZXN0Ghsuc3ZjLnYxLkxpc3RSZXBvcnRzUmVzcG9uc2USTAoNUmVzb2x2ZVJlcG9ydBIcLnN2Yy52MS5SZXNvbHZlUmVwb3J0UmVxdWVzdBodLnN2Yy52MS5SZXNvbHZlUmVwb3J0UmVzcG9uc2USSQoMQ3JlYXRlSW52aXRlEhsuc3ZjLnYxLkNyZWF0ZUludml0ZVJlcXVlc3QaHC5zdmMudjEuQ3JlYXRlSW52aXRlUmVzcG9uc2USRgoLTGlzdEludml0ZXMSGi5zdmMudjEuTGlzdEludml0ZXNSZXF1ZXN0Ghsuc3ZjLnYxLkxpc3RJbnZpdGVzUmVzcG9uc2USSQoMUmV2b2tlSW52aXRlEhsuc3ZjLnYxLlJldm9rZUludml0ZVJlcXVlc3QaHC5zdmMudjEuUmV2b2tlSW52aXRlUmVzcG9uc2USQwoKQ3JlYXRlUm9sZRIZLnN2Yy52MS5DcmVhdGVSb2xlUmVxdWVzdBoaLnN2Yy52MS5DcmVhdGVSb2xlUmVzcG9uc2USQwoKVXBkYXRlUm9sZRIZLnN2Yy52MS5VcGRhdGVSb2xlUmVxdWVzdBoaLnN2Yy52MS5VcGRhdGVSb2xlUmVzcG9uc2USQwoKRGVsZXRlUm9sZRIZLnN2Yy52MS5EZWxldGVSb2xlUmVxdWVzdBoaLnN2Yy52MS5EZWxldGVSb2xlUmVzcG9uc2USTwoOU2V0TWVtYmVyUm9sZXMSHS5zdmMudjEuU2V0TWVtYmVyUm9sZXNSZXF1ZXN0Gh4uc3ZjLnYxLlNldE1lbWJlclJvbGVzUmVzcG9uc2USTAoNU2V0TWVtYmVyUm9sZRIcLnN2Yy52MS5TZXRNZW1iZXJSb2xlUmVxdWVzdBodLnN2Yy52MS5TZXRNZW1iZXJSb2xlUmVzcG9uc2USRgoLRGVsZXRlRW1vamkSGi5zdmMudjEuRGVsZXRlRW1vamlSZXF1ZXN0Ghsuc3ZjLnYxLkRlbGV0ZUVtb2ppUmVzcG9uc2VCG1oZaGVhcnRoL3Byb3RvL3N2Yy92MTtzdmN2MWIGcHJvdG8z", [file_svc_v1_types]);
+  fileDesc("ChNzdmMvdjEvc2VydmVyLnByb3RvEgZzdmMudjEiFgoUR2V0U2VydmVySW5mb1JlcXVlc3Qi/QIKFUdldFNlcnZlckluZm9SZXNwb25zZRIMCgRuYW1lGAEgASgJEhMKC2Rlc2NyaXB0aW9uGAIgASgJEhAKCGljb25fdXJsGAMgASgJEiIKBmJhbm5lchgEIAEoCzISLnN2Yy52MS5BdHRhY2htZW50EhQKDGFjY2VudF9jb2xvchgFIAEoCRIQCghiYXNlX3VybBgGIAEoCRITCgtpbnZpdGVfb25seRgHIAEoCBIWCg5qb2luX3F1ZXN0aW9ucxgIIAMoCRIUCgxtZW1iZXJfY291bnQYCSABKAUSEwoLbmVlZHNfc2V0dXAYCiABKAgSGAoQcHJvdG9jb2xfdmVyc2lvbhgLIAEoBRIWCg5yZXRlbnRpb25fZGF5cxgMIAEoBRIXCg90cnVzdGVkX2lzc3VlcnMYDSADKAkSLgoSZ3JvdXBfbWVudGlvbl9yYW5rGA4gASgOMhIuc3ZjLnYxLk1lbWJlclJvbGUSEAoIbG9ja2Rvd24YDyABKAgixgQKG1VwZGF0ZVNlcnZlclNldHRpbmdzUmVxdWVzdBIRCgRuYW1lGAEgASgJSACIAQESGAoLZGVzY3JpcHRpb24YAiABKAlIAYgBARIUCgdpY29uX2lkGAMgASgJSAKIAQESFgoJYmFubmVyX2lkGAQgASgJSAOIAQESGQoMYWNjZW50X2NvbG9yGAUgASgJSASIAQESGAoLaW52aXRlX29ubHkYBiABKAhIBYgBARIbCg5yZXRlbnRpb25fZGF5cxgHIAEoBUgGiAEBEi4KDGNoYW5uZWxfbW9kZRgIIAEoDjITLnN2Yy52MS5DaGFubmVsTW9kZUgHiAEBEhsKDnNldHVwX2NvbXBsZXRlGAkgASgISAiIAQESFgoOam9pbl9xdWVzdGlvbnMYCiADKAkSGgoSc2V0X2pvaW5fcXVlc3Rpb25zGAsgASgIEjMKEmdyb3VwX21lbnRpb25fcmFuaxgMIAEoDjISLnN2Yy52MS5NZW1iZXJSb2xlSAmIAQESFQoIbG9ja2Rvd24YDSABKAhICogBAUIHCgVfbmFtZUIOCgxfZGVzY3JpcHRpb25CCgoIX2ljb25faWRCDAoKX2Jhbm5lcl9pZEIPCg1fYWNjZW50X2NvbG9yQg4KDF9pbnZpdGVfb25seUIRCg9fcmV0ZW50aW9uX2RheXNCDwoNX2NoYW5uZWxfbW9kZUIRCg9fc2V0dXBfY29tcGxldGVCFQoTX2dyb3VwX21lbnRpb25fcmFua0ILCglfbG9ja2Rvd24iDgoMR2V0TWVSZXF1ZXN0IncKDUdldE1lUmVzcG9uc2USHgoGbWVtYmVyGAEgASgLMg4uc3ZjLnYxLk1lbWJlchIUCgxzZXJ2ZXJfdHJhY2sYAiABKAkSFgoOc2VydmVyX3ZlcnNpb24YAyABKAkSGAoQdXBkYXRlX2F2YWlsYWJsZRgEIAEoCSJqCgtKb2luUmVxdWVzdBIUCgxkaXNwbGF5X25hbWUYASABKAkSEgoKYXZhdGFyX3VybBgCIAEoCRILCgNiaW8YAyABKAkSEwoLaW52aXRlX2NvZGUYBCABKAkSDwoHYW5zd2VycxgFIAMoCSI/CgxKb2luUmVzcG9uc2USHgoGbWVtYmVyGAEgASgLMg4uc3ZjLnYxLk1lbWJlchIPCgdjcmVhdGVkGAIgASgIIhcKFUxlYXZlQ29tbXVuaXR5UmVxdWVzdCIYChZMZWF2ZUNvbW11bml0eVJlc3BvbnNlIv4BChRVcGRhdGVQcm9maWxlUmVxdWVzdBIVCgh1c2VybmFtZRgBIAEoCUgAiAEBEhkKDGRpc3BsYXlfbmFtZRgCIAEoCUgBiAEBEhcKCmF2YXRhcl91cmwYAyABKAlIAogBARIQCgNiaW8YBCABKAlIA4gBARIYCgtzdGF0dXNfdGV4dBgFIAEoCUgEiAEBEhkKDHN0YXR1c19lbW9qaRgGIAEoCUgFiAEBQgsKCV91c2VybmFtZUIPCg1fZGlzcGxheV9uYW1lQg0KC19hdmF0YXJfdXJsQgYKBF9iaW9CDgoMX3N0YXR1c190ZXh0Qg8KDV9zdGF0dXNfZW1vamkiNwoVVXBkYXRlUHJvZmlsZVJlc3BvbnNlEh4KBm1lbWJlchgBIAEoCzIOLnN2Yy52MS5NZW1iZXIiFAoSTGlzdE1lbWJlcnNSZXF1ZXN0IjYKE0xpc3RNZW1iZXJzUmVzcG9uc2USHwoHbWVtYmVycxgBIAMoCzIOLnN2Yy52MS5NZW1iZXIiNgoRS2lja01lbWJlclJlcXVlc3QSEQoJbWVtYmVyX2lkGAEgASgJEg4KBnJlYXNvbhgCIAEoCSIUChJLaWNrTWVtYmVyUmVzcG9uc2UiNQoQQmFuTWVtYmVyUmVxdWVzdBIRCgltZW1iZXJfaWQYASABKAkSDgoGcmVhc29uGAIgASgJIhMKEUJhbk1lbWJlclJlc3BvbnNlIicKElVuYmFuTWVtYmVyUmVxdWVzdBIRCgltZW1iZXJfaWQYASABKAkiFQoTVW5iYW5NZW1iZXJSZXNwb25zZSIRCg9MaXN0QmFuc1JlcXVlc3QiLQoQTGlzdEJhbnNSZXNwb25zZRIZCgRiYW5zGAEgAygLMgsuc3ZjLnYxLkJhbiInChJCbG9ja01lbWJlclJlcXVlc3QSEQoJbWVtYmVyX2lkGAEgASgJIhUKE0Jsb2NrTWVtYmVyUmVzcG9uc2UiKQoUVW5ibG9ja01lbWJlclJlcXVlc3QSEQoJbWVtYmVyX2lkGAEgASgJIhcKFVVuYmxvY2tNZW1iZXJSZXNwb25zZSImChFNdXRlTWVtYmVyUmVxdWVzdBIRCgltZW1iZXJfaWQYASABKAkiFAoSTXV0ZU1lbWJlclJlc3BvbnNlIigKE1VubXV0ZU1lbWJlclJlcXVlc3QSEQoJbWVtYmVyX2lkGAEgASgJIhYKFFVubXV0ZU1lbWJlclJlc3BvbnNlIjgKFFJlcG9ydE1lc3NhZ2VSZXF1ZXN0EhIKCm1lc3NhZ2VfaWQYASABKAkSDAoEbm90ZRgCIAEoCSIXChVSZXBvcnRNZXNzYWdlUmVzcG9uc2UiFAoSTGlzdFJlcG9ydHNSZXF1ZXN0IjYKE0xpc3RSZXBvcnRzUmVzcG9uc2USHwoHcmVwb3J0cxgBIAMoCzIOLnN2Yy52MS5SZXBvcnQiKQoUUmVzb2x2ZVJlcG9ydFJlcXVlc3QSEQoJcmVwb3J0X2lkGAEgASgJIhcKFVJlc29sdmVSZXBvcnRSZXNwb25zZSJDChNDcmVhdGVJbnZpdGVSZXF1ZXN0EhoKEmV4cGlyZXNfaW5fc2Vjb25kcxgBIAEoAxIQCghtYXhfdXNlcxgCIAEoBSI2ChRDcmVhdGVJbnZpdGVSZXNwb25zZRIeCgZpbnZpdGUYASABKAsyDi5zdmMudjEuSW52aXRlIhQKEkxpc3RJbnZpdGVzUmVxdWVzdCI2ChNMaXN0SW52aXRlc1Jlc3BvbnNlEh8KB2ludml0ZXMYASADKAsyDi5zdmMudjEuSW52aXRlIiMKE1Jldm9rZUludml0ZVJlcXVlc3QSDAoEY29kZRgBIAEoCSIWChRSZXZva2VJbnZpdGVSZXNwb25zZSIwChFDcmVhdGVSb2xlUmVxdWVzdBIMCgRuYW1lGAEgASgJEg0KBWNvbG9yGAIgASgJIjAKEkNyZWF0ZVJvbGVSZXNwb25zZRIaCgRyb2xlGAEgASgLMgwuc3ZjLnYxLlJvbGUiggEKEVVwZGF0ZVJvbGVSZXF1ZXN0Eg8KB3JvbGVfaWQYASABKAkSEQoEbmFtZRgCIAEoCUgAiAEBEhIKBWNvbG9yGAMgASgJSAGIAQESFQoIcG9zaXRpb24YBCABKAVIAogBAUIHCgVfbmFtZUIICgZfY29sb3JCCwoJX3Bvc2l0aW9uIjAKElVwZGF0ZVJvbGVSZXNwb25zZRIaCgRyb2xlGAEgASgLMgwuc3ZjLnYxLlJvbGUiJAoRRGVsZXRlUm9sZVJlcXVlc3QSDwoHcm9sZV9pZBgBIAEoCSIUChJEZWxldGVSb2xlUmVzcG9uc2UiPAoVU2V0TWVtYmVyUm9sZXNSZXF1ZXN0EhEKCW1lbWJlcl9pZBgBIAEoCRIQCghyb2xlX2lkcxgCIAMoCSI4ChZTZXRNZW1iZXJSb2xlc1Jlc3BvbnNlEh4KBm1lbWJlchgBIAEoCzIOLnN2Yy52MS5NZW1iZXIiSwoUU2V0TWVtYmVyUm9sZVJlcXVlc3QSEQoJbWVtYmVyX2lkGAEgASgJEiAKBHJvbGUYAiABKA4yEi5zdmMudjEuTWVtYmVyUm9sZSI3ChVTZXRNZW1iZXJSb2xlUmVzcG9uc2USHgoGbWVtYmVyGAEgASgLMg4uc3ZjLnYxLk1lbWJlciIiChJEZWxldGVFbW9qaVJlcXVlc3QSDAoEbmFtZRgBIAEoCSIVChNEZWxldGVFbW9qaVJlc3BvbnNlIk0KFFRpbWVvdXRNZW1iZXJSZXF1ZXN0EhEKCW1lbWJlcl9pZBgBIAEoCRISCgpkdXJhdGlvbl9zGAIgASgDEg4KBnJlYXNvbhgDIAEoCSI3ChVUaW1lb3V0TWVtYmVyUmVzcG9uc2USHgoGbWVtYmVyGAEgASgLMg4uc3ZjLnYxLk1lbWJlciJvChNMaXN0QXVkaXRMb2dSZXF1ZXN0EhEKCWJlZm9yZV9pZBgBIAEoCRINCgVsaW1pdBgCIAEoBRIjCgZhY3Rpb24YAyABKA4yEy5zdmMudjEuQXVkaXRBY3Rpb24SEQoJbWVtYmVyX2lkGAQgASgJIk0KFExpc3RBdWRpdExvZ1Jlc3BvbnNlEiMKB2VudHJpZXMYASADKAsyEi5zdmMudjEuQXVkaXRFbnRyeRIQCghoYXNfbW9yZRgCIAEoCCIeChxHZXRNb2RlcmF0aW9uU2V0dGluZ3NSZXF1ZXN0Ik0KHUdldE1vZGVyYXRpb25TZXR0aW5nc1Jlc3BvbnNlEiwKCHNldHRpbmdzGAEgASgLMhouc3ZjLnYxLk1vZGVyYXRpb25TZXR0aW5ncyLHAQofVXBkYXRlTW9kZXJhdGlvblNldHRpbmdzUmVxdWVzdBIVCg1ibG9ja2VkX3dvcmRzGAEgAygJEhkKEXNldF9ibG9ja2VkX3dvcmRzGAIgASgIEhkKDG1heF9tZW50aW9ucxgDIAEoBUgAiAEBEjEKEHJlcXVpcmVfMmZhX3JhbmsYBCABKA4yEi5zdmMudjEuTWVtYmVyUm9sZUgBiAEBQg8KDV9tYXhfbWVudGlvbnNCEwoRX3JlcXVpcmVfMmZhX3JhbmsiUAogVXBkYXRlTW9kZXJhdGlvblNldHRpbmdzUmVzcG9uc2USLAoIc2V0dGluZ3MYASABKAsyGi5zdmMudjEuTW9kZXJhdGlvblNldHRpbmdzIjMKHkNyZWF0ZVBhc3N3b3JkUmVzZXRMaW5rUmVxdWVzdBIRCgltZW1iZXJfaWQYASABKAkiRQofQ3JlYXRlUGFzc3dvcmRSZXNldExpbmtSZXNwb25zZRILCgN1cmwYASABKAkSFQoNZXhwaXJlc19hdF9tcxgCIAEoAyI/ChJDbGFpbU1lbWJlclJlcXVlc3QSFgoOcGxhY2Vob2xkZXJfaWQYASABKAkSEQoJbWVtYmVyX2lkGAIgASgJIjUKE0NsYWltTWVtYmVyUmVzcG9uc2USHgoGbWVtYmVyGAEgASgLMg4uc3ZjLnYxLk1lbWJlciIVChNFeHBvcnRNeURhdGFSZXF1ZXN0IiMKFEV4cG9ydE15RGF0YVJlc3BvbnNlEgsKA3VybBgBIAEoCTK1DwoNU2VydmVyU2VydmljZRJMCg1HZXRTZXJ2ZXJJbmZvEhwuc3ZjLnYxLkdldFNlcnZlckluZm9SZXF1ZXN0Gh0uc3ZjLnYxLkdldFNlcnZlckluZm9SZXNwb25zZRJaChRVcGRhdGVTZXJ2ZXJTZXR0aW5ncxIjLnN2Yy52MS5VcGRhdGVTZXJ2ZXJTZXR0aW5nc1JlcXVlc3QaHS5zdmMudjEuR2V0U2VydmVySW5mb1Jlc3BvbnNlEjQKBUdldE1lEhQuc3ZjLnYxLkdldE1lUmVxdWVzdBoVLnN2Yy52MS5HZXRNZVJlc3BvbnNlEjEKBEpvaW4SEy5zdmMudjEuSm9pblJlcXVlc3QaFC5zdmMudjEuSm9pblJlc3BvbnNlEk8KDkxlYXZlQ29tbXVuaXR5Eh0uc3ZjLnYxLkxlYXZlQ29tbXVuaXR5UmVxdWVzdBoeLnN2Yy52MS5MZWF2ZUNvbW11bml0eVJlc3BvbnNlEkwKDVVwZGF0ZVByb2ZpbGUSHC5zdmMudjEuVXBkYXRlUHJvZmlsZVJlcXVlc3QaHS5zdmMudjEuVXBkYXRlUHJvZmlsZVJlc3BvbnNlEkYKC0xpc3RNZW1iZXJzEhouc3ZjLnYxLkxpc3RNZW1iZXJzUmVxdWVzdBobLnN2Yy52MS5MaXN0TWVtYmVyc1Jlc3BvbnNlEkMKCktpY2tNZW1iZXISGS5zdmMudjEuS2lja01lbWJlclJlcXVlc3QaGi5zdmMudjEuS2lja01lbWJlclJlc3BvbnNlEkAKCUJhbk1lbWJlchIYLnN2Yy52MS5CYW5NZW1iZXJSZXF1ZXN0Ghkuc3ZjLnYxLkJhbk1lbWJlclJlc3BvbnNlEkYKC1VuYmFuTWVtYmVyEhouc3ZjLnYxLlVuYmFuTWVtYmVyUmVxdWVzdBobLnN2Yy52MS5VbmJhbk1lbWJlclJlc3BvbnNlEj0KCExpc3RCYW5zEhcuc3ZjLnYxLkxpc3RCYW5zUmVxdWVzdBoYLnN2Yy52MS5MaXN0QmFuc1Jlc3BvbnNlEkYKC0Jsb2NrTWVtYmVyEhouc3ZjLnYxLkJsb2NrTWVtYmVyUmVxdWVzdBobLnN2Yy52MS5CbG9ja01lbWJlclJlc3BvbnNlEkwKDVVuYmxvY2tNZW1iZXISHC5zdmMudjEuVW5ibG9ja01lbWJlclJlcXVlc3QaHS5zdmMudjEuVW5ibG9ja01lbWJlclJlc3BvbnNlEkMKCk11dGVNZW1iZXISGS5zdmMudjEuTXV0ZU1lbWJlclJlcXVlc3QaGi5zdmMudjEuTXV0ZU1lbWJlclJlc3BvbnNlEkkKDFVubXV0ZU1lbWJlchIbLnN2Yy52MS5Vbm11dGVNZW1iZXJSZXF1ZXN0Ghwuc3ZjLnYxLlVubXV0ZU1lbWJlclJlc3BvbnNlEkwKDVJlcG9ydE1lc3NhZ2USHC5zdmMudjEuUmVwb3J0TWVzc2FnZVJlcXVlc3QaHS5zdmMudjEuUmVwb3J0TWVzc2FnZVJlc3BvbnNlEkYKC0xpc3RSZXBvcnRzEhouc3ZjLnYxLkxpc3RSZXBvcnRzUmVxdWVzdBobLnN2Yy52MS5MaXN0UmVwb3J0c1Jlc3BvbnNlEkwKDVJlc29sdmVSZXBvcnQSHC5zdmMudjEuUmVzb2x2ZVJlcG9ydFJlcXVlc3QaHS5zdmMudjEuUmVzb2x2ZVJlcG9ydFJlc3BvbnNlEkkKDENyZWF0ZUludml0ZRIbLnN2Yy52MS5DcmVhdGVJbnZpdGVSZXF1ZXN0Ghwuc3ZjLnYxLkNyZWF0ZUludml0ZVJlc3BvbnNlEkYKC0xpc3RJbnZpdGVzEhouc3ZjLnYxLkxpc3RJbnZpdGVzUmVxdWVzdBobLnN2Yy52MS5MaXN0SW52aXRlc1Jlc3BvbnNlEkkKDFJldm9rZUludml0ZRIbLnN2Yy52MS5SZXZva2VJbnZpdGVSZXF1ZXN0Ghwuc3ZjLnYxLlJldm9rZUludml0ZVJlc3BvbnNlEkMKCkNyZWF0ZVJvbGUSGS5zdmMudjEuQ3JlYXRlUm9sZVJlcXVlc3QaGi5zdmMudjEuQ3JlYXRlUm9sZVJlc3BvbnNlEkMKClVwZGF0ZVJvbGUSGS5zdmMudjEuVXBkYXRlUm9sZVJlcXVlc3QaGi5zdmMudjEuVXBkYXRlUm9sZVJlc3BvbnNlEkMKCkRlbGV0ZVJvbGUSGS5zdmMudjEuRGVsZXRlUm9sZVJlcXVlc3QaGi5zdmMudjEuRGVsZXRlUm9sZVJlc3BvbnNlEk8KDlNldE1lbWJlclJvbGVzEh0uc3ZjLnYxLlNldE1lbWJlclJvbGVzUmVxdWVzdBoeLnN2Yy52MS5TZXRNZW1iZXJSb2xlc1Jlc3BvbnNlEkwKDVNldE1lbWJlclJvbGUSHC5zdmMudjEuU2V0TWVtYmVyUm9sZVJlcXVlc3QaHS5zdmMudjEuU2V0TWVtYmVyUm9sZVJlc3BvbnNlEkYKC0RlbGV0ZUVtb2ppEhouc3ZjLnYxLkRlbGV0ZUVtb2ppUmVxdWVzdBobLnN2Yy52MS5EZWxldGVFbW9qaVJlc3BvbnNlQhtaGWhlYXJ0aC9wcm90by9zdmMvdjE7c3ZjdjFiBnByb3RvMw", [file_svc_v1_types]);
 
 /**
  * @generated from message svc.v1.GetServerInfoRequest
@@ -132,6 +132,22 @@ export type GetServerInfoResponse = Message<"svc.v1.GetServerInfoResponse"> & {
    * @generated from field: repeated string trusted_issuers = 13;
    */
   trustedIssuers: string[];
+
+  /**
+   * The lowest rank whose `<!here>` and `<!everyone>` mention anyone outside DMs; default
+   * MEMBER_ROLE_MODERATOR.
+   *
+   * @generated from field: svc.v1.MemberRole group_mention_rank = 14;
+   */
+  groupMentionRank: MemberRole;
+
+  /**
+   * The community is closed to new members for now: Join is refused to anyone not already a
+   * member, invites included.
+   *
+   * @generated from field: bool lockdown = 15;
+   */
+  lockdown: boolean;
 };
 
 /**
@@ -207,6 +223,18 @@ export type UpdateServerSettingsRequest = Message<"svc.v1.UpdateServerSettingsRe
    * @generated from field: bool set_join_questions = 11;
    */
   setJoinQuestions: boolean;
+
+  /**
+   * MEMBER, MODERATOR, ADMIN or OWNER.
+   *
+   * @generated from field: optional svc.v1.MemberRole group_mention_rank = 12;
+   */
+  groupMentionRank?: MemberRole | undefined;
+
+  /**
+   * @generated from field: optional bool lockdown = 13;
+   */
+  lockdown?: boolean | undefined;
 };
 
 /**
@@ -457,6 +485,13 @@ export type KickMemberRequest = Message<"svc.v1.KickMemberRequest"> & {
    * @generated from field: string member_id = 1;
    */
   memberId: string;
+
+  /**
+   * 0 to 500 characters, kept in the audit log.
+   *
+   * @generated from field: string reason = 2;
+   */
+  reason: string;
 };
 
 /**
@@ -487,6 +522,13 @@ export type BanMemberRequest = Message<"svc.v1.BanMemberRequest"> & {
    * @generated from field: string member_id = 1;
    */
   memberId: string;
+
+  /**
+   * 0 to 500 characters, kept in the audit log and shown in ListBans.
+   *
+   * @generated from field: string reason = 2;
+   */
+  reason: string;
 };
 
 /**
@@ -1122,6 +1164,317 @@ export type DeleteEmojiResponse = Message<"svc.v1.DeleteEmojiResponse"> & {
  */
 export const DeleteEmojiResponseSchema: GenMessage<DeleteEmojiResponse> = /*@__PURE__*/
   messageDesc(file_svc_v1_server, 52);
+
+/**
+ * @generated from message svc.v1.TimeoutMemberRequest
+ */
+export type TimeoutMemberRequest = Message<"svc.v1.TimeoutMemberRequest"> & {
+  /**
+   * @generated from field: string member_id = 1;
+   */
+  memberId: string;
+
+  /**
+   * 60 to 2,419,200 (28 days); 0 ends a timeout.
+   *
+   * @generated from field: int64 duration_s = 2;
+   */
+  durationS: bigint;
+
+  /**
+   * 0 to 500 characters.
+   *
+   * @generated from field: string reason = 3;
+   */
+  reason: string;
+};
+
+/**
+ * Describes the message svc.v1.TimeoutMemberRequest.
+ * Use `create(TimeoutMemberRequestSchema)` to create a new message.
+ */
+export const TimeoutMemberRequestSchema: GenMessage<TimeoutMemberRequest> = /*@__PURE__*/
+  messageDesc(file_svc_v1_server, 53);
+
+/**
+ * @generated from message svc.v1.TimeoutMemberResponse
+ */
+export type TimeoutMemberResponse = Message<"svc.v1.TimeoutMemberResponse"> & {
+  /**
+   * @generated from field: svc.v1.Member member = 1;
+   */
+  member?: Member | undefined;
+};
+
+/**
+ * Describes the message svc.v1.TimeoutMemberResponse.
+ * Use `create(TimeoutMemberResponseSchema)` to create a new message.
+ */
+export const TimeoutMemberResponseSchema: GenMessage<TimeoutMemberResponse> = /*@__PURE__*/
+  messageDesc(file_svc_v1_server, 54);
+
+/**
+ * @generated from message svc.v1.ListAuditLogRequest
+ */
+export type ListAuditLogRequest = Message<"svc.v1.ListAuditLogRequest"> & {
+  /**
+   * Entries older than this one; empty for the newest.
+   *
+   * @generated from field: string before_id = 1;
+   */
+  beforeId: string;
+
+  /**
+   * 1 to 200, default 50.
+   *
+   * @generated from field: int32 limit = 2;
+   */
+  limit: number;
+
+  /**
+   * Only this action; UNSPECIFIED for all.
+   *
+   * @generated from field: svc.v1.AuditAction action = 3;
+   */
+  action: AuditAction;
+
+  /**
+   * Only entries whose actor or target is this member; empty for all.
+   *
+   * @generated from field: string member_id = 4;
+   */
+  memberId: string;
+};
+
+/**
+ * Describes the message svc.v1.ListAuditLogRequest.
+ * Use `create(ListAuditLogRequestSchema)` to create a new message.
+ */
+export const ListAuditLogRequestSchema: GenMessage<ListAuditLogRequest> = /*@__PURE__*/
+  messageDesc(file_svc_v1_server, 55);
+
+/**
+ * @generated from message svc.v1.ListAuditLogResponse
+ */
+export type ListAuditLogResponse = Message<"svc.v1.ListAuditLogResponse"> & {
+  /**
+   * Newest first.
+   *
+   * @generated from field: repeated svc.v1.AuditEntry entries = 1;
+   */
+  entries: AuditEntry[];
+
+  /**
+   * Older entries exist.
+   *
+   * @generated from field: bool has_more = 2;
+   */
+  hasMore: boolean;
+};
+
+/**
+ * Describes the message svc.v1.ListAuditLogResponse.
+ * Use `create(ListAuditLogResponseSchema)` to create a new message.
+ */
+export const ListAuditLogResponseSchema: GenMessage<ListAuditLogResponse> = /*@__PURE__*/
+  messageDesc(file_svc_v1_server, 56);
+
+/**
+ * @generated from message svc.v1.GetModerationSettingsRequest
+ */
+export type GetModerationSettingsRequest = Message<"svc.v1.GetModerationSettingsRequest"> & {
+};
+
+/**
+ * Describes the message svc.v1.GetModerationSettingsRequest.
+ * Use `create(GetModerationSettingsRequestSchema)` to create a new message.
+ */
+export const GetModerationSettingsRequestSchema: GenMessage<GetModerationSettingsRequest> = /*@__PURE__*/
+  messageDesc(file_svc_v1_server, 57);
+
+/**
+ * @generated from message svc.v1.GetModerationSettingsResponse
+ */
+export type GetModerationSettingsResponse = Message<"svc.v1.GetModerationSettingsResponse"> & {
+  /**
+   * @generated from field: svc.v1.ModerationSettings settings = 1;
+   */
+  settings?: ModerationSettings | undefined;
+};
+
+/**
+ * Describes the message svc.v1.GetModerationSettingsResponse.
+ * Use `create(GetModerationSettingsResponseSchema)` to create a new message.
+ */
+export const GetModerationSettingsResponseSchema: GenMessage<GetModerationSettingsResponse> = /*@__PURE__*/
+  messageDesc(file_svc_v1_server, 58);
+
+/**
+ * @generated from message svc.v1.UpdateModerationSettingsRequest
+ */
+export type UpdateModerationSettingsRequest = Message<"svc.v1.UpdateModerationSettingsRequest"> & {
+  /**
+   * Replaces blocked_words when set_blocked_words is true.
+   *
+   * @generated from field: repeated string blocked_words = 1;
+   */
+  blockedWords: string[];
+
+  /**
+   * @generated from field: bool set_blocked_words = 2;
+   */
+  setBlockedWords: boolean;
+
+  /**
+   * @generated from field: optional int32 max_mentions = 3;
+   */
+  maxMentions?: number | undefined;
+
+  /**
+   * @generated from field: optional svc.v1.MemberRole require_2fa_rank = 4;
+   */
+  require2faRank?: MemberRole | undefined;
+};
+
+/**
+ * Describes the message svc.v1.UpdateModerationSettingsRequest.
+ * Use `create(UpdateModerationSettingsRequestSchema)` to create a new message.
+ */
+export const UpdateModerationSettingsRequestSchema: GenMessage<UpdateModerationSettingsRequest> = /*@__PURE__*/
+  messageDesc(file_svc_v1_server, 59);
+
+/**
+ * @generated from message svc.v1.UpdateModerationSettingsResponse
+ */
+export type UpdateModerationSettingsResponse = Message<"svc.v1.UpdateModerationSettingsResponse"> & {
+  /**
+   * @generated from field: svc.v1.ModerationSettings settings = 1;
+   */
+  settings?: ModerationSettings | undefined;
+};
+
+/**
+ * Describes the message svc.v1.UpdateModerationSettingsResponse.
+ * Use `create(UpdateModerationSettingsResponseSchema)` to create a new message.
+ */
+export const UpdateModerationSettingsResponseSchema: GenMessage<UpdateModerationSettingsResponse> = /*@__PURE__*/
+  messageDesc(file_svc_v1_server, 60);
+
+/**
+ * @generated from message svc.v1.CreatePasswordResetLinkRequest
+ */
+export type CreatePasswordResetLinkRequest = Message<"svc.v1.CreatePasswordResetLinkRequest"> & {
+  /**
+   * @generated from field: string member_id = 1;
+   */
+  memberId: string;
+};
+
+/**
+ * Describes the message svc.v1.CreatePasswordResetLinkRequest.
+ * Use `create(CreatePasswordResetLinkRequestSchema)` to create a new message.
+ */
+export const CreatePasswordResetLinkRequestSchema: GenMessage<CreatePasswordResetLinkRequest> = /*@__PURE__*/
+  messageDesc(file_svc_v1_server, 61);
+
+/**
+ * @generated from message svc.v1.CreatePasswordResetLinkResponse
+ */
+export type CreatePasswordResetLinkResponse = Message<"svc.v1.CreatePasswordResetLinkResponse"> & {
+  /**
+   * Absolute; opens the built-in issuer's page to set a new password. One use.
+   *
+   * @generated from field: string url = 1;
+   */
+  url: string;
+
+  /**
+   * @generated from field: int64 expires_at_ms = 2;
+   */
+  expiresAtMs: bigint;
+};
+
+/**
+ * Describes the message svc.v1.CreatePasswordResetLinkResponse.
+ * Use `create(CreatePasswordResetLinkResponseSchema)` to create a new message.
+ */
+export const CreatePasswordResetLinkResponseSchema: GenMessage<CreatePasswordResetLinkResponse> = /*@__PURE__*/
+  messageDesc(file_svc_v1_server, 62);
+
+/**
+ * @generated from message svc.v1.ClaimMemberRequest
+ */
+export type ClaimMemberRequest = Message<"svc.v1.ClaimMemberRequest"> & {
+  /**
+   * An imported placeholder member.
+   *
+   * @generated from field: string placeholder_id = 1;
+   */
+  placeholderId: string;
+
+  /**
+   * The real member who gets its messages and reactions.
+   *
+   * @generated from field: string member_id = 2;
+   */
+  memberId: string;
+};
+
+/**
+ * Describes the message svc.v1.ClaimMemberRequest.
+ * Use `create(ClaimMemberRequestSchema)` to create a new message.
+ */
+export const ClaimMemberRequestSchema: GenMessage<ClaimMemberRequest> = /*@__PURE__*/
+  messageDesc(file_svc_v1_server, 63);
+
+/**
+ * @generated from message svc.v1.ClaimMemberResponse
+ */
+export type ClaimMemberResponse = Message<"svc.v1.ClaimMemberResponse"> & {
+  /**
+   * @generated from field: svc.v1.Member member = 1;
+   */
+  member?: Member | undefined;
+};
+
+/**
+ * Describes the message svc.v1.ClaimMemberResponse.
+ * Use `create(ClaimMemberResponseSchema)` to create a new message.
+ */
+export const ClaimMemberResponseSchema: GenMessage<ClaimMemberResponse> = /*@__PURE__*/
+  messageDesc(file_svc_v1_server, 64);
+
+/**
+ * @generated from message svc.v1.ExportMyDataRequest
+ */
+export type ExportMyDataRequest = Message<"svc.v1.ExportMyDataRequest"> & {
+};
+
+/**
+ * Describes the message svc.v1.ExportMyDataRequest.
+ * Use `create(ExportMyDataRequestSchema)` to create a new message.
+ */
+export const ExportMyDataRequestSchema: GenMessage<ExportMyDataRequest> = /*@__PURE__*/
+  messageDesc(file_svc_v1_server, 65);
+
+/**
+ * @generated from message svc.v1.ExportMyDataResponse
+ */
+export type ExportMyDataResponse = Message<"svc.v1.ExportMyDataResponse"> & {
+  /**
+   * Signed, valid 24 hours (see ExportMyData).
+   *
+   * @generated from field: string url = 1;
+   */
+  url: string;
+};
+
+/**
+ * Describes the message svc.v1.ExportMyDataResponse.
+ * Use `create(ExportMyDataResponseSchema)` to create a new message.
+ */
+export const ExportMyDataResponseSchema: GenMessage<ExportMyDataResponse> = /*@__PURE__*/
+  messageDesc(file_svc_v1_server, 66);
 
 /**
  * @generated from service svc.v1.ServerService

@@ -19,7 +19,7 @@ import type { Message as Message$1 } from "@bufbuild/protobuf";
  * Describes the file svc/v1/types.proto.
  */
 export const file_svc_v1_types: GenFile = /*@__PURE__*/
-  fileDesc("ChJzdmMvdjEvdHlwZXMucHJvdG8SBnN2Yy52MSKYAgoGTWVtYmVyEgoKAmlkGAEgASgJEiAKBGtpbmQYAiABKA4yEi5zdmMudjEuTWVtYmVyS2luZBIgCgRyb2xlGAMgASgOMhIuc3ZjLnYxLk1lbWJlclJvbGUSEAoIdXNlcm5hbWUYBCABKAkSFAoMZGlzcGxheV9uYW1lGAUgASgJEhIKCmF2YXRhcl91cmwYBiABKAkSCwoDYmlvGAcgASgJEiIKCHByZXNlbmNlGAggASgOMhAuc3ZjLnYxLlByZXNlbmNlEhQKDGpvaW5lZF9hdF9tcxgJIAEoAxITCgtzdGF0dXNfdGV4dBgKIAEoCRIUCgxzdGF0dXNfZW1vamkYCyABKAkSEAoIcm9sZV9pZHMYDCADKAkiQQoEUm9sZRIKCgJpZBgBIAEoCRIMCgRuYW1lGAIgASgJEg0KBWNvbG9yGAMgASgJEhAKCHBvc2l0aW9uGAQgASgFIqQCCgdDaGFubmVsEgoKAmlkGAEgASgJEiEKBGtpbmQYAiABKA4yEy5zdmMudjEuQ2hhbm5lbEtpbmQSDAoEbmFtZRgDIAEoCRINCgV0b3BpYxgEIAEoCRIQCghjYXRlZ29yeRgFIAEoCRIQCghwb3NpdGlvbhgGIAEoBRISCgptZW1iZXJfaWRzGAcgAygJEhUKDWNyZWF0ZWRfYXRfbXMYCCABKAMSGAoQbGFzdF9tZXNzYWdlX3NlcRgJIAEoAxIQCghyb2xlX2lkcxgKIAMoCRISCgppc19kZWZhdWx0GAsgASgIEhQKDG1lbWJlcl9jb3VudBgMIAEoBRIoCgxoZWFkZXJfaW1hZ2UYDSABKAsyEi5zdmMudjEuQXR0YWNobWVudCJ2CgpBdHRhY2htZW50EgoKAmlkGAEgASgJEgwKBG5hbWUYAiABKAkSFAoMY29udGVudF90eXBlGAMgASgJEgwKBHNpemUYBCABKAMSCwoDdXJsGAUgASgJEg0KBXdpZHRoGAYgASgFEg4KBmhlaWdodBgHIAEoBSItCghSZWFjdGlvbhINCgVlbW9qaRgBIAEoCRISCgptZW1iZXJfaWRzGAIgAygJItICCgdNZXNzYWdlEgoKAmlkGAEgASgJEhIKCmNoYW5uZWxfaWQYAiABKAkSEQoJYXV0aG9yX2lkGAMgASgJEgwKBHRleHQYBCABKAkSFQoNY3JlYXRlZF9hdF9tcxgFIAEoAxIUCgxlZGl0ZWRfYXRfbXMYBiABKAMSDwoHZGVsZXRlZBgHIAEoCBIWCg50aHJlYWRfcm9vdF9pZBgIIAEoCRITCgtyZXBseV9jb3VudBgJIAEoBRIYChBsYXN0X3JlcGx5X2F0X21zGAogASgDEiMKCXJlYWN0aW9ucxgLIAMoCzIQLnN2Yy52MS5SZWFjdGlvbhInCgthdHRhY2htZW50cxgMIAMoCzISLnN2Yy52MS5BdHRhY2htZW50EhEKCWNsaWVudF9pZBgNIAEoCRILCgNzZXEYDiABKAMSEwoLY3JlYXRlZF9zZXEYDyABKAMiYwoJUmVhZFN0YXRlEhIKCmNoYW5uZWxfaWQYASABKAkSFQoNbGFzdF9yZWFkX3NlcRgCIAEoAxIUCgx1bnJlYWRfY291bnQYAyABKAUSFQoNbWVudGlvbl9jb3VudBgEIAEoBSJMCgtUeXBpbmdFdmVudBISCgpjaGFubmVsX2lkGAEgASgJEhEKCW1lbWJlcl9pZBgCIAEoCRIWCg50aHJlYWRfcm9vdF9pZBgDIAEoCSJGCg1QcmVzZW5jZUV2ZW50EhEKCW1lbWJlcl9pZBgBIAEoCRIiCghwcmVzZW5jZRgCIAEoDjIQLnN2Yy52MS5QcmVzZW5jZSI3Cg1QcmVzZW5jZUJhdGNoEiYKB2NoYW5nZXMYASADKAsyFS5zdmMudjEuUHJlc2VuY2VFdmVudCJkCgtMaW5rUHJldmlldxILCgN1cmwYASABKAkSDQoFdGl0bGUYAiABKAkSEwoLZGVzY3JpcHRpb24YAyABKAkSEQoJc2l0ZV9uYW1lGAQgASgJEhEKCWltYWdlX3VybBgFIAEoCSJOCgNCYW4SHgoGbWVtYmVyGAEgASgLMg4uc3ZjLnYxLk1lbWJlchIRCgliYW5uZWRfYnkYAiABKAkSFAoMYmFubmVkX2F0X21zGAMgASgDIqoBCgZSZXBvcnQSCgoCaWQYASABKAkSIAoHbWVzc2FnZRgCIAEoCzIPLnN2Yy52MS5NZXNzYWdlEgoKAmRtGAMgASgIEh4KBmF1dGhvchgEIAEoCzIOLnN2Yy52MS5NZW1iZXISIAoIcmVwb3J0ZXIYBSABKAsyDi5zdmMudjEuTWVtYmVyEgwKBG5vdGUYBiABKAkSFgoOcmVwb3J0ZWRfYXRfbXMYByABKAMieAoGSW52aXRlEgwKBGNvZGUYASABKAkSEgoKY3JlYXRlZF9ieRgCIAEoCRIVCg1jcmVhdGVkX2F0X21zGAMgASgDEhUKDWV4cGlyZXNfYXRfbXMYBCABKAMSEAoIbWF4X3VzZXMYBSABKAUSDAoEdXNlcxgGIAEoBSIoCgtDdXN0b21FbW9qaRIMCgRuYW1lGAEgASgJEgsKA3VybBgCIAEoCSI3ChFMaXN0RW1vamlSZXNwb25zZRIiCgVlbW9qaRgBIAMoCzITLnN2Yy52MS5DdXN0b21FbW9qaSJpChFFbW9qaVVwbG9hZFJlc3VsdBIMCgRmaWxlGAEgASgJEgwKBG5hbWUYAiABKAkSKQoGc3RhdHVzGAMgASgOMhkuc3ZjLnYxLkVtb2ppVXBsb2FkU3RhdHVzEg0KBWVycm9yGAQgASgJIkEKE1VwbG9hZEVtb2ppUmVzcG9uc2USKgoHcmVzdWx0cxgBIAMoCzIZLnN2Yy52MS5FbW9qaVVwbG9hZFJlc3VsdCJXCgZQbHVnaW4SDAoEbmFtZRgBIAEoCRIPCgdlbmFibGVkGAIgASgIEg8KB3J1bm5pbmcYAyABKAgSDQoFZXJyb3IYBCABKAkSDgoGYm90X2lkGAUgASgJKlUKCk1lbWJlcktpbmQSGwoXTUVNQkVSX0tJTkRfVU5TUEVDSUZJRUQQABIVChFNRU1CRVJfS0lORF9IVU1BThABEhMKD01FTUJFUl9LSU5EX0JPVBACKooBCgpNZW1iZXJSb2xlEhsKF01FTUJFUl9ST0xFX1VOU1BFQ0lGSUVEEAASFgoSTUVNQkVSX1JPTEVfTUVNQkVSEAESGQoVTUVNQkVSX1JPTEVfTU9ERVJBVE9SEAISFQoRTUVNQkVSX1JPTEVfQURNSU4QAxIVChFNRU1CRVJfUk9MRV9PV05FUhAEKmIKCFByZXNlbmNlEhgKFFBSRVNFTkNFX1VOU1BFQ0lGSUVEEAASEwoPUFJFU0VOQ0VfT05MSU5FEAESEQoNUFJFU0VOQ0VfQVdBWRACEhQKEFBSRVNFTkNFX09GRkxJTkUQAypcCgtDaGFubmVsTW9kZRIcChhDSEFOTkVMX01PREVfVU5TUEVDSUZJRUQQABIWChJDSEFOTkVMX01PREVfUk9MRVMQARIXChNDSEFOTkVMX01PREVfT1BUX0lOEAIqcQoLQ2hhbm5lbEtpbmQSHAoYQ0hBTk5FTF9LSU5EX1VOU1BFQ0lGSUVEEAASFQoRQ0hBTk5FTF9LSU5EX1RFWFQQARIYChRDSEFOTkVMX0tJTkRfUFJJVkFURRACEhMKD0NIQU5ORUxfS0lORF9ETRADKpkBChFFbW9qaVVwbG9hZFN0YXR1cxIjCh9FTU9KSV9VUExPQURfU1RBVFVTX1VOU1BFQ0lGSUVEEAASHQoZRU1PSklfVVBMT0FEX1NUQVRVU19BRERFRBABEh4KGkVNT0pJX1VQTE9BRF9TVEFUVVNfRVhJU1RTEAISIAocRU1PSklfVVBMT0FEX1NUQVRVU19SRUpFQ1RFRBADQhtaGWhlYXJ0aC9wcm90by9zdmMvdjE7c3ZjdjFiBnByb3RvMw");
+  fileDesc("ChJzdmMvdjEvdHlwZXMucHJvdG8SBnN2Yy52MSLGAgoGTWVtYmVyEgoKAmlkGAEgASgJEiAKBGtpbmQYAiABKA4yEi5zdmMudjEuTWVtYmVyS2luZBIgCgRyb2xlGAMgASgOMhIuc3ZjLnYxLk1lbWJlclJvbGUSEAoIdXNlcm5hbWUYBCABKAkSFAoMZGlzcGxheV9uYW1lGAUgASgJEhIKCmF2YXRhcl91cmwYBiABKAkSCwoDYmlvGAcgASgJEiIKCHByZXNlbmNlGAggASgOMhAuc3ZjLnYxLlByZXNlbmNlEhQKDGpvaW5lZF9hdF9tcxgJIAEoAxITCgtzdGF0dXNfdGV4dBgKIAEoCRIUCgxzdGF0dXNfZW1vamkYCyABKAkSEAoIcm9sZV9pZHMYDCADKAkSGgoSdGltZWRfb3V0X3VudGlsX21zGA0gASgDEhAKCGltcG9ydGVkGA4gASgIIkEKBFJvbGUSCgoCaWQYASABKAkSDAoEbmFtZRgCIAEoCRINCgVjb2xvchgDIAEoCRIQCghwb3NpdGlvbhgEIAEoBSK4AgoHQ2hhbm5lbBIKCgJpZBgBIAEoCRIhCgRraW5kGAIgASgOMhMuc3ZjLnYxLkNoYW5uZWxLaW5kEgwKBG5hbWUYAyABKAkSDQoFdG9waWMYBCABKAkSEAoIY2F0ZWdvcnkYBSABKAkSEAoIcG9zaXRpb24YBiABKAUSEgoKbWVtYmVyX2lkcxgHIAMoCRIVCg1jcmVhdGVkX2F0X21zGAggASgDEhgKEGxhc3RfbWVzc2FnZV9zZXEYCSABKAMSEAoIcm9sZV9pZHMYCiADKAkSEgoKaXNfZGVmYXVsdBgLIAEoCBIUCgxtZW1iZXJfY291bnQYDCABKAUSKAoMaGVhZGVyX2ltYWdlGA0gASgLMhIuc3ZjLnYxLkF0dGFjaG1lbnQSEgoKc2xvd21vZGVfcxgOIAEoBSJ2CgpBdHRhY2htZW50EgoKAmlkGAEgASgJEgwKBG5hbWUYAiABKAkSFAoMY29udGVudF90eXBlGAMgASgJEgwKBHNpemUYBCABKAMSCwoDdXJsGAUgASgJEg0KBXdpZHRoGAYgASgFEg4KBmhlaWdodBgHIAEoBSItCghSZWFjdGlvbhINCgVlbW9qaRgBIAEoCRISCgptZW1iZXJfaWRzGAIgAygJIu8DCgdNZXNzYWdlEgoKAmlkGAEgASgJEhIKCmNoYW5uZWxfaWQYAiABKAkSEQoJYXV0aG9yX2lkGAMgASgJEgwKBHRleHQYBCABKAkSFQoNY3JlYXRlZF9hdF9tcxgFIAEoAxIUCgxlZGl0ZWRfYXRfbXMYBiABKAMSDwoHZGVsZXRlZBgHIAEoCBIWCg50aHJlYWRfcm9vdF9pZBgIIAEoCRITCgtyZXBseV9jb3VudBgJIAEoBRIYChBsYXN0X3JlcGx5X2F0X21zGAogASgDEiMKCXJlYWN0aW9ucxgLIAMoCzIQLnN2Yy52MS5SZWFjdGlvbhInCgthdHRhY2htZW50cxgMIAMoCzISLnN2Yy52MS5BdHRhY2htZW50EhEKCWNsaWVudF9pZBgNIAEoCRILCgNzZXEYDiABKAMSEwoLY3JlYXRlZF9zZXEYDyABKAMSJAoIcmVwbHlfdG8YECABKAsyEi5zdmMudjEuTWVzc2FnZVJlZhIUCgxwaW5uZWRfYXRfbXMYESABKAMSEQoJcGlubmVkX2J5GBIgASgJEhUKDW1lbnRpb25zX2hlcmUYEyABKAgSGQoRbWVudGlvbnNfZXZlcnlvbmUYFCABKAgSGgoEcG9sbBgVIAEoCzIMLnN2Yy52MS5Qb2xsIkoKCk1lc3NhZ2VSZWYSCgoCaWQYASABKAkSEQoJYXV0aG9yX2lkGAIgASgJEgwKBHRleHQYAyABKAkSDwoHZGVsZXRlZBgEIAEoCCJWCglQb2xsSW5wdXQSEAoIcXVlc3Rpb24YASABKAkSDwoHb3B0aW9ucxgCIAMoCRIQCghtdWx0aXBsZRgDIAEoCBIUCgxjbG9zZXNfYXRfbXMYBCABKAMiOQoKUG9sbE9wdGlvbhIKCgJpZBgBIAEoCRIMCgR0ZXh0GAIgASgJEhEKCXZvdGVyX2lkcxgDIAMoCSJ1CgRQb2xsEhAKCHF1ZXN0aW9uGAEgASgJEiMKB29wdGlvbnMYAiADKAsyEi5zdmMudjEuUG9sbE9wdGlvbhIQCghtdWx0aXBsZRgDIAEoCBIUCgxjbG9zZXNfYXRfbXMYBCABKAMSDgoGY2xvc2VkGAUgASgIImMKCVJlYWRTdGF0ZRISCgpjaGFubmVsX2lkGAEgASgJEhUKDWxhc3RfcmVhZF9zZXEYAiABKAMSFAoMdW5yZWFkX2NvdW50GAMgASgFEhUKDW1lbnRpb25fY291bnQYBCABKAUiTAoLVHlwaW5nRXZlbnQSEgoKY2hhbm5lbF9pZBgBIAEoCRIRCgltZW1iZXJfaWQYAiABKAkSFgoOdGhyZWFkX3Jvb3RfaWQYAyABKAkiRgoNUHJlc2VuY2VFdmVudBIRCgltZW1iZXJfaWQYASABKAkSIgoIcHJlc2VuY2UYAiABKA4yEC5zdmMudjEuUHJlc2VuY2UiNwoNUHJlc2VuY2VCYXRjaBImCgdjaGFuZ2VzGAEgAygLMhUuc3ZjLnYxLlByZXNlbmNlRXZlbnQiZAoLTGlua1ByZXZpZXcSCwoDdXJsGAEgASgJEg0KBXRpdGxlGAIgASgJEhMKC2Rlc2NyaXB0aW9uGAMgASgJEhEKCXNpdGVfbmFtZRgEIAEoCRIRCglpbWFnZV91cmwYBSABKAkiXgoDQmFuEh4KBm1lbWJlchgBIAEoCzIOLnN2Yy52MS5NZW1iZXISEQoJYmFubmVkX2J5GAIgASgJEhQKDGJhbm5lZF9hdF9tcxgDIAEoAxIOCgZyZWFzb24YBCABKAkiqgEKBlJlcG9ydBIKCgJpZBgBIAEoCRIgCgdtZXNzYWdlGAIgASgLMg8uc3ZjLnYxLk1lc3NhZ2USCgoCZG0YAyABKAgSHgoGYXV0aG9yGAQgASgLMg4uc3ZjLnYxLk1lbWJlchIgCghyZXBvcnRlchgFIAEoCzIOLnN2Yy52MS5NZW1iZXISDAoEbm90ZRgGIAEoCRIWCg5yZXBvcnRlZF9hdF9tcxgHIAEoAyJ4CgZJbnZpdGUSDAoEY29kZRgBIAEoCRISCgpjcmVhdGVkX2J5GAIgASgJEhUKDWNyZWF0ZWRfYXRfbXMYAyABKAMSFQoNZXhwaXJlc19hdF9tcxgEIAEoAxIQCghtYXhfdXNlcxgFIAEoBRIMCgR1c2VzGAYgASgFIigKC0N1c3RvbUVtb2ppEgwKBG5hbWUYASABKAkSCwoDdXJsGAIgASgJIjcKEUxpc3RFbW9qaVJlc3BvbnNlEiIKBWVtb2ppGAEgAygLMhMuc3ZjLnYxLkN1c3RvbUVtb2ppImkKEUVtb2ppVXBsb2FkUmVzdWx0EgwKBGZpbGUYASABKAkSDAoEbmFtZRgCIAEoCRIpCgZzdGF0dXMYAyABKA4yGS5zdmMudjEuRW1vamlVcGxvYWRTdGF0dXMSDQoFZXJyb3IYBCABKAkiQQoTVXBsb2FkRW1vamlSZXNwb25zZRIqCgdyZXN1bHRzGAEgAygLMhkuc3ZjLnYxLkVtb2ppVXBsb2FkUmVzdWx0IlcKBlBsdWdpbhIMCgRuYW1lGAEgASgJEg8KB2VuYWJsZWQYAiABKAgSDwoHcnVubmluZxgDIAEoCBINCgVlcnJvchgEIAEoCRIOCgZib3RfaWQYBSABKAkiwAEKCkF1ZGl0RW50cnkSCgoCaWQYASABKAkSDQoFYXRfbXMYAiABKAMSEAoIYWN0b3JfaWQYAyABKAkSIwoGYWN0aW9uGAQgASgOMhMuc3ZjLnYxLkF1ZGl0QWN0aW9uEhgKEHRhcmdldF9tZW1iZXJfaWQYBSABKAkSEgoKY2hhbm5lbF9pZBgGIAEoCRISCgptZXNzYWdlX2lkGAcgASgJEg4KBnJlYXNvbhgIIAEoCRIOCgZkZXRhaWwYCSABKAkibwoSTW9kZXJhdGlvblNldHRpbmdzEhUKDWJsb2NrZWRfd29yZHMYASADKAkSFAoMbWF4X21lbnRpb25zGAIgASgFEiwKEHJlcXVpcmVfMmZhX3JhbmsYAyABKA4yEi5zdmMudjEuTWVtYmVyUm9sZSJqChhDaGFubmVsTm90aWZpY2F0aW9uUHJlZnMSEgoKY2hhbm5lbF9pZBgBIAEoCRIiCgVsZXZlbBgCIAEoDjITLnN2Yy52MS5Ob3RpZnlMZXZlbBIWCg5tdXRlZF91bnRpbF9tcxgDIAEoAyKQAQoRTm90aWZpY2F0aW9uUHJlZnMSIgoFbGV2ZWwYASABKA4yEy5zdmMudjEuTm90aWZ5TGV2ZWwSFAoMaGlkZV9jb250ZW50GAIgASgIEg0KBWVtYWlsGAMgASgIEjIKCGNoYW5uZWxzGAQgAygLMiAuc3ZjLnYxLkNoYW5uZWxOb3RpZmljYXRpb25QcmVmcyJjChBQdXNoU3Vic2NyaXB0aW9uEgoKAmlkGAEgASgJEhMKC2RldmljZV9uYW1lGAIgASgJEhUKDWNyZWF0ZWRfYXRfbXMYAyABKAMSFwoPbGFzdF9zdWNjZXNzX21zGAQgASgDKlUKCk1lbWJlcktpbmQSGwoXTUVNQkVSX0tJTkRfVU5TUEVDSUZJRUQQABIVChFNRU1CRVJfS0lORF9IVU1BThABEhMKD01FTUJFUl9LSU5EX0JPVBACKooBCgpNZW1iZXJSb2xlEhsKF01FTUJFUl9ST0xFX1VOU1BFQ0lGSUVEEAASFgoSTUVNQkVSX1JPTEVfTUVNQkVSEAESGQoVTUVNQkVSX1JPTEVfTU9ERVJBVE9SEAISFQoRTUVNQkVSX1JPTEVfQURNSU4QAxIVChFNRU1CRVJfUk9MRV9PV05FUhAEKmIKCFByZXNlbmNlEhgKFFBSRVNFTkNFX1VOU1BFQ0lGSUVEEAASEwoPUFJFU0VOQ0VfT05MSU5FEAESEQoNUFJFU0VOQ0VfQVdBWRACEhQKEFBSRVNFTkNFX09GRkxJTkUQAypcCgtDaGFubmVsTW9kZRIcChhDSEFOTkVMX01PREVfVU5TUEVDSUZJRUQQABIWChJDSEFOTkVMX01PREVfUk9MRVMQARIXChNDSEFOTkVMX01PREVfT1BUX0lOEAIqiQEKC0NoYW5uZWxLaW5kEhwKGENIQU5ORUxfS0lORF9VTlNQRUNJRklFRBAAEhUKEUNIQU5ORUxfS0lORF9URVhUEAESGAoUQ0hBTk5FTF9LSU5EX1BSSVZBVEUQAhITCg9DSEFOTkVMX0tJTkRfRE0QAxIWChJDSEFOTkVMX0tJTkRfVk9JQ0UQBCqZAQoRRW1vamlVcGxvYWRTdGF0dXMSIwofRU1PSklfVVBMT0FEX1NUQVRVU19VTlNQRUNJRklFRBAAEh0KGUVNT0pJX1VQTE9BRF9TVEFUVVNfQURERUQQARIeChpFTU9KSV9VUExPQURfU1RBVFVTX0VYSVNUUxACEiAKHEVNT0pJX1VQTE9BRF9TVEFUVVNfUkVKRUNURUQQAyquCQoLQXVkaXRBY3Rpb24SHAoYQVVESVRfQUNUSU9OX1VOU1BFQ0lGSUVEEAASHgoaQVVESVRfQUNUSU9OX01FTUJFUl9LSUNLRUQQARIeChpBVURJVF9BQ1RJT05fTUVNQkVSX0JBTk5FRBACEiAKHEFVRElUX0FDVElPTl9NRU1CRVJfVU5CQU5ORUQQAxIhCh1BVURJVF9BQ1RJT05fTUVNQkVSX1RJTUVEX09VVBAEEiQKIEFVRElUX0FDVElPTl9NRU1CRVJfUkFOS19DSEFOR0VEEAUSJQohQVVESVRfQUNUSU9OX01FTUJFUl9ST0xFU19DSEFOR0VEEAYSIAocQVVESVRfQUNUSU9OX01FU1NBR0VfREVMRVRFRBAHEh8KG0FVRElUX0FDVElPTl9NRVNTQUdFX1BJTk5FRBAIEiEKHUFVRElUX0FDVElPTl9NRVNTQUdFX1VOUElOTkVEEAkSIAocQVVESVRfQUNUSU9OX0NIQU5ORUxfQ1JFQVRFRBAKEiAKHEFVRElUX0FDVElPTl9DSEFOTkVMX1VQREFURUQQCxIgChxBVURJVF9BQ1RJT05fQ0hBTk5FTF9ERUxFVEVEEAwSHQoZQVVESVRfQUNUSU9OX1JPTEVfQ1JFQVRFRBANEh0KGUFVRElUX0FDVElPTl9ST0xFX1VQREFURUQQDhIdChlBVURJVF9BQ1RJT05fUk9MRV9ERUxFVEVEEA8SIQodQVVESVRfQUNUSU9OX1NFVFRJTkdTX0NIQU5HRUQQEBIfChtBVURJVF9BQ1RJT05fSU5WSVRFX0NSRUFURUQQERIfChtBVURJVF9BQ1RJT05fSU5WSVRFX1JFVk9LRUQQEhIcChhBVURJVF9BQ1RJT05fRU1PSklfQURERUQQExIeChpBVURJVF9BQ1RJT05fRU1PSklfREVMRVRFRBAUEhwKGEFVRElUX0FDVElPTl9CT1RfQ1JFQVRFRBAVEhwKGEFVRElUX0FDVElPTl9CT1RfREVMRVRFRBAWEiIKHkFVRElUX0FDVElPTl9CT1RfVE9LRU5fUk9UQVRFRBAXEiEKHUFVRElUX0FDVElPTl9QTFVHSU5fSU5TVEFMTEVEEBgSHwobQVVESVRfQUNUSU9OX1BMVUdJTl9FTkFCTEVEEBkSIAocQVVESVRfQUNUSU9OX1BMVUdJTl9ESVNBQkxFRBAaEh8KG0FVRElUX0FDVElPTl9QTFVHSU5fREVMRVRFRBAbEiAKHEFVRElUX0FDVElPTl9SRVBPUlRfUkVTT0xWRUQQHBIcChhBVURJVF9BQ1RJT05fTE9DS0RPV05fT04QHRIdChlBVURJVF9BQ1RJT05fTE9DS0RPV05fT0ZGEB4SIAocQVVESVRfQUNUSU9OX01FU1NBR0VfUkVGVVNFRBAfEiwKKEFVRElUX0FDVElPTl9QQVNTV09SRF9SRVNFVF9MSU5LX0NSRUFURUQQIBIfChtBVURJVF9BQ1RJT05fTUVNQkVSX0NMQUlNRUQQIRIsCihBVURJVF9BQ1RJT05fTU9ERVJBVElPTl9TRVRUSU5HU19DSEFOR0VEECIqcwoLTm90aWZ5TGV2ZWwSHAoYTk9USUZZX0xFVkVMX1VOU1BFQ0lGSUVEEAASFAoQTk9USUZZX0xFVkVMX0FMTBABEhkKFU5PVElGWV9MRVZFTF9NRU5USU9OUxACEhUKEU5PVElGWV9MRVZFTF9OT05FEANCG1oZaGVhcnRoL3Byb3RvL3N2Yy92MTtzdmN2MWIGcHJvdG8z");
 
 /**
  * A member of the community: a person who joined, or a bot.
@@ -100,6 +100,22 @@ export type Member = Message$1<"svc.v1.Member"> & {
    * @generated from field: repeated string role_ids = 12;
    */
   roleIds: string[];
+
+  /**
+   * While in the future the member is timed out: they read as before but cannot send, edit,
+   * react, vote, pin, start DMs, type or report (TimeoutMember). 0 when not timed out.
+   *
+   * @generated from field: int64 timed_out_until_ms = 13;
+   */
+  timedOutUntilMs: bigint;
+
+  /**
+   * A placeholder made by an import for an author of the imported history: no login, never
+   * online; ClaimMember gives its messages to a real member.
+   *
+   * @generated from field: bool imported = 14;
+   */
+  imported: boolean;
 };
 
 /**
@@ -238,6 +254,14 @@ export type Channel = Message$1<"svc.v1.Channel"> & {
    * @generated from field: svc.v1.Attachment header_image = 13;
    */
   headerImage?: Attachment | undefined;
+
+  /**
+   * 0 to 21,600: a member below moderator sends at most one message (thread replies included)
+   * per this many seconds. 0 is off.
+   *
+   * @generated from field: int32 slowmode_s = 14;
+   */
+  slowmodeS: number;
 };
 
 /**
@@ -436,6 +460,48 @@ export type Message = Message$1<"svc.v1.Message"> & {
    * @generated from field: int64 created_seq = 15;
    */
   createdSeq: bigint;
+
+  /**
+   * The message this one answers (SendMessageRequest.reply_to_id), as that message is now.
+   *
+   * @generated from field: svc.v1.MessageRef reply_to = 16;
+   */
+  replyTo?: MessageRef | undefined;
+
+  /**
+   * When the message was pinned, 0 when it is not.
+   *
+   * @generated from field: int64 pinned_at_ms = 17;
+   */
+  pinnedAtMs: bigint;
+
+  /**
+   * Member id of who pinned it; empty when not pinned.
+   *
+   * @generated from field: string pinned_by = 18;
+   */
+  pinnedBy: string;
+
+  /**
+   * The text's `<!here>` counted as a mention (the sender may use group mentions here).
+   *
+   * @generated from field: bool mentions_here = 19;
+   */
+  mentionsHere: boolean;
+
+  /**
+   * The text's `<!everyone>` counted as a mention.
+   *
+   * @generated from field: bool mentions_everyone = 20;
+   */
+  mentionsEveryone: boolean;
+
+  /**
+   * Set on a message sent with a poll.
+   *
+   * @generated from field: svc.v1.Poll poll = 21;
+   */
+  poll?: Poll | undefined;
 };
 
 /**
@@ -444,6 +510,157 @@ export type Message = Message$1<"svc.v1.Message"> & {
  */
 export const MessageSchema: GenMessage<Message> = /*@__PURE__*/
   messageDesc(file_svc_v1_types, 5);
+
+/**
+ * A short reference to the message another one answers, filled from that message as it is
+ * when the reply is returned or sent.
+ *
+ * @generated from message svc.v1.MessageRef
+ */
+export type MessageRef = Message$1<"svc.v1.MessageRef"> & {
+  /**
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * @generated from field: string author_id = 2;
+   */
+  authorId: string;
+
+  /**
+   * The answered message's text, cut to 200 characters; empty when it is deleted.
+   *
+   * @generated from field: string text = 3;
+   */
+  text: string;
+
+  /**
+   * @generated from field: bool deleted = 4;
+   */
+  deleted: boolean;
+};
+
+/**
+ * Describes the message svc.v1.MessageRef.
+ * Use `create(MessageRefSchema)` to create a new message.
+ */
+export const MessageRefSchema: GenMessage<MessageRef> = /*@__PURE__*/
+  messageDesc(file_svc_v1_types, 6);
+
+/**
+ * A poll as sent with SendMessageRequest.poll.
+ *
+ * @generated from message svc.v1.PollInput
+ */
+export type PollInput = Message$1<"svc.v1.PollInput"> & {
+  /**
+   * 1 to 300 characters.
+   *
+   * @generated from field: string question = 1;
+   */
+  question: string;
+
+  /**
+   * 2 to 10 distinct options of 1 to 100 characters each.
+   *
+   * @generated from field: repeated string options = 2;
+   */
+  options: string[];
+
+  /**
+   * Voters may pick more than one option.
+   *
+   * @generated from field: bool multiple = 3;
+   */
+  multiple: boolean;
+
+  /**
+   * 0: open until closed with ClosePoll; otherwise 1 minute to 30 days ahead, Unix ms.
+   *
+   * @generated from field: int64 closes_at_ms = 4;
+   */
+  closesAtMs: bigint;
+};
+
+/**
+ * Describes the message svc.v1.PollInput.
+ * Use `create(PollInputSchema)` to create a new message.
+ */
+export const PollInputSchema: GenMessage<PollInput> = /*@__PURE__*/
+  messageDesc(file_svc_v1_types, 7);
+
+/**
+ * @generated from message svc.v1.PollOption
+ */
+export type PollOption = Message$1<"svc.v1.PollOption"> & {
+  /**
+   * Stable within the poll: "0", "1", ... in the order given.
+   *
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * @generated from field: string text = 2;
+   */
+  text: string;
+
+  /**
+   * Who voted for it, in the order they did.
+   *
+   * @generated from field: repeated string voter_ids = 3;
+   */
+  voterIds: string[];
+};
+
+/**
+ * Describes the message svc.v1.PollOption.
+ * Use `create(PollOptionSchema)` to create a new message.
+ */
+export const PollOptionSchema: GenMessage<PollOption> = /*@__PURE__*/
+  messageDesc(file_svc_v1_types, 8);
+
+/**
+ * @generated from message svc.v1.Poll
+ */
+export type Poll = Message$1<"svc.v1.Poll"> & {
+  /**
+   * @generated from field: string question = 1;
+   */
+  question: string;
+
+  /**
+   * @generated from field: repeated svc.v1.PollOption options = 2;
+   */
+  options: PollOption[];
+
+  /**
+   * @generated from field: bool multiple = 3;
+   */
+  multiple: boolean;
+
+  /**
+   * 0 when open until closed.
+   *
+   * @generated from field: int64 closes_at_ms = 4;
+   */
+  closesAtMs: bigint;
+
+  /**
+   * No more votes: closed by its author or a moderator, or past closes_at_ms.
+   *
+   * @generated from field: bool closed = 5;
+   */
+  closed: boolean;
+};
+
+/**
+ * Describes the message svc.v1.Poll.
+ * Use `create(PollSchema)` to create a new message.
+ */
+export const PollSchema: GenMessage<Poll> = /*@__PURE__*/
+  messageDesc(file_svc_v1_types, 9);
 
 /**
  * A member's read position in one channel, kept by the server.
@@ -483,7 +700,7 @@ export type ReadState = Message$1<"svc.v1.ReadState"> & {
  * Use `create(ReadStateSchema)` to create a new message.
  */
 export const ReadStateSchema: GenMessage<ReadState> = /*@__PURE__*/
-  messageDesc(file_svc_v1_types, 6);
+  messageDesc(file_svc_v1_types, 10);
 
 /**
  * @generated from message svc.v1.TypingEvent
@@ -512,7 +729,7 @@ export type TypingEvent = Message$1<"svc.v1.TypingEvent"> & {
  * Use `create(TypingEventSchema)` to create a new message.
  */
 export const TypingEventSchema: GenMessage<TypingEvent> = /*@__PURE__*/
-  messageDesc(file_svc_v1_types, 7);
+  messageDesc(file_svc_v1_types, 11);
 
 /**
  * @generated from message svc.v1.PresenceEvent
@@ -534,7 +751,7 @@ export type PresenceEvent = Message$1<"svc.v1.PresenceEvent"> & {
  * Use `create(PresenceEventSchema)` to create a new message.
  */
 export const PresenceEventSchema: GenMessage<PresenceEvent> = /*@__PURE__*/
-  messageDesc(file_svc_v1_types, 8);
+  messageDesc(file_svc_v1_types, 12);
 
 /**
  * Sent instead of single presence events when several are waiting for a subscriber (a reconnect
@@ -554,7 +771,7 @@ export type PresenceBatch = Message$1<"svc.v1.PresenceBatch"> & {
  * Use `create(PresenceBatchSchema)` to create a new message.
  */
 export const PresenceBatchSchema: GenMessage<PresenceBatch> = /*@__PURE__*/
-  messageDesc(file_svc_v1_types, 9);
+  messageDesc(file_svc_v1_types, 13);
 
 /**
  * @generated from message svc.v1.LinkPreview
@@ -595,7 +812,7 @@ export type LinkPreview = Message$1<"svc.v1.LinkPreview"> & {
  * Use `create(LinkPreviewSchema)` to create a new message.
  */
 export const LinkPreviewSchema: GenMessage<LinkPreview> = /*@__PURE__*/
-  messageDesc(file_svc_v1_types, 10);
+  messageDesc(file_svc_v1_types, 14);
 
 /**
  * A banned login. The member row stays, so member.id keeps working.
@@ -621,6 +838,13 @@ export type Ban = Message$1<"svc.v1.Ban"> & {
    * @generated from field: int64 banned_at_ms = 3;
    */
   bannedAtMs: bigint;
+
+  /**
+   * As given to BanMember, 0 to 500 characters.
+   *
+   * @generated from field: string reason = 4;
+   */
+  reason: string;
 };
 
 /**
@@ -628,7 +852,7 @@ export type Ban = Message$1<"svc.v1.Ban"> & {
  * Use `create(BanSchema)` to create a new message.
  */
 export const BanSchema: GenMessage<Ban> = /*@__PURE__*/
-  messageDesc(file_svc_v1_types, 11);
+  messageDesc(file_svc_v1_types, 15);
 
 /**
  * @generated from message svc.v1.Report
@@ -683,7 +907,7 @@ export type Report = Message$1<"svc.v1.Report"> & {
  * Use `create(ReportSchema)` to create a new message.
  */
 export const ReportSchema: GenMessage<Report> = /*@__PURE__*/
-  messageDesc(file_svc_v1_types, 12);
+  messageDesc(file_svc_v1_types, 16);
 
 /**
  * @generated from message svc.v1.Invite
@@ -735,7 +959,7 @@ export type Invite = Message$1<"svc.v1.Invite"> & {
  * Use `create(InviteSchema)` to create a new message.
  */
 export const InviteSchema: GenMessage<Invite> = /*@__PURE__*/
-  messageDesc(file_svc_v1_types, 13);
+  messageDesc(file_svc_v1_types, 17);
 
 /**
  * @generated from message svc.v1.CustomEmoji
@@ -762,7 +986,7 @@ export type CustomEmoji = Message$1<"svc.v1.CustomEmoji"> & {
  * Use `create(CustomEmojiSchema)` to create a new message.
  */
 export const CustomEmojiSchema: GenMessage<CustomEmoji> = /*@__PURE__*/
-  messageDesc(file_svc_v1_types, 14);
+  messageDesc(file_svc_v1_types, 18);
 
 /**
  * The body of GET /emoji.
@@ -783,7 +1007,7 @@ export type ListEmojiResponse = Message$1<"svc.v1.ListEmojiResponse"> & {
  * Use `create(ListEmojiResponseSchema)` to create a new message.
  */
 export const ListEmojiResponseSchema: GenMessage<ListEmojiResponse> = /*@__PURE__*/
-  messageDesc(file_svc_v1_types, 15);
+  messageDesc(file_svc_v1_types, 19);
 
 /**
  * @generated from message svc.v1.EmojiUploadResult
@@ -821,7 +1045,7 @@ export type EmojiUploadResult = Message$1<"svc.v1.EmojiUploadResult"> & {
  * Use `create(EmojiUploadResultSchema)` to create a new message.
  */
 export const EmojiUploadResultSchema: GenMessage<EmojiUploadResult> = /*@__PURE__*/
-  messageDesc(file_svc_v1_types, 16);
+  messageDesc(file_svc_v1_types, 20);
 
 /**
  * The body of a POST /emoji response: one result per image.
@@ -840,7 +1064,7 @@ export type UploadEmojiResponse = Message$1<"svc.v1.UploadEmojiResponse"> & {
  * Use `create(UploadEmojiResponseSchema)` to create a new message.
  */
 export const UploadEmojiResponseSchema: GenMessage<UploadEmojiResponse> = /*@__PURE__*/
-  messageDesc(file_svc_v1_types, 17);
+  messageDesc(file_svc_v1_types, 21);
 
 /**
  * A JavaScript plugin, one file in the plugins folder of the data directory. Its name is also
@@ -886,7 +1110,215 @@ export type Plugin = Message$1<"svc.v1.Plugin"> & {
  * Use `create(PluginSchema)` to create a new message.
  */
 export const PluginSchema: GenMessage<Plugin> = /*@__PURE__*/
-  messageDesc(file_svc_v1_types, 18);
+  messageDesc(file_svc_v1_types, 22);
+
+/**
+ * One moderation or administration action, kept at least 365 days.
+ *
+ * @generated from message svc.v1.AuditEntry
+ */
+export type AuditEntry = Message$1<"svc.v1.AuditEntry"> & {
+  /**
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * @generated from field: int64 at_ms = 2;
+   */
+  atMs: bigint;
+
+  /**
+   * Member id of who acted; empty for the server itself (an automatic filter refusal has the
+   * sender as target and no actor).
+   *
+   * @generated from field: string actor_id = 3;
+   */
+  actorId: string;
+
+  /**
+   * @generated from field: svc.v1.AuditAction action = 4;
+   */
+  action: AuditAction;
+
+  /**
+   * @generated from field: string target_member_id = 5;
+   */
+  targetMemberId: string;
+
+  /**
+   * @generated from field: string channel_id = 6;
+   */
+  channelId: string;
+
+  /**
+   * @generated from field: string message_id = 7;
+   */
+  messageId: string;
+
+  /**
+   * As given by the actor, 0 to 500 characters.
+   *
+   * @generated from field: string reason = 8;
+   */
+  reason: string;
+
+  /**
+   * What changed, in a few words ("until 2026-12-08 10:00 UTC", "rank MEMBER -> MODERATOR").
+   *
+   * @generated from field: string detail = 9;
+   */
+  detail: string;
+};
+
+/**
+ * Describes the message svc.v1.AuditEntry.
+ * Use `create(AuditEntrySchema)` to create a new message.
+ */
+export const AuditEntrySchema: GenMessage<AuditEntry> = /*@__PURE__*/
+  messageDesc(file_svc_v1_types, 23);
+
+/**
+ * Settings moderators read and admins change; never public (GetServerInfo is).
+ *
+ * @generated from message svc.v1.ModerationSettings
+ */
+export type ModerationSettings = Message$1<"svc.v1.ModerationSettings"> & {
+  /**
+   * At most 500 words of 1 to 50 characters; matched case-insensitively on whole words, a `*`
+   * at the end matching any ending.
+   *
+   * @generated from field: repeated string blocked_words = 1;
+   */
+  blockedWords: string[];
+
+  /**
+   * 0 = off; otherwise the most `<@id>`, `<!here>` and `<!everyone>` a message may hold.
+   *
+   * @generated from field: int32 max_mentions = 2;
+   */
+  maxMentions: number;
+
+  /**
+   * Members of this rank or higher must have TOTP or a passkey before their next sign-in
+   * completes; MEMBER_ROLE_UNSPECIFIED = nobody.
+   *
+   * @generated from field: svc.v1.MemberRole require_2fa_rank = 3;
+   */
+  require2faRank: MemberRole;
+};
+
+/**
+ * Describes the message svc.v1.ModerationSettings.
+ * Use `create(ModerationSettingsSchema)` to create a new message.
+ */
+export const ModerationSettingsSchema: GenMessage<ModerationSettings> = /*@__PURE__*/
+  messageDesc(file_svc_v1_types, 24);
+
+/**
+ * @generated from message svc.v1.ChannelNotificationPrefs
+ */
+export type ChannelNotificationPrefs = Message$1<"svc.v1.ChannelNotificationPrefs"> & {
+  /**
+   * @generated from field: string channel_id = 1;
+   */
+  channelId: string;
+
+  /**
+   * UNSPECIFIED follows the member's level.
+   *
+   * @generated from field: svc.v1.NotifyLevel level = 2;
+   */
+  level: NotifyLevel;
+
+  /**
+   * In the future: muted until then; -1: muted until unmuted; 0: not muted.
+   *
+   * @generated from field: int64 muted_until_ms = 3;
+   */
+  mutedUntilMs: bigint;
+};
+
+/**
+ * Describes the message svc.v1.ChannelNotificationPrefs.
+ * Use `create(ChannelNotificationPrefsSchema)` to create a new message.
+ */
+export const ChannelNotificationPrefsSchema: GenMessage<ChannelNotificationPrefs> = /*@__PURE__*/
+  messageDesc(file_svc_v1_types, 25);
+
+/**
+ * @generated from message svc.v1.NotificationPrefs
+ */
+export type NotificationPrefs = Message$1<"svc.v1.NotificationPrefs"> & {
+  /**
+   * UNSPECIFIED reads as MENTIONS.
+   *
+   * @generated from field: svc.v1.NotifyLevel level = 1;
+   */
+  level: NotifyLevel;
+
+  /**
+   * Pushes say "New message" instead of the author and text.
+   *
+   * @generated from field: bool hide_content = 2;
+   */
+  hideContent: boolean;
+
+  /**
+   * Email digests of unread mentions and DMs (needs a verified address and -smtp-url).
+   *
+   * @generated from field: bool email = 3;
+   */
+  email: boolean;
+
+  /**
+   * @generated from field: repeated svc.v1.ChannelNotificationPrefs channels = 4;
+   */
+  channels: ChannelNotificationPrefs[];
+};
+
+/**
+ * Describes the message svc.v1.NotificationPrefs.
+ * Use `create(NotificationPrefsSchema)` to create a new message.
+ */
+export const NotificationPrefsSchema: GenMessage<NotificationPrefs> = /*@__PURE__*/
+  messageDesc(file_svc_v1_types, 26);
+
+/**
+ * One device that receives Web Push notifications.
+ *
+ * @generated from message svc.v1.PushSubscription
+ */
+export type PushSubscription = Message$1<"svc.v1.PushSubscription"> & {
+  /**
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * @generated from field: string device_name = 2;
+   */
+  deviceName: string;
+
+  /**
+   * @generated from field: int64 created_at_ms = 3;
+   */
+  createdAtMs: bigint;
+
+  /**
+   * 0 until a push was accepted by the push service.
+   *
+   * @generated from field: int64 last_success_ms = 4;
+   */
+  lastSuccessMs: bigint;
+};
+
+/**
+ * Describes the message svc.v1.PushSubscription.
+ * Use `create(PushSubscriptionSchema)` to create a new message.
+ */
+export const PushSubscriptionSchema: GenMessage<PushSubscription> = /*@__PURE__*/
+  messageDesc(file_svc_v1_types, 27);
 
 /**
  * Whether a member is a person or a bot.
@@ -1051,6 +1483,14 @@ export enum ChannelKind {
    * @generated from enum value: CHANNEL_KIND_DM = 3;
    */
   DM = 3,
+
+  /**
+   * A voice channel: people join it live to talk and share a screen (EXTENSIONS.md 10). Seen by
+   * the same members as a TEXT channel with the same role_ids.
+   *
+   * @generated from enum value: CHANNEL_KIND_VOICE = 4;
+   */
+  VOICE = 4,
 }
 
 /**
@@ -1095,4 +1535,238 @@ export enum EmojiUploadStatus {
  */
 export const EmojiUploadStatusSchema: GenEnum<EmojiUploadStatus> = /*@__PURE__*/
   enumDesc(file_svc_v1_types, 5);
+
+/**
+ * What an audit log entry records (EXTENSIONS.md 6).
+ *
+ * @generated from enum svc.v1.AuditAction
+ */
+export enum AuditAction {
+  /**
+   * @generated from enum value: AUDIT_ACTION_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * @generated from enum value: AUDIT_ACTION_MEMBER_KICKED = 1;
+   */
+  MEMBER_KICKED = 1,
+
+  /**
+   * @generated from enum value: AUDIT_ACTION_MEMBER_BANNED = 2;
+   */
+  MEMBER_BANNED = 2,
+
+  /**
+   * @generated from enum value: AUDIT_ACTION_MEMBER_UNBANNED = 3;
+   */
+  MEMBER_UNBANNED = 3,
+
+  /**
+   * A timeout set, changed or ended (detail says which, and until when).
+   *
+   * @generated from enum value: AUDIT_ACTION_MEMBER_TIMED_OUT = 4;
+   */
+  MEMBER_TIMED_OUT = 4,
+
+  /**
+   * @generated from enum value: AUDIT_ACTION_MEMBER_RANK_CHANGED = 5;
+   */
+  MEMBER_RANK_CHANGED = 5,
+
+  /**
+   * @generated from enum value: AUDIT_ACTION_MEMBER_ROLES_CHANGED = 6;
+   */
+  MEMBER_ROLES_CHANGED = 6,
+
+  /**
+   * A message deleted by someone other than its author.
+   *
+   * @generated from enum value: AUDIT_ACTION_MESSAGE_DELETED = 7;
+   */
+  MESSAGE_DELETED = 7,
+
+  /**
+   * @generated from enum value: AUDIT_ACTION_MESSAGE_PINNED = 8;
+   */
+  MESSAGE_PINNED = 8,
+
+  /**
+   * @generated from enum value: AUDIT_ACTION_MESSAGE_UNPINNED = 9;
+   */
+  MESSAGE_UNPINNED = 9,
+
+  /**
+   * @generated from enum value: AUDIT_ACTION_CHANNEL_CREATED = 10;
+   */
+  CHANNEL_CREATED = 10,
+
+  /**
+   * @generated from enum value: AUDIT_ACTION_CHANNEL_UPDATED = 11;
+   */
+  CHANNEL_UPDATED = 11,
+
+  /**
+   * @generated from enum value: AUDIT_ACTION_CHANNEL_DELETED = 12;
+   */
+  CHANNEL_DELETED = 12,
+
+  /**
+   * @generated from enum value: AUDIT_ACTION_ROLE_CREATED = 13;
+   */
+  ROLE_CREATED = 13,
+
+  /**
+   * @generated from enum value: AUDIT_ACTION_ROLE_UPDATED = 14;
+   */
+  ROLE_UPDATED = 14,
+
+  /**
+   * @generated from enum value: AUDIT_ACTION_ROLE_DELETED = 15;
+   */
+  ROLE_DELETED = 15,
+
+  /**
+   * @generated from enum value: AUDIT_ACTION_SETTINGS_CHANGED = 16;
+   */
+  SETTINGS_CHANGED = 16,
+
+  /**
+   * @generated from enum value: AUDIT_ACTION_INVITE_CREATED = 17;
+   */
+  INVITE_CREATED = 17,
+
+  /**
+   * @generated from enum value: AUDIT_ACTION_INVITE_REVOKED = 18;
+   */
+  INVITE_REVOKED = 18,
+
+  /**
+   * @generated from enum value: AUDIT_ACTION_EMOJI_ADDED = 19;
+   */
+  EMOJI_ADDED = 19,
+
+  /**
+   * @generated from enum value: AUDIT_ACTION_EMOJI_DELETED = 20;
+   */
+  EMOJI_DELETED = 20,
+
+  /**
+   * @generated from enum value: AUDIT_ACTION_BOT_CREATED = 21;
+   */
+  BOT_CREATED = 21,
+
+  /**
+   * @generated from enum value: AUDIT_ACTION_BOT_DELETED = 22;
+   */
+  BOT_DELETED = 22,
+
+  /**
+   * @generated from enum value: AUDIT_ACTION_BOT_TOKEN_ROTATED = 23;
+   */
+  BOT_TOKEN_ROTATED = 23,
+
+  /**
+   * @generated from enum value: AUDIT_ACTION_PLUGIN_INSTALLED = 24;
+   */
+  PLUGIN_INSTALLED = 24,
+
+  /**
+   * @generated from enum value: AUDIT_ACTION_PLUGIN_ENABLED = 25;
+   */
+  PLUGIN_ENABLED = 25,
+
+  /**
+   * @generated from enum value: AUDIT_ACTION_PLUGIN_DISABLED = 26;
+   */
+  PLUGIN_DISABLED = 26,
+
+  /**
+   * @generated from enum value: AUDIT_ACTION_PLUGIN_DELETED = 27;
+   */
+  PLUGIN_DELETED = 27,
+
+  /**
+   * @generated from enum value: AUDIT_ACTION_REPORT_RESOLVED = 28;
+   */
+  REPORT_RESOLVED = 28,
+
+  /**
+   * @generated from enum value: AUDIT_ACTION_LOCKDOWN_ON = 29;
+   */
+  LOCKDOWN_ON = 29,
+
+  /**
+   * @generated from enum value: AUDIT_ACTION_LOCKDOWN_OFF = 30;
+   */
+  LOCKDOWN_OFF = 30,
+
+  /**
+   * A message or edit refused by a filter (blocked words, max mentions, a plugin's
+   * beforeMessage); detail names the rule, never the text.
+   *
+   * @generated from enum value: AUDIT_ACTION_MESSAGE_REFUSED = 31;
+   */
+  MESSAGE_REFUSED = 31,
+
+  /**
+   * @generated from enum value: AUDIT_ACTION_PASSWORD_RESET_LINK_CREATED = 32;
+   */
+  PASSWORD_RESET_LINK_CREATED = 32,
+
+  /**
+   * A placeholder member of an import claimed (ClaimMember).
+   *
+   * @generated from enum value: AUDIT_ACTION_MEMBER_CLAIMED = 33;
+   */
+  MEMBER_CLAIMED = 33,
+
+  /**
+   * Moderation settings changed (blocked words, max mentions, require_2fa_rank).
+   *
+   * @generated from enum value: AUDIT_ACTION_MODERATION_SETTINGS_CHANGED = 34;
+   */
+  MODERATION_SETTINGS_CHANGED = 34,
+}
+
+/**
+ * Describes the enum svc.v1.AuditAction.
+ */
+export const AuditActionSchema: GenEnum<AuditAction> = /*@__PURE__*/
+  enumDesc(file_svc_v1_types, 6);
+
+/**
+ * @generated from enum svc.v1.NotifyLevel
+ */
+export enum NotifyLevel {
+  /**
+   * @generated from enum value: NOTIFY_LEVEL_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * Every message of the channel.
+   *
+   * @generated from enum value: NOTIFY_LEVEL_ALL = 1;
+   */
+  ALL = 1,
+
+  /**
+   * Mentions (direct, replies, group mentions), DMs and replies in the member's threads.
+   *
+   * @generated from enum value: NOTIFY_LEVEL_MENTIONS = 2;
+   */
+  MENTIONS = 2,
+
+  /**
+   * @generated from enum value: NOTIFY_LEVEL_NONE = 3;
+   */
+  NONE = 3,
+}
+
+/**
+ * Describes the enum svc.v1.NotifyLevel.
+ */
+export const NotifyLevelSchema: GenEnum<NotifyLevel> = /*@__PURE__*/
+  enumDesc(file_svc_v1_types, 7);
 
