@@ -162,6 +162,8 @@ const (
 	Audience_KIND_ADMINS Audience_Kind = 4
 	// Everyone who sees channel_id, joined or not (channel_created and channel_updated).
 	Audience_KIND_VIEWERS Audience_Kind = 5
+	// Moderators, admins and the owner (audit_appended, report_filed).
+	Audience_KIND_MODERATORS Audience_Kind = 6
 )
 
 // Enum value maps for Audience_Kind.
@@ -173,6 +175,7 @@ var (
 		3: "KIND_MEMBERS",
 		4: "KIND_ADMINS",
 		5: "KIND_VIEWERS",
+		6: "KIND_MODERATORS",
 	}
 	Audience_Kind_value = map[string]int32{
 		"KIND_UNSPECIFIED": 0,
@@ -181,6 +184,7 @@ var (
 		"KIND_MEMBERS":     3,
 		"KIND_ADMINS":      4,
 		"KIND_VIEWERS":     5,
+		"KIND_MODERATORS":  6,
 	}
 )
 
@@ -411,8 +415,14 @@ type Settings struct {
 	OwnerId       string `protobuf:"bytes,11,opt,name=owner_id,json=ownerId,proto3" json:"owner_id,omitempty"`
 	// The community icon and banner: uploads (see UploadRecord), stored without a url; every
 	// response signs a fresh one.
-	Icon          *v1.Attachment `protobuf:"bytes,12,opt,name=icon,proto3" json:"icon,omitempty"`
-	Banner        *v1.Attachment `protobuf:"bytes,13,opt,name=banner,proto3" json:"banner,omitempty"`
+	Icon   *v1.Attachment `protobuf:"bytes,12,opt,name=icon,proto3" json:"icon,omitempty"`
+	Banner *v1.Attachment `protobuf:"bytes,13,opt,name=banner,proto3" json:"banner,omitempty"`
+	// Who may use `<!here>` and `<!everyone>` outside DMs; UNSPECIFIED reads as MODERATOR.
+	GroupMentionRank v1.MemberRole `protobuf:"varint,14,opt,name=group_mention_rank,json=groupMentionRank,proto3,enum=svc.v1.MemberRole" json:"group_mention_rank,omitempty"`
+	// Join refused to anyone not already a member (EXTENSIONS.md 6).
+	Lockdown bool `protobuf:"varint,15,opt,name=lockdown,proto3" json:"lockdown,omitempty"`
+	// Blocked words, max mentions, require_2fa_rank (GetModerationSettings).
+	Moderation    *v1.ModerationSettings `protobuf:"bytes,16,opt,name=moderation,proto3" json:"moderation,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -520,6 +530,27 @@ func (x *Settings) GetIcon() *v1.Attachment {
 func (x *Settings) GetBanner() *v1.Attachment {
 	if x != nil {
 		return x.Banner
+	}
+	return nil
+}
+
+func (x *Settings) GetGroupMentionRank() v1.MemberRole {
+	if x != nil {
+		return x.GroupMentionRank
+	}
+	return v1.MemberRole(0)
+}
+
+func (x *Settings) GetLockdown() bool {
+	if x != nil {
+		return x.Lockdown
+	}
+	return false
+}
+
+func (x *Settings) GetModeration() *v1.ModerationSettings {
+	if x != nil {
+		return x.Moderation
 	}
 	return nil
 }
@@ -1104,7 +1135,7 @@ const file_store_v1_records_proto_rawDesc = "" +
 	"joined_seq\x18\v \x01(\x03R\tjoinedSeq\"f\n" +
 	"\rChannelRecord\x12)\n" +
 	"\achannel\x18\x01 \x01(\v2\x0f.svc.v1.ChannelR\achannel\x12*\n" +
-	"\x11hidden_member_ids\x18\x02 \x03(\tR\x0fhiddenMemberIds\"\xc0\x03\n" +
+	"\x11hidden_member_ids\x18\x02 \x03(\tR\x0fhiddenMemberIds\"\xda\x04\n" +
 	"\bSettings\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12 \n" +
 	"\vdescription\x18\x02 \x01(\tR\vdescription\x12!\n" +
@@ -1118,21 +1149,27 @@ const file_store_v1_records_proto_rawDesc = "" +
 	" \x01(\bR\rsetupComplete\x12\x19\n" +
 	"\bowner_id\x18\v \x01(\tR\aownerId\x12&\n" +
 	"\x04icon\x18\f \x01(\v2\x12.svc.v1.AttachmentR\x04icon\x12*\n" +
-	"\x06banner\x18\r \x01(\v2\x12.svc.v1.AttachmentR\x06bannerJ\x04\b\x03\x10\x04J\x04\b\x04\x10\x05R\aicon_idR\tbanner_id\"\x99\x02\n" +
+	"\x06banner\x18\r \x01(\v2\x12.svc.v1.AttachmentR\x06banner\x12@\n" +
+	"\x12group_mention_rank\x18\x0e \x01(\x0e2\x12.svc.v1.MemberRoleR\x10groupMentionRank\x12\x1a\n" +
+	"\blockdown\x18\x0f \x01(\bR\blockdown\x12:\n" +
+	"\n" +
+	"moderation\x18\x10 \x01(\v2\x1a.svc.v1.ModerationSettingsR\n" +
+	"moderationJ\x04\b\x03\x10\x04J\x04\b\x04\x10\x05R\aicon_idR\tbanner_id\"\xaf\x02\n" +
 	"\bAudience\x12+\n" +
 	"\x04kind\x18\x01 \x01(\x0e2\x17.store.v1.Audience.KindR\x04kind\x12\x1d\n" +
 	"\n" +
 	"channel_id\x18\x02 \x01(\tR\tchannelId\x12\x1d\n" +
 	"\n" +
 	"member_ids\x18\x03 \x03(\tR\tmemberIds\x12*\n" +
-	"\x11except_member_ids\x18\x04 \x03(\tR\x0fexceptMemberIds\"v\n" +
+	"\x11except_member_ids\x18\x04 \x03(\tR\x0fexceptMemberIds\"\x8b\x01\n" +
 	"\x04Kind\x12\x14\n" +
 	"\x10KIND_UNSPECIFIED\x10\x00\x12\x11\n" +
 	"\rKIND_EVERYONE\x10\x01\x12\x10\n" +
 	"\fKIND_CHANNEL\x10\x02\x12\x10\n" +
 	"\fKIND_MEMBERS\x10\x03\x12\x0f\n" +
 	"\vKIND_ADMINS\x10\x04\x12\x10\n" +
-	"\fKIND_VIEWERS\x10\x05\"\x98\x01\n" +
+	"\fKIND_VIEWERS\x10\x05\x12\x13\n" +
+	"\x0fKIND_MODERATORS\x10\x06\"\x98\x01\n" +
 	"\vLoggedEvent\x12#\n" +
 	"\x05event\x18\x01 \x01(\v2\r.svc.v1.EventR\x05event\x12.\n" +
 	"\baudience\x18\x02 \x01(\v2\x12.store.v1.AudienceR\baudience\x124\n" +
@@ -1205,27 +1242,29 @@ func file_store_v1_records_proto_rawDescGZIP() []byte {
 var file_store_v1_records_proto_enumTypes = make([]protoimpl.EnumInfo, 3)
 var file_store_v1_records_proto_msgTypes = make([]protoimpl.MessageInfo, 10)
 var file_store_v1_records_proto_goTypes = []any{
-	(MemberState)(0),       // 0: store.v1.MemberState
-	(UploadUse)(0),         // 1: store.v1.UploadUse
-	(Audience_Kind)(0),     // 2: store.v1.Audience.Kind
-	(*MemberRecord)(nil),   // 3: store.v1.MemberRecord
-	(*ChannelRecord)(nil),  // 4: store.v1.ChannelRecord
-	(*Settings)(nil),       // 5: store.v1.Settings
-	(*Audience)(nil),       // 6: store.v1.Audience
-	(*LoggedEvent)(nil),    // 7: store.v1.LoggedEvent
-	(*MessageEntry)(nil),   // 8: store.v1.MessageEntry
-	(*ClientIDRecord)(nil), // 9: store.v1.ClientIDRecord
-	(*InviteRecord)(nil),   // 10: store.v1.InviteRecord
-	(*ReportRecord)(nil),   // 11: store.v1.ReportRecord
-	(*UploadRecord)(nil),   // 12: store.v1.UploadRecord
-	(*v1.Member)(nil),      // 13: svc.v1.Member
-	(*v1.Channel)(nil),     // 14: svc.v1.Channel
-	(v1.ChannelMode)(0),    // 15: svc.v1.ChannelMode
-	(*v1.Attachment)(nil),  // 16: svc.v1.Attachment
-	(*v1.Event)(nil),       // 17: svc.v1.Event
-	(*ReactionChange)(nil), // 18: store.v1.ReactionChange
-	(*v1.Invite)(nil),      // 19: svc.v1.Invite
-	(*v1.Message)(nil),     // 20: svc.v1.Message
+	(MemberState)(0),              // 0: store.v1.MemberState
+	(UploadUse)(0),                // 1: store.v1.UploadUse
+	(Audience_Kind)(0),            // 2: store.v1.Audience.Kind
+	(*MemberRecord)(nil),          // 3: store.v1.MemberRecord
+	(*ChannelRecord)(nil),         // 4: store.v1.ChannelRecord
+	(*Settings)(nil),              // 5: store.v1.Settings
+	(*Audience)(nil),              // 6: store.v1.Audience
+	(*LoggedEvent)(nil),           // 7: store.v1.LoggedEvent
+	(*MessageEntry)(nil),          // 8: store.v1.MessageEntry
+	(*ClientIDRecord)(nil),        // 9: store.v1.ClientIDRecord
+	(*InviteRecord)(nil),          // 10: store.v1.InviteRecord
+	(*ReportRecord)(nil),          // 11: store.v1.ReportRecord
+	(*UploadRecord)(nil),          // 12: store.v1.UploadRecord
+	(*v1.Member)(nil),             // 13: svc.v1.Member
+	(*v1.Channel)(nil),            // 14: svc.v1.Channel
+	(v1.ChannelMode)(0),           // 15: svc.v1.ChannelMode
+	(*v1.Attachment)(nil),         // 16: svc.v1.Attachment
+	(v1.MemberRole)(0),            // 17: svc.v1.MemberRole
+	(*v1.ModerationSettings)(nil), // 18: svc.v1.ModerationSettings
+	(*v1.Event)(nil),              // 19: svc.v1.Event
+	(*ReactionChange)(nil),        // 20: store.v1.ReactionChange
+	(*v1.Invite)(nil),             // 21: svc.v1.Invite
+	(*v1.Message)(nil),            // 22: svc.v1.Message
 }
 var file_store_v1_records_proto_depIdxs = []int32{
 	13, // 0: store.v1.MemberRecord.member:type_name -> svc.v1.Member
@@ -1235,18 +1274,20 @@ var file_store_v1_records_proto_depIdxs = []int32{
 	15, // 4: store.v1.Settings.channel_mode:type_name -> svc.v1.ChannelMode
 	16, // 5: store.v1.Settings.icon:type_name -> svc.v1.Attachment
 	16, // 6: store.v1.Settings.banner:type_name -> svc.v1.Attachment
-	2,  // 7: store.v1.Audience.kind:type_name -> store.v1.Audience.Kind
-	17, // 8: store.v1.LoggedEvent.event:type_name -> svc.v1.Event
-	6,  // 9: store.v1.LoggedEvent.audience:type_name -> store.v1.Audience
-	18, // 10: store.v1.LoggedEvent.reaction:type_name -> store.v1.ReactionChange
-	19, // 11: store.v1.InviteRecord.invite:type_name -> svc.v1.Invite
-	20, // 12: store.v1.ReportRecord.message:type_name -> svc.v1.Message
-	1,  // 13: store.v1.UploadRecord.use:type_name -> store.v1.UploadUse
-	14, // [14:14] is the sub-list for method output_type
-	14, // [14:14] is the sub-list for method input_type
-	14, // [14:14] is the sub-list for extension type_name
-	14, // [14:14] is the sub-list for extension extendee
-	0,  // [0:14] is the sub-list for field type_name
+	17, // 7: store.v1.Settings.group_mention_rank:type_name -> svc.v1.MemberRole
+	18, // 8: store.v1.Settings.moderation:type_name -> svc.v1.ModerationSettings
+	2,  // 9: store.v1.Audience.kind:type_name -> store.v1.Audience.Kind
+	19, // 10: store.v1.LoggedEvent.event:type_name -> svc.v1.Event
+	6,  // 11: store.v1.LoggedEvent.audience:type_name -> store.v1.Audience
+	20, // 12: store.v1.LoggedEvent.reaction:type_name -> store.v1.ReactionChange
+	21, // 13: store.v1.InviteRecord.invite:type_name -> svc.v1.Invite
+	22, // 14: store.v1.ReportRecord.message:type_name -> svc.v1.Message
+	1,  // 15: store.v1.UploadRecord.use:type_name -> store.v1.UploadUse
+	16, // [16:16] is the sub-list for method output_type
+	16, // [16:16] is the sub-list for method input_type
+	16, // [16:16] is the sub-list for extension type_name
+	16, // [16:16] is the sub-list for extension extendee
+	0,  // [0:16] is the sub-list for field type_name
 }
 
 func init() { file_store_v1_records_proto_init() }
