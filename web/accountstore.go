@@ -67,27 +67,22 @@ func (s accountStore) RevokeFamily(_ context.Context, family string, until time.
 	return s.a.RevokeFamily(family, until)
 }
 
-// accountErr is the store's answer about an account in auth's words.
-func accountErr(err error) error {
+// authErr is the store's answer in auth's words; a missing row is notFound (a missing account
+// or a missing refresh token).
+func authErr(err, notFound error) error {
 	switch {
 	case errors.Is(err, store.ErrNotFound):
-		return auth.ErrAccountNotFound
+		return notFound
 	case errors.Is(err, store.ErrUsernameTaken):
 		return auth.ErrUsernameTaken
-	}
-	return err
-}
-
-// tokenErr is the store's answer about a refresh token in auth's words.
-func tokenErr(err error) error {
-	switch {
-	case errors.Is(err, store.ErrNotFound):
-		return auth.ErrTokenNotFound
 	case errors.Is(err, store.ErrTokenSpent):
 		return auth.ErrTokenSpent
 	}
 	return err
 }
+
+func accountErr(err error) error { return authErr(err, auth.ErrAccountNotFound) }
+func tokenErr(err error) error   { return authErr(err, auth.ErrTokenNotFound) }
 
 func accountRecord(a auth.Account) *storepb.AccountRecord {
 	rec := &storepb.AccountRecord{
