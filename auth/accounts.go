@@ -62,8 +62,8 @@ var (
 	ErrTokenSpent = errors.New("refresh token already used")
 )
 
-// AccountStore keeps accounts and refresh tokens. engine/store implements it in the one
-// database; its writes touch only keys of their own, in transactions of their own, so they
+// AccountStore keeps accounts and refresh tokens. web implements it over engine/store's
+// Accounts in the one database; its writes touch only keys of their own, in transactions of their own, so they
 // never race the engine's writer. Every method is safe for concurrent use.
 type AccountStore interface {
 	// CreateAccount stores a new account under its subject and username. A username held by a

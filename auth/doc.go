@@ -4,10 +4,10 @@
 // and hashes bot tokens.
 //
 // The built-in issuer is also a small OpenID provider (Provider): people's accounts (kept by
-// an AccountStore, which engine/store implements in the one database), a sign-up and sign-in
-// page that joins the community through the Community interface, authorization code with
-// PKCE for the browser client (zitadel/oidc's op package speaks the protocol), rotating
-// refresh tokens, sign-out and password changes.
+// an AccountStore, which web implements over engine/store's accounts in the one database),
+// a sign-up and sign-in page that joins the community through the Community interface,
+// authorization code with PKCE for the browser client (zitadel/oidc's op package speaks the
+// protocol), rotating refresh tokens, sign-out and password changes.
 //
 // Nothing here knows about the engine or the web layer: the assembly hands the Provider an
 // AccountStore and a Community, and the web layer turns a verified Identity into a member.

@@ -60,10 +60,7 @@ const (
 // waiting (SubscribeTo), when the deliverers do; the deep work, the replay from the
 // database and the heartbeats, runs on a goroutine of its own that ends when it is done (see
 // RunOnFreshStack), so that the stack an idle stream keeps is only as deep as a delivery. A
-// goroutine per delivery cost more CPU than anything else the engine did per delivery. The
-// frames a stream waits under (Connect's, the web middleware's, this one's) are kept small
-// too: parked under 4 KB deep, a delivery on top fits in an 8 KB stack, where 5 KB made every
-// stream's goroutine grow to 16 KB for good (docs/performance.md, "an idle stream's stack").
+// goroutine per delivery cost more CPU than anything else the engine did per delivery.
 func (e *Engine) Subscribe(ctx context.Context, c Caller, afterSeq int64, send SendFunc) (StreamEnd, error) {
 	return e.SubscribeTo(ctx, c, afterSeq, Sink{Send: send})
 }
@@ -101,11 +98,7 @@ func (e *Engine) SubscribeTo(ctx context.Context, c Caller, afterSeq int64, sink
 	return s.finish(ctx, s.run(ctx, f))
 }
 
-// finish tells how a stream that ran ended, from what ended it. It and ended are never
-// inlined: Subscribe's frame stays on the stream's goroutine for its whole life, kept small
-// so that an idle stream's stack stays small (see RunOnFreshStack).
-//
-//go:noinline
+// finish tells how a stream that ran ended, from what ended it.
 func (s *stream) finish(ctx context.Context, err error) (StreamEnd, error) {
 	switch {
 	case errors.Is(err, ErrResync):
@@ -124,8 +117,6 @@ func (s *stream) finish(ctx context.Context, err error) (StreamEnd, error) {
 // first (a send to a client that left fails) or the attempt to end it failed; and reports it
 // to the Observer. A stream that ended with the cause the engine stopped it with (streamSet)
 // ended for the engine's reason, even if the client went away after.
-//
-//go:noinline
 func (s *stream) ended(ctx context.Context, why StreamEnd, err error) (StreamEnd, error) {
 	var ee *Error
 	switch {

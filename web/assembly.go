@@ -257,7 +257,7 @@ func Open(ctx context.Context, cfg Config) (s *Server, err error) {
 		// The built-in issuer's accounts live in the database, beside the engine's rows.
 		signIn, err = auth.NewProvider(auth.ProviderConfig{
 			Issuer:    s.Issuer,
-			Accounts:  s.db.Accounts(),
+			Accounts:  accountStore{s.db.Accounts()},
 			Community: SignUpCommunity(s.Engine, s.Issuer.URL()),
 			WebURL:    cfg.WebURL,
 			Now:       cfg.SignInClock,

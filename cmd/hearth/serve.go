@@ -67,11 +67,6 @@ func serve(args []string, stdout, stderr io.Writer) error {
 	}
 	a.serveMetrics(metricsLn, stdout, log)
 	a.Listening(ln.Addr().String(), c.TLSCert != "")
-	if resident, err := releaseStartPages(); err != nil {
-		log.Debug("the executable's pages the start used were not released", "err", err)
-	} else {
-		log.Debug("released the executable's pages the start used", "resident_kb", resident>>10)
-	}
 	fmt.Fprintf(stdout, "Hearth is running at %s (listening on %s)\n", c.BaseURL, ln.Addr())
 	if !c.NoLocalIssuer {
 		fmt.Fprintf(stdout, "Log in with a token from the local issuer:\n  %s token -data %s -base-url %s -sub alice\n", selfCommand(), c.Data, c.BaseURL)

@@ -1,28 +1,34 @@
 package store
 
 import (
-	"context"
 	"errors"
 	"time"
 
 	"github.com/dgraph-io/badger/v4"
 	"google.golang.org/protobuf/proto"
 
-	"hearth/auth"
 	"hearth/engine/store/storepb"
 )
 
-// Accounts is the built-in issuer's auth.AccountStore in this database. Its rows live under
-// prefixes of their own (0xD0-0xDF) that the engine's writer never reads or writes, and each
-// method is one Badger transaction of its own: Badger checks every transaction for conflicts
-// with the keys it read, so these writes can neither lose the writer's nor lose each other's
-// (two rotations of one refresh token cannot both succeed).
+// Accounts keeps the built-in issuer's accounts and refresh tokens in this database, as
+// storepb records (web adapts it to auth.AccountStore). Its rows live under prefixes of their
+// own (0xD0-0xDF) that the engine's writer never reads or writes, and each method is one
+// Badger transaction of its own: Badger checks every transaction for conflicts with the keys
+// it read, so these writes can neither lose the writer's nor lose each other's (two rotations
+// of one refresh token cannot both succeed). A missing account or refresh token is
+// ErrNotFound.
 type Accounts struct{ db *DB }
 
 // Accounts returns the account store of db.
 func (db *DB) Accounts() *Accounts { return &Accounts{db: db} }
 
-var _ auth.AccountStore = (*Accounts)(nil)
+// The account store's answers that are not failures of the store itself.
+var (
+	// ErrUsernameTaken answers CreateAccount for a username another account holds.
+	ErrUsernameTaken = errors.New("username taken")
+	// ErrTokenSpent answers a rotation of a refresh token that was rotated already.
+	ErrTokenSpent = errors.New("refresh token already used")
+)
 
 // conflictRetries bounds how often an account write is retried after losing a conflict.
 const conflictRetries = 5
@@ -62,11 +68,14 @@ func setProto(txn *badger.Txn, k []byte, m proto.Message, expiresAt time.Time) e
 	return txn.SetEntry(e)
 }
 
-func (a *Accounts) CreateAccount(ctx context.Context, acc auth.Account, staleBefore time.Time) error {
+// CreateAccount stores a new account under its subject and username. A username held by a
+// pending account created before staleBefore is taken over (the stale account is deleted);
+// any other holder makes it ErrUsernameTaken.
+func (a *Accounts) CreateAccount(acc *storepb.AccountRecord, staleBefore time.Time) error {
 	return a.update(func(txn *badger.Txn) error {
 		holder := new(storepb.AccountRecord)
 		var sub []byte
-		item, err := txn.Get(usernameKey(acc.Username))
+		item, err := txn.Get(usernameKey(acc.GetUsername()))
 		switch {
 		case errors.Is(err, badger.ErrKeyNotFound):
 		case err != nil:
@@ -86,18 +95,19 @@ func (a *Accounts) CreateAccount(ctx context.Context, acc auth.Account, staleBef
 					return err
 				}
 			default:
-				return auth.ErrUsernameTaken
+				return ErrUsernameTaken
 			}
 		}
-		if err := txn.Set(usernameKey(acc.Username), []byte(acc.Subject)); err != nil {
+		if err := txn.Set(usernameKey(acc.GetUsername()), []byte(acc.GetSubject())); err != nil {
 			return err
 		}
-		return setProto(txn, accountKey(acc.Subject), accountRecord(acc), time.Time{})
+		return setProto(txn, accountKey(acc.GetSubject()), acc, time.Time{})
 	})
 }
 
-func (a *Accounts) Account(ctx context.Context, subject string) (auth.Account, error) {
-	var out auth.Account
+// Account reads the account of a subject.
+func (a *Accounts) Account(subject string) (*storepb.AccountRecord, error) {
+	var out *storepb.AccountRecord
 	err := a.db.bdb.View(func(txn *badger.Txn) error {
 		var err error
 		out, err = readAccount(txn, subject)
@@ -106,12 +116,13 @@ func (a *Accounts) Account(ctx context.Context, subject string) (auth.Account, e
 	return out, err
 }
 
-func (a *Accounts) AccountByUsername(ctx context.Context, username string) (auth.Account, error) {
-	var out auth.Account
+// AccountByUsername reads the account that holds a username.
+func (a *Accounts) AccountByUsername(username string) (*storepb.AccountRecord, error) {
+	var out *storepb.AccountRecord
 	err := a.db.bdb.View(func(txn *badger.Txn) error {
 		item, err := txn.Get(usernameKey(username))
 		if errors.Is(err, badger.ErrKeyNotFound) {
-			return auth.ErrAccountNotFound
+			return ErrNotFound
 		}
 		if err != nil {
 			return err
@@ -126,26 +137,18 @@ func (a *Accounts) AccountByUsername(ctx context.Context, username string) (auth
 	return out, err
 }
 
-func readAccount(txn *badger.Txn, subject string) (auth.Account, error) {
+func readAccount(txn *badger.Txn, subject string) (*storepb.AccountRecord, error) {
 	rec := new(storepb.AccountRecord)
-	err := getProtoTxn(txn, accountKey(subject), rec)
-	if errors.Is(err, ErrNotFound) {
-		return auth.Account{}, auth.ErrAccountNotFound
+	if err := getProtoTxn(txn, accountKey(subject), rec); err != nil {
+		return nil, err
 	}
-	if err != nil {
-		return auth.Account{}, err
-	}
-	return accountOf(rec), nil
+	return rec, nil
 }
 
 // changeAccount reads, changes and writes one account row.
 func (a *Accounts) changeAccount(subject string, change func(*storepb.AccountRecord)) error {
 	return a.update(func(txn *badger.Txn) error {
-		rec := new(storepb.AccountRecord)
-		err := getProtoTxn(txn, accountKey(subject), rec)
-		if errors.Is(err, ErrNotFound) {
-			return auth.ErrAccountNotFound
-		}
+		rec, err := readAccount(txn, subject)
 		if err != nil {
 			return err
 		}
@@ -154,26 +157,30 @@ func (a *Accounts) changeAccount(subject string, change func(*storepb.AccountRec
 	})
 }
 
-func (a *Accounts) ActivateAccount(ctx context.Context, subject string) error {
+// ActivateAccount clears Pending.
+func (a *Accounts) ActivateAccount(subject string) error {
 	return a.changeAccount(subject, func(r *storepb.AccountRecord) { r.Pending = false })
 }
 
-func (a *Accounts) SetPassword(ctx context.Context, subject string, p auth.PasswordHash, at time.Time) error {
+// SetPassword replaces the password and moves TokenEpoch on, in one write.
+func (a *Accounts) SetPassword(subject string, p *storepb.PasswordHash, at time.Time) error {
 	return a.changeAccount(subject, func(r *storepb.AccountRecord) {
-		r.Password = passwordRecord(p)
+		r.Password = p
 		r.PasswordChangedAtMs = at.UnixMilli()
 		r.TokenEpoch++
 	})
 }
 
-func (a *Accounts) RevokeRefreshTokens(ctx context.Context, subject string) error {
+// RevokeRefreshTokens moves TokenEpoch on: every refresh token of the account is revoked.
+func (a *Accounts) RevokeRefreshTokens(subject string) error {
 	return a.changeAccount(subject, func(r *storepb.AccountRecord) { r.TokenEpoch++ })
 }
 
-func (a *Accounts) DeleteAccount(ctx context.Context, subject string) error {
+// DeleteAccount deletes an account and frees its username. Deleting a missing account is
+// fine.
+func (a *Accounts) DeleteAccount(subject string) error {
 	return a.update(func(txn *badger.Txn) error {
-		rec := new(storepb.AccountRecord)
-		err := getProtoTxn(txn, accountKey(subject), rec)
+		rec, err := readAccount(txn, subject)
 		if errors.Is(err, ErrNotFound) {
 			return nil
 		}
@@ -200,157 +207,76 @@ func (a *Accounts) DeleteAccount(ctx context.Context, subject string) error {
 	})
 }
 
-// refreshRowExpiry keeps a refresh token row a while past its expiry: a spent token is read
+// refreshRowMargin keeps a refresh token row a while past its expiry: a spent token is read
 // until then to recognise a reuse.
 const refreshRowMargin = time.Hour
 
-func (a *Accounts) PutRefreshToken(ctx context.Context, t auth.RefreshToken) error {
+// refreshRowExpiry is when Badger drops a refresh token's row.
+func refreshRowExpiry(t *storepb.RefreshTokenRecord) time.Time {
+	return time.UnixMilli(t.GetExpiresAtMs()).Add(refreshRowMargin)
+}
+
+// PutRefreshToken stores a new refresh token under the SHA-256 of the token; the store drops
+// it after it expires.
+func (a *Accounts) PutRefreshToken(hash []byte, t *storepb.RefreshTokenRecord) error {
 	return a.update(func(txn *badger.Txn) error {
-		return setProto(txn, refreshKey(t.Hash), refreshRecord(t), t.Expires.Add(refreshRowMargin))
+		return setProto(txn, refreshKey(hash), t, refreshRowExpiry(t))
 	})
 }
 
-func (a *Accounts) RefreshToken(ctx context.Context, hash []byte) (auth.RefreshToken, error) {
-	var out auth.RefreshToken
-	err := a.db.bdb.View(func(txn *badger.Txn) error {
+// RefreshToken reads a refresh token by its hash, and whether its family was revoked.
+func (a *Accounts) RefreshToken(hash []byte) (t *storepb.RefreshTokenRecord, familyRevoked bool, err error) {
+	err = a.db.bdb.View(func(txn *badger.Txn) error {
 		rec := new(storepb.RefreshTokenRecord)
-		err := getProtoTxn(txn, refreshKey(hash), rec)
-		if errors.Is(err, ErrNotFound) {
-			return auth.ErrTokenNotFound
-		}
-		if err != nil {
+		if err := getProtoTxn(txn, refreshKey(hash), rec); err != nil {
 			return err
 		}
-		out = refreshTokenOf(hash, rec)
-		_, err = txn.Get(familyKey(rec.GetFamily()))
+		t = rec
+		_, err := txn.Get(familyKey(rec.GetFamily()))
 		switch {
 		case err == nil:
-			out.FamilyRevoked = true
+			familyRevoked = true
 		case !errors.Is(err, badger.ErrKeyNotFound):
 			return err
 		}
 		return nil
 	})
-	return out, err
+	if err != nil {
+		return nil, false, err
+	}
+	return t, familyRevoked, nil
 }
 
-func (a *Accounts) RotateRefreshToken(ctx context.Context, oldHash []byte, next auth.RefreshToken) error {
+// RotateRefreshToken marks the token oldHash spent and stores next under nextHash, in one
+// transaction. A token already spent (by an earlier or a concurrent rotation) is
+// ErrTokenSpent and changes nothing.
+func (a *Accounts) RotateRefreshToken(oldHash, nextHash []byte, next *storepb.RefreshTokenRecord) error {
 	// No retry on a conflict: losing one means another rotation of the same token committed
 	// first, and this one is a reuse.
 	err := a.db.bdb.Update(func(txn *badger.Txn) error {
 		rec := new(storepb.RefreshTokenRecord)
-		item, err := txn.Get(refreshKey(oldHash))
-		if errors.Is(err, badger.ErrKeyNotFound) {
-			return auth.ErrTokenNotFound
-		}
-		if err != nil {
-			return err
-		}
-		if err := item.Value(func(v []byte) error { return proto.Unmarshal(v, rec) }); err != nil {
+		if err := getProtoTxn(txn, refreshKey(oldHash), rec); err != nil {
 			return err
 		}
 		if rec.GetSpent() {
-			return auth.ErrTokenSpent
+			return ErrTokenSpent
 		}
 		rec.Spent = true
-		if err := setProto(txn, refreshKey(oldHash), rec, time.UnixMilli(rec.GetExpiresAtMs()).Add(refreshRowMargin)); err != nil {
+		if err := setProto(txn, refreshKey(oldHash), rec, refreshRowExpiry(rec)); err != nil {
 			return err
 		}
-		return setProto(txn, refreshKey(next.Hash), refreshRecord(next), next.Expires.Add(refreshRowMargin))
+		return setProto(txn, refreshKey(nextHash), next, refreshRowExpiry(next))
 	})
 	if errors.Is(err, badger.ErrConflict) {
-		return auth.ErrTokenSpent
+		return ErrTokenSpent
 	}
 	return err
 }
 
-func (a *Accounts) RevokeFamily(ctx context.Context, family string, until time.Time) error {
+// RevokeFamily revokes every refresh token of a family; the mark is kept until until, when
+// no token of the family can be valid any more.
+func (a *Accounts) RevokeFamily(family string, until time.Time) error {
 	return a.update(func(txn *badger.Txn) error {
 		return setProto(txn, familyKey(family), &storepb.RevokedFamilyRecord{RevokedAtMs: time.Now().UnixMilli()}, until.Add(refreshRowMargin))
 	})
-}
-
-func accountRecord(a auth.Account) *storepb.AccountRecord {
-	rec := &storepb.AccountRecord{
-		Subject:     a.Subject,
-		Username:    a.Username,
-		DisplayName: a.DisplayName,
-		Password:    passwordRecord(a.Password),
-		CreatedAtMs: a.CreatedAt.UnixMilli(),
-		Pending:     a.Pending,
-		TokenEpoch:  a.TokenEpoch,
-	}
-	if !a.PasswordChangedAt.IsZero() {
-		rec.PasswordChangedAtMs = a.PasswordChangedAt.UnixMilli()
-	}
-	return rec
-}
-
-func accountOf(r *storepb.AccountRecord) auth.Account {
-	a := auth.Account{
-		Subject:     r.GetSubject(),
-		Username:    r.GetUsername(),
-		DisplayName: r.GetDisplayName(),
-		CreatedAt:   time.UnixMilli(r.GetCreatedAtMs()),
-		Pending:     r.GetPending(),
-		TokenEpoch:  r.GetTokenEpoch(),
-	}
-	if p := r.GetPassword(); p != nil {
-		a.Password = auth.PasswordHash{
-			Algorithm:   p.GetAlgorithm(),
-			Version:     p.GetVersion(),
-			MemoryKiB:   p.GetMemoryKib(),
-			Iterations:  p.GetIterations(),
-			Parallelism: p.GetParallelism(),
-			Salt:        p.GetSalt(),
-			Hash:        p.GetHash(),
-		}
-	}
-	if ms := r.GetPasswordChangedAtMs(); ms != 0 {
-		a.PasswordChangedAt = time.UnixMilli(ms)
-	}
-	return a
-}
-
-func passwordRecord(p auth.PasswordHash) *storepb.PasswordHash {
-	return &storepb.PasswordHash{
-		Algorithm:   p.Algorithm,
-		Version:     p.Version,
-		MemoryKib:   p.MemoryKiB,
-		Iterations:  p.Iterations,
-		Parallelism: p.Parallelism,
-		Salt:        p.Salt,
-		Hash:        p.Hash,
-	}
-}
-
-func refreshRecord(t auth.RefreshToken) *storepb.RefreshTokenRecord {
-	return &storepb.RefreshTokenRecord{
-		Subject:     t.Subject,
-		Family:      t.Family,
-		Epoch:       t.Epoch,
-		ClientId:    t.ClientID,
-		Scopes:      t.Scopes,
-		IssuedAtMs:  t.IssuedAt.UnixMilli(),
-		ExpiresAtMs: t.Expires.UnixMilli(),
-		AuthTimeMs:  t.AuthTime.UnixMilli(),
-		Amr:         t.AMR,
-		Spent:       t.Spent,
-	}
-}
-
-func refreshTokenOf(hash []byte, r *storepb.RefreshTokenRecord) auth.RefreshToken {
-	return auth.RefreshToken{
-		Hash:     append([]byte(nil), hash...),
-		Subject:  r.GetSubject(),
-		Family:   r.GetFamily(),
-		Epoch:    r.GetEpoch(),
-		ClientID: r.GetClientId(),
-		Scopes:   r.GetScopes(),
-		IssuedAt: time.UnixMilli(r.GetIssuedAtMs()),
-		Expires:  time.UnixMilli(r.GetExpiresAtMs()),
-		AuthTime: time.UnixMilli(r.GetAuthTimeMs()),
-		AMR:      r.GetAmr(),
-		Spent:    r.GetSpent(),
-	}
 }

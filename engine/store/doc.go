@@ -85,13 +85,14 @@
 // writes its SearchOp row in the same transaction, and the index folds the ops into its
 // posting lists afterwards, in transactions of its own (search.go here keeps it in its range).
 //
-// The 0xD0-0xDF rows belong to the built-in issuer (Accounts, an auth.AccountStore), not to
-// the engine: the engine's writer never reads or writes them, and Accounts writes only them,
-// each call in a Badger transaction of its own, beside the writer's. That is safe because
-// Badger checks every read-write transaction for conflicts with the keys it read: two
-// transactions touching disjoint keys both commit, and of two touching the same account or
-// refresh token the later fails with a conflict (Accounts retries it, or reports a concurrent
-// refresh token rotation as a reuse) instead of overwriting the other. No write is lost.
+// The 0xD0-0xDF rows belong to the built-in issuer (Accounts, which web adapts to auth's
+// AccountStore), not to the engine: the engine's writer never reads or writes them, and
+// Accounts writes only them, each call in a Badger transaction of its own, beside the
+// writer's. That is safe because Badger checks every read-write transaction for conflicts
+// with the keys it read: two transactions touching disjoint keys both commit, and of two
+// touching the same account or refresh token the later fails with a conflict (Accounts
+// retries it, or reports a concurrent refresh token rotation as a reuse) instead of
+// overwriting the other. No write is lost.
 //
 // Backup (backup.go) writes the whole database, every prefix above and any added later, in
 // Badger's backup format from one read transaction; Load fills a new database from it.

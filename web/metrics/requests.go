@@ -42,11 +42,7 @@ func (i interceptor) WrapStreamingHandler(next connect.StreamingHandlerFunc) con
 	}
 }
 
-// count counts a call or stream that ended. Never inlined: the frame around a Subscribe
-// stream's handler stays on its goroutine's stack for the stream's life, so it is kept small
-// (see engine.RunOnFreshStack).
-//
-//go:noinline
+// count counts a call or stream that ended.
 func (i interceptor) count(procedure string, err error) {
 	i.m.rpcRequests.WithLabelValues(procedure, codeOf(err)).Inc()
 }
@@ -68,8 +64,6 @@ func codeOf(err error) string {
 func (m *Metrics) Routes(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if strings.HasPrefix(r.URL.Path, "/svc.v1.") || strings.HasPrefix(r.URL.Path, "/grpc.") {
-			// A Subscribe stream waits in this frame for its whole life: serveRoute's frame
-			// stays off its stack.
 			next.ServeHTTP(w, r)
 			return
 		}
@@ -78,8 +72,6 @@ func (m *Metrics) Routes(next http.Handler) http.Handler {
 }
 
 // serveRoute serves a plain endpoint's request, counted and timed.
-//
-//go:noinline
 func (m *Metrics) serveRoute(next http.Handler, w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
 	sw := NewStatusWriter(w)
