@@ -138,6 +138,7 @@ func listenAdmin(dataDir string, eng *engine.Engine, backups *backup.Service, ve
 		log.Info("backup written", "to", "the admin socket", "seq", sum.Seq, "db_bytes", sum.DBBytes, "files", sum.Files, "took", time.Since(start).Round(time.Millisecond))
 		w.Header().Set(BackupResultTrailer, "ok")
 	})
+	routeImports(mux, eng)
 	a.srv = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
 	go func() {
 		if err := a.srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {

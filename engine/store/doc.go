@@ -45,6 +45,10 @@
 //	0xD1 username  username                   the subject of the account holding it
 //	0xD2 refresh   SHA-256 of the token       storepb.RefreshTokenRecord, with a TTL past its expiry
 //	0xD3 revoked   family id                  storepb.RevokedFamilyRecord, with a TTL
+//	0xE8 imported  source key                 storepb.ImportedRecord: what an import's person,
+//	                                          channel, message, file or emoji became
+//	0xE9 phuse     placeholder id 0x00 msg id empty: a message naming an imported placeholder
+//	0xEA export    export id                  storepb.ExportRecord: an ExportMyData zip
 //
 // 0xC0-0xCF belong to bots and plugins (0xC2 and up are free). A bot is a member row (its token
 // hash in MemberRecord.bot_token_hash, its plugin in MemberRecord.plugin); a plugin's source is a
@@ -93,6 +97,16 @@
 // touching the same account or refresh token the later fails with a conflict (Accounts
 // retries it, or reports a concurrent refresh token rotation as a reuse) instead of
 // overwriting the other. No write is lost.
+//
+// Imported history (0xE8-0xEF, imports.go) keeps the chanlog rule: an import writes a
+// channel's messages oldest first, each with its original created_at_ms, and the channel
+// takes no other message while an import of it is under way (ChannelRecord.importing), so
+// along its log created_at_ms still only grows; a message older than what the channel already
+// holds is left out. Imported messages take seqs with no event of their own: the change's one
+// event (channel_updated) says how many seqs before it they took (LoggedEvent.imported_seqs),
+// and ChannelRecord.imported_through_seq keeps them out of the unread counts. The source key
+// of each imported thing maps to its id, so an import run again (after a crash too) adds only
+// what is missing. An export's zip is the object exports/<id>, by the rule of upload rows.
 //
 // Backup (backup.go) writes the whole database, every prefix above and any added later, in
 // Badger's backup format from one read transaction; Load fills a new database from it.
