@@ -361,6 +361,9 @@ func userKey(id string) string    { return "discord/user/" + id }
 func (r *discordReader) group(g *discordGroup) error {
 	head := g.channel
 	if head == nil {
+		if len(g.threads) == 0 {
+			return nil // threads without messages only
+		}
 		head = g.threads[0]
 	}
 	h := head.header.Channel
