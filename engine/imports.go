@@ -6,6 +6,7 @@ import (
 	"io"
 	"slices"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/google/uuid"
@@ -428,9 +429,30 @@ func (e *Engine) ImportMessages(ctx context.Context, channelKey string, msgs []I
 			docs[i] = search.Analyze(msgs[i].Text, nil)
 		}
 	}
+	if err := e.awaitIndex(ctx); err != nil {
+		return ImportBatchResult{}, err
+	}
 	return submit(e, func(tx *Tx) (ImportBatchResult, error) {
 		return e.importBatch(tx, channelKey, msgs, docs)
 	})
+}
+
+// indexBacklogMax bounds the search ops an import lets wait for the index: each waits in
+// memory until the index takes it, and an import writes faster than the index folds.
+const indexBacklogMax = 20_000
+
+// awaitIndex waits while the message index has more than indexBacklogMax ops to take.
+func (e *Engine) awaitIndex(ctx context.Context) error {
+	for e.index.Pending() > indexBacklogMax {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-e.closing:
+			return ErrClosed
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	return nil
 }
 
 // checkImportMessage checks what ImportMessages can check before the writer.
@@ -464,16 +486,13 @@ func checkImportMessage(i int, m *ImportMessage) error {
 	if err := checkUploadIDs(field("attachment_ids"), m.AttachmentIDs); err != nil {
 		return err
 	}
-	if n := len(m.Reactions); n > reactionsMax {
-		return invalid("%s has %d emoji; the limit is %d", field("reactions"), n, reactionsMax)
-	}
-	for _, r := range m.Reactions {
-		if err := checkEmoji(r.GetEmoji()); err != nil {
-			return err
-		}
-		if len(r.GetMemberIds()) == 0 {
-			return invalid("%s: reaction %s names nobody", field("reactions"), r.GetEmoji())
-		}
+	// A reaction this server could not take (an emoji it does not accept, nobody, one past
+	// the limit) is left out rather than the whole message.
+	m.Reactions = slices.DeleteFunc(m.Reactions, func(r *svcv1.Reaction) bool {
+		return r == nil || checkEmoji(r.GetEmoji()) != nil || len(r.GetMemberIds()) == 0
+	})
+	if len(m.Reactions) > reactionsMax {
+		m.Reactions = m.Reactions[:reactionsMax]
 	}
 	if strings.TrimSpace(m.Text) == "" && len(m.AttachmentIDs) == 0 && !m.Deleted {
 		return invalid("%s must not be empty (or the message must have attachments)", field("text"))

@@ -55,8 +55,10 @@ func (c *Client) post(ctx context.Context, path string, body io.Reader, out any)
 		return fmt.Errorf("no Hearth server runs on %s (%s is missing or nobody answers): start it, or check -data", c.data, c.sock)
 	case errors.Is(err, fs.ErrPermission):
 		return fmt.Errorf("%s: permission denied: run this as the user the server runs as", c.sock)
+	case ctx.Err() != nil:
+		return errors.New("interrupted")
 	default:
-		return err
+		return fmt.Errorf("the server stopped answering on %s (%v)", c.sock, errors.Unwrap(err))
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {

@@ -476,7 +476,9 @@ var skinTones = map[string]rune{"2": 0x1F3FB, "3": 0x1F3FC, "4": 0x1F3FD, "5": 0
 // shortcode (with its skin tone), else the custom emoji's `:name:`.
 func SlackEmoji(name string) string {
 	base, tone, _ := strings.Cut(name, "::skin-tone-")
-	if e, ok := shortcodes[base]; ok {
+	// Keycaps (1️⃣, #️⃣) hold a digit or a sign, which a reaction's unicode emoji may not:
+	// they stay shortcodes.
+	if e, ok := shortcodes[base]; ok && !strings.ContainsAny(e, "0123456789#*") {
 		if m, ok := skinTones[tone]; ok {
 			e = strings.TrimSuffix(e, "\ufe0f") + string(m)
 		}
