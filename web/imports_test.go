@@ -87,8 +87,8 @@ func TestExportLinkIsSignedForItsExport(t *testing.T) {
 		t.Fatalf("a second export: %v", err)
 	}
 	for name, bad := range map[string]string{
-		"tampered": strings.Replace(u, "sig=", "sig=A", 1),
-		"unsigned": strings.Split(u, "?")[0],
+		"tampered":  strings.Replace(u, "sig=", "sig=A", 1),
+		"unsigned":  strings.Split(u, "?")[0],
 		"as a file": strings.Replace(u, "/exports/", "/files/", 1),
 	} {
 		resp, err := http.Get(s.URL + bad)

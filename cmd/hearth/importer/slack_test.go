@@ -84,8 +84,8 @@ func slackExport(t *testing.T, path string) {
 			map[string]any{"type": "message", "ts": "1641081600.000100", "user": "U2", "text": "day two, in the deleted thread", "thread_ts": "1640995500.000400"},
 			map[string]any{"type": "message", "ts": "1641081650.000100", "user": "U1", "text": "me too", "thread_ts": "1640995200.000100"},
 		},
-		"secret/2022-01-03.json": []any{map[string]any{"type": "message", "ts": "1641168000.000100", "user": "U1", "text": "just us"}},
-		"D1/2022-01-04.json":     []any{map[string]any{"type": "message", "ts": "1641254400.000100", "user": "U2", "text": "psst"}},
+		"secret/2022-01-03.json":  []any{map[string]any{"type": "message", "ts": "1641168000.000100", "user": "U1", "text": "just us"}},
+		"D1/2022-01-04.json":      []any{map[string]any{"type": "message", "ts": "1641254400.000100", "user": "U2", "text": "psst"}},
 		"__uploads/F1/report.pdf": reportPDF,
 	})
 }
