@@ -101,6 +101,8 @@ type ImportBatchResult struct {
 	// message the channel already held (a channel's history is kept in time order).
 	PastRetention int `json:"past_retention"`
 	OutOfOrder    int `json:"out_of_order"`
+	// Future ones are dated after now: live messages would come before them.
+	Future int `json:"future"`
 	// Rootless replies answered a thread root that is not here; they became top-level.
 	Rootless int `json:"rootless"`
 }
@@ -556,6 +558,10 @@ func (e *Engine) importBatch(tx *Tx, channelKey string, msgs []ImportMessage, do
 		}
 		if in.CreatedAtMs < cutoff {
 			res.PastRetention++
+			continue
+		}
+		if in.CreatedAtMs > tx.NowMs() {
+			res.Future++
 			continue
 		}
 		if in.CreatedAtMs < newest {

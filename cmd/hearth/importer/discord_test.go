@@ -224,3 +224,71 @@ func TestImportDiscordRefusesWhatIsNotAnExport(t *testing.T) {
 		t.Logf("%s: %v", name, err)
 	}
 }
+
+// TestImportKeepsChannelsInTimeOrder: a later export of a channel that has new messages since
+// adds only what is newer than them; messages past the retention are left out; open streams
+// get one channel_updated per batch and no message events.
+func TestImportKeepsChannelsInTimeOrder(t *testing.T) {
+	t.Parallel()
+	s := webtest.Start(t)
+	owner := s.Join("owner")
+	ctx := context.Background()
+	dir := t.TempDir()
+	alice := user("1001", "alice", "Alice")
+	channel := map[string]any{"id": "900", "type": "GuildTextChat", "categoryId": nil, "category": nil, "name": "general", "topic": nil}
+	writeJSON(t, filepath.Join(dir, "a", "general.json"), dceFileOf(channel,
+		dceMsg("1", "Default", "2021-01-01T00:00:00Z", alice, "one"),
+		dceMsg("2", "Default", "2021-01-02T00:00:00Z", alice, "two")))
+	stream := owner.Subscribe(t, state(t, owner).GetSeq())
+	if _, err := ImportDiscord(ctx, NewClient(s.Dir), []string{filepath.Join(dir, "a")}, DiscordOptions{}, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	updates := 0
+	evs := stream.Until(func(ev *svcv1.Event) bool {
+		if ev.GetChannelUpdated() != nil {
+			updates++ // the batch's, then the finish's
+		}
+		return updates == 2
+	})
+	for _, ev := range evs {
+		if ev.GetMessageCreated() != nil {
+			t.Fatalf("an imported message was sent as an event: %v", ev)
+		}
+	}
+	stream.Close()
+	st := state(t, owner)
+	general, _ := channelNamed(t, st, "general")
+	if _, err := owner.Chat.SendMessage(ctx, connect.NewRequest(&svcv1.SendMessageRequest{ChannelId: general.GetId(), Text: "live"})); err != nil {
+		t.Fatal(err)
+	}
+	// A later export: one message older than the live one, one dated in the future.
+	writeJSON(t, filepath.Join(dir, "b", "general.json"), dceFileOf(channel,
+		dceMsg("1", "Default", "2021-01-01T00:00:00Z", alice, "one"),
+		dceMsg("3", "Default", "2021-01-03T00:00:00Z", alice, "three"),
+		dceMsg("4", "Default", "2999-01-01T00:00:00Z", alice, "from the future")))
+	sum, err := ImportDiscord(ctx, NewClient(s.Dir), []string{filepath.Join(dir, "b")}, DiscordOptions{}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Added != 0 || sum.Present != 1 || sum.OutOfOrder != 1 || sum.Future != 1 {
+		t.Fatalf("summary: %+v", sum)
+	}
+	var texts []string
+	for _, m := range allMessages(t, owner, general.GetId(), "") {
+		texts = append(texts, m.GetText())
+	}
+	if strings.Join(texts, ",") != "one,two,live" {
+		t.Fatalf("general: %q", texts)
+	}
+	// With a retention of 30 days, a 2021 export is past it.
+	days := int32(30)
+	if _, err := owner.Server.UpdateServerSettings(ctx, connect.NewRequest(&svcv1.UpdateServerSettingsRequest{RetentionDays: &days})); err != nil {
+		t.Fatal(err)
+	}
+	channel["id"], channel["name"] = "901", "old"
+	writeJSON(t, filepath.Join(dir, "c", "old.json"), dceFileOf(channel, dceMsg("9", "Default", "2021-01-01T00:00:00Z", alice, "old")))
+	sum, err = ImportDiscord(ctx, NewClient(s.Dir), []string{filepath.Join(dir, "c")}, DiscordOptions{}, io.Discard)
+	if err != nil || sum.PastRetention != 1 || sum.Added != 0 {
+		t.Fatalf("past retention: %+v %v", sum, err)
+	}
+}

@@ -69,17 +69,17 @@ func Mention(personKey string) string { return mentionOpen + personKey + mention
 
 // Summary is what an import did, for its last words.
 type Summary struct {
-	Conversations, NewChannels     int
-	Messages, Added, Present       int
-	PastRetention, OutOfOrder      int
-	Rootless, System, Empty, Cut   int
-	People, Files, FilesPresent    int
-	Missing, TooLarge, Emoji       int
-	ReactionsUnknown, EmojiRefused int
-	Pins, Replies                  int
-	Bytes, TotalBytes              int64
-	MissingExamples                []string
-	kind                           string
+	Conversations, NewChannels        int
+	Messages, Added, Present          int
+	PastRetention, OutOfOrder, Future int
+	Rootless, System, Empty, Cut      int
+	People, Files, FilesPresent       int
+	Missing, TooLarge, Emoji          int
+	ReactionsUnknown, EmojiRefused    int
+	Pins, Replies                     int
+	Bytes, TotalBytes                 int64
+	MissingExamples                   []string
+	kind                              string
 }
 
 // driver sends an export to the server.
@@ -327,6 +327,7 @@ func (d *driver) flush(chKey string, batch []*Message) error {
 	d.sum.Present += res.Present
 	d.sum.PastRetention += res.PastRetention
 	d.sum.OutOfOrder += res.OutOfOrder
+	d.sum.Future += res.Future
 	d.sum.Rootless += res.Rootless
 	d.progress.add(len(batch))
 	return nil
@@ -433,6 +434,7 @@ func (s *Summary) Print(w io.Writer) {
 	add(s.TooLarge, "of them larger than 25 MB")
 	add(s.PastRetention, "messages older than the server's retention")
 	add(s.OutOfOrder, "messages older than what their channel already held")
+	add(s.Future, "messages dated in the future")
 	add(s.System, "system messages (joins, pins, renames)")
 	add(s.Empty, "empty messages")
 	add(s.ReactionsUnknown, "reactions without the list of who reacted")
