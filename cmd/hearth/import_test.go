@@ -83,7 +83,7 @@ func TestImportCutByKill9FinishesWhenRunAgain(t *testing.T) {
 	data := t.TempDir()
 	args := []string{"-data", data, "-addr", "127.0.0.1:0", "-base-url", testBase}
 	srv, url := startBinary(t, bin, args...)
-	owner := join(t, data, url, "owner", "")
+	join(t, data, url, "owner", "")
 	const n = 20_000
 	export := writeDiscordExport(t, t.TempDir(), n)
 
@@ -110,8 +110,8 @@ func TestImportCutByKill9FinishesWhenRunAgain(t *testing.T) {
 	}
 	t.Logf("cut short:\n%s", lastLines(out.String(), 3))
 
-	srv, url = startBinary(t, bin, args...)
-	owner = loginAs(t, data, url, "owner", "")
+	_, url = startBinary(t, bin, args...)
+	owner := loginAs(t, data, url, "owner", "")
 	st, err := owner.chat.GetState(context.Background(), connect.NewRequest(&svcv1.GetStateRequest{}))
 	if err != nil {
 		t.Fatal(err)

@@ -138,19 +138,3 @@ func fetchURL(t *testing.T, s *webtest.Server, u string, token ...string) (int, 
 	}
 	return resp.StatusCode, b
 }
-
-// textOf finds the message whose text is text.
-func textOf(t *testing.T, ms []*svcv1.Message, text string) *svcv1.Message {
-	t.Helper()
-	for _, m := range ms {
-		if m.GetText() == text {
-			return m
-		}
-	}
-	var got []string
-	for _, m := range ms {
-		got = append(got, m.GetText())
-	}
-	t.Fatalf("no message %q among %q", text, got)
-	return nil
-}
