@@ -92,10 +92,12 @@ type driver struct {
 	sum      *Summary
 	progress *progress
 	batch    int
+	// fresh is set while the conversation's channel was made by this run.
+	fresh bool
 }
 
 // batchSize is how many messages go in one request (one writer change on the server).
-const batchSize = 500
+const batchSize = 1000
 
 func newDriver(ctx context.Context, c *Client, sum *Summary, prog *progress) *driver {
 	return &driver{c: c, ctx: ctx, people: map[string]*Person{}, ids: map[string]string{}, avatars: map[string]bool{}, sum: sum, progress: prog, batch: batchSize}
@@ -195,6 +197,8 @@ func (d *driver) conversation(cv *Conversation) error {
 	if made.Created {
 		d.sum.NewChannels++
 	}
+	// A channel made now holds nothing: its batches need no lookup of what is there.
+	d.fresh = made.Created
 	var pending []*Message
 	err := cv.Messages(func(m *Message) error {
 		d.sum.Messages++
@@ -231,8 +235,10 @@ func (d *driver) flush(chKey string, batch []*Message) error {
 		keys[i] = m.Key
 	}
 	var found web.ImportLookupResponse
-	if err := d.c.postJSON(d.ctx, web.AdminImportLookupPath, web.ImportLookupRequest{Keys: keys}, &found); err != nil {
-		return err
+	if !d.fresh {
+		if err := d.c.postJSON(d.ctx, web.AdminImportLookupPath, web.ImportLookupRequest{Keys: keys}, &found); err != nil {
+			return err
+		}
 	}
 	var fresh []*Message
 	var people []string
