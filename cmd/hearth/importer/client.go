@@ -12,14 +12,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
-	"net"
 	"net/http"
 	"net/url"
-	"path/filepath"
 	"strings"
-	"syscall"
 
+	"hearth/cmd/hearth/internal/adminsock"
 	"hearth/web"
 )
 
@@ -31,15 +28,8 @@ type Client struct {
 
 // NewClient is a client of the server whose data directory is data.
 func NewClient(data string) *Client {
-	sock := filepath.Join(data, web.AdminSocketName)
-	tr := &http.Transport{
-		DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
-			var d net.Dialer
-			return d.DialContext(ctx, "unix", sock)
-		},
-		MaxIdleConnsPerHost: 4,
-	}
-	return &Client{data: data, sock: sock, hc: &http.Client{Transport: tr}}
+	sock := adminsock.Path(data)
+	return &Client{data: data, sock: sock, hc: adminsock.Client(sock)}
 }
 
 // post sends a request to the admin socket and decodes its JSON answer into out.
@@ -49,15 +39,13 @@ func (c *Client) post(ctx context.Context, path string, body io.Reader, out any)
 		return err
 	}
 	resp, err := c.hc.Do(req)
-	switch {
-	case err == nil:
-	case errors.Is(err, fs.ErrNotExist), errors.Is(err, syscall.ECONNREFUSED):
-		return fmt.Errorf("no Hearth server runs on %s (%s is missing or nobody answers): start it, or check -data", c.data, c.sock)
-	case errors.Is(err, fs.ErrPermission):
-		return fmt.Errorf("%s: permission denied: run this as the user the server runs as", c.sock)
-	case ctx.Err() != nil:
-		return errors.New("interrupted")
-	default:
+	if err != nil {
+		if u := adminsock.Unreachable(err, c.data, c.sock); u != nil {
+			return u
+		}
+		if ctx.Err() != nil {
+			return errors.New("interrupted")
+		}
 		return fmt.Errorf("the server stopped answering on %s (%v)", c.sock, errors.Unwrap(err))
 	}
 	defer resp.Body.Close()
