@@ -84,7 +84,7 @@ func TestImportCutByKill9FinishesWhenRunAgain(t *testing.T) {
 	args := []string{"-data", data, "-addr", "127.0.0.1:0", "-base-url", testBase}
 	srv, url := startBinary(t, bin, args...)
 	join(t, data, url, "owner", "")
-	const n = 20_000
+	const n = 10_000
 	export := writeDiscordExport(t, t.TempDir(), n)
 
 	imp := exec.Command(bin, "import", "discord", "-data", data, export)
