@@ -1,0 +1,9 @@
+package web
+
+import (
+	"net/http"
+
+	"hearth/engine"
+)
+
+func mountInstallable(mux *http.ServeMux, eng *engine.Engine) {}
