@@ -178,7 +178,6 @@ func TestPushOnlyWhileAway(t *testing.T) {
 	}
 }
 
-
 // TestPushDMsThreadsAndLevels: every message of a DM (high urgency, titled with the other
 // members' names), a reply in a thread the member started or replied in (normal urgency,
 // linking to the thread), every message with level ALL, and nothing at level NONE or in a
@@ -391,7 +390,9 @@ func TestPushSubscriptionLimitsAndInput(t *testing.T) {
 		{"no endpoint", func(r *svcv1.AddPushSubscriptionRequest) { r.Endpoint = "" }, connect.CodeInvalidArgument, "endpoint is required"},
 		{"relative endpoint", func(r *svcv1.AddPushSubscriptionRequest) { r.Endpoint = "/push/x" }, connect.CodeInvalidArgument, "endpoint must be an absolute"},
 		{"ftp endpoint", func(r *svcv1.AddPushSubscriptionRequest) { r.Endpoint = "ftp://push.example/x" }, connect.CodeInvalidArgument, "https"},
-		{"long endpoint", func(r *svcv1.AddPushSubscriptionRequest) { r.Endpoint = "https://push.example/" + strings.Repeat("x", 2100) }, connect.CodeInvalidArgument, "the limit is 2048"},
+		{"long endpoint", func(r *svcv1.AddPushSubscriptionRequest) {
+			r.Endpoint = "https://push.example/" + strings.Repeat("x", 2100)
+		}, connect.CodeInvalidArgument, "the limit is 2048"},
 		{"no p256dh", func(r *svcv1.AddPushSubscriptionRequest) { r.P256Dh = "" }, connect.CodeInvalidArgument, "p256dh is required"},
 		{"p256dh not base64", func(r *svcv1.AddPushSubscriptionRequest) { r.P256Dh = "not*base64" }, connect.CodeInvalidArgument, "p256dh is not base64url"},
 		{"p256dh short", func(r *svcv1.AddPushSubscriptionRequest) { r.P256Dh = r.P256Dh[:40] }, connect.CodeInvalidArgument, "p256dh is 30 bytes; it must be 65"},
