@@ -39,14 +39,14 @@ self.addEventListener("push", (event) => {
 self.addEventListener("notificationclick", (event) => {
   event.notification.close();
   const url = (event.notification.data && event.notification.data.url) || self.registration.scope;
-  event.waitUntil(open(url).then(updateBadge));
+  event.waitUntil(openClient(url).then(updateBadge));
 });
 
 self.addEventListener("notificationclose", (event) => event.waitUntil(updateBadge()));
 
-// open focuses a tab of the client (the same page, whatever its #route) and takes it to url,
+// openClient focuses a tab of the client (the same page, whatever its #route) and takes it to url,
 // or opens a new window when none is open.
-async function open(url) {
+async function openClient(url) {
   const target = new URL(url, self.registration.scope);
   const tabs = await self.clients.matchAll({ type: "window", includeUncontrolled: true });
   const tab = tabs.find((c) => {
