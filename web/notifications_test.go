@@ -594,3 +594,24 @@ func TestNotificationPrefs(t *testing.T) {
 		t.Fatalf("a refused change changed the prefs: %v, %v", got, err)
 	}
 }
+
+// TestPushReachesTheThreadsStarter: a reply in a thread a member started reaches them; a reply
+// in a thread whose root only mentioned them does not (they neither started nor replied in it).
+func TestPushReachesTheThreadsStarter(t *testing.T) {
+	t.Parallel()
+	s, ps, alice := startPush(t, nil)
+	bob, carol := s.Join("bob"), s.Join("carol")
+	general := mustChannel(t, alice, "general", svcv1.ChannelKind_CHANNEL_KIND_TEXT)
+	subscribe(t, notifyClient(s, bob), ps.device("bob"))
+	root := mustSend(t, bob, &svcv1.SendMessageRequest{ChannelId: general.GetId(), Text: "bob asks"})
+	other := mustSend(t, alice, &svcv1.SendMessageRequest{ChannelId: general.GetId(), Text: "hey <@" + bob.Member.GetId() + ">"})
+	if p := ps.next(t); p.payload["message_id"] != other.GetId() {
+		t.Fatalf("the mention: %v", p.payload)
+	}
+	mustSend(t, carol, &svcv1.SendMessageRequest{ChannelId: general.GetId(), ThreadRootId: other.GetId(), Text: "in alice's thread"})
+	reply := mustSend(t, carol, &svcv1.SendMessageRequest{ChannelId: general.GetId(), ThreadRootId: root.GetId(), Text: "carol answers bob"})
+	if p := ps.next(t); p.payload["message_id"] != reply.GetId() || p.payload["body"] != "carol: carol answers bob" || p.payload["thread_root_id"] != root.GetId() {
+		t.Fatalf("the reply in bob's thread: %v", p.payload)
+	}
+	ps.none(t, "after the reply")
+}
