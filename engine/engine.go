@@ -74,6 +74,10 @@ type Options struct {
 	// PreviewPolicy decides which servers link previews may fetch from: outbound.Public
 	// (the zero value) unless -preview-allow-private. Previews also need Bucket and Sandbox.
 	PreviewPolicy outbound.Policy
+	// PushPolicy decides which push services AddPushSubscription accepts endpoints of (and
+	// the notifier may send to): outbound.Public (https on port 443 or 80 at a public address)
+	// unless -push-allow-private.
+	PushPolicy outbound.Policy
 	// PreviewTimeout bounds each request of a link preview, the page's and the image's
 	// (default 5 s).
 	PreviewTimeout time.Duration
@@ -139,6 +143,8 @@ type Engine struct {
 	open    streamSet
 	// joinHook is the plugins' say in Join (SetJoinHook).
 	joinHook joinHooks
+	// reportHook hears of every report filed or replaced (SetReportHook, notices.go).
+	reportHook atomic.Pointer[func(ReportFiled)]
 
 	// ctx ends at Close, cutting short the background jobs' calls to the bucket.
 	ctx    context.Context

@@ -85,6 +85,7 @@ func (e *Engine) ReportMessage(ctx context.Context, c Caller, req *svcv1.ReportM
 		if err := tx.mutate().PutReport(rep); err != nil {
 			return nil, err
 		}
+		tx.afterCommit(func() { e.reportFiled(rep) })
 		return &svcv1.ReportMessageResponse{}, nil
 	})
 }

@@ -129,12 +129,19 @@ func readState(r *store.Reader, d *Snapshot, memberID string, rec *storepb.Chann
 		if !en.GetThreadReply() {
 			rs.UnreadCount++
 		}
-		if dm || slices.Contains(en.GetMentionIds(), memberID) {
+		if countsAsMention(memberID, en, dm) {
 			rs.MentionCount++
 		}
 		return nil
 	})
 	return rs, err
+}
+
+// countsAsMention reports whether a message that counts for a member (counts) mentions them:
+// the one rule for the mention count and for notifications (notices.go). In a DM every message
+// does.
+func countsAsMention(memberID string, en *storepb.MessageEntry, dm bool) bool {
+	return dm || slices.Contains(en.GetMentionIds(), memberID)
 }
 
 // counts reports whether a message counts toward a member's unread and mention counts as of

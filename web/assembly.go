@@ -17,6 +17,7 @@ import (
 	"hearth/blob"
 	"hearth/engine"
 	"hearth/engine/backup"
+	"hearth/engine/notify"
 	"hearth/engine/outbound"
 	"hearth/engine/plugins"
 	"hearth/engine/sandbox"
@@ -74,6 +75,9 @@ type Config struct {
 	// Plugins are the plugin host's options; Open fills Dir (<Data>/plugins), Clock and Log
 	// (the engine's) where they are empty.
 	Plugins plugins.Options
+	// Notify are the notifier's options (Web Push); Open sets Policy to Engine.PushPolicy
+	// and fills Dir (<Data>), WebURL, Version, Clock, Log and Observer (the metrics) where they are empty.
+	Notify notify.Options
 	// Log receives every log line (default slog.Default()).
 	Log *slog.Logger
 	// AdminSocket serves <Data>/admin.sock (mode 0600), through which `hearth backup` and
@@ -105,6 +109,8 @@ type Server struct {
 	Bucket *blob.Bucket
 	// Plugins runs the plugins of the data directory.
 	Plugins *plugins.Host
+	// Notify sends the Web Push notifications.
+	Notify *notify.Service
 
 	handler http.Handler
 	intake  *intake
@@ -231,6 +237,9 @@ func Open(ctx context.Context, cfg Config) (s *Server, err error) {
 	if s.Plugins, err = plugins.New(s.Engine, popts); err != nil {
 		return nil, err
 	}
+	if s.Notify, err = openNotify(cfg, opts, s.Engine, s.Metrics); err != nil {
+		return nil, err
+	}
 	client := cfg.IssuerHTTPClient
 	if client == nil {
 		version := opts.Version
@@ -273,6 +282,7 @@ func Open(ctx context.Context, cfg Config) (s *Server, err error) {
 	s.handler, s.intake = newHandler(Options{
 		Engine:         s.Engine,
 		Plugins:        s.Plugins,
+		Notify:         s.Notify,
 		Verifier:       verifier,
 		Issuer:         s.Issuer,
 		SignIn:         signIn,
@@ -388,6 +398,9 @@ func (s *Server) close() error {
 	if s.Plugins != nil {
 		// First: the plugins call the engine.
 		s.Plugins.Close()
+	}
+	if s.Notify != nil {
+		s.Notify.Close()
 	}
 	if s.Engine != nil {
 		s.Engine.Close()

@@ -56,6 +56,10 @@ type Config struct {
 	// X-Forwarded-For or Forwarded headers name the client address.
 	TrustedProxies []string
 
+	// PushAllowPrivate lets push subscriptions name http endpoints and loopback or private
+	// addresses, on any port: for tests and closed networks only.
+	PushAllowPrivate bool
+
 	// tlsCert is the certificate of -tls-cert and -tls-key, loaded by validate.
 	tlsCert *tls.Certificate
 }
@@ -96,6 +100,7 @@ func serveFlags(fs *flag.FlagSet, c *Config) {
 	fs.IntVar(&c.ReplayEvents, "replay-events", 100000, "the event log keeps at least this many events for reconnecting clients")
 	fs.StringVar(&c.Memory, "memory", "small", "database memory profile: small (fits a 512 MB VPS) or default (Badger's own, for hosts with memory to spare)")
 	fs.BoolVar(&c.PreviewAllowPrivate, "preview-allow-private", false, "let link previews fetch loopback and private addresses on any port (for tests and closed networks only)")
+	fs.BoolVar(&c.PushAllowPrivate, "push-allow-private", false, "let push subscriptions name http endpoints and loopback or private addresses on any port (for tests and closed networks only)")
 	fs.Var((*listFlag)(&c.TrustedProxies), "trusted-proxy", "IP address or CIDR of a reverse proxy whose X-Forwarded-For/Forwarded name the client address (repeatable; comma list in the environment)")
 	fs.StringVar(&c.MetricsAddr, "metrics-addr", "", "serve Prometheus metrics at /metrics on this separate address, e.g. 127.0.0.1:9464 (default: off)")
 	fs.Var((*listFlag)(&c.OIDCClients), "oidc-client", "ISSUER=CLIENT_ID: an external issuer the browser client signs in with, trusted like -trusted-issuer (repeatable; comma list in the environment)")
@@ -358,6 +363,15 @@ func (c *Config) trustedProxies() ([]netip.Prefix, error) {
 // 443, unless -preview-allow-private lifts both rules.
 func (c *Config) previewPolicy() outbound.Policy {
 	if c.PreviewAllowPrivate {
+		return outbound.Policy{AllowPrivate: true, AnyPort: true}
+	}
+	return outbound.Public
+}
+
+// pushPolicy is the address policy of Web Push: https endpoints at public addresses on ports
+// 80 and 443, unless -push-allow-private lifts the rules.
+func (c *Config) pushPolicy() outbound.Policy {
+	if c.PushAllowPrivate {
 		return outbound.Policy{AllowPrivate: true, AnyPort: true}
 	}
 	return outbound.Public

@@ -109,6 +109,7 @@ func openApp(ctx context.Context, c Config, log *slog.Logger) (*app, error) {
 			ReplayDays:     c.ReplayDays,
 			ReplayEvents:   c.ReplayEvents,
 			PreviewPolicy:  c.previewPolicy(),
+			PushPolicy:     c.pushPolicy(),
 		},
 		BucketURL:      c.Bucket,
 		WebURL:         c.WebURL,

@@ -127,6 +127,7 @@ func TestBackupCarriesTheDataDirectoryButScratch(t *testing.T) {
 	for name, content := range map[string]string{
 		"issuer-key":                         "issuer",
 		"file-key":                           "file",
+		"vapid-key":                          "push",
 		"plugins/greeter.js":                 "chat.on('message', () => {})",
 		"plugins/old.js.disabled":            "x",
 		"some-future-state":                  "kept",
@@ -156,7 +157,7 @@ func TestBackupCarriesTheDataDirectoryButScratch(t *testing.T) {
 	}
 	want := []string{
 		"backups-outside-the-skip-list/x.gz", "file-key", "files/emoji/0002", "files/files/0001", "files/previews/0003",
-		"issuer-key", "plugins/greeter.js", "plugins/old.js.disabled", "some-future-state",
+		"issuer-key", "plugins/greeter.js", "plugins/old.js.disabled", "some-future-state", "vapid-key",
 	}
 	if !slices.Equal(files, want) {
 		t.Fatalf("the backup carries\n%v\nwant\n%v", files, want)

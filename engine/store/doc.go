@@ -45,6 +45,9 @@
 //	0xD1 username  username                   the subject of the account holding it
 //	0xD2 refresh   SHA-256 of the token       storepb.RefreshTokenRecord, with a TTL past its expiry
 //	0xD3 revoked   family id                  storepb.RevokedFamilyRecord, with a TTL
+//	0xE0 pushsub   member id 0x00 sub id      storepb.PushSubscriptionRecord: a device for Web Push
+//	0xE1 pushend   SHA-256 of the endpoint    the 0xE0 key of the subscription holding it
+//	0xE2 notifyprefs member id                svcv1.NotificationPrefs: a member's preferences
 //
 // 0xC0-0xCF belong to bots and plugins (0xC2 and up are free). A bot is a member row (its token
 // hash in MemberRecord.bot_token_hash, its plugin in MemberRecord.plugin); a plugin's source is a
