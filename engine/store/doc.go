@@ -45,6 +45,12 @@
 //	0xD1 username  username                   the subject of the account holding it
 //	0xD2 refresh   SHA-256 of the token       storepb.RefreshTokenRecord, with a TTL past its expiry
 //	0xD3 revoked   family id                  storepb.RevokedFamilyRecord, with a TTL
+//	0xD4 security  subject                    storepb.AccountSecurityRecord: TOTP (sealed), recovery codes, passkeys, email
+//	0xD5 email     verified address           the subject of the account that verified it
+//	0xD6 device    subject 0x00 family        storepb.DeviceRecord: a signed-in device, with a TTL
+//	0xD7 resetlink SHA-256 of the token       storepb.AccountTokenRecord: a password reset link, with a TTL
+//	0xD8 emaillink SHA-256 of the token       storepb.AccountTokenRecord: an address verification link, with a TTL
+//	0xD9 devcookie SHA-256 of the token       storepb.AccountTokenRecord: a browser's device cookie, with a TTL
 //
 // 0xC0-0xCF belong to bots and plugins (0xC2 and up are free). A bot is a member row (its token
 // hash in MemberRecord.bot_token_hash, its plugin in MemberRecord.plugin); a plugin's source is a
