@@ -27,7 +27,7 @@ const (
 	// passkeyBodyMax bounds a ceremony's answer: an attestation is a few KiB.
 	passkeyBodyMax = 64 << 10
 	// passkeysMax is how many passkeys an account may have.
-	passkeysMax = 20
+	passkeysMax    = 20
 	passkeyNameMax = 64
 )
 

@@ -126,7 +126,7 @@ type Server struct {
 	// SignIn is the built-in issuer's sign-in (nil with NoLocalIssuer).
 	SignIn    *auth.Provider
 	closeOnce sync.Once
-	closeErr     error
+	closeErr  error
 }
 
 // sandboxQuiet is how long the sandbox stays started after its last use.

@@ -107,4 +107,3 @@ func resetLinkOffline(ctx context.Context, data, base, username string, removeTw
 type errServerDown struct{ msg string }
 
 func (e errServerDown) Error() string { return e.msg }
-
