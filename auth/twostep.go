@@ -94,6 +94,8 @@ func (p *Provider) afterPassword(w http.ResponseWriter, r *http.Request, a *auth
 	case p.twoStepRequired(acc.Subject):
 		st.setup = true
 	default:
+		// Straight on; the step only carries a sign-up's numbered name to finish.
+		p.storage.setStep(a.id, step{username: acc.Username, memberName: memberName})
 		p.finish(w, r, a, acc.Subject, []string{"pwd"})
 		return
 	}
