@@ -378,6 +378,9 @@ func absPath(p string) string {
 	return p
 }
 
+// Accounts is the built-in issuer's account store in the server's database.
+func (s *Server) Accounts() auth.AccountStore { return s.db.Accounts() }
+
 // Handler serves every endpoint of the server.
 func (s *Server) Handler() http.Handler { return s.handler }
 

@@ -1,9 +1,11 @@
 package webtest
 
 import (
+	"context"
 	"strings"
 	"testing"
 
+	"hearth/auth"
 	"hearth/engine"
 	"hearth/engine/mail"
 	"hearth/engine/mail/mailtest"
@@ -39,4 +41,17 @@ func (s *Server) SeedTwoStepRank(t testing.TB, rank svcv1.MemberRole) {
 		st.Moderation.Require_2FaRank = rank
 		return b.PutSettings(st)
 	})
+}
+
+// SignInProvider is the built-in issuer's sign-in of the running server.
+func (s *Server) SignInProvider() *auth.Provider { return s.app.SignIn }
+
+// AccountSubject is the subject of the account username (the login's sub).
+func (s *Server) AccountSubject(t testing.TB, username string) string {
+	t.Helper()
+	acc, err := s.app.Accounts().AccountByUsername(context.Background(), username)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return acc.Subject
 }
