@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"html/template"
 	"net/http"
 	"slices"
 	"strings"
@@ -176,7 +177,8 @@ type accountView struct {
 	PasskeysUsable bool
 	Devices        []deviceView
 	// Setup is a TOTP setup in progress: its QR code and secret.
-	SetupQR, SetupSecret string
+	SetupQR     template.URL
+	SetupSecret string
 	// Codes are recovery codes just made, shown once.
 	Codes []string
 }

@@ -3,6 +3,7 @@ package auth
 import (
 	"context"
 	"errors"
+	"html/template"
 	"net/http"
 
 	"github.com/go-webauthn/webauthn/webauthn"
@@ -147,7 +148,8 @@ type stepView struct {
 	Setup          bool
 	PasskeysUsable bool
 	// QR and Secret are the TOTP secret offered for setup.
-	QR, Secret string
+	QR     template.URL
+	Secret string
 	// Codes are the recovery codes just made.
 	Codes []string
 }

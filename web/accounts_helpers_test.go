@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"testing"
 
+	"hearth/web"
 	"hearth/web/webtest"
 )
 
@@ -20,3 +21,6 @@ func accountSignIn(t *testing.T, o *webtest.OAuth, username, password string) {
 		t.Fatalf("account sign-in: %d to %q: %s", res.Status, res.Header.Get("Location"), res.Body)
 	}
 }
+
+// webConfig is the server's configuration, for the tests that change it.
+type webConfig = web.Config
