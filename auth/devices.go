@@ -28,7 +28,7 @@ const (
 // deviceName names a browser for a person from its User-Agent: "Firefox on Linux". It is a
 // label, never a decision: a browser may send anything.
 func deviceName(ua string) string {
-	browser := "A browser"
+	browser := "Unknown browser"
 	for _, b := range []struct{ token, name string }{
 		{"Edg/", "Edge"}, {"OPR/", "Opera"}, {"SamsungBrowser/", "Samsung Internet"},
 		{"Firefox/", "Firefox"}, {"FxiOS/", "Firefox"}, {"CriOS/", "Chrome"},

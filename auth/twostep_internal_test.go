@@ -151,7 +151,7 @@ func TestDeviceNames(t *testing.T) {
 		"Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/130.0 Safari/537.36 Edg/130.0":                   "Edge on Windows",
 		"Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Mobile/15E148 Safari/604.1": "Safari on iPhone",
 		"Mozilla/5.0 (Linux; Android 14) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/130.0 Mobile Safari/537.36":                                "Chrome on Android",
-		"curl/8.5": "A browser",
+		"curl/8.5": "Unknown browser",
 	} {
 		if got := deviceName(ua); got != want {
 			t.Errorf("deviceName(%q) = %q, want %q", ua, got, want)
