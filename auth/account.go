@@ -8,7 +8,6 @@ import (
 	"html/template"
 	"net/http"
 	"slices"
-	"strings"
 	"sync"
 	"time"
 
@@ -421,11 +420,8 @@ func (p *Provider) keepSession(ctx context.Context, key string, s *session, subj
 
 // changeOwnPassword changes the password from the account page: the current one is asked again.
 func (p *Provider) changeOwnPassword(r *http.Request, acc Account, current, next, next2 string) error {
-	if err := checkNewPassword(next); err != nil {
-		return refusal(http.StatusBadRequest, "new_password", "The new "+strings.TrimPrefix(err.Error(), "the ")+".")
-	}
-	if next != next2 {
-		return refusal(http.StatusBadRequest, "new_password2", "The two new passwords differ.")
+	if err := checkNewPasswords(next, next2); err != nil {
+		return err
 	}
 	if _, err := p.checkPassword(r, acc.Username, current); err != nil {
 		var ref *Refusal

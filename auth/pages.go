@@ -576,11 +576,8 @@ func (p *Provider) passwordSubmit(w http.ResponseWriter, r *http.Request) {
 }
 
 func (p *Provider) changePassword(r *http.Request, username, current, next, next2 string) error {
-	if err := checkNewPassword(next); err != nil {
-		return refusal(http.StatusBadRequest, "new_password", "The new "+strings.TrimPrefix(err.Error(), "the ")+".")
-	}
-	if next != next2 {
-		return refusal(http.StatusBadRequest, "new_password2", "The two new passwords differ.")
+	if err := checkNewPasswords(next, next2); err != nil {
+		return err
 	}
 	acc, err := p.checkPassword(r, username, current)
 	if err != nil {
@@ -596,6 +593,18 @@ func (p *Provider) changePassword(r *http.Request, username, current, next, next
 		return refusal(http.StatusForbidden, "", "This account has two-step sign-in: change its password on your account page, where you sign in with your second step too.")
 	}
 	return p.setPassword(context.WithoutCancel(r.Context()), acc.Subject, next)
+}
+
+// checkNewPasswords checks a new password typed twice (the password page, the account page,
+// a reset link).
+func checkNewPasswords(next, next2 string) error {
+	if err := checkNewPassword(next); err != nil {
+		return refusal(http.StatusBadRequest, "new_password", "The new "+strings.TrimPrefix(err.Error(), "the ")+".")
+	}
+	if next != next2 {
+		return refusal(http.StatusBadRequest, "new_password2", "The two new passwords differ.")
+	}
+	return nil
 }
 
 func normalizeUsername(s string) string {

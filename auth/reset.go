@@ -130,13 +130,8 @@ func (p *Provider) resetSubmit(w http.ResponseWriter, r *http.Request) {
 	d := p.basePage("Choose a new password")
 	d.Token, d.Username = f.Get("token"), normalizeUsername(f.Get("username"))
 	next, next2 := f.Get("new_password"), f.Get("new_password2")
-	if err := checkNewPassword(next); err != nil {
-		p.refuse(w, "reset.html", d, refusal(http.StatusBadRequest, "new_password", "The new "+strings.TrimPrefix(err.Error(), "the ")+"."))
-		return
-	}
-	if next != next2 {
-		d.Password = next
-		p.refuse(w, "reset.html", d, refusal(http.StatusBadRequest, "new_password2", "The two new passwords differ."))
+	if err := checkNewPasswords(next, next2); err != nil {
+		p.refuse(w, "reset.html", d, err)
 		return
 	}
 	ctx := context.WithoutCancel(r.Context())

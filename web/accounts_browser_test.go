@@ -377,7 +377,7 @@ func TestSignUpPageInABrowser(t *testing.T) {
 	b.type_("password", pw)
 	b.type_("password2", pw)
 	b.press("Create account and join")
-	b.sees("The username eve is taken.")
+	b.waitFor("the refusal", `document.getElementById("form-error") && document.getElementById("form-error").textContent.includes("The username eve is taken.")`)
 	for id, want := range map[string]string{"username": "eve", "display_name": "Eve Two", "password": pw, "password2": pw} {
 		if got := b.eval(`document.getElementById(` + jsString(id) + `).value`); got != want {
 			t.Fatalf("%s = %q after the refusal, want %q", id, got, want)
