@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"connectrpc.com/connect"
+	"github.com/pquerna/otp/totp"
 
 	"hearth/engine/mail/mailtest"
 	svcv1 "hearth/proto/svc/v1"
@@ -264,4 +265,43 @@ func TestForgotPasswordIsLimitedPerAddress(t *testing.T) {
 		wantPage(t, o.Post(t, "/oauth/forgot", url.Values{"who": {"user" + strconv.Itoa(i)}}), http.StatusOK, "If that account has a confirmed email address")
 	}
 	wantPage(t, o.Post(t, "/oauth/forgot", url.Values{"who": {"user9"}}), http.StatusTooManyRequests, "Too many reset mails were asked for from your address. Try again in 3 minutes.")
+}
+
+var secretField = regexp.MustCompile(`id="totp-secret">([A-Z2-7]+)<`)
+
+// TestAccountPageSignInTakesTheSecondStep: the account page's own sign-in asks for the code
+// too (it is where two-step sign-in is turned off), and the password page refuses a password
+// change by password alone once two-step sign-in is on.
+func TestAccountPageSignInTakesTheSecondStep(t *testing.T) {
+	t.Parallel()
+	s, _ := newOpenCommunity(t)
+	s.SignUp(t, "hal", pw, nil)
+	o := s.OAuth()
+	accountSignIn(t, o, "hal", pw)
+	page := o.Post(t, "/oauth/account", url.Values{"action": {"totp-start"}})
+	m := secretField.FindStringSubmatch(page.Body)
+	if m == nil {
+		t.Fatalf("no secret on the setup: %s", page.Body)
+	}
+	c, err := totp.GenerateCode(m[1], time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantPage(t, o.Post(t, "/oauth/account", url.Values{"action": {"totp-confirm"}, "code": {c}}), http.StatusOK, "Two-step sign-in is on.")
+
+	fresh := s.OAuth()
+	page = fresh.Get(t, "/oauth/account")
+	res := fresh.Post(t, "/oauth/login", url.Values{"id": {webtest.RequestID(t, page)}, "action": {"signin"}, "username": {"hal"}, "password": {pw}})
+	wantPage(t, res, http.StatusOK, "Code from your authenticator app")
+	c, _ = totp.GenerateCode(m[1], time.Now().Add(30*time.Second))
+	res = fresh.Post(t, "/oauth/login", url.Values{"id": {webtest.RequestID(t, res)}, "action": {"code"}, "code": {c}})
+	if res.Status != http.StatusFound || res.Header.Get("Location") != "/oauth/account" {
+		t.Fatalf("the second step: %d to %q", res.Status, res.Header.Get("Location"))
+	}
+	wantPage(t, fresh.Get(t, "/oauth/account"), http.StatusOK, "Signed in as <strong>hal</strong>")
+
+	res = s.OAuth().Post(t, "/oauth/password", url.Values{"username": {"hal"}, "password": {pw}, "new_password": {"a new password"}, "new_password2": {"a new password"}})
+	wantPage(t, res, http.StatusForbidden, "This account has two-step sign-in: change its password on your account page")
+	// And the password alone no longer signs in to a client.
+	wantPage(t, signIn(t, s.OAuth(), "hal", pw), http.StatusOK, "Code from your authenticator app")
 }
