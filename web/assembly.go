@@ -17,6 +17,7 @@ import (
 	"hearth/blob"
 	"hearth/engine"
 	"hearth/engine/backup"
+	"hearth/engine/mail"
 	"hearth/engine/notify"
 	"hearth/engine/outbound"
 	"hearth/engine/plugins"
@@ -85,6 +86,9 @@ type Config struct {
 	AdminSocket bool
 	// Backups says where the server's backups go and how often it takes them.
 	Backups BackupConfig
+	// Mail is where the server's mail goes (-smtp-url, -mail-from): reset and verification
+	// links, notifications. An empty URL sends none.
+	Mail mail.Config
 }
 
 // BackupConfig is where backups go and how often they are taken.
@@ -123,8 +127,12 @@ type Server struct {
 	Backups      *backup.Service
 	backupBucket *blob.Bucket
 	admin        *adminServer
-	closeOnce    sync.Once
-	closeErr     error
+	// Mailer sends the server's mail; nil without -smtp-url.
+	Mailer *mail.Mailer
+	// SignIn is the built-in issuer's sign-in (nil with NoLocalIssuer).
+	SignIn    *auth.Provider
+	closeOnce sync.Once
+	closeErr  error
 }
 
 // sandboxQuiet is how long the sandbox stays started after its last use.
@@ -261,23 +269,40 @@ func Open(ctx context.Context, cfg Config) (s *Server, err error) {
 	if err != nil {
 		return nil, err
 	}
+	if cfg.Mail.URL != "" {
+		mc := cfg.Mail
+		if mc.Log == nil {
+			mc.Log = cfg.Log
+		}
+		if s.Mailer, err = mail.New(mc); err != nil {
+			return nil, fmt.Errorf("-smtp-url: %w", err)
+		}
+	}
 	var signIn *auth.Provider
 	if s.Issuer != nil {
 		// The built-in issuer's accounts live in the database, beside the engine's rows.
+		issuer := s.Issuer.URL()
+		eng := s.Engine
 		signIn, err = auth.NewProvider(auth.ProviderConfig{
 			Issuer:    s.Issuer,
 			Accounts:  accountStore{s.db.Accounts()},
-			Community: SignUpCommunity(s.Engine, s.Issuer.URL()),
+			Security:  AccountSecurity(s.db.Accounts()),
+			Community: SignUpCommunity(s.Engine, issuer),
 			WebURL:    cfg.WebURL,
 			Now:       cfg.SignInClock,
 			Log:       cfg.Log,
 			Password:  cfg.PasswordParams,
 			// The intake's client address: -trusted-proxy applies to sign-in's limits too.
 			ClientAddr: ClientAddr,
+			Mailer:     s.Mailer,
+			TwoStepRequired: func(subject string) bool {
+				return eng.TwoStepRequired(engine.Login{Issuer: issuer, Subject: subject})
+			},
 		})
 		if err != nil {
 			return nil, err
 		}
+		s.SignIn = signIn
 	}
 	s.handler, s.intake = newHandler(Options{
 		Engine:         s.Engine,
@@ -298,7 +323,7 @@ func Open(ctx context.Context, cfg Config) (s *Server, err error) {
 		return nil, err
 	}
 	if cfg.AdminSocket {
-		if s.admin, err = listenAdmin(cfg.Data, s.Engine, s.Backups, opts.Version, cfg.Log); err != nil {
+		if s.admin, err = listenAdmin(cfg.Data, s.Engine, s.Backups, signIn, opts.Version, cfg.Log); err != nil {
 			// The socket is for operators' commands; a server that cannot have one (a data
 			// directory whose path is too long for a socket) still serves.
 			cfg.Log.Warn("no admin socket: hearth backup and hearth healthcheck will not reach this server", "err", err)
@@ -363,6 +388,9 @@ func absPath(p string) string {
 	return p
 }
 
+// Accounts is the built-in issuer's account store in the server's database.
+func (s *Server) Accounts() auth.AccountStore { return accountStore{s.db.Accounts()} }
+
 // Handler serves every endpoint of the server.
 func (s *Server) Handler() http.Handler { return s.handler }
 
@@ -394,6 +422,9 @@ func (s *Server) close() error {
 	}
 	if s.stopAuth != nil {
 		s.stopAuth()
+	}
+	if s.Mailer != nil {
+		s.Mailer.Close()
 	}
 	if s.Plugins != nil {
 		// First: the plugins call the engine.

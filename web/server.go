@@ -85,7 +85,7 @@ func newHandler(opts Options) (http.Handler, *intake) {
 		connect.WithReadMaxBytes(maxRequestBytes))
 	mux := http.NewServeMux()
 	mux.Handle(svcv1connect.NewChatServiceHandler(&chatService{eng: opts.Engine}, handlerOpts...))
-	mux.Handle(svcv1connect.NewServerServiceHandler(&serverService{eng: opts.Engine}, handlerOpts...))
+	mux.Handle(svcv1connect.NewServerServiceHandler(&serverService{eng: opts.Engine, signIn: opts.SignIn}, handlerOpts...))
 	mux.Handle(svcv1connect.NewBotServiceHandler(&botService{eng: opts.Engine, plugins: opts.Plugins}, handlerOpts...))
 	mux.Handle(svcv1connect.NewNotificationServiceHandler(&notificationService{eng: opts.Engine, notify: opts.Notify}, handlerOpts...))
 	// gRPC's own services are counted as calls too (by code, not by an HTTP status that is 200

@@ -44,7 +44,7 @@ func (a *adminClient) do(ctx context.Context, method, path string) (*http.Respon
 	case err == nil:
 		return resp, nil
 	case errors.Is(err, fs.ErrNotExist), errors.Is(err, syscall.ECONNREFUSED):
-		return nil, fmt.Errorf("no Hearth server runs on %s (%s is missing or nobody answers): start it, or check -data", a.data, a.sock)
+		return nil, errServerDown{fmt.Sprintf("no Hearth server runs on %s (%s is missing or nobody answers): start it, or check -data", a.data, a.sock)}
 	case errors.Is(err, fs.ErrPermission):
 		return nil, fmt.Errorf("%s: permission denied: run this as the user the server runs as", a.sock)
 	}

@@ -8,6 +8,7 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	netmail "net/mail"
 	"net/netip"
 	"net/url"
 	"os"
@@ -18,6 +19,7 @@ import (
 	"hearth/auth"
 	"hearth/blob"
 	"hearth/engine"
+	"hearth/engine/mail"
 	"hearth/engine/outbound"
 	"hearth/engine/store"
 )
@@ -55,6 +57,10 @@ type Config struct {
 	// TrustedProxies (-trusted-proxy) are the CIDRs of the reverse proxies whose
 	// X-Forwarded-For or Forwarded headers name the client address.
 	TrustedProxies []string
+	// SMTPURL (-smtp-url) and MailFrom (-mail-from): where the server's mail goes, and from
+	// whom.
+	SMTPURL  string
+	MailFrom string
 
 	// PushAllowPrivate lets push subscriptions name http endpoints and loopback or private
 	// addresses, on any port: for tests and closed networks only.
@@ -108,6 +114,8 @@ func serveFlags(fs *flag.FlagSet, c *Config) {
 	fs.StringVar(&c.BackupTo, "backup-to", "", "where backups go: a folder, or a bucket URL (under backups/ in it); default the file bucket, under backups/")
 	fs.DurationVar(&c.BackupEvery, "backup-every", 0, "take a backup at this interval, e.g. 24h (default 0: only when hearth backup asks)")
 	fs.IntVar(&c.BackupKeep, "backup-keep", 7, "how many backups -backup-to keeps, the newest (0 keeps all)")
+	fs.StringVar(&c.SMTPURL, "smtp-url", "", "send mail (password reset and address confirmation links) through smtp://[user:pass@]host:port (STARTTLS) or smtps://... (TLS); default: no mail")
+	fs.StringVar(&c.MailFrom, "mail-from", "", "the sender of the server's mail, e.g. \"Hearth <chat@example.com>\" (needed with -smtp-url)")
 }
 
 // parseFlags parses args, then fills every flag not given on the command line from its
@@ -246,6 +254,9 @@ func (c *Config) validate() error {
 	if c.BackupKeep < 0 || c.BackupKeep > 10000 {
 		return fmt.Errorf("-backup-keep %d must be 0 (keep all) to 10000", c.BackupKeep)
 	}
+	if err := c.checkMail(); err != nil {
+		return err
+	}
 	return checkWritableDir("-data", "data directory", c.Data)
 }
 
@@ -375,4 +386,23 @@ func (c *Config) pushPolicy() outbound.Policy {
 		return outbound.Policy{AllowPrivate: true, AnyPort: true}
 	}
 	return outbound.Public
+}
+
+// checkMail checks -smtp-url and -mail-from, which go together.
+func (c *Config) checkMail() error {
+	switch {
+	case c.SMTPURL == "" && c.MailFrom == "":
+		return nil
+	case c.SMTPURL == "":
+		return errors.New("-mail-from needs -smtp-url: the server that sends the mail")
+	case c.MailFrom == "":
+		return errors.New("-smtp-url needs -mail-from: the sender's address, e.g. \"Hearth <chat@example.com>\"")
+	}
+	if _, _, _, err := mail.ParseURL(c.SMTPURL); err != nil {
+		return fmt.Errorf("-smtp-url %v", err)
+	}
+	if _, err := netmail.ParseAddress(c.MailFrom); err != nil {
+		return fmt.Errorf("-mail-from %q is not an email address, e.g. \"Hearth <chat@example.com>\"", c.MailFrom)
+	}
+	return nil
 }

@@ -3,6 +3,7 @@
 //	hearth [serve] [flags]     run the server (the default)
 //	hearth token [flags]       print a login token from the local issuer
 //	hearth login-link [flags]  print a URL that signs a person in to the browser client
+//	hearth reset-link [flags]  print a password reset link for an account
 //	hearth backup [flags]      take a backup of the running server
 //	hearth restore [flags] SRC fill an empty data directory from a backup
 //	hearth healthcheck         exit 0 when the running server answers
@@ -41,6 +42,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		err = token(args, stdout, stderr)
 	case "login-link":
 		err = loginLink(args, stdout, stderr)
+	case "reset-link":
+		err = resetLinkCommand(args, stdout, stderr)
 	case "backup":
 		err = backupCommand(args, stdout, stderr)
 	case "restore":

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"hearth/engine"
+	"hearth/engine/mail"
 	"hearth/engine/outbound"
 	"hearth/engine/store"
 	"hearth/web"
@@ -123,6 +124,7 @@ func openApp(ctx context.Context, c Config, log *slog.Logger) (*app, error) {
 		Log:            log,
 		AdminSocket:    true,
 		Backups:        web.BackupConfig{To: c.BackupTo, Every: c.BackupEvery, Keep: c.BackupKeep},
+		Mail:           mail.Config{URL: c.SMTPURL, From: c.MailFrom},
 	})
 	if err != nil {
 		return nil, err

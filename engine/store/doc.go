@@ -45,6 +45,12 @@
 //	0xD1 username  username                   the subject of the account holding it
 //	0xD2 refresh   SHA-256 of the token       storepb.RefreshTokenRecord, with a TTL past its expiry
 //	0xD3 revoked   family id                  storepb.RevokedFamilyRecord, with a TTL
+//	0xD4 security  subject                    storepb.AccountSecurityRecord: TOTP (sealed), recovery codes, passkeys, email
+//	0xD5 email     verified address           the subject of the account that verified it
+//	0xD6 device    subject 0x00 family        storepb.DeviceRecord: a signed-in device, with a TTL
+//	0xD7 resetlink SHA-256 of the token       storepb.AccountTokenRecord: a password reset link, with a TTL
+//	0xD8 emaillink SHA-256 of the token       storepb.AccountTokenRecord: an address verification link, with a TTL
+//	0xD9 devcookie SHA-256 of the token       storepb.AccountTokenRecord: a browser's device cookie, with a TTL
 //	0xE0 pushsub   member id 0x00 sub id      storepb.PushSubscriptionRecord: a device for Web Push
 //	0xE1 pushend   SHA-256 of the endpoint    the 0xE0 key of the subscription holding it
 //	0xE2 notifyprefs member id                svcv1.NotificationPrefs: a member's preferences

@@ -73,6 +73,7 @@ func StartConfig(t testing.TB, config func(*web.Config), options ...Option) *Ser
 	for _, o := range options {
 		o(&opts)
 	}
+	s.URL = opts.BaseURL
 	if opts.Sandbox == nil {
 		opts.Sandbox = sharedSandbox(t)
 	}

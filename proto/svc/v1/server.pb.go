@@ -3549,7 +3549,7 @@ const file_svc_v1_server_proto_rawDesc = "" +
 	"\x06member\x18\x01 \x01(\v2\x0e.svc.v1.MemberR\x06member\"\x15\n" +
 	"\x13ExportMyDataRequest\"(\n" +
 	"\x14ExportMyDataResponse\x12\x10\n" +
-	"\x03url\x18\x01 \x01(\tR\x03url2\xb5\x0f\n" +
+	"\x03url\x18\x01 \x01(\tR\x03url2\xa1\x10\n" +
 	"\rServerService\x12L\n" +
 	"\rGetServerInfo\x12\x1c.svc.v1.GetServerInfoRequest\x1a\x1d.svc.v1.GetServerInfoResponse\x12Z\n" +
 	"\x14UpdateServerSettings\x12#.svc.v1.UpdateServerSettingsRequest\x1a\x1d.svc.v1.GetServerInfoResponse\x124\n" +
@@ -3582,7 +3582,8 @@ const file_svc_v1_server_proto_rawDesc = "" +
 	"DeleteRole\x12\x19.svc.v1.DeleteRoleRequest\x1a\x1a.svc.v1.DeleteRoleResponse\x12O\n" +
 	"\x0eSetMemberRoles\x12\x1d.svc.v1.SetMemberRolesRequest\x1a\x1e.svc.v1.SetMemberRolesResponse\x12L\n" +
 	"\rSetMemberRole\x12\x1c.svc.v1.SetMemberRoleRequest\x1a\x1d.svc.v1.SetMemberRoleResponse\x12F\n" +
-	"\vDeleteEmoji\x12\x1a.svc.v1.DeleteEmojiRequest\x1a\x1b.svc.v1.DeleteEmojiResponseB\x1bZ\x19hearth/proto/svc/v1;svcv1b\x06proto3"
+	"\vDeleteEmoji\x12\x1a.svc.v1.DeleteEmojiRequest\x1a\x1b.svc.v1.DeleteEmojiResponse\x12j\n" +
+	"\x17CreatePasswordResetLink\x12&.svc.v1.CreatePasswordResetLinkRequest\x1a'.svc.v1.CreatePasswordResetLinkResponseB\x1bZ\x19hearth/proto/svc/v1;svcv1b\x06proto3"
 
 var (
 	file_svc_v1_server_proto_rawDescOnce sync.Once
@@ -3729,35 +3730,37 @@ var file_svc_v1_server_proto_depIdxs = []int32{
 	47, // 48: svc.v1.ServerService.SetMemberRoles:input_type -> svc.v1.SetMemberRolesRequest
 	49, // 49: svc.v1.ServerService.SetMemberRole:input_type -> svc.v1.SetMemberRoleRequest
 	51, // 50: svc.v1.ServerService.DeleteEmoji:input_type -> svc.v1.DeleteEmojiRequest
-	1,  // 51: svc.v1.ServerService.GetServerInfo:output_type -> svc.v1.GetServerInfoResponse
-	1,  // 52: svc.v1.ServerService.UpdateServerSettings:output_type -> svc.v1.GetServerInfoResponse
-	4,  // 53: svc.v1.ServerService.GetMe:output_type -> svc.v1.GetMeResponse
-	6,  // 54: svc.v1.ServerService.Join:output_type -> svc.v1.JoinResponse
-	8,  // 55: svc.v1.ServerService.LeaveCommunity:output_type -> svc.v1.LeaveCommunityResponse
-	10, // 56: svc.v1.ServerService.UpdateProfile:output_type -> svc.v1.UpdateProfileResponse
-	12, // 57: svc.v1.ServerService.ListMembers:output_type -> svc.v1.ListMembersResponse
-	14, // 58: svc.v1.ServerService.KickMember:output_type -> svc.v1.KickMemberResponse
-	16, // 59: svc.v1.ServerService.BanMember:output_type -> svc.v1.BanMemberResponse
-	18, // 60: svc.v1.ServerService.UnbanMember:output_type -> svc.v1.UnbanMemberResponse
-	20, // 61: svc.v1.ServerService.ListBans:output_type -> svc.v1.ListBansResponse
-	22, // 62: svc.v1.ServerService.BlockMember:output_type -> svc.v1.BlockMemberResponse
-	24, // 63: svc.v1.ServerService.UnblockMember:output_type -> svc.v1.UnblockMemberResponse
-	26, // 64: svc.v1.ServerService.MuteMember:output_type -> svc.v1.MuteMemberResponse
-	28, // 65: svc.v1.ServerService.UnmuteMember:output_type -> svc.v1.UnmuteMemberResponse
-	30, // 66: svc.v1.ServerService.ReportMessage:output_type -> svc.v1.ReportMessageResponse
-	32, // 67: svc.v1.ServerService.ListReports:output_type -> svc.v1.ListReportsResponse
-	34, // 68: svc.v1.ServerService.ResolveReport:output_type -> svc.v1.ResolveReportResponse
-	36, // 69: svc.v1.ServerService.CreateInvite:output_type -> svc.v1.CreateInviteResponse
-	38, // 70: svc.v1.ServerService.ListInvites:output_type -> svc.v1.ListInvitesResponse
-	40, // 71: svc.v1.ServerService.RevokeInvite:output_type -> svc.v1.RevokeInviteResponse
-	42, // 72: svc.v1.ServerService.CreateRole:output_type -> svc.v1.CreateRoleResponse
-	44, // 73: svc.v1.ServerService.UpdateRole:output_type -> svc.v1.UpdateRoleResponse
-	46, // 74: svc.v1.ServerService.DeleteRole:output_type -> svc.v1.DeleteRoleResponse
-	48, // 75: svc.v1.ServerService.SetMemberRoles:output_type -> svc.v1.SetMemberRolesResponse
-	50, // 76: svc.v1.ServerService.SetMemberRole:output_type -> svc.v1.SetMemberRoleResponse
-	52, // 77: svc.v1.ServerService.DeleteEmoji:output_type -> svc.v1.DeleteEmojiResponse
-	51, // [51:78] is the sub-list for method output_type
-	24, // [24:51] is the sub-list for method input_type
+	61, // 51: svc.v1.ServerService.CreatePasswordResetLink:input_type -> svc.v1.CreatePasswordResetLinkRequest
+	1,  // 52: svc.v1.ServerService.GetServerInfo:output_type -> svc.v1.GetServerInfoResponse
+	1,  // 53: svc.v1.ServerService.UpdateServerSettings:output_type -> svc.v1.GetServerInfoResponse
+	4,  // 54: svc.v1.ServerService.GetMe:output_type -> svc.v1.GetMeResponse
+	6,  // 55: svc.v1.ServerService.Join:output_type -> svc.v1.JoinResponse
+	8,  // 56: svc.v1.ServerService.LeaveCommunity:output_type -> svc.v1.LeaveCommunityResponse
+	10, // 57: svc.v1.ServerService.UpdateProfile:output_type -> svc.v1.UpdateProfileResponse
+	12, // 58: svc.v1.ServerService.ListMembers:output_type -> svc.v1.ListMembersResponse
+	14, // 59: svc.v1.ServerService.KickMember:output_type -> svc.v1.KickMemberResponse
+	16, // 60: svc.v1.ServerService.BanMember:output_type -> svc.v1.BanMemberResponse
+	18, // 61: svc.v1.ServerService.UnbanMember:output_type -> svc.v1.UnbanMemberResponse
+	20, // 62: svc.v1.ServerService.ListBans:output_type -> svc.v1.ListBansResponse
+	22, // 63: svc.v1.ServerService.BlockMember:output_type -> svc.v1.BlockMemberResponse
+	24, // 64: svc.v1.ServerService.UnblockMember:output_type -> svc.v1.UnblockMemberResponse
+	26, // 65: svc.v1.ServerService.MuteMember:output_type -> svc.v1.MuteMemberResponse
+	28, // 66: svc.v1.ServerService.UnmuteMember:output_type -> svc.v1.UnmuteMemberResponse
+	30, // 67: svc.v1.ServerService.ReportMessage:output_type -> svc.v1.ReportMessageResponse
+	32, // 68: svc.v1.ServerService.ListReports:output_type -> svc.v1.ListReportsResponse
+	34, // 69: svc.v1.ServerService.ResolveReport:output_type -> svc.v1.ResolveReportResponse
+	36, // 70: svc.v1.ServerService.CreateInvite:output_type -> svc.v1.CreateInviteResponse
+	38, // 71: svc.v1.ServerService.ListInvites:output_type -> svc.v1.ListInvitesResponse
+	40, // 72: svc.v1.ServerService.RevokeInvite:output_type -> svc.v1.RevokeInviteResponse
+	42, // 73: svc.v1.ServerService.CreateRole:output_type -> svc.v1.CreateRoleResponse
+	44, // 74: svc.v1.ServerService.UpdateRole:output_type -> svc.v1.UpdateRoleResponse
+	46, // 75: svc.v1.ServerService.DeleteRole:output_type -> svc.v1.DeleteRoleResponse
+	48, // 76: svc.v1.ServerService.SetMemberRoles:output_type -> svc.v1.SetMemberRolesResponse
+	50, // 77: svc.v1.ServerService.SetMemberRole:output_type -> svc.v1.SetMemberRoleResponse
+	52, // 78: svc.v1.ServerService.DeleteEmoji:output_type -> svc.v1.DeleteEmojiResponse
+	62, // 79: svc.v1.ServerService.CreatePasswordResetLink:output_type -> svc.v1.CreatePasswordResetLinkResponse
+	52, // [52:80] is the sub-list for method output_type
+	24, // [24:52] is the sub-list for method input_type
 	24, // [24:24] is the sub-list for extension type_name
 	24, // [24:24] is the sub-list for extension extendee
 	0,  // [0:24] is the sub-list for field type_name

@@ -119,6 +119,9 @@ const (
 	// ServerServiceDeleteEmojiProcedure is the fully-qualified name of the ServerService's DeleteEmoji
 	// RPC.
 	ServerServiceDeleteEmojiProcedure = "/svc.v1.ServerService/DeleteEmoji"
+	// ServerServiceCreatePasswordResetLinkProcedure is the fully-qualified name of the ServerService's
+	// CreatePasswordResetLink RPC.
+	ServerServiceCreatePasswordResetLinkProcedure = "/svc.v1.ServerService/CreatePasswordResetLink"
 )
 
 // ServerServiceClient is a client for the svc.v1.ServerService service.
@@ -271,6 +274,17 @@ type ServerServiceClient interface {
 	// Deletes a custom emoji. Moderator or higher; not_found for an unknown name.
 	// Events: emoji_changed to every member.
 	DeleteEmoji(context.Context, *connect.Request[v1.DeleteEmojiRequest]) (*connect.Response[v1.DeleteEmojiResponse], error)
+	// Makes a link that lets a member who forgot their password set a new one: the answer's
+	// url opens the built-in issuer's page (`{base_url}/oauth/reset?token=...`), for the caller
+	// to hand over (copy it into a DM, read it out). Admin or owner, for a member of lower rank
+	// (permission_denied otherwise) who is a person in the community (not_found for an unknown
+	// id or a member who left, failed_precondition for a bot) with an account on the built-in
+	// issuer (failed_precondition for a login from another issuer, or one made with `hearth
+	// token`, which has no password). The link works once, for 24 hours (expires_at_ms); using it
+	// sets a new password and signs the account out everywhere (every refresh token revoked). A
+	// new link does not void earlier ones; a password change voids them all. The owner's own
+	// link comes from `hearth reset-link` on the server. No event.
+	CreatePasswordResetLink(context.Context, *connect.Request[v1.CreatePasswordResetLinkRequest]) (*connect.Response[v1.CreatePasswordResetLinkResponse], error)
 }
 
 // NewServerServiceClient constructs a client for the svc.v1.ServerService service. By default, it
@@ -446,38 +460,45 @@ func NewServerServiceClient(httpClient connect.HTTPClient, baseURL string, opts 
 			connect.WithSchema(serverServiceMethods.ByName("DeleteEmoji")),
 			connect.WithClientOptions(opts...),
 		),
+		createPasswordResetLink: connect.NewClient[v1.CreatePasswordResetLinkRequest, v1.CreatePasswordResetLinkResponse](
+			httpClient,
+			baseURL+ServerServiceCreatePasswordResetLinkProcedure,
+			connect.WithSchema(serverServiceMethods.ByName("CreatePasswordResetLink")),
+			connect.WithClientOptions(opts...),
+		),
 	}
 }
 
 // serverServiceClient implements ServerServiceClient.
 type serverServiceClient struct {
-	getServerInfo        *connect.Client[v1.GetServerInfoRequest, v1.GetServerInfoResponse]
-	updateServerSettings *connect.Client[v1.UpdateServerSettingsRequest, v1.GetServerInfoResponse]
-	getMe                *connect.Client[v1.GetMeRequest, v1.GetMeResponse]
-	join                 *connect.Client[v1.JoinRequest, v1.JoinResponse]
-	leaveCommunity       *connect.Client[v1.LeaveCommunityRequest, v1.LeaveCommunityResponse]
-	updateProfile        *connect.Client[v1.UpdateProfileRequest, v1.UpdateProfileResponse]
-	listMembers          *connect.Client[v1.ListMembersRequest, v1.ListMembersResponse]
-	kickMember           *connect.Client[v1.KickMemberRequest, v1.KickMemberResponse]
-	banMember            *connect.Client[v1.BanMemberRequest, v1.BanMemberResponse]
-	unbanMember          *connect.Client[v1.UnbanMemberRequest, v1.UnbanMemberResponse]
-	listBans             *connect.Client[v1.ListBansRequest, v1.ListBansResponse]
-	blockMember          *connect.Client[v1.BlockMemberRequest, v1.BlockMemberResponse]
-	unblockMember        *connect.Client[v1.UnblockMemberRequest, v1.UnblockMemberResponse]
-	muteMember           *connect.Client[v1.MuteMemberRequest, v1.MuteMemberResponse]
-	unmuteMember         *connect.Client[v1.UnmuteMemberRequest, v1.UnmuteMemberResponse]
-	reportMessage        *connect.Client[v1.ReportMessageRequest, v1.ReportMessageResponse]
-	listReports          *connect.Client[v1.ListReportsRequest, v1.ListReportsResponse]
-	resolveReport        *connect.Client[v1.ResolveReportRequest, v1.ResolveReportResponse]
-	createInvite         *connect.Client[v1.CreateInviteRequest, v1.CreateInviteResponse]
-	listInvites          *connect.Client[v1.ListInvitesRequest, v1.ListInvitesResponse]
-	revokeInvite         *connect.Client[v1.RevokeInviteRequest, v1.RevokeInviteResponse]
-	createRole           *connect.Client[v1.CreateRoleRequest, v1.CreateRoleResponse]
-	updateRole           *connect.Client[v1.UpdateRoleRequest, v1.UpdateRoleResponse]
-	deleteRole           *connect.Client[v1.DeleteRoleRequest, v1.DeleteRoleResponse]
-	setMemberRoles       *connect.Client[v1.SetMemberRolesRequest, v1.SetMemberRolesResponse]
-	setMemberRole        *connect.Client[v1.SetMemberRoleRequest, v1.SetMemberRoleResponse]
-	deleteEmoji          *connect.Client[v1.DeleteEmojiRequest, v1.DeleteEmojiResponse]
+	getServerInfo           *connect.Client[v1.GetServerInfoRequest, v1.GetServerInfoResponse]
+	updateServerSettings    *connect.Client[v1.UpdateServerSettingsRequest, v1.GetServerInfoResponse]
+	getMe                   *connect.Client[v1.GetMeRequest, v1.GetMeResponse]
+	join                    *connect.Client[v1.JoinRequest, v1.JoinResponse]
+	leaveCommunity          *connect.Client[v1.LeaveCommunityRequest, v1.LeaveCommunityResponse]
+	updateProfile           *connect.Client[v1.UpdateProfileRequest, v1.UpdateProfileResponse]
+	listMembers             *connect.Client[v1.ListMembersRequest, v1.ListMembersResponse]
+	kickMember              *connect.Client[v1.KickMemberRequest, v1.KickMemberResponse]
+	banMember               *connect.Client[v1.BanMemberRequest, v1.BanMemberResponse]
+	unbanMember             *connect.Client[v1.UnbanMemberRequest, v1.UnbanMemberResponse]
+	listBans                *connect.Client[v1.ListBansRequest, v1.ListBansResponse]
+	blockMember             *connect.Client[v1.BlockMemberRequest, v1.BlockMemberResponse]
+	unblockMember           *connect.Client[v1.UnblockMemberRequest, v1.UnblockMemberResponse]
+	muteMember              *connect.Client[v1.MuteMemberRequest, v1.MuteMemberResponse]
+	unmuteMember            *connect.Client[v1.UnmuteMemberRequest, v1.UnmuteMemberResponse]
+	reportMessage           *connect.Client[v1.ReportMessageRequest, v1.ReportMessageResponse]
+	listReports             *connect.Client[v1.ListReportsRequest, v1.ListReportsResponse]
+	resolveReport           *connect.Client[v1.ResolveReportRequest, v1.ResolveReportResponse]
+	createInvite            *connect.Client[v1.CreateInviteRequest, v1.CreateInviteResponse]
+	listInvites             *connect.Client[v1.ListInvitesRequest, v1.ListInvitesResponse]
+	revokeInvite            *connect.Client[v1.RevokeInviteRequest, v1.RevokeInviteResponse]
+	createRole              *connect.Client[v1.CreateRoleRequest, v1.CreateRoleResponse]
+	updateRole              *connect.Client[v1.UpdateRoleRequest, v1.UpdateRoleResponse]
+	deleteRole              *connect.Client[v1.DeleteRoleRequest, v1.DeleteRoleResponse]
+	setMemberRoles          *connect.Client[v1.SetMemberRolesRequest, v1.SetMemberRolesResponse]
+	setMemberRole           *connect.Client[v1.SetMemberRoleRequest, v1.SetMemberRoleResponse]
+	deleteEmoji             *connect.Client[v1.DeleteEmojiRequest, v1.DeleteEmojiResponse]
+	createPasswordResetLink *connect.Client[v1.CreatePasswordResetLinkRequest, v1.CreatePasswordResetLinkResponse]
 }
 
 // GetServerInfo calls svc.v1.ServerService.GetServerInfo.
@@ -613,6 +634,11 @@ func (c *serverServiceClient) SetMemberRole(ctx context.Context, req *connect.Re
 // DeleteEmoji calls svc.v1.ServerService.DeleteEmoji.
 func (c *serverServiceClient) DeleteEmoji(ctx context.Context, req *connect.Request[v1.DeleteEmojiRequest]) (*connect.Response[v1.DeleteEmojiResponse], error) {
 	return c.deleteEmoji.CallUnary(ctx, req)
+}
+
+// CreatePasswordResetLink calls svc.v1.ServerService.CreatePasswordResetLink.
+func (c *serverServiceClient) CreatePasswordResetLink(ctx context.Context, req *connect.Request[v1.CreatePasswordResetLinkRequest]) (*connect.Response[v1.CreatePasswordResetLinkResponse], error) {
+	return c.createPasswordResetLink.CallUnary(ctx, req)
 }
 
 // ServerServiceHandler is an implementation of the svc.v1.ServerService service.
@@ -765,6 +791,17 @@ type ServerServiceHandler interface {
 	// Deletes a custom emoji. Moderator or higher; not_found for an unknown name.
 	// Events: emoji_changed to every member.
 	DeleteEmoji(context.Context, *connect.Request[v1.DeleteEmojiRequest]) (*connect.Response[v1.DeleteEmojiResponse], error)
+	// Makes a link that lets a member who forgot their password set a new one: the answer's
+	// url opens the built-in issuer's page (`{base_url}/oauth/reset?token=...`), for the caller
+	// to hand over (copy it into a DM, read it out). Admin or owner, for a member of lower rank
+	// (permission_denied otherwise) who is a person in the community (not_found for an unknown
+	// id or a member who left, failed_precondition for a bot) with an account on the built-in
+	// issuer (failed_precondition for a login from another issuer, or one made with `hearth
+	// token`, which has no password). The link works once, for 24 hours (expires_at_ms); using it
+	// sets a new password and signs the account out everywhere (every refresh token revoked). A
+	// new link does not void earlier ones; a password change voids them all. The owner's own
+	// link comes from `hearth reset-link` on the server. No event.
+	CreatePasswordResetLink(context.Context, *connect.Request[v1.CreatePasswordResetLinkRequest]) (*connect.Response[v1.CreatePasswordResetLinkResponse], error)
 }
 
 // NewServerServiceHandler builds an HTTP handler from the service implementation. It returns the
@@ -936,6 +973,12 @@ func NewServerServiceHandler(svc ServerServiceHandler, opts ...connect.HandlerOp
 		connect.WithSchema(serverServiceMethods.ByName("DeleteEmoji")),
 		connect.WithHandlerOptions(opts...),
 	)
+	serverServiceCreatePasswordResetLinkHandler := connect.NewUnaryHandler(
+		ServerServiceCreatePasswordResetLinkProcedure,
+		svc.CreatePasswordResetLink,
+		connect.WithSchema(serverServiceMethods.ByName("CreatePasswordResetLink")),
+		connect.WithHandlerOptions(opts...),
+	)
 	return "/svc.v1.ServerService/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case ServerServiceGetServerInfoProcedure:
@@ -992,6 +1035,8 @@ func NewServerServiceHandler(svc ServerServiceHandler, opts ...connect.HandlerOp
 			serverServiceSetMemberRoleHandler.ServeHTTP(w, r)
 		case ServerServiceDeleteEmojiProcedure:
 			serverServiceDeleteEmojiHandler.ServeHTTP(w, r)
+		case ServerServiceCreatePasswordResetLinkProcedure:
+			serverServiceCreatePasswordResetLinkHandler.ServeHTTP(w, r)
 		default:
 			http.NotFound(w, r)
 		}
@@ -1107,4 +1152,8 @@ func (UnimplementedServerServiceHandler) SetMemberRole(context.Context, *connect
 
 func (UnimplementedServerServiceHandler) DeleteEmoji(context.Context, *connect.Request[v1.DeleteEmojiRequest]) (*connect.Response[v1.DeleteEmojiResponse], error) {
 	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("svc.v1.ServerService.DeleteEmoji is not implemented"))
+}
+
+func (UnimplementedServerServiceHandler) CreatePasswordResetLink(context.Context, *connect.Request[v1.CreatePasswordResetLinkRequest]) (*connect.Response[v1.CreatePasswordResetLinkResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("svc.v1.ServerService.CreatePasswordResetLink is not implemented"))
 }
