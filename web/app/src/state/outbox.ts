@@ -7,6 +7,7 @@ import type { Message } from "../gen/svc/v1/types_pb";
 import { codeOf, errorText, retryable, type Api } from "../lib/api";
 import type { Emitter } from "../lib/emitter";
 import { loadPending, savePending } from "../lib/storage";
+import type { Topic } from "./topics";
 import type { SentFile } from "./drafts";
 
 /** A message on its way: shown at the end of its channel until the server has it. */
@@ -32,7 +33,7 @@ export function newId(): string {
 export type OutboxHost = {
   base: string;
   api: Api;
-  em: Emitter;
+  em: Emitter<Topic>;
   /** The signed-in member's id. */
   me(): string | undefined;
   /** The session can send (its state is loaded), and is not closed. */

@@ -23,6 +23,7 @@ import {
 } from "../gen/svc/v1/types_pb";
 import { codeOf, errorText, fetchEmoji, makeApi, type Api } from "../lib/api";
 import { Emitter } from "../lib/emitter";
+import type { Topic } from "./topics";
 import { mentions, plainText } from "../lib/markdown";
 import { accessToken } from "../lib/oidc";
 import { getCreds, getToken } from "../lib/storage";
@@ -46,7 +47,7 @@ export function previewKey(m: Message): string {
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 export class Session {
-  readonly em = new Emitter();
+  readonly em = new Emitter<Topic>();
   readonly api: Api;
 
   status: Status = "loading";
@@ -148,7 +149,7 @@ export class Session {
   private setStatus(s: Status, text: string) {
     this.status = s;
     this.statusText = text;
-    this.em.emit("state");
+    this.em.emit("status");
   }
 
   /** GetState, replacing what is known; false when the person cannot use the community. */
@@ -169,7 +170,7 @@ export class Session {
       this.blocked = new Set(st.blockedMemberIds);
       this.seq = st.seq;
       this.setStatus("ready", "");
-      this.em.emit("sidebar", "members", "me");
+      this.em.emit("channels", "members", "me");
       // Views may have missed anything: load them again from the newest messages.
       for (const v of this.views.values()) if (v.loaded) void v.loadLatest();
       // Then what came meanwhile and the answer does not hold (ephemeral events have no seq).
@@ -267,7 +268,7 @@ export class Session {
           if (!this.online) {
             this.online = true;
             delay = 0;
-            this.em.emit("state");
+            this.em.emit("status");
             void this.outbox.flush();
           }
           if (ev.kind.case === "resync") {
@@ -298,7 +299,7 @@ export class Session {
       }
       if (this.online) {
         this.online = false;
-        this.em.emit("state");
+        this.em.emit("status");
       }
       delay = resync ? 0 : delay ? Math.min(delay * 2, 30_000) : 500;
     }
@@ -327,11 +328,11 @@ export class Session {
           break;
         }
         this.channels.set(k.value.id, k.value);
-        this.em.emit("sidebar");
+        this.em.emit("channels");
         break;
       case "channelDeleted":
         this.channels.delete(k.value);
-        this.em.emit("sidebar");
+        this.em.emit("channels");
         break;
       case "memberJoined":
       case "memberUpdated":
@@ -344,7 +345,7 @@ export class Session {
       }
       case "readState":
         this.reads.set(k.value.channelId, k.value);
-        this.em.emit("sidebar");
+        this.em.emit("channels");
         break;
       case "typing":
         this.typingEvent(k.value.channelId, k.value.memberId, k.value.threadRootId);
@@ -425,7 +426,7 @@ export class Session {
     }
     this.stopTyping(m.channelId, m.authorId);
     this.view(m.channelId, m.threadRootId, false)?.add(m);
-    this.em.emit("sidebar");
+    this.em.emit("channels");
   }
 
   private messageChanged(m: Message): void {
@@ -564,7 +565,7 @@ export class Session {
     this.readsInFlight.set(channelId, seq);
     const marked = { ...rs, lastReadSeq: seq > rs.lastReadSeq ? seq : rs.lastReadSeq, unreadCount: 0, mentionCount: 0 };
     this.reads.set(channelId, marked);
-    this.em.emit("sidebar");
+    this.em.emit("channels");
     this.api.chat
       .markRead({ channelId, seq })
       .then((res) => {
@@ -576,7 +577,7 @@ export class Session {
         if (now !== marked) return;
         if (res.readState && res.readState.lastReadSeq >= marked.lastReadSeq) {
           this.reads.set(channelId, res.readState);
-          this.em.emit("sidebar");
+          this.em.emit("channels");
         }
       })
       .catch(() => undefined)
@@ -680,7 +681,7 @@ export class Session {
     const res = await this.run("Could not open the conversation", () => this.api.chat.openDM({ memberIds }));
     if (!res?.channel) return undefined;
     this.channels.set(res.channel.id, res.channel);
-    this.em.emit("sidebar");
+    this.em.emit("channels");
     return res.channel.id;
   }
 
@@ -688,7 +689,7 @@ export class Session {
     const res = await this.run("Could not join the channel", () => this.api.chat.joinChannel({ channelId }));
     if (!res?.channel) return false;
     this.channels.set(res.channel.id, res.channel);
-    this.em.emit("sidebar");
+    this.em.emit("channels");
     return true;
   }
 
@@ -696,7 +697,7 @@ export class Session {
     const res = await this.run("Could not leave the channel", () => this.api.chat.leaveChannel({ channelId }));
     if (res) {
       this.channels.delete(channelId);
-      this.em.emit("sidebar");
+      this.em.emit("channels");
     }
   }
 

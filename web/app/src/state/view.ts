@@ -6,6 +6,7 @@
 import type { Message } from "../gen/svc/v1/types_pb";
 import type { Session } from "./session";
 import { errorText } from "../lib/api";
+import { viewTopic, type ViewTopic } from "./topics";
 
 export const PAGE = 50;
 export const MAX_WINDOW = 250;
@@ -43,8 +44,8 @@ export class MessageView {
     readonly threadRootId = "",
   ) {}
 
-  get topic(): string {
-    return "view:" + (this.threadRootId || this.channelId);
+  get topic(): ViewTopic {
+    return viewTopic(this.threadRootId || this.channelId);
   }
 
   private changed() {

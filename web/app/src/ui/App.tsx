@@ -64,7 +64,7 @@ export function App() {
     void session.start();
     return () => session.close();
   }, [session]);
-  useTopics(session?.em, "state");
+  useTopics(session?.em, "status");
 
   const restart = () => setGeneration((g) => g + 1);
   if (!session) return <Splash text="Opening…" />;

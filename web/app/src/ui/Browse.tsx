@@ -8,7 +8,7 @@ import { Dialog, ErrorRow, useLoaded } from "./common";
 
 export function BrowseChannels(props: { session: Session; onClose: () => void; onOpenChannel: (id: string) => void }) {
   const { session } = props;
-  useTopics(session.em, "sidebar");
+  useTopics(session.em, "channels");
   const { list: channels, error, reload: load } = useLoaded<Channel>(() => session.api.chat.browseChannels({}).then((res) => res.channels));
   return (
     <Dialog title="Browse channels" onClose={props.onClose} wide>

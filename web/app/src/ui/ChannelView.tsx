@@ -22,7 +22,7 @@ export function ChannelView(props: {
   onMenu: () => void;
 }) {
   const { session, channel } = props;
-  useTopics(session.em, "sidebar", "members");
+  useTopics(session.em, "channels", "members");
   const view = session.view(channel.id, "", true);
   const composer = useRef<ComposerHandle | null>(null);
   const [dragging, setDragging] = useState(false);

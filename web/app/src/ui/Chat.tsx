@@ -27,7 +27,7 @@ type DialogState =
 
 export function Chat(props: { session: Session; route: Route; onSignOut: () => void }) {
   const { session, route } = props;
-  useTopics(session.em, "sidebar", "info");
+  useTopics(session.em, "channels", "info");
   const [drawer, setDrawer] = useState(false);
   const [dialog, setDialog] = useState<DialogState>(null);
   const [tool, setTool] = useState<ToolName | null>(null);

@@ -39,7 +39,7 @@ export function sortedDMs(session: Session): Channel[] {
 
 export function Sidebar(props: SidebarProps) {
   const { session } = props;
-  useTopics(session.em, "sidebar", "members", "me", "info", "state");
+  useTopics(session.em, "channels", "members", "me", "info", "status");
   const channels = sortedChannels(session);
   const groups = new Map<string, Channel[]>();
   for (const c of channels) {

@@ -157,7 +157,7 @@ function hostOf(url: string): string {
 
 export function JoinScreen(props: { session: Session; onJoined: () => void; onSignOut: () => void }) {
   const { session } = props;
-  useTopics(session.em, "info", "state");
+  useTopics(session.em, "info", "status");
   const info = session.info;
   const questions = info?.joinQuestions ?? [];
   const [displayName, setDisplayName] = useState("");

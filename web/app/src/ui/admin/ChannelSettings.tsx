@@ -48,7 +48,7 @@ export function ChannelHeaderImage(props: { session: Session; channel: Channel }
 
 export function ChannelSettingsDialog(props: { session: Session; channelId: string; onClose: () => void }) {
   const { session } = props;
-  useTopics(session.em, "sidebar", "members", "me");
+  useTopics(session.em, "channels", "members", "me");
   const channel = session.channels.get(props.channelId);
   if (!channel) {
     return (
@@ -84,7 +84,7 @@ async function updateChannel(session: Session, req: { channelId: string; name?: 
   const res = await session.api.chat.updateChannel(req);
   if (res.channel) {
     session.channels.set(res.channel.id, res.channel);
-    session.em.emit("sidebar");
+    session.em.emit("channels");
   }
   return res;
 }
@@ -159,7 +159,7 @@ function Access(props: { session: Session; channel: Channel }) {
     const res = await action.run(() => session.api.chat.setChannelAccess({ channelId: channel.id, roleIds: chosen, isDefault }), "Saved.");
     if (res?.channel) {
       session.channels.set(res.channel.id, res.channel);
-      session.em.emit("sidebar");
+      session.em.emit("channels");
     }
   };
   const toggle = (id: string) => setRoleIds((ids) => (ids.includes(id) ? ids.filter((x) => x !== id) : [...ids, id]));
@@ -241,7 +241,7 @@ function PrivateMembers(props: { session: Session; channel: Channel }) {
     const res = await action.run(() => session.api.chat.addChannelMembers({ channelId: channel.id, memberIds: [id] }), `Added ${session.nameOf(id)}.`);
     if (res?.channel) {
       session.channels.set(res.channel.id, res.channel);
-      session.em.emit("sidebar");
+      session.em.emit("channels");
       setQuery("");
     }
   };
@@ -250,7 +250,7 @@ function PrivateMembers(props: { session: Session; channel: Channel }) {
     const res = await action.run(() => session.api.chat.removeChannelMember({ channelId: channel.id, memberId: id }), `Removed ${name}.`);
     if (res?.channel) {
       session.channels.set(res.channel.id, res.channel);
-      session.em.emit("sidebar");
+      session.em.emit("channels");
     }
   };
   return (
@@ -318,7 +318,7 @@ function Leave(props: { session: Session; channel: Channel; onLeft: () => void }
     const ok = await action.run(() => session.api.chat.leaveChannel({ channelId: channel.id }));
     if (ok) {
       session.channels.delete(channel.id);
-      session.em.emit("sidebar");
+      session.em.emit("channels");
       props.onLeft();
     }
   };

@@ -44,7 +44,7 @@ export function planMove(channels: Channel[], m: Move): { channel: Channel; cate
 
 export function ChannelsScreen(props: { session: Session }) {
   const { session } = props;
-  useTopics(session.em, "sidebar", "members");
+  useTopics(session.em, "channels", "members");
   const [editing, setEditing] = useState("");
   const [moveError, setMoveError] = useState("");
   const queue = useRef(Promise.resolve());
@@ -58,7 +58,7 @@ export function ChannelsScreen(props: { session: Session }) {
     // Shown at once, here and in the sidebar; the calls go one after another, in order, so
     // the server ends where the screen does.
     for (const p of plan) session.channels.set(p.channel.id, { ...p.channel, category: p.category, position: p.position });
-    session.em.emit("sidebar");
+    session.em.emit("channels");
     queue.current = queue.current.then(async () => {
       for (const p of plan) {
         try {
@@ -66,7 +66,7 @@ export function ChannelsScreen(props: { session: Session }) {
         } catch (e) {
           const now = session.channels.get(p.channel.id);
           if (now) session.channels.set(now.id, { ...now, category: p.channel.category, position: p.channel.position });
-          session.em.emit("sidebar");
+          session.em.emit("channels");
           setMoveError(`Could not move #${p.channel.name}: ${errorText(e)}`);
           return;
         }
@@ -149,7 +149,7 @@ function CreateChannel(props: { session: Session; categories: string[]; onCreate
     const ch = res?.channel;
     if (!ch) return;
     session.channels.set(ch.id, ch);
-    session.em.emit("sidebar");
+    session.em.emit("channels");
     setName("");
     setTopic("");
     props.onCreated(ch.id);

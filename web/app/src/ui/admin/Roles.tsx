@@ -19,7 +19,7 @@ import { limited } from "../limits";
 
 export function RolesScreen(props: { session: Session }) {
   const { session } = props;
-  useTopics(session.em, "members", "sidebar");
+  useTopics(session.em, "members", "channels");
   const [editing, setEditing] = useState("");
   const [deleting, setDeleting] = useState("");
   const [channel, setChannel] = useState("");

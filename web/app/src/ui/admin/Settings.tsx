@@ -20,7 +20,7 @@ export const LIMITS = { questions: 10, retention: 36500 };
 
 export function SettingsScreen(props: { session: Session }) {
   const { session } = props;
-  useTopics(session.em, "info", "sidebar");
+  useTopics(session.em, "info", "channels");
   const info = session.info;
   if (!info) return <p class="muted">Loading the settings…</p>;
   return (

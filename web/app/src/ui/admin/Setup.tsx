@@ -44,7 +44,7 @@ export function SetupWizard(props: { session: Session }) {
           if (!ch) continue;
           existing.add(ch.name);
           session.channels.set(ch.id, ch);
-          session.em.emit("sidebar");
+          session.em.emit("channels");
           first ||= ch.id;
         }
         // Channels first, then the mode: switching to OPT_IN keeps everyone in the channels.

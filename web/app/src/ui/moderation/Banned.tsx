@@ -14,7 +14,7 @@ export function isBanned(session: Session): boolean {
 
 export function Banned(props: { session: Session; onSignOut: () => void }) {
   const { session } = props;
-  useTopics(session.em, "info", "state");
+  useTopics(session.em, "info", "status");
   const name = session.info?.name ?? "this community";
   return (
     <main class="welcome">
