@@ -13,7 +13,8 @@ import { h, render } from "preact";
 import { create } from "@bufbuild/protobuf";
 import { MessageSchema, LinkPreviewSchema } from "./src/gen/svc/v1/types_pb";
 import { MessageItem } from "./src/ui/MessageItem";
-import { Session, previewKey } from "./src/state/session";
+import { Session } from "./src/state/session";
+import { previewKey } from "./src/state/selectors";
 globalThis.renderPreviews = (urls) => {
   // A blank page has no storage; the session gets one in memory.
   for (const name of ["sessionStorage", "localStorage"]) {
@@ -25,8 +26,8 @@ globalThis.renderPreviews = (urls) => {
   const m = create(MessageSchema, { id: "m1", channelId: "c1", authorId: "a1", text: "see https://example.org/" });
   const key = previewKey(m);
   // Asked already: the session does not call the (absent) server for them.
-  session.previewsAsked.add(key);
-  session.previews.set(key, urls.map((url) => create(LinkPreviewSchema, { url, title: "t " + url })));
+  session.act.previewsAsked.add(key);
+  session.state.previews.set(key, urls.map((url) => create(LinkPreviewSchema, { url, title: "t " + url })));
   const root = document.body.appendChild(document.createElement("div"));
   render(h(MessageItem, { session, message: m, grouped: false, target: false, inThread: false, actions: { onMember: () => {} } }), root);
   return [...root.querySelectorAll(".preview")].map((a) => a.getAttribute("href") ?? "(no href)");

@@ -76,7 +76,7 @@ export function App() {
     void endSignIn(session.base).finally(restart);
   };
 
-  switch (session.status) {
+  switch (session.state.status) {
     case "loading":
       return <Splash text="Connecting…" />;
     case "unreachable":
@@ -84,7 +84,7 @@ export function App() {
         <main class="welcome">
           <section class="welcome-box" role="alert">
             <h1>Cannot reach {session.base}</h1>
-            <p>{session.statusText}</p>
+            <p>{session.state.statusText}</p>
             <button type="button" class="button button-primary" onClick={restart}>
               Try again
             </button>

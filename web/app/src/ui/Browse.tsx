@@ -17,7 +17,7 @@ export function BrowseChannels(props: { session: Session; onClose: () => void; o
       {channels && (
         <ul class="browse-list">
           {channels.map((c) => {
-            const joined = session.channels.has(c.id);
+            const joined = session.state.channels.has(c.id);
             return (
               <li key={c.id} class="browse-item">
                 <div>
@@ -34,7 +34,7 @@ export function BrowseChannels(props: { session: Session; onClose: () => void; o
                     <button type="button" class="button" onClick={() => (props.onClose(), props.onOpenChannel(c.id))}>
                       Open
                     </button>
-                    <button type="button" class="button" aria-label={`Leave #${c.name}`} onClick={() => session.leaveChannel(c.id).then(load)}>
+                    <button type="button" class="button" aria-label={`Leave #${c.name}`} onClick={() => session.act.run("Could not leave the channel", () => session.act.leaveChannel(c.id)).then(load)}>
                       Leave
                     </button>
                   </div>
@@ -44,7 +44,7 @@ export function BrowseChannels(props: { session: Session; onClose: () => void; o
                     class="button button-primary"
                     aria-label={`Join #${c.name}`}
                     onClick={async () => {
-                      if (await session.joinChannel(c.id)) {
+                      if (await session.act.joinChannel(c.id)) {
                         props.onClose();
                         props.onOpenChannel(c.id);
                       }

@@ -13,6 +13,7 @@ import { Composer, type ComposerHandle } from "./Composer";
 import { renderContext, type MessageActions } from "./MessageItem";
 import { MessageList } from "./MessageList";
 import { DMBlockGate } from "./moderation/MemberModeration";
+import { channelTitle, readState, typists } from "../state/selectors";
 
 export function ChannelView(props: {
   session: Session;
@@ -26,20 +27,17 @@ export function ChannelView(props: {
   const view = session.view(channel.id, "", true);
   const composer = useRef<ComposerHandle | null>(null);
   const [dragging, setDragging] = useState(false);
-  const title = session.channelTitle(channel);
+  const title = channelTitle(session.state, channel);
   const dm = channel.kind === ChannelKind.DM;
 
   useEffect(() => {
     if (props.jumpTo && !view.has(props.jumpTo)) void view.jump(props.jumpTo);
-    else if (props.jumpTo) {
-      view.target = props.jumpTo;
-      view.epoch++;
-      session.em.emit(view.topic);
-    } else if (!view.loaded && !view.loading) void view.loadLatest();
+    else if (props.jumpTo) view.highlight(props.jumpTo);
+    else if (!view.loaded && !view.loading) void view.loadLatest();
   }, [props.jumpTo, view]);
 
   const markRead = () => {
-    if (document.visibilityState === "visible") session.markRead(channel.id);
+    if (document.visibilityState === "visible") session.act.markRead(channel.id);
   };
   useEffect(() => {
     const on = () => {
@@ -53,7 +51,7 @@ export function ChannelView(props: {
     };
   }, [channel.id]);
 
-  const others = channel.memberIds.filter((id) => id !== session.me?.id);
+  const others = channel.memberIds.filter((id) => id !== session.state.me?.id);
   const intro = (
     <div class="channel-intro">
       {dm ? (
@@ -103,7 +101,7 @@ export function ChannelView(props: {
         <h2 class="channel-title">
           {dm ? (
             <>
-              {others.length === 1 && <PresenceDot presence={session.members.get(others[0])?.presence} />}{" "}
+              {others.length === 1 && <PresenceDot presence={session.state.members.get(others[0])?.presence} />}{" "}
               <span class="channel-name" title={title}>
                 {title}
               </span>
@@ -154,7 +152,7 @@ export function ChannelView(props: {
 
 export function Typing(props: { session: Session; channelId: string; thread: string }) {
   useTopics(props.session.em, "typing");
-  const names = props.session.typists(props.channelId, props.thread);
+  const names = typists(props.session.state, props.channelId, props.thread);
   let text = "";
   if (names.length === 1) text = `${names[0]} is typing…`;
   else if (names.length === 2) text = `${names[0]} and ${names[1]} are typing…`;
@@ -170,9 +168,9 @@ export function Typing(props: { session: Session; channelId: string; thread: str
 export function MenuButton(props: { session: Session; current: string; onMenu: () => void }) {
   const { session } = props;
   let unread = 0;
-  for (const c of session.channels.values()) {
+  for (const c of session.state.channels.values()) {
     if (c.id === props.current) continue;
-    const rs = session.readState(c.id);
+    const rs = readState(session.state, c.id);
     unread += rs.unreadCount + rs.mentionCount > 0 ? 1 : 0;
   }
   return (

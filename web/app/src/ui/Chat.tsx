@@ -14,9 +14,10 @@ import { ChannelView } from "./ChannelView";
 import type { MessageActions } from "./MessageItem";
 import { MemberCard, NewDM } from "./People";
 import { Profile } from "./Profile";
-import { Sidebar, sortedChannels, sortedDMs } from "./Sidebar";
+import { Sidebar } from "./Sidebar";
 import { ThreadPanel } from "./ThreadPanel";
 import { ToolDialog, type ToolName } from "./tools/Tools";
+import { channelTitle, readState, sortedChannels, sortedDMs } from "../state/selectors";
 
 type DialogState =
   | { kind: "member"; id: string }
@@ -33,9 +34,9 @@ export function Chat(props: { session: Session; route: Route; onSignOut: () => v
   const [tool, setTool] = useState<ToolName | null>(null);
   const focusAfter = useRef(""); // the address whose page takes the focus when it shows (below)
 
-  const order = [...sortedChannels(session), ...sortedDMs(session)];
+  const order = [...sortedChannels(session.state), ...sortedDMs(session.state)];
   const routeId = route.path[0] === "c" ? route.path[1] ?? "" : "";
-  const channel = session.channels.get(routeId);
+  const channel = session.state.channels.get(routeId);
   const jumpTo = route.path[2] === "m" ? route.path[3] ?? "" : "";
   const threadId = route.path[2] === "t" ? route.path[3] ?? "" : "";
 
@@ -50,15 +51,14 @@ export function Chat(props: { session: Session; route: Route; onSignOut: () => v
   }, [channel, community, order.length, hashAtRender]);
 
   useEffect(() => {
-    session.viewing = channel?.id ?? "";
-    session.onOpenMessage = (c, m) => navigate(channelHash(c, { message: m }));
+    session.act.showing(channel?.id ?? "", (c, m) => navigate(channelHash(c, { message: m })));
   }, [channel?.id]);
 
   // The tab's title: unread messages in all channels, then where the person is.
   let unread = 0;
-  for (const c of session.channels.values()) unread += session.readState(c.id).unreadCount;
-  const where = channel ? (channel.kind === 3 ? session.channelTitle(channel) : "#" + channel.name) : "";
-  const title = `${unread > 0 ? `(${unread}) ` : ""}${where ? where + " · " : ""}${session.info?.name ?? "Hearth"}`;
+  for (const c of session.state.channels.values()) unread += readState(session.state, c.id).unreadCount;
+  const where = channel ? (channel.kind === 3 ? channelTitle(session.state, channel) : "#" + channel.name) : "";
+  const title = `${unread > 0 ? `(${unread}) ` : ""}${where ? where + " · " : ""}${session.state.info?.name ?? "Hearth"}`;
   useEffect(() => {
     document.title = title;
   }, [title]);
@@ -86,7 +86,7 @@ export function Chat(props: { session: Session; route: Route; onSignOut: () => v
       if (e.altKey && (e.key === "ArrowUp" || e.key === "ArrowDown")) {
         e.preventDefault();
         const list = e.shiftKey
-          ? order.filter((c) => c.id === channel?.id || session.readState(c.id).unreadCount > 0 || session.readState(c.id).mentionCount > 0)
+          ? order.filter((c) => c.id === channel?.id || readState(session.state, c.id).unreadCount > 0 || readState(session.state, c.id).mentionCount > 0)
           : order;
         const i = list.findIndex((c) => c.id === channel?.id);
         const next = list[(i + (e.key === "ArrowDown" ? 1 : -1) + list.length) % list.length];

@@ -15,6 +15,7 @@ import * as drafts from "../state/drafts";
 import type { Session } from "../state/session";
 import { Avatar, useAutoGrow } from "./common";
 import { EmojiPicker } from "./EmojiPicker";
+import { idOfUsername } from "../state/selectors";
 
 export type ComposerHandle = { addFiles: (files: File[]) => void; focus: () => void };
 
@@ -53,7 +54,7 @@ export function Composer(props: {
 
   const addFiles = (files: File[]) => {
     // Info, not an error: what was added shows right here, in the list of files to send.
-    if (drafts.addFiles(session.api, draftKey, files) > 0) session.tell(`A message takes at most ${drafts.ATTACHMENTS_MAX} files.`, "info");
+    if (drafts.addFiles(session.api, draftKey, files) > 0) session.act.tell(`A message takes at most ${drafts.ATTACHMENTS_MAX} files.`, "info");
   };
 
   const self = useRef<ComposerHandle | null>(null);
@@ -70,7 +71,7 @@ export function Composer(props: {
   );
 
   const candidates: Member[] = mention
-    ? [...session.members.values()]
+    ? [...session.state.members.values()]
         .filter((m) => {
           const q = mention.query.toLowerCase();
           return m.username.startsWith(q) || m.displayName.toLowerCase().split(/\s+/).some((w) => w.startsWith(q));
@@ -114,20 +115,20 @@ export function Composer(props: {
         : `${failed.length} files did not upload: remove them or try them again to send the message.`;
   // Counted as the server counts it: the text as sent (trimmed, mentions as <@member_id>), in
   // characters (lib/chars).
-  const wire = toWire(text.trim(), (u) => session.idOfUsername(u));
+  const wire = toWire(text.trim(), (u) => idOfUsername(session.state, u));
   const tooLongText = limitError(wire, LIMITS.messageText);
   const tooLong = tooLongText !== "";
 
   const send = () => {
     if (uploading || tooLong) return;
     // Refused, and said why where the person looks: the notice stays until dismissed.
-    if (failedText) return session.tell(failedText, "error");
+    if (failedText) return session.act.tell(failedText, "error");
     const ready: drafts.SentFile[] = slots.map((s) => {
       const a = s.attachment!;
       return { id: a.id, name: a.name, contentType: a.contentType, width: a.width, height: a.height, size: s.size, uploadedAt: s.uploadedAt };
     });
     if (!wire && ready.length === 0) return;
-    session.send(channelId, threadRootId, wire, ready);
+    session.act.send(channelId, threadRootId, wire, ready);
     drafts.clearDraft(draftKey);
     setMention(null);
   };
@@ -243,7 +244,7 @@ export function Composer(props: {
             const el = e.target as HTMLTextAreaElement;
             setText(el.value);
             findMention(el.value, el.selectionStart ?? el.value.length);
-            if (el.value.trim()) session.typingNow(channelId, threadRootId);
+            if (el.value.trim()) session.act.typingNow(channelId, threadRootId);
           }}
           onKeyDown={onKeyDown}
           onClick={(e) => {

@@ -15,8 +15,8 @@ export function EmojiPicker(props: { session: Session; title: string; onPick: (e
   const [query, setQuery] = useState("");
   const grid = useRef<HTMLDivElement>(null);
   const custom = useMemo(
-    () => [...session.emoji.entries()].filter(([name]) => !query || name.includes(query.toLowerCase())),
-    [session.emoji, query],
+    () => [...session.state.emoji.entries()].filter(([name]) => !query || name.includes(query.toLowerCase())),
+    [session.state.emoji, query],
   );
   const found: EmojiEntry[] | null = query ? searchEmoji(query) : null;
   const pick = (e: string) => {

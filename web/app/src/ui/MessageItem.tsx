@@ -11,10 +11,12 @@ import { fromWire, renderMarkdown, toWire, type RenderContext } from "../lib/mar
 import { canDeleteMessageOf } from "../lib/ranks";
 import { formatSize } from "../lib/upload";
 import { draftKey, restoreDraft } from "../state/drafts";
-import { previewKey, type Pending, type Session } from "../state/session";
+import type { Pending } from "../state/outbox";
+import type { Session } from "../state/session";
 import { Avatar, formatFull, formatTime, useAutoGrow } from "./common";
 import { EmojiPicker } from "./EmojiPicker";
 import { ReportDialog } from "./moderation/ReportDialog";
+import { idOfUsername, nameOf, previewKey } from "../state/selectors";
 
 export type MessageActions = {
   onThread?: (rootId: string) => void;
@@ -23,9 +25,9 @@ export type MessageActions = {
 
 export function renderContext(session: Session, onMember: MessageActions["onMember"]): RenderContext {
   return {
-    memberName: (id) => (session.members.has(id) ? session.nameOf(id) : undefined),
-    meId: session.me?.id ?? "",
-    emoji: session.emoji,
+    memberName: (id) => (session.state.members.has(id) ? nameOf(session.state, id) : undefined),
+    meId: session.state.me?.id ?? "",
+    emoji: session.state.emoji,
     onMention: onMember,
   };
 }
@@ -45,19 +47,19 @@ export function MessageItem(props: {
   const [reporting, setReporting] = useState(false);
   const article = useRef<HTMLElement>(null);
   useKeptFocus(article, editing, confirming);
-  const mine = m.authorId === session.me?.id;
-  const name = session.nameOf(m.authorId);
+  const mine = m.authorId === session.state.me?.id;
+  const name = nameOf(session.state, m.authorId);
   const ctx = renderContext(session, actions.onMember);
   const cls = ["msg"];
   if (props.grouped) cls.push("msg-grouped");
   if (props.target) cls.push("msg-target");
-  if (m.text.includes(`<@${session.me?.id}>`)) cls.push("msg-mentions-me");
+  if (m.text.includes(`<@${session.state.me?.id}>`)) cls.push("msg-mentions-me");
   const canThread = !props.inThread && !m.threadRootId && !m.deleted && actions.onThread;
   const linked = !m.deleted && /https?:\/\//i.test(m.text);
   useEffect(() => {
-    if (linked) session.loadPreviews(m);
+    if (linked) session.act.loadPreviews(m);
   }, [linked, previewKey(m)]);
-  const previews = linked ? session.previews.get(previewKey(m))?.filter((p) => isWebUrl(p.url)) : undefined;
+  const previews = linked ? session.state.previews.get(previewKey(m))?.filter((p) => isWebUrl(p.url)) : undefined;
   return (
     <article ref={article} class={cls.join(" ")} id={"msg-" + m.id} data-id={m.id} tabindex={-1} aria-label={`${name}, ${formatFull(m.createdAtMs)}`}>
       <div class="msg-gutter">
@@ -123,9 +125,9 @@ export function MessageItem(props: {
         {m.reactions.length > 0 && (
           <div class="reactions" role="group" aria-label="Reactions">
             {m.reactions.map((r) => {
-              const me = r.memberIds.includes(session.me?.id ?? "");
-              const custom = r.emoji.startsWith(":") ? session.emoji.get(r.emoji.slice(1, -1)) : undefined;
-              const who = r.memberIds.map((id) => session.nameOf(id)).join(", ");
+              const me = r.memberIds.includes(session.state.me?.id ?? "");
+              const custom = r.emoji.startsWith(":") ? session.state.emoji.get(r.emoji.slice(1, -1)) : undefined;
+              const who = r.memberIds.map((id) => nameOf(session.state, id)).join(", ");
               return (
                 <button
                   type="button"
@@ -133,7 +135,7 @@ export function MessageItem(props: {
                   aria-pressed={me}
                   aria-label={`${emojiName(r.emoji)}: ${r.memberIds.length}`}
                   title={`${who} reacted with ${r.emoji}`}
-                  onClick={() => session.react(m, r.emoji)}
+                  onClick={() => session.act.react(m, r.emoji)}
                 >
                   {custom ? <img src={custom} alt={r.emoji} width={18} height={18} /> : <span class="reaction-emoji">{r.emoji}</span>}
                   <span class="reaction-count">{r.memberIds.length}</span>
@@ -153,7 +155,7 @@ export function MessageItem(props: {
           {confirming ? (
             <>
               <span class="confirm-text">Delete this message?</span>
-              <button type="button" class="button button-danger" onClick={() => session.remove(m).then(() => setConfirming(false))}>
+              <button type="button" class="button button-danger" onClick={() => session.act.remove(m).then(() => setConfirming(false))}>
                 Delete
               </button>
               <button type="button" class="button confirm-cancel" onClick={() => setConfirming(false)}>
@@ -175,7 +177,7 @@ export function MessageItem(props: {
                   ✎
                 </button>
               )}
-              {canDeleteMessageOf(session, m.authorId) && (
+              {canDeleteMessageOf(session.state, m.authorId) && (
                 <button type="button" class="icon-button" aria-label="Delete message" title="Delete" onClick={() => setConfirming(true)}>
                   🗑
                 </button>
@@ -189,7 +191,7 @@ export function MessageItem(props: {
           )}
         </div>
       )}
-      {picking && <EmojiPicker session={session} title="Add a reaction" onPick={(e) => session.react(m, e)} onClose={() => setPicking(false)} />}
+      {picking && <EmojiPicker session={session} title="Add a reaction" onPick={(e) => session.act.react(m, e)} onClose={() => setPicking(false)} />}
       {reporting && <ReportDialog session={session} message={m} onClose={() => setReporting(false)} />}
     </article>
   );
@@ -232,7 +234,7 @@ function useKeptFocus(article: { current: HTMLElement | null }, editing: boolean
 
 function EditBox(props: { session: Session; message: Message; onDone: () => void }) {
   const { session, message } = props;
-  const usernameOf = (id: string) => session.members.get(id)?.username;
+  const usernameOf = (id: string) => session.state.members.get(id)?.username;
   const [text, setText] = useState(() => fromWire(message.text, usernameOf));
   const input = useRef<HTMLTextAreaElement>(null);
   useAutoGrow(input, text);
@@ -244,11 +246,11 @@ function EditBox(props: { session: Session; message: Message; onDone: () => void
     el.setSelectionRange(el.value.length, el.value.length);
   }, []);
   // Counted as the server counts it: the text as sent, in characters (lib/chars).
-  const wire = toWire(text.trim(), (u) => session.idOfUsername(u));
+  const wire = toWire(text.trim(), (u) => idOfUsername(session.state, u));
   const tooLong = limitError(wire, LIMITS.messageText);
   const save = async () => {
     if (tooLong) return;
-    if (wire === message.text || (await session.edit(message, wire))) props.onDone();
+    if (wire === message.text || (await session.act.edit(message, wire))) props.onDone();
   };
   return (
     <div class="edit-box">
@@ -329,7 +331,7 @@ export function AttachmentView(props: { base: string; name: string; url: string;
 export function PendingItem(props: { session: Session; pending: Pending }) {
   const { session, pending: p } = props;
   const ctx = renderContext(session, () => undefined);
-  const me = session.me;
+  const me = session.state.me;
   return (
     <article class={p.state === "failed" ? "msg msg-pending msg-failed" : "msg msg-pending"} data-client-id={p.clientId} aria-label="Your message, not sent yet">
       <div class="msg-gutter">
@@ -357,13 +359,13 @@ export function PendingItem(props: { session: Session; pending: Pending }) {
             <span>{p.state === "failed" ? p.error : `Will retry: ${p.error}`}</span>
             {p.state === "failed" && (
               <>
-                <button type="button" class="button" onClick={() => session.retryPending(p)}>
+                <button type="button" class="button" onClick={() => session.act.retryPending(p)}>
                   Retry
                 </button>
                 <button type="button" class="button" onClick={(e) => editPending(session, p, e.currentTarget as HTMLElement)}>
                   Edit
                 </button>
-                <button type="button" class="button" onClick={() => session.dropPending(p)}>
+                <button type="button" class="button" onClick={() => session.act.dropPending(p)}>
                   Discard
                 </button>
               </>
@@ -384,11 +386,11 @@ function editPending(session: Session, p: Pending, from: HTMLElement): void {
   const key = draftKey(session.base, p.channelId, p.threadRootId);
   const { ok, gone } = restoreDraft(key, p.text, p.attachments, Date.now());
   if (!ok) {
-    session.tell("The message box holds a draft: send it or empty it, then edit the message that was not sent.", "info");
+    session.act.tell("The message box holds a draft: send it or empty it, then edit the message that was not sent.", "info");
     return;
   }
-  session.dropPending(p);
-  if (gone.length > 0) session.tell(`No longer on the server (uploaded more than a day ago), attach again: ${gone.join(", ")}`, "error");
+  session.act.dropPending(p);
+  if (gone.length > 0) session.act.tell(`No longer on the server (uploaded more than a day ago), attach again: ${gone.join(", ")}`, "error");
   const box = from.closest(".channel-view, .thread-panel")?.querySelector<HTMLTextAreaElement>(".composer-input");
   if (box) {
     // After the box shows the text: the caret at its end, ready to change it.
@@ -401,5 +403,5 @@ function editPending(session: Session, p: Pending, from: HTMLElement): void {
 
 /** Whether a channel is a DM (messages there always count as mentions). */
 export function isDM(session: Session, channelId: string): boolean {
-  return session.channels.get(channelId)?.kind === ChannelKind.DM;
+  return session.state.channels.get(channelId)?.kind === ChannelKind.DM;
 }

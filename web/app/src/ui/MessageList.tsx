@@ -9,6 +9,7 @@ import type { Message } from "../gen/svc/v1/types_pb";
 import { useTopics } from "../lib/emitter";
 import type { Session } from "../state/session";
 import type { MessageView } from "../state/view";
+import { ownPending } from "../state/outbox";
 import { dayKey, formatDay } from "./common";
 import { MessageItem, PendingItem, type MessageActions } from "./MessageItem";
 import { useArrivals } from "./arrivals";
@@ -133,7 +134,7 @@ export function MessageList(props: {
 
   const pending = view.hasAfter
     ? []
-    : session.pending.filter((p) => p.channelId === view.channelId && p.threadRootId === view.threadRootId && session.mine(p));
+    : session.pending.filter((p) => p.channelId === view.channelId && p.threadRootId === view.threadRootId && ownPending(p, session.state.me?.id));
 
   const rows: preact.ComponentChildren[] = [];
   let prev: Message | undefined;

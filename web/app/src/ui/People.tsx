@@ -10,15 +10,16 @@ import type { Session } from "../state/session";
 import { Avatar, Dialog, PresenceDot, formatDay, presenceLabel } from "./common";
 import { renderContext } from "./MessageItem";
 import { MemberModeration } from "./moderation/MemberModeration";
+import { nameOf } from "../state/selectors";
 
 export function MemberCard(props: { session: Session; memberId: string; onClose: () => void; onOpenChannel: (id: string) => void }) {
   const { session, memberId } = props;
   useTopics(session.em, "members");
-  const m = session.members.get(memberId);
-  const me = memberId === session.me?.id;
-  const name = session.nameOf(memberId);
+  const m = session.state.members.get(memberId);
+  const me = memberId === session.state.me?.id;
+  const name = nameOf(session.state, memberId);
   const message = async () => {
-    const id = await session.openDM([memberId]);
+    const id = await session.act.openDM([memberId]);
     if (id) {
       props.onClose();
       props.onOpenChannel(id);
@@ -53,14 +54,14 @@ export function MemberCard(props: { session: Session; memberId: string; onClose:
           <MemberAdmin session={session} member={m} />
           {!me && (
             <div class="dialog-actions">
-              <button type="button" class="button button-primary" onClick={message} disabled={session.blocked.has(memberId)}>
+              <button type="button" class="button button-primary" onClick={message} disabled={session.state.blocked.has(memberId)}>
                 Message
               </button>
-              <button type="button" class="button" aria-pressed={session.muted.has(memberId)} onClick={() => session.toggleMute(memberId)}>
-                {session.muted.has(memberId) ? "Unmute" : "Mute"}
+              <button type="button" class="button" aria-pressed={session.state.muted.has(memberId)} onClick={() => session.act.toggleMute(memberId)}>
+                {session.state.muted.has(memberId) ? "Unmute" : "Mute"}
               </button>
-              <button type="button" class="button" aria-pressed={session.blocked.has(memberId)} onClick={() => session.toggleBlock(memberId)}>
-                {session.blocked.has(memberId) ? "Unblock" : "Block"}
+              <button type="button" class="button" aria-pressed={session.state.blocked.has(memberId)} onClick={() => session.act.toggleBlock(memberId)}>
+                {session.state.blocked.has(memberId) ? "Unblock" : "Block"}
               </button>
             </div>
           )}
@@ -77,14 +78,14 @@ export function NewDM(props: { session: Session; onClose: () => void; onOpenChan
   const [query, setQuery] = useState("");
   const [chosen, setChosen] = useState<string[]>([]);
   const q = query.toLowerCase();
-  const people = [...session.members.values()]
-    .filter((m) => m.id !== session.me?.id && (!q || m.username.includes(q) || m.displayName.toLowerCase().includes(q)))
+  const people = [...session.state.members.values()]
+    .filter((m) => m.id !== session.state.me?.id && (!q || m.username.includes(q) || m.displayName.toLowerCase().includes(q)))
     .sort((a, b) => (a.displayName || a.username).localeCompare(b.displayName || b.username))
     .slice(0, 50);
   const toggle = (id: string) =>
     setChosen((c) => (c.includes(id) ? c.filter((x) => x !== id) : c.length >= 8 ? c : [...c, id]));
   const open = async () => {
-    const id = await session.openDM(chosen);
+    const id = await session.act.openDM(chosen);
     if (id) {
       props.onClose();
       props.onOpenChannel(id);

@@ -15,7 +15,7 @@ import { limited } from "./limits";
 export function Profile(props: { session: Session; onClose: () => void; onSignOut: () => void }) {
   const { session } = props;
   useTopics(session.em, "me", "members");
-  const me = session.me!;
+  const me = session.state.me!;
   const [displayName, setDisplayName] = useState(me.displayName);
   const [username, setUsername] = useState(me.username);
   const [bio, setBio] = useState(me.bio);
@@ -26,7 +26,7 @@ export function Profile(props: { session: Session; onClose: () => void; onSignOu
   // What was last saved: "Saved." shows while the fields still hold it, not after a change.
   const [saved, setSaved] = useState("");
   const [permission, setPermission] = useState(typeof Notification === "undefined" ? "unsupported" : Notification.permission);
-  const away = session.members.get(me.id)?.presence === Presence.AWAY;
+  const away = session.state.members.get(me.id)?.presence === Presence.AWAY;
   const id = useId();
   const checks = {
     displayName: limited(id + "-name", displayName, LIMITS.displayName),
@@ -44,11 +44,7 @@ export function Profile(props: { session: Session; onClose: () => void; onSignOu
     setError("");
     setSaved("");
     try {
-      const res = await session.api.server.updateProfile({ displayName, username, bio, statusEmoji, statusText });
-      if (res.member) {
-        session.me = { ...res.member, presence: session.me?.presence ?? res.member.presence };
-        session.em.emit("me");
-      }
+      await session.act.saveProfile({ displayName, username, bio, statusEmoji, statusText });
       setSaved(fields);
     } catch (err) {
       setError(errorText(err));
@@ -73,14 +69,14 @@ export function Profile(props: { session: Session; onClose: () => void; onSignOu
     <Dialog title="Your profile" onClose={props.onClose}>
       <form class="form" onSubmit={save}>
         <div class="avatar-row">
-          <Avatar session={session} member={session.members.get(me.id) ?? me} size={64} />
+          <Avatar session={session} member={session.state.members.get(me.id) ?? me} size={64} />
           <div class="avatar-controls">
             <label class="button">
               Change picture
               <input type="file" accept="image/png,image/jpeg,image/gif,image/webp,image/avif" class="visually-hidden" onChange={(e) => setAvatar((e.target as HTMLInputElement).files?.[0])} />
             </label>
             {me.avatarUrl && (
-              <button type="button" class="button" onClick={() => session.run("Could not remove the picture", () => session.api.server.updateProfile({ avatarUrl: "" }))}>
+              <button type="button" class="button" onClick={() => session.act.run("Could not remove the picture", () => session.api.server.updateProfile({ avatarUrl: "" }))}>
                 Remove picture
               </button>
             )}
@@ -129,7 +125,7 @@ export function Profile(props: { session: Session; onClose: () => void; onSignOu
       <hr />
       <div class="settings">
         <label class="check">
-          <input type="checkbox" checked={away} onChange={() => session.setAway(!away)} />
+          <input type="checkbox" checked={away} onChange={() => session.act.setAway(!away)} />
           Show me as away
         </label>
         {permission === "default" && (
@@ -145,7 +141,7 @@ export function Profile(props: { session: Session; onClose: () => void; onSignOu
           </a>
         )}
         <button type="button" class="button button-danger" onClick={props.onSignOut}>
-          Sign out of {session.info?.name ?? "this community"}
+          Sign out of {session.state.info?.name ?? "this community"}
         </button>
       </div>
     </Dialog>

@@ -9,6 +9,7 @@ import type { Session } from "../state/session";
 import { Avatar, PresenceDot } from "./common";
 import { quietOf } from "./moderation/MemberModeration";
 import { SearchButton, ToolLinks, type ToolName } from "./tools/Tools";
+import { channelTitle, readState, sortedChannels, sortedDMs } from "../state/selectors";
 
 export type SidebarProps = {
   session: Session;
@@ -20,44 +21,27 @@ export type SidebarProps = {
   onTool: (t: ToolName) => void;
 };
 
-/** Channels in sidebar order: category, position, name; categories by name, none first. */
-export function sortedChannels(session: Session): Channel[] {
-  return [...session.channels.values()]
-    .filter((c) => c.kind !== ChannelKind.DM)
-    .sort(
-      (a, b) =>
-        a.category.localeCompare(b.category) || a.position - b.position || a.name.localeCompare(b.name),
-    );
-}
-
-/** DMs, the most recently active first. */
-export function sortedDMs(session: Session): Channel[] {
-  return [...session.channels.values()]
-    .filter((c) => c.kind === ChannelKind.DM)
-    .sort((a, b) => (b.lastMessageSeq > a.lastMessageSeq ? 1 : b.lastMessageSeq < a.lastMessageSeq ? -1 : 0));
-}
-
 export function Sidebar(props: SidebarProps) {
   const { session } = props;
   useTopics(session.em, "channels", "members", "me", "info", "status");
-  const channels = sortedChannels(session);
+  const channels = sortedChannels(session.state);
   const groups = new Map<string, Channel[]>();
   for (const c of channels) {
     const list = groups.get(c.category) ?? [];
     list.push(c);
     groups.set(c.category, list);
   }
-  const dms = sortedDMs(session);
-  const me = session.me;
-  const info = session.info;
+  const dms = sortedDMs(session.state);
+  const me = session.state.me;
+  const info = session.state.info;
   const owner = me?.role === MemberRole.OWNER;
   return (
     <nav class="sidebar-inner" aria-label="Channels and direct messages">
       <header class="server-head">
         <h1 class="server-name">{info?.name || "Hearth"}</h1>
         <CommunityLink session={session} onNavigate={props.onNavigate} />
-        <span class={session.online ? "conn conn-online" : "conn conn-offline"} role="status">
-          {session.online ? "" : "Reconnecting…"}
+        <span class={session.state.online ? "conn conn-online" : "conn conn-offline"} role="status">
+          {session.state.online ? "" : "Reconnecting…"}
         </span>
       </header>
       {info?.needsSetup && owner && (
@@ -80,7 +64,7 @@ export function Sidebar(props: SidebarProps) {
             </ul>
           </section>
         ))}
-        {session.mode === ChannelMode.OPT_IN && (
+        {session.state.mode === ChannelMode.OPT_IN && (
           <button type="button" class="side-action" onClick={props.onBrowse}>
             Browse channels
           </button>
@@ -109,7 +93,7 @@ export function Sidebar(props: SidebarProps) {
               <span class="me-name">{me.displayName || me.username}</span>
               <span class="me-status">{me.statusEmoji} {me.statusText || "@" + me.username}</span>
             </span>
-            <PresenceDot presence={session.members.get(me.id)?.presence} />
+            <PresenceDot presence={session.state.members.get(me.id)?.presence} />
           </button>
         </footer>
       )}
@@ -119,15 +103,15 @@ export function Sidebar(props: SidebarProps) {
 
 function ChannelLink(props: { session: Session; channel: Channel; current: string; onNavigate: () => void }) {
   const { session, channel: c } = props;
-  const rs = session.readState(c.id);
+  const rs = readState(session.state, c.id);
   const dm = c.kind === ChannelKind.DM;
-  const title = session.channelTitle(c);
+  const title = channelTitle(session.state, c);
   const unread = rs.unreadCount;
   const mentionCount = rs.mentionCount;
   const parts = [dm ? title : "#" + title];
   if (unread > 0) parts.push(`${unread} unread`);
   if (mentionCount > 0) parts.push(`${mentionCount} ${mentionCount === 1 ? "mention" : "mentions"}`);
-  const others = c.memberIds.filter((id) => id !== session.me?.id);
+  const others = c.memberIds.filter((id) => id !== session.state.me?.id);
   const quiet = dm ? quietOf(session, others) : undefined;
   if (quiet) parts.push(quiet.label);
   const current = props.current === c.id;
@@ -144,7 +128,7 @@ function ChannelLink(props: { session: Session; channel: Channel; current: strin
         {dm ? (
           others.length === 1 ? (
             <span class="side-icon">
-              <PresenceDot presence={session.members.get(others[0])?.presence} />
+              <PresenceDot presence={session.state.members.get(others[0])?.presence} />
             </span>
           ) : (
             <span class="side-icon group-icon" aria-hidden="true">

@@ -19,7 +19,7 @@ export function inviteKey(server: string): string {
 function CommunityCard(props: { session: Session }) {
   const { session } = props;
   useTopics(session.em, "info");
-  const info = session.info;
+  const info = session.state.info;
   if (!info) return null;
   const ctx = { memberName: () => undefined, meId: "", emoji: new Map<string, string>() };
   return (
@@ -108,7 +108,7 @@ export function SignIn(props: { session: Session; error: string; onSignedIn: () 
       <CommunityCard session={session} />
       <section class="welcome-box" aria-labelledby="signin-title">
         <h2 id="signin-title">Sign in</h2>
-        <ErrorRow error={session.statusText} />
+        <ErrorRow error={session.state.statusText} />
         <ErrorRow error={error} />
         {issuers === null && <p class="muted">Looking for the ways to sign in…</p>}
         {issuers && issuers.length > 0 && (
@@ -158,14 +158,14 @@ function hostOf(url: string): string {
 export function JoinScreen(props: { session: Session; onJoined: () => void; onSignOut: () => void }) {
   const { session } = props;
   useTopics(session.em, "info", "status");
-  const info = session.info;
+  const info = session.state.info;
   const questions = info?.joinQuestions ?? [];
   const [displayName, setDisplayName] = useState("");
   const [invite, setInvite] = useState(() => sessionStorage.getItem(inviteKey(session.base)) ?? "");
   const [answers, setAnswers] = useState<string[]>(() => questions.map(() => ""));
   const [error, setError] = useState("");
   const [busy, setBusy] = useState(false);
-  const notMember = /call Join first/.test(session.statusText);
+  const notMember = /call Join first/.test(session.state.statusText);
   // Counted as sent: the name and code trimmed, the answers as typed.
   const id = useId();
   const nameCheck = limited(id + "-name", displayName.trim(), LIMITS.displayName);
@@ -185,7 +185,7 @@ export function JoinScreen(props: { session: Session; onJoined: () => void; onSi
       });
       sessionStorage.removeItem(inviteKey(session.base));
       if (await session.joined()) props.onJoined();
-      else setError(session.statusText);
+      else setError(session.state.statusText);
     } catch (err) {
       setError(errorText(err));
     } finally {
@@ -197,14 +197,14 @@ export function JoinScreen(props: { session: Session; onJoined: () => void; onSi
       <CommunityCard session={session} />
       <section class="welcome-box" aria-labelledby="join-title">
         <h2 id="join-title">Join {info?.name ?? "the community"}</h2>
-        {session.removed && (
+        {session.state.removed && (
           <p class="error-row" role="alert">
             You are no longer a member: a moderator removed you, or you left from another device. You can join again.
           </p>
         )}
-        {!notMember && session.statusText && (
+        {!notMember && session.state.statusText && (
           <p class="error-row" role="alert">
-            {session.statusText}
+            {session.state.statusText}
           </p>
         )}
         <form class="form" onSubmit={submit}>

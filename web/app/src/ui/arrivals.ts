@@ -11,6 +11,7 @@ import type { Message } from "../gen/svc/v1/types_pb";
 import { plainText } from "../lib/markdown";
 import type { Session } from "../state/session";
 import type { MessageView } from "../state/view";
+import { nameOf } from "../state/selectors";
 
 const QUIET_MS = 2000;
 const TEXT_MAX = 200; // characters of a message read out; the rest is in the list
@@ -36,7 +37,7 @@ export function useArrivals(session: Session, view: MessageView): string {
     if (!live || !before.live || before.epoch !== view.epoch || newest === before.newest) return;
     const from = before.newest ? messages.findIndex((m) => m.id === before.newest) : -1;
     if (before.newest && from < 0) return;
-    const me = session.me?.id;
+    const me = session.state.me?.id;
     const fresh = messages.slice(from + 1).filter((m) => m.authorId !== me && !m.deleted);
     if (fresh.length === 0) return;
     waiting.current.push(...fresh);
@@ -57,9 +58,9 @@ export function useArrivals(session: Session, view: MessageView): string {
 
 function describe(session: Session, arrived: Message[]): string {
   const m = arrived[arrived.length - 1];
-  const name = session.nameOf(m.authorId);
+  const name = nameOf(session.state, m.authorId);
   // Read as it shows: "**bold**" is bold, not "star star bold".
-  let text = plainText(m.text, (id) => (session.members.has(id) ? session.nameOf(id) : undefined));
+  let text = plainText(m.text, (id) => (session.state.members.has(id) ? nameOf(session.state, id) : undefined));
   const chars = [...text];
   if (chars.length > TEXT_MAX) text = chars.slice(0, TEXT_MAX).join("") + "…";
   const files = m.attachments.length;

@@ -6,7 +6,8 @@ import { useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
 import { Presence, type Member } from "../gen/svc/v1/types_pb";
 import { absUrl, errorText } from "../lib/api";
 import { useTopics } from "../lib/emitter";
-import type { Notice, Session } from "../state/session";
+import type { Notice } from "../state/notices";
+import type { Session } from "../state/session";
 
 /** A refusal or failure, as an alert under what was refused; nothing when there is none. */
 export function ErrorRow(props: { error?: string | null }) {
@@ -58,7 +59,7 @@ export function useLoaded<T>(fetch: () => Promise<T[]>) {
 
 export function Avatar(props: { session: Session; member?: Member; id?: string; size?: number }) {
   const { session } = props;
-  const m = props.member ?? (props.id ? session.members.get(props.id) : undefined);
+  const m = props.member ?? (props.id ? session.state.members.get(props.id) : undefined);
   const size = props.size ?? 36;
   const name = m ? m.displayName || m.username : "?";
   if (m?.avatarUrl) {
@@ -158,7 +159,7 @@ export function Notices(props: { session: Session }) {
   const dismiss = (id: number) => {
     const el = area.current;
     const focused = !!el && el.contains(document.activeElement);
-    session.dismiss(id);
+    session.act.dismiss(id);
     if (!focused || !el) return;
     const next = [...el.querySelectorAll<HTMLElement>("[data-notice]")].find((n) => n.dataset.notice !== String(id));
     if (next) next.querySelector<HTMLElement>("button")?.focus();

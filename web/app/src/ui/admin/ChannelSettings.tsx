@@ -16,11 +16,12 @@ import { limited } from "../limits";
 import { communityHash, ImageField, Outcome, useAction } from "./parts";
 import { isAdmin } from "../../lib/ranks";
 import { mayRemoveFromChannel, rankName } from "./ranks";
+import { nameOf } from "../../state/selectors";
 
 /** Whether the person has anything to do in a channel's settings. */
 export function hasChannelSettings(session: Session, c: Channel): boolean {
   if (c.kind === ChannelKind.DM) return false;
-  return isAdmin(session) || c.kind === ChannelKind.PRIVATE || session.mode === ChannelMode.OPT_IN;
+  return isAdmin(session.state) || c.kind === ChannelKind.PRIVATE || session.state.mode === ChannelMode.OPT_IN;
 }
 
 /** The button in a channel's header that opens its settings (when there is anything to do). */
@@ -49,7 +50,7 @@ export function ChannelHeaderImage(props: { session: Session; channel: Channel }
 export function ChannelSettingsDialog(props: { session: Session; channelId: string; onClose: () => void }) {
   const { session } = props;
   useTopics(session.em, "channels", "members", "me");
-  const channel = session.channels.get(props.channelId);
+  const channel = session.state.channels.get(props.channelId);
   if (!channel) {
     return (
       <Dialog title="Channel settings" onClose={props.onClose}>
@@ -57,7 +58,7 @@ export function ChannelSettingsDialog(props: { session: Session; channelId: stri
       </Dialog>
     );
   }
-  const admin = isAdmin(session);
+  const admin = isAdmin(session.state);
   return (
     <Dialog title={`#${channel.name}`} onClose={props.onClose} wide>
       <div class="channel-settings">
@@ -68,8 +69,8 @@ export function ChannelSettingsDialog(props: { session: Session; channelId: stri
             label="Header image"
             shape="banner"
             url={channel.headerImage?.url ?? ""}
-            onUploaded={(a) => updateChannel(session, { channelId: channel.id, headerImageId: a.id })}
-            onRemove={() => updateChannel(session, { channelId: channel.id, headerImageId: "" })}
+            onUploaded={(a) => session.act.updateChannel({ channelId: channel.id, headerImageId: a.id })}
+            onRemove={() => session.act.updateChannel({ channelId: channel.id, headerImageId: "" })}
           />
         )}
         {admin && channel.kind === ChannelKind.TEXT && <Access session={session} channel={channel} />}
@@ -78,15 +79,6 @@ export function ChannelSettingsDialog(props: { session: Session; channelId: stri
       </div>
     </Dialog>
   );
-}
-
-async function updateChannel(session: Session, req: { channelId: string; name?: string; topic?: string; category?: string; headerImageId?: string }) {
-  const res = await session.api.chat.updateChannel(req);
-  if (res.channel) {
-    session.channels.set(res.channel.id, res.channel);
-    session.em.emit("channels");
-  }
-  return res;
 }
 
 function Details(props: { session: Session; channel: Channel }) {
@@ -104,9 +96,9 @@ function Details(props: { session: Session; channel: Channel }) {
   const save = async (e: Event) => {
     e.preventDefault();
     if (over) return;
-    const res = await action.run(
+    const saved = await action.run(
       () =>
-        updateChannel(session, {
+        session.act.updateChannel({
           channelId: channel.id,
           name: name !== channel.name ? name : undefined,
           topic: topic !== channel.topic ? topic : undefined,
@@ -115,7 +107,7 @@ function Details(props: { session: Session; channel: Channel }) {
       "Saved.",
     );
     // The server normalizes the name: show it as stored.
-    if (res?.channel) setName(res.channel.name);
+    if (saved) setName(saved.name);
   };
   return (
     <form class="form" onSubmit={save} aria-label="Name, topic and category">
@@ -152,15 +144,11 @@ function Access(props: { session: Session; channel: Channel }) {
   const [roleIds, setRoleIds] = useState<string[]>(channel.roleIds);
   const [isDefault, setDefault] = useState(channel.isDefault);
   const action = useAction();
-  const chosen = limited ? roleIds.filter((id) => session.roles.some((r) => r.id === id)) : [];
+  const chosen = limited ? roleIds.filter((id) => session.state.roles.some((r) => r.id === id)) : [];
   const same = chosen.length === channel.roleIds.length && chosen.every((id) => channel.roleIds.includes(id)) && isDefault === channel.isDefault;
   const save = async (e: Event) => {
     e.preventDefault();
-    const res = await action.run(() => session.api.chat.setChannelAccess({ channelId: channel.id, roleIds: chosen, isDefault }), "Saved.");
-    if (res?.channel) {
-      session.channels.set(res.channel.id, res.channel);
-      session.em.emit("channels");
-    }
+    await action.run(() => session.act.setChannelAccess({ channelId: channel.id, roleIds: chosen, isDefault }), "Saved.");
   };
   const toggle = (id: string) => setRoleIds((ids) => (ids.includes(id) ? ids.filter((x) => x !== id) : [...ids, id]));
   return (
@@ -175,11 +163,11 @@ function Access(props: { session: Session; channel: Channel }) {
           Every member
         </label>
         <label class="check">
-          <input type="radio" name="access" checked={limited} onChange={() => setLimited(true)} disabled={session.roles.length === 0} />
+          <input type="radio" name="access" checked={limited} onChange={() => setLimited(true)} disabled={session.state.roles.length === 0} />
           Only members with one of these roles (and admins)
         </label>
       </fieldset>
-      {session.roles.length === 0 ? (
+      {session.state.roles.length === 0 ? (
         <p class="muted small">
           There are no roles yet.{" "}
           <a href={communityHash("roles")} onClick={() => navigate(communityHash("roles"))}>
@@ -190,7 +178,7 @@ function Access(props: { session: Session; channel: Channel }) {
       ) : (
         limited && (
           <ul class="role-checks" aria-label="Roles that see the channel">
-            {session.roles.map((r) => (
+            {session.state.roles.map((r) => (
               <li key={r.id}>
                 <label class="check">
                   <input type="checkbox" checked={roleIds.includes(r.id)} onChange={() => toggle(r.id)} />
@@ -230,28 +218,20 @@ function PrivateMembers(props: { session: Session; channel: Channel }) {
   const { session, channel } = props;
   const [query, setQuery] = useState("");
   const action = useAction();
-  const inIt = channel.memberIds.includes(session.me?.id ?? "");
+  const inIt = channel.memberIds.includes(session.state.me?.id ?? "");
   const q = query.trim().toLowerCase().replace(/^@/, "");
   const candidates = q
-    ? [...session.members.values()]
+    ? [...session.state.members.values()]
         .filter((m) => !channel.memberIds.includes(m.id) && (m.username.includes(q) || m.displayName.toLowerCase().includes(q)))
         .slice(0, 8)
     : [];
   const add = async (id: string) => {
-    const res = await action.run(() => session.api.chat.addChannelMembers({ channelId: channel.id, memberIds: [id] }), `Added ${session.nameOf(id)}.`);
-    if (res?.channel) {
-      session.channels.set(res.channel.id, res.channel);
-      session.em.emit("channels");
-      setQuery("");
-    }
+    const saved = await action.run(() => session.act.addChannelMembers({ channelId: channel.id, memberIds: [id] }), `Added ${nameOf(session.state, id)}.`);
+    if (saved) setQuery("");
   };
   const remove = async (id: string) => {
-    const name = session.nameOf(id);
-    const res = await action.run(() => session.api.chat.removeChannelMember({ channelId: channel.id, memberId: id }), `Removed ${name}.`);
-    if (res?.channel) {
-      session.channels.set(res.channel.id, res.channel);
-      session.em.emit("channels");
-    }
+    const name = nameOf(session.state, id);
+    await action.run(() => session.act.removeChannelMember(channel.id, id), `Removed ${name}.`);
   };
   return (
     <section class="form" aria-labelledby="private-members-title">
@@ -260,16 +240,16 @@ function PrivateMembers(props: { session: Session; channel: Channel }) {
       </h3>
       <ul class="people-list">
         {channel.memberIds.map((id) => {
-          const m = session.members.get(id);
+          const m = session.state.members.get(id);
           return (
             <li key={id} class="people-row">
               <Avatar session={session} id={id} size={28} />
               <span class="people-name">
-                {session.nameOf(id)} {m && <span class="muted small">@{m.username}</span>}
+                {nameOf(session.state, id)} {m && <span class="muted small">@{m.username}</span>}
                 {m && m.role > MemberRole.MEMBER && <span class="tag">{rankName(m.role)}</span>}
               </span>
-              {mayRemoveFromChannel(session, channel, m) && (
-                <button type="button" class="button" aria-label={`Remove ${session.nameOf(id)} from #${channel.name}`} disabled={action.busy} onClick={() => remove(id)}>
+              {mayRemoveFromChannel(session.state, channel, m) && (
+                <button type="button" class="button" aria-label={`Remove ${nameOf(session.state, id)} from #${channel.name}`} disabled={action.busy} onClick={() => remove(id)}>
                   Remove
                 </button>
               )}
@@ -310,17 +290,13 @@ function Leave(props: { session: Session; channel: Channel; onLeft: () => void }
   const { session, channel } = props;
   const [confirm, setConfirm] = useState(false);
   const action = useAction();
-  const me = session.me?.id ?? "";
+  const me = session.state.me?.id ?? "";
   const canLeave =
-    channel.kind === ChannelKind.PRIVATE ? channel.memberIds.includes(me) : channel.kind === ChannelKind.TEXT && session.mode === ChannelMode.OPT_IN;
+    channel.kind === ChannelKind.PRIVATE ? channel.memberIds.includes(me) : channel.kind === ChannelKind.TEXT && session.state.mode === ChannelMode.OPT_IN;
   if (!canLeave) return null;
   const leave = async () => {
-    const ok = await action.run(() => session.api.chat.leaveChannel({ channelId: channel.id }));
-    if (ok) {
-      session.channels.delete(channel.id);
-      session.em.emit("channels");
-      props.onLeft();
-    }
+    const ok = await action.run(() => session.act.leaveChannel(channel.id).then(() => true));
+    if (ok) props.onLeft();
   };
   return (
     <section class="form leave-section" aria-label="Leave the channel">

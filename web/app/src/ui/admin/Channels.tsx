@@ -3,14 +3,14 @@
 // settings. Private channels show only to their members, admins included, so an admin orders
 // the ones they see.
 
-import { useId, useRef, useState } from "preact/hooks";
+import { useId, useState } from "preact/hooks";
 import { ChannelKind, type Channel } from "../../gen/svc/v1/types_pb";
-import { errorText } from "../../lib/api";
 import { LIMITS } from "../../lib/chars";
 import { useTopics } from "../../lib/emitter";
 import { channelHash, navigate } from "../../lib/router";
 import type { Session } from "../../state/session";
-import { sortedChannels } from "../Sidebar";
+import type { ChannelMove } from "../../state/commands";
+import { sortedChannels } from "../../state/selectors";
 import { ChannelSettingsDialog } from "./ChannelSettings";
 import { Outcome, useAction } from "./parts";
 import { knownRoles } from "./ranks";
@@ -19,7 +19,7 @@ import { ErrorRow } from "../common";
 import { limited } from "../limits";
 
 /** Where each channel goes after a move: the renumbered groups it touches. */
-export function planMove(channels: Channel[], m: Move): { channel: Channel; category: string; position: number }[] {
+export function planMove(channels: Channel[], m: Move): ChannelMove[] {
   const moved = channels.find((c) => c.id === m.id);
   if (!moved) return [];
   const groups = new Map<string, Channel[]>();
@@ -33,7 +33,7 @@ export function planMove(channels: Channel[], m: Move): { channel: Channel; cate
   target.splice(Math.min(m.index, target.length), 0, moved);
   groups.set(m.group, target);
   const touched = new Set([moved.category, m.group]);
-  const out: { channel: Channel; category: string; position: number }[] = [];
+  const out: ChannelMove[] = [];
   for (const g of touched) {
     (groups.get(g) ?? []).forEach((c, i) => {
       if (c.position !== i || c.category !== g) out.push({ channel: c, category: g, position: i });
@@ -47,31 +47,14 @@ export function ChannelsScreen(props: { session: Session }) {
   useTopics(session.em, "channels", "members");
   const [editing, setEditing] = useState("");
   const [moveError, setMoveError] = useState("");
-  const queue = useRef(Promise.resolve());
-  const channels = sortedChannels(session);
+  const channels = sortedChannels(session.state);
   const categories = [...new Set(channels.map((c) => c.category))];
 
   const onMove = (m: Move) => {
     const plan = planMove(channels, m);
     if (plan.length === 0) return;
     setMoveError("");
-    // Shown at once, here and in the sidebar; the calls go one after another, in order, so
-    // the server ends where the screen does.
-    for (const p of plan) session.channels.set(p.channel.id, { ...p.channel, category: p.category, position: p.position });
-    session.em.emit("channels");
-    queue.current = queue.current.then(async () => {
-      for (const p of plan) {
-        try {
-          await session.api.chat.updateChannel({ channelId: p.channel.id, category: p.category, position: p.position });
-        } catch (e) {
-          const now = session.channels.get(p.channel.id);
-          if (now) session.channels.set(now.id, { ...now, category: p.channel.category, position: p.channel.position });
-          session.em.emit("channels");
-          setMoveError(`Could not move #${p.channel.name}: ${errorText(e)}`);
-          return;
-        }
-      }
-    });
+    session.act.moveChannels(plan).catch((e: Error) => setMoveError(e.message));
   };
 
   return (
@@ -104,7 +87,7 @@ export function ChannelsScreen(props: { session: Session }) {
 
 function ChannelRow(props: { session: Session; channel: Channel; onEdit: () => void }) {
   const { session, channel: c } = props;
-  const roles = knownRoles(session, c.roleIds);
+  const roles = knownRoles(session.state, c.roleIds);
   return (
     <div class="channel-row">
       <div class="channel-row-main">
@@ -141,15 +124,8 @@ function CreateChannel(props: { session: Session; categories: string[]; onCreate
   const submit = async (e: Event) => {
     e.preventDefault();
     if (over) return;
-    const res = await action.run(
-      () => session.api.chat.createChannel({ name, topic, category: category.trim(), kind }),
-      "",
-      "Could not create the channel",
-    );
-    const ch = res?.channel;
+    const ch = await action.run(() => session.act.createChannel({ name, topic, category: category.trim(), kind }), "", "Could not create the channel");
     if (!ch) return;
-    session.channels.set(ch.id, ch);
-    session.em.emit("channels");
     setName("");
     setTopic("");
     props.onCreated(ch.id);

@@ -11,6 +11,7 @@ import { absUrl } from "../../lib/api";
 import { useTopics } from "../../lib/emitter";
 import type { Route } from "../../lib/router";
 import type { Session } from "../../state/session";
+import type { State } from "../../state/store";
 import { MenuButton } from "../ChannelView";
 import { ChannelsScreen } from "./Channels";
 import { InvitesScreen } from "./Invites";
@@ -22,7 +23,7 @@ import { SettingsScreen } from "./Settings";
 import { SetupWizard } from "./Setup";
 import "./admin.css";
 
-const TABS: { tab: Tab; label: string; may: (s: Session) => boolean }[] = [
+const TABS: { tab: Tab; label: string; may: (s: State) => boolean }[] = [
   { tab: "settings", label: "Settings", may: isAdmin },
   { tab: "channels", label: "Channels", may: isAdmin },
   { tab: "roles", label: "Roles", may: isAdmin },
@@ -32,11 +33,11 @@ const TABS: { tab: Tab; label: string; may: (s: Session) => boolean }[] = [
 
 /** The tabs the person may open. */
 export function tabsFor(session: Session): Tab[] {
-  return TABS.filter((t) => t.may(session)).map((t) => t.tab);
+  return TABS.filter((t) => t.may(session.state)).map((t) => t.tab);
 }
 
 function needsWizard(session: Session): boolean {
-  return !!session.info?.needsSetup && session.me?.role === MemberRole.OWNER;
+  return !!session.state.info?.needsSetup && session.state.me?.role === MemberRole.OWNER;
 }
 
 /** Whether the main column shows one of these pages rather than a channel. */
@@ -62,8 +63,8 @@ export function CommunityMain(props: { session: Session; route: Route; onMenu: (
   const asked = route.path[1] as Tab;
   const tab = allowed.includes(asked) ? asked : "members";
   return (
-    <section class="community-page" aria-label={session.info?.name || "Community"}>
-      <PageHead session={session} title={session.info?.name || "Community"} onMenu={props.onMenu} />
+    <section class="community-page" aria-label={session.state.info?.name || "Community"}>
+      <PageHead session={session} title={session.state.info?.name || "Community"} onMenu={props.onMenu} />
       <nav class="community-tabs" aria-label="Community pages">
         {TABS.filter((t) => allowed.includes(t.tab)).map((t) => (
           <a key={t.tab} href={communityHash(t.tab)} class={t.tab === tab ? "community-tab current" : "community-tab"} aria-current={t.tab === tab ? "page" : undefined}>
@@ -84,7 +85,7 @@ export function CommunityMain(props: { session: Session; route: Route; onMenu: (
 
 function PageHead(props: { session: Session; title: string; onMenu: () => void }) {
   const { session } = props;
-  const banner = session.info?.banner?.url;
+  const banner = session.state.info?.banner?.url;
   return (
     <>
       {banner && <img class="community-banner" src={absUrl(session.base, banner)} alt="" />}
@@ -100,7 +101,7 @@ function PageHead(props: { session: Session; title: string; onMenu: () => void }
 export function CommunityLink(props: { session: Session; onNavigate: () => void }) {
   const { session } = props;
   useTopics(session.em, "me");
-  const admin = isAdmin(session);
+  const admin = isAdmin(session.state);
   const to = communityHash(admin ? "settings" : "members");
   const label = admin ? "Community settings" : "Members of the community";
   return (
@@ -117,7 +118,7 @@ export function CommunityLink(props: { session: Session; onNavigate: () => void 
 export function CommunityAccent(props: { session: Session }) {
   const { session } = props;
   useTopics(session.em, "info");
-  const color = session.info?.accentColor ?? "";
+  const color = session.state.info?.accentColor ?? "";
   useEffect(() => {
     const root = document.documentElement.style;
     if (!/^#[0-9a-fA-F]{6}$/.test(color)) {

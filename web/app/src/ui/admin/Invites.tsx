@@ -10,6 +10,7 @@ import type { Session } from "../../state/session";
 import { ErrorRow, formatFull, useLoaded } from "../common";
 import { communityHash, copyText, inWords, Outcome, useAction } from "./parts";
 import { isAdmin } from "../../lib/ranks";
+import { nameOf } from "../../state/selectors";
 
 const EXPIRY: [number, string][] = [
   [1800, "30 minutes"],
@@ -39,7 +40,7 @@ export function inviteState(inv: Invite, now: number): InviteState {
 }
 
 export function inviteLink(session: Session, code: string): string {
-  return (session.info?.baseUrl || session.base) + "/invite/" + code;
+  return (session.state.info?.baseUrl || session.base) + "/invite/" + code;
 }
 
 export function InvitesScreen(props: { session: Session }) {
@@ -50,10 +51,10 @@ export function InvitesScreen(props: { session: Session }) {
   useEffect(() => {
     // A join may have used an invite up (presence changes, which come far more often, do not).
     let timer = 0;
-    let count = session.members.size;
+    let count = session.state.members.size;
     const off = session.em.on("members", () => {
-      if (session.members.size === count) return;
-      count = session.members.size;
+      if (session.state.members.size === count) return;
+      count = session.state.members.size;
       clearTimeout(timer);
       timer = window.setTimeout(load, 300);
     });
@@ -62,10 +63,10 @@ export function InvitesScreen(props: { session: Session }) {
   const now = Date.now();
   return (
     <div class="admin-page">
-      {session.info && !session.info.inviteOnly && (
+      {session.state.info && !session.state.info.inviteOnly && (
         <p class="note">
           The community is open: anyone who can reach it may join without an invite.{" "}
-          {isAdmin(session) ? (
+          {isAdmin(session.state) ? (
             <>
               Turn on <a href={communityHash("settings")}>Invite only</a> in the settings to let in only people with an invite.
             </>
@@ -130,7 +131,7 @@ function InviteRow(props: { session: Session; invite: Invite; now: number; fresh
           <span class={`tag invite-state state-${state.replace(" ", "-")}`}>{state === "active" ? "Active" : state === "expired" ? "Expired" : "Used up"}</span>
         </div>
         <p class="muted small">
-          {inv.uses} {inv.maxUses > 0 ? `of ${inv.maxUses}` : ""} {inv.uses === 1 && inv.maxUses === 0 ? "use" : "uses"} · {expires} · made by {session.nameOf(inv.createdBy)}
+          {inv.uses} {inv.maxUses > 0 ? `of ${inv.maxUses}` : ""} {inv.uses === 1 && inv.maxUses === 0 ? "use" : "uses"} · {expires} · made by {nameOf(session.state, inv.createdBy)}
         </p>
         <div class="invite-link-row">
           <input ref={input} class="input invite-link" readOnly value={link} aria-label={`Link of invite ${inv.code}`} onFocus={(e) => e.currentTarget.select()} />

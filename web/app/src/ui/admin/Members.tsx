@@ -17,9 +17,9 @@ export function MembersScreen(props: { session: Session; onMember: (id: string) 
   useTopics(session.em, "members");
   const [query, setQuery] = useState("");
   const q = query.trim().toLowerCase().replace(/^@/, "");
-  const all = [...session.members.values()];
+  const all = [...session.state.members.values()];
   const shown = all
-    .filter((m) => !q || m.username.includes(q) || m.displayName.toLowerCase().includes(q) || knownRoles(session, m.roleIds).some((r) => r.name.toLowerCase().includes(q)))
+    .filter((m) => !q || m.username.includes(q) || m.displayName.toLowerCase().includes(q) || knownRoles(session.state, m.roleIds).some((r) => r.name.toLowerCase().includes(q)))
     .sort((a, b) => b.role - a.role || (a.displayName || a.username).localeCompare(b.displayName || b.username));
   return (
     <div class="admin-page">
@@ -39,14 +39,14 @@ export function MembersScreen(props: { session: Session; onMember: (id: string) 
                 <span class="member-row-names">
                   <span class="member-row-name">
                     {m.displayName || m.username}
-                    {m.id === session.me?.id && <span class="muted"> (you)</span>}
+                    {m.id === session.state.me?.id && <span class="muted"> (you)</span>}
                   </span>
                   <span class="muted small">@{m.username}</span>
                 </span>
                 <span class="chips">
                   {m.kind === MemberKind.BOT && <span class="tag">Bot</span>}
                   {m.role > MemberRole.MEMBER && <span class="tag tag-rank">{rankName(m.role)}</span>}
-                  {knownRoles(session, m.roleIds).map((r) => (
+                  {knownRoles(session.state, m.roleIds).map((r) => (
                     <RoleChip key={r.id} name={r.name} color={r.color} />
                   ))}
                 </span>
@@ -65,10 +65,10 @@ export function MembersScreen(props: { session: Session; onMember: (id: string) 
 export function MemberAdmin(props: { session: Session; member: Member }) {
   const { session, member: m } = props;
   useTopics(session.em, "members", "me");
-  const ranks = ranksToGive(session, m);
-  const refusal = rankRefusal(session, m);
-  const setRoles = maySetRoles(session, m);
-  const roles = knownRoles(session, m.roleIds);
+  const ranks = ranksToGive(session.state, m);
+  const refusal = rankRefusal(session.state, m);
+  const setRoles = maySetRoles(session.state, m);
+  const roles = knownRoles(session.state, m.roleIds);
   if (ranks.length === 0 && !refusal && !setRoles && roles.length === 0) return null;
   return (
     <div class="member-admin">
@@ -95,12 +95,7 @@ function RankControl(props: { session: Session; member: Member; ranks: MemberRol
   const name = m.displayName || m.username;
   const change = async (role: MemberRole) => {
     if (role === m.role) return;
-    const res = await action.run(() => session.api.server.setMemberRole({ memberId: m.id, role }), `${name} is now ${article(rankName(role))}.`, "The rank was not changed");
-    if (res?.member) {
-      const old = session.members.get(m.id);
-      session.members.set(m.id, { ...res.member, presence: old?.presence ?? res.member.presence });
-      session.em.emit("members");
-    }
+    await action.run(() => session.act.setMemberRole(m.id, role), `${name} is now ${article(rankName(role))}.`, "The rank was not changed");
   };
   return (
     <div class="rank-control">
@@ -123,22 +118,17 @@ function RankControl(props: { session: Session; member: Member; ranks: MemberRol
 function RoleControl(props: { session: Session; member: Member }) {
   const { session, member: m } = props;
   const action = useAction();
-  if (session.roles.length === 0) return <p class="muted small">There are no custom roles yet: admins create them on the Roles page.</p>;
+  if (session.state.roles.length === 0) return <p class="muted small">There are no custom roles yet: admins create them on the Roles page.</p>;
   const toggle = async (id: string) => {
-    const ids = m.roleIds.filter((x) => session.roles.some((r) => r.id === x));
+    const ids = m.roleIds.filter((x) => session.state.roles.some((r) => r.id === x));
     const next = ids.includes(id) ? ids.filter((x) => x !== id) : [...ids, id];
-    const res = await action.run(() => session.api.server.setMemberRoles({ memberId: m.id, roleIds: next }), "Saved.", "The roles were not changed");
-    if (res?.member) {
-      const old = session.members.get(m.id);
-      session.members.set(m.id, { ...res.member, presence: old?.presence ?? res.member.presence });
-      session.em.emit("members");
-    }
+    await action.run(() => session.act.setMemberRoles(m.id, next), "Saved.", "The roles were not changed");
   };
   return (
     <fieldset class="choice-set role-control">
       <legend>Roles</legend>
       <ul class="role-checks">
-        {session.roles.map((r) => (
+        {session.state.roles.map((r) => (
           <li key={r.id}>
             <label class="check">
               <input type="checkbox" checked={m.roleIds.includes(r.id)} disabled={action.busy} onChange={() => toggle(r.id)} />

@@ -6,7 +6,6 @@
 import { Fragment } from "preact";
 import { useId, useState } from "preact/hooks";
 import type { Role } from "../../gen/svc/v1/types_pb";
-import { errorText } from "../../lib/api";
 import { LIMITS } from "../../lib/chars";
 import { useTopics } from "../../lib/emitter";
 import type { Session } from "../../state/session";
@@ -24,25 +23,11 @@ export function RolesScreen(props: { session: Session }) {
   const [deleting, setDeleting] = useState("");
   const [channel, setChannel] = useState("");
   const [moveError, setMoveError] = useState("");
-  const roles = session.roles;
+  const roles = session.state.roles;
 
   const onMove = async (m: Move) => {
     setMoveError("");
-    // Shown at once; the role_updated events confirm the new order.
-    const order = roles.filter((r) => r.id !== m.id);
-    const role = roles.find((r) => r.id === m.id);
-    if (!role) return;
-    order.splice(m.index, 0, role);
-    const before = session.roles;
-    session.roles = order.map((r, i) => ({ ...r, position: i }));
-    session.em.emit("members");
-    try {
-      await session.api.server.updateRole({ roleId: m.id, position: m.index });
-    } catch (e) {
-      session.roles = before;
-      session.em.emit("members");
-      setMoveError(`Could not move ${role.name}: ${errorText(e)}`);
-    }
+    await session.act.moveRole(m.id, m.index).catch((e: Error) => setMoveError(e.message));
   };
 
   return (
@@ -90,7 +75,7 @@ export function RolesScreen(props: { session: Session }) {
 
 /** The channels the person sees that are limited to a role. */
 function limitedBy(session: Session, roleId: string) {
-  return [...session.channels.values()].filter((c) => c.roleIds.includes(roleId));
+  return [...session.state.channels.values()].filter((c) => c.roleIds.includes(roleId));
 }
 
 function RoleRow(props: {
@@ -104,14 +89,10 @@ function RoleRow(props: {
 }) {
   const { session, role } = props;
   const action = useAction();
-  const holders = [...session.members.values()].filter((m) => m.roleIds.includes(role.id)).length;
+  const holders = [...session.state.members.values()].filter((m) => m.roleIds.includes(role.id)).length;
   const channels = limitedBy(session, role.id);
   const remove = async () => {
-    const ok = await action.run(() => session.api.server.deleteRole({ roleId: role.id }), "", `${role.name} was not deleted`);
-    if (ok) {
-      session.roles = session.roles.filter((r) => r.id !== role.id);
-      session.em.emit("members");
-    }
+    await action.run(() => session.act.deleteRole(role.id), "", `${role.name} was not deleted`);
   };
   const channelLinks = channels.map((c, i) => (
     <Fragment key={c.id}>
@@ -175,18 +156,14 @@ function EditRole(props: { session: Session; role: Role; onDone: () => void }) {
   const save = async (e: Event) => {
     e.preventDefault();
     if (nameCheck.over) return;
-    const res = await action.run(() =>
-      session.api.server.updateRole({
+    const saved = await action.run(() =>
+      session.act.updateRole({
         roleId: role.id,
         name: name.trim() !== role.name ? name.trim() : undefined,
         color: color !== role.color ? color : undefined,
       }),
     );
-    if (res?.role) {
-      session.roles = session.roles.map((r) => (r.id === res.role!.id ? res.role! : r));
-      session.em.emit("members");
-      props.onDone();
-    }
+    if (saved) props.onDone();
   };
   return (
     <form class="form role-edit" onSubmit={save} aria-label={`Edit ${role.name}`}>
@@ -218,12 +195,8 @@ function CreateRole(props: { session: Session }) {
   const submit = async (e: Event) => {
     e.preventDefault();
     if (nameCheck.over) return;
-    const res = await action.run(() => session.api.server.createRole({ name: name.trim(), color }), `Created ${name.trim()}.`, "Could not create the role");
-    if (res?.role) {
-      if (!session.roles.some((r) => r.id === res.role!.id)) session.roles = [...session.roles, res.role].sort((a, b) => a.position - b.position);
-      session.em.emit("members");
-      setName("");
-    }
+    const saved = await action.run(() => session.act.createRole(name.trim(), color), `Created ${name.trim()}.`, "Could not create the role");
+    if (saved) setName("");
   };
   return (
     <section class="admin-section" aria-labelledby="new-role-title">

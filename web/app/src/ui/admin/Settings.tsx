@@ -12,7 +12,7 @@ import type { Session } from "../../state/session";
 import { limited } from "../limits";
 import { renderContext } from "../MessageItem";
 import { ColorField } from "./Color";
-import { ImageField, Outcome, saveSettings, useAction } from "./parts";
+import { ImageField, Outcome, useAction } from "./parts";
 
 /** The API's limits on numbers (server.proto, UpdateServerSettings); those on text are in
  * lib/chars. */
@@ -21,7 +21,7 @@ export const LIMITS = { questions: 10, retention: 36500 };
 export function SettingsScreen(props: { session: Session }) {
   const { session } = props;
   useTopics(session.em, "info", "channels");
-  const info = session.info;
+  const info = session.state.info;
   if (!info) return <p class="muted">Loading the settings…</p>;
   return (
     <div class="admin-page">
@@ -33,16 +33,16 @@ export function SettingsScreen(props: { session: Session }) {
             label="Icon"
             shape="icon"
             url={info.iconUrl}
-            onUploaded={(a) => saveSettings(session, { iconId: a.id })}
-            onRemove={() => saveSettings(session, { iconId: "" })}
+            onUploaded={(a) => session.act.saveSettings({ iconId: a.id })}
+            onRemove={() => session.act.saveSettings({ iconId: "" })}
           />
           <ImageField
             session={session}
             label="Banner"
             shape="banner"
             url={info.banner?.url ?? ""}
-            onUploaded={(a) => saveSettings(session, { bannerId: a.id })}
-            onRemove={() => saveSettings(session, { bannerId: "" })}
+            onUploaded={(a) => session.act.saveSettings({ bannerId: a.id })}
+            onRemove={() => session.act.saveSettings({ bannerId: "" })}
           />
         </div>
       </section>
@@ -53,7 +53,7 @@ export function SettingsScreen(props: { session: Session }) {
 
 function SettingsForm(props: { session: Session }) {
   const { session } = props;
-  const info = session.info!;
+  const info = session.state.info!;
   const [name, setName] = useState(info.name);
   const [description, setDescription] = useState(info.description);
   const [preview, setPreview] = useState(false);
@@ -61,7 +61,7 @@ function SettingsForm(props: { session: Session }) {
   const [inviteOnly, setInviteOnly] = useState(info.inviteOnly);
   const [keepForever, setKeepForever] = useState(info.retentionDays === 0);
   const [days, setDays] = useState(String(info.retentionDays || 365));
-  const [mode, setMode] = useState(session.mode);
+  const [mode, setMode] = useState(session.state.mode);
   const [questions, setQuestions] = useState<string[]>(info.joinQuestions);
   const action = useAction();
 
@@ -75,7 +75,7 @@ function SettingsForm(props: { session: Session }) {
     accentColor: accent !== info.accentColor ? accent : undefined,
     inviteOnly: inviteOnly !== info.inviteOnly ? inviteOnly : undefined,
     retentionDays: retention !== info.retentionDays ? retention : undefined,
-    channelMode: mode !== session.mode ? mode : undefined,
+    channelMode: mode !== session.state.mode ? mode : undefined,
     joinQuestions: questionsChanged ? cleanQuestions : [],
     setJoinQuestions: questionsChanged,
   };
@@ -90,7 +90,7 @@ function SettingsForm(props: { session: Session }) {
   const save = async (e: Event) => {
     e.preventDefault();
     if (over) return;
-    await action.run(() => saveSettings(session, req), "Saved.", "The settings were not saved");
+    await action.run(() => session.act.saveSettings(req), "Saved.", "The settings were not saved");
   };
 
   return (

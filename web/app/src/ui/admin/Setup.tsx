@@ -10,7 +10,7 @@ import { errorText } from "../../lib/api";
 import { LIMITS } from "../../lib/chars";
 import { navigate, channelHash } from "../../lib/router";
 import type { Session } from "../../state/session";
-import { ImageField, saveSettings } from "./parts";
+import { ImageField } from "./parts";
 import { ModeField } from "./Settings";
 import { ErrorRow } from "../common";
 import { limited } from "../limits";
@@ -19,13 +19,13 @@ const STEPS = ["About", "Joining", "Channels"];
 
 export function SetupWizard(props: { session: Session }) {
   const { session } = props;
-  const info = session.info;
+  const info = session.state.info;
   const [step, setStep] = useState(0);
   const [name, setName] = useState(info?.name ?? "");
   const [description, setDescription] = useState(info?.description ?? "");
   const [inviteOnly, setInviteOnly] = useState(info?.inviteOnly ?? false);
-  const [mode, setMode] = useState(session.mode);
-  const [channels, setChannels] = useState<string[]>(() => (session.channels.size > 0 ? [] : ["general", "random"]));
+  const [mode, setMode] = useState(session.state.mode);
+  const [channels, setChannels] = useState<string[]>(() => (session.state.channels.size > 0 ? [] : ["general", "random"]));
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState("");
 
@@ -35,25 +35,22 @@ export function SetupWizard(props: { session: Session }) {
     try {
       let first = "";
       if (!skip) {
-        await saveSettings(session, { name: name.trim(), description, inviteOnly });
-        const existing = new Set([...session.channels.values()].map((c) => c.name));
+        await session.act.saveSettings({ name: name.trim(), description, inviteOnly });
+        const existing = new Set([...session.state.channels.values()].map((c) => c.name));
         for (const raw of channels.map((c) => c.trim()).filter(Boolean)) {
           if (existing.has(raw)) continue;
-          const res = await session.api.chat.createChannel({ name: raw, kind: ChannelKind.TEXT });
-          const ch = res.channel;
+          const ch = await session.act.createChannel({ name: raw, kind: ChannelKind.TEXT });
           if (!ch) continue;
           existing.add(ch.name);
-          session.channels.set(ch.id, ch);
-          session.em.emit("channels");
           first ||= ch.id;
         }
         // Channels first, then the mode: switching to OPT_IN keeps everyone in the channels.
-        if (mode !== session.mode) {
-          await saveSettings(session, { channelMode: mode });
+        if (mode !== session.state.mode) {
+          await session.act.saveSettings({ channelMode: mode });
           if (mode === ChannelMode.OPT_IN && first) await session.api.chat.setChannelAccess({ channelId: first, isDefault: true });
         }
       }
-      await saveSettings(session, { setupComplete: true });
+      await session.act.saveSettings({ setupComplete: true });
       navigate(first ? channelHash(first) : "#/", true);
     } catch (e) {
       setError(errorText(e));
@@ -118,8 +115,8 @@ export function SetupWizard(props: { session: Session }) {
               label="Icon"
               shape="icon"
               url={info?.iconUrl ?? ""}
-              onUploaded={(a) => saveSettings(session, { iconId: a.id })}
-              onRemove={() => saveSettings(session, { iconId: "" })}
+              onUploaded={(a) => session.act.saveSettings({ iconId: a.id })}
+              onRemove={() => session.act.saveSettings({ iconId: "" })}
             />
           </>
         )}

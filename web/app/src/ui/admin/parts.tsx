@@ -4,8 +4,6 @@
 
 import type { ComponentChildren } from "preact";
 import { useState } from "preact/hooks";
-import type { MessageInitShape } from "@bufbuild/protobuf";
-import type { GetServerInfoResponse, UpdateServerSettingsRequestSchema } from "../../gen/svc/v1/server_pb";
 import type { Attachment } from "../../gen/svc/v1/types_pb";
 import { absUrl, errorText } from "../../lib/api";
 import { upload } from "../../lib/upload";
@@ -76,14 +74,6 @@ export function Outcome(props: { action: Action; children?: ComponentChildren })
       )}
     </>
   );
-}
-
-/** UpdateServerSettings; the answer is the new card, which the session keeps. */
-export async function saveSettings(session: Session, req: MessageInitShape<typeof UpdateServerSettingsRequestSchema>): Promise<GetServerInfoResponse> {
-  const info = (await session.api.server.updateServerSettings(req)) as GetServerInfoResponse;
-  session.info = info;
-  session.em.emit("info");
-  return info;
 }
 
 const IMAGE_TYPES = "image/png,image/jpeg,image/gif,image/webp,image/avif";

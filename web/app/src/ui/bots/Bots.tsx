@@ -34,14 +34,14 @@ export function Bots(props: { session: Session }) {
   };
   // Bots come and go with member_joined and member_left: the list follows the members (the
   // first load is useLoaded's own).
-  const botCount = [...session.members.values()].filter((m) => m.kind === MemberKind.BOT).length;
+  const botCount = [...session.state.members.values()].filter((m) => m.kind === MemberKind.BOT).length;
   const seenCount = useRef(botCount);
   useEffect(() => {
     if (botCount === seenCount.current) return;
     seenCount.current = botCount;
     load();
   }, [botCount]);
-  const list = (bots ?? []).map((b) => session.members.get(b.id) ?? b).sort((a, b) => a.username.localeCompare(b.username));
+  const list = (bots ?? []).map((b) => session.state.members.get(b.id) ?? b).sort((a, b) => a.username.localeCompare(b.username));
   return (
     <div class="bots">
       {token ? (
@@ -156,7 +156,7 @@ function BotItem(props: { session: Session; bot: Member; plugin: boolean; onToke
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState("");
   const name = bot.displayName || bot.username;
-  const manage = !props.plugin && outranksRank(session, bot.role);
+  const manage = !props.plugin && outranksRank(session.state, bot.role);
   const act = async (fn: () => Promise<void>) => {
     setBusy(true);
     setError("");

@@ -27,7 +27,7 @@ const STATUS: Record<number, { text: string; cls: string }> = {
 export function EmojiManager(props: { session: Session }) {
   const { session } = props;
   useTopics(session.em, "emoji", "me");
-  const mod = isModerator(session);
+  const mod = isModerator(session.state);
   const [filter, setFilter] = useState("");
   const [progress, setProgress] = useState<number | null>(null);
   const [results, setResults] = useState<EmojiUploadResult[] | null>(null);
@@ -58,7 +58,7 @@ export function EmojiManager(props: { session: Session }) {
     setError("");
     setExporting(true);
     try {
-      await downloadEmojiZip(session.api, `${(session.info?.name || "hearth").replace(/[^\p{L}\p{N}_-]+/gu, "-")}-emoji.zip`);
+      await downloadEmojiZip(session.api, `${(session.state.info?.name || "hearth").replace(/[^\p{L}\p{N}_-]+/gu, "-")}-emoji.zip`);
     } catch (e) {
       setError(errorText(e));
     } finally {
@@ -67,16 +67,11 @@ export function EmojiManager(props: { session: Session }) {
   };
 
   const remove = async (name: string) => {
-    const ok = await session.run(`Could not delete :${name}:`, () => session.api.server.deleteEmoji({ name }));
+    await session.act.deleteEmoji(name);
     setDeleting("");
-    if (ok) {
-      // emoji_changed brings the new list to every member; this page need not wait for it.
-      session.emoji = new Map([...session.emoji].filter(([n]) => n !== name));
-      session.em.emit("emoji");
-    }
   };
 
-  const all = [...session.emoji.entries()].sort(([a], [b]) => a.localeCompare(b));
+  const all = [...session.state.emoji.entries()].sort(([a], [b]) => a.localeCompare(b));
   const q = filter.trim().toLowerCase().replace(/:/g, "");
   const shown = q ? all.filter(([name]) => name.includes(q)) : all;
   const counts = results && countResults(results);
@@ -141,7 +136,7 @@ export function EmojiManager(props: { session: Session }) {
                   <tr key={i} class={st.cls}>
                     <td class="result-file">{r.file}</td>
                     <td class="result-name">
-                      {r.status !== EmojiUploadStatus.REJECTED && session.emoji.has(r.name) && <img src={session.emoji.get(r.name)} alt="" width={20} height={20} />}
+                      {r.status !== EmojiUploadStatus.REJECTED && session.state.emoji.has(r.name) && <img src={session.state.emoji.get(r.name)} alt="" width={20} height={20} />}
                       {r.name && <code class="code">:{r.name}:</code>}
                     </td>
                     <td>

@@ -11,6 +11,7 @@ import type { Session } from "../../state/session";
 import { Avatar, ErrorRow, formatFull, useLoaded } from "../common";
 import { Confirm, ago } from "./parts";
 import "./moderation.css";
+import { nameOf } from "../../state/selectors";
 
 export function Bans(props: { session: Session }) {
   const { session } = props;
@@ -67,10 +68,10 @@ function BanItem(props: { session: Session; ban: Ban; onUnbanned: (id: string) =
             {RANK_NAMES[m.role] && m.role > 1 && <span class="tag">{RANK_NAMES[m.role]}</span>}
           </p>
           <p class="muted small">
-            Banned by {session.nameOf(ban.bannedBy)} <time title={formatFull(ban.bannedAtMs)}>{ago(ban.bannedAtMs)}</time>
+            Banned by {nameOf(session.state, ban.bannedBy)} <time title={formatFull(ban.bannedAtMs)}>{ago(ban.bannedAtMs)}</time>
           </p>
         </div>
-        {!confirm && outranksRank(session, m.role) && (
+        {!confirm && outranksRank(session.state, m.role) && (
           <button type="button" class="button" aria-label={`Unban ${name}`} onClick={() => setConfirm(true)}>
             Unban
           </button>

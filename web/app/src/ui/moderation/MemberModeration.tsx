@@ -13,6 +13,7 @@ import type { Session } from "../../state/session";
 import { Confirm } from "./parts";
 import "./moderation.css";
 import { ErrorRow } from "../common";
+import { nameOf } from "../../state/selectors";
 
 export function MemberModeration(props: { session: Session; member: Member; onDone: () => void }) {
   const { session, member: m } = props;
@@ -20,10 +21,10 @@ export function MemberModeration(props: { session: Session; member: Member; onDo
   const [confirm, setConfirm] = useState<"" | "kick" | "ban">("");
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState("");
-  if (m.id === session.me?.id) return null;
+  if (m.id === session.state.me?.id) return null;
   const name = m.displayName || m.username;
-  const muted = session.muted.has(m.id);
-  const blocked = session.blocked.has(m.id);
+  const muted = session.state.muted.has(m.id);
+  const blocked = session.state.blocked.has(m.id);
   const remove = async (how: "kick" | "ban") => {
     setBusy(true);
     setError("");
@@ -56,7 +57,7 @@ export function MemberModeration(props: { session: Session; member: Member; onDo
           )}
         </ul>
       )}
-      {canRemove(session, m) && (
+      {canRemove(session.state, m) && (
         <div class="mod-actions">
           <h3 class="mod-actions-title">Moderation</h3>
           {confirm === "kick" ? (
@@ -88,16 +89,16 @@ export function MemberModeration(props: { session: Session; member: Member; onDo
 export function DMBlockGate(props: { session: Session; memberIds: string[]; children: ComponentChildren }) {
   const { session } = props;
   useTopics(session.em, "members");
-  const others = props.memberIds.filter((id) => id !== session.me?.id && session.blocked.has(id));
+  const others = props.memberIds.filter((id) => id !== session.state.me?.id && session.state.blocked.has(id));
   if (others.length === 0) return <>{props.children}</>;
-  const names = others.map((id) => session.nameOf(id)).join(", ");
+  const names = others.map((id) => nameOf(session.state, id)).join(", ");
   return (
     <div class="dm-block-notice" role="note">
       <span>
         You blocked {names}: messages cannot be sent in this conversation until you unblock {others.length === 1 ? "them" : "all of them"}.
       </span>
       {others.length === 1 && (
-        <button type="button" class="button" onClick={() => session.toggleBlock(others[0])}>
+        <button type="button" class="button" onClick={() => session.act.toggleBlock(others[0])}>
           Unblock
         </button>
       )}
@@ -112,7 +113,7 @@ export function DMBlockGate(props: { session: Session; memberIds: string[]; chil
 export function quietOf(session: Session, others: string[]): { label: string; icon: string; title: string } | undefined {
   if (others.length !== 1) return undefined;
   const id = others[0];
-  if (session.blocked.has(id)) return { label: "blocked", icon: "⛔", title: "Blocked: nothing can be sent here, and their messages are not counted" };
-  if (session.muted.has(id)) return { label: "muted", icon: "🔇", title: "Muted: their messages are not counted as unread" };
+  if (session.state.blocked.has(id)) return { label: "blocked", icon: "⛔", title: "Blocked: nothing can be sent here, and their messages are not counted" };
+  if (session.state.muted.has(id)) return { label: "muted", icon: "🔇", title: "Muted: their messages are not counted as unread" };
   return undefined;
 }

@@ -11,6 +11,7 @@ import { plainText } from "../../lib/markdown";
 import type { Session } from "../../state/session";
 import { Dialog, ErrorRow } from "../common";
 import "./moderation.css";
+import { nameOf } from "../../state/selectors";
 
 export function ReportDialog(props: { session: Session; message: Message; onClose: () => void }) {
   const { session, message: m } = props;
@@ -22,7 +23,7 @@ export function ReportDialog(props: { session: Session; message: Message; onClos
   const length = chars(note.trim());
   const tooLong = limitError(note.trim(), LIMITS.reportNote);
   const over = tooLong !== "";
-  const name = session.nameOf(m.authorId);
+  const name = nameOf(session.state, m.authorId);
   const submit = async (e: Event) => {
     e.preventDefault();
     if (over) return;
@@ -41,7 +42,7 @@ export function ReportDialog(props: { session: Session; message: Message; onClos
     <Dialog title="Report a message" onClose={props.onClose}>
       <blockquote class="report-quote">
         <p class="report-quote-author">{name}</p>
-        <p class="report-quote-text">{plainText(m.text, (id) => session.members.get(id) && session.nameOf(id)) || "(a file)"}</p>
+        <p class="report-quote-text">{plainText(m.text, (id) => session.state.members.get(id) && nameOf(session.state, id)) || "(a file)"}</p>
       </blockquote>
       {sent ? (
         <>

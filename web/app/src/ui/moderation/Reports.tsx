@@ -15,6 +15,7 @@ import { Avatar, ErrorRow, formatFull, useLoaded } from "../common";
 import { renderContext } from "../MessageItem";
 import { Confirm, ago } from "./parts";
 import "./moderation.css";
+import { nameOf } from "../../state/selectors";
 
 export function Reports(props: { session: Session; onOpenMessage: (m: Message) => void }) {
   const { session } = props;
@@ -56,11 +57,11 @@ function ReportItem(props: {
   const [deleted, setDeleted] = useState(false);
   const [banned, setBanned] = useState(false);
   const author = r.author;
-  const authorName = author ? author.displayName || author.username : session.nameOf(m.authorId);
-  const channel = session.channels.get(m.channelId);
+  const authorName = author ? author.displayName || author.username : nameOf(session.state, m.authorId);
+  const channel = session.state.channels.get(m.channelId);
   const where = r.dm ? "in a direct message" : channel ? `in #${channel.name}` : "in a channel you are not in";
   // The author as the community knows them now (they may have left, or changed rank).
-  const current = session.members.get(m.authorId);
+  const current = session.state.members.get(m.authorId);
   const act = async (what: string, fn: () => Promise<unknown>) => {
     setError("");
     setBusy(true);
@@ -124,7 +125,7 @@ function ReportItem(props: {
           {deleted ? (
             <span class="muted small">Message deleted.</span>
           ) : (
-            canDeleteMessageOf(session, m.authorId) &&
+            canDeleteMessageOf(session.state, m.authorId) &&
             !r.dm && (
               <button type="button" class="button button-danger" disabled={busy} onClick={() => setConfirm("delete")}>
                 Delete message
@@ -135,7 +136,7 @@ function ReportItem(props: {
             <span class="muted small">{authorName} is banned.</span>
           ) : (
             author &&
-            canRemove(session, current ?? author) && (
+            canRemove(session.state, current ?? author) && (
               <button type="button" class="button button-danger" disabled={busy} onClick={() => setConfirm("ban")}>
                 Ban {authorName}
               </button>

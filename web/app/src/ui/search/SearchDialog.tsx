@@ -11,8 +11,8 @@ import { LIMITS, limitError } from "../../lib/chars";
 import { plainText } from "../../lib/markdown";
 import type { Session } from "../../state/session";
 import { ErrorRow, formatFull } from "../common";
-import { sortedChannels, sortedDMs } from "../Sidebar";
 import "./search.css";
+import { channelTitle, nameOf, sortedChannels, sortedDMs } from "../../state/selectors";
 
 const LIMIT = 50;
 const DEBOUNCE_MS = 250;
@@ -73,7 +73,7 @@ export function SearchDialogBody(props: { session: Session; initialChannel?: str
     void run(query, channelId);
   }, [channelId]);
 
-  const channels = [...sortedChannels(session), ...sortedDMs(session)];
+  const channels = [...sortedChannels(session.state), ...sortedDMs(session.state)];
   const focusResult = (delta: number) => {
     const items = [...(list.current?.querySelectorAll<HTMLButtonElement>("button.search-result") ?? [])];
     const i = items.indexOf(document.activeElement as HTMLButtonElement);
@@ -114,7 +114,7 @@ export function SearchDialogBody(props: { session: Session; initialChannel?: str
             <option value="">All channels</option>
             {channels.map((c) => (
               <option key={c.id} value={c.id}>
-                {c.kind === ChannelKind.DM ? session.channelTitle(c) : "#" + c.name}
+                {c.kind === ChannelKind.DM ? channelTitle(session.state, c) : "#" + c.name}
               </option>
             ))}
           </select>
@@ -159,10 +159,10 @@ export function SearchDialogBody(props: { session: Session; initialChannel?: str
 
 function Result(props: { session: Session; message: Message; words: string[]; onOpen: (m: Message) => void }) {
   const { session, message: m } = props;
-  const ch = session.channels.get(m.channelId);
-  const where = !ch ? "a conversation" : ch.kind === ChannelKind.DM ? session.channelTitle(ch) : "#" + ch.name;
-  const author = session.nameOf(m.authorId);
-  let text = plainText(m.text, (id) => (session.members.has(id) ? session.nameOf(id) : undefined));
+  const ch = session.state.channels.get(m.channelId);
+  const where = !ch ? "a conversation" : ch.kind === ChannelKind.DM ? channelTitle(session.state, ch) : "#" + ch.name;
+  const author = nameOf(session.state, m.authorId);
+  let text = plainText(m.text, (id) => (session.state.members.has(id) ? nameOf(session.state, id) : undefined));
   const files = m.attachments.map((a) => a.name).join(", ");
   if (!text && files) text = files;
   return (

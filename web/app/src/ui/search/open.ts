@@ -16,9 +16,7 @@ export function openMessage(session: Session, m: { id: string; channelId: string
   const view = session.view(m.channelId, "", false);
   // Jumping to the message already on screen scrolls to it again.
   if (location.hash === channelHash(m.channelId, { message: m.id }) && view?.has(m.id)) {
-    view.target = m.id;
-    view.epoch++;
-    session.em.emit(view.topic);
+    view.highlight(m.id);
     return;
   }
   navigate(channelHash(m.channelId, { message: m.id }));

@@ -66,8 +66,8 @@ export function ToolLinks(props: { session: Session; onTool: (t: ToolName) => vo
       <h2 class="side-title">Community</h2>
       <ul class="side-list">
         {item("emoji", "☺", "Custom emoji")}
-        {isModerator(session) && item("moderation", "⚑", "Reports and bans")}
-        {isAdmin(session) && item("bots", "⚙", "Bots and plugins")}
+        {isModerator(session.state) && item("moderation", "⚑", "Reports and bans")}
+        {isAdmin(session.state) && item("bots", "⚙", "Bots and plugins")}
       </ul>
     </section>
   );
@@ -99,14 +99,14 @@ export function ToolDialog(props: { session: Session; tool: ToolName | null; set
       );
     case "moderation":
       // Offered to moderators only; a rank lost meanwhile closes it.
-      if (!isModerator(session)) return null;
+      if (!isModerator(session.state)) return null;
       return (
         <Dialog key="moderation" title="Reports and bans" onClose={close} wide>
           <Tabs label="Moderation" tabs={[{ name: "Reports", body: () => <Reports session={session} onOpenMessage={open} /> }, { name: "Bans", body: () => <Bans session={session} /> }]} />
         </Dialog>
       );
     case "bots":
-      if (!isAdmin(session)) return null;
+      if (!isAdmin(session.state)) return null;
       return (
         <Dialog key="bots" title="Bots and plugins" onClose={close} wide>
           <Tabs label="Bots and plugins" tabs={[{ name: "Bots", body: () => <Bots session={session} /> }, { name: "Plugins", body: () => <Plugins session={session} /> }]} />
