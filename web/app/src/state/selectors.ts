@@ -58,6 +58,24 @@ export function sortedChannels(s: Pick<State, "channels">): Channel[] {
     .sort((a, b) => a.category.localeCompare(b.category) || a.position - b.position || a.name.localeCompare(b.name));
 }
 
+/** How many channels other than current have something unread (the phone's menu button). */
+export function othersUnread(s: Pick<State, "channels" | "reads">, current: string): number {
+  let n = 0;
+  for (const c of s.channels.values()) {
+    if (c.id === current) continue;
+    const rs = readState(s, c.id);
+    if (rs.unreadCount + rs.mentionCount > 0) n++;
+  }
+  return n;
+}
+
+/** Unread messages in all channels (the tab's title). */
+export function unreadTotal(s: Pick<State, "channels" | "reads">): number {
+  let n = 0;
+  for (const c of s.channels.values()) n += readState(s, c.id).unreadCount;
+  return n;
+}
+
 /** DMs, the most recently active first. */
 export function sortedDMs(s: Pick<State, "channels">): Channel[] {
   return [...s.channels.values()]
@@ -73,4 +91,21 @@ export function markdownContext(s: Pick<State, "members" | "me" | "emoji">, onMe
     emoji: s.emoji,
     onMention,
   };
+}
+
+/**
+ * How a DM shows in the sidebar when the person blocked or muted its other member: a mark, and
+ * a word in the link's name, since that member's messages add nothing to its counts.
+ */
+export function quietOf(s: Pick<State, "blocked" | "muted">, others: string[]): { label: string; icon: string; title: string } | undefined {
+  if (others.length !== 1) return undefined;
+  const id = others[0];
+  if (s.blocked.has(id)) return { label: "blocked", icon: "⛔", title: "Blocked: nothing can be sent here, and their messages are not counted" };
+  if (s.muted.has(id)) return { label: "muted", icon: "🔇", title: "Muted: their messages are not counted as unread" };
+  return undefined;
+}
+
+/** Whether the server refused the person's login because it is banned (ui/moderation/Banned.tsx). */
+export function isBanned(s: Pick<State, "statusText">): boolean {
+  return /\bbanned\b/i.test(s.statusText);
 }

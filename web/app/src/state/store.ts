@@ -84,8 +84,9 @@ export interface Store {
   /** What the person is told, oldest first. */
   readonly notices: readonly Notice[];
   readonly em: Topics<Topic>;
-  /** The window onto a channel's messages (threadRootId ""), or a thread's; made on first use. */
+  /** The window onto a channel's messages (threadRootId ""), or a thread's; make makes it. */
   view(channelId: string, threadRootId: string, make: true): MessageView;
+  view(channelId: string, threadRootId: string, make: boolean): MessageView | undefined;
 }
 
 /** The State, re-rendering the calling component whenever one of topics is emitted. */

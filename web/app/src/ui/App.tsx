@@ -9,7 +9,8 @@ import { currentServer, normalizeServer, ownServer, setCurrentServer, setToken }
 import { forgetDrafts } from "../state/drafts";
 import { Session } from "../state/session";
 import { Chat } from "./Chat";
-import { Banned, isBanned } from "./moderation/Banned";
+import { isBanned } from "../state/selectors";
+import { Banned } from "./moderation/Banned";
 import { inviteKey, JoinScreen, SignIn } from "./Welcome";
 
 /** Takes a login or invite link out of the address bar; returns the server it names, if any. */
@@ -92,12 +93,12 @@ export function App() {
         </main>
       );
     case "signed-out":
-      return <SignIn session={session} error={signInError} onSignedIn={restart} />;
+      return <SignIn store={session} error={signInError} onSignedIn={restart} />;
     case "needs-join":
-      if (isBanned(session)) return <Banned session={session} onSignOut={signOut} />;
-      return <JoinScreen session={session} onJoined={() => navigate("#/", true)} onSignOut={signOut} />;
+      if (isBanned(session.state)) return <Banned store={session} onSignOut={signOut} />;
+      return <JoinScreen store={session} act={session.act} onJoined={() => navigate("#/", true)} onSignOut={signOut} />;
     case "ready":
-      return <Chat session={session} route={route} onSignOut={signOut} />;
+      return <Chat store={session} act={session.act} api={session.api} route={route} onSignOut={signOut} />;
   }
 }
 

@@ -6,12 +6,13 @@
 import { useId, useState } from "preact/hooks";
 import { ChannelKind, type Channel } from "../../gen/svc/v1/types_pb";
 import { LIMITS } from "../../lib/chars";
-import { useTopics } from "../../lib/emitter";
 import { channelHash, navigate } from "../../lib/router";
-import type { Session } from "../../state/session";
+import type { Api } from "../../lib/api";
+import type { Commands } from "../../state/commands";
+import { useStore, type State, type Store } from "../../state/store";
 import type { ChannelMove } from "../../state/commands";
 import { sortedChannels } from "../../state/selectors";
-import { ChannelSettingsDialog } from "./ChannelSettings";
+import { ChannelSettingsDialog, type ChannelSettingsCommands } from "./ChannelSettings";
 import { Outcome, useAction } from "./parts";
 import { knownRoles } from "./ranks";
 import { ReorderList, type Move } from "./Reorder";
@@ -42,24 +43,26 @@ export function planMove(channels: Channel[], m: Move): ChannelMove[] {
   return out;
 }
 
-export function ChannelsScreen(props: { session: Session }) {
-  const { session } = props;
-  useTopics(session.em, "channels", "members");
+export type ChannelsCommands = ChannelSettingsCommands & Pick<Commands, "createChannel" | "moveChannels">;
+
+export function ChannelsScreen(props: { store: Store; act: ChannelsCommands; api: Api }) {
+  const { store, act } = props;
+  const state = useStore(store, "channels", "members");
   const [editing, setEditing] = useState("");
   const [moveError, setMoveError] = useState("");
-  const channels = sortedChannels(session.state);
+  const channels = sortedChannels(state);
   const categories = [...new Set(channels.map((c) => c.category))];
 
   const onMove = (m: Move) => {
     const plan = planMove(channels, m);
     if (plan.length === 0) return;
     setMoveError("");
-    session.act.moveChannels(plan).catch((e: Error) => setMoveError(e.message));
+    act.moveChannels(plan).catch((e: Error) => setMoveError(e.message));
   };
 
   return (
     <div class="admin-page">
-      <CreateChannel session={session} categories={categories} onCreated={(id) => setEditing(id)} />
+      <CreateChannel act={act} categories={categories} onCreated={(id) => setEditing(id)} />
       <section class="admin-section" aria-labelledby="channel-order-title">
         <h2 id="channel-order-title">Channels and their order</h2>
         <p class="muted small">The sidebar shows the channels in this order, by category. Private channels are listed only for their members.</p>
@@ -74,20 +77,20 @@ export function ChannelsScreen(props: { session: Session }) {
               id: c.id,
               group: c.category,
               name: "#" + c.name,
-              content: <ChannelRow session={session} channel={c} onEdit={() => setEditing(c.id)} />,
+              content: <ChannelRow state={state} channel={c} onEdit={() => setEditing(c.id)} />,
             }))}
             onMove={onMove}
           />
         )}
       </section>
-      {editing && <ChannelSettingsDialog session={session} channelId={editing} onClose={() => setEditing("")} />}
+      {editing && <ChannelSettingsDialog store={store} act={act} api={props.api} channelId={editing} onClose={() => setEditing("")} />}
     </div>
   );
 }
 
-function ChannelRow(props: { session: Session; channel: Channel; onEdit: () => void }) {
-  const { session, channel: c } = props;
-  const roles = knownRoles(session.state, c.roleIds);
+function ChannelRow(props: { state: State; channel: Channel; onEdit: () => void }) {
+  const { channel: c } = props;
+  const roles = knownRoles(props.state, c.roleIds);
   return (
     <div class="channel-row">
       <div class="channel-row-main">
@@ -109,8 +112,7 @@ function ChannelRow(props: { session: Session; channel: Channel; onEdit: () => v
   );
 }
 
-function CreateChannel(props: { session: Session; categories: string[]; onCreated: (id: string) => void }) {
-  const { session } = props;
+function CreateChannel(props: { act: Pick<Commands, "createChannel">; categories: string[]; onCreated: (id: string) => void }) {
   const [name, setName] = useState("");
   const [topic, setTopic] = useState("");
   const [category, setCategory] = useState("");
@@ -124,7 +126,7 @@ function CreateChannel(props: { session: Session; categories: string[]; onCreate
   const submit = async (e: Event) => {
     e.preventDefault();
     if (over) return;
-    const ch = await action.run(() => session.act.createChannel({ name, topic, category: category.trim(), kind }), "", "Could not create the channel");
+    const ch = await action.run(() => props.act.createChannel({ name, topic, category: category.trim(), kind }), "", "Could not create the channel");
     if (!ch) return;
     setName("");
     setTopic("");

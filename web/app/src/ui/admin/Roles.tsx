@@ -7,32 +7,35 @@ import { Fragment } from "preact";
 import { useId, useState } from "preact/hooks";
 import type { Role } from "../../gen/svc/v1/types_pb";
 import { LIMITS } from "../../lib/chars";
-import { useTopics } from "../../lib/emitter";
-import type { Session } from "../../state/session";
-import { ChannelSettingsDialog, RoleChip } from "./ChannelSettings";
+import type { Api } from "../../lib/api";
+import type { Commands } from "../../state/commands";
+import { useStore, type State, type Store } from "../../state/store";
+import { ChannelSettingsDialog, RoleChip, type ChannelSettingsCommands } from "./ChannelSettings";
 import { ColorField } from "./Color";
 import { Outcome, useAction } from "./parts";
 import { ReorderList, type Move } from "./Reorder";
 import { ErrorRow } from "../common";
 import { limited } from "../limits";
 
-export function RolesScreen(props: { session: Session }) {
-  const { session } = props;
-  useTopics(session.em, "members", "channels");
+export type RolesCommands = ChannelSettingsCommands & Pick<Commands, "createRole" | "updateRole" | "deleteRole" | "moveRole">;
+
+export function RolesScreen(props: { store: Store; act: RolesCommands; api: Api }) {
+  const { store, act } = props;
+  const state = useStore(store, "members", "channels");
   const [editing, setEditing] = useState("");
   const [deleting, setDeleting] = useState("");
   const [channel, setChannel] = useState("");
   const [moveError, setMoveError] = useState("");
-  const roles = session.state.roles;
+  const roles = state.roles;
 
   const onMove = async (m: Move) => {
     setMoveError("");
-    await session.act.moveRole(m.id, m.index).catch((e: Error) => setMoveError(e.message));
+    await act.moveRole(m.id, m.index).catch((e: Error) => setMoveError(e.message));
   };
 
   return (
     <div class="admin-page">
-      <CreateRole session={session} />
+      <CreateRole act={act} />
       <section class="admin-section" aria-labelledby="roles-title">
         <h2 id="roles-title">Roles</h2>
         <p class="muted small">
@@ -51,10 +54,11 @@ export function RolesScreen(props: { session: Session }) {
               name: r.name,
               content:
                 editing === r.id ? (
-                  <EditRole session={session} role={r} onDone={() => setEditing("")} />
+                  <EditRole act={act} role={r} onDone={() => setEditing("")} />
                 ) : (
                   <RoleRow
-                    session={session}
+                    state={state}
+                    act={act}
                     role={r}
                     deleting={deleting === r.id}
                     onEdit={() => (setEditing(r.id), setDeleting(""))}
@@ -68,18 +72,19 @@ export function RolesScreen(props: { session: Session }) {
           />
         )}
       </section>
-      {channel && <ChannelSettingsDialog session={session} channelId={channel} onClose={() => setChannel("")} />}
+      {channel && <ChannelSettingsDialog store={store} act={act} api={props.api} channelId={channel} onClose={() => setChannel("")} />}
     </div>
   );
 }
 
 /** The channels the person sees that are limited to a role. */
-function limitedBy(session: Session, roleId: string) {
-  return [...session.state.channels.values()].filter((c) => c.roleIds.includes(roleId));
+function limitedBy(state: State, roleId: string) {
+  return [...state.channels.values()].filter((c) => c.roleIds.includes(roleId));
 }
 
 function RoleRow(props: {
-  session: Session;
+  state: State;
+  act: Pick<Commands, "deleteRole">;
   role: Role;
   deleting: boolean;
   onEdit: () => void;
@@ -87,12 +92,12 @@ function RoleRow(props: {
   onCancelDelete: () => void;
   onOpenChannel: (id: string) => void;
 }) {
-  const { session, role } = props;
+  const { state, act, role } = props;
   const action = useAction();
-  const holders = [...session.state.members.values()].filter((m) => m.roleIds.includes(role.id)).length;
-  const channels = limitedBy(session, role.id);
+  const holders = [...state.members.values()].filter((m) => m.roleIds.includes(role.id)).length;
+  const channels = limitedBy(state, role.id);
   const remove = async () => {
-    await action.run(() => session.act.deleteRole(role.id), "", `${role.name} was not deleted`);
+    await action.run(() => act.deleteRole(role.id), "", `${role.name} was not deleted`);
   };
   const channelLinks = channels.map((c, i) => (
     <Fragment key={c.id}>
@@ -147,8 +152,8 @@ function RoleRow(props: {
   );
 }
 
-function EditRole(props: { session: Session; role: Role; onDone: () => void }) {
-  const { session, role } = props;
+function EditRole(props: { act: Pick<Commands, "updateRole">; role: Role; onDone: () => void }) {
+  const { act, role } = props;
   const [name, setName] = useState(role.name);
   const [color, setColor] = useState(role.color);
   const action = useAction();
@@ -157,7 +162,7 @@ function EditRole(props: { session: Session; role: Role; onDone: () => void }) {
     e.preventDefault();
     if (nameCheck.over) return;
     const saved = await action.run(() =>
-      session.act.updateRole({
+      act.updateRole({
         roleId: role.id,
         name: name.trim() !== role.name ? name.trim() : undefined,
         color: color !== role.color ? color : undefined,
@@ -186,8 +191,8 @@ function EditRole(props: { session: Session; role: Role; onDone: () => void }) {
   );
 }
 
-function CreateRole(props: { session: Session }) {
-  const { session } = props;
+function CreateRole(props: { act: Pick<Commands, "createRole"> }) {
+  const { act } = props;
   const [name, setName] = useState("");
   const [color, setColor] = useState("");
   const action = useAction();
@@ -195,7 +200,7 @@ function CreateRole(props: { session: Session }) {
   const submit = async (e: Event) => {
     e.preventDefault();
     if (nameCheck.over) return;
-    const saved = await action.run(() => session.act.createRole(name.trim(), color), `Created ${name.trim()}.`, "Could not create the role");
+    const saved = await action.run(() => act.createRole(name.trim(), color), `Created ${name.trim()}.`, "Could not create the role");
     if (saved) setName("");
   };
   return (
