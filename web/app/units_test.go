@@ -444,3 +444,35 @@ func TestUnitsThreadRootFromTheChannelIsShown(t *testing.T) {
 		t.Errorf("the root: %s, want %s", got, want)
 	}
 }
+
+// TestUnitsACommandShowsItsAnswerAsAnEventWould: a command's answer goes through the reducer as
+// the event the stream brings (a block shows at once, and its event changes nothing more); a
+// channel the person made here is in the sidebar whatever the channel mode, while in OPT_IN
+// mode the event of a text channel not held loads the state again (nothing in it says whether
+// the person joined it).
+func TestUnitsACommandShowsItsAnswerAsAnEventWould(t *testing.T) {
+	p := unitPage(t)
+	got := unitRun(t, p, `
+		const s = units.newSession();
+		s.state.status = "ready";
+		s.state.mode = 2; // OPT_IN
+		let loads = 0;
+		const text = (id, name) => units.channel({ id, name, kind: 1 });
+		s.api = {
+			chat: { createChannel: async (req) => ({ channel: text("c2", req.name) }), getState: () => (loads++, new Promise(() => {})) },
+			server: { blockMember: async () => ({}) },
+		};
+		const emitted = [];
+		s.em.on("members", () => emitted.push("members"));
+		await s.act.toggleBlock("m2");
+		const blocked = [...s.state.blocked].join(" ");
+		s.apply(units.event({ seq: 4n, kind: { case: "memberBlocked", value: "m2" } }));
+		await tick();
+		await s.act.createChannel({ name: "made-here" });
+		s.apply(units.event({ seq: 5n, kind: { case: "channelCreated", value: text("c3", "made-elsewhere") } }));
+		await new Promise((r) => setTimeout(r, 700));
+		return "blocked " + blocked + " then " + [...s.state.blocked].join(" ") + " (" + emitted.join(" ") + "); channels " + [...s.state.channels.keys()].join(" ") + ", " + loads + " load";`)
+	if want := "blocked m2 then m2 (members members); channels c2, 1 load"; got != want {
+		t.Errorf("got %s\nwant %s", got, want)
+	}
+}
