@@ -139,6 +139,8 @@ type Engine struct {
 	open    streamSet
 	// joinHook is the plugins' say in Join (SetJoinHook).
 	joinHook joinHooks
+	// polls is the timer of the next poll to close by itself (polls.go).
+	polls pollCloser
 
 	// ctx ends at Close, cutting short the background jobs' calls to the bucket.
 	ctx    context.Context
@@ -271,6 +273,7 @@ func Open(db *store.DB, opts Options) (*Engine, error) {
 		e.Close()
 		return nil, fmt.Errorf("take deleted roles from member rows: %w", err)
 	}
+	e.startPolls()
 	return e, nil
 }
 
@@ -337,6 +340,7 @@ func (e *Engine) Close() {
 		return
 	}
 	e.hub.close()
+	e.stopPolls()
 	close(e.closing)
 	e.cancel()
 	e.previews.close()

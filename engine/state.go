@@ -3,7 +3,6 @@ package engine
 import (
 	"context"
 	"errors"
-	"slices"
 
 	"google.golang.org/protobuf/proto"
 
@@ -122,14 +121,22 @@ func readState(r *store.Reader, d *Snapshot, memberID string, rec *storepb.Chann
 		from = max(from, kept-1)
 	}
 	dm := rec.GetChannel().GetKind() == svcv1.ChannelKind_CHANNEL_KIND_DM
-	err = r.Entries(chID, from, seq, func(_ int64, en *storepb.MessageEntry) error {
+	err = r.Entries(chID, from, seq, func(at int64, en *storepb.MessageEntry) error {
 		if store.Expired(en, cutoff) || !counts(d, memberID, en, seq) {
 			return nil
 		}
 		if !en.GetThreadReply() {
 			rs.UnreadCount++
 		}
-		if dm || slices.Contains(en.GetMentionIds(), memberID) {
+		// <@id>, replies and group mentions (store.Mentions; groupmentions.go).
+		mentioned := dm
+		if !mentioned {
+			var err error
+			if mentioned, err = r.Mentions(chID, at, en, memberID); err != nil {
+				return err
+			}
+		}
+		if mentioned {
 			rs.MentionCount++
 		}
 		return nil

@@ -252,16 +252,23 @@ func (u *unionIter) seek(doc int64) {
 	}
 }
 
-// conjunction calls fn with the documents every iterator holds, newest first, until fn
-// returns false or one runs out; fn reads the iterators' current postings.
-func conjunction(its []docIter, fn func(posting) bool) error {
+// conjunction calls fn with the documents lo <= doc < hi that every iterator holds, newest
+// first, until fn returns false or one runs out; fn reads the iterators' current postings.
+func conjunction(its []docIter, lo, hi int64, fn func(posting) bool) error {
 	for _, it := range its {
 		if !it.valid() {
 			return it.error()
 		}
 	}
+	its[0].seek(hi - 1)
+	if !its[0].valid() {
+		return its[0].error()
+	}
 	target := its[0].cur().doc
 	for {
+		if target < lo {
+			return nil
+		}
 		agreed := true
 		for _, it := range its {
 			it.seek(target)
