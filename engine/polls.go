@@ -142,14 +142,13 @@ func (e *Engine) VotePoll(ctx context.Context, c Caller, req *svcv1.VotePollRequ
 		if err != nil {
 			return nil, err
 		}
-		next, changed := vote(m, c.ID, chosen)
-		if !changed {
+		if !vote(m, c.ID, chosen) {
 			return &svcv1.VotePollResponse{Message: m}, fillReplies(tx.read(), m)
 		}
-		if err := e.messageUpdated(tx, next); err != nil {
+		if err := e.messageUpdated(tx, m); err != nil {
 			return nil, err
 		}
-		return &svcv1.VotePollResponse{Message: next}, nil
+		return &svcv1.VotePollResponse{Message: m}, nil
 	})
 }
 
@@ -172,21 +171,12 @@ func pollChoice(p *svcv1.Poll, ids []string) ([]bool, error) {
 	return chosen, nil
 }
 
-// vote returns the message with the member's vote replaced by the chosen options, and whether
-// that changed anything: an option kept keeps the member's place in its voter_ids, one newly
-// chosen puts them last.
-func vote(m *svcv1.Message, member string, chosen []bool) (*svcv1.Message, bool) {
+// vote replaces the member's vote in m's poll by the chosen options, and reports whether that
+// changed anything: an option kept keeps the member's place in its voter_ids, one newly chosen
+// puts them last. m must be the change's own (read for it): a poll of many voters is changed
+// in place, not copied whole for one vote.
+func vote(m *svcv1.Message, member string, chosen []bool) bool {
 	changed := false
-	for i, o := range m.GetPoll().GetOptions() {
-		if slices.Contains(o.GetVoterIds(), member) != chosen[i] {
-			changed = true
-			break
-		}
-	}
-	if !changed {
-		return m, false
-	}
-	m = proto.Clone(m).(*svcv1.Message)
 	for i, o := range m.GetPoll().GetOptions() {
 		has := slices.Contains(o.GetVoterIds(), member)
 		switch {
@@ -194,9 +184,12 @@ func vote(m *svcv1.Message, member string, chosen []bool) (*svcv1.Message, bool)
 			o.VoterIds = slices.DeleteFunc(o.VoterIds, func(id string) bool { return id == member })
 		case !has && chosen[i]:
 			o.VoterIds = append(o.VoterIds, member)
+		default:
+			continue
 		}
+		changed = true
 	}
-	return m, true
+	return changed
 }
 
 // ClosePoll closes a poll: its author, or a moderator or higher.

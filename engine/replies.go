@@ -111,14 +111,31 @@ func (tx *Tx) fillEvent(ev *svcv1.Event) error {
 // out a poll's voters, which a replay takes from the message as it is then (refreshReplayed),
 // so that a poll voted on by many does not log its growing lists again with every vote.
 func logCopy(le *storepb.LoggedEvent) *storepb.LoggedEvent {
-	if !hasVoters(eventMessage(le.GetEvent()).GetPoll()) {
+	ev := le.GetEvent()
+	m := eventMessage(ev)
+	p := m.GetPoll()
+	if !hasVoters(p) {
 		return le
 	}
-	logged := proto.Clone(le).(*storepb.LoggedEvent)
-	for _, o := range eventMessage(logged.GetEvent()).GetPoll().GetOptions() {
-		o.VoterIds = nil
+	// The message is copied without its poll, and the poll without its voters: the copy costs
+	// what the message does without them.
+	m.Poll = nil
+	c := proto.Clone(m).(*svcv1.Message)
+	m.Poll = p
+	c.Poll = &svcv1.Poll{Question: p.GetQuestion(), Multiple: p.GetMultiple(), ClosesAtMs: p.GetClosesAtMs(), Closed: p.GetClosed()}
+	for _, o := range p.GetOptions() {
+		c.Poll.Options = append(c.Poll.Options, &svcv1.PollOption{Id: o.GetId(), Text: o.GetText()})
 	}
-	return logged
+	out := &svcv1.Event{Seq: ev.GetSeq(), AtMs: ev.GetAtMs()}
+	switch ev.GetKind().(type) {
+	case *svcv1.Event_MessageCreated:
+		out.Kind = &svcv1.Event_MessageCreated{MessageCreated: c}
+	case *svcv1.Event_MessageUpdated:
+		out.Kind = &svcv1.Event_MessageUpdated{MessageUpdated: c}
+	default:
+		out.Kind = &svcv1.Event_MessageDeleted{MessageDeleted: c}
+	}
+	return &storepb.LoggedEvent{Event: out, Audience: le.GetAudience(), Reaction: le.GetReaction()}
 }
 
 // refreshReplayed brings what replies and polls show in a replayed event's message (the
