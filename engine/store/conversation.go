@@ -38,8 +38,7 @@ func (b *Batch) PutHere(channelID string, createdSeq int64, memberIDs []string) 
 	if len(v) == 0 {
 		return nil
 	}
-	sortFixed(v, 16)
-	return b.txn.Set(seqKey(prefixHere, channelID, createdSeq), v)
+	return b.txn.Set(seqKey(prefixHere, channelID, createdSeq), sortFixed(v, 16))
 }
 
 // DeleteHere forgets who a message's <!here> reached.
@@ -81,19 +80,19 @@ func (r *Reader) HereReached(channelID string, createdSeq int64, memberID string
 	return found, err
 }
 
-// sortFixed sorts the records of size n that b is made of, and drops repeats.
-func sortFixed(b []byte, n int) {
+// sortFixed returns the records of size n that b is made of, sorted, without repeats.
+func sortFixed(b []byte, n int) []byte {
 	recs := make([][]byte, len(b)/n)
 	for i := range recs {
-		recs[i] = slices.Clone(b[i*n : i*n+n])
+		recs[i] = b[i*n : i*n+n]
 	}
 	slices.SortFunc(recs, bytes.Compare)
 	recs = slices.CompactFunc(recs, bytes.Equal)
-	out := b[:0]
+	out := make([]byte, 0, len(recs)*n)
 	for _, r := range recs {
 		out = append(out, r...)
 	}
-	clear(b[len(out):])
+	return out
 }
 
 // Mentions reports whether a message (its channel log entry) mentions a member: a <@id>, a
