@@ -2,6 +2,7 @@ package search
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/binary"
 	"errors"
 	"maps"
@@ -464,13 +465,19 @@ func (b *Badger) Candidates(plan Plan, visible func(channelID string) bool, fn f
 			its = append(its, newTermIter(r, allDocs))
 		}
 		masks := make([]uint32, len(exact))
-		return conjunction(its, lo, hi, func(p posting) bool {
+		exactIts := slices.Clone(its[:len(exact)])
+		// The sparsest lists first: the intersection then seeks in a dense list only for the
+		// documents the sparser ones agree on (a filter with a common word, a rare prefix after
+		// a common word).
+		leading := slices.Clone(its)
+		slices.SortStableFunc(leading, func(a, b docIter) int { return cmp.Compare(a.density(), b.density()) })
+		return conjunction(leading, lo, hi, func(p posting) bool {
 			if int(p.ord) >= len(see) || !see[p.ord] {
 				return true
 			}
 			if len(plan.Phrases) > 0 {
-				for i := range exact {
-					masks[i] = its[i].cur().mask
+				for i, it := range exactIts {
+					masks[i] = it.cur().mask
 				}
 				if !plan.aligned(masks) {
 					return true

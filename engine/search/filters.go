@@ -3,7 +3,6 @@ package search
 import (
 	"encoding/binary"
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -234,30 +233,62 @@ func hasImage(m *svcv1.Message) bool {
 	})
 }
 
-// linkPattern finds an http or https link, as the link previews find them.
-var linkPattern = regexp.MustCompile("(?i)\\bhttps?://[^\\s<>\"`]")
-
-// HasLink reports whether a text holds an http(s) link.
+// HasLink reports whether a text holds an http(s) link as the link previews find them (the
+// regular expression (?i)\bhttps?://[^\s<>"`]), without a regular expression: it runs in
+// the writer for every message.
 func HasLink(text string) bool {
-	return strings.Contains(text, "://") && linkPattern.MatchString(text)
-}
-
-// mentionPattern finds `<@member_id>` mentions.
-var mentionPattern = regexp.MustCompile(`<@([0-9a-fA-F-]{36})>`)
-
-// MentionIDs scans a text for `<@member_id>` mentions and returns their ids, in lower case,
-// once each, in order.
-func MentionIDs(text string) []string {
-	if !strings.Contains(text, "<@") {
-		return nil
-	}
-	var out []string
-	for _, m := range mentionPattern.FindAllStringSubmatch(text, -1) {
-		if id := strings.ToLower(m[1]); !slices.Contains(out, id) {
-			out = append(out, id)
+	for i := 0; ; {
+		j := strings.Index(text[i:], "://")
+		if j < 0 {
+			return false
+		}
+		j += i
+		i = j + 3
+		if i >= len(text) || strings.IndexByte(" \t\n\f\r<>\"`", text[i]) >= 0 {
+			continue
+		}
+		var start int
+		switch {
+		case j >= 5 && strings.EqualFold(text[j-5:j], "https"):
+			start = j - 5
+		case j >= 4 && strings.EqualFold(text[j-4:j], "http"):
+			start = j - 4
+		default:
+			continue
+		}
+		// \b: no ASCII word character before the scheme.
+		if start == 0 || !isASCIIWord(text[start-1]) && text[start-1] != '_' {
+			return true
 		}
 	}
-	return out
+}
+
+// MentionIDs scans a text for `<@member_id>` mentions (36 of 0-9, a-f, A-F and -) and returns
+// their ids, in lower case, once each, in order.
+func MentionIDs(text string) []string {
+	var out []string
+	for i := 0; ; {
+		j := strings.Index(text[i:], "<@")
+		if j < 0 {
+			return out
+		}
+		i += j + 2
+		if len(text) < i+37 || text[i+36] != '>' {
+			continue
+		}
+		id := text[i : i+36]
+		if strings.IndexFunc(id, func(r rune) bool { return !isHexOrHyphen(r) }) >= 0 {
+			continue
+		}
+		if id = strings.ToLower(id); !slices.Contains(out, id) {
+			out = append(out, id)
+		}
+		i += 37
+	}
+}
+
+func isHexOrHyphen(r rune) bool {
+	return r >= '0' && r <= '9' || r >= 'a' && r <= 'f' || r >= 'A' && r <= 'F' || r == '-'
 }
 
 // filterTerms are the filter terms of a message as stored, sorted.

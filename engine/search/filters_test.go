@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -201,6 +202,35 @@ func TestDaysAgainstModel(t *testing.T) {
 		}
 		if !slices.Equal(got, want) {
 			t.Fatalf("query %d %+v: got %d docs %v..., want %d %v...", i, f, len(got), head(got), len(want), head(want))
+		}
+	}
+}
+
+// TestLinksAndMentionsAsTheRegularExpressions: HasLink and MentionIDs, which scan by hand in
+// the writer, find what the regular expressions of the link previews and the mentions find.
+func TestLinksAndMentionsAsTheRegularExpressions(t *testing.T) {
+	link := regexp.MustCompile("(?i)\\bhttps?://[^\\s<>\"`]")
+	mention := regexp.MustCompile(`<@([0-9a-fA-F-]{36})>`)
+	id := "0190f0a0-0000-7000-8000-00000000000A"
+	parts := []string{"http", "https", "HTTPS", "://", ":/", "x", "_", "é", " ", "<", ">", "`", "\"", "\t", "a.b", "<@", id, id[:35], "-", "s", "ftp"}
+	rng := rand.New(rand.NewPCG(6, 6))
+	for range 200_000 {
+		var b strings.Builder
+		for range 1 + rng.IntN(8) {
+			b.WriteString(parts[rng.IntN(len(parts))])
+		}
+		text := b.String()
+		if got, want := HasLink(text), link.MatchString(text); got != want {
+			t.Fatalf("HasLink(%q) = %v, want %v", text, got, want)
+		}
+		var want []string
+		for _, m := range mention.FindAllStringSubmatch(text, -1) {
+			if id := strings.ToLower(m[1]); !slices.Contains(want, id) {
+				want = append(want, id)
+			}
+		}
+		if got := MentionIDs(text); !slices.Equal(got, want) {
+			t.Fatalf("MentionIDs(%q) = %v, want %v", text, got, want)
 		}
 	}
 }
