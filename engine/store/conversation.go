@@ -2,6 +2,7 @@ package store
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/binary"
 	"errors"
 	"slices"
@@ -139,18 +140,8 @@ func (r *Reader) Pins(channelID string) ([]Pin, error) {
 		out = append(out, p)
 		return true, err
 	})
-	slices.SortFunc(out, func(a, b Pin) int { return cmpSeq(b.Seq, a.Seq) })
+	slices.SortFunc(out, func(a, b Pin) int { return cmp.Compare(b.Seq, a.Seq) })
 	return out, err
-}
-
-func cmpSeq(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 func pollCloseKey(atMs int64, messageID string) []byte {
