@@ -145,6 +145,8 @@ type Engine struct {
 	joinHook joinHooks
 	// reportHook hears of every report filed or replaced (SetReportHook, notices.go).
 	reportHook atomic.Pointer[func(ReportFiled)]
+	// polls is the timer of the next poll to close by itself (polls.go).
+	polls pollCloser
 
 	// ctx ends at Close, cutting short the background jobs' calls to the bucket.
 	ctx    context.Context
@@ -277,6 +279,7 @@ func Open(db *store.DB, opts Options) (*Engine, error) {
 		e.Close()
 		return nil, fmt.Errorf("take deleted roles from member rows: %w", err)
 	}
+	e.startPolls()
 	return e, nil
 }
 
@@ -343,6 +346,7 @@ func (e *Engine) Close() {
 		return
 	}
 	e.hub.close()
+	e.stopPolls()
 	close(e.closing)
 	e.cancel()
 	e.previews.close()

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"math"
+	"regexp"
 	"strings"
 	"unicode/utf8"
 
@@ -92,32 +93,47 @@ func (e *Engine) MessageNotices(d Delivery) (*MessageNotice, error) {
 	ch := rec.GetChannel()
 	dm := ch.GetKind() == svcv1.ChannelKind_CHANNEL_KIND_DM
 	out := &MessageNotice{Message: m, Body: noticeBody(snap, m)}
-	consider := func(id string, mem *storepb.MemberRecord) {
+	consider := func(r *store.Reader, id string, mem *storepb.MemberRecord) error {
 		if mem == nil || id == m.GetAuthorId() || mem.GetMember().GetKind() == svcv1.MemberKind_MEMBER_KIND_BOT {
-			return
+			return nil
 		}
 		if !snap.receivesAs(id, mem, d.Audience, rec) || !counts(snap, id, entry, m.GetSeq()) {
-			return
+			return nil
 		}
-		r := NoticeRecipient{MemberID: id, Reason: NoticeChannel, Title: "#" + ch.GetName()}
+		mentioned, err := countsAsMention(r, ch.GetId(), m.GetCreatedSeq(), id, entry, dm)
+		if err != nil {
+			return err
+		}
+		rc := NoticeRecipient{MemberID: id, Reason: NoticeChannel, Title: "#" + ch.GetName()}
 		switch {
 		case dm:
-			r.Reason, r.Title = NoticeDM, dmTitle(snap, ch, id)
-		case countsAsMention(id, entry, dm):
-			r.Reason = NoticeMention
+			rc.Reason, rc.Title = NoticeDM, dmTitle(snap, ch, id)
+		case mentioned:
+			rc.Reason = NoticeMention
 		case participants[id]:
-			r.Reason = NoticeThread
+			rc.Reason = NoticeThread
 		}
-		out.Recipients = append(out.Recipients, r)
+		out.Recipients = append(out.Recipients, rc)
+		return nil
 	}
-	if ch.GetKind() == svcv1.ChannelKind_CHANNEL_KIND_TEXT {
-		for id := range snap.members {
-			consider(id, snap.active(id))
+	err = e.db.View(func(r *store.Reader) error {
+		if ch.GetKind() == svcv1.ChannelKind_CHANNEL_KIND_TEXT {
+			for id := range snap.members {
+				if err := consider(r, id, snap.active(id)); err != nil {
+					return err
+				}
+			}
+			return nil
 		}
-	} else {
 		for _, id := range ch.GetMemberIds() {
-			consider(id, snap.active(id))
+			if err := consider(r, id, snap.active(id)); err != nil {
+				return err
+			}
 		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	return out, nil
 }
@@ -176,10 +192,17 @@ func dmTitle(d *Snapshot, ch *svcv1.Channel, forID string) string {
 	return strings.Join(names, ", ")
 }
 
+// noticeMentionPattern finds `<@member_id>` mentions, to show them by name.
+var noticeMentionPattern = regexp.MustCompile(`<@[0-9a-fA-F-]{36}>`)
+
+// groupMentionNames shows group mentions as people write them.
+var groupMentionNames = strings.NewReplacer("<!here>", "@here", "<!everyone>", "@everyone")
+
 // noticeBody is "Author: text" with <@id> mentions shown as @name (the files' names for a
 // message without text), cut to noticeBodyMax characters.
 func noticeBody(d *Snapshot, m *svcv1.Message) string {
-	text := mentionPattern.ReplaceAllStringFunc(m.GetText(), func(s string) string {
+	text := groupMentionNames.Replace(m.GetText())
+	text = noticeMentionPattern.ReplaceAllStringFunc(text, func(s string) string {
 		id := strings.ToLower(s[2 : len(s)-1])
 		if d.Member(id) == nil {
 			return s

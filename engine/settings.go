@@ -31,6 +31,8 @@ func (e *Engine) serverInfo(d *Snapshot) *svcv1.GetServerInfoResponse {
 		ProtocolVersion: ProtocolVersion,
 		RetentionDays:   s.GetRetentionDays(),
 		TrustedIssuers:  e.opts.TrustedIssuers,
+		// GroupMentionRank: groupmentions.go.
+		GroupMentionRank: groupMentionRank(s),
 	}
 	// Unsigned here; SignURLs signs them on the way out. The icon is public like the rest of
 	// the card: GetServerInfo needs no token.
@@ -107,6 +109,9 @@ func (e *Engine) UpdateServerSettings(ctx context.Context, c Caller, req *svcv1.
 		if req.ChannelMode != nil {
 			s.ChannelMode = req.GetChannelMode()
 		}
+		if req.GroupMentionRank != nil {
+			s.GroupMentionRank = req.GetGroupMentionRank()
+		}
 		if req.IconId != nil {
 			if s.Icon, err = tx.replaceImage(s.GetIcon(), icon, storepb.UploadUse_UPLOAD_USE_SERVER_ICON, ""); err != nil {
 				return nil, err
@@ -162,6 +167,9 @@ func checkSettings(req *svcv1.UpdateServerSettingsRequest) error {
 		default:
 			return invalid("channel_mode must be CHANNEL_MODE_ROLES or CHANNEL_MODE_OPT_IN")
 		}
+	}
+	if err := checkGroupMentionRank(req); err != nil {
+		return err
 	}
 	if !req.GetSetJoinQuestions() && len(req.GetJoinQuestions()) > 0 {
 		return invalid("join_questions is only applied with set_join_questions true")

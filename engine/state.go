@@ -3,7 +3,6 @@ package engine
 import (
 	"context"
 	"errors"
-	"slices"
 
 	"google.golang.org/protobuf/proto"
 
@@ -122,14 +121,18 @@ func readState(r *store.Reader, d *Snapshot, memberID string, rec *storepb.Chann
 		from = max(from, kept-1)
 	}
 	dm := rec.GetChannel().GetKind() == svcv1.ChannelKind_CHANNEL_KIND_DM
-	err = r.Entries(chID, from, seq, func(_ int64, en *storepb.MessageEntry) error {
+	err = r.Entries(chID, from, seq, func(at int64, en *storepb.MessageEntry) error {
 		if store.Expired(en, cutoff) || !counts(d, memberID, en, seq) {
 			return nil
 		}
 		if !en.GetThreadReply() {
 			rs.UnreadCount++
 		}
-		if countsAsMention(memberID, en, dm) {
+		mentioned, err := countsAsMention(r, chID, at, memberID, en, dm)
+		if err != nil {
+			return err
+		}
+		if mentioned {
 			rs.MentionCount++
 		}
 		return nil
@@ -139,9 +142,13 @@ func readState(r *store.Reader, d *Snapshot, memberID string, rec *storepb.Chann
 
 // countsAsMention reports whether a message that counts for a member (counts) mentions them:
 // the one rule for the mention count and for notifications (notices.go). In a DM every message
-// does.
-func countsAsMention(memberID string, en *storepb.MessageEntry, dm bool) bool {
-	return dm || slices.Contains(en.GetMentionIds(), memberID)
+// does; elsewhere <@id>, a reply to them and group mentions (store.Mentions; groupmentions.go).
+// createdSeq is the message's created_seq, its place in the channel's log.
+func countsAsMention(r *store.Reader, channelID string, createdSeq int64, memberID string, en *storepb.MessageEntry, dm bool) (bool, error) {
+	if dm {
+		return true, nil
+	}
+	return r.Mentions(channelID, createdSeq, en, memberID)
 }
 
 // counts reports whether a message counts toward a member's unread and mention counts as of

@@ -59,6 +59,12 @@ func (p *instance) install() (err error) {
 	set(chat, "react", p.react)
 	set(chat, "editMessage", p.editMessage)
 	set(chat, "deleteMessage", p.deleteMessage)
+	// Pins and polls (conversation.go).
+	set(chat, "pin", p.pin)
+	set(chat, "unpin", p.unpin)
+	set(chat, "listPins", p.listPins)
+	set(chat, "vote", p.vote)
+	set(chat, "closePoll", p.closePoll)
 	set(chat, "getMember", p.getMember)
 	set(chat, "listMembers", p.listMembers)
 	set(chat, "listChannels", p.listChannels)

@@ -18,6 +18,9 @@
 //	0x32 toplevel  channel id 0x00 seq        message id of each top-level message, by created_seq
 //	0x33 thread    root id 0x00 seq           message id of each reply, by created_seq
 //	0x34 clientid  author id 0x00 client id   storepb.ClientIDRecord, with a 24 h TTL
+//	0x35 here      channel id 0x00 seq        who a message's <!here> reached: 16-byte member ids, sorted
+//	0x36 pin       channel id 0x00 message id the seq of the pin's event, 8 bytes
+//	0x37 pollclose closes_at_ms message id    empty: an open poll that closes by itself, by time
 //	0x40 readstate member id 0x00 channel id  last_read_seq, 8 bytes
 //	0x50 role      role id                    svcv1.Role
 //	0x60 block     blocker id 0x00 blocked id empty
@@ -71,6 +74,13 @@
 // the purge has not deleted them yet. A thread is as old as its root (MessageEntry carries the
 // root's time), and the purge deletes a root's replies before, or with, the root itself, so no
 // reply ever outlives its root in the store.
+//
+// Replies, pins, group mentions and polls (conversation.go, 0x35-0x3F; 0x38 and up are free)
+// keep beside the message row only what a reader could not afford to compute: the members a
+// <!here> reached, looked up by the mention counters with one point read per such message (an
+// <!everyone> is a flag of the channel log entry, costing nothing); each channel's pins (at
+// most 50), so that ListPins reads no message it does not list; and the polls that close by
+// themselves, by time, so that a start finds the ones due while the server was down.
 //
 // An upload row stands for the object files/<id> in the bucket, and exists while anything may
 // point at it: the object is stored before its row is written, and the row is deleted (with

@@ -241,6 +241,16 @@ func (s *Server) Restart() {
 	s.open()
 }
 
+// RestartAfter is Restart with fn run while the server is stopped: a test moves the clock
+// there, as time passes while a server is down.
+func (s *Server) RestartAfter(fn func()) {
+	s.t.Helper()
+	s.app.CloseStreams()
+	s.close()
+	fn()
+	s.open()
+}
+
 // Token mints a login token for sub from the server's local issuer.
 func (s *Server) Token(sub string) string {
 	s.t.Helper()

@@ -705,8 +705,16 @@ type MessageEntry struct {
 	// A thread reply's root's created_at_ms: a thread is as old as its root, and the retention
 	// purge takes a root's replies with it, so readers skip a reply whose root has aged out.
 	RootCreatedAtMs int64 `protobuf:"varint,7,opt,name=root_created_at_ms,json=rootCreatedAtMs,proto3" json:"root_created_at_ms,omitempty"`
-	unknownFields   protoimpl.UnknownFields
-	sizeCache       protoimpl.SizeCache
+	// The author of the message this one answers (reply_to_id), when it is not the sender: the
+	// reply counts as a mention of them.
+	ReplyToAuthorId string `protobuf:"bytes,100,opt,name=reply_to_author_id,json=replyToAuthorId,proto3" json:"reply_to_author_id,omitempty"`
+	// `<!everyone>` counted: a mention of every member in the channel but the sender.
+	MentionsEveryone bool `protobuf:"varint,101,opt,name=mentions_everyone,json=mentionsEveryone,proto3" json:"mentions_everyone,omitempty"`
+	// `<!here>` counted: a mention of the members online when it was sent, listed in the
+	// message's here row (engine/store's 0x35).
+	MentionsHere  bool `protobuf:"varint,102,opt,name=mentions_here,json=mentionsHere,proto3" json:"mentions_here,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *MessageEntry) Reset() {
@@ -786,6 +794,27 @@ func (x *MessageEntry) GetRootCreatedAtMs() int64 {
 		return x.RootCreatedAtMs
 	}
 	return 0
+}
+
+func (x *MessageEntry) GetReplyToAuthorId() string {
+	if x != nil {
+		return x.ReplyToAuthorId
+	}
+	return ""
+}
+
+func (x *MessageEntry) GetMentionsEveryone() bool {
+	if x != nil {
+		return x.MentionsEveryone
+	}
+	return false
+}
+
+func (x *MessageEntry) GetMentionsHere() bool {
+	if x != nil {
+		return x.MentionsHere
+	}
+	return false
 }
 
 // An idempotency key: the message a client_id produced.
@@ -1173,7 +1202,7 @@ const file_store_v1_records_proto_rawDesc = "" +
 	"\vLoggedEvent\x12#\n" +
 	"\x05event\x18\x01 \x01(\v2\r.svc.v1.EventR\x05event\x12.\n" +
 	"\baudience\x18\x02 \x01(\v2\x12.store.v1.AudienceR\baudience\x124\n" +
-	"\breaction\x18\x03 \x01(\v2\x18.store.v1.ReactionChangeR\breaction\"\x80\x02\n" +
+	"\breaction\x18\x03 \x01(\v2\x18.store.v1.ReactionChangeR\breaction\"\xff\x02\n" +
 	"\fMessageEntry\x12\x1d\n" +
 	"\n" +
 	"message_id\x18\x01 \x01(\tR\tmessageId\x12\x1b\n" +
@@ -1184,7 +1213,10 @@ const file_store_v1_records_proto_rawDesc = "" +
 	"\vmention_ids\x18\x05 \x03(\tR\n" +
 	"mentionIds\x12\"\n" +
 	"\rcreated_at_ms\x18\x06 \x01(\x03R\vcreatedAtMs\x12+\n" +
-	"\x12root_created_at_ms\x18\a \x01(\x03R\x0frootCreatedAtMs\"S\n" +
+	"\x12root_created_at_ms\x18\a \x01(\x03R\x0frootCreatedAtMs\x12+\n" +
+	"\x12reply_to_author_id\x18d \x01(\tR\x0freplyToAuthorId\x12+\n" +
+	"\x11mentions_everyone\x18e \x01(\bR\x10mentionsEveryone\x12#\n" +
+	"\rmentions_here\x18f \x01(\bR\fmentionsHere\"S\n" +
 	"\x0eClientIDRecord\x12\x1d\n" +
 	"\n" +
 	"message_id\x18\x01 \x01(\tR\tmessageId\x12\"\n" +

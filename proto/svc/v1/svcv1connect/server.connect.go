@@ -137,6 +137,8 @@ type ServerServiceClient interface {
 	// forever) to 36,500. channel_mode: ROLES or OPT_IN. join_questions (with
 	// set_join_questions true): at most 10 questions of up to 200 characters each.
 	// setup_complete true clears needs_setup (owner only).
+	// group_mention_rank: MEMBER, MODERATOR, ADMIN or OWNER (invalid_argument otherwise), the
+	// lowest rank whose `<!here>` and `<!everyone>` mention anyone outside DMs.
 	// Switching to OPT_IN keeps everyone in the TEXT channels they see (they join them all);
 	// switching to ROLES puts everyone in every TEXT channel they see.
 	// Events: channel_mode_changed to every member when the mode changes (clients call GetState:
@@ -654,6 +656,8 @@ type ServerServiceHandler interface {
 	// forever) to 36,500. channel_mode: ROLES or OPT_IN. join_questions (with
 	// set_join_questions true): at most 10 questions of up to 200 characters each.
 	// setup_complete true clears needs_setup (owner only).
+	// group_mention_rank: MEMBER, MODERATOR, ADMIN or OWNER (invalid_argument otherwise), the
+	// lowest rank whose `<!here>` and `<!everyone>` mention anyone outside DMs.
 	// Switching to OPT_IN keeps everyone in the TEXT channels they see (they join them all);
 	// switching to ROLES puts everyone in every TEXT channel they see.
 	// Events: channel_mode_changed to every member when the mode changes (clients call GetState:
