@@ -3549,7 +3549,7 @@ const file_svc_v1_server_proto_rawDesc = "" +
 	"\x06member\x18\x01 \x01(\v2\x0e.svc.v1.MemberR\x06member\"\x15\n" +
 	"\x13ExportMyDataRequest\"(\n" +
 	"\x14ExportMyDataResponse\x12\x10\n" +
-	"\x03url\x18\x01 \x01(\tR\x03url2\xb5\x0f\n" +
+	"\x03url\x18\x01 \x01(\tR\x03url2\xa3\x12\n" +
 	"\rServerService\x12L\n" +
 	"\rGetServerInfo\x12\x1c.svc.v1.GetServerInfoRequest\x1a\x1d.svc.v1.GetServerInfoResponse\x12Z\n" +
 	"\x14UpdateServerSettings\x12#.svc.v1.UpdateServerSettingsRequest\x1a\x1d.svc.v1.GetServerInfoResponse\x124\n" +
@@ -3582,7 +3582,11 @@ const file_svc_v1_server_proto_rawDesc = "" +
 	"DeleteRole\x12\x19.svc.v1.DeleteRoleRequest\x1a\x1a.svc.v1.DeleteRoleResponse\x12O\n" +
 	"\x0eSetMemberRoles\x12\x1d.svc.v1.SetMemberRolesRequest\x1a\x1e.svc.v1.SetMemberRolesResponse\x12L\n" +
 	"\rSetMemberRole\x12\x1c.svc.v1.SetMemberRoleRequest\x1a\x1d.svc.v1.SetMemberRoleResponse\x12F\n" +
-	"\vDeleteEmoji\x12\x1a.svc.v1.DeleteEmojiRequest\x1a\x1b.svc.v1.DeleteEmojiResponseB\x1bZ\x19hearth/proto/svc/v1;svcv1b\x06proto3"
+	"\vDeleteEmoji\x12\x1a.svc.v1.DeleteEmojiRequest\x1a\x1b.svc.v1.DeleteEmojiResponse\x12L\n" +
+	"\rTimeoutMember\x12\x1c.svc.v1.TimeoutMemberRequest\x1a\x1d.svc.v1.TimeoutMemberResponse\x12I\n" +
+	"\fListAuditLog\x12\x1b.svc.v1.ListAuditLogRequest\x1a\x1c.svc.v1.ListAuditLogResponse\x12d\n" +
+	"\x15GetModerationSettings\x12$.svc.v1.GetModerationSettingsRequest\x1a%.svc.v1.GetModerationSettingsResponse\x12m\n" +
+	"\x18UpdateModerationSettings\x12'.svc.v1.UpdateModerationSettingsRequest\x1a(.svc.v1.UpdateModerationSettingsResponseB\x1bZ\x19hearth/proto/svc/v1;svcv1b\x06proto3"
 
 var (
 	file_svc_v1_server_proto_rawDescOnce sync.Once
@@ -3729,35 +3733,43 @@ var file_svc_v1_server_proto_depIdxs = []int32{
 	47, // 48: svc.v1.ServerService.SetMemberRoles:input_type -> svc.v1.SetMemberRolesRequest
 	49, // 49: svc.v1.ServerService.SetMemberRole:input_type -> svc.v1.SetMemberRoleRequest
 	51, // 50: svc.v1.ServerService.DeleteEmoji:input_type -> svc.v1.DeleteEmojiRequest
-	1,  // 51: svc.v1.ServerService.GetServerInfo:output_type -> svc.v1.GetServerInfoResponse
-	1,  // 52: svc.v1.ServerService.UpdateServerSettings:output_type -> svc.v1.GetServerInfoResponse
-	4,  // 53: svc.v1.ServerService.GetMe:output_type -> svc.v1.GetMeResponse
-	6,  // 54: svc.v1.ServerService.Join:output_type -> svc.v1.JoinResponse
-	8,  // 55: svc.v1.ServerService.LeaveCommunity:output_type -> svc.v1.LeaveCommunityResponse
-	10, // 56: svc.v1.ServerService.UpdateProfile:output_type -> svc.v1.UpdateProfileResponse
-	12, // 57: svc.v1.ServerService.ListMembers:output_type -> svc.v1.ListMembersResponse
-	14, // 58: svc.v1.ServerService.KickMember:output_type -> svc.v1.KickMemberResponse
-	16, // 59: svc.v1.ServerService.BanMember:output_type -> svc.v1.BanMemberResponse
-	18, // 60: svc.v1.ServerService.UnbanMember:output_type -> svc.v1.UnbanMemberResponse
-	20, // 61: svc.v1.ServerService.ListBans:output_type -> svc.v1.ListBansResponse
-	22, // 62: svc.v1.ServerService.BlockMember:output_type -> svc.v1.BlockMemberResponse
-	24, // 63: svc.v1.ServerService.UnblockMember:output_type -> svc.v1.UnblockMemberResponse
-	26, // 64: svc.v1.ServerService.MuteMember:output_type -> svc.v1.MuteMemberResponse
-	28, // 65: svc.v1.ServerService.UnmuteMember:output_type -> svc.v1.UnmuteMemberResponse
-	30, // 66: svc.v1.ServerService.ReportMessage:output_type -> svc.v1.ReportMessageResponse
-	32, // 67: svc.v1.ServerService.ListReports:output_type -> svc.v1.ListReportsResponse
-	34, // 68: svc.v1.ServerService.ResolveReport:output_type -> svc.v1.ResolveReportResponse
-	36, // 69: svc.v1.ServerService.CreateInvite:output_type -> svc.v1.CreateInviteResponse
-	38, // 70: svc.v1.ServerService.ListInvites:output_type -> svc.v1.ListInvitesResponse
-	40, // 71: svc.v1.ServerService.RevokeInvite:output_type -> svc.v1.RevokeInviteResponse
-	42, // 72: svc.v1.ServerService.CreateRole:output_type -> svc.v1.CreateRoleResponse
-	44, // 73: svc.v1.ServerService.UpdateRole:output_type -> svc.v1.UpdateRoleResponse
-	46, // 74: svc.v1.ServerService.DeleteRole:output_type -> svc.v1.DeleteRoleResponse
-	48, // 75: svc.v1.ServerService.SetMemberRoles:output_type -> svc.v1.SetMemberRolesResponse
-	50, // 76: svc.v1.ServerService.SetMemberRole:output_type -> svc.v1.SetMemberRoleResponse
-	52, // 77: svc.v1.ServerService.DeleteEmoji:output_type -> svc.v1.DeleteEmojiResponse
-	51, // [51:78] is the sub-list for method output_type
-	24, // [24:51] is the sub-list for method input_type
+	53, // 51: svc.v1.ServerService.TimeoutMember:input_type -> svc.v1.TimeoutMemberRequest
+	55, // 52: svc.v1.ServerService.ListAuditLog:input_type -> svc.v1.ListAuditLogRequest
+	57, // 53: svc.v1.ServerService.GetModerationSettings:input_type -> svc.v1.GetModerationSettingsRequest
+	59, // 54: svc.v1.ServerService.UpdateModerationSettings:input_type -> svc.v1.UpdateModerationSettingsRequest
+	1,  // 55: svc.v1.ServerService.GetServerInfo:output_type -> svc.v1.GetServerInfoResponse
+	1,  // 56: svc.v1.ServerService.UpdateServerSettings:output_type -> svc.v1.GetServerInfoResponse
+	4,  // 57: svc.v1.ServerService.GetMe:output_type -> svc.v1.GetMeResponse
+	6,  // 58: svc.v1.ServerService.Join:output_type -> svc.v1.JoinResponse
+	8,  // 59: svc.v1.ServerService.LeaveCommunity:output_type -> svc.v1.LeaveCommunityResponse
+	10, // 60: svc.v1.ServerService.UpdateProfile:output_type -> svc.v1.UpdateProfileResponse
+	12, // 61: svc.v1.ServerService.ListMembers:output_type -> svc.v1.ListMembersResponse
+	14, // 62: svc.v1.ServerService.KickMember:output_type -> svc.v1.KickMemberResponse
+	16, // 63: svc.v1.ServerService.BanMember:output_type -> svc.v1.BanMemberResponse
+	18, // 64: svc.v1.ServerService.UnbanMember:output_type -> svc.v1.UnbanMemberResponse
+	20, // 65: svc.v1.ServerService.ListBans:output_type -> svc.v1.ListBansResponse
+	22, // 66: svc.v1.ServerService.BlockMember:output_type -> svc.v1.BlockMemberResponse
+	24, // 67: svc.v1.ServerService.UnblockMember:output_type -> svc.v1.UnblockMemberResponse
+	26, // 68: svc.v1.ServerService.MuteMember:output_type -> svc.v1.MuteMemberResponse
+	28, // 69: svc.v1.ServerService.UnmuteMember:output_type -> svc.v1.UnmuteMemberResponse
+	30, // 70: svc.v1.ServerService.ReportMessage:output_type -> svc.v1.ReportMessageResponse
+	32, // 71: svc.v1.ServerService.ListReports:output_type -> svc.v1.ListReportsResponse
+	34, // 72: svc.v1.ServerService.ResolveReport:output_type -> svc.v1.ResolveReportResponse
+	36, // 73: svc.v1.ServerService.CreateInvite:output_type -> svc.v1.CreateInviteResponse
+	38, // 74: svc.v1.ServerService.ListInvites:output_type -> svc.v1.ListInvitesResponse
+	40, // 75: svc.v1.ServerService.RevokeInvite:output_type -> svc.v1.RevokeInviteResponse
+	42, // 76: svc.v1.ServerService.CreateRole:output_type -> svc.v1.CreateRoleResponse
+	44, // 77: svc.v1.ServerService.UpdateRole:output_type -> svc.v1.UpdateRoleResponse
+	46, // 78: svc.v1.ServerService.DeleteRole:output_type -> svc.v1.DeleteRoleResponse
+	48, // 79: svc.v1.ServerService.SetMemberRoles:output_type -> svc.v1.SetMemberRolesResponse
+	50, // 80: svc.v1.ServerService.SetMemberRole:output_type -> svc.v1.SetMemberRoleResponse
+	52, // 81: svc.v1.ServerService.DeleteEmoji:output_type -> svc.v1.DeleteEmojiResponse
+	54, // 82: svc.v1.ServerService.TimeoutMember:output_type -> svc.v1.TimeoutMemberResponse
+	56, // 83: svc.v1.ServerService.ListAuditLog:output_type -> svc.v1.ListAuditLogResponse
+	58, // 84: svc.v1.ServerService.GetModerationSettings:output_type -> svc.v1.GetModerationSettingsResponse
+	60, // 85: svc.v1.ServerService.UpdateModerationSettings:output_type -> svc.v1.UpdateModerationSettingsResponse
+	55, // [55:86] is the sub-list for method output_type
+	24, // [24:55] is the sub-list for method input_type
 	24, // [24:24] is the sub-list for extension type_name
 	24, // [24:24] is the sub-list for extension extendee
 	0,  // [0:24] is the sub-list for field type_name
