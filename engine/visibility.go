@@ -116,6 +116,8 @@ func (d *Snapshot) receivesAs(memberID string, m *storepb.MemberRecord, a *store
 		return seesAs(memberID, m, c)
 	case storepb.Audience_KIND_ADMINS:
 		return m != nil && m.GetMember().GetRole() >= svcv1.MemberRole_MEMBER_ROLE_ADMIN
+	case storepb.Audience_KIND_MODERATORS:
+		return m != nil && d.moderatorReceives(m.GetMember().GetRole(), a.GetAboveMemberId())
 	}
 	return false
 }
