@@ -29,6 +29,8 @@ type MessageCheck struct {
 	// Sees reports whether a member sees the message's channel: a plugin hears only what its
 	// bot may see.
 	Sees func(memberID string) bool
+	// FromPlugin says the author is a plugin's bot.
+	FromPlugin bool
 }
 
 // MessageRefusal is a hook's refusal: who refused and why.
@@ -73,8 +75,9 @@ func (e *Engine) screen(ctx context.Context, c Caller, draft *svcv1.Message, edi
 		r := b.h.CheckMessage(ctx, MessageCheck{
 			Message: draft,
 			Author:  e.memberView(me.GetMember()),
-			Edit:    edit,
-			Sees:    func(id string) bool { return d.sees(id, rec) },
+			Edit:       edit,
+			Sees:       func(id string) bool { return d.sees(id, rec) },
+			FromPlugin: me.GetPlugin() != "",
 		})
 		if r != nil {
 			return e.refuse(c, draft, edit, "plugin "+r.Plugin, r.Reason,
