@@ -32,7 +32,7 @@ func TestHostilePlugins(t *testing.T) {
 	general := mustChannel(t, owner, "general", svcv1.ChannelKind_CHANNEL_KIND_TEXT)
 	hostile := map[string]string{
 		"looper":   `chat.on('message', m => { for (;;) {} });`,
-		"hog":      `const keep = []; chat.on('message', m => { let s = 'x'; while (s.length < (1 << 22)) s += s; for (;;) { s = s + 'z'; keep.push(s); } });`,
+		"hog":      `const keep = []; chat.on('message', m => { let s = 'x'; while (s.length < (1 << 21)) s += s; for (;;) { s = s + 'z'; keep.push(s); } });`,
 		"recurser": `function down(n) { return down(n + 1) + 1 } chat.on('message', m => down(0));`,
 		"thrower":  `let n = 0; chat.on('message', m => { throw new Error('boom ' + n++) });`,
 		"flooder":  `chat.on('message', m => { if (m.text !== 'flood') return; for (let i = 0; i < 1000; i++) chat.sendMessage({channelId: m.channelId, text: 'spam ' + i}) });`,
