@@ -39,7 +39,9 @@ const (
 
 // appendAudit records an action in the audit log, inside the change that does it: the entry
 // gets its id and time here, is stored, and goes to the moderators and higher as
-// audit_appended. Every action of the log calls it, with actor_id, action and whatever of
+// audit_appended (an entry about a channel, to those of them who see the channel: nothing of a
+// channel someone cannot see reaches them, not even that it exists; ListAuditLog leaves such
+// entries out too). Every action of the log calls it, with actor_id, action and whatever of
 // target_member_id, channel_id, message_id, reason and detail it has.
 func appendAudit(tx *Tx, entry *svcv1.AuditEntry) error {
 	entry.AtMs = tx.NowMs()
@@ -48,7 +50,9 @@ func appendAudit(tx *Tx, entry *svcv1.AuditEntry) error {
 	if err := tx.mutate().AddAudit(entry); err != nil {
 		return err
 	}
-	_, err := tx.emit(toModerators(), &svcv1.Event{Kind: &svcv1.Event_AuditAppended{AuditAppended: entry}})
+	aud := toModerators()
+	aud.ChannelId = entry.GetChannelId()
+	_, err := tx.emit(aud, &svcv1.Event{Kind: &svcv1.Event_AuditAppended{AuditAppended: entry}})
 	return err
 }
 
@@ -99,13 +103,20 @@ func (e *Engine) ListAuditLog(ctx context.Context, c Caller, req *svcv1.ListAudi
 	if err := checkBytes("before_id", req.GetBeforeId(), idMax); err != nil {
 		return nil, err
 	}
-	if _, err := e.snap.Load().requireRank(c, svcv1.MemberRole_MEMBER_ROLE_MODERATOR, "reading the audit log"); err != nil {
+	d := e.snap.Load()
+	if _, err := d.requireRank(c, svcv1.MemberRole_MEMBER_ROLE_MODERATOR, "reading the audit log"); err != nil {
 		return nil, err
+	}
+	// An entry about a channel the caller does not see is not theirs to read.
+	keep := func(a *svcv1.AuditEntry) bool {
+		ch := d.Channel(a.GetChannelId())
+		return ch == nil || d.sees(c.ID, ch)
 	}
 	out := &svcv1.ListAuditLogResponse{Entries: []*svcv1.AuditEntry{}}
 	err := e.db.View(func(r *store.Reader) error {
 		if id := req.GetBeforeId(); id != "" {
-			if _, err := r.AuditEntry(id); isNotFound(err) {
+			a, err := r.AuditEntry(id)
+			if isNotFound(err) || (err == nil && !keep(a)) {
 				return notFound("before_id %s is not an entry of the audit log", id)
 			} else if err != nil {
 				return err
@@ -116,6 +127,7 @@ func (e *Engine) ListAuditLog(ctx context.Context, c Caller, req *svcv1.ListAudi
 			Action: req.GetAction(),
 			Member: req.GetMemberId(),
 			Limit:  limit,
+			Keep:   keep,
 		})
 		if err != nil {
 			return err

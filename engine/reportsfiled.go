@@ -12,7 +12,8 @@ import (
 
 // moderatorReceives reports whether a member of rank r receives an event to the moderators
 // (KIND_MODERATORS); with above set, only if they outrank that member or own the community.
-// A member who left has no rank: every moderator outranks them.
+// A member who left has no rank: every moderator outranks them. (An event about a channel
+// reaches only those of them who see the channel: see receivesAs.)
 func (d *Snapshot) moderatorReceives(r svcv1.MemberRole, above string) bool {
 	if r < svcv1.MemberRole_MEMBER_ROLE_MODERATOR {
 		return false

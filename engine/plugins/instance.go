@@ -86,6 +86,9 @@ func (h *Host) load(name, src string) (*instance, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Date is the server's clock, which the times of the API (joined_at_ms, created_at_ms)
+	// are on, and which the timers run on.
+	sb.vm.SetTimeSource(h.clock.Now)
 	p := &instance{
 		h: h, name: name, sb: sb, prog: prog,
 		hooks:   map[string]goja.Callable{},

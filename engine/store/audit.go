@@ -90,6 +90,8 @@ type AuditQuery struct {
 	Member string
 	// Limit is how many to return at most.
 	Limit int
+	// Keep, when set, keeps only the entries it reports true for.
+	Keep func(*svcv1.AuditEntry) bool
 }
 
 // Audit lists the entries q selects, newest first, and whether older ones match too.
@@ -131,6 +133,9 @@ func (r *Reader) Audit(q AuditQuery) ([]*svcv1.AuditEntry, bool, error) {
 			}
 		}
 		if q.Action != svcv1.AuditAction_AUDIT_ACTION_UNSPECIFIED && e.GetAction() != q.Action {
+			return true, nil
+		}
+		if q.Keep != nil && !q.Keep(e) {
 			return true, nil
 		}
 		if len(out) == q.Limit {
