@@ -48,7 +48,9 @@ type MessageHook interface {
 type messageHookBox struct{ h MessageHook }
 
 // messageHooks holds the MessageHook; nil until SetMessageHook.
-type messageHooks struct{ p atomic.Pointer[messageHookBox] }
+type messageHooks struct {
+	p atomic.Pointer[messageHookBox]
+}
 
 // SetMessageHook gives SendMessage and EditMessage the plugins' beforeMessage hooks.
 func (e *Engine) SetMessageHook(h MessageHook) { e.messageHook.p.Store(&messageHookBox{h}) }
@@ -73,8 +75,8 @@ func (e *Engine) screen(ctx context.Context, c Caller, draft *svcv1.Message, edi
 	}
 	if b := e.messageHook.p.Load(); b != nil {
 		r := b.h.CheckMessage(ctx, MessageCheck{
-			Message: draft,
-			Author:  e.memberView(me.GetMember()),
+			Message:    draft,
+			Author:     e.memberView(me.GetMember()),
 			Edit:       edit,
 			Sees:       func(id string) bool { return d.sees(id, rec) },
 			FromPlugin: me.GetPlugin() != "",

@@ -105,7 +105,7 @@ func TestHostileTopLevels(t *testing.T) {
 func TestTopLevelMemoryLimit(t *testing.T) {
 	s := webtest.StartConfig(t, func(c *web.Config) { c.Plugins.TopLevelLimit = 10 * time.Second })
 	owner := s.Join("owner")
-	src := `const keep = []; let s = 'x'; while (s.length < (1 << 22)) s += s; for (;;) { s = s + 'z'; keep.push(s); }`
+	src := `const keep = []; let s = 'x'; while (s.length < (1 << 21)) s += s; for (;;) { s = s + 'z'; keep.push(s); }`
 	_, err := owner.Bot.InstallPlugin(ctx, req(&svcv1.InstallPluginRequest{Name: "bad", Source: src}))
 	wantCode(t, src, err, connect.CodeInvalidArgument, "the top level used more than 64 MB of memory")
 	refusedLeftNothing(t, s, owner)

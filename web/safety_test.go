@@ -769,7 +769,7 @@ func TestSafetyOutlivesRestartAndRestore(t *testing.T) {
 		wantCode(t, when+": carol's slowmode", err, connect.CodeResourceExhausted, "slowmode")
 		_, err = c.tryJoin("erin", "")
 		wantCode(t, when+": a newcomer", err, connect.CodeFailedPrecondition, "closed to new members")
-		_, err = carol.Chat.SendMessage(ctx, req(&svcv1.SendMessageRequest{ChannelId: c.channel("other-"+strings.ReplaceAll(when, " ", "-")).GetId(), Text: "darn"}))
+		_, err = carol.Chat.SendMessage(ctx, req(&svcv1.SendMessageRequest{ChannelId: c.channel("other-" + strings.ReplaceAll(when, " ", "-")).GetId(), Text: "darn"}))
 		wantCode(t, when+": the blocked words", err, connect.CodeInvalidArgument, "(blocked_words)")
 		bans, err := mod.Server.ListBans(ctx, req(&svcv1.ListBansRequest{}))
 		if err != nil || len(bans.Msg.GetBans()) != 1 || bans.Msg.GetBans()[0].GetReason() != "raid" {
