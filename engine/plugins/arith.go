@@ -96,24 +96,20 @@ func (s *sandbox) addTo(call goja.FunctionCall) goja.Value {
 	}
 	_, isObject := target.(*goja.Object)
 	o := target.ToObject(s.vm)
+	var get func() goja.Value
+	var set func(goja.Value) error
 	if sym, ok := key.(*goja.Symbol); ok {
-		cur := o.GetSymbol(sym)
-		if cur == nil {
-			cur = goja.Undefined()
-		}
-		r := s.plus(cur, v)
-		if err := o.SetSymbol(sym, r); err != nil && isObject {
-			panic(err)
-		}
-		return r
+		get, set = func() goja.Value { return o.GetSymbol(sym) }, func(v goja.Value) error { return o.SetSymbol(sym, v) }
+	} else {
+		name := s.toStr(key).String() // converted once
+		get, set = func() goja.Value { return o.Get(name) }, func(v goja.Value) error { return o.Set(name, v) }
 	}
-	name := s.toStr(key).String()
-	cur := o.Get(name)
+	cur := get()
 	if cur == nil {
 		cur = goja.Undefined()
 	}
 	r := s.plus(cur, v)
-	if err := o.Set(name, r); err != nil && isObject {
+	if err := set(r); err != nil && isObject {
 		panic(err)
 	}
 	return r
