@@ -60,9 +60,9 @@ type runner struct {
 	// turn holds one token: whoever has it runs JavaScript.
 	turn      chan struct{}
 	heapLimit uint64
-	// collect says the last run was stopped at the heap limit: what it held is garbage now,
-	// collected before the next run measures where it begins (runBase). Read and written by
-	// whoever holds the turn.
+	// collect says the last run was stopped by a limit: its plugin is stopped, and what it
+	// held (up to a heap limit of it) is garbage now, collected before the next run measures
+	// where it begins (runBase). Read and written by whoever holds the turn.
 	collect bool
 }
 
@@ -104,7 +104,7 @@ func (r *runner) run(sb *sandbox, what string, limit time.Duration, onAbandon fu
 	}
 	if w.stopped != nil {
 		// Whatever fn returned, a limit stopped it (or it finished in the same instant).
-		r.collect = w.heap
+		r.collect = true
 		return w.stopped
 	}
 	if sb.meter.stopped != nil {
@@ -114,6 +114,7 @@ func (r *runner) run(sb *sandbox, what string, limit time.Duration, onAbandon fu
 	var ie *goja.InterruptedError
 	if errors.As(err, &ie) {
 		if le, ok := ie.Value().(*limitError); ok {
+			r.collect = true
 			return le
 		}
 	}
@@ -132,7 +133,6 @@ type watch struct {
 	base, next uint64
 	// Set by the watchdog before done is closed, read by run after wg.Wait.
 	stopped   *limitError
-	heap      bool // stopped at the heap limit
 	abandoned bool
 }
 
@@ -167,7 +167,6 @@ func (w *watch) loop() {
 				live := heapObjects()
 				if live > w.base && live-w.base > w.r.heapLimit {
 					w.interrupt(&limitError{fmt.Sprintf("%s used more than %d MB of memory", w.what, w.r.heapLimit>>20)})
-					w.heap = true
 					interrupted = true
 					deadline.Reset(abandonGrace)
 					continue
@@ -204,9 +203,9 @@ func heapObjects() uint64 {
 }
 
 // runBase is the heap a run's growth is measured from. It is the heap's objects as the run
-// begins, garbage included, unless there is much garbage: the last run was stopped at the
-// heap limit (collect), or the heap is more than half a limit beyond what the last collection
-// found live. Then garbage is collected first. Otherwise the garbage a run left (a plugin
+// begins, garbage included, unless there is much garbage: the last run was stopped by a limit
+// (collect), or the heap is more than half a limit beyond what the last collection found
+// live. Then garbage is collected first. Otherwise the garbage a run left (a plugin
 // stopped at its limit leaves up to a limit of it) would count as the next run's start, and
 // each run could take the heap a limit further than the one before.
 func runBase(limit uint64, collect bool) uint64 {
