@@ -22,7 +22,7 @@ type MessageCheck struct {
 	// Message is the message as it will be stored: a new one has no id yet; an edit has its
 	// id, its new text and edited_at_ms.
 	Message *svcv1.Message
-	// Author is its author, as GetState shows them.
+	// Author is its author's member row, to read only (without presence).
 	Author *svcv1.Member
 	// Edit says the message exists and this is a new text for it.
 	Edit bool
@@ -76,7 +76,7 @@ func (e *Engine) screen(ctx context.Context, c Caller, draft *svcv1.Message, edi
 	if b := e.messageHook.p.Load(); b != nil {
 		r := b.h.CheckMessage(ctx, MessageCheck{
 			Message:    draft,
-			Author:     e.memberView(me.GetMember()),
+			Author:     me.GetMember(),
 			Edit:       edit,
 			Sees:       func(id string) bool { return d.sees(id, rec) },
 			FromPlugin: me.GetPlugin() != "",
