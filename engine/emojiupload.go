@@ -364,6 +364,7 @@ func (u *EmojiUpload) Finish() (*svcv1.UploadEmojiResponse, error) {
 				return nil, err
 			}
 			var lost []int
+			var added []string
 			for i, p := range chunk {
 				_, err := tx.read().EmojiIDByName(p.rec.GetName())
 				if err == nil {
@@ -377,11 +378,15 @@ func (u *EmojiUpload) Finish() (*svcv1.UploadEmojiResponse, error) {
 				if err := tx.mutate().PutEmoji(p.rec); err != nil {
 					return nil, err
 				}
+				added = append(added, p.rec.GetName())
 			}
 			if len(lost) == len(chunk) {
 				return lost, nil
 			}
-			return lost, emojiChanged(tx)
+			if err := emojiChanged(tx); err != nil {
+				return nil, err
+			}
+			return lost, auditEmoji(tx, u.c, svcv1.AuditAction_AUDIT_ACTION_EMOJI_ADDED, added)
 		})
 		if err != nil {
 			if errors.Is(err, errOutcomeUnknown) {

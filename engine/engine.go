@@ -143,10 +143,12 @@ type Engine struct {
 	open    streamSet
 	// joinHook is the plugins' say in Join (SetJoinHook).
 	joinHook joinHooks
-	// reportHook hears of every report filed or replaced (SetReportHook, notices.go).
-	reportHook atomic.Pointer[func(ReportFiled)]
 	// polls is the timer of the next poll to close by itself (polls.go).
 	polls pollCloser
+	// messageHook is the plugins' say in messages (SetMessageHook); filters holds the word
+	// filter of the moderation settings (filters.go).
+	messageHook messageHooks
+	filters     filters
 
 	// ctx ends at Close, cutting short the background jobs' calls to the bucket.
 	ctx    context.Context
@@ -301,6 +303,7 @@ func (e *Engine) runJobs() {
 				e.log.Error("pruning the event log", "err", err)
 			}
 			e.runPurge()
+			e.runAuditPurge()
 			if err := e.ExpireUploads(); err != nil && CodeOf(err) != CodeUnavailable {
 				e.log.Error("deleting unused uploads", "err", err)
 			}

@@ -48,6 +48,9 @@ func (e *Engine) SendMessage(ctx context.Context, c Caller, req *svcv1.SendMessa
 	if err := e.sendAllowed(c); err != nil {
 		return nil, err
 	}
+	if err := e.screenSend(ctx, c, req); err != nil {
+		return nil, err
+	}
 	// Analyzed here, on the caller's goroutine, not in the writer.
 	text := search.Analyze(req.GetText(), nil)
 	return submit(e, func(tx *Tx) (*svcv1.SendMessageResponse, error) {
@@ -80,6 +83,9 @@ func (e *Engine) send(tx *Tx, c Caller, req *svcv1.SendMessageRequest, text sear
 	d := tx.Snap()
 	rec, err := d.visibleChannel(c, req.GetChannelId())
 	if err != nil {
+		return nil, err
+	}
+	if err := checkNotTimedOut(d.active(c.ID).GetMember(), tx.Now()); err != nil {
 		return nil, err
 	}
 	ch := rec.GetChannel()
@@ -122,6 +128,9 @@ func (e *Engine) send(tx *Tx, c Caller, req *svcv1.SendMessageRequest, text sear
 	// Checked before the first write, so that a refused upload leaves no trace.
 	uploads, err := attachUploads(tx, c, req.GetAttachmentIds())
 	if err != nil {
+		return nil, err
+	}
+	if err := slowmode(tx, c, ch); err != nil {
 		return nil, err
 	}
 	if err := e.unhideDM(tx, rec); err != nil {
@@ -304,6 +313,9 @@ func (e *Engine) EditMessage(ctx context.Context, c Caller, req *svcv1.EditMessa
 	if err := checkLen("text", req.GetText(), messageTextMax); err != nil {
 		return nil, err
 	}
+	if err := e.screenEdit(ctx, c, req); err != nil {
+		return nil, err
+	}
 	text := search.Analyze(req.GetText(), nil)
 	return submit(e, func(tx *Tx) (*svcv1.EditMessageResponse, error) {
 		m, rec, err := e.visibleMessage(tx, c, req.GetMessageId())
@@ -312,6 +324,9 @@ func (e *Engine) EditMessage(ctx context.Context, c Caller, req *svcv1.EditMessa
 		}
 		if m.GetAuthorId() != c.ID {
 			return nil, denied("only the author can edit a message")
+		}
+		if err := checkNotTimedOut(tx.Snap().active(c.ID).GetMember(), tx.Now()); err != nil {
+			return nil, err
 		}
 		if err := dmWriteBlocked(tx.Snap(), c, rec); err != nil {
 			return nil, err
@@ -399,6 +414,18 @@ func (e *Engine) DeleteMessage(ctx context.Context, c Caller, req *svcv1.DeleteM
 		if _, err := tx.emit(toChannel(m.GetChannelId()), &svcv1.Event{Kind: &svcv1.Event_MessageDeleted{MessageDeleted: m}}); err != nil {
 			return nil, err
 		}
+		if author := m.GetAuthorId(); author != c.ID {
+			err := appendAudit(tx, &svcv1.AuditEntry{
+				ActorId:        c.ID,
+				Action:         svcv1.AuditAction_AUDIT_ACTION_MESSAGE_DELETED,
+				TargetMemberId: author,
+				ChannelId:      m.GetChannelId(),
+				MessageId:      m.GetId(),
+			})
+			if err != nil {
+				return nil, err
+			}
+		}
 		return &svcv1.DeleteMessageResponse{}, nil
 	})
 }
@@ -438,8 +465,12 @@ func (e *Engine) React(ctx context.Context, c Caller, req *svcv1.ReactRequest) (
 		if err != nil {
 			return nil, err
 		}
-		// Taking one's own reaction back puts nothing new before anyone: a block allows it.
+		// Taking one's own reaction back puts nothing new before anyone: a block, or a timeout,
+		// allows it.
 		if !req.GetRemove() {
+			if err := checkNotTimedOut(tx.Snap().active(c.ID).GetMember(), tx.Now()); err != nil {
+				return nil, err
+			}
 			if err := dmWriteBlocked(tx.Snap(), c, rec); err != nil {
 				return nil, err
 			}

@@ -248,7 +248,7 @@ func (p *presence) away(id string) bool {
 }
 
 // ReportFiled is a report filed or replaced, as notifications show it, and the moderators it
-// may notify: those who may list it (ListReports), but the reporter.
+// may notify: those who may list it (ListReports), but the reporter (ReportNotices).
 type ReportFiled struct {
 	ReportID string
 	Message  *svcv1.Message
@@ -257,31 +257,22 @@ type ReportFiled struct {
 	Recipients []string
 }
 
-// SetReportHook has fn called after every report filed or replaced is committed. It runs on the
-// writer's goroutine: fn must hand the report over and return at once.
-func (e *Engine) SetReportHook(fn func(ReportFiled)) {
-	if fn == nil {
-		e.reportHook.Store(nil)
-		return
+// ReportNotices is a report_filed event as notifications show it, with the moderators it may
+// notify: those it reaches (who may list the report, ListReports' rule), never the reporter.
+// Any other event gives nil.
+func (e *Engine) ReportNotices(d Delivery) *ReportFiled {
+	rep := d.Event().GetReportFiled()
+	snap := d.Snapshot
+	if rep == nil || snap == nil {
+		return nil
 	}
-	e.reportHook.Store(&fn)
-}
-
-// reportFiled tells the report hook about a committed report.
-func (e *Engine) reportFiled(rep *storepb.ReportRecord) {
-	fn := e.reportHook.Load()
-	if fn == nil {
-		return
-	}
-	d := e.snap.Load()
-	out := ReportFiled{ReportID: rep.GetId(), Message: rep.GetMessage(), Body: noticeBody(d, rep.GetMessage())}
-	for id, m := range d.members {
-		if id == rep.GetReporterId() || d.active(id) == nil || m.GetMember().GetRole() < svcv1.MemberRole_MEMBER_ROLE_MODERATOR {
+	out := &ReportFiled{ReportID: rep.GetId(), Message: rep.GetMessage(), Body: noticeBody(snap, rep.GetMessage())}
+	for id := range snap.members {
+		m := snap.active(id)
+		if m == nil || id == rep.GetReporter().GetId() || !snap.receivesAs(id, m, d.Audience, nil) {
 			continue
 		}
-		if mayListReport(d, m, rep) {
-			out.Recipients = append(out.Recipients, id)
-		}
+		out.Recipients = append(out.Recipients, id)
 	}
-	(*fn)(out)
+	return out
 }

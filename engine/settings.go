@@ -33,6 +33,7 @@ func (e *Engine) serverInfo(d *Snapshot) *svcv1.GetServerInfoResponse {
 		TrustedIssuers:  e.opts.TrustedIssuers,
 		// GroupMentionRank: groupmentions.go.
 		GroupMentionRank: groupMentionRank(s),
+		Lockdown:         s.GetLockdown(),
 	}
 	// Unsigned here; SignURLs signs them on the way out. The icon is public like the rest of
 	// the card: GetServerInfo needs no token.
@@ -83,7 +84,8 @@ func (e *Engine) UpdateServerSettings(ctx context.Context, c Caller, req *svcv1.
 				return nil, err
 			}
 		}
-		s := proto.Clone(d.Settings()).(*storepb.Settings)
+		before := d.Settings()
+		s := proto.Clone(before).(*storepb.Settings)
 		oldMode := s.GetChannelMode()
 		if req.Name != nil {
 			s.Name = req.GetName()
@@ -112,6 +114,9 @@ func (e *Engine) UpdateServerSettings(ctx context.Context, c Caller, req *svcv1.
 		if req.GroupMentionRank != nil {
 			s.GroupMentionRank = req.GetGroupMentionRank()
 		}
+		if req.Lockdown != nil {
+			s.Lockdown = req.GetLockdown()
+		}
 		if req.IconId != nil {
 			if s.Icon, err = tx.replaceImage(s.GetIcon(), icon, storepb.UploadUse_UPLOAD_USE_SERVER_ICON, ""); err != nil {
 				return nil, err
@@ -131,6 +136,9 @@ func (e *Engine) UpdateServerSettings(ctx context.Context, c Caller, req *svcv1.
 			}
 		}
 		if _, err := tx.emit(toEveryone(), &svcv1.Event{Kind: &svcv1.Event_ServerUpdated{ServerUpdated: true}}); err != nil {
+			return nil, err
+		}
+		if err := auditSettings(tx, c, before, s); err != nil {
 			return nil, err
 		}
 		return e.serverInfo(tx.Snap()), nil

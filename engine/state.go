@@ -67,6 +67,9 @@ func (e *Engine) state(c Caller, last bool) (*svcv1.GetStateResponse, error) {
 			BlockedMemberIds: d.blockedIDs(c.ID),
 			Seq:              seq,
 		}
+		if out.OpenReports, err = openReports(r, d, me); err != nil {
+			return err
+		}
 		for _, rec := range d.sidebar(c.ID) {
 			ch, err := e.channelView(r, rec, seq)
 			if err != nil {

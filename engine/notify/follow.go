@@ -56,14 +56,18 @@ func (s *Service) follow(f *engine.Follower) {
 	}
 }
 
-// handle takes one event: preferences are remembered, a new message is pushed to whom it
-// should reach.
+// handle takes one event: preferences are remembered, a new message or report is pushed to
+// whom it should reach.
 func (s *Service) handle(d engine.Delivery) {
 	ev := d.Event()
 	if p := ev.GetNotificationPrefs(); p != nil {
 		if ids := d.Audience.GetMemberIds(); len(ids) == 1 {
 			s.prefs[ids[0]] = p
 		}
+		return
+	}
+	if r := s.eng.ReportNotices(d); r != nil {
+		s.pushReport(*r)
 		return
 	}
 	if ev.GetMessageCreated() == nil {
@@ -122,29 +126,8 @@ func wants(c engine.NotifyChoice, why engine.NoticeReason) bool {
 	return false
 }
 
-// reportFiled is the engine's report hook: it hands the report to takeReports without waiting.
-func (s *Service) reportFiled(r engine.ReportFiled) {
-	select {
-	case s.reports <- r:
-	default:
-		s.dropped()
-	}
-}
-
-// takeReports pushes each report filed to the moderators it may notify who are away and did
-// not choose level NONE.
-func (s *Service) takeReports() {
-	defer s.wg.Done()
-	for {
-		select {
-		case <-s.ctx.Done():
-			return
-		case r := <-s.reports:
-			s.pushReport(r)
-		}
-	}
-}
-
+// pushReport pushes a report filed to the moderators it may notify who are away and did not
+// choose level NONE.
 func (s *Service) pushReport(r engine.ReportFiled) {
 	queued := s.clock.Now()
 	m := r.Message

@@ -83,16 +83,15 @@ const ttl = 86400
 
 // Service is the notifier of one engine.
 type Service struct {
-	eng     *engine.Engine
-	opts    Options
-	log     *slog.Logger
-	clock   clock.Clock
-	keys    keys
-	client  *outbound.Client
-	sub     string
-	webURL  string
-	queue   chan *job
-	reports chan engine.ReportFiled
+	eng    *engine.Engine
+	opts   Options
+	log    *slog.Logger
+	clock  clock.Clock
+	keys   keys
+	client *outbound.Client
+	sub    string
+	webURL string
+	queue  chan *job
 
 	// prefs is every member's preferences as of the follower's place in the log (the
 	// follower's goroutine alone uses it).
@@ -148,11 +147,10 @@ func New(eng *engine.Engine, opts Options) (*Service, error) {
 			UserAgent:    outbound.UserAgent(opts.Version),
 			AllowPost:    true,
 		}),
-		sub:     subscriber(base),
-		webURL:  strings.TrimSuffix(opts.WebURL, "/"),
-		queue:   make(chan *job, opts.QueueSize),
-		reports: make(chan engine.ReportFiled, 64),
-		timers:  map[*job]clock.Timer{},
+		sub:    subscriber(base),
+		webURL: strings.TrimSuffix(opts.WebURL, "/"),
+		queue:  make(chan *job, opts.QueueSize),
+		timers: map[*job]clock.Timer{},
 	}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	f, err := s.startFollowing()
@@ -163,10 +161,8 @@ func New(eng *engine.Engine, opts Options) (*Service, error) {
 		s.wg.Add(1)
 		go s.work()
 	}
-	s.wg.Add(2)
+	s.wg.Add(1)
 	go s.follow(f)
-	go s.takeReports()
-	eng.SetReportHook(s.reportFiled)
 	return s, nil
 }
 
@@ -189,7 +185,6 @@ func (s *Service) PublicKey() string { return s.keys.public }
 
 // Close stops following the log and sending; pushes waiting are dropped.
 func (s *Service) Close() {
-	s.eng.SetReportHook(nil)
 	s.mu.Lock()
 	s.closed = true
 	for j, t := range s.timers {

@@ -28,6 +28,10 @@
 //	0x70 invite    code                       storepb.InviteRecord
 //	0x71 report    report id                  storepb.ReportRecord
 //	0x72 reportof  message id 0x00 reporter id  report id: a reporter's one report of a message
+//	0x73 audit     entry id                   svcv1.AuditEntry: the audit log (ids sort by time)
+//	0x74 auditact  action (4 hex) 0x00 entry id  empty: the entries of one action
+//	0x75 auditmem  member id 0x00 entry id    empty: the entries a member acted in or was the target of
+//	0x76 slowmode  channel id 0x00 member id  the member's last message there (Unix ms, 8 bytes), with a 6 h TTL
 //	0x80 upload    upload id                  storepb.UploadRecord: a file in the bucket
 //	0x81 unused    created_at_ms id           empty: an upload nothing uses yet, by age
 //	0x90 emoji     emoji id                   storepb.EmojiRecord: a custom emoji in the bucket
@@ -112,6 +116,11 @@
 // touching the same account or refresh token the later fails with a conflict (Accounts
 // retries it, or reports a concurrent refresh token rotation as a reuse) instead of
 // overwriting the other. No write is lost.
+//
+// The audit log (audit.go) keeps one row per entry under an id that is a UUIDv7 of the entry's
+// time and the seq of its audit_appended event, so key order is time order: ListAuditLog reads
+// it backwards, and the audit purge deletes from its start the entries older than they are
+// kept. 0x73-0x7F belong to moderation (0x77 and up are free).
 //
 // Backup (backup.go) writes the whole database, every prefix above and any added later, in
 // Badger's backup format from one read transaction; Load fills a new database from it.

@@ -234,7 +234,9 @@ type MemberRecord struct {
 	Plugin string `protobuf:"bytes,10,opt,name=plugin,proto3" json:"plugin,omitempty"`
 	// The seq of the first event of the member's latest join (0 in rows from before it was
 	// kept): a client whose last applied seq is before it holds state from before a return.
-	JoinedSeq     int64 `protobuf:"varint,11,opt,name=joined_seq,json=joinedSeq,proto3" json:"joined_seq,omitempty"`
+	JoinedSeq int64 `protobuf:"varint,11,opt,name=joined_seq,json=joinedSeq,proto3" json:"joined_seq,omitempty"`
+	// Set while banned: the reason given to BanMember (ListBans shows it).
+	BannedReason  string `protobuf:"bytes,120,opt,name=banned_reason,json=bannedReason,proto3" json:"banned_reason,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -344,6 +346,13 @@ func (x *MemberRecord) GetJoinedSeq() int64 {
 		return x.JoinedSeq
 	}
 	return 0
+}
+
+func (x *MemberRecord) GetBannedReason() string {
+	if x != nil {
+		return x.BannedReason
+	}
+	return ""
 }
 
 type ChannelRecord struct {
@@ -565,8 +574,11 @@ type Audience struct {
 	MemberIds []string `protobuf:"bytes,3,rep,name=member_ids,json=memberIds,proto3" json:"member_ids,omitempty"`
 	// Never these, whatever the kind says.
 	ExceptMemberIds []string `protobuf:"bytes,4,rep,name=except_member_ids,json=exceptMemberIds,proto3" json:"except_member_ids,omitempty"`
-	unknownFields   protoimpl.UnknownFields
-	sizeCache       protoimpl.SizeCache
+	// KIND_MODERATORS: only those of higher rank than this member (the owner always): the
+	// moderators who may list a report about them (report_filed).
+	AboveMemberId string `protobuf:"bytes,120,opt,name=above_member_id,json=aboveMemberId,proto3" json:"above_member_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Audience) Reset() {
@@ -625,6 +637,13 @@ func (x *Audience) GetExceptMemberIds() []string {
 		return x.ExceptMemberIds
 	}
 	return nil
+}
+
+func (x *Audience) GetAboveMemberId() string {
+	if x != nil {
+		return x.AboveMemberId
+	}
+	return ""
 }
 
 // One row of the event log.
@@ -1145,7 +1164,7 @@ var File_store_v1_records_proto protoreflect.FileDescriptor
 
 const file_store_v1_records_proto_rawDesc = "" +
 	"\n" +
-	"\x16store/v1/records.proto\x12\bstore.v1\x1a\x16store/v1/plugins.proto\x1a\x13svc/v1/events.proto\x1a\x12svc/v1/types.proto\"\x86\x03\n" +
+	"\x16store/v1/records.proto\x12\bstore.v1\x1a\x16store/v1/plugins.proto\x1a\x13svc/v1/events.proto\x1a\x12svc/v1/types.proto\"\xab\x03\n" +
 	"\fMemberRecord\x12&\n" +
 	"\x06member\x18\x01 \x01(\v2\x0e.svc.v1.MemberR\x06member\x12\x16\n" +
 	"\x06issuer\x18\x02 \x01(\tR\x06issuer\x12\x18\n" +
@@ -1161,7 +1180,8 @@ const file_store_v1_records_proto_rawDesc = "" +
 	"\x06plugin\x18\n" +
 	" \x01(\tR\x06plugin\x12\x1d\n" +
 	"\n" +
-	"joined_seq\x18\v \x01(\x03R\tjoinedSeq\"f\n" +
+	"joined_seq\x18\v \x01(\x03R\tjoinedSeq\x12#\n" +
+	"\rbanned_reason\x18x \x01(\tR\fbannedReason\"f\n" +
 	"\rChannelRecord\x12)\n" +
 	"\achannel\x18\x01 \x01(\v2\x0f.svc.v1.ChannelR\achannel\x12*\n" +
 	"\x11hidden_member_ids\x18\x02 \x03(\tR\x0fhiddenMemberIds\"\xda\x04\n" +
@@ -1183,14 +1203,15 @@ const file_store_v1_records_proto_rawDesc = "" +
 	"\blockdown\x18\x0f \x01(\bR\blockdown\x12:\n" +
 	"\n" +
 	"moderation\x18\x10 \x01(\v2\x1a.svc.v1.ModerationSettingsR\n" +
-	"moderationJ\x04\b\x03\x10\x04J\x04\b\x04\x10\x05R\aicon_idR\tbanner_id\"\xaf\x02\n" +
+	"moderationJ\x04\b\x03\x10\x04J\x04\b\x04\x10\x05R\aicon_idR\tbanner_id\"\xd7\x02\n" +
 	"\bAudience\x12+\n" +
 	"\x04kind\x18\x01 \x01(\x0e2\x17.store.v1.Audience.KindR\x04kind\x12\x1d\n" +
 	"\n" +
 	"channel_id\x18\x02 \x01(\tR\tchannelId\x12\x1d\n" +
 	"\n" +
 	"member_ids\x18\x03 \x03(\tR\tmemberIds\x12*\n" +
-	"\x11except_member_ids\x18\x04 \x03(\tR\x0fexceptMemberIds\"\x8b\x01\n" +
+	"\x11except_member_ids\x18\x04 \x03(\tR\x0fexceptMemberIds\x12&\n" +
+	"\x0fabove_member_id\x18x \x01(\tR\raboveMemberId\"\x8b\x01\n" +
 	"\x04Kind\x12\x14\n" +
 	"\x10KIND_UNSPECIFIED\x10\x00\x12\x11\n" +
 	"\rKIND_EVERYONE\x10\x01\x12\x10\n" +

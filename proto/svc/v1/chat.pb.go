@@ -157,6 +157,8 @@ type UpdateChannelRequest struct {
 	Position  *int32                 `protobuf:"varint,5,opt,name=position,proto3,oneof" json:"position,omitempty"`
 	// An upload id (see UpdateChannel); empty string removes the image.
 	HeaderImageId *string `protobuf:"bytes,6,opt,name=header_image_id,json=headerImageId,proto3,oneof" json:"header_image_id,omitempty"`
+	// 0 (off) to 21,600 seconds.
+	SlowmodeS     *int32 `protobuf:"varint,120,opt,name=slowmode_s,json=slowmodeS,proto3,oneof" json:"slowmode_s,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -231,6 +233,13 @@ func (x *UpdateChannelRequest) GetHeaderImageId() string {
 		return *x.HeaderImageId
 	}
 	return ""
+}
+
+func (x *UpdateChannelRequest) GetSlowmodeS() int32 {
+	if x != nil && x.SlowmodeS != nil {
+		return *x.SlowmodeS
+	}
+	return 0
 }
 
 type UpdateChannelResponse struct {
@@ -2605,7 +2614,7 @@ const file_svc_v1_chat_proto_rawDesc = "" +
 	"\x05topic\x18\x03 \x01(\tR\x05topic\x12\x1a\n" +
 	"\bcategory\x18\x04 \x01(\tR\bcategory\"B\n" +
 	"\x15CreateChannelResponse\x12)\n" +
-	"\achannel\x18\x01 \x01(\v2\x0f.svc.v1.ChannelR\achannel\"\x99\x02\n" +
+	"\achannel\x18\x01 \x01(\v2\x0f.svc.v1.ChannelR\achannel\"\xcc\x02\n" +
 	"\x14UpdateChannelRequest\x12\x1d\n" +
 	"\n" +
 	"channel_id\x18\x01 \x01(\tR\tchannelId\x12\x17\n" +
@@ -2613,12 +2622,15 @@ const file_svc_v1_chat_proto_rawDesc = "" +
 	"\x05topic\x18\x03 \x01(\tH\x01R\x05topic\x88\x01\x01\x12\x1f\n" +
 	"\bcategory\x18\x04 \x01(\tH\x02R\bcategory\x88\x01\x01\x12\x1f\n" +
 	"\bposition\x18\x05 \x01(\x05H\x03R\bposition\x88\x01\x01\x12+\n" +
-	"\x0fheader_image_id\x18\x06 \x01(\tH\x04R\rheaderImageId\x88\x01\x01B\a\n" +
+	"\x0fheader_image_id\x18\x06 \x01(\tH\x04R\rheaderImageId\x88\x01\x01\x12\"\n" +
+	"\n" +
+	"slowmode_s\x18x \x01(\x05H\x05R\tslowmodeS\x88\x01\x01B\a\n" +
 	"\x05_nameB\b\n" +
 	"\x06_topicB\v\n" +
 	"\t_categoryB\v\n" +
 	"\t_positionB\x12\n" +
-	"\x10_header_image_id\"B\n" +
+	"\x10_header_image_idB\r\n" +
+	"\v_slowmode_s\"B\n" +
 	"\x15UpdateChannelResponse\x12)\n" +
 	"\achannel\x18\x01 \x01(\v2\x0f.svc.v1.ChannelR\achannel\".\n" +
 	"\rOpenDMRequest\x12\x1d\n" +

@@ -3549,7 +3549,7 @@ const file_svc_v1_server_proto_rawDesc = "" +
 	"\x06member\x18\x01 \x01(\v2\x0e.svc.v1.MemberR\x06member\"\x15\n" +
 	"\x13ExportMyDataRequest\"(\n" +
 	"\x14ExportMyDataResponse\x12\x10\n" +
-	"\x03url\x18\x01 \x01(\tR\x03url2\xa1\x10\n" +
+	"\x03url\x18\x01 \x01(\tR\x03url2\x8f\x13\n" +
 	"\rServerService\x12L\n" +
 	"\rGetServerInfo\x12\x1c.svc.v1.GetServerInfoRequest\x1a\x1d.svc.v1.GetServerInfoResponse\x12Z\n" +
 	"\x14UpdateServerSettings\x12#.svc.v1.UpdateServerSettingsRequest\x1a\x1d.svc.v1.GetServerInfoResponse\x124\n" +
@@ -3583,7 +3583,11 @@ const file_svc_v1_server_proto_rawDesc = "" +
 	"\x0eSetMemberRoles\x12\x1d.svc.v1.SetMemberRolesRequest\x1a\x1e.svc.v1.SetMemberRolesResponse\x12L\n" +
 	"\rSetMemberRole\x12\x1c.svc.v1.SetMemberRoleRequest\x1a\x1d.svc.v1.SetMemberRoleResponse\x12F\n" +
 	"\vDeleteEmoji\x12\x1a.svc.v1.DeleteEmojiRequest\x1a\x1b.svc.v1.DeleteEmojiResponse\x12j\n" +
-	"\x17CreatePasswordResetLink\x12&.svc.v1.CreatePasswordResetLinkRequest\x1a'.svc.v1.CreatePasswordResetLinkResponseB\x1bZ\x19hearth/proto/svc/v1;svcv1b\x06proto3"
+	"\x17CreatePasswordResetLink\x12&.svc.v1.CreatePasswordResetLinkRequest\x1a'.svc.v1.CreatePasswordResetLinkResponse\x12L\n" +
+	"\rTimeoutMember\x12\x1c.svc.v1.TimeoutMemberRequest\x1a\x1d.svc.v1.TimeoutMemberResponse\x12I\n" +
+	"\fListAuditLog\x12\x1b.svc.v1.ListAuditLogRequest\x1a\x1c.svc.v1.ListAuditLogResponse\x12d\n" +
+	"\x15GetModerationSettings\x12$.svc.v1.GetModerationSettingsRequest\x1a%.svc.v1.GetModerationSettingsResponse\x12m\n" +
+	"\x18UpdateModerationSettings\x12'.svc.v1.UpdateModerationSettingsRequest\x1a(.svc.v1.UpdateModerationSettingsResponseB\x1bZ\x19hearth/proto/svc/v1;svcv1b\x06proto3"
 
 var (
 	file_svc_v1_server_proto_rawDescOnce sync.Once
@@ -3731,36 +3735,44 @@ var file_svc_v1_server_proto_depIdxs = []int32{
 	49, // 49: svc.v1.ServerService.SetMemberRole:input_type -> svc.v1.SetMemberRoleRequest
 	51, // 50: svc.v1.ServerService.DeleteEmoji:input_type -> svc.v1.DeleteEmojiRequest
 	61, // 51: svc.v1.ServerService.CreatePasswordResetLink:input_type -> svc.v1.CreatePasswordResetLinkRequest
-	1,  // 52: svc.v1.ServerService.GetServerInfo:output_type -> svc.v1.GetServerInfoResponse
-	1,  // 53: svc.v1.ServerService.UpdateServerSettings:output_type -> svc.v1.GetServerInfoResponse
-	4,  // 54: svc.v1.ServerService.GetMe:output_type -> svc.v1.GetMeResponse
-	6,  // 55: svc.v1.ServerService.Join:output_type -> svc.v1.JoinResponse
-	8,  // 56: svc.v1.ServerService.LeaveCommunity:output_type -> svc.v1.LeaveCommunityResponse
-	10, // 57: svc.v1.ServerService.UpdateProfile:output_type -> svc.v1.UpdateProfileResponse
-	12, // 58: svc.v1.ServerService.ListMembers:output_type -> svc.v1.ListMembersResponse
-	14, // 59: svc.v1.ServerService.KickMember:output_type -> svc.v1.KickMemberResponse
-	16, // 60: svc.v1.ServerService.BanMember:output_type -> svc.v1.BanMemberResponse
-	18, // 61: svc.v1.ServerService.UnbanMember:output_type -> svc.v1.UnbanMemberResponse
-	20, // 62: svc.v1.ServerService.ListBans:output_type -> svc.v1.ListBansResponse
-	22, // 63: svc.v1.ServerService.BlockMember:output_type -> svc.v1.BlockMemberResponse
-	24, // 64: svc.v1.ServerService.UnblockMember:output_type -> svc.v1.UnblockMemberResponse
-	26, // 65: svc.v1.ServerService.MuteMember:output_type -> svc.v1.MuteMemberResponse
-	28, // 66: svc.v1.ServerService.UnmuteMember:output_type -> svc.v1.UnmuteMemberResponse
-	30, // 67: svc.v1.ServerService.ReportMessage:output_type -> svc.v1.ReportMessageResponse
-	32, // 68: svc.v1.ServerService.ListReports:output_type -> svc.v1.ListReportsResponse
-	34, // 69: svc.v1.ServerService.ResolveReport:output_type -> svc.v1.ResolveReportResponse
-	36, // 70: svc.v1.ServerService.CreateInvite:output_type -> svc.v1.CreateInviteResponse
-	38, // 71: svc.v1.ServerService.ListInvites:output_type -> svc.v1.ListInvitesResponse
-	40, // 72: svc.v1.ServerService.RevokeInvite:output_type -> svc.v1.RevokeInviteResponse
-	42, // 73: svc.v1.ServerService.CreateRole:output_type -> svc.v1.CreateRoleResponse
-	44, // 74: svc.v1.ServerService.UpdateRole:output_type -> svc.v1.UpdateRoleResponse
-	46, // 75: svc.v1.ServerService.DeleteRole:output_type -> svc.v1.DeleteRoleResponse
-	48, // 76: svc.v1.ServerService.SetMemberRoles:output_type -> svc.v1.SetMemberRolesResponse
-	50, // 77: svc.v1.ServerService.SetMemberRole:output_type -> svc.v1.SetMemberRoleResponse
-	52, // 78: svc.v1.ServerService.DeleteEmoji:output_type -> svc.v1.DeleteEmojiResponse
-	62, // 79: svc.v1.ServerService.CreatePasswordResetLink:output_type -> svc.v1.CreatePasswordResetLinkResponse
-	52, // [52:80] is the sub-list for method output_type
-	24, // [24:52] is the sub-list for method input_type
+	53, // 52: svc.v1.ServerService.TimeoutMember:input_type -> svc.v1.TimeoutMemberRequest
+	55, // 53: svc.v1.ServerService.ListAuditLog:input_type -> svc.v1.ListAuditLogRequest
+	57, // 54: svc.v1.ServerService.GetModerationSettings:input_type -> svc.v1.GetModerationSettingsRequest
+	59, // 55: svc.v1.ServerService.UpdateModerationSettings:input_type -> svc.v1.UpdateModerationSettingsRequest
+	1,  // 56: svc.v1.ServerService.GetServerInfo:output_type -> svc.v1.GetServerInfoResponse
+	1,  // 57: svc.v1.ServerService.UpdateServerSettings:output_type -> svc.v1.GetServerInfoResponse
+	4,  // 58: svc.v1.ServerService.GetMe:output_type -> svc.v1.GetMeResponse
+	6,  // 59: svc.v1.ServerService.Join:output_type -> svc.v1.JoinResponse
+	8,  // 60: svc.v1.ServerService.LeaveCommunity:output_type -> svc.v1.LeaveCommunityResponse
+	10, // 61: svc.v1.ServerService.UpdateProfile:output_type -> svc.v1.UpdateProfileResponse
+	12, // 62: svc.v1.ServerService.ListMembers:output_type -> svc.v1.ListMembersResponse
+	14, // 63: svc.v1.ServerService.KickMember:output_type -> svc.v1.KickMemberResponse
+	16, // 64: svc.v1.ServerService.BanMember:output_type -> svc.v1.BanMemberResponse
+	18, // 65: svc.v1.ServerService.UnbanMember:output_type -> svc.v1.UnbanMemberResponse
+	20, // 66: svc.v1.ServerService.ListBans:output_type -> svc.v1.ListBansResponse
+	22, // 67: svc.v1.ServerService.BlockMember:output_type -> svc.v1.BlockMemberResponse
+	24, // 68: svc.v1.ServerService.UnblockMember:output_type -> svc.v1.UnblockMemberResponse
+	26, // 69: svc.v1.ServerService.MuteMember:output_type -> svc.v1.MuteMemberResponse
+	28, // 70: svc.v1.ServerService.UnmuteMember:output_type -> svc.v1.UnmuteMemberResponse
+	30, // 71: svc.v1.ServerService.ReportMessage:output_type -> svc.v1.ReportMessageResponse
+	32, // 72: svc.v1.ServerService.ListReports:output_type -> svc.v1.ListReportsResponse
+	34, // 73: svc.v1.ServerService.ResolveReport:output_type -> svc.v1.ResolveReportResponse
+	36, // 74: svc.v1.ServerService.CreateInvite:output_type -> svc.v1.CreateInviteResponse
+	38, // 75: svc.v1.ServerService.ListInvites:output_type -> svc.v1.ListInvitesResponse
+	40, // 76: svc.v1.ServerService.RevokeInvite:output_type -> svc.v1.RevokeInviteResponse
+	42, // 77: svc.v1.ServerService.CreateRole:output_type -> svc.v1.CreateRoleResponse
+	44, // 78: svc.v1.ServerService.UpdateRole:output_type -> svc.v1.UpdateRoleResponse
+	46, // 79: svc.v1.ServerService.DeleteRole:output_type -> svc.v1.DeleteRoleResponse
+	48, // 80: svc.v1.ServerService.SetMemberRoles:output_type -> svc.v1.SetMemberRolesResponse
+	50, // 81: svc.v1.ServerService.SetMemberRole:output_type -> svc.v1.SetMemberRoleResponse
+	52, // 82: svc.v1.ServerService.DeleteEmoji:output_type -> svc.v1.DeleteEmojiResponse
+	62, // 83: svc.v1.ServerService.CreatePasswordResetLink:output_type -> svc.v1.CreatePasswordResetLinkResponse
+	54, // 84: svc.v1.ServerService.TimeoutMember:output_type -> svc.v1.TimeoutMemberResponse
+	56, // 85: svc.v1.ServerService.ListAuditLog:output_type -> svc.v1.ListAuditLogResponse
+	58, // 86: svc.v1.ServerService.GetModerationSettings:output_type -> svc.v1.GetModerationSettingsResponse
+	60, // 87: svc.v1.ServerService.UpdateModerationSettings:output_type -> svc.v1.UpdateModerationSettingsResponse
+	56, // [56:88] is the sub-list for method output_type
+	24, // [24:56] is the sub-list for method input_type
 	24, // [24:24] is the sub-list for extension type_name
 	24, // [24:24] is the sub-list for extension extendee
 	0,  // [0:24] is the sub-list for field type_name

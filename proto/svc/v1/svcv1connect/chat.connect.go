@@ -120,7 +120,8 @@ type ChatServiceClient interface {
 	// characters after normalization (320 as typed); empty after normalization: invalid_argument. Topic up to
 	// 1,024 characters, category up to 80. A PRIVATE channel starts with the caller as its only
 	// member. The new channel goes last in its category.
-	// Events: channel_created to those who can see it.
+	// Events: channel_created to those who can see it; audit_appended (AUDIT_ACTION_CHANNEL_CREATED)
+	// to moderators and higher.
 	CreateChannel(context.Context, *connect.Request[v1.CreateChannelRequest]) (*connect.Response[v1.CreateChannelResponse], error)
 	// Changes a channel's name, topic, category, position or header image. Admin or owner, on a
 	// TEXT or PRIVATE channel they can see; DMs cannot be updated (invalid_argument). Only the
@@ -129,8 +130,11 @@ type ChatServiceClient interface {
 	// most 8 MB and 8,192 pixels on a side; invalid_argument otherwise, not_found for an unknown
 	// or expired upload, permission_denied for someone else's, failed_precondition for one in
 	// use); an empty string removes the image. A replaced or removed image's file is deleted.
-	// Channel.header_image is signed afresh whenever the channel is sent.
-	// Events: channel_updated to those who can see it.
+	// Channel.header_image is signed afresh whenever the channel is sent. slowmode_s: 0 (off) to
+	// 21,600 (6 hours): a member below moderator sends at most one message (thread replies
+	// included) per slowmode_s in the channel (see SendMessage).
+	// Events: channel_updated to those who can see it; audit_appended (AUDIT_ACTION_CHANNEL_UPDATED,
+	// detail naming the fields that changed) to moderators and higher.
 	UpdateChannel(context.Context, *connect.Request[v1.UpdateChannelRequest]) (*connect.Response[v1.UpdateChannelResponse], error)
 	// Returns the DM between the caller and 1 to 8 other members, creating it the first time; the
 	// same set of members always gets the same DM. Puts the caller back into it if they had hidden
@@ -138,6 +142,8 @@ type ChatServiceClient interface {
 	// repeats are ignored; invalid_argument for an empty id, for none and for more than 8 others;
 	// not_found for an id that is not a current member. permission_denied if any two of the members
 	// (the caller included) blocked each other, in either direction; the message does not say who.
+	// A timed-out member cannot start a new DM (permission_denied, saying when the timeout ends);
+	// opening one that exists is fine.
 	// Events: channel_created to every member of the DM when it is new; channel_updated to the
 	// caller's devices when they are put back; nothing otherwise.
 	OpenDM(context.Context, *connect.Request[v1.OpenDMRequest]) (*connect.Response[v1.OpenDMResponse], error)
@@ -178,25 +184,36 @@ type ChatServiceClient interface {
 	// permission_denied if the sender and another member blocked each other; members who had
 	// hidden the DM are put back. Rate limited per member: people 5 per second with a burst of
 	// 10, bots per the server's -bot-rate and -bot-burst (resource_exhausted).
+	// In a channel with slowmode_s, a member below moderator whose last message there (thread
+	// replies included) is less than slowmode_s old is refused with resource_exhausted saying how
+	// long to wait, and Retry-After. A timed-out member is refused with permission_denied saying
+	// when the timeout ends. The community's filters (UpdateModerationSettings: blocked words,
+	// max mentions) refuse a message of a member below moderator with invalid_argument naming the
+	// rule, and the plugins' beforeMessage hooks (docs/plugins.md) may refuse a message with
+	// invalid_argument and their reason; nothing of a refused message is stored, and an audit
+	// entry (AUDIT_ACTION_MESSAGE_REFUSED) tells the moderators.
 	// The sender's read position moves to the new message.
 	// Events: channel_updated to the DM members put back (first, so that their clients know the
 	// channel when the message arrives); message_created to the channel's members; for a reply,
 	// message_updated of the root (reply_count, last_reply_at_ms, seq).
 	SendMessage(context.Context, *connect.Request[v1.SendMessageRequest]) (*connect.Response[v1.SendMessageResponse], error)
 	// Changes the text of a message. The author only; not a deleted message (failed_precondition).
-	// Same text limits as SendMessage. Events: message_updated.
+	// Same text limits as SendMessage, and the same timeout, filters and beforeMessage hooks
+	// (slowmode does not apply). Events: message_updated.
 	EditMessage(context.Context, *connect.Request[v1.EditMessageRequest]) (*connect.Response[v1.EditMessageResponse], error)
 	// Deletes a message: its row stays with empty text, no attachments, no reactions and
 	// deleted = true; its files are deleted (their URLs answer 404); thread replies of a deleted root stay. The author,
 	// or a moderator or higher who can see the channel (not in DMs they are not in) and outranks
 	// the author (a member who left has no rank); permission_denied otherwise. Deleting
-	// twice is fine. Events: message_deleted.
+	// twice is fine. Events: message_deleted; when someone other than the author deletes it,
+	// audit_appended (AUDIT_ACTION_MESSAGE_DELETED) to moderators and higher.
 	DeleteMessage(context.Context, *connect.Request[v1.DeleteMessageRequest]) (*connect.Response[v1.DeleteMessageResponse], error)
 	// Adds (remove false) or removes (remove true) the caller's reaction. emoji is a unicode emoji
 	// (up to 64 bytes, no spaces) or `:shortcode:` (1 to 62 of a-z, 0-9, hyphen, underscore). At
 	// most 50 different emoji per message (invalid_argument naming the limit). Adding twice, or
 	// removing a reaction that is not there, changes nothing and sends no event. Not on a deleted
-	// message (failed_precondition).
+	// message (failed_precondition). A timed-out member cannot add one (permission_denied, saying
+	// when the timeout ends) but may take theirs back.
 	// Events: message_updated when the reactions changed.
 	React(context.Context, *connect.Request[v1.ReactRequest]) (*connect.Response[v1.ReactResponse], error)
 	// Sets the caller's read position in a channel they are in to seq, clamped to the channel's
@@ -205,7 +222,8 @@ type ChatServiceClient interface {
 	MarkRead(context.Context, *connect.Request[v1.MarkReadRequest]) (*connect.Response[v1.MarkReadResponse], error)
 	// Tells the channel's members the caller is typing. Ephemeral; at most one typing event per
 	// member and channel every 3 seconds (extra calls succeed and send nothing). thread_root_id,
-	// if set, must be a top-level message of the channel (not_found otherwise).
+	// if set, must be a top-level message of the channel (not_found otherwise). A timed-out member
+	// is refused (permission_denied, saying when the timeout ends).
 	// Events: typing (seq 0) to the channel's members other than the caller.
 	SetTyping(context.Context, *connect.Request[v1.SetTypingRequest]) (*connect.Response[v1.SetTypingResponse], error)
 	// Full-text search over the messages the caller can see: every word must match,
@@ -259,7 +277,8 @@ type ChatServiceClient interface {
 	// mode. Private channels and DMs: invalid_argument for their members, permission_denied for
 	// everyone else. Setting what is already set changes nothing and sends nothing.
 	// Events, one to each member at most: channel_deleted to those who no longer see it,
-	// channel_created to those who newly do, channel_updated to those who saw it and still do.
+	// channel_created to those who newly do, channel_updated to those who saw it and still do;
+	// audit_appended (AUDIT_ACTION_CHANNEL_UPDATED) to moderators and higher.
 	SetChannelAccess(context.Context, *connect.Request[v1.SetChannelAccessRequest]) (*connect.Response[v1.SetChannelAccessResponse], error)
 	// Every TEXT channel the caller can see, joined or not, in sidebar order, with member_count
 	// set: how many members are in it (ROLES mode: everyone who sees it; OPT_IN mode: those who
@@ -662,7 +681,8 @@ type ChatServiceHandler interface {
 	// characters after normalization (320 as typed); empty after normalization: invalid_argument. Topic up to
 	// 1,024 characters, category up to 80. A PRIVATE channel starts with the caller as its only
 	// member. The new channel goes last in its category.
-	// Events: channel_created to those who can see it.
+	// Events: channel_created to those who can see it; audit_appended (AUDIT_ACTION_CHANNEL_CREATED)
+	// to moderators and higher.
 	CreateChannel(context.Context, *connect.Request[v1.CreateChannelRequest]) (*connect.Response[v1.CreateChannelResponse], error)
 	// Changes a channel's name, topic, category, position or header image. Admin or owner, on a
 	// TEXT or PRIVATE channel they can see; DMs cannot be updated (invalid_argument). Only the
@@ -671,8 +691,11 @@ type ChatServiceHandler interface {
 	// most 8 MB and 8,192 pixels on a side; invalid_argument otherwise, not_found for an unknown
 	// or expired upload, permission_denied for someone else's, failed_precondition for one in
 	// use); an empty string removes the image. A replaced or removed image's file is deleted.
-	// Channel.header_image is signed afresh whenever the channel is sent.
-	// Events: channel_updated to those who can see it.
+	// Channel.header_image is signed afresh whenever the channel is sent. slowmode_s: 0 (off) to
+	// 21,600 (6 hours): a member below moderator sends at most one message (thread replies
+	// included) per slowmode_s in the channel (see SendMessage).
+	// Events: channel_updated to those who can see it; audit_appended (AUDIT_ACTION_CHANNEL_UPDATED,
+	// detail naming the fields that changed) to moderators and higher.
 	UpdateChannel(context.Context, *connect.Request[v1.UpdateChannelRequest]) (*connect.Response[v1.UpdateChannelResponse], error)
 	// Returns the DM between the caller and 1 to 8 other members, creating it the first time; the
 	// same set of members always gets the same DM. Puts the caller back into it if they had hidden
@@ -680,6 +703,8 @@ type ChatServiceHandler interface {
 	// repeats are ignored; invalid_argument for an empty id, for none and for more than 8 others;
 	// not_found for an id that is not a current member. permission_denied if any two of the members
 	// (the caller included) blocked each other, in either direction; the message does not say who.
+	// A timed-out member cannot start a new DM (permission_denied, saying when the timeout ends);
+	// opening one that exists is fine.
 	// Events: channel_created to every member of the DM when it is new; channel_updated to the
 	// caller's devices when they are put back; nothing otherwise.
 	OpenDM(context.Context, *connect.Request[v1.OpenDMRequest]) (*connect.Response[v1.OpenDMResponse], error)
@@ -720,25 +745,36 @@ type ChatServiceHandler interface {
 	// permission_denied if the sender and another member blocked each other; members who had
 	// hidden the DM are put back. Rate limited per member: people 5 per second with a burst of
 	// 10, bots per the server's -bot-rate and -bot-burst (resource_exhausted).
+	// In a channel with slowmode_s, a member below moderator whose last message there (thread
+	// replies included) is less than slowmode_s old is refused with resource_exhausted saying how
+	// long to wait, and Retry-After. A timed-out member is refused with permission_denied saying
+	// when the timeout ends. The community's filters (UpdateModerationSettings: blocked words,
+	// max mentions) refuse a message of a member below moderator with invalid_argument naming the
+	// rule, and the plugins' beforeMessage hooks (docs/plugins.md) may refuse a message with
+	// invalid_argument and their reason; nothing of a refused message is stored, and an audit
+	// entry (AUDIT_ACTION_MESSAGE_REFUSED) tells the moderators.
 	// The sender's read position moves to the new message.
 	// Events: channel_updated to the DM members put back (first, so that their clients know the
 	// channel when the message arrives); message_created to the channel's members; for a reply,
 	// message_updated of the root (reply_count, last_reply_at_ms, seq).
 	SendMessage(context.Context, *connect.Request[v1.SendMessageRequest]) (*connect.Response[v1.SendMessageResponse], error)
 	// Changes the text of a message. The author only; not a deleted message (failed_precondition).
-	// Same text limits as SendMessage. Events: message_updated.
+	// Same text limits as SendMessage, and the same timeout, filters and beforeMessage hooks
+	// (slowmode does not apply). Events: message_updated.
 	EditMessage(context.Context, *connect.Request[v1.EditMessageRequest]) (*connect.Response[v1.EditMessageResponse], error)
 	// Deletes a message: its row stays with empty text, no attachments, no reactions and
 	// deleted = true; its files are deleted (their URLs answer 404); thread replies of a deleted root stay. The author,
 	// or a moderator or higher who can see the channel (not in DMs they are not in) and outranks
 	// the author (a member who left has no rank); permission_denied otherwise. Deleting
-	// twice is fine. Events: message_deleted.
+	// twice is fine. Events: message_deleted; when someone other than the author deletes it,
+	// audit_appended (AUDIT_ACTION_MESSAGE_DELETED) to moderators and higher.
 	DeleteMessage(context.Context, *connect.Request[v1.DeleteMessageRequest]) (*connect.Response[v1.DeleteMessageResponse], error)
 	// Adds (remove false) or removes (remove true) the caller's reaction. emoji is a unicode emoji
 	// (up to 64 bytes, no spaces) or `:shortcode:` (1 to 62 of a-z, 0-9, hyphen, underscore). At
 	// most 50 different emoji per message (invalid_argument naming the limit). Adding twice, or
 	// removing a reaction that is not there, changes nothing and sends no event. Not on a deleted
-	// message (failed_precondition).
+	// message (failed_precondition). A timed-out member cannot add one (permission_denied, saying
+	// when the timeout ends) but may take theirs back.
 	// Events: message_updated when the reactions changed.
 	React(context.Context, *connect.Request[v1.ReactRequest]) (*connect.Response[v1.ReactResponse], error)
 	// Sets the caller's read position in a channel they are in to seq, clamped to the channel's
@@ -747,7 +783,8 @@ type ChatServiceHandler interface {
 	MarkRead(context.Context, *connect.Request[v1.MarkReadRequest]) (*connect.Response[v1.MarkReadResponse], error)
 	// Tells the channel's members the caller is typing. Ephemeral; at most one typing event per
 	// member and channel every 3 seconds (extra calls succeed and send nothing). thread_root_id,
-	// if set, must be a top-level message of the channel (not_found otherwise).
+	// if set, must be a top-level message of the channel (not_found otherwise). A timed-out member
+	// is refused (permission_denied, saying when the timeout ends).
 	// Events: typing (seq 0) to the channel's members other than the caller.
 	SetTyping(context.Context, *connect.Request[v1.SetTypingRequest]) (*connect.Response[v1.SetTypingResponse], error)
 	// Full-text search over the messages the caller can see: every word must match,
@@ -801,7 +838,8 @@ type ChatServiceHandler interface {
 	// mode. Private channels and DMs: invalid_argument for their members, permission_denied for
 	// everyone else. Setting what is already set changes nothing and sends nothing.
 	// Events, one to each member at most: channel_deleted to those who no longer see it,
-	// channel_created to those who newly do, channel_updated to those who saw it and still do.
+	// channel_created to those who newly do, channel_updated to those who saw it and still do;
+	// audit_appended (AUDIT_ACTION_CHANNEL_UPDATED) to moderators and higher.
 	SetChannelAccess(context.Context, *connect.Request[v1.SetChannelAccessRequest]) (*connect.Response[v1.SetChannelAccessResponse], error)
 	// Every TEXT channel the caller can see, joined or not, in sidebar order, with member_count
 	// set: how many members are in it (ROLES mode: everyone who sees it; OPT_IN mode: those who
