@@ -176,9 +176,14 @@ func dmTitle(d *Snapshot, ch *svcv1.Channel, forID string) string {
 	return strings.Join(names, ", ")
 }
 
-// noticeBody is "Author: text" with <@id> mentions shown as @name (the files' names for a
-// message without text), cut to noticeBodyMax characters.
+// noticeBody is "Author: text" (noticeText), cut to noticeBodyMax characters.
 func noticeBody(d *Snapshot, m *svcv1.Message) string {
+	return cutText(noticeName(d, m.GetAuthorId())+": "+noticeText(d, m), noticeBodyMax)
+}
+
+// noticeText is a message's text on one line with <@id> mentions shown as @name (the files'
+// names for a message without text).
+func noticeText(d *Snapshot, m *svcv1.Message) string {
 	text := mentionPattern.ReplaceAllStringFunc(m.GetText(), func(s string) string {
 		id := strings.ToLower(s[2 : len(s)-1])
 		if d.Member(id) == nil {
@@ -194,7 +199,7 @@ func noticeBody(d *Snapshot, m *svcv1.Message) string {
 		}
 		text = strings.Join(files, ", ")
 	}
-	return cutText(noticeName(d, m.GetAuthorId())+": "+text, noticeBodyMax)
+	return text
 }
 
 // cutText cuts s to max characters, the last one an ellipsis when anything was cut.

@@ -5,7 +5,9 @@ import (
 
 	"connectrpc.com/connect"
 
+	"hearth/auth"
 	"hearth/engine"
+	"hearth/engine/mail"
 	"hearth/engine/notify"
 	svcv1 "hearth/proto/svc/v1"
 	"hearth/web/metrics"
@@ -47,9 +49,13 @@ func (s *notificationService) SetNotificationPrefs(ctx context.Context, r *conne
 	return call(ctx, r, s.eng.SetNotificationPrefs)
 }
 
-// openNotify starts the notifier of a server on cfg.
-func openNotify(cfg Config, opts engine.Options, eng *engine.Engine, m *metrics.Metrics) (*notify.Service, error) {
+// openNotify starts the notifier of a server on cfg: with a mailer and the built-in issuer, it
+// mails digests to the issuer's verified addresses (members of other issuers have none).
+func openNotify(cfg Config, opts engine.Options, eng *engine.Engine, m *metrics.Metrics, mailer *mail.Mailer, signIn *auth.Provider) (*notify.Service, error) {
 	n := cfg.Notify
+	if mailer != nil && signIn != nil {
+		n.Mailer, n.Address = mailer, signIn.VerifiedEmail
+	}
 	if n.Dir == "" {
 		n.Dir = cfg.Data
 	}
