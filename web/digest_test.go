@@ -337,8 +337,8 @@ func TestDigestSurvivesARestart(t *testing.T) {
 }
 
 // TestDigestLeavesOutChannelsNoLongerSeen: visibility is checked again when the digest goes: a
-// mention in a private channel the member was removed from is left out, and a digest with
-// nothing else is not sent.
+// mention in a private channel the member was removed from is left out, as is a message deleted
+// since, and a digest with nothing else is not sent.
 func TestDigestLeavesOutChannelsNoLongerSeen(t *testing.T) {
 	t.Parallel()
 	r := startDigests(t, nil)
@@ -350,7 +350,11 @@ func TestDigestLeavesOutChannelsNoLongerSeen(t *testing.T) {
 	}
 	mustSend(t, r.alice, &svcv1.SendMessageRequest{ChannelId: secret.GetId(), Text: mention(bob) + " " + mention(carol) + " hush"})
 	mustSend(t, r.alice, &svcv1.SendMessageRequest{ChannelId: general.GetId(), Text: mention(bob) + " in the open"})
-	r.pending(t, bob, 2)
+	gone := mustSend(t, r.alice, &svcv1.SendMessageRequest{ChannelId: general.GetId(), Text: mention(bob) + " soon deleted"})
+	r.pending(t, bob, 3)
+	if _, err := r.alice.Chat.DeleteMessage(ctx, req(&svcv1.DeleteMessageRequest{MessageId: gone.GetId()})); err != nil {
+		t.Fatal(err)
+	}
 	r.pending(t, carol, 1)
 	for _, c := range []*webtest.Client{bob, carol} {
 		if _, err := r.alice.Chat.RemoveChannelMember(ctx, req(&svcv1.RemoveChannelMemberRequest{ChannelId: secret.GetId(), MemberId: c.Member.GetId()})); err != nil {
@@ -359,7 +363,8 @@ func TestDigestLeavesOutChannelsNoLongerSeen(t *testing.T) {
 	}
 	r.clock.Advance(16 * time.Minute)
 	got := r.mail(t, 1)
-	if got.To[0] != "bob@example.org" || got.Subject != "1 new mention in Maple Lodge" || strings.Contains(got.Text, "secret") || strings.Contains(got.Text, "hush") {
+	if got.To[0] != "bob@example.org" || got.Subject != "1 new mention in Maple Lodge" || strings.Contains(got.Text, "secret") || strings.Contains(got.Text, "hush") ||
+		strings.Contains(got.Text, "deleted") || !strings.Contains(got.Text, "@bob in the open") {
 		t.Fatalf("mail to %v, %q:\n%s", got.To, got.Subject, got.Text)
 	}
 	r.pending(t, carol, 0)

@@ -27,10 +27,12 @@ const (
 	digestRetry = 10 * time.Minute
 	digestTries = 3
 	// digestNotesMax bounds the notes waiting for the collector; digestBatch how many it has
-	// kept in one change; digestRound how many members' digests the deliverer takes per look.
+	// kept in one change; digestRound how many members' digests the deliverer lists at once,
+	// digestRounds how many lists it goes through per look (the rest wait for the next).
 	digestNotesMax = 4096
 	digestBatch    = 256
 	digestRound    = 100
+	digestRounds   = 10
 )
 
 // digests is the notifier's email digests.
@@ -167,7 +169,7 @@ func (g *digests) deliver(t clock.Ticker) {
 		case <-t.C():
 		case <-g.kick:
 		}
-		for {
+		for range digestRounds {
 			now := g.s.clock.Now()
 			due, err := g.q.Due(now, digestRound)
 			if err != nil {
