@@ -47,7 +47,7 @@ func TestDigestQueueRules(t *testing.T) {
 	if err := q.Add([]DigestNote{two, note("three")}); err != nil {
 		t.Fatal(err)
 	}
-	pending(2) // "one" dropped for the limit
+	pending(2)                     // "one" dropped for the limit
 	t0 := time.UnixMilli(two.AtMs) // messages are sent a second apart
 
 	due(t0.Add(14*time.Minute), 0)
