@@ -445,3 +445,34 @@ func markRead(t *testing.T, c *webtest.Client, channelID string, seq int64) {
 		t.Fatal(err)
 	}
 }
+
+// TestNotificationPrefsSayWhereDigestsGo: GetNotificationPrefs tells the client whether the
+// server sends mail and the caller's verified address, so that it can offer the email switch
+// or say where to add an address.
+func TestNotificationPrefsSayWhereDigestsGo(t *testing.T) {
+	t.Parallel()
+	r := startDigests(t, nil)
+	bob := r.reader(t, "bob", nil)
+	carol := r.s.Join("carol")
+	plain := webtest.Start(t)
+	dave := plain.Join("dave")
+	for _, tc := range []struct {
+		who     string
+		s       *webtest.Server
+		c       *webtest.Client
+		enabled bool
+		address string
+	}{
+		{"a verified address", r.s, bob, true, "bob@example.org"},
+		{"no address", r.s, carol, true, ""},
+		{"no mail", plain, dave, false, ""},
+	} {
+		res, err := notifyClient(tc.s, tc.c).GetNotificationPrefs(ctx, req(&svcv1.GetNotificationPrefsRequest{}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Msg.GetMailEnabled() != tc.enabled || res.Msg.GetEmailAddress() != tc.address {
+			t.Errorf("%s: mail_enabled %v, email_address %q", tc.who, res.Msg.GetMailEnabled(), res.Msg.GetEmailAddress())
+		}
+	}
+}

@@ -42,7 +42,15 @@ func (s *notificationService) RemovePushSubscription(ctx context.Context, r *con
 }
 
 func (s *notificationService) GetNotificationPrefs(ctx context.Context, r *connect.Request[svcv1.GetNotificationPrefsRequest]) (*connect.Response[svcv1.GetNotificationPrefsResponse], error) {
-	return call(ctx, r, s.eng.GetNotificationPrefs)
+	return call(ctx, r, func(ctx context.Context, c engine.Caller, req *svcv1.GetNotificationPrefsRequest) (*svcv1.GetNotificationPrefsResponse, error) {
+		res, err := s.eng.GetNotificationPrefs(ctx, c, req)
+		if err != nil || s.notify == nil {
+			return res, err
+		}
+		// Whether prefs.email can mail anything, for the client's switch.
+		res.MailEnabled, res.EmailAddress, err = s.notify.DigestAddress(ctx, c.ID)
+		return res, err
+	})
 }
 
 func (s *notificationService) SetNotificationPrefs(ctx context.Context, r *connect.Request[svcv1.SetNotificationPrefsRequest]) (*connect.Response[svcv1.SetNotificationPrefsResponse], error) {

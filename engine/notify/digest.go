@@ -1,6 +1,7 @@
 package notify
 
 import (
+	"context"
 	"time"
 
 	"hearth/engine"
@@ -139,15 +140,25 @@ func (g *digests) collect() {
 
 // hasAddress reports whether a member has a verified email address.
 func (g *digests) hasAddress(memberID string) bool {
-	l, ok := g.s.eng.LoginOf(memberID)
-	if !ok {
-		return false
-	}
-	addr, err := g.s.opts.Address(g.s.ctx, l.Issuer, l.Subject)
+	_, addr, err := g.s.DigestAddress(g.s.ctx, memberID)
 	if err != nil {
 		g.s.log.Warn("email digest: reading a member's address", "err", err)
 	}
 	return addr != ""
+}
+
+// DigestAddress tells whether the server mails digests and, when it does, where a member's go:
+// their verified address ("" when they have none).
+func (s *Service) DigestAddress(ctx context.Context, memberID string) (enabled bool, address string, err error) {
+	if s.digests == nil {
+		return false, "", nil
+	}
+	l, ok := s.eng.LoginOf(memberID)
+	if !ok {
+		return true, "", nil
+	}
+	address, err = s.opts.Address(ctx, l.Issuer, l.Subject)
+	return true, address, err
 }
 
 // wake has the deliverer look for due digests now.
