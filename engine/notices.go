@@ -198,9 +198,14 @@ var noticeMentionPattern = regexp.MustCompile(`<@[0-9a-fA-F-]{36}>`)
 // groupMentionNames shows group mentions as people write them.
 var groupMentionNames = strings.NewReplacer("<!here>", "@here", "<!everyone>", "@everyone")
 
-// noticeBody is "Author: text" with <@id> mentions shown as @name (the files' names for a
-// message without text), cut to noticeBodyMax characters.
+// noticeBody is "Author: text" (noticeText), cut to noticeBodyMax characters.
 func noticeBody(d *Snapshot, m *svcv1.Message) string {
+	return cutText(noticeName(d, m.GetAuthorId())+": "+noticeText(d, m), noticeBodyMax)
+}
+
+// noticeText is a message's text on one line with <@id> mentions shown as @name and group
+// mentions as @here and @everyone (the files' names for a message without text).
+func noticeText(d *Snapshot, m *svcv1.Message) string {
 	text := groupMentionNames.Replace(m.GetText())
 	text = noticeMentionPattern.ReplaceAllStringFunc(text, func(s string) string {
 		id := strings.ToLower(s[2 : len(s)-1])
@@ -217,7 +222,7 @@ func noticeBody(d *Snapshot, m *svcv1.Message) string {
 		}
 		text = strings.Join(files, ", ")
 	}
-	return cutText(noticeName(d, m.GetAuthorId())+": "+text, noticeBodyMax)
+	return text
 }
 
 // cutText cuts s to max characters, the last one an ellipsis when anything was cut.

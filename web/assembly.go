@@ -76,8 +76,10 @@ type Config struct {
 	// Plugins are the plugin host's options; Open fills Dir (<Data>/plugins), Clock and Log
 	// (the engine's) where they are empty.
 	Plugins plugins.Options
-	// Notify are the notifier's options (Web Push); Open sets Policy to Engine.PushPolicy
-	// and fills Dir (<Data>), WebURL, Version, Clock, Log and Observer (the metrics) where they are empty.
+	// Notify are the notifier's options (Web Push, email digests); Open sets Policy to
+	// Engine.PushPolicy, Mailer and Address (the built-in issuer's verified addresses) when the
+	// server sends mail, and fills Dir (<Data>), WebURL, Version, Clock, Log and Observer (the
+	// metrics) where they are empty.
 	Notify notify.Options
 	// Log receives every log line (default slog.Default()).
 	Log *slog.Logger
@@ -245,9 +247,6 @@ func Open(ctx context.Context, cfg Config) (s *Server, err error) {
 	if s.Plugins, err = plugins.New(s.Engine, popts); err != nil {
 		return nil, err
 	}
-	if s.Notify, err = openNotify(cfg, opts, s.Engine, s.Metrics); err != nil {
-		return nil, err
-	}
 	client := cfg.IssuerHTTPClient
 	if client == nil {
 		version := opts.Version
@@ -303,6 +302,9 @@ func Open(ctx context.Context, cfg Config) (s *Server, err error) {
 			return nil, err
 		}
 		s.SignIn = signIn
+	}
+	if s.Notify, err = openNotify(cfg, opts, s.Engine, s.Metrics, s.Mailer, signIn); err != nil {
+		return nil, err
 	}
 	s.handler, s.intake = newHandler(Options{
 		Engine:         s.Engine,
@@ -391,6 +393,10 @@ func absPath(p string) string {
 // Accounts is the built-in issuer's account store in the server's database.
 func (s *Server) Accounts() auth.AccountStore { return accountStore{s.db.Accounts()} }
 
+// AccountSecurity is the built-in issuer's security records (second steps, verified addresses)
+// in the server's database.
+func (s *Server) AccountSecurity() auth.SecurityStore { return AccountSecurity(s.db.Accounts()) }
+
 // Handler serves every endpoint of the server.
 func (s *Server) Handler() http.Handler { return s.handler }
 
@@ -423,15 +429,16 @@ func (s *Server) close() error {
 	if s.stopAuth != nil {
 		s.stopAuth()
 	}
-	if s.Mailer != nil {
-		s.Mailer.Close()
-	}
 	if s.Plugins != nil {
 		// First: the plugins call the engine.
 		s.Plugins.Close()
 	}
 	if s.Notify != nil {
 		s.Notify.Close()
+	}
+	if s.Mailer != nil {
+		// After the notifier, which mails the digests.
+		s.Mailer.Close()
 	}
 	if s.Engine != nil {
 		s.Engine.Close()

@@ -5,7 +5,9 @@ import (
 
 	"connectrpc.com/connect"
 
+	"hearth/auth"
 	"hearth/engine"
+	"hearth/engine/mail"
 	"hearth/engine/notify"
 	svcv1 "hearth/proto/svc/v1"
 	"hearth/web/metrics"
@@ -40,16 +42,28 @@ func (s *notificationService) RemovePushSubscription(ctx context.Context, r *con
 }
 
 func (s *notificationService) GetNotificationPrefs(ctx context.Context, r *connect.Request[svcv1.GetNotificationPrefsRequest]) (*connect.Response[svcv1.GetNotificationPrefsResponse], error) {
-	return call(ctx, r, s.eng.GetNotificationPrefs)
+	return call(ctx, r, func(ctx context.Context, c engine.Caller, req *svcv1.GetNotificationPrefsRequest) (*svcv1.GetNotificationPrefsResponse, error) {
+		res, err := s.eng.GetNotificationPrefs(ctx, c, req)
+		if err != nil || s.notify == nil {
+			return res, err
+		}
+		// Whether prefs.email can mail anything, for the client's switch.
+		res.MailEnabled, res.EmailAddress, err = s.notify.DigestAddress(ctx, c.ID)
+		return res, err
+	})
 }
 
 func (s *notificationService) SetNotificationPrefs(ctx context.Context, r *connect.Request[svcv1.SetNotificationPrefsRequest]) (*connect.Response[svcv1.SetNotificationPrefsResponse], error) {
 	return call(ctx, r, s.eng.SetNotificationPrefs)
 }
 
-// openNotify starts the notifier of a server on cfg.
-func openNotify(cfg Config, opts engine.Options, eng *engine.Engine, m *metrics.Metrics) (*notify.Service, error) {
+// openNotify starts the notifier of a server on cfg: with a mailer and the built-in issuer, it
+// mails digests to the issuer's verified addresses (members of other issuers have none).
+func openNotify(cfg Config, opts engine.Options, eng *engine.Engine, m *metrics.Metrics, mailer *mail.Mailer, signIn *auth.Provider) (*notify.Service, error) {
 	n := cfg.Notify
+	if mailer != nil && signIn != nil {
+		n.Mailer, n.Address = mailer, signIn.VerifiedEmail
+	}
 	if n.Dir == "" {
 		n.Dir = cfg.Data
 	}

@@ -88,7 +88,13 @@ func (s *Service) handle(d engine.Delivery) {
 		if p == nil {
 			p = engine.DefaultNotificationPrefs()
 		}
-		if !wants(engine.ChoiceFor(p, m.GetChannelId(), ev.GetAtMs()), r.Reason) || !s.eng.Away(r.MemberID) {
+		if !wants(engine.ChoiceFor(p, m.GetChannelId(), ev.GetAtMs()), r.Reason) {
+			continue
+		}
+		if s.digests != nil && p.GetEmail() {
+			s.digests.note(r, m)
+		}
+		if !s.eng.Away(r.MemberID) {
 			continue
 		}
 		pl := payload{

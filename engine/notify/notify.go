@@ -17,8 +17,13 @@
 // through the outbound client with the push policy, so an endpoint that resolves to a private
 // address is refused unless -push-allow-private.
 //
+// With a mailer it also sends the email digests (digest.go, digestmail.go): what mentioned a
+// member or reached them in a DM and is still unread 15 minutes later, at most one email an
+// hour.
+//
 // Files: notify.go (the service), vapid.go (the key pair and topics), follow.go (the log
-// and the decisions), send.go (the queue, the workers and the retries), payload.go.
+// and the decisions), send.go (the queue, the workers and the retries), payload.go,
+// digest.go and digestmail.go.
 package notify
 
 import (
@@ -32,6 +37,7 @@ import (
 
 	"hearth/engine"
 	"hearth/engine/clock"
+	"hearth/engine/mail"
 	"hearth/engine/outbound"
 )
 
@@ -61,6 +67,16 @@ type Options struct {
 	Retries []time.Duration
 	// Timeout bounds one request to a push service (default 10 s).
 	Timeout time.Duration
+
+	// Mailer and Address turn the email digests on (both nil: none are kept or sent). Address
+	// is a login's verified email address ("" when it has none).
+	Mailer  *mail.Mailer
+	Address func(ctx context.Context, issuer, subject string) (string, error)
+	// Digest is when digests go (default: 15 minutes unread, at most one email an hour per
+	// member, at most 200 messages waiting per member).
+	Digest engine.DigestPolicy
+	// DigestTick is how often due digests are looked for (default a minute).
+	DigestTick time.Duration
 }
 
 // Observer hears what became of each push.
@@ -73,6 +89,8 @@ type Observer interface {
 	PushFailed(reason string)
 	// PushDropped: a push that did not fit in the queue.
 	PushDropped()
+	// DigestEmail: a digest's email the mail server took ("sent") or did not ("failed").
+	DigestEmail(result string)
 }
 
 // retryWindow is how long after its first try a push may still be tried.
@@ -96,6 +114,8 @@ type Service struct {
 	// prefs is every member's preferences as of the follower's place in the log (the
 	// follower's goroutine alone uses it).
 	prefs map[string]prefsEntry
+	// digests are the email digests; nil without a mailer.
+	digests *digests
 
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -161,6 +181,9 @@ func New(eng *engine.Engine, opts Options) (*Service, error) {
 		s.wg.Add(1)
 		go s.work()
 	}
+	if opts.Mailer != nil && opts.Address != nil {
+		s.startDigests()
+	}
 	s.wg.Add(1)
 	go s.follow(f)
 	return s, nil
@@ -205,6 +228,12 @@ func (s *Service) failed(reason string) {
 func (s *Service) sent() {
 	if s.opts.Observer != nil {
 		s.opts.Observer.PushSent()
+	}
+}
+
+func (s *Service) digestEmail(result string) {
+	if s.opts.Observer != nil {
+		s.opts.Observer.DigestEmail(result)
 	}
 }
 

@@ -61,6 +61,9 @@
 //	0xE0 pushsub   member id 0x00 sub id      storepb.PushSubscriptionRecord: a device for Web Push
 //	0xE1 pushend   SHA-256 of the endpoint    the 0xE0 key of the subscription holding it
 //	0xE2 notifyprefs member id                svcv1.NotificationPrefs: a member's preferences
+//	0xE3 digestitem member id 0x00 seq        storepb.DigestItemRecord: a message waiting in a member's email digest, by created_seq
+//	0xE4 digestdue  due_at_ms member id       empty: the members' digests by when each is next looked at
+//	0xE5 digeststate member id                storepb.DigestStateRecord: what waits for a member, when their last digest went
 //
 // 0xC0-0xCF belong to bots and plugins (0xC2 and up are free). A bot is a member row (its token
 // hash in MemberRecord.bot_token_hash, its plugin in MemberRecord.plugin); a plugin's source is a

@@ -37,6 +37,7 @@ type Metrics struct {
 	backupSuccess prometheus.Gauge
 	backupBytes   prometheus.Gauge
 	push          pushMetrics
+	digests       *prometheus.CounterVec
 }
 
 // latencyBuckets run from half a millisecond to 8 s: a call here takes a few milliseconds, a
@@ -123,6 +124,7 @@ func New() *Metrics {
 		m.streamsEnded, m.buildInfo, m.backups, m.backupSuccess, m.backupBytes,
 	)
 	m.push = newPushMetrics(m.reg)
+	m.digests = newDigestMetrics(m.reg)
 	return m
 }
 

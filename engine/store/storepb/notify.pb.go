@@ -130,6 +130,177 @@ func (x *PushSubscriptionRecord) GetLastSuccessMs() int64 {
 	return 0
 }
 
+// One message a member is to hear of in an email digest unless they read it in time
+// (EXTENSIONS.md 7, Email): kept under the member and the message's created_seq.
+type DigestItemRecord struct {
+	state       protoimpl.MessageState `protogen:"open.v1"`
+	ChannelId   string                 `protobuf:"bytes,1,opt,name=channel_id,json=channelId,proto3" json:"channel_id,omitempty"`
+	MessageId   string                 `protobuf:"bytes,2,opt,name=message_id,json=messageId,proto3" json:"message_id,omitempty"`
+	CreatedSeq  int64                  `protobuf:"varint,3,opt,name=created_seq,json=createdSeq,proto3" json:"created_seq,omitempty"`
+	CreatedAtMs int64                  `protobuf:"varint,4,opt,name=created_at_ms,json=createdAtMs,proto3" json:"created_at_ms,omitempty"`
+	// engine.NoticeReason: a mention or a DM.
+	Reason        int32 `protobuf:"varint,5,opt,name=reason,proto3" json:"reason,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DigestItemRecord) Reset() {
+	*x = DigestItemRecord{}
+	mi := &file_store_v1_notify_proto_msgTypes[1]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DigestItemRecord) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DigestItemRecord) ProtoMessage() {}
+
+func (x *DigestItemRecord) ProtoReflect() protoreflect.Message {
+	mi := &file_store_v1_notify_proto_msgTypes[1]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DigestItemRecord.ProtoReflect.Descriptor instead.
+func (*DigestItemRecord) Descriptor() ([]byte, []int) {
+	return file_store_v1_notify_proto_rawDescGZIP(), []int{1}
+}
+
+func (x *DigestItemRecord) GetChannelId() string {
+	if x != nil {
+		return x.ChannelId
+	}
+	return ""
+}
+
+func (x *DigestItemRecord) GetMessageId() string {
+	if x != nil {
+		return x.MessageId
+	}
+	return ""
+}
+
+func (x *DigestItemRecord) GetCreatedSeq() int64 {
+	if x != nil {
+		return x.CreatedSeq
+	}
+	return 0
+}
+
+func (x *DigestItemRecord) GetCreatedAtMs() int64 {
+	if x != nil {
+		return x.CreatedAtMs
+	}
+	return 0
+}
+
+func (x *DigestItemRecord) GetReason() int32 {
+	if x != nil {
+		return x.Reason
+	}
+	return 0
+}
+
+// A member's digest: what waits, and when the next email may go. The due index (0xE4) holds
+// one row at due_at_ms while the record exists.
+type DigestStateRecord struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The items waiting (0xE3 rows of the member).
+	Pending int32 `protobuf:"varint,1,opt,name=pending,proto3" json:"pending,omitempty"`
+	// Items dropped because the member had the most waiting: the next email says "and N more".
+	Dropped int64 `protobuf:"varint,2,opt,name=dropped,proto3" json:"dropped,omitempty"`
+	// When the last email went (the hourly budget counts from it); 0 before the first.
+	LastSentMs int64 `protobuf:"varint,3,opt,name=last_sent_ms,json=lastSentMs,proto3" json:"last_sent_ms,omitempty"`
+	// When the member's digest is next looked at: the first item's time plus the wait, not
+	// before last_sent_ms plus the hour, nor before retry_at_ms.
+	DueAtMs int64 `protobuf:"varint,4,opt,name=due_at_ms,json=dueAtMs,proto3" json:"due_at_ms,omitempty"`
+	// Tries of the next email the mail server did not take, and when to try again.
+	Failures      int32 `protobuf:"varint,5,opt,name=failures,proto3" json:"failures,omitempty"`
+	RetryAtMs     int64 `protobuf:"varint,6,opt,name=retry_at_ms,json=retryAtMs,proto3" json:"retry_at_ms,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DigestStateRecord) Reset() {
+	*x = DigestStateRecord{}
+	mi := &file_store_v1_notify_proto_msgTypes[2]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DigestStateRecord) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DigestStateRecord) ProtoMessage() {}
+
+func (x *DigestStateRecord) ProtoReflect() protoreflect.Message {
+	mi := &file_store_v1_notify_proto_msgTypes[2]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DigestStateRecord.ProtoReflect.Descriptor instead.
+func (*DigestStateRecord) Descriptor() ([]byte, []int) {
+	return file_store_v1_notify_proto_rawDescGZIP(), []int{2}
+}
+
+func (x *DigestStateRecord) GetPending() int32 {
+	if x != nil {
+		return x.Pending
+	}
+	return 0
+}
+
+func (x *DigestStateRecord) GetDropped() int64 {
+	if x != nil {
+		return x.Dropped
+	}
+	return 0
+}
+
+func (x *DigestStateRecord) GetLastSentMs() int64 {
+	if x != nil {
+		return x.LastSentMs
+	}
+	return 0
+}
+
+func (x *DigestStateRecord) GetDueAtMs() int64 {
+	if x != nil {
+		return x.DueAtMs
+	}
+	return 0
+}
+
+func (x *DigestStateRecord) GetFailures() int32 {
+	if x != nil {
+		return x.Failures
+	}
+	return 0
+}
+
+func (x *DigestStateRecord) GetRetryAtMs() int64 {
+	if x != nil {
+		return x.RetryAtMs
+	}
+	return 0
+}
+
 var File_store_v1_notify_proto protoreflect.FileDescriptor
 
 const file_store_v1_notify_proto_rawDesc = "" +
@@ -144,7 +315,24 @@ const file_store_v1_notify_proto_rawDesc = "" +
 	"\vdevice_name\x18\x06 \x01(\tR\n" +
 	"deviceName\x12\"\n" +
 	"\rcreated_at_ms\x18\a \x01(\x03R\vcreatedAtMs\x12&\n" +
-	"\x0flast_success_ms\x18\b \x01(\x03R\rlastSuccessMsB\x1dZ\x1bhearth/engine/store/storepbb\x06proto3"
+	"\x0flast_success_ms\x18\b \x01(\x03R\rlastSuccessMs\"\xad\x01\n" +
+	"\x10DigestItemRecord\x12\x1d\n" +
+	"\n" +
+	"channel_id\x18\x01 \x01(\tR\tchannelId\x12\x1d\n" +
+	"\n" +
+	"message_id\x18\x02 \x01(\tR\tmessageId\x12\x1f\n" +
+	"\vcreated_seq\x18\x03 \x01(\x03R\n" +
+	"createdSeq\x12\"\n" +
+	"\rcreated_at_ms\x18\x04 \x01(\x03R\vcreatedAtMs\x12\x16\n" +
+	"\x06reason\x18\x05 \x01(\x05R\x06reason\"\xc1\x01\n" +
+	"\x11DigestStateRecord\x12\x18\n" +
+	"\apending\x18\x01 \x01(\x05R\apending\x12\x18\n" +
+	"\adropped\x18\x02 \x01(\x03R\adropped\x12 \n" +
+	"\flast_sent_ms\x18\x03 \x01(\x03R\n" +
+	"lastSentMs\x12\x1a\n" +
+	"\tdue_at_ms\x18\x04 \x01(\x03R\adueAtMs\x12\x1a\n" +
+	"\bfailures\x18\x05 \x01(\x05R\bfailures\x12\x1e\n" +
+	"\vretry_at_ms\x18\x06 \x01(\x03R\tretryAtMsB\x1dZ\x1bhearth/engine/store/storepbb\x06proto3"
 
 var (
 	file_store_v1_notify_proto_rawDescOnce sync.Once
@@ -158,9 +346,11 @@ func file_store_v1_notify_proto_rawDescGZIP() []byte {
 	return file_store_v1_notify_proto_rawDescData
 }
 
-var file_store_v1_notify_proto_msgTypes = make([]protoimpl.MessageInfo, 1)
+var file_store_v1_notify_proto_msgTypes = make([]protoimpl.MessageInfo, 3)
 var file_store_v1_notify_proto_goTypes = []any{
 	(*PushSubscriptionRecord)(nil), // 0: store.v1.PushSubscriptionRecord
+	(*DigestItemRecord)(nil),       // 1: store.v1.DigestItemRecord
+	(*DigestStateRecord)(nil),      // 2: store.v1.DigestStateRecord
 }
 var file_store_v1_notify_proto_depIdxs = []int32{
 	0, // [0:0] is the sub-list for method output_type
@@ -181,7 +371,7 @@ func file_store_v1_notify_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_store_v1_notify_proto_rawDesc), len(file_store_v1_notify_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   1,
+			NumMessages:   3,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

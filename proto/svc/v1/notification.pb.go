@@ -420,8 +420,12 @@ func (*GetNotificationPrefsRequest) Descriptor() ([]byte, []int) {
 }
 
 type GetNotificationPrefsResponse struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Prefs         *NotificationPrefs     `protobuf:"bytes,1,opt,name=prefs,proto3" json:"prefs,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Prefs *NotificationPrefs     `protobuf:"bytes,1,opt,name=prefs,proto3" json:"prefs,omitempty"`
+	// The server sends mail (-smtp-url): prefs.email mails digests to email_address.
+	MailEnabled bool `protobuf:"varint,160,opt,name=mail_enabled,json=mailEnabled,proto3" json:"mail_enabled,omitempty"`
+	// The caller's verified email address; empty when they have none (or mail is off).
+	EmailAddress  string `protobuf:"bytes,161,opt,name=email_address,json=emailAddress,proto3" json:"email_address,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -461,6 +465,20 @@ func (x *GetNotificationPrefsResponse) GetPrefs() *NotificationPrefs {
 		return x.Prefs
 	}
 	return nil
+}
+
+func (x *GetNotificationPrefsResponse) GetMailEnabled() bool {
+	if x != nil {
+		return x.MailEnabled
+	}
+	return false
+}
+
+func (x *GetNotificationPrefsResponse) GetEmailAddress() string {
+	if x != nil {
+		return x.EmailAddress
+	}
+	return ""
 }
 
 type SetNotificationPrefsRequest struct {
@@ -573,9 +591,11 @@ const file_svc_v1_notification_proto_rawDesc = "" +
 	"\x1dRemovePushSubscriptionRequest\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\" \n" +
 	"\x1eRemovePushSubscriptionResponse\"\x1d\n" +
-	"\x1bGetNotificationPrefsRequest\"O\n" +
+	"\x1bGetNotificationPrefsRequest\"\x99\x01\n" +
 	"\x1cGetNotificationPrefsResponse\x12/\n" +
-	"\x05prefs\x18\x01 \x01(\v2\x19.svc.v1.NotificationPrefsR\x05prefs\"N\n" +
+	"\x05prefs\x18\x01 \x01(\v2\x19.svc.v1.NotificationPrefsR\x05prefs\x12\"\n" +
+	"\fmail_enabled\x18\xa0\x01 \x01(\bR\vmailEnabled\x12$\n" +
+	"\remail_address\x18\xa1\x01 \x01(\tR\femailAddress\"N\n" +
 	"\x1bSetNotificationPrefsRequest\x12/\n" +
 	"\x05prefs\x18\x01 \x01(\v2\x19.svc.v1.NotificationPrefsR\x05prefs\"O\n" +
 	"\x1cSetNotificationPrefsResponse\x12/\n" +

@@ -80,7 +80,10 @@ type NotificationServiceClient interface {
 	// A subscription the push service answers 404 or 410 for is removed by the server.
 	RemovePushSubscription(context.Context, *connect.Request[v1.RemovePushSubscriptionRequest]) (*connect.Response[v1.RemovePushSubscriptionResponse], error)
 	// The caller's notification preferences; a member who never set them gets level MENTIONS,
-	// everything else off, and no channel entries.
+	// everything else off, and no channel entries. With them, whether prefs.email can do
+	// anything: mail_enabled (the server sends mail) and email_address (the caller's verified
+	// address, where digests go; empty without one: only accounts of the built-in issuer can
+	// add one, on its account page).
 	GetNotificationPrefs(context.Context, *connect.Request[v1.GetNotificationPrefsRequest]) (*connect.Response[v1.GetNotificationPrefsResponse], error)
 	// Replaces the caller's preferences with prefs, answering them as stored. level: ALL,
 	// MENTIONS or NONE (UNSPECIFIED is stored as MENTIONS). channels: at most 500 entries, one
@@ -205,7 +208,10 @@ type NotificationServiceHandler interface {
 	// A subscription the push service answers 404 or 410 for is removed by the server.
 	RemovePushSubscription(context.Context, *connect.Request[v1.RemovePushSubscriptionRequest]) (*connect.Response[v1.RemovePushSubscriptionResponse], error)
 	// The caller's notification preferences; a member who never set them gets level MENTIONS,
-	// everything else off, and no channel entries.
+	// everything else off, and no channel entries. With them, whether prefs.email can do
+	// anything: mail_enabled (the server sends mail) and email_address (the caller's verified
+	// address, where digests go; empty without one: only accounts of the built-in issuer can
+	// add one, on its account page).
 	GetNotificationPrefs(context.Context, *connect.Request[v1.GetNotificationPrefsRequest]) (*connect.Response[v1.GetNotificationPrefsResponse], error)
 	// Replaces the caller's preferences with prefs, answering them as stored. level: ALL,
 	// MENTIONS or NONE (UNSPECIFIED is stored as MENTIONS). channels: at most 500 entries, one
