@@ -21,6 +21,7 @@ import (
 
 	"hearth/blob"
 	"hearth/engine/clock"
+	"hearth/engine/diskspace"
 	"hearth/engine/outbound"
 	"hearth/engine/sandbox"
 	"hearth/engine/search"
@@ -90,6 +91,9 @@ type Options struct {
 	// Commit, when set, commits the writer's batches in place of Batch.Commit: for tests that
 	// make a commit fail as a failing disk does (the engine then stops, see Stopped).
 	Commit func(*store.Batch) error
+	// Disk, when set, watches the data disk: while it is full, changes and uploads are refused
+	// with ErrDiskFull and Healthy says so (diskfull.go).
+	Disk *diskspace.Guard
 }
 
 // Inspector reads untrusted bytes in the sandbox: an upload's content type and image size

@@ -17,6 +17,7 @@ import (
 	"hearth/blob"
 	"hearth/engine"
 	"hearth/engine/backup"
+	"hearth/engine/diskspace"
 	"hearth/engine/outbound"
 	"hearth/engine/plugins"
 	"hearth/engine/sandbox"
@@ -81,6 +82,9 @@ type Config struct {
 	AdminSocket bool
 	// Backups says where the server's backups go and how often it takes them.
 	Backups BackupConfig
+	// Disk configures the guard of the data disk (Server.Disk): MinFree is -disk-min-free
+	// (zero: 64 MiB or 1% of the disk, whichever is larger); Log defaults to Log.
+	Disk diskspace.Options
 }
 
 // BackupConfig is where backups go and how often they are taken.
@@ -105,6 +109,8 @@ type Server struct {
 	Bucket *blob.Bucket
 	// Plugins runs the plugins of the data directory.
 	Plugins *plugins.Host
+	// Disk watches the data disk: while it is full, changes and uploads are refused.
+	Disk *diskspace.Guard
 
 	handler http.Handler
 	intake  *intake
@@ -164,6 +170,20 @@ func Open(ctx context.Context, cfg Config) (s *Server, err error) {
 	if s.db, err = store.Open(filepath.Join(cfg.Data, "db"), cfg.Memory, cfg.Log); err != nil {
 		return nil, err
 	}
+	dopts := cfg.Disk
+	if dopts.Log == nil {
+		dopts.Log = cfg.Log
+	}
+	s.Disk = diskspace.New(cfg.Data, dopts)
+	if opts.Disk == nil {
+		opts.Disk = s.Disk
+	}
+	s.db.SetRoom(func() error {
+		if full, _, _ := s.Disk.Full(); full {
+			return diskspace.ErrFull
+		}
+		return nil
+	})
 	// With the database open, no other server uses this data directory: what a file bucket
 	// holds half written was left by a server that died mid-upload.
 	if n, err := s.Bucket.SweepPartial(ctx); err != nil {
@@ -329,6 +349,11 @@ func (s *Server) openBackups(ctx context.Context, cfg Config, opts engine.Option
 		skip = append(skip, to)
 	}
 	bopts := backup.Options{Dest: dest, Keep: cfg.Backups.Keep, Clock: opts.Clock}
+	// A backup written to the data disk stops before the disk is full: the database must
+	// never find it at its end (diskspace).
+	if local := localDir(dest); local != "" && diskspace.SameDisk(local, cfg.Data) {
+		bopts.Room = s.Disk.Check
+	}
 	if s.Metrics != nil {
 		bopts.Done = func(at time.Time, res backup.Result, err error) { s.Metrics.BackupDone(at, res.Bytes, err) }
 	}
@@ -337,6 +362,17 @@ func (s *Server) openBackups(ctx context.Context, cfg Config, opts engine.Option
 	}, bopts)
 	s.Backups.Schedule(cfg.Backups.Every)
 	return nil
+}
+
+// localDir is the folder of a destination on this machine, or "".
+func localDir(d backup.Destination) string {
+	switch d := d.(type) {
+	case backup.Folder:
+		return string(d)
+	case backup.InBucket:
+		return d.Bucket.Dir()
+	}
+	return ""
 }
 
 // Listening tells the admin socket where the main port listens, for `hearth healthcheck`.

@@ -55,6 +55,9 @@ type Config struct {
 	// TrustedProxies (-trusted-proxy) are the CIDRs of the reverse proxies whose
 	// X-Forwarded-For or Forwarded headers name the client address.
 	TrustedProxies []string
+	// DiskMinFree (-disk-min-free) is the free space below which the data disk counts as full;
+	// 0 is the rule of 64 MiB or 1% of the disk, whichever is larger.
+	DiskMinFree byteSize
 
 	// tlsCert is the certificate of -tls-cert and -tls-key, loaded by validate.
 	tlsCert *tls.Certificate
@@ -103,6 +106,7 @@ func serveFlags(fs *flag.FlagSet, c *Config) {
 	fs.StringVar(&c.BackupTo, "backup-to", "", "where backups go: a folder, or a bucket URL (under backups/ in it); default the file bucket, under backups/")
 	fs.DurationVar(&c.BackupEvery, "backup-every", 0, "take a backup at this interval, e.g. 24h (default 0: only when hearth backup asks)")
 	fs.IntVar(&c.BackupKeep, "backup-keep", 7, "how many backups -backup-to keeps, the newest (0 keeps all)")
+	fs.Var(&c.DiskMinFree, "disk-min-free", "refuse writes while the data disk has less free space than this, e.g. 512MiB (default: 64MiB or 1% of the disk, whichever is larger)")
 }
 
 // parseFlags parses args, then fills every flag not given on the command line from its
@@ -237,6 +241,9 @@ func (c *Config) validate() error {
 	}
 	if c.BackupEvery != 0 && (c.BackupEvery < 5*time.Minute || c.BackupEvery > 366*24*time.Hour) {
 		return fmt.Errorf("-backup-every %s must be 0 (off) or 5m to 8784h", c.BackupEvery)
+	}
+	if c.DiskMinFree != 0 && c.DiskMinFree < 1<<20 {
+		return fmt.Errorf("-disk-min-free %s must be at least 1MiB: the database needs room to stop in", c.DiskMinFree.String())
 	}
 	if c.BackupKeep < 0 || c.BackupKeep > 10000 {
 		return fmt.Errorf("-backup-keep %d must be 0 (keep all) to 10000", c.BackupKeep)

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"hearth/engine"
+	"hearth/engine/diskspace"
 	"hearth/engine/outbound"
 	"hearth/engine/store"
 	"hearth/web"
@@ -127,6 +128,7 @@ func openApp(ctx context.Context, c Config, log *slog.Logger) (*app, error) {
 		Log:            log,
 		AdminSocket:    true,
 		Backups:        web.BackupConfig{To: c.BackupTo, Every: c.BackupEvery, Keep: c.BackupKeep},
+		Disk:           diskspace.Options{MinFree: uint64(c.DiskMinFree)},
 	})
 	if err != nil {
 		return nil, err

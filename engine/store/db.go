@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"sync/atomic"
 	"time"
 
 	"github.com/dgraph-io/badger/v4"
@@ -39,7 +40,14 @@ type DB struct {
 	bdb  *badger.DB
 	stop context.CancelFunc
 	done chan struct{}
+	// room, when set, says whether the disk has room for the value log's garbage collection,
+	// which writes before it frees (SetRoom).
+	room atomic.Pointer[func() error]
 }
+
+// SetRoom makes the value log's garbage collection wait while room returns an error (a full
+// disk): collecting rewrites the live values of a log file before it deletes the file.
+func (db *DB) SetRoom(room func() error) { db.room.Store(&room) }
 
 // Open opens (or creates) the database in dir. Every commit is synced to disk: the engine's
 // single writer commits many changes at once, so one sync serves many of them.
@@ -113,10 +121,15 @@ func (db *DB) collectGarbage(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case <-t.C:
-			for db.bdb.RunValueLogGC(0.5) == nil {
+			for db.hasRoom() && db.bdb.RunValueLogGC(0.5) == nil {
 			}
 		}
 	}
+}
+
+func (db *DB) hasRoom() bool {
+	room := db.room.Load()
+	return room == nil || (*room)() == nil
 }
 
 // Close closes the database after the last commit.
