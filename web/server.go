@@ -103,6 +103,7 @@ func newHandler(opts Options) (http.Handler, *intake) {
 	mux.HandleFunc("GET /invite/{code}", inviteRedirect(webURL, base))
 	mux.HandleFunc("GET /i/{code}", inviteRedirect(webURL, base))
 	mountApp(mux)
+	mountFrontDoor(mux, opts.Engine)
 	mountSignIn(mux, opts)
 	var h http.Handler = mux
 	if opts.Metrics != nil {
