@@ -45,14 +45,27 @@ func serve(args []string, stdout, stderr io.Writer) error {
 
 	// The ports are taken before anything opens: a port in use or a bad address is one line,
 	// with no database opened and closed for nothing.
-	ln, err := net.Listen("tcp", c.Addr)
-	if err != nil {
-		return usageError{fmt.Errorf("-addr %s: %v", c.Addr, err)}
+	addrFlag, addr := "-addr", c.Addr
+	if len(c.Domains) > 0 {
+		addrFlag, addr = "-https-addr", c.HTTPSAddr
 	}
-	var metricsLn net.Listener
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return usageError{fmt.Errorf("%s %s: %v", addrFlag, addr, err)}
+	}
+	var metricsLn, httpLn net.Listener
+	if len(c.Domains) > 0 && c.HTTPAddr != "" {
+		if httpLn, err = net.Listen("tcp", c.HTTPAddr); err != nil {
+			ln.Close()
+			return usageError{fmt.Errorf("-http-addr %s: %v", c.HTTPAddr, err)}
+		}
+	}
 	if c.MetricsAddr != "" {
 		if metricsLn, err = net.Listen("tcp", c.MetricsAddr); err != nil {
 			ln.Close()
+			if httpLn != nil {
+				httpLn.Close()
+			}
 			return usageError{fmt.Errorf("-metrics-addr %s: %v", c.MetricsAddr, err)}
 		}
 	}
@@ -61,13 +74,18 @@ func serve(args []string, stdout, stderr io.Writer) error {
 	a, err := openApp(ctx, c, log)
 	if err != nil {
 		ln.Close()
-		if metricsLn != nil {
-			metricsLn.Close()
+		for _, l := range []net.Listener{metricsLn, httpLn} {
+			if l != nil {
+				l.Close()
+			}
 		}
 		return err
 	}
 	a.serveMetrics(metricsLn, stdout, log)
-	a.Listening(ln.Addr().String(), c.TLSCert != "")
+	if len(c.Domains) > 0 {
+		a.serveACME(ctx, c, httpLn, stdout, log)
+	}
+	a.Listening(ln.Addr().String(), c.TLSCert != "" || len(c.Domains) > 0)
 	if resident, err := releaseStartPages(); err != nil {
 		log.Debug("the executable's pages the start used were not released", "err", err)
 	} else {
@@ -88,6 +106,9 @@ type app struct {
 	srv *h2c.Server
 	// metricsSrv serves Metrics on -metrics-addr.
 	metricsSrv *http.Server
+	// acme gets and renews the certificates of -domain; httpSrv answers on -http-addr.
+	acme    *acmeSite
+	httpSrv *http.Server
 }
 
 func openApp(ctx context.Context, c Config, log *slog.Logger) (*app, error) {
@@ -159,6 +180,11 @@ func (a *app) serve(ctx context.Context, ln net.Listener, c Config, log *slog.Lo
 			errc <- a.srv.HTTP.ServeTLS(ln, "", "")
 			return
 		}
+		if a.acme != nil {
+			a.srv.HTTP.TLSConfig = a.acme.TLSConfig()
+			errc <- a.srv.HTTP.ServeTLS(ln, "", "")
+			return
+		}
 		errc <- a.srv.Serve(ln)
 	}()
 	var err error
@@ -194,6 +220,9 @@ func (a *app) serve(ctx context.Context, ln net.Listener, c Config, log *slog.Lo
 func (a *app) close() {
 	if a.metricsSrv != nil {
 		a.metricsSrv.Close()
+	}
+	if a.httpSrv != nil {
+		a.httpSrv.Close()
 	}
 	a.Server.Close()
 }
