@@ -143,6 +143,8 @@ type Engine struct {
 	open    streamSet
 	// joinHook is the plugins' say in Join (SetJoinHook).
 	joinHook joinHooks
+	// ops is what the admins' status tells (status.go).
+	ops operations
 
 	// ctx ends at Close, cutting short the background jobs' calls to the bucket.
 	ctx    context.Context
@@ -255,6 +257,8 @@ func Open(db *store.DB, opts Options) (*Engine, error) {
 	e.presence = newPresence(opts.PresenceGrace, e.clock, func(ev *svcv1.Event) {
 		e.hub.publishEphemeral(ev, toEveryone())
 	})
+	e.presence.onOpen = e.streamOpened
+	e.ops.started = e.now()
 	e.removeSpools()
 	go e.runWriter()
 	if opts.ManualJobs {
@@ -303,6 +307,7 @@ func (e *Engine) runJobs() {
 				e.sweepOrphans()
 			}
 			e.previewJobs(tick)
+			e.flushActivity()
 		}
 	}
 }

@@ -361,6 +361,12 @@ func (s *Server) openBackups(ctx context.Context, cfg Config, opts engine.Option
 		DB: s.db, Dir: cfg.Data, Bucket: s.Bucket, Skip: skip, Version: opts.Version, Log: cfg.Log,
 	}, bopts)
 	s.Backups.Schedule(cfg.Backups.Every)
+	s.Engine.ReportBackups(func() (engine.LastBackup, bool) {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		o, ok := s.Backups.Latest(ctx)
+		return engine.LastBackup{At: o.At, Err: o.Err, Location: o.Result.Location, Bytes: o.Result.Bytes}, ok
+	})
 	return nil
 }
 

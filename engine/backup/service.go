@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"strings"
 	"sync"
 	"time"
 
@@ -26,9 +27,12 @@ type Service struct {
 	room  func() error
 	log   *slog.Logger
 
-	// last is the outcome of the latest Run (Last).
+	// last is the outcome of the latest Run (Last); found the newest backup the destination
+	// held when Latest first looked (listed says it did).
 	lastMu sync.Mutex
 	last   Outcome
+	found  Outcome
+	listed bool
 
 	running sync.Mutex
 
@@ -109,6 +113,32 @@ func (s *Service) Run(ctx context.Context) (Result, error) {
 		s.done(at, res, err)
 	}
 	return res, err
+}
+
+// Latest is the latest backup: the outcome of the latest Run since the start or, before the
+// first, the newest backup in the destination (listed once, then remembered); false when
+// there is none to tell of.
+func (s *Service) Latest(ctx context.Context) (Outcome, bool) {
+	s.lastMu.Lock()
+	defer s.lastMu.Unlock()
+	if !s.last.At.IsZero() {
+		return s.last, true
+	}
+	if !s.listed {
+		names, err := s.dest.List(ctx)
+		if err != nil {
+			return Outcome{}, false
+		}
+		s.listed = true
+		if len(names) > 0 {
+			newest := names[len(names)-1]
+			at, err := time.Parse("20060102T150405.000Z", strings.TrimSuffix(strings.TrimPrefix(newest, "hearth-backup-"), ".tar.gz"))
+			if err == nil {
+				s.found = Outcome{At: at, Result: Result{Location: strings.TrimSuffix(s.dest.String(), "/") + "/" + newest}}
+			}
+		}
+	}
+	return s.found, !s.found.At.IsZero()
 }
 
 // Last is the outcome of the latest Run since the start.

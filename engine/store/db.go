@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/dgraph-io/badger/v4"
+
+	"hearth/engine/diskspace"
 )
 
 // Profile sizes Badger's memory use.
@@ -38,6 +40,7 @@ const schemaVersion = 1
 // DB is the open database.
 type DB struct {
 	bdb  *badger.DB
+	dir  string
 	stop context.CancelFunc
 	done chan struct{}
 	// room, when set, says whether the disk has room for the value log's garbage collection,
@@ -59,7 +62,7 @@ func Open(dir string, profile Profile, log *slog.Logger) (*DB, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open database in %s: %w", filepath.Clean(dir), err)
 	}
-	db := &DB{bdb: bdb, done: make(chan struct{})}
+	db := &DB{bdb: bdb, dir: dir, done: make(chan struct{})}
 	if err := db.checkSchema(); err != nil {
 		bdb.Close()
 		return nil, err
@@ -151,6 +154,10 @@ func (db *DB) NewBatch() *Batch {
 
 // Size reports the on-disk sizes of the LSM tree and the value log.
 func (db *DB) Size() (lsm, vlog int64) { return db.bdb.Size() }
+
+// DiskUsage is the disk space the database's files take now (the blocks allocated to them,
+// where the system tells: the value log is a sparse file longer than what it holds).
+func (db *DB) DiskUsage() (int64, error) { return diskspace.Used(db.dir) }
 
 // ErrTooBig reports a batch that does not fit in one transaction; the writer splits it.
 var ErrTooBig = badger.ErrTxnTooBig

@@ -45,6 +45,10 @@
 //	0xD1 username  username                   the subject of the account holding it
 //	0xD2 refresh   SHA-256 of the token       storepb.RefreshTokenRecord, with a TTL past its expiry
 //	0xD3 revoked   family id                  storepb.RevokedFamilyRecord, with a TTL
+//	0xF0 active    member id                  the member's last active UTC day (days since 1970, 4 bytes)
+//	0xF1 daycount  UTC day (4 bytes)          messages sent that day (8 bytes)
+//	0xF2 usage     kind                       count and bytes (8 + 8) of the bucket's uploads, emoji,
+//	                                          previews; "counted" marks totals taken from every row
 //
 // 0xC0-0xCF belong to bots and plugins (0xC2 and up are free). A bot is a member row (its token
 // hash in MemberRecord.bot_token_hash, its plugin in MemberRecord.plugin); a plugin's source is a
@@ -92,6 +96,13 @@
 // transactions touching disjoint keys both commit, and of two touching the same account or
 // refresh token the later fails with a conflict (Accounts retries it, or reports a concurrent
 // refresh token rotation as a reuse) instead of overwriting the other. No write is lost.
+//
+// The 0xF0-0xF3 rows are what the admins' status screen reads (operations.go): kept in the
+// transactions of the changes they count (a message sent, a row of a file put or deleted), so
+// that GetServerStatus costs point reads, never a scan of the messages or a listing of the
+// bucket. The usage totals are moved by PutUpload, DeleteUpload, PutEmoji, DeleteEmoji,
+// PutPreviewImage and DeletePreviewImage; on a database older than them, the engine counts
+// them once from the rows (CountUsage). 0xF3 is free.
 //
 // Backup (backup.go) writes the whole database, every prefix above and any added later, in
 // Badger's backup format from one read transaction; Load fills a new database from it.

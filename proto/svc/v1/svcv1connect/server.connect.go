@@ -119,6 +119,9 @@ const (
 	// ServerServiceDeleteEmojiProcedure is the fully-qualified name of the ServerService's DeleteEmoji
 	// RPC.
 	ServerServiceDeleteEmojiProcedure = "/svc.v1.ServerService/DeleteEmoji"
+	// ServerServiceGetServerStatusProcedure is the fully-qualified name of the ServerService's
+	// GetServerStatus RPC.
+	ServerServiceGetServerStatusProcedure = "/svc.v1.ServerService/GetServerStatus"
 )
 
 // ServerServiceClient is a client for the svc.v1.ServerService service.
@@ -271,6 +274,14 @@ type ServerServiceClient interface {
 	// Deletes a custom emoji. Moderator or higher; not_found for an unknown name.
 	// Events: emoji_changed to every member.
 	DeleteEmoji(context.Context, *connect.Request[v1.DeleteEmojiRequest]) (*connect.Response[v1.DeleteEmojiResponse], error)
+	// How the server is doing, for the admins' status screen: its version and whether a newer
+	// one is out (as GetMe), the members and how many were active, messages a day, the storage
+	// used, the latest backup and the data disk's free space. Admin or owner (permission_denied
+	// otherwise). Reads only: it answers on a full disk too. days: how many days of
+	// messages_per_day, 1 to 90 (default 30; invalid_argument outside).
+	// A member is active on a day (UTC) when they sent a message or had an event stream open
+	// that day; bots are counted apart and never as active.
+	GetServerStatus(context.Context, *connect.Request[v1.GetServerStatusRequest]) (*connect.Response[v1.GetServerStatusResponse], error)
 }
 
 // NewServerServiceClient constructs a client for the svc.v1.ServerService service. By default, it
@@ -446,6 +457,12 @@ func NewServerServiceClient(httpClient connect.HTTPClient, baseURL string, opts 
 			connect.WithSchema(serverServiceMethods.ByName("DeleteEmoji")),
 			connect.WithClientOptions(opts...),
 		),
+		getServerStatus: connect.NewClient[v1.GetServerStatusRequest, v1.GetServerStatusResponse](
+			httpClient,
+			baseURL+ServerServiceGetServerStatusProcedure,
+			connect.WithSchema(serverServiceMethods.ByName("GetServerStatus")),
+			connect.WithClientOptions(opts...),
+		),
 	}
 }
 
@@ -478,6 +495,7 @@ type serverServiceClient struct {
 	setMemberRoles       *connect.Client[v1.SetMemberRolesRequest, v1.SetMemberRolesResponse]
 	setMemberRole        *connect.Client[v1.SetMemberRoleRequest, v1.SetMemberRoleResponse]
 	deleteEmoji          *connect.Client[v1.DeleteEmojiRequest, v1.DeleteEmojiResponse]
+	getServerStatus      *connect.Client[v1.GetServerStatusRequest, v1.GetServerStatusResponse]
 }
 
 // GetServerInfo calls svc.v1.ServerService.GetServerInfo.
@@ -613,6 +631,11 @@ func (c *serverServiceClient) SetMemberRole(ctx context.Context, req *connect.Re
 // DeleteEmoji calls svc.v1.ServerService.DeleteEmoji.
 func (c *serverServiceClient) DeleteEmoji(ctx context.Context, req *connect.Request[v1.DeleteEmojiRequest]) (*connect.Response[v1.DeleteEmojiResponse], error) {
 	return c.deleteEmoji.CallUnary(ctx, req)
+}
+
+// GetServerStatus calls svc.v1.ServerService.GetServerStatus.
+func (c *serverServiceClient) GetServerStatus(ctx context.Context, req *connect.Request[v1.GetServerStatusRequest]) (*connect.Response[v1.GetServerStatusResponse], error) {
+	return c.getServerStatus.CallUnary(ctx, req)
 }
 
 // ServerServiceHandler is an implementation of the svc.v1.ServerService service.
@@ -765,6 +788,14 @@ type ServerServiceHandler interface {
 	// Deletes a custom emoji. Moderator or higher; not_found for an unknown name.
 	// Events: emoji_changed to every member.
 	DeleteEmoji(context.Context, *connect.Request[v1.DeleteEmojiRequest]) (*connect.Response[v1.DeleteEmojiResponse], error)
+	// How the server is doing, for the admins' status screen: its version and whether a newer
+	// one is out (as GetMe), the members and how many were active, messages a day, the storage
+	// used, the latest backup and the data disk's free space. Admin or owner (permission_denied
+	// otherwise). Reads only: it answers on a full disk too. days: how many days of
+	// messages_per_day, 1 to 90 (default 30; invalid_argument outside).
+	// A member is active on a day (UTC) when they sent a message or had an event stream open
+	// that day; bots are counted apart and never as active.
+	GetServerStatus(context.Context, *connect.Request[v1.GetServerStatusRequest]) (*connect.Response[v1.GetServerStatusResponse], error)
 }
 
 // NewServerServiceHandler builds an HTTP handler from the service implementation. It returns the
@@ -936,6 +967,12 @@ func NewServerServiceHandler(svc ServerServiceHandler, opts ...connect.HandlerOp
 		connect.WithSchema(serverServiceMethods.ByName("DeleteEmoji")),
 		connect.WithHandlerOptions(opts...),
 	)
+	serverServiceGetServerStatusHandler := connect.NewUnaryHandler(
+		ServerServiceGetServerStatusProcedure,
+		svc.GetServerStatus,
+		connect.WithSchema(serverServiceMethods.ByName("GetServerStatus")),
+		connect.WithHandlerOptions(opts...),
+	)
 	return "/svc.v1.ServerService/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case ServerServiceGetServerInfoProcedure:
@@ -992,6 +1029,8 @@ func NewServerServiceHandler(svc ServerServiceHandler, opts ...connect.HandlerOp
 			serverServiceSetMemberRoleHandler.ServeHTTP(w, r)
 		case ServerServiceDeleteEmojiProcedure:
 			serverServiceDeleteEmojiHandler.ServeHTTP(w, r)
+		case ServerServiceGetServerStatusProcedure:
+			serverServiceGetServerStatusHandler.ServeHTTP(w, r)
 		default:
 			http.NotFound(w, r)
 		}
@@ -1107,4 +1146,8 @@ func (UnimplementedServerServiceHandler) SetMemberRole(context.Context, *connect
 
 func (UnimplementedServerServiceHandler) DeleteEmoji(context.Context, *connect.Request[v1.DeleteEmojiRequest]) (*connect.Response[v1.DeleteEmojiResponse], error) {
 	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("svc.v1.ServerService.DeleteEmoji is not implemented"))
+}
+
+func (UnimplementedServerServiceHandler) GetServerStatus(context.Context, *connect.Request[v1.GetServerStatusRequest]) (*connect.Response[v1.GetServerStatusResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("svc.v1.ServerService.GetServerStatus is not implemented"))
 }
