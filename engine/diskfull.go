@@ -26,6 +26,15 @@ func (e *Engine) diskRoom() error {
 	return nil
 }
 
+// diskFull reports whether the data disk is full now, without logging or counting it.
+func (e *Engine) diskFull() bool {
+	if e.opts.Disk == nil {
+		return false
+	}
+	full, _, _ := e.opts.Disk.Full()
+	return full
+}
+
 // diskHealth is Healthy's say: the disk is full, with how full, or nil.
 func (e *Engine) diskHealth() error {
 	if e.opts.Disk == nil {

@@ -296,6 +296,9 @@ func (e *Engine) runJobs() {
 		case <-e.closing:
 			return
 		case <-t.C():
+			if e.diskFull() {
+				continue // every job writes; the guard logs the full disk once a minute
+			}
 			if err := e.PruneLog(); err != nil && CodeOf(err) != CodeUnavailable {
 				e.log.Error("pruning the event log", "err", err)
 			}

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"connectrpc.com/connect"
 
@@ -175,5 +176,44 @@ func TestDiskFullOnePercentOfALargeDisk(t *testing.T) {
 	disk.setFree(1025 << 20)
 	if _, err := owner.Chat.SendMessage(ctx, req(&svcv1.SendMessageRequest{ChannelId: ch.GetId(), Text: "x"})); err != nil {
 		t.Fatalf("1025 MiB free of 100 GiB: %v", err)
+	}
+}
+
+// TestDiskFullLogsOneLineAMinute: while the disk stays full, refused writes are logged once a
+// minute with how many there were, and the background jobs (which all write) wait without a
+// line of their own.
+func TestDiskFullLogsOneLineAMinute(t *testing.T) {
+	t.Parallel()
+	clk := webtest.NewClock()
+	disk := &fakeDisk{sp: diskspace.Space{Free: 500 << 20, Total: 1 << 30}}
+	logs := &webtest.LogBuffer{}
+	s := webtest.StartConfig(t, func(c *web.Config) {
+		c.Disk = diskspace.Options{Statfs: disk.statfs, Now: clk.Now}
+		c.Log = slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	}, webtest.WithClock(clk))
+	owner := s.Join("owner")
+	ch := mustChannel(t, owner, "general", svcv1.ChannelKind_CHANNEL_KIND_TEXT)
+	disk.setFree(1 << 20)
+	for minute := range 3 {
+		for range 5 {
+			_, err := owner.Chat.SendMessage(ctx, req(&svcv1.SendMessageRequest{ChannelId: ch.GetId(), Text: "x"}))
+			if connect.CodeOf(err) != connect.CodeResourceExhausted {
+				t.Fatalf("minute %d: %v", minute, err)
+			}
+		}
+		clk.Advance(time.Minute)
+	}
+	lines := strings.Split(strings.TrimSpace(logs.String()), "\n")
+	if len(lines) != 3 {
+		t.Fatalf("%d log lines in three minutes of a full disk, want 3:\n%s", len(lines), logs.String())
+	}
+	for i, l := range lines {
+		want := "refused=5"
+		if i == 0 {
+			want = "refused=1" // the first refusal is logged at once
+		}
+		if !strings.Contains(l, "the data disk is full: refusing writes") || (i > 0 && !strings.Contains(l, want)) {
+			t.Errorf("line %d: %s", i, l)
+		}
 	}
 }
