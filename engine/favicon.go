@@ -30,13 +30,5 @@ func (e *Engine) CommunityIcon() (*File, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &File{
-		ID:          u.GetId(),
-		Name:        u.GetName(),
-		ContentType: u.GetContentType(),
-		Size:        u.GetSize(),
-		ModTime:     time.UnixMilli(u.GetCreatedAtMs()),
-		MaxAge:      iconMaxAge,
-		bucket:      e.opts.Bucket,
-	}, nil
+	return e.fileOf(u, iconMaxAge), nil
 }

@@ -29,18 +29,7 @@ func mountFrontDoor(mux *http.ServeMux, eng *engine.Engine) {
 			client.ServeHTTP(w, r2)
 			return
 		}
-		body, err := f.Open(r.Context())
-		if err != nil {
-			writeError(w, err)
-			return
-		}
-		defer body.Close()
-		h := w.Header()
-		h.Set("Content-Type", f.ContentType)
-		h.Set("X-Content-Type-Options", "nosniff")
-		h.Set("Cache-Control", "public, max-age="+strconv.Itoa(int(f.MaxAge.Seconds())))
-		// An upload is never rewritten: its id names its bytes.
-		h.Set("ETag", `"`+f.ID+`"`)
-		http.ServeContent(w, r, "", f.ModTime, body)
+		// Public, as the rest of the community's card is.
+		writeFile(w, r, f, "public, max-age="+strconv.Itoa(int(f.MaxAge.Seconds())), nil)
 	})
 }
