@@ -217,3 +217,34 @@ func TestDiskFullLogsOneLineAMinute(t *testing.T) {
 		}
 	}
 }
+
+// TestDiskFullKeepsSessionsSignedIn: on a full disk a person with an account still signs in
+// and refreshes their tokens (a few hundred bytes each, within the margin), and the new
+// access token works for reads; their writes are refused like anyone's.
+func TestDiskFullKeepsSessionsSignedIn(t *testing.T) {
+	t.Parallel()
+	disk := &fakeDisk{sp: diskspace.Space{Free: 500 << 20, Total: 1 << 30}}
+	s := startOnDisk(t, disk, nil)
+	s.Join("owner")
+	tok := s.SignUp(t, "alice", "correct horse battery", nil)
+	alice := s.Client(tok.AccessToken)
+	if _, err := alice.Server.Join(ctx, req(&svcv1.JoinRequest{})); err != nil {
+		t.Fatal(err)
+	}
+	disk.setFree(1 << 20)
+	refreshed, status := s.Refresh(t, tok.RefreshToken)
+	if status != 200 || refreshed.AccessToken == "" || refreshed.RefreshToken == tok.RefreshToken {
+		t.Fatalf("refresh on a full disk: %d %+v", status, refreshed)
+	}
+	again := s.SignIn(t, "alice", "correct horse battery")
+	for _, access := range []string{refreshed.AccessToken, again.AccessToken} {
+		c := s.Client(access)
+		if _, err := c.Server.GetMe(ctx, req(&svcv1.GetMeRequest{})); err != nil {
+			t.Fatalf("GetMe with a token got on a full disk: %v", err)
+		}
+		bio := "x"
+		if _, err := c.Server.UpdateProfile(ctx, req(&svcv1.UpdateProfileRequest{Bio: &bio})); connect.CodeOf(err) != connect.CodeResourceExhausted {
+			t.Fatalf("a write on a full disk: %v", err)
+		}
+	}
+}
