@@ -103,6 +103,7 @@ var metricsAt = regexp.MustCompile(`Metrics at (http://\S+/metrics)`)
 // writes again without a restart; killed with SIGKILL and started again, it has every message
 // it acknowledged.
 func TestFullDiskIsARefusalNotACrash(t *testing.T) {
+	t.Parallel()
 	bin := hearthBinary(t)
 	fs := smallFS(t, "40m")
 	data := filepath.Join(fs, "data")
