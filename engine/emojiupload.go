@@ -89,6 +89,9 @@ func (e *Engine) BeginEmojiUpload(ctx context.Context, c Caller) (*EmojiUpload, 
 	if wait := e.limits.allow("upload:"+c.ID, uploadRate, uploadBurst); wait > 0 {
 		return nil, rateLimited("uploading files and emoji", wait)
 	}
+	if err := e.diskRoom(); err != nil {
+		return nil, err
+	}
 	u := &EmojiUpload{e: e, c: c, ctx: ctx, names: map[string]bool{}, slots: make(chan *[]byte, storesMax)}
 	for range storesMax {
 		u.slots <- nil

@@ -21,6 +21,7 @@ import (
 
 	"hearth/blob"
 	"hearth/engine/clock"
+	"hearth/engine/diskspace"
 	"hearth/engine/outbound"
 	"hearth/engine/sandbox"
 	"hearth/engine/search"
@@ -94,6 +95,9 @@ type Options struct {
 	// Commit, when set, commits the writer's batches in place of Batch.Commit: for tests that
 	// make a commit fail as a failing disk does (the engine then stops, see Stopped).
 	Commit func(*store.Batch) error
+	// Disk, when set, watches the data disk: while it is full, changes and uploads are refused
+	// with ErrDiskFull and Healthy says so (diskfull.go).
+	Disk *diskspace.Guard
 }
 
 // Inspector reads untrusted bytes in the sandbox: an upload's content type and image size
@@ -149,6 +153,8 @@ type Engine struct {
 	// filter of the moderation settings (filters.go).
 	messageHook messageHooks
 	filters     filters
+	// ops is what the admins' status tells (status.go).
+	ops operations
 
 	// ctx ends at Close, cutting short the background jobs' calls to the bucket.
 	ctx    context.Context
@@ -261,6 +267,8 @@ func Open(db *store.DB, opts Options) (*Engine, error) {
 	e.presence = newPresence(opts.PresenceGrace, e.clock, func(ev *svcv1.Event) {
 		e.hub.publishEphemeral(ev, toEveryone())
 	})
+	e.presence.onOpen = e.streamOpened
+	e.ops.started = e.now()
 	e.removeSpools()
 	go e.runWriter()
 	if opts.ManualJobs {
@@ -299,6 +307,9 @@ func (e *Engine) runJobs() {
 		case <-e.closing:
 			return
 		case <-t.C():
+			if e.diskFull() {
+				continue // every job writes; the guard logs the full disk once a minute
+			}
 			if err := e.PruneLog(); err != nil && CodeOf(err) != CodeUnavailable {
 				e.log.Error("pruning the event log", "err", err)
 			}
@@ -311,6 +322,7 @@ func (e *Engine) runJobs() {
 				e.sweepOrphans()
 			}
 			e.previewJobs(tick)
+			e.flushActivity()
 		}
 	}
 }

@@ -170,6 +170,9 @@ func (e *Engine) send(tx *Tx, c Caller, req *svcv1.SendMessageRequest, text sear
 	if err := tx.indexSent(m, text); err != nil {
 		return nil, err
 	}
+	if err := tx.countSent(e, c.ID); err != nil {
+		return nil, err
+	}
 	for _, u := range uploads {
 		if err := tx.useUpload(u, storepb.UploadUse_UPLOAD_USE_MESSAGE, m.Id); err != nil {
 			return nil, err

@@ -257,6 +257,9 @@ func (e *Engine) tryBatch(batch []*change) ([]result, error) {
 	if broken := e.broken.Load(); broken != nil {
 		return refuseAll(batch, broken), nil
 	}
+	if err := e.diskRoom(); err != nil {
+		return refuseAll(batch, err), nil
+	}
 	b := e.db.NewBatch()
 	defer b.Discard()
 	// The batch time never goes back, even when the wall clock does: messages then have

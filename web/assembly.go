@@ -17,6 +17,7 @@ import (
 	"hearth/blob"
 	"hearth/engine"
 	"hearth/engine/backup"
+	"hearth/engine/diskspace"
 	"hearth/engine/mail"
 	"hearth/engine/notify"
 	"hearth/engine/outbound"
@@ -91,6 +92,9 @@ type Config struct {
 	// Mail is where the server's mail goes (-smtp-url, -mail-from): reset and verification
 	// links, notifications. An empty URL sends none.
 	Mail mail.Config
+	// Disk configures the guard of the data disk (Server.Disk): MinFree is -disk-min-free
+	// (zero: 64 MiB or 1% of the disk, whichever is larger); Log defaults to Log.
+	Disk diskspace.Options
 }
 
 // BackupConfig is where backups go and how often they are taken.
@@ -117,6 +121,8 @@ type Server struct {
 	Plugins *plugins.Host
 	// Notify sends the Web Push notifications.
 	Notify *notify.Service
+	// Disk watches the data disk: while it is full, changes and uploads are refused.
+	Disk *diskspace.Guard
 
 	handler http.Handler
 	intake  *intake
@@ -180,6 +186,20 @@ func Open(ctx context.Context, cfg Config) (s *Server, err error) {
 	if s.db, err = store.Open(filepath.Join(cfg.Data, "db"), cfg.Memory, cfg.Log); err != nil {
 		return nil, err
 	}
+	dopts := cfg.Disk
+	if dopts.Log == nil {
+		dopts.Log = cfg.Log
+	}
+	s.Disk = diskspace.New(cfg.Data, dopts)
+	if opts.Disk == nil {
+		opts.Disk = s.Disk
+	}
+	s.db.SetRoom(func() error {
+		if full, _, _ := s.Disk.Full(); full {
+			return diskspace.ErrFull
+		}
+		return nil
+	})
 	// With the database open, no other server uses this data directory: what a file bucket
 	// holds half written was left by a server that died mid-upload.
 	if n, err := s.Bucket.SweepPartial(ctx); err != nil {
@@ -366,6 +386,11 @@ func (s *Server) openBackups(ctx context.Context, cfg Config, opts engine.Option
 		skip = append(skip, to)
 	}
 	bopts := backup.Options{Dest: dest, Keep: cfg.Backups.Keep, Clock: opts.Clock}
+	// A backup written to the data disk stops before the disk is full: the database must
+	// never find it at its end (diskspace).
+	if local := localDir(dest); local != "" && diskspace.SameDisk(local, cfg.Data) {
+		bopts.Room = s.Disk.Check
+	}
 	if s.Metrics != nil {
 		bopts.Done = func(at time.Time, res backup.Result, err error) { s.Metrics.BackupDone(at, res.Bytes, err) }
 	}
@@ -373,7 +398,24 @@ func (s *Server) openBackups(ctx context.Context, cfg Config, opts engine.Option
 		DB: s.db, Dir: cfg.Data, Bucket: s.Bucket, Skip: skip, Version: opts.Version, Log: cfg.Log,
 	}, bopts)
 	s.Backups.Schedule(cfg.Backups.Every)
+	s.Engine.ReportBackups(func() (engine.LastBackup, bool) {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		o, ok := s.Backups.Latest(ctx)
+		return engine.LastBackup{At: o.At, Err: o.Err, Location: o.Result.Location, Bytes: o.Result.Bytes}, ok
+	})
 	return nil
+}
+
+// localDir is the folder of a destination on this machine, or "".
+func localDir(d backup.Destination) string {
+	switch d := d.(type) {
+	case backup.Folder:
+		return string(d)
+	case backup.InBucket:
+		return d.Bucket.Dir()
+	}
+	return ""
 }
 
 // Listening tells the admin socket where the main port listens, for `hearth healthcheck`.

@@ -108,6 +108,7 @@ func newHandler(opts Options) (http.Handler, *intake) {
 	mux.HandleFunc("GET /i/{code}", inviteRedirect(webURL, base))
 	mountApp(mux)
 	mountInstallable(mux, opts.Engine)
+	mountFrontDoor(mux, opts.Engine)
 	mountSignIn(mux, opts)
 	var h http.Handler = mux
 	if opts.Metrics != nil {

@@ -11,6 +11,9 @@
 //
 // Every flag can also be set with HEARTH_<NAME> in the environment (-base-url reads
 // HEARTH_BASE_URL). `hearth <command> -h` lists a command's flags.
+//
+// Hearth is free software under the Apache License, Version 2.0 (the LICENSE file at the root
+// of the repository): anyone may run, share and change it, under that license's terms.
 package main
 
 import (

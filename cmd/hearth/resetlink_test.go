@@ -30,7 +30,7 @@ func TestResetLinkCommand(t *testing.T) {
 		t.Fatalf("reset-link printed %q, %q", out, errOut)
 	}
 	useLink(t, addr, base, link, "olga", "the owner's new password")
-	if body := get(t, strings.Replace(link, base, addr, 1)); !strings.Contains(body, "This link does not work (any more)") {
+	if _, body := get(t, strings.Replace(link, base, addr, 1)); !strings.Contains(body, "This link does not work (any more)") {
 		t.Fatal("the link worked twice")
 	}
 	_, errOut = hearthCmd(t, bin, 1, "reset-link", "-data", data, "-username", "nobody")
@@ -88,23 +88,12 @@ func signUpOwner(t *testing.T, addr, base, username string) {
 	}
 }
 
-func get(t *testing.T, u string) string {
-	t.Helper()
-	res, err := http.Get(u)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer res.Body.Close()
-	b, _ := io.ReadAll(res.Body)
-	return string(b)
-}
-
 var resetToken = regexp.MustCompile(`name="token" value="([^"]+)"`)
 
 // useLink opens a reset link (made for base) on the server at addr and sets password with it.
 func useLink(t *testing.T, addr, base, link, username, password string) {
 	t.Helper()
-	page := get(t, strings.Replace(link, base, addr, 1))
+	_, page := get(t, strings.Replace(link, base, addr, 1))
 	m := resetToken.FindStringSubmatch(page)
 	if m == nil || !strings.Contains(page, "For the account <strong>"+username+"</strong>") {
 		t.Fatalf("the reset page: %s", page)

@@ -64,6 +64,10 @@
 //	0xE3 digestitem member id 0x00 seq        storepb.DigestItemRecord: a message waiting in a member's email digest, by created_seq
 //	0xE4 digestdue  due_at_ms member id       empty: the members' digests by when each is next looked at
 //	0xE5 digeststate member id                storepb.DigestStateRecord: what waits for a member, when their last digest went
+//	0xF0 active    member id                  the member's last active UTC day (days since 1970, 4 bytes)
+//	0xF1 daycount  UTC day (4 bytes)          messages sent that day (8 bytes)
+//	0xF2 usage     kind                       count and bytes (8 + 8) of the bucket's uploads, emoji,
+//	                                          previews; "counted" marks totals taken from every row
 //
 // 0xC0-0xCF belong to bots and plugins (0xC2 and up are free). A bot is a member row (its token
 // hash in MemberRecord.bot_token_hash, its plugin in MemberRecord.plugin); a plugin's source is a
@@ -124,6 +128,13 @@
 // time and the seq of its audit_appended event, so key order is time order: ListAuditLog reads
 // it backwards, and the audit purge deletes from its start the entries older than they are
 // kept. 0x73-0x7F belong to moderation (0x77 and up are free).
+//
+// The 0xF0-0xF3 rows are what the admins' status screen reads (operations.go): kept in the
+// transactions of the changes they count (a message sent, a row of a file put or deleted), so
+// that GetServerStatus costs point reads, never a scan of the messages or a listing of the
+// bucket. The usage totals are moved by PutUpload, DeleteUpload, PutEmoji, DeleteEmoji,
+// PutPreviewImage and DeletePreviewImage; on a database older than them, the engine counts
+// them once from the rows (CountUsage). 0xF3 is free.
 //
 // Backup (backup.go) writes the whole database, every prefix above and any added later, in
 // Badger's backup format from one read transaction; Load fills a new database from it.

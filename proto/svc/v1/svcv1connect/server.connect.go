@@ -134,6 +134,9 @@ const (
 	// ServerServiceUpdateModerationSettingsProcedure is the fully-qualified name of the ServerService's
 	// UpdateModerationSettings RPC.
 	ServerServiceUpdateModerationSettingsProcedure = "/svc.v1.ServerService/UpdateModerationSettings"
+	// ServerServiceGetServerStatusProcedure is the fully-qualified name of the ServerService's
+	// GetServerStatus RPC.
+	ServerServiceGetServerStatusProcedure = "/svc.v1.ServerService/GetServerStatus"
 )
 
 // ServerServiceClient is a client for the svc.v1.ServerService service.
@@ -355,6 +358,14 @@ type ServerServiceClient interface {
 	// the word), nothing of it is stored, and an audit entry AUDIT_ACTION_MESSAGE_REFUSED is made.
 	// Events: audit_appended (AUDIT_ACTION_MODERATION_SETTINGS_CHANGED) to moderators and higher.
 	UpdateModerationSettings(context.Context, *connect.Request[v1.UpdateModerationSettingsRequest]) (*connect.Response[v1.UpdateModerationSettingsResponse], error)
+	// How the server is doing, for the admins' status screen: its version and whether a newer
+	// one is out (as GetMe), the members and how many were active, messages a day, the storage
+	// used, the latest backup and the data disk's free space. Admin or owner (permission_denied
+	// otherwise). Reads only: it answers on a full disk too. days: how many days of
+	// messages_per_day, 1 to 90 (default 30; invalid_argument outside).
+	// A member is active on a day (UTC) when they sent a message or had an event stream open
+	// that day; bots are counted apart and never as active.
+	GetServerStatus(context.Context, *connect.Request[v1.GetServerStatusRequest]) (*connect.Response[v1.GetServerStatusResponse], error)
 }
 
 // NewServerServiceClient constructs a client for the svc.v1.ServerService service. By default, it
@@ -560,6 +571,12 @@ func NewServerServiceClient(httpClient connect.HTTPClient, baseURL string, opts 
 			connect.WithSchema(serverServiceMethods.ByName("UpdateModerationSettings")),
 			connect.WithClientOptions(opts...),
 		),
+		getServerStatus: connect.NewClient[v1.GetServerStatusRequest, v1.GetServerStatusResponse](
+			httpClient,
+			baseURL+ServerServiceGetServerStatusProcedure,
+			connect.WithSchema(serverServiceMethods.ByName("GetServerStatus")),
+			connect.WithClientOptions(opts...),
+		),
 	}
 }
 
@@ -597,6 +614,7 @@ type serverServiceClient struct {
 	listAuditLog             *connect.Client[v1.ListAuditLogRequest, v1.ListAuditLogResponse]
 	getModerationSettings    *connect.Client[v1.GetModerationSettingsRequest, v1.GetModerationSettingsResponse]
 	updateModerationSettings *connect.Client[v1.UpdateModerationSettingsRequest, v1.UpdateModerationSettingsResponse]
+	getServerStatus          *connect.Client[v1.GetServerStatusRequest, v1.GetServerStatusResponse]
 }
 
 // GetServerInfo calls svc.v1.ServerService.GetServerInfo.
@@ -757,6 +775,11 @@ func (c *serverServiceClient) GetModerationSettings(ctx context.Context, req *co
 // UpdateModerationSettings calls svc.v1.ServerService.UpdateModerationSettings.
 func (c *serverServiceClient) UpdateModerationSettings(ctx context.Context, req *connect.Request[v1.UpdateModerationSettingsRequest]) (*connect.Response[v1.UpdateModerationSettingsResponse], error) {
 	return c.updateModerationSettings.CallUnary(ctx, req)
+}
+
+// GetServerStatus calls svc.v1.ServerService.GetServerStatus.
+func (c *serverServiceClient) GetServerStatus(ctx context.Context, req *connect.Request[v1.GetServerStatusRequest]) (*connect.Response[v1.GetServerStatusResponse], error) {
+	return c.getServerStatus.CallUnary(ctx, req)
 }
 
 // ServerServiceHandler is an implementation of the svc.v1.ServerService service.
@@ -978,6 +1001,14 @@ type ServerServiceHandler interface {
 	// the word), nothing of it is stored, and an audit entry AUDIT_ACTION_MESSAGE_REFUSED is made.
 	// Events: audit_appended (AUDIT_ACTION_MODERATION_SETTINGS_CHANGED) to moderators and higher.
 	UpdateModerationSettings(context.Context, *connect.Request[v1.UpdateModerationSettingsRequest]) (*connect.Response[v1.UpdateModerationSettingsResponse], error)
+	// How the server is doing, for the admins' status screen: its version and whether a newer
+	// one is out (as GetMe), the members and how many were active, messages a day, the storage
+	// used, the latest backup and the data disk's free space. Admin or owner (permission_denied
+	// otherwise). Reads only: it answers on a full disk too. days: how many days of
+	// messages_per_day, 1 to 90 (default 30; invalid_argument outside).
+	// A member is active on a day (UTC) when they sent a message or had an event stream open
+	// that day; bots are counted apart and never as active.
+	GetServerStatus(context.Context, *connect.Request[v1.GetServerStatusRequest]) (*connect.Response[v1.GetServerStatusResponse], error)
 }
 
 // NewServerServiceHandler builds an HTTP handler from the service implementation. It returns the
@@ -1179,6 +1210,12 @@ func NewServerServiceHandler(svc ServerServiceHandler, opts ...connect.HandlerOp
 		connect.WithSchema(serverServiceMethods.ByName("UpdateModerationSettings")),
 		connect.WithHandlerOptions(opts...),
 	)
+	serverServiceGetServerStatusHandler := connect.NewUnaryHandler(
+		ServerServiceGetServerStatusProcedure,
+		svc.GetServerStatus,
+		connect.WithSchema(serverServiceMethods.ByName("GetServerStatus")),
+		connect.WithHandlerOptions(opts...),
+	)
 	return "/svc.v1.ServerService/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case ServerServiceGetServerInfoProcedure:
@@ -1245,6 +1282,8 @@ func NewServerServiceHandler(svc ServerServiceHandler, opts ...connect.HandlerOp
 			serverServiceGetModerationSettingsHandler.ServeHTTP(w, r)
 		case ServerServiceUpdateModerationSettingsProcedure:
 			serverServiceUpdateModerationSettingsHandler.ServeHTTP(w, r)
+		case ServerServiceGetServerStatusProcedure:
+			serverServiceGetServerStatusHandler.ServeHTTP(w, r)
 		default:
 			http.NotFound(w, r)
 		}
@@ -1380,4 +1419,8 @@ func (UnimplementedServerServiceHandler) GetModerationSettings(context.Context, 
 
 func (UnimplementedServerServiceHandler) UpdateModerationSettings(context.Context, *connect.Request[v1.UpdateModerationSettingsRequest]) (*connect.Response[v1.UpdateModerationSettingsResponse], error) {
 	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("svc.v1.ServerService.UpdateModerationSettings is not implemented"))
+}
+
+func (UnimplementedServerServiceHandler) GetServerStatus(context.Context, *connect.Request[v1.GetServerStatusRequest]) (*connect.Response[v1.GetServerStatusResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("svc.v1.ServerService.GetServerStatus is not implemented"))
 }
