@@ -38,6 +38,8 @@ type ResetLink struct {
 	URL      string
 	Expires  time.Time
 	Username string
+	// Subject is the account's, for the audit log's entry.
+	Subject string
 }
 
 // NewResetLink makes a reset link for the account subject on the issuer at baseURL (the
@@ -62,6 +64,7 @@ func NewResetLink(ctx context.Context, accounts AccountStore, sec SecurityStore,
 		URL:      strings.TrimSuffix(baseURL, "/") + resetPath + "?token=" + url.QueryEscape(token),
 		Expires:  t.Expires,
 		Username: acc.Username,
+		Subject:  subject,
 	}, nil
 }
 

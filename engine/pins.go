@@ -57,7 +57,9 @@ func (e *Engine) setPinned(c Caller, id string, pin bool) (*svcv1.Message, error
 		} else if _, err := d.requireRank(c, svcv1.MemberRole_MEMBER_ROLE_MODERATOR, what+" outside DMs"); err != nil {
 			return nil, err
 		}
-		// A timed-out member may not pin (EXTENSIONS.md 6): the timeouts' check goes here.
+		if err := checkNotTimedOut(d.active(c.ID).GetMember(), tx.Now()); err != nil {
+			return nil, err
+		}
 		if m.GetDeleted() {
 			return nil, notFound("message %s does not exist (it was deleted)", m.GetId())
 		}
@@ -90,8 +92,13 @@ func (e *Engine) setPinned(c Caller, id string, pin bool) (*svcv1.Message, error
 		if err := e.messageUpdated(tx, m); err != nil {
 			return nil, err
 		}
-		// The audit log's entry (AUDIT_ACTION_MESSAGE_PINNED / _UNPINNED, actor c.ID, channel
-		// chID, message m.Id, target the author) is appended here, in this change.
+		action := svcv1.AuditAction_AUDIT_ACTION_MESSAGE_UNPINNED
+		if pin {
+			action = svcv1.AuditAction_AUDIT_ACTION_MESSAGE_PINNED
+		}
+		if err := appendAudit(tx, &svcv1.AuditEntry{ActorId: c.ID, Action: action, TargetMemberId: m.GetAuthorId(), ChannelId: chID, MessageId: m.GetId()}); err != nil {
+			return nil, err
+		}
 		if pin {
 			return m, tx.mutate().PutPin(chID, m.GetId(), m.GetSeq())
 		}

@@ -133,7 +133,9 @@ func (e *Engine) VotePoll(ctx context.Context, c Caller, req *svcv1.VotePollRequ
 				return nil, err
 			}
 		}
-		// A timed-out member may not vote (EXTENSIONS.md 6): the timeouts' check goes here.
+		if err := checkNotTimedOut(tx.Snap().active(c.ID).GetMember(), tx.Now()); err != nil {
+			return nil, err
+		}
 		p := m.GetPoll()
 		if pollClosed(p, tx.NowMs()) {
 			return nil, precondition("the poll of message %s is closed", m.GetId())

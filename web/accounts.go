@@ -32,5 +32,9 @@ func (s *serverService) CreatePasswordResetLink(ctx context.Context, r *connect.
 		noteCause(ctx, err)
 		return nil, connect.NewError(connect.CodeInternal, errors.New("the reset link could not be made"))
 	}
+	if err := s.eng.AuditPasswordResetLink(caller.ID, id); err != nil {
+		// The link works, but a link the log does not show is one nobody gets.
+		return nil, toConnect(err)
+	}
 	return connect.NewResponse(&svcv1.CreatePasswordResetLinkResponse{Url: link.URL, ExpiresAtMs: link.Expires.UnixMilli()}), nil
 }

@@ -165,6 +165,13 @@ func listenAdmin(dataDir string, eng *engine.Engine, backups *backup.Service, si
 			http.Error(w, "the reset link could not be made", http.StatusInternalServerError)
 			return
 		}
+		if m, ok := eng.MemberForLogin(engine.Login{Issuer: signIn.IssuerURL(), Subject: link.Subject}); ok {
+			if err := eng.AuditPasswordResetLink("", m.ID); err != nil {
+				log.Error("record a reset link in the audit log", "err", err)
+				http.Error(w, "the reset link could not be recorded in the audit log", http.StatusInternalServerError)
+				return
+			}
+		}
 		log.Info("the operator made a password reset link", "username", link.Username)
 		writeJSON(w, http.StatusOK, ResetLinkResult{URL: link.URL, ExpiresAtMs: link.Expires.UnixMilli(), Username: link.Username})
 	})
