@@ -3,6 +3,8 @@
 # the build context.
 #   docker build -t hearth --build-arg VERSION=1.0.0 .
 #   docker run -p 8080:8080 -v hearth-data:/data -e HEARTH_BASE_URL=https://chat.example.com hearth
+# or, on the internet with its own certificates (docs/deploy.md):
+#   docker run -p 80:80 -p 443:443 -v hearth-data:/data -e HEARTH_DOMAIN=chat.example.com hearth
 FROM golang:1.26-bookworm AS build
 WORKDIR /src
 COPY go.mod go.sum ./
@@ -18,7 +20,8 @@ COPY --from=build /out/hearth /usr/local/bin/hearth
 USER hearth
 VOLUME /data
 ENV HEARTH_DATA=/data HEARTH_ADDR=:8080
-EXPOSE 8080
+# 80 and 443 with HEARTH_DOMAIN, which serves HTTPS there in place of HEARTH_ADDR.
+EXPOSE 8080 80 443
 # `hearth healthcheck` asks the server over /data/admin.sock where it listens and whether it
 # serves TLS, then checks /healthz there: it follows -addr, HEARTH_ADDR and -tls-cert however
 # they were given.

@@ -26,6 +26,8 @@ type SignUpInfo struct {
 	Name          string
 	InviteOnly    bool
 	JoinQuestions []string
+	// BecomesOwner: the next person to join becomes the owner (the page tells them).
+	BecomesOwner bool
 }
 
 // JoinRequest is a sign-up's Join.

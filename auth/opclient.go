@@ -79,7 +79,10 @@ type authRequest struct {
 	// addr is the client address (group) the request came from; order its place among the
 	// requests made, oldest first.
 	addr  string
+	net   string
 	order uint64
+	// forAccount: the request signs in to the account page, not to a client (no op request).
+	forAccount bool
 
 	// Set by the sign-in page once the person is signed in.
 	subject  string
@@ -91,11 +94,21 @@ type authRequest struct {
 	code      string
 	codeSpent bool
 	family    string
+
+	// The sign-in in progress (under opStorage.mu): step is set once the password was right
+	// and a second step is due (twostep.go).
+	step     step
+	ceremony *passkeyCeremony
+	// amr says how the person signed in ("pwd", "otp", "hwk"); userAgent and device are the
+	// browser's that completed the sign-in (its devices row).
+	amr       []string
+	userAgent string
+	device    string
 }
 
 func (a *authRequest) GetID() string                      { return a.id }
 func (a *authRequest) GetACR() string                     { return "" }
-func (a *authRequest) GetAMR() []string                   { return []string{"pwd"} }
+func (a *authRequest) GetAMR() []string                   { return a.amr }
 func (a *authRequest) GetAudience() []string              { return a.audience }
 func (a *authRequest) GetAuthTime() time.Time             { return a.authTime }
 func (a *authRequest) GetClientID() string                { return a.req.ClientID }

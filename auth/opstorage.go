@@ -49,23 +49,30 @@ type opStorage struct {
 	// codes maps each code made to its request, until a while after it expired, so that a
 	// second use is recognised (and revokes what the first use was given).
 	codes map[string]*authRequest
+	// max and maxPerAddr bound the requests kept (maxAuthRequests, maxAuthRequestsPerAddr).
+	max, maxPerAddr int
 }
 
 var _ op.Storage = (*opStorage)(nil)
 
 func newOPStorage(p *Provider, client *webClient) *opStorage {
-	return &opStorage{p: p, client: client, requests: map[string]*authRequest{}, codes: map[string]*authRequest{}}
+	return &opStorage{p: p, client: client, requests: map[string]*authRequest{}, codes: map[string]*authRequest{},
+		max: maxAuthRequests, maxPerAddr: maxAuthRequestsPerAddr}
 }
 
 type inviteKey struct{}
 
 type addrKey struct{}
 
+// clientNet is where an authorization request came from: its address as the per-address
+// limits count it (ratelimit.AddrKey: an IPv6 address's /64 is one host), and its network
+// (netKey: an IPv6 /48), by which a flood from many addresses of one site is told apart.
+type clientNet struct{ addr, net string }
+
 // withClientAddr carries the address an authorization request came from to
-// CreateAuthRequest, as the per-address limits count it (ratelimit.AddrKey: an IPv6
-// address's /64 is one host).
+// CreateAuthRequest.
 func withClientAddr(ctx context.Context, addr string) context.Context {
-	return context.WithValue(ctx, addrKey{}, ratelimit.AddrKey(addr))
+	return context.WithValue(ctx, addrKey{}, clientNet{addr: ratelimit.AddrKey(addr), net: netKey(addr)})
 }
 
 // withInvite carries the authorization request's invite parameter to CreateAuthRequest (op
@@ -94,33 +101,38 @@ func (s *opStorage) CreateAuthRequest(ctx context.Context, req *oidc.AuthRequest
 		return nil, oidc.ErrLoginRequired().WithDescription("signing in needs the person: prompt=none is not possible")
 	}
 	invite, _ := ctx.Value(inviteKey{}).(string)
-	addr, _ := ctx.Value(addrKey{}).(string)
+	from, _ := ctx.Value(addrKey{}).(clientNet)
 	if len(invite) > inviteParamMax {
 		invite = ""
 	}
-	now := s.p.now()
 	a := &authRequest{
-		id:       randomID(),
-		created:  now,
 		req:      *req,
 		audience: []string{s.p.issuer.URL(), req.ClientID},
 		invite:   invite,
-		addr:     addr,
 	}
+	s.add(a, from)
+	return a, nil
+}
+
+// add keeps a new request, making room under a flood: when the address has its share, its own
+// oldest request goes; when all the room is taken, the oldest request of the network (an IPv6
+// /48, an IPv4 address) holding the most goes. A flood, from one address or from a whole
+// network of them, so only ever pushes out its own requests, never the page another person is
+// filling in. Memory stays bounded either way.
+func (s *opStorage) add(a *authRequest, from clientNet) {
+	now := s.p.now()
+	a.id, a.created, a.addr, a.net = randomID(), now, from.addr, from.net
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.sweep(now)
 	s.made++
 	a.order = s.made
-	// Under a flood the oldest requests make room: the address's own when it has its share,
-	// else the oldest of all. Memory stays bounded either way.
-	var oldest, oldestOfAddr *authRequest
+	var oldestOfAddr *authRequest
 	fromAddr := 0
+	perNet := map[string]int{}
 	for _, r := range s.requests {
-		if oldest == nil || r.order < oldest.order {
-			oldest = r
-		}
-		if r.addr == addr {
+		perNet[r.net]++
+		if r.addr == a.addr {
 			fromAddr++
 			if oldestOfAddr == nil || r.order < oldestOfAddr.order {
 				oldestOfAddr = r
@@ -128,13 +140,35 @@ func (s *opStorage) CreateAuthRequest(ctx context.Context, req *oidc.AuthRequest
 		}
 	}
 	switch {
-	case fromAddr >= maxAuthRequestsPerAddr:
+	case fromAddr >= s.maxPerAddr:
 		delete(s.requests, oldestOfAddr.id)
-	case len(s.requests) >= maxAuthRequests:
+	case len(s.requests) >= s.max:
+		// The network holding the most (its own, if it is the one) makes room.
+		perNet[a.net]++
+		top := a.net
+		for n, c := range perNet {
+			if c > perNet[top] || (c == perNet[top] && n < top) {
+				top = n
+			}
+		}
+		var oldest *authRequest
+		for _, r := range s.requests {
+			if r.net == top && (oldest == nil || r.order < oldest.order) {
+				oldest = r
+			}
+		}
+		if oldest == nil {
+			// Every network holds one request, the newcomer's none: ten thousand networks at
+			// once, where nobody can be told apart; the oldest of all goes.
+			for _, r := range s.requests {
+				if oldest == nil || r.order < oldest.order {
+					oldest = r
+				}
+			}
+		}
 		delete(s.requests, oldest.id)
 	}
 	s.requests[a.id] = a
-	return a, nil
 }
 
 // sweep drops expired requests and codes. The caller holds mu.
@@ -174,8 +208,9 @@ func (s *opStorage) pending(id string) (*authRequest, bool) {
 	return r, !r.done
 }
 
-// complete marks a request signed in as subject. It fails if the request is gone or done.
-func (s *opStorage) complete(id, subject string) (*authRequest, bool) {
+// complete marks a request signed in as subject, how (amr) and from which browser. It fails
+// if the request is gone or done.
+func (s *opStorage) complete(id, subject string, amr []string, userAgent, device string) (*authRequest, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	r, ok := s.requests[id]
@@ -183,6 +218,8 @@ func (s *opStorage) complete(id, subject string) (*authRequest, bool) {
 		return nil, false
 	}
 	r.subject, r.authTime, r.done = subject, s.p.now(), true
+	r.amr, r.userAgent, r.device = amr, userAgent, device
+	r.step, r.ceremony = step{}, nil
 	return r, true
 }
 
@@ -229,10 +266,10 @@ func (s *opStorage) AuthRequestByCode(ctx context.Context, code string) (op.Auth
 		return nil, errors.New("unknown code")
 	}
 	if r.codeSpent {
-		family := r.family
+		family, subject := r.family, r.subject
 		s.mu.Unlock()
 		if family != "" {
-			if err := s.p.accounts.RevokeFamily(ctx, family, s.p.now().Add(refreshTokenTTL)); err != nil {
+			if err := s.p.signOutDevice(ctx, subject, family); err != nil {
 				s.p.log.Error("revoke the tokens of a reused code", "err", err)
 			}
 		}
@@ -298,6 +335,7 @@ func (s *opStorage) CreateAccessAndRefreshTokens(ctx context.Context, req op.Tok
 		if err := s.p.accounts.PutRefreshToken(ctx, next); err != nil {
 			return "", "", time.Time{}, err
 		}
+		s.p.recordDevice(ctx, r, next)
 	case *refreshRequest:
 		if err := s.checkRefresh(ctx, r); err != nil {
 			return "", "", time.Time{}, err
@@ -313,6 +351,9 @@ func (s *opStorage) CreateAccessAndRefreshTokens(ctx context.Context, req op.Tok
 		if err != nil {
 			return "", "", time.Time{}, err
 		}
+		if err := s.p.security.TouchDevice(ctx, next.Subject, next.Family, now, next.Expires); err != nil {
+			s.p.log.Error("record a device's refresh", "err", err)
+		}
 	default:
 		return "", "", time.Time{}, oidc.ErrUnsupportedGrantType()
 	}
@@ -321,7 +362,7 @@ func (s *opStorage) CreateAccessAndRefreshTokens(ctx context.Context, req op.Tok
 
 // reused revokes the family of a refresh token presented after it was spent.
 func (s *opStorage) reused(ctx context.Context, t RefreshToken) error {
-	if err := s.p.accounts.RevokeFamily(ctx, t.Family, s.p.now().Add(refreshTokenTTL)); err != nil {
+	if err := s.p.signOutDevice(ctx, t.Subject, t.Family); err != nil {
 		return err
 	}
 	s.p.log.Warn("a spent refresh token was presented again: its family is revoked", "subject", t.Subject)

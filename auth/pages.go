@@ -21,10 +21,12 @@ import (
 	"hearth/engine/ratelimit"
 )
 
-// The sign-in pages: plain HTML forms, no script, one stylesheet from the same origin, no
-// cookie. The authorization request id in the form is what ties a submission to its request.
+// The sign-in pages: plain HTML forms that work without script, one stylesheet and one script
+// (pages.js: passkeys and the username check as it is typed) from the same origin. The
+// authorization request id in the form is what ties a submission to its request; the only
+// cookies are the device cookie and the account page's session (devices.go, account.go).
 
-//go:embed pages/*.html pages/style.css
+//go:embed pages/*.html pages/style.css pages/pages.js
 var pageFiles embed.FS
 
 var pages = template.Must(template.New("").Funcs(template.FuncMap{"field": fieldAttrs}).ParseFS(pageFiles, "pages/*.html"))
@@ -55,6 +57,10 @@ const (
 	modeSignIn     = "signin"
 	modeSignUp     = "signup"
 	actionCancel   = "cancel"
+	// The second step's actions (twostep.go).
+	actionCode      = "code"
+	actionSetupTOTP = "setup-totp"
+	actionContinue  = "continue"
 )
 
 // page is what a template shows.
@@ -84,6 +90,27 @@ type page struct {
 	// Field is the id of the field Error is about, which gets the focus; with an Error and no
 	// Field the message gets it.
 	Field string
+	// Password and Password2 are filled back in after an error about another field.
+	Password  string
+	Password2 string
+	// BecomesOwner: the first person to sign up becomes the community's owner.
+	BecomesOwner bool
+	// ForAccount: the sign-in leads to the account page, not to the app.
+	ForAccount bool
+	// MailOn: the server sends mail ("Forgot password" is offered); ForgotURL leads there.
+	MailOn    bool
+	ForgotURL string
+	// Passkeys: the browser may sign in with a passkey here.
+	Passkeys bool
+	// Step is the second step of a sign-in; Code the code typed.
+	Step *stepView
+	Code string
+	// Account is the account page; Notice a line of what just happened.
+	Account *accountView
+	Notice  string
+	// Token is a reset or verification link's token; Email an address.
+	Token string
+	Email string
 }
 
 type question struct {
@@ -102,7 +129,9 @@ func (p *Provider) render(w http.ResponseWriter, status int, name string, data p
 	}
 	h := w.Header()
 	h.Set("Content-Type", "text/html; charset=utf-8")
-	h.Set("Content-Security-Policy", "default-src 'none'; style-src 'self'; img-src 'self'; form-action "+p.formAction+"; frame-ancestors 'none'; base-uri 'none'")
+	// pages.js (passkeys, the username check) is the only script; the QR code of a TOTP
+	// setup is a data: image.
+	h.Set("Content-Security-Policy", "default-src 'none'; style-src 'self'; script-src 'self'; connect-src 'self'; img-src 'self' data:; form-action "+p.formAction+"; frame-ancestors 'none'; base-uri 'none'")
 	h.Set("X-Frame-Options", "DENY")
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("Referrer-Policy", "no-referrer")
@@ -112,12 +141,20 @@ func (p *Provider) render(w http.ResponseWriter, status int, name string, data p
 }
 
 func serveStyle(w http.ResponseWriter, r *http.Request) {
-	css, _ := pageFiles.ReadFile("pages/style.css")
+	serveAsset(w, "pages/style.css", "text/css; charset=utf-8")
+}
+
+func serveScript(w http.ResponseWriter, r *http.Request) {
+	serveAsset(w, "pages/pages.js", "text/javascript; charset=utf-8")
+}
+
+func serveAsset(w http.ResponseWriter, name, contentType string) {
+	b, _ := pageFiles.ReadFile(name)
 	h := w.Header()
-	h.Set("Content-Type", "text/css; charset=utf-8")
+	h.Set("Content-Type", contentType)
 	h.Set("Cache-Control", "public, max-age=3600")
 	h.Set("X-Content-Type-Options", "nosniff")
-	w.Write(css)
+	w.Write(b)
 }
 
 // basePage fills what every sign-in page shows.
@@ -127,6 +164,7 @@ func (p *Provider) basePage(title string) page {
 		Community:   p.community.SignUpInfo().Name,
 		PasswordURL: "password",
 		WebURL:      p.webURL + "/",
+		MailOn:      p.mailer != nil,
 	}
 }
 
@@ -143,10 +181,17 @@ func (p *Provider) signInPage(a *authRequest, mode string) page {
 		d.Questions = append(d.Questions, question{Index: i, Text: q})
 	}
 	d.Username = strings.ToLower(strings.TrimSpace(a.req.LoginHint))
+	d.BecomesOwner = info.BecomesOwner
+	d.ForAccount = a.forAccount
+	d.Passkeys = p.passkeys != nil
+	if a.forAccount {
+		d.Title = "Sign in to your account"
+	}
 	// Links and form actions are relative to the page (/oauth/...), so that a base URL with a
 	// path (behind a proxy) works.
 	d.LoginURL = "login?id=" + url.QueryEscape(a.id) + "&mode=" + modeSignIn
 	d.SignUpURL = "login?id=" + url.QueryEscape(a.id) + "&mode=" + modeSignUp
+	d.ForgotURL = "forgot?id=" + url.QueryEscape(a.id)
 	return d
 }
 
@@ -163,7 +208,15 @@ func (p *Provider) loginPage(w http.ResponseWriter, r *http.Request) {
 		p.expired(w)
 		return
 	}
+	if st, ok := p.storage.stepOf(a.id); ok && st.subject != "" {
+		// A reload of the second step shows it again.
+		p.renderStep(w, http.StatusOK, a, st, page{})
+		return
+	}
 	mode := r.URL.Query().Get("mode")
+	if a.forAccount {
+		mode = modeSignIn
+	}
 	if mode != modeSignUp && mode != modeSignIn {
 		// An invite in the request means the person came from an invite link.
 		mode = modeSignIn
@@ -188,10 +241,24 @@ func (p *Provider) loginSubmit(w http.ResponseWriter, r *http.Request) {
 	switch r.PostForm.Get("action") {
 	case actionCancel:
 		p.storage.forget(a.id)
+		if a.forAccount {
+			http.Redirect(w, r, p.webURL+"/", http.StatusSeeOther)
+			return
+		}
 		op.AuthRequestError(w, r, a, oidc.ErrAccessDenied().WithDescription("the person cancelled the sign-in"), p.op)
 		return
 	case modeSignUp:
+		if a.forAccount {
+			p.expired(w)
+			return
+		}
 		p.signUp(w, r, a)
+	case actionCode:
+		p.stepCode(w, r, a)
+	case actionSetupTOTP:
+		p.stepSetupTOTP(w, r, a)
+	case actionContinue:
+		p.stepContinue(w, r, a)
 	default:
 		p.signIn(w, r, a)
 	}
@@ -230,24 +297,40 @@ func (p *Provider) signIn(w http.ResponseWriter, r *http.Request, a *authRequest
 	d.Username = username
 	acc, err := p.checkPassword(r, username, r.PostForm.Get("password"))
 	if err != nil {
+		if err != errWrongCredentials {
+			// Not the password's fault (a limit, the server): it stays filled in.
+			d.Password = r.PostForm.Get("password")
+		}
 		p.refuse(w, "login.html", d, err)
 		return
 	}
-	p.finish(w, r, a, acc.Subject)
+	p.afterPassword(w, r, a, acc, "")
 }
 
-// checkPassword is a sign-in attempt: it counts toward the limits, then checks the username
-// and password, taking the same time and giving the same answer whether the username is
-// unknown or the password wrong.
+// checkPassword is a sign-in attempt: it takes a token from each of its limits (so that
+// attempts in flight at once cannot overrun them), then checks the username and password,
+// taking the same time and giving the same answer whether the username is unknown or the
+// password wrong; a right password gives the tokens back, so that only failures count.
 func (p *Provider) checkPassword(r *http.Request, username, password string) (Account, error) {
 	ctx := r.Context()
-	if wait := p.limits.AllowAll([]string{"addr:" + ratelimit.AddrKey(p.clientAddr(r)), "user:" + username}, []ratelimit.Limit{addrAttempts, accountAttempts}, 1); wait > 0 {
+	acc, err := p.accounts.AccountByUsername(ctx, username)
+	known := err == nil && p.knownDevice(r, acc.Subject)
+	keys, lims := passwordLimits(p.clientAddr(r), username, known)
+	if wait := p.limits.AllowAll(keys, lims, 1); wait > 0 {
 		return Account{}, tooManyAttempts(wait)
 	}
+	acc, err = p.verifyPassword(ctx, acc, err, password)
+	if err == nil {
+		p.limits.Return(keys, 1)
+	}
+	return acc, err
+}
+
+// verifyPassword checks password against the account found (or the error of finding it).
+func (p *Provider) verifyPassword(ctx context.Context, acc Account, err error, password string) (Account, error) {
 	if len(password) > passwordMaxBytes {
 		return Account{}, errWrongCredentials
 	}
-	acc, err := p.accounts.AccountByUsername(ctx, username)
 	if errors.Is(err, ErrAccountNotFound) {
 		if err := p.hasher.verifyNobody(ctx, password); err != nil {
 			return Account{}, err
@@ -306,14 +389,18 @@ func (p *Provider) signUp(w http.ResponseWriter, r *http.Request, a *authRequest
 	}
 	sub, memberName, err := p.createAccount(r, d, f.Get("password"), f.Get("password2"), answers)
 	if err != nil {
+		var ref *Refusal
+		if !errors.As(err, &ref) || (ref.Field != "password" && ref.Field != "password2") {
+			// Only passwords that were the problem are asked for again.
+			d.Password, d.Password2 = f.Get("password"), f.Get("password2")
+		}
 		p.refuse(w, "login.html", d, err)
 		return
 	}
-	if memberName != d.Username {
-		p.finishRenamed(w, r, a, sub, d.Username, memberName)
-		return
+	if memberName == d.Username {
+		memberName = ""
 	}
-	p.finish(w, r, a, sub)
+	p.afterPassword(w, r, a, Account{Subject: sub, Username: d.Username}, memberName)
 }
 
 // createAccount signs a person up: the account, pending, then the Join, then the account made
@@ -322,7 +409,7 @@ func (p *Provider) signUp(w http.ResponseWriter, r *http.Request, a *authRequest
 func (p *Provider) createAccount(r *http.Request, d page, password, password2 string, answers []string) (sub, memberName string, err error) {
 	ctx := r.Context()
 	addr := p.clientAddr(r)
-	if wait := p.limits.Allow("addr:"+ratelimit.AddrKey(addr), addrAttempts, 1); wait > 0 {
+	if wait := p.limits.Allow("signup:"+ratelimit.AddrKey(addr), signUpAttempts, 1); wait > 0 {
 		return "", "", tooManyAttempts(wait)
 	}
 	if err := checkUsername(d.Username); err != nil {
@@ -399,36 +486,46 @@ func (p *Provider) reclaimStale(ctx context.Context, username string) error {
 	return nil
 }
 
-// finish marks the request signed in and hands it to op, which redirects to the client with
-// a code.
-func (p *Provider) finish(w http.ResponseWriter, r *http.Request, a *authRequest, subject string) {
-	done, ok := p.storage.complete(a.id, subject)
-	if !ok {
-		p.expired(w)
-		return
-	}
-	op.AuthResponse(done, p.op, w, r)
-}
+var errRequestGone = errors.New("the sign-in request is gone")
 
-// finishRenamed finishes a sign-up whose member's username is not the account's (a bot or
-// another login held it, and Join added a number): instead of going straight back to the
-// client, the person is shown the name the community knows them by, and goes on from there.
-// Without this they met a name they never chose in the app, with nothing to say why.
-func (p *Provider) finishRenamed(w http.ResponseWriter, r *http.Request, a *authRequest, subject, username, memberName string) {
-	done, ok := p.storage.complete(a.id, subject)
+// complete marks the request signed in as subject (amr says how) and returns where the
+// browser goes next: back to the client with a code, or to the account page with a session.
+// The browser is remembered as one that completed a sign-in to the account (its device cookie).
+func (p *Provider) complete(w http.ResponseWriter, r *http.Request, a *authRequest, subject string, amr []string) (string, error) {
+	device := p.rememberDevice(w, r, subject)
+	done, ok := p.storage.complete(a.id, subject, amr, r.UserAgent(), device)
 	if !ok {
-		p.expired(w)
-		return
+		return "", errRequestGone
+	}
+	if a.forAccount {
+		if err := p.startSession(w, r, subject); err != nil {
+			return "", err
+		}
+		return "account", nil
 	}
 	// Our requests always answer in the query (CreateAuthRequest), so the answer is a URL.
-	next, err := op.BuildAuthResponseCallbackURL(r.Context(), done, p.op)
-	if err != nil {
-		op.AuthRequestError(w, r, done, err, p.op)
-		return
+	return op.BuildAuthResponseCallbackURL(r.Context(), done, p.op)
+}
+
+// finish ends a sign-in from a form: a redirect to where complete leads. A sign-up whose
+// member's username is not the account's (a bot or another login held it, and Join added a
+// number) is shown the name the community knows them by first, and goes on from there.
+// Without this they met a name they never chose in the app, with nothing to say why.
+func (p *Provider) finish(w http.ResponseWriter, r *http.Request, a *authRequest, subject string, amr []string) {
+	st, _ := p.storage.stepOf(a.id)
+	next, err := p.complete(w, r, a, subject, amr)
+	switch {
+	case errors.Is(err, errRequestGone):
+		p.expired(w)
+	case err != nil:
+		p.refuse(w, "expired.html", p.basePage("Sign in"), err)
+	case st.memberName != "":
+		d := p.basePage("Welcome")
+		d.Username, d.MemberName, d.ContinueURL = st.username, st.memberName, next
+		p.render(w, http.StatusOK, "joined.html", d)
+	default:
+		http.Redirect(w, r, next, http.StatusFound)
 	}
-	d := p.basePage("Welcome")
-	d.Username, d.MemberName, d.ContinueURL = username, memberName, next
-	p.render(w, http.StatusOK, "joined.html", d)
 }
 
 // refuse shows the form again with what went wrong.
@@ -464,6 +561,13 @@ func (p *Provider) passwordSubmit(w http.ResponseWriter, r *http.Request) {
 	d.Username = normalizeUsername(f.Get("username"))
 	err := p.changePassword(r, d.Username, f.Get("password"), f.Get("new_password"), f.Get("new_password2"))
 	if err != nil {
+		var ref *Refusal
+		if !errors.As(err, &ref) || (ref != errWrongCredentials && ref.Field != "new_password") {
+			d.Password = f.Get("password")
+		}
+		if !errors.As(err, &ref) || (ref.Field != "new_password" && ref.Field != "new_password2") {
+			d.Password2 = f.Get("new_password")
+		}
 		p.refuse(w, "password.html", d, err)
 		return
 	}
@@ -472,21 +576,35 @@ func (p *Provider) passwordSubmit(w http.ResponseWriter, r *http.Request) {
 }
 
 func (p *Provider) changePassword(r *http.Request, username, current, next, next2 string) error {
+	if err := checkNewPasswords(next, next2); err != nil {
+		return err
+	}
+	acc, err := p.checkPassword(r, username, current)
+	if err != nil {
+		return err
+	}
+	// With two-step sign-in on, a password alone must not change the password (a thief who
+	// has it would lock its person out): that is done on the account page, signed in fully.
+	sec, err := p.security.Security(r.Context(), acc.Subject)
+	if err != nil {
+		return err
+	}
+	if sec.TwoStep() {
+		return refusal(http.StatusForbidden, "", "This account has two-step sign-in: change its password on your account page, where you sign in with your second step too.")
+	}
+	return p.setPassword(context.WithoutCancel(r.Context()), acc.Subject, next)
+}
+
+// checkNewPasswords checks a new password typed twice (the password page, the account page,
+// a reset link).
+func checkNewPasswords(next, next2 string) error {
 	if err := checkNewPassword(next); err != nil {
 		return refusal(http.StatusBadRequest, "new_password", "The new "+strings.TrimPrefix(err.Error(), "the ")+".")
 	}
 	if next != next2 {
 		return refusal(http.StatusBadRequest, "new_password2", "The two new passwords differ.")
 	}
-	acc, err := p.checkPassword(r, username, current)
-	if err != nil {
-		return err
-	}
-	hash, err := p.hasher.hash(r.Context(), next)
-	if err != nil {
-		return err
-	}
-	return p.accounts.SetPassword(context.WithoutCancel(r.Context()), acc.Subject, hash, p.now())
+	return nil
 }
 
 func normalizeUsername(s string) string {

@@ -12,9 +12,11 @@ import (
 	"strings"
 	"time"
 
+	"github.com/go-webauthn/webauthn/webauthn"
 	"github.com/zitadel/oidc/v3/pkg/oidc"
 	"github.com/zitadel/oidc/v3/pkg/op"
 
+	"hearth/engine/mail"
 	"hearth/engine/ratelimit"
 )
 
@@ -26,6 +28,8 @@ const (
 	loginPath     = "/oauth/login"
 	passwordPath  = "/oauth/password"
 	stylePath     = "/oauth/style.css"
+	scriptPath    = "/oauth/pages.js"
+	usernamePath  = "/oauth/username"
 	// IssuersPath serves the issuers the browser client can sign in with (IssuersHandler).
 	IssuersPath = "/oauth/issuers"
 )
@@ -53,6 +57,15 @@ type ProviderConfig struct {
 	// ClientAddr is the address a request came from, for the rate limits; nil means the host
 	// of the TCP peer.
 	ClientAddr func(*http.Request) string
+	// Security keeps second factors, email addresses, devices and one-time tokens.
+	Security SecurityStore
+	// Mailer sends reset and verification links; nil when the server sends no mail (no
+	// "Forgot password", no email addresses).
+	Mailer *mail.Mailer
+	// TwoStepRequired tells whether the login (this issuer, subject) must have TOTP or a
+	// passkey before a sign-in completes (ModerationSettings.require_2fa_rank); nil asks it of
+	// nobody.
+	TwoStepRequired func(subject string) bool
 }
 
 // Provider is the built-in issuer's OpenID provider: authorization code with PKCE, the
@@ -75,12 +88,22 @@ type Provider struct {
 	// the browser checks the redirect after a submitted form against.
 	formAction string
 	handler    http.Handler
+
+	security        SecurityStore
+	mailer          *mail.Mailer
+	twoStepRequired func(subject string) bool
+	sealer          *sealer
+	// passkeys is nil where browsers refuse them (newPasskeys).
+	passkeys *webauthn.WebAuthn
+	sessions sessions
+	// cookiePath scopes the issuer's cookies to its pages: the path of /oauth/ under the base URL.
+	cookiePath string
 }
 
 // NewProvider prepares the built-in issuer's sign-in.
 func NewProvider(cfg ProviderConfig) (*Provider, error) {
-	if cfg.Issuer == nil || cfg.Accounts == nil || cfg.Community == nil {
-		return nil, errors.New("auth: the sign-in provider needs an issuer, an account store and a community")
+	if cfg.Issuer == nil || cfg.Accounts == nil || cfg.Community == nil || cfg.Security == nil {
+		return nil, errors.New("auth: the sign-in provider needs an issuer, an account store, a security store and a community")
 	}
 	p := &Provider{
 		issuer:     cfg.Issuer,
@@ -90,6 +113,23 @@ func NewProvider(cfg ProviderConfig) (*Provider, error) {
 		log:        cfg.Log,
 		clientAddr: cfg.ClientAddr,
 		webURL:     strings.TrimSuffix(cfg.WebURL, "/"),
+
+		security:        cfg.Security,
+		mailer:          cfg.Mailer,
+		twoStepRequired: cfg.TwoStepRequired,
+		sessions:        sessions{m: map[string]*session{}},
+	}
+	if p.twoStepRequired == nil {
+		p.twoStepRequired = func(string) bool { return false }
+	}
+	var err error
+	if p.sealer, err = newSealer(cfg.Issuer); err != nil {
+		return nil, err
+	}
+	p.passkeys = newPasskeys(cfg.Issuer.URL(), cfg.Community.SignUpInfo().Name)
+	p.cookiePath = "/oauth/"
+	if u, err := url.Parse(cfg.Issuer.URL()); err == nil {
+		p.cookiePath = strings.TrimSuffix(u.Path, "/") + "/oauth/"
 	}
 	if p.now == nil {
 		p.now = time.Now
@@ -115,7 +155,6 @@ func NewProvider(cfg ProviderConfig) (*Provider, error) {
 
 	var key [32]byte
 	rand.Read(key[:])
-	var err error
 	p.op, err = op.NewProvider(&op.Config{
 		// Codes are the request id sealed with this key; they live in memory, so a new key
 		// at every start is right.
@@ -156,12 +195,29 @@ func (p *Provider) routes() http.Handler {
 	mux.HandleFunc("GET "+passwordPath, p.passwordPage)
 	mux.HandleFunc("POST "+passwordPath, p.passwordSubmit)
 	mux.HandleFunc("GET "+stylePath, serveStyle)
+	mux.HandleFunc("GET "+scriptPath, serveScript)
+	mux.HandleFunc("GET "+usernamePath, p.usernameCheck)
+	mux.HandleFunc("GET "+accountPath, p.accountPage)
+	mux.HandleFunc("POST "+accountPath, p.accountSubmit)
+	mux.HandleFunc("POST "+passkeyOptionsPath, p.passkeyOptions)
+	mux.HandleFunc("POST "+passkeyFinishPath, p.passkeyFinish)
+	mux.HandleFunc("GET "+resetPath, p.resetPage)
+	mux.HandleFunc("POST "+resetPath, p.resetSubmit)
+	mux.HandleFunc("GET "+forgotPath, p.forgotPage)
+	mux.HandleFunc("POST "+forgotPath, p.forgotSubmit)
+	mux.HandleFunc("GET "+verifyEmailPath, p.verifyPage)
+	mux.HandleFunc("POST "+verifyEmailPath, p.verifySubmit)
 	return mux
 }
 
-// authorize passes the extra invite parameter to the request op stores.
+// authorize passes the extra invite parameter to the request op stores. Every authorization
+// request starts a sign-in kept in memory, so they are limited per client address and network.
 func (p *Provider) authorize() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if wait := p.allowAuthorize(r); wait > 0 {
+			p.tooManyPages(w, wait)
+			return
+		}
 		ctx := withInvite(r.Context(), strings.TrimSpace(r.URL.Query().Get("invite")))
 		ctx = withClientAddr(ctx, p.clientAddr(r))
 		p.op.ServeHTTP(w, r.WithContext(ctx))

@@ -60,7 +60,13 @@ func (e *Engine) SetChannelAccess(ctx context.Context, c Caller, req *svcv1.SetC
 		aud := toViewers(ch.GetId())
 		aud.ExceptMemberIds = gained[ch.GetId()]
 		view, err := e.channelUpdated(tx, rec, aud)
-		return &svcv1.SetChannelAccessResponse{Channel: view}, err
+		if err != nil {
+			return nil, err
+		}
+		if err := auditChannel(tx, c, ch, rec.GetChannel()); err != nil {
+			return nil, err
+		}
+		return &svcv1.SetChannelAccessResponse{Channel: view}, nil
 	})
 }
 

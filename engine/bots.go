@@ -38,6 +38,9 @@ func (e *Engine) CreateBot(ctx context.Context, c Caller, req *svcv1.CreateBotRe
 		if err != nil {
 			return nil, err
 		}
+		if err := auditMember(tx, c, svcv1.AuditAction_AUDIT_ACTION_BOT_CREATED, m.GetId(), "", "bot "+m.GetUsername()); err != nil {
+			return nil, err
+		}
 		return e.memberView(m), nil
 	})
 }
@@ -114,7 +117,10 @@ func (e *Engine) DeleteBot(ctx context.Context, c Caller, req *svcv1.DeleteBotRe
 		if p := rec.GetPlugin(); p != "" {
 			return struct{}{}, precondition("bot %s belongs to the plugin %q: delete it with DeletePlugin", id, p)
 		}
-		return struct{}{}, e.deleteBot(tx, rec)
+		if err := e.deleteBot(tx, rec); err != nil {
+			return struct{}{}, err
+		}
+		return struct{}{}, auditMember(tx, c, svcv1.AuditAction_AUDIT_ACTION_BOT_DELETED, id, "", "bot "+rec.GetMember().GetUsername())
 	})
 	if err != nil {
 		return nil, err
@@ -153,6 +159,9 @@ func (e *Engine) RotateBotToken(ctx context.Context, c Caller, req *svcv1.Rotate
 		rec = proto.Clone(rec).(*storepb.MemberRecord)
 		rec.BotTokenHash = token[:]
 		if err := tx.putMember(rec); err != nil {
+			return struct{}{}, err
+		}
+		if err := auditMember(tx, c, svcv1.AuditAction_AUDIT_ACTION_BOT_TOKEN_ROTATED, id, "", "bot "+rec.GetMember().GetUsername()); err != nil {
 			return struct{}{}, err
 		}
 		tx.afterCommit(func() {

@@ -53,6 +53,9 @@ func (e *Engine) CreateChannel(ctx context.Context, c Caller, req *svcv1.CreateC
 		if _, err := tx.emit(toViewers(ch.Id), &svcv1.Event{Kind: &svcv1.Event_ChannelCreated{ChannelCreated: ch}}); err != nil {
 			return nil, err
 		}
+		if err := auditChannel(tx, c, nil, ch); err != nil {
+			return nil, err
+		}
 		return &svcv1.CreateChannelResponse{Channel: ch}, nil
 	})
 }
@@ -70,6 +73,9 @@ func (e *Engine) UpdateChannel(ctx context.Context, c Caller, req *svcv1.UpdateC
 		return nil, err
 	}
 	if err := checkBytes("header_image_id", req.GetHeaderImageId(), uploadIDMax); err != nil {
+		return nil, err
+	}
+	if err := checkSlowmode(req); err != nil {
 		return nil, err
 	}
 	return submit(e, func(tx *Tx) (*svcv1.UpdateChannelResponse, error) {
@@ -90,10 +96,14 @@ func (e *Engine) UpdateChannel(ctx context.Context, c Caller, req *svcv1.UpdateC
 				return nil, err
 			}
 		}
+		old := rec.GetChannel()
 		rec = proto.Clone(rec).(*storepb.ChannelRecord)
 		ch := rec.Channel
 		if req.Name != nil {
 			ch.Name = name
+		}
+		if req.SlowmodeS != nil {
+			ch.SlowmodeS = req.GetSlowmodeS()
 		}
 		if req.Topic != nil {
 			ch.Topic = req.GetTopic()
@@ -114,6 +124,9 @@ func (e *Engine) UpdateChannel(ctx context.Context, c Caller, req *svcv1.UpdateC
 		}
 		view, err := e.channelUpdated(tx, rec, toViewers(ch.Id))
 		if err != nil {
+			return nil, err
+		}
+		if err := auditChannel(tx, c, old, ch); err != nil {
 			return nil, err
 		}
 		return &svcv1.UpdateChannelResponse{Channel: view}, nil

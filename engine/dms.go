@@ -40,6 +40,10 @@ func (e *Engine) OpenDM(ctx context.Context, c Caller, req *svcv1.OpenDMRequest)
 			view, err := e.showDM(tx, rec, c.ID)
 			return &svcv1.OpenDMResponse{Channel: view}, err
 		}
+		// Opening a DM that exists is reading; starting one is not, for a timed-out member.
+		if err := checkNotTimedOut(d.active(c.ID).GetMember(), tx.Now()); err != nil {
+			return nil, err
+		}
 		slices.Sort(members)
 		ch := &svcv1.Channel{
 			Id:          uuid.Must(uuid.NewV7()).String(),

@@ -60,15 +60,20 @@ func (e *Engine) OpenFile(ctx context.Context, id, exp, sig string) (*File, erro
 		return nil, err
 	}
 	expires, _ := strconv.ParseInt(exp, 10, 64) // Check accepted it
+	return e.fileOf(u, time.Unix(expires, 0).Sub(now)), nil
+}
+
+// fileOf is an upload as a File to serve, cached for maxAge.
+func (e *Engine) fileOf(u *storepb.UploadRecord, maxAge time.Duration) *File {
 	return &File{
 		ID:          u.GetId(),
 		Name:        u.GetName(),
 		ContentType: u.GetContentType(),
 		Size:        u.GetSize(),
 		ModTime:     time.UnixMilli(u.GetCreatedAtMs()),
-		MaxAge:      time.Unix(expires, 0).Sub(now),
+		MaxAge:      maxAge,
 		bucket:      e.opts.Bucket,
-	}, nil
+	}
 }
 
 // Open opens the file's bytes for reading and seeking (http.ServeContent). ctx is used by

@@ -221,7 +221,10 @@ func (e *Engine) DeleteEmoji(ctx context.Context, c Caller, req *svcv1.DeleteEmo
 		if err := tx.mutate().DeleteEmoji(rec); err != nil {
 			return "", err
 		}
-		return id, emojiChanged(tx)
+		if err := emojiChanged(tx); err != nil {
+			return "", err
+		}
+		return id, auditEmoji(tx, c, svcv1.AuditAction_AUDIT_ACTION_EMOJI_DELETED, []string{name})
 	})
 	if err != nil {
 		return nil, err

@@ -92,6 +92,9 @@ func (e *Engine) BeginEmojiUpload(ctx context.Context, c Caller) (*EmojiUpload, 
 	if wait := e.limits.allow("upload:"+c.ID, uploadRate, uploadBurst); wait > 0 {
 		return nil, rateLimited("uploading files and emoji", wait)
 	}
+	if err := e.diskRoom(); err != nil {
+		return nil, err
+	}
 	return e.newEmojiUpload(ctx, c), nil
 }
 
@@ -373,6 +376,7 @@ func (u *EmojiUpload) Finish() (*svcv1.UploadEmojiResponse, error) {
 				}
 			}
 			var lost []int
+			var added []string
 			for i, p := range chunk {
 				_, err := tx.read().EmojiIDByName(p.rec.GetName())
 				if err == nil {
@@ -386,11 +390,15 @@ func (u *EmojiUpload) Finish() (*svcv1.UploadEmojiResponse, error) {
 				if err := tx.mutate().PutEmoji(p.rec); err != nil {
 					return nil, err
 				}
+				added = append(added, p.rec.GetName())
 			}
 			if len(lost) == len(chunk) {
 				return lost, nil
 			}
-			return lost, emojiChanged(tx)
+			if err := emojiChanged(tx); err != nil {
+				return nil, err
+			}
+			return lost, auditEmoji(tx, u.c, svcv1.AuditAction_AUDIT_ACTION_EMOJI_ADDED, added)
 		})
 		if err != nil {
 			if errors.Is(err, errOutcomeUnknown) {

@@ -21,6 +21,7 @@ import (
 
 	"hearth/blob"
 	"hearth/engine/clock"
+	"hearth/engine/diskspace"
 	"hearth/engine/outbound"
 	"hearth/engine/sandbox"
 	"hearth/engine/search"
@@ -74,6 +75,10 @@ type Options struct {
 	// PreviewPolicy decides which servers link previews may fetch from: outbound.Public
 	// (the zero value) unless -preview-allow-private. Previews also need Bucket and Sandbox.
 	PreviewPolicy outbound.Policy
+	// PushPolicy decides which push services AddPushSubscription accepts endpoints of (and
+	// the notifier may send to): outbound.Public (https on port 443 or 80 at a public address)
+	// unless -push-allow-private.
+	PushPolicy outbound.Policy
 	// PreviewTimeout bounds each request of a link preview, the page's and the image's
 	// (default 5 s).
 	PreviewTimeout time.Duration
@@ -90,6 +95,9 @@ type Options struct {
 	// Commit, when set, commits the writer's batches in place of Batch.Commit: for tests that
 	// make a commit fail as a failing disk does (the engine then stops, see Stopped).
 	Commit func(*store.Batch) error
+	// Disk, when set, watches the data disk: while it is full, changes and uploads are refused
+	// with ErrDiskFull and Healthy says so (diskfull.go).
+	Disk *diskspace.Guard
 }
 
 // Inspector reads untrusted bytes in the sandbox: an upload's content type and image size
@@ -140,6 +148,14 @@ type Engine struct {
 	open    streamSet
 	// joinHook is the plugins' say in Join (SetJoinHook).
 	joinHook joinHooks
+	// polls is the timer of the next poll to close by itself (polls.go).
+	polls pollCloser
+	// messageHook is the plugins' say in messages (SetMessageHook); filters holds the word
+	// filter of the moderation settings (filters.go).
+	messageHook messageHooks
+	filters     filters
+	// ops is what the admins' status tells (status.go).
+	ops operations
 
 	// ctx ends at Close, cutting short the background jobs' calls to the bucket.
 	ctx    context.Context
@@ -252,6 +268,8 @@ func Open(db *store.DB, opts Options) (*Engine, error) {
 	e.presence = newPresence(opts.PresenceGrace, e.clock, func(ev *svcv1.Event) {
 		e.hub.publishEphemeral(ev, toEveryone())
 	})
+	e.presence.onOpen = e.streamOpened
+	e.ops.started = e.now()
 	e.removeSpools()
 	go e.runWriter()
 	if opts.ManualJobs {
@@ -273,6 +291,7 @@ func Open(db *store.DB, opts Options) (*Engine, error) {
 		return nil, fmt.Errorf("take deleted roles from member rows: %w", err)
 	}
 	e.resumeClaims()
+	e.startPolls()
 	return e, nil
 }
 
@@ -290,10 +309,14 @@ func (e *Engine) runJobs() {
 		case <-e.closing:
 			return
 		case <-t.C():
+			if e.diskFull() {
+				continue // every job writes; the guard logs the full disk once a minute
+			}
 			if err := e.PruneLog(); err != nil && CodeOf(err) != CodeUnavailable {
 				e.log.Error("pruning the event log", "err", err)
 			}
 			e.runPurge()
+			e.runAuditPurge()
 			if err := e.ExpireUploads(); err != nil && CodeOf(err) != CodeUnavailable {
 				e.log.Error("deleting unused uploads", "err", err)
 			}
@@ -304,6 +327,7 @@ func (e *Engine) runJobs() {
 				e.sweepOrphans()
 			}
 			e.previewJobs(tick)
+			e.flushActivity()
 		}
 	}
 }
@@ -342,6 +366,7 @@ func (e *Engine) Close() {
 		return
 	}
 	e.hub.close()
+	e.stopPolls()
 	close(e.closing)
 	e.cancel()
 	e.previews.close()

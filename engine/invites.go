@@ -65,6 +65,9 @@ func (e *Engine) CreateInvite(ctx context.Context, c Caller, req *svcv1.CreateIn
 		if err := tx.mutate().PutInvite(&storepb.InviteRecord{Invite: inv}); err != nil {
 			return nil, err
 		}
+		if err := auditInvite(tx, c, svcv1.AuditAction_AUDIT_ACTION_INVITE_CREATED, inv); err != nil {
+			return nil, err
+		}
 		return &svcv1.CreateInviteResponse{Invite: inv}, nil
 	})
 }
@@ -122,6 +125,9 @@ func (e *Engine) RevokeInvite(ctx context.Context, c Caller, req *svcv1.RevokeIn
 		inv = proto.Clone(inv).(*storepb.InviteRecord)
 		inv.Revoked = true
 		if err := tx.mutate().PutInvite(inv); err != nil {
+			return nil, err
+		}
+		if err := auditInvite(tx, c, svcv1.AuditAction_AUDIT_ACTION_INVITE_REVOKED, inv.GetInvite()); err != nil {
 			return nil, err
 		}
 		return &svcv1.RevokeInviteResponse{}, nil

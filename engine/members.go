@@ -52,6 +52,10 @@ func (e *Engine) Join(ctx context.Context, in JoinInput) (*svcv1.Member, bool, e
 			return nil, false, err
 		}
 	}
+	d := e.snap.Load()
+	if err := lockedOut(d.Settings(), d.memberByLogin(in.Login.Issuer, in.Login.Subject)); err != nil {
+		return nil, false, err
+	}
 	// The plugins have their say before anything changes.
 	hooked, err := e.checkJoinHook(ctx, in)
 	if err != nil {
@@ -71,6 +75,9 @@ func (e *Engine) Join(ctx context.Context, in JoinInput) (*svcv1.Member, bool, e
 			case storepb.MemberState_MEMBER_STATE_BANNED:
 				return joined{}, ErrBanned
 			}
+		}
+		if err := lockedOut(d.Settings(), rec); err != nil {
+			return joined{}, err
 		}
 		if err := e.admit(tx, req, hooked); err != nil {
 			return joined{}, err
@@ -344,10 +351,12 @@ func (e *Engine) memberViews(d *Snapshot) []*svcv1.Member {
 	return out
 }
 
-// memberView is a member as the API shows it: the stored row plus live presence.
+// memberView is a member as the API shows it: the stored row plus live presence, without a
+// timeout that has ended.
 func (e *Engine) memberView(m *svcv1.Member) *svcv1.Member {
 	out := proto.Clone(m).(*svcv1.Member)
 	out.Presence = e.presence.get(m.GetId())
+	timedOutView(out, e.now())
 	return out
 }
 

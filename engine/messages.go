@@ -27,12 +27,13 @@ const (
 // clientIDTTL is how long a client_id makes SendMessage idempotent.
 const clientIDTTL = 24 * time.Hour
 
-// mentionPattern finds `<@member_id>` mentions.
-var mentionPattern = regexp.MustCompile(`<@([0-9a-fA-F-]{36})>`)
-
 // SendMessage posts a message or a thread reply.
 func (e *Engine) SendMessage(ctx context.Context, c Caller, req *svcv1.SendMessageRequest) (*svcv1.SendMessageResponse, error) {
-	if err := checkMessageText(req.GetText(), len(req.GetAttachmentIds()) > 0); err != nil {
+	// A poll needs no text (EXTENSIONS.md 4).
+	if err := checkMessageText(req.GetText(), len(req.GetAttachmentIds()) > 0 || req.GetPoll() != nil); err != nil {
+		return nil, err
+	}
+	if err := checkPollInput(req.GetPoll(), req.GetThreadRootId()); err != nil {
 		return nil, err
 	}
 	if n := len(req.GetAttachmentIds()); n > attachmentsMax {
@@ -45,6 +46,9 @@ func (e *Engine) SendMessage(ctx context.Context, c Caller, req *svcv1.SendMessa
 		return nil, err
 	}
 	if err := e.sendAllowed(c); err != nil {
+		return nil, err
+	}
+	if err := e.screenSend(ctx, c, req); err != nil {
 		return nil, err
 	}
 	// Analyzed here, on the caller's goroutine, not in the writer.
@@ -81,6 +85,9 @@ func (e *Engine) send(tx *Tx, c Caller, req *svcv1.SendMessageRequest, text sear
 	if err != nil {
 		return nil, err
 	}
+	if err := checkNotTimedOut(d.active(c.ID).GetMember(), tx.Now()); err != nil {
+		return nil, err
+	}
 	if err := importLocked(rec); err != nil {
 		return nil, err
 	}
@@ -98,7 +105,7 @@ func (e *Engine) send(tx *Tx, c Caller, req *svcv1.SendMessageRequest, text sear
 				if m.GetChannelId() != ch.GetId() || m.GetThreadRootId() != req.GetThreadRootId() {
 					return nil, precondition("client_id %q was used in the last 24 hours for a message elsewhere; use a new one", id)
 				}
-				return m, nil
+				return m, fillReplies(tx.read(), m)
 			}
 			if !isNotFound(err) {
 				return nil, err
@@ -116,9 +123,17 @@ func (e *Engine) send(tx *Tx, c Caller, req *svcv1.SendMessageRequest, text sear
 			return nil, err
 		}
 	}
+	// reply_to_id and poll (conversation.go), checked before the first write too.
+	conv, err := checkConversation(tx, req, ch.GetId())
+	if err != nil {
+		return nil, err
+	}
 	// Checked before the first write, so that a refused upload leaves no trace.
 	uploads, err := attachUploads(tx, c, req.GetAttachmentIds())
 	if err != nil {
+		return nil, err
+	}
+	if err := slowmode(tx, c, ch); err != nil {
 		return nil, err
 	}
 	if err := e.unhideDM(tx, rec); err != nil {
@@ -149,10 +164,16 @@ func (e *Engine) send(tx *Tx, c Caller, req *svcv1.SendMessageRequest, text sear
 	if root != nil {
 		entry.RootCreatedAtMs = root.GetCreatedAtMs()
 	}
+	if err := e.addConversation(tx, rec, conv, m, entry); err != nil {
+		return nil, err
+	}
 	if err := tx.mutate().AddMessage(m, entry); err != nil {
 		return nil, err
 	}
 	if err := tx.indexSent(m, text); err != nil {
+		return nil, err
+	}
+	if err := tx.countSent(e, c.ID); err != nil {
 		return nil, err
 	}
 	for _, u := range uploads {
@@ -237,15 +258,7 @@ func mentions(d *Snapshot, text string) []string {
 
 // mentionedIDs scans a text for `<@member_id>` mentions and returns their ids, in lower case,
 // once each, in order.
-func mentionedIDs(text string) []string {
-	var out []string
-	for _, m := range mentionPattern.FindAllStringSubmatch(text, -1) {
-		if id := strings.ToLower(m[1]); !slices.Contains(out, id) {
-			out = append(out, id)
-		}
-	}
-	return out
-}
+func mentionedIDs(text string) []string { return search.MentionIDs(text) }
 
 func checkMessageText(text string, hasAttachments bool) error {
 	if err := checkLen("text", text, messageTextMax); err != nil {
@@ -306,6 +319,9 @@ func (e *Engine) EditMessage(ctx context.Context, c Caller, req *svcv1.EditMessa
 	if err := checkLen("text", req.GetText(), messageTextMax); err != nil {
 		return nil, err
 	}
+	if err := e.screenEdit(ctx, c, req); err != nil {
+		return nil, err
+	}
 	text := search.Analyze(req.GetText(), nil)
 	return submit(e, func(tx *Tx) (*svcv1.EditMessageResponse, error) {
 		m, rec, err := e.visibleMessage(tx, c, req.GetMessageId())
@@ -315,19 +331,24 @@ func (e *Engine) EditMessage(ctx context.Context, c Caller, req *svcv1.EditMessa
 		if m.GetAuthorId() != c.ID {
 			return nil, denied("only the author can edit a message")
 		}
+		if err := checkNotTimedOut(tx.Snap().active(c.ID).GetMember(), tx.Now()); err != nil {
+			return nil, err
+		}
 		if err := dmWriteBlocked(tx.Snap(), c, rec); err != nil {
 			return nil, err
 		}
 		if m.GetDeleted() {
 			return nil, precondition("message %s was deleted", m.GetId())
 		}
-		if err := checkMessageText(req.GetText(), len(m.GetAttachments()) > 0); err != nil {
+		if err := checkMessageText(req.GetText(), len(m.GetAttachments()) > 0 || m.GetPoll() != nil); err != nil {
 			return nil, err
 		}
 		old := m
 		m = proto.Clone(m).(*svcv1.Message)
 		m.Text = req.GetText()
 		m.EditedAtMs = tx.NowMs()
+		// Group mentions follow the text (groupmentions.go).
+		setGroupMentions(tx.Snap(), rec, m)
 		if err := tx.indexEdited(old, m, text); err != nil {
 			return nil, err
 		}
@@ -336,6 +357,9 @@ func (e *Engine) EditMessage(ctx context.Context, c Caller, req *svcv1.EditMessa
 			return nil, err
 		}
 		entry.MentionIds = mentions(tx.Snap(), m.Text)
+		if err := e.storeGroupMentions(tx, rec, m, entry, hasHereRow(old)); err != nil {
+			return nil, err
+		}
 		if err := tx.mutate().PutEntry(m.GetChannelId(), m.GetCreatedSeq(), entry); err != nil {
 			return nil, err
 		}
@@ -374,6 +398,10 @@ func (e *Engine) DeleteMessage(ctx context.Context, c Caller, req *svcv1.DeleteM
 		if err := tx.unindex(m); err != nil {
 			return nil, err
 		}
+		// Its pin, its <!here> and its poll's closing time go with it (pins.go).
+		if err := tx.dropConversationRows(m); err != nil {
+			return nil, err
+		}
 		m = proto.Clone(m).(*svcv1.Message)
 		blankDeleted(m)
 		m.Seq = tx.nextSeq()
@@ -391,6 +419,18 @@ func (e *Engine) DeleteMessage(ctx context.Context, c Caller, req *svcv1.DeleteM
 		}
 		if _, err := tx.emit(toChannel(m.GetChannelId()), &svcv1.Event{Kind: &svcv1.Event_MessageDeleted{MessageDeleted: m}}); err != nil {
 			return nil, err
+		}
+		if author := m.GetAuthorId(); author != c.ID {
+			err := appendAudit(tx, &svcv1.AuditEntry{
+				ActorId:        c.ID,
+				Action:         svcv1.AuditAction_AUDIT_ACTION_MESSAGE_DELETED,
+				TargetMemberId: author,
+				ChannelId:      m.GetChannelId(),
+				MessageId:      m.GetId(),
+			})
+			if err != nil {
+				return nil, err
+			}
 		}
 		return &svcv1.DeleteMessageResponse{}, nil
 	})
@@ -431,8 +471,12 @@ func (e *Engine) React(ctx context.Context, c Caller, req *svcv1.ReactRequest) (
 		if err != nil {
 			return nil, err
 		}
-		// Taking one's own reaction back puts nothing new before anyone: a block allows it.
+		// Taking one's own reaction back puts nothing new before anyone: a block, or a timeout,
+		// allows it.
 		if !req.GetRemove() {
+			if err := checkNotTimedOut(tx.Snap().active(c.ID).GetMember(), tx.Now()); err != nil {
+				return nil, err
+			}
 			if err := dmWriteBlocked(tx.Snap(), c, rec); err != nil {
 				return nil, err
 			}
@@ -449,6 +493,8 @@ func (e *Engine) React(ctx context.Context, c Caller, req *svcv1.ReactRequest) (
 			if err := e.reactionUpdated(tx, next, change); err != nil {
 				return nil, err
 			}
+		} else if err := fillReplies(tx.read(), next); err != nil {
+			return nil, err
 		}
 		return &svcv1.ReactResponse{Message: next}, nil
 	})

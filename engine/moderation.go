@@ -41,12 +41,18 @@ func (e *Engine) KickMember(ctx context.Context, c Caller, req *svcv1.KickMember
 	if req.GetMemberId() == "" {
 		return nil, invalid("member_id is required")
 	}
+	if err := checkLen("reason", req.GetReason(), reasonMax); err != nil {
+		return nil, err
+	}
 	return submit(e, func(tx *Tx) (*svcv1.KickMemberResponse, error) {
 		target, err := moderationTarget(tx.Snap(), c, req.GetMemberId(), "kicking", false)
 		if err != nil {
 			return nil, err
 		}
 		if err := e.removeMember(tx, target, storepb.MemberState_MEMBER_STATE_LEFT, ""); err != nil {
+			return nil, err
+		}
+		if err := auditMember(tx, c, svcv1.AuditAction_AUDIT_ACTION_MEMBER_KICKED, req.GetMemberId(), req.GetReason(), ""); err != nil {
 			return nil, err
 		}
 		return &svcv1.KickMemberResponse{}, nil
@@ -60,6 +66,9 @@ func (e *Engine) BanMember(ctx context.Context, c Caller, req *svcv1.BanMemberRe
 	if req.GetMemberId() == "" {
 		return nil, invalid("member_id is required")
 	}
+	if err := checkLen("reason", req.GetReason(), reasonMax); err != nil {
+		return nil, err
+	}
 	return submit(e, func(tx *Tx) (*svcv1.BanMemberResponse, error) {
 		target, err := moderationTarget(tx.Snap(), c, req.GetMemberId(), "banning", true)
 		if err != nil {
@@ -68,7 +77,12 @@ func (e *Engine) BanMember(ctx context.Context, c Caller, req *svcv1.BanMemberRe
 		if target.GetState() == storepb.MemberState_MEMBER_STATE_BANNED {
 			return &svcv1.BanMemberResponse{}, nil
 		}
+		target = proto.Clone(target).(*storepb.MemberRecord)
+		target.BannedReason = req.GetReason()
 		if err := e.removeMember(tx, target, storepb.MemberState_MEMBER_STATE_BANNED, c.ID); err != nil {
+			return nil, err
+		}
+		if err := auditMember(tx, c, svcv1.AuditAction_AUDIT_ACTION_MEMBER_BANNED, req.GetMemberId(), req.GetReason(), ""); err != nil {
 			return nil, err
 		}
 		return &svcv1.BanMemberResponse{}, nil
@@ -192,8 +206,11 @@ func (e *Engine) UnbanMember(ctx context.Context, c Caller, req *svcv1.UnbanMemb
 		}
 		t = proto.Clone(t).(*storepb.MemberRecord)
 		t.State = storepb.MemberState_MEMBER_STATE_LEFT
-		t.BannedBy, t.BannedAtMs, t.BannedProfile = "", 0, nil
+		t.BannedBy, t.BannedAtMs, t.BannedProfile, t.BannedReason = "", 0, nil, ""
 		if err := tx.putMember(t); err != nil {
+			return nil, err
+		}
+		if err := auditMember(tx, c, svcv1.AuditAction_AUDIT_ACTION_MEMBER_UNBANNED, id, "", ""); err != nil {
 			return nil, err
 		}
 		return &svcv1.UnbanMemberResponse{}, nil
@@ -214,7 +231,7 @@ func (e *Engine) ListBans(ctx context.Context, c Caller, _ *svcv1.ListBansReques
 		profile := proto.Clone(m.GetBannedProfile()).(*svcv1.Member)
 		// A banned login is never online.
 		profile.Presence = svcv1.Presence_PRESENCE_OFFLINE
-		out.Bans = append(out.Bans, &svcv1.Ban{Member: profile, BannedBy: m.GetBannedBy(), BannedAtMs: m.GetBannedAtMs()})
+		out.Bans = append(out.Bans, &svcv1.Ban{Member: profile, BannedBy: m.GetBannedBy(), BannedAtMs: m.GetBannedAtMs(), Reason: m.GetBannedReason()})
 	}
 	sort.Slice(out.Bans, func(i, j int) bool {
 		a, b := out.Bans[i], out.Bans[j]
@@ -261,6 +278,7 @@ func (e *Engine) SetMemberRole(ctx context.Context, c Caller, req *svcv1.SetMemb
 		// Admins see every TEXT channel, so a rank change to or from admin changes what the
 		// member sees of the role-limited ones.
 		before := memberVisibility(d, id)
+		detail := "rank " + describeRank(t.GetMember().GetRole()) + " -> " + describeRank(role)
 		t = proto.Clone(t).(*storepb.MemberRecord)
 		t.Member.Role = role
 		if err := tx.putMember(t); err != nil {
@@ -270,6 +288,9 @@ func (e *Engine) SetMemberRole(ctx context.Context, c Caller, req *svcv1.SetMemb
 			return nil, err
 		}
 		if _, err := e.announceVisibility(tx, before); err != nil {
+			return nil, err
+		}
+		if err := auditMember(tx, c, svcv1.AuditAction_AUDIT_ACTION_MEMBER_RANK_CHANGED, id, "", detail); err != nil {
 			return nil, err
 		}
 		return &svcv1.SetMemberRoleResponse{Member: e.memberView(t.GetMember())}, nil

@@ -126,6 +126,8 @@ func TestRankChangesWhatAMemberSees(t *testing.T) {
 					got = append(got, "created to bob")
 				case ev.GetChannelDeleted() == limited.Id && aud.GetMemberIds()[0] == bob.ID && len(aud.GetMemberIds()) == 1:
 					got = append(got, "deleted to bob")
+				case ev.GetAuditAppended().GetAction() == svcv1.AuditAction_AUDIT_ACTION_MEMBER_RANK_CHANGED && aud.GetKind() == storepb.Audience_KIND_MODERATORS:
+					got = append(got, "audit to moderators")
 				default:
 					got = append(got, fmt.Sprint(ev, aud))
 				}
@@ -135,7 +137,7 @@ func TestRankChangesWhatAMemberSees(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(got) != 2 || got[0] != "member_updated to everyone" || got[1] != step.want+" to bob" {
+		if len(got) != 3 || got[0] != "member_updated to everyone" || got[1] != step.want+" to bob" || got[2] != "audit to moderators" {
 			t.Fatalf("to %s: events %v", step.role, got)
 		}
 	}

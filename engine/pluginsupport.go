@@ -39,11 +39,18 @@ func (e *Engine) RequirePluginManager(c Caller, name, what string) error {
 }
 
 // PluginsChanged sends plugins_changed to admins and the owner.
-func (e *Engine) PluginsChanged() error {
+func (e *Engine) PluginsChanged() error { return e.PluginChanged(Caller{}, 0, "") }
+
+// PluginChanged sends plugins_changed to admins and the owner and, when action is set, records
+// what the caller did to the plugin name in the audit log, in the same change.
+func (e *Engine) PluginChanged(c Caller, action svcv1.AuditAction, name string) error {
 	_, err := submit(e, func(tx *Tx) (struct{}, error) {
 		_, err := tx.emit(&storepb.Audience{Kind: storepb.Audience_KIND_ADMINS},
 			&svcv1.Event{Kind: &svcv1.Event_PluginsChanged{PluginsChanged: true}})
-		return struct{}{}, err
+		if err != nil || action == svcv1.AuditAction_AUDIT_ACTION_UNSPECIFIED {
+			return struct{}{}, err
+		}
+		return struct{}{}, appendAudit(tx, &svcv1.AuditEntry{ActorId: c.ID, Action: action, Detail: "plugin " + name})
 	})
 	return err
 }

@@ -32,6 +32,8 @@ type presence struct {
 	flushAt time.Time
 	last    time.Time
 	pendAt  int64
+	// onOpen, when set, hears of every stream opened (the status's active members).
+	onOpen func(id string)
 }
 
 // presenceWindow is the shortest time between two presence publishes.
@@ -122,6 +124,9 @@ func (p *presence) opened(id string) {
 		p.members[id] = s
 	}
 	s.streams++
+	if p.onOpen != nil {
+		p.onOpen(id)
+	}
 	if s.offline != nil {
 		s.offline.Stop()
 		s.offline = nil

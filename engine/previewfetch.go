@@ -222,6 +222,9 @@ func (e *Engine) storePreviewImage(ctx context.Context, u string) (*storepb.Prev
 	if info.Width > imageSideMax || info.Height > imageSideMax {
 		return nil, fmt.Errorf("the image is %dx%d pixels; at most %d on a side", info.Width, info.Height, imageSideMax)
 	}
+	if err := e.diskRoom(); err != nil {
+		return nil, &serverFault{err}
+	}
 	var raw [16]byte
 	rand.Read(raw[:])
 	id := hex.EncodeToString(raw[:])

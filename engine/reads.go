@@ -100,7 +100,10 @@ func (e *Engine) ListMessages(ctx context.Context, c Caller, req *svcv1.ListMess
 		default:
 			out.Messages, out.HasMore, err = walk(r, ix, math.MaxInt64, true, limit, cutoff)
 		}
-		return err
+		if err != nil {
+			return err
+		}
+		return fillReplies(r, out.Messages...)
 	})
 	if err != nil {
 		return nil, err

@@ -40,6 +40,9 @@ func redactReplayed(r *store.Reader, ev *svcv1.Event) error {
 	if err != nil {
 		return err
 	}
+	if err := refreshReplayed(r, m, cur); err != nil {
+		return err
+	}
 	if cur.GetSeq() == m.GetSeq() {
 		return nil // not changed since this event: the common case
 	}
@@ -59,4 +62,5 @@ func blankDeleted(m *svcv1.Message) {
 	m.Text = ""
 	m.Attachments = nil
 	m.Reactions = nil
+	m.ReplyTo, m.Poll, m.PinnedAtMs, m.PinnedBy, m.MentionsHere, m.MentionsEveryone = nil, nil, 0, "", false, false
 }

@@ -15,9 +15,10 @@ import (
 )
 
 // Reports. A member reports a message they can see to the moderators, who list the reports
-// about members they outrank (the owner lists all). Nothing but ListReports names a reporter,
-// and ListReports does not name one to the reported author (the owner, for reports about the
-// owner): no event is sent for a report, and no error depends on who else reported.
+// about members they outrank (the owner lists all). Nothing but ListReports and report_filed
+// (to those who may list the report, reportsfiled.go) names a reporter, and neither names one
+// to the reported author (the owner, for reports about the owner); no error depends on who
+// else reported.
 
 // Report limits (API.md): notes up to 1,000 characters; 5 reports, then 1 every 10 minutes.
 const (
@@ -46,6 +47,9 @@ func (e *Engine) ReportMessage(ctx context.Context, c Caller, req *svcv1.ReportM
 	return submit(e, func(tx *Tx) (*svcv1.ReportMessageResponse, error) {
 		m, rec, err := e.visibleMessage(tx, c, req.GetMessageId())
 		if err != nil {
+			return nil, err
+		}
+		if err := checkNotTimedOut(tx.Snap().active(c.ID).GetMember(), tx.Now()); err != nil {
 			return nil, err
 		}
 		if m.GetAuthorId() == c.ID {
@@ -85,6 +89,9 @@ func (e *Engine) ReportMessage(ctx context.Context, c Caller, req *svcv1.ReportM
 		if err := tx.mutate().PutReport(rep); err != nil {
 			return nil, err
 		}
+		if err := e.reportFiled(tx, rep); err != nil {
+			return nil, err
+		}
 		return &svcv1.ReportMessageResponse{}, nil
 	})
 }
@@ -92,8 +99,7 @@ func (e *Engine) ReportMessage(ctx context.Context, c Caller, req *svcv1.ReportM
 // mayListReport reports whether a moderator may see a report: the owner sees every report,
 // others those about members they outrank (a member who left has no rank).
 func mayListReport(d *Snapshot, me *storepb.MemberRecord, rep *storepb.ReportRecord) bool {
-	mine := me.GetMember().GetRole()
-	return mine == svcv1.MemberRole_MEMBER_ROLE_OWNER || d.rank(rep.GetAuthorId()) < mine
+	return d.moderatorReceives(me.GetMember().GetRole(), rep.GetAuthorId())
 }
 
 // ListReports lists the open reports the caller may see, newest first.
@@ -177,6 +183,17 @@ func (e *Engine) ResolveReport(ctx context.Context, c Caller, req *svcv1.Resolve
 			if err := tx.mutate().DeleteReport(r); err != nil {
 				return nil, err
 			}
+		}
+		err = appendAudit(tx, &svcv1.AuditEntry{
+			ActorId:        c.ID,
+			Action:         svcv1.AuditAction_AUDIT_ACTION_REPORT_RESOLVED,
+			TargetMemberId: rep.GetAuthorId(),
+			ChannelId:      rep.GetMessage().GetChannelId(),
+			MessageId:      rep.GetMessage().GetId(),
+			Detail:         plural(len(all), "report", "reports") + " resolved",
+		})
+		if err != nil {
+			return nil, err
 		}
 		return &svcv1.ResolveReportResponse{}, nil
 	})

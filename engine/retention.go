@@ -226,6 +226,9 @@ func (e *Engine) purgeMessage(tx *Tx, m *svcv1.Message) error {
 	if err := tx.unindex(m); err != nil {
 		return err
 	}
+	if err := tx.dropConversationRows(m); err != nil {
+		return err
+	}
 	return tx.mutate().DeleteMessage(m)
 }
 

@@ -48,6 +48,9 @@ func (e *Engine) CreateRole(ctx context.Context, c Caller, req *svcv1.CreateRole
 		if err := e.roleUpdated(tx, r); err != nil {
 			return nil, err
 		}
+		if err := auditRole(tx, c, svcv1.AuditAction_AUDIT_ACTION_ROLE_CREATED, nil, r); err != nil {
+			return nil, err
+		}
 		return &svcv1.CreateRoleResponse{Role: r}, nil
 	})
 }
@@ -115,6 +118,9 @@ func (e *Engine) UpdateRole(ctx context.Context, c Caller, req *svcv1.UpdateRole
 				return nil, err
 			}
 		}
+		if err := auditRole(tx, c, svcv1.AuditAction_AUDIT_ACTION_ROLE_UPDATED, old, r); err != nil {
+			return nil, err
+		}
 		return &svcv1.UpdateRoleResponse{Role: r}, nil
 	})
 }
@@ -138,7 +144,11 @@ func (e *Engine) DeleteRole(ctx context.Context, c Caller, req *svcv1.DeleteRole
 		return nil, invalid("role_id is required")
 	}
 	n, err := submit(e, func(tx *Tx) (int, error) {
-		if _, err := deletableRole(tx.Snap(), c, id); err != nil {
+		role, err := deletableRole(tx.Snap(), c, id)
+		if err != nil {
+			return 0, err
+		}
+		if err := auditRole(tx, c, svcv1.AuditAction_AUDIT_ACTION_ROLE_DELETED, role, nil); err != nil {
 			return 0, err
 		}
 		if err := tx.deleteRole(id); err != nil {
@@ -252,6 +262,7 @@ func (e *Engine) SetMemberRoles(ctx context.Context, c Caller, req *svcv1.SetMem
 			return &svcv1.SetMemberRolesResponse{Member: e.memberView(rec.GetMember())}, nil
 		}
 		before := memberVisibility(d, target)
+		before0 := rec.GetMember().GetRoleIds()
 		rec = proto.Clone(rec).(*storepb.MemberRecord)
 		rec.Member.RoleIds = roleIDs
 		if err := tx.putMember(rec); err != nil {
@@ -261,6 +272,9 @@ func (e *Engine) SetMemberRoles(ctx context.Context, c Caller, req *svcv1.SetMem
 			return nil, err
 		}
 		if _, err := e.announceVisibility(tx, before); err != nil {
+			return nil, err
+		}
+		if err := auditMember(tx, c, svcv1.AuditAction_AUDIT_ACTION_MEMBER_ROLES_CHANGED, target, "", rolesChange(d, before0, roleIDs)); err != nil {
 			return nil, err
 		}
 		return &svcv1.SetMemberRolesResponse{Member: e.memberView(rec.GetMember())}, nil

@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"hearth/engine/search"
+	"hearth/engine/store"
 	"hearth/engine/store/storepb"
 	svcv1 "hearth/proto/svc/v1"
 )
@@ -74,6 +75,10 @@ func (e *Engine) Search(ctx context.Context, c Caller, req *svcv1.SearchRequest)
 	if _, err := d.caller(c); err != nil {
 		return nil, err
 	}
+	// from:, in: and mentions:me name members and channels (searchfilters.go).
+	if err := q.Resolve(searchNames{d, c.ID}, c.ID); err != nil {
+		return nil, invalid("query: %v", err)
+	}
 	// Only the channels the caller is in: receives the messages of (a hidden DM included; not
 	// a TEXT channel they left in OPT_IN mode, nor a private channel they were removed from).
 	var visible func(string) bool
@@ -82,12 +87,12 @@ func (e *Engine) Search(ctx context.Context, c Caller, req *svcv1.SearchRequest)
 		if err != nil {
 			return nil, err
 		}
-		in := d.In(c.ID, rec)
+		in := d.In(c.ID, rec) && q.Filter.Narrow(id)
 		visible = func(ch string) bool { return in && ch == id }
 	} else {
 		in := map[string]bool{}
 		for id, rec := range d.channels {
-			if d.In(c.ID, rec) {
+			if d.In(c.ID, rec) && (q.Filter.ChannelID == "" || id == q.Filter.ChannelID) {
 				in[id] = true
 			}
 		}
@@ -97,6 +102,10 @@ func (e *Engine) Search(ctx context.Context, c Caller, req *svcv1.SearchRequest)
 		return nil, newError(CodeUnavailable, "search is not ready yet: the messages stored before this version are being indexed (%d so far); try again in a minute", e.index.Built())
 	}
 	ms, err := e.index.Find(ctx, q, visible, e.readCutoff(), limit)
+	if err != nil {
+		return nil, err
+	}
+	err = e.db.View(func(r *store.Reader) error { return fillReplies(r, ms...) })
 	if err != nil {
 		return nil, err
 	}
@@ -120,7 +129,7 @@ func (tx *Tx) stageSearch(op *storepb.SearchOp) error {
 // indexSent indexes a new message. text is its text analyzed before the change; with file
 // names (known only inside the writer) it is analyzed again here.
 func (tx *Tx) indexSent(m *svcv1.Message, text search.Doc) error {
-	if len(m.GetAttachments()) > 0 {
+	if search.HasFields(m) {
 		return tx.stageSearch(search.AddOp(m))
 	}
 	return tx.stageSearch(search.DocOp(m, text))
@@ -131,7 +140,7 @@ func (tx *Tx) indexSent(m *svcv1.Message, text search.Doc) error {
 // says what to take out.
 func (tx *Tx) indexEdited(old, edited *svcv1.Message, text search.Doc) error {
 	add := search.DocOp(edited, text)
-	if len(edited.GetAttachments()) > 0 {
+	if search.HasFields(edited) {
 		add = search.AddOp(edited)
 	}
 	was := search.AddOp(old)

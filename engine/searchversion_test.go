@@ -112,6 +112,10 @@ func TestSearchRebuildsListsOfAnotherAnalyzer(t *testing.T) {
 	if got["ガイ"] != 1 || got["イド"] != 1 {
 		t.Errorf("after the rebuild: ガイ in %d, イド in %d messages; want 1, 1", got["ガイ"], got["イド"])
 	}
+	// The filter terms of version 3 (search filters) come with the rebuild.
+	if n := got[search.AuthorTerm(owner.GetId())]; n != 1 {
+		t.Errorf("after the rebuild the author's term is in %d messages, want 1", n)
+	}
 	res, err := e.Search(ctx, c, &svcv1.SearchRequest{Query: "ガイド"})
 	if err != nil {
 		t.Fatal(err)

@@ -31,6 +31,9 @@ func (e *Engine) serverInfo(d *Snapshot) *svcv1.GetServerInfoResponse {
 		ProtocolVersion: ProtocolVersion,
 		RetentionDays:   s.GetRetentionDays(),
 		TrustedIssuers:  e.opts.TrustedIssuers,
+		// GroupMentionRank: groupmentions.go.
+		GroupMentionRank: groupMentionRank(s),
+		Lockdown:         s.GetLockdown(),
 	}
 	// Unsigned here; SignURLs signs them on the way out. The icon is public like the rest of
 	// the card: GetServerInfo needs no token.
@@ -81,7 +84,8 @@ func (e *Engine) UpdateServerSettings(ctx context.Context, c Caller, req *svcv1.
 				return nil, err
 			}
 		}
-		s := proto.Clone(d.Settings()).(*storepb.Settings)
+		before := d.Settings()
+		s := proto.Clone(before).(*storepb.Settings)
 		oldMode := s.GetChannelMode()
 		if req.Name != nil {
 			s.Name = req.GetName()
@@ -107,6 +111,12 @@ func (e *Engine) UpdateServerSettings(ctx context.Context, c Caller, req *svcv1.
 		if req.ChannelMode != nil {
 			s.ChannelMode = req.GetChannelMode()
 		}
+		if req.GroupMentionRank != nil {
+			s.GroupMentionRank = req.GetGroupMentionRank()
+		}
+		if req.Lockdown != nil {
+			s.Lockdown = req.GetLockdown()
+		}
 		if req.IconId != nil {
 			if s.Icon, err = tx.replaceImage(s.GetIcon(), icon, storepb.UploadUse_UPLOAD_USE_SERVER_ICON, ""); err != nil {
 				return nil, err
@@ -126,6 +136,9 @@ func (e *Engine) UpdateServerSettings(ctx context.Context, c Caller, req *svcv1.
 			}
 		}
 		if _, err := tx.emit(toEveryone(), &svcv1.Event{Kind: &svcv1.Event_ServerUpdated{ServerUpdated: true}}); err != nil {
+			return nil, err
+		}
+		if err := auditSettings(tx, c, before, s); err != nil {
 			return nil, err
 		}
 		return e.serverInfo(tx.Snap()), nil
@@ -162,6 +175,9 @@ func checkSettings(req *svcv1.UpdateServerSettingsRequest) error {
 		default:
 			return invalid("channel_mode must be CHANNEL_MODE_ROLES or CHANNEL_MODE_OPT_IN")
 		}
+	}
+	if err := checkGroupMentionRank(req); err != nil {
+		return err
 	}
 	if !req.GetSetJoinQuestions() && len(req.GetJoinQuestions()) > 0 {
 		return invalid("join_questions is only applied with set_join_questions true")

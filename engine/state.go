@@ -3,7 +3,6 @@ package engine
 import (
 	"context"
 	"errors"
-	"slices"
 
 	"google.golang.org/protobuf/proto"
 
@@ -68,6 +67,9 @@ func (e *Engine) state(c Caller, last bool) (*svcv1.GetStateResponse, error) {
 			BlockedMemberIds: d.blockedIDs(c.ID),
 			Seq:              seq,
 		}
+		if out.OpenReports, err = openReports(r, d, me); err != nil {
+			return err
+		}
 		for _, rec := range d.sidebar(c.ID) {
 			ch, err := e.channelView(r, rec, seq)
 			if err != nil {
@@ -122,19 +124,34 @@ func readState(r *store.Reader, d *Snapshot, memberID string, rec *storepb.Chann
 		from = max(from, kept-1)
 	}
 	dm := rec.GetChannel().GetKind() == svcv1.ChannelKind_CHANNEL_KIND_DM
-	err = r.Entries(chID, from, seq, func(_ int64, en *storepb.MessageEntry) error {
+	err = r.Entries(chID, from, seq, func(at int64, en *storepb.MessageEntry) error {
 		if store.Expired(en, cutoff) || !counts(d, memberID, en, seq) {
 			return nil
 		}
 		if !en.GetThreadReply() {
 			rs.UnreadCount++
 		}
-		if dm || slices.Contains(en.GetMentionIds(), memberID) {
+		mentioned, err := countsAsMention(r, chID, at, memberID, en, dm)
+		if err != nil {
+			return err
+		}
+		if mentioned {
 			rs.MentionCount++
 		}
 		return nil
 	})
 	return rs, err
+}
+
+// countsAsMention reports whether a message that counts for a member (counts) mentions them:
+// the one rule for the mention count and for notifications (notices.go). In a DM every message
+// does; elsewhere <@id>, a reply to them and group mentions (store.Mentions; groupmentions.go).
+// createdSeq is the message's created_seq, its place in the channel's log.
+func countsAsMention(r *store.Reader, channelID string, createdSeq int64, memberID string, en *storepb.MessageEntry, dm bool) (bool, error) {
+	if dm {
+		return true, nil
+	}
+	return r.Mentions(channelID, createdSeq, en, memberID)
 }
 
 // counts reports whether a message counts toward a member's unread and mention counts as of

@@ -49,13 +49,19 @@ type Stats struct {
 	StreamLags []uint64
 	// LSMBytes and VlogBytes are the database's on-disk sizes (as Badger last measured them).
 	LSMBytes, VlogBytes int64
+	// DiskFree is the free space of the data disk and DiskThreshold the free space below which
+	// it counts as full; both 0 when the disk is not watched or cannot be read.
+	DiskFree, DiskThreshold uint64
 }
 
 // Stats takes a snapshot. It costs one pass over the open streams.
 func (e *Engine) Stats() Stats {
 	head, lags := e.hub.lags()
 	lsm, vlog := e.db.Size()
+	disk, threshold, _ := e.DiskSpace()
 	return Stats{
+		DiskFree:       disk.Free,
+		DiskThreshold:  threshold,
 		Seq:            e.Seq(),
 		WriterQueue:    len(e.queue),
 		WriterQueueCap: cap(e.queue),
@@ -83,6 +89,9 @@ func (e *Engine) Healthy() error {
 	}
 	if broken := e.broken.Load(); broken != nil {
 		return broken
+	}
+	if err := e.diskHealth(); err != nil {
+		return err
 	}
 	if err := e.db.Ping(); err != nil {
 		return &Error{Code: CodeUnavailable, Msg: "the database does not answer: " + err.Error()}

@@ -57,6 +57,9 @@ func (e *Engine) Upload(ctx context.Context, c Caller, name string, body io.Read
 	if wait := e.limits.allow("upload:"+c.ID, uploadRate, uploadBurst); wait > 0 {
 		return nil, rateLimited("uploading files", wait)
 	}
+	if err := e.diskRoom(); err != nil {
+		return nil, err
+	}
 	if strings.TrimSpace(name) == "" {
 		return nil, invalid("the file has no name")
 	}

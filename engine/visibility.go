@@ -92,7 +92,7 @@ func (d *Snapshot) receives(memberID string, a *storepb.Audience) bool {
 // others, and for a channel not in d).
 func (d *Snapshot) audienceChannel(a *storepb.Audience) *storepb.ChannelRecord {
 	switch a.GetKind() {
-	case storepb.Audience_KIND_CHANNEL, storepb.Audience_KIND_VIEWERS:
+	case storepb.Audience_KIND_CHANNEL, storepb.Audience_KIND_VIEWERS, storepb.Audience_KIND_MODERATORS:
 		return d.channels[a.GetChannelId()]
 	}
 	return nil
@@ -116,6 +116,8 @@ func (d *Snapshot) receivesAs(memberID string, m *storepb.MemberRecord, a *store
 		return seesAs(memberID, m, c)
 	case storepb.Audience_KIND_ADMINS:
 		return m != nil && m.GetMember().GetRole() >= svcv1.MemberRole_MEMBER_ROLE_ADMIN
+	case storepb.Audience_KIND_MODERATORS:
+		return m != nil && d.moderatorReceives(m.GetMember().GetRole(), a.GetAboveMemberId()) && (c == nil || seesAs(memberID, m, c))
 	}
 	return false
 }

@@ -81,11 +81,14 @@ func (tx *Tx) emit(aud *storepb.Audience, ev *svcv1.Event) (int64, error) {
 
 // emitLogged is emit for a log row that carries more than the event (LoggedEvent.reaction).
 func (tx *Tx) emitLogged(le *storepb.LoggedEvent) (int64, error) {
-	tx.seq++
 	ev := le.GetEvent()
+	if err := tx.fillEvent(ev); err != nil {
+		return 0, err
+	}
+	tx.seq++
 	ev.Seq = tx.seq
 	ev.AtMs = tx.NowMs()
-	if err := tx.mutate().AppendEvent(le); err != nil {
+	if err := tx.mutate().AppendEvent(logCopy(le)); err != nil {
 		return 0, err
 	}
 	tx.events = append(tx.events, Delivery{Frame: newFrame(ev), Audience: le.GetAudience(), Reaction: le.GetReaction()})
@@ -253,6 +256,9 @@ func (e *Engine) apply(batch []*change) {
 func (e *Engine) tryBatch(batch []*change) ([]result, error) {
 	if broken := e.broken.Load(); broken != nil {
 		return refuseAll(batch, broken), nil
+	}
+	if err := e.diskRoom(); err != nil {
+		return refuseAll(batch, err), nil
 	}
 	b := e.db.NewBatch()
 	defer b.Discard()

@@ -15,6 +15,10 @@ import (
 // types into the records and back, and the store's answers into auth's errors.
 type accountStore struct{ a *store.Accounts }
 
+// AccountStore is the built-in issuer's auth.AccountStore over a database's accounts, for
+// commands that open the database themselves (hearth reset-link with the server stopped).
+func AccountStore(a *store.Accounts) auth.AccountStore { return accountStore{a} }
+
 var _ auth.AccountStore = accountStore{}
 
 func (s accountStore) CreateAccount(_ context.Context, a auth.Account, staleBefore time.Time) error {

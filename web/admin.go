@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"hearth/auth"
 	"hearth/engine"
 	"hearth/engine/backup"
 	"hearth/web/metrics"
@@ -35,7 +36,17 @@ const (
 	// BackupResultTrailer ends a streamed backup: "ok", or what went wrong (the body is then
 	// cut short and must be thrown away).
 	BackupResultTrailer = "Hearth-Backup-Result"
+	// AdminResetLinkPath (POST ?username=NAME[&remove_two_step=1]) makes a password reset link
+	// for the account (ResetLinkResult); 404 when there is none.
+	AdminResetLinkPath = "/reset-link"
 )
+
+// ResetLinkResult is the answer of POST /reset-link.
+type ResetLinkResult struct {
+	URL         string `json:"url"`
+	ExpiresAtMs int64  `json:"expires_at_ms"`
+	Username    string `json:"username"`
+}
 
 // AdminStatus is the answer of GET /status.
 type AdminStatus struct {
@@ -79,7 +90,7 @@ type adminServer struct {
 // listenAdmin starts serving the admin socket of dataDir. A socket left by a server that
 // did not stop cleanly is replaced: the database's lock, taken before, says no other server
 // runs on this directory.
-func listenAdmin(dataDir string, eng *engine.Engine, backups *backup.Service, version string, log *slog.Logger) (*adminServer, error) {
+func listenAdmin(dataDir string, eng *engine.Engine, backups *backup.Service, signIn *auth.Provider, version string, log *slog.Logger) (*adminServer, error) {
 	path := filepath.Join(dataDir, AdminSocketName)
 	if fi, err := os.Lstat(path); err == nil && fi.Mode()&os.ModeSocket != 0 {
 		os.Remove(path)
@@ -137,6 +148,32 @@ func listenAdmin(dataDir string, eng *engine.Engine, backups *backup.Service, ve
 		}
 		log.Info("backup written", "to", "the admin socket", "seq", sum.Seq, "db_bytes", sum.DBBytes, "files", sum.Files, "took", time.Since(start).Round(time.Millisecond))
 		w.Header().Set(BackupResultTrailer, "ok")
+	})
+	mux.HandleFunc("POST "+AdminResetLinkPath, func(w http.ResponseWriter, r *http.Request) {
+		if signIn == nil {
+			http.Error(w, "this server has no accounts of its own (-no-local-issuer)", http.StatusNotFound)
+			return
+		}
+		username := r.URL.Query().Get("username")
+		link, err := signIn.CreateResetLinkFor(r.Context(), username, r.URL.Query().Get("remove_two_step") == "1")
+		if errors.Is(err, auth.ErrNoAccount) {
+			http.Error(w, fmt.Sprintf("no account is named %q", username), http.StatusNotFound)
+			return
+		}
+		if err != nil {
+			log.Error("make a reset link", "err", err)
+			http.Error(w, "the reset link could not be made", http.StatusInternalServerError)
+			return
+		}
+		if m, ok := eng.MemberForLogin(engine.Login{Issuer: signIn.IssuerURL(), Subject: link.Subject}); ok {
+			if err := eng.AuditPasswordResetLink("", m.ID); err != nil {
+				log.Error("record a reset link in the audit log", "err", err)
+				http.Error(w, "the reset link could not be recorded in the audit log", http.StatusInternalServerError)
+				return
+			}
+		}
+		log.Info("the operator made a password reset link", "username", link.Username)
+		writeJSON(w, http.StatusOK, ResetLinkResult{URL: link.URL, ExpiresAtMs: link.Expires.UnixMilli(), Username: link.Username})
 	})
 	routeImports(mux, eng)
 	a.srv = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}

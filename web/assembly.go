@@ -17,6 +17,9 @@ import (
 	"hearth/blob"
 	"hearth/engine"
 	"hearth/engine/backup"
+	"hearth/engine/diskspace"
+	"hearth/engine/mail"
+	"hearth/engine/notify"
 	"hearth/engine/outbound"
 	"hearth/engine/plugins"
 	"hearth/engine/sandbox"
@@ -74,6 +77,11 @@ type Config struct {
 	// Plugins are the plugin host's options; Open fills Dir (<Data>/plugins), Clock and Log
 	// (the engine's) where they are empty.
 	Plugins plugins.Options
+	// Notify are the notifier's options (Web Push, email digests); Open sets Policy to
+	// Engine.PushPolicy, Mailer and Address (the built-in issuer's verified addresses) when the
+	// server sends mail, and fills Dir (<Data>), WebURL, Version, Clock, Log and Observer (the
+	// metrics) where they are empty.
+	Notify notify.Options
 	// Log receives every log line (default slog.Default()).
 	Log *slog.Logger
 	// AdminSocket serves <Data>/admin.sock (mode 0600), through which `hearth backup` and
@@ -81,6 +89,12 @@ type Config struct {
 	AdminSocket bool
 	// Backups says where the server's backups go and how often it takes them.
 	Backups BackupConfig
+	// Mail is where the server's mail goes (-smtp-url, -mail-from): reset and verification
+	// links, notifications. An empty URL sends none.
+	Mail mail.Config
+	// Disk configures the guard of the data disk (Server.Disk): MinFree is -disk-min-free
+	// (zero: 64 MiB or 1% of the disk, whichever is larger); Log defaults to Log.
+	Disk diskspace.Options
 }
 
 // BackupConfig is where backups go and how often they are taken.
@@ -105,6 +119,10 @@ type Server struct {
 	Bucket *blob.Bucket
 	// Plugins runs the plugins of the data directory.
 	Plugins *plugins.Host
+	// Notify sends the Web Push notifications.
+	Notify *notify.Service
+	// Disk watches the data disk: while it is full, changes and uploads are refused.
+	Disk *diskspace.Guard
 
 	handler http.Handler
 	intake  *intake
@@ -117,8 +135,12 @@ type Server struct {
 	Backups      *backup.Service
 	backupBucket *blob.Bucket
 	admin        *adminServer
-	closeOnce    sync.Once
-	closeErr     error
+	// Mailer sends the server's mail; nil without -smtp-url.
+	Mailer *mail.Mailer
+	// SignIn is the built-in issuer's sign-in (nil with NoLocalIssuer).
+	SignIn    *auth.Provider
+	closeOnce sync.Once
+	closeErr  error
 }
 
 // sandboxQuiet is how long the sandbox stays started after its last use.
@@ -164,6 +186,20 @@ func Open(ctx context.Context, cfg Config) (s *Server, err error) {
 	if s.db, err = store.Open(filepath.Join(cfg.Data, "db"), cfg.Memory, cfg.Log); err != nil {
 		return nil, err
 	}
+	dopts := cfg.Disk
+	if dopts.Log == nil {
+		dopts.Log = cfg.Log
+	}
+	s.Disk = diskspace.New(cfg.Data, dopts)
+	if opts.Disk == nil {
+		opts.Disk = s.Disk
+	}
+	s.db.SetRoom(func() error {
+		if full, _, _ := s.Disk.Full(); full {
+			return diskspace.ErrFull
+		}
+		return nil
+	})
 	// With the database open, no other server uses this data directory: what a file bucket
 	// holds half written was left by a server that died mid-upload.
 	if n, err := s.Bucket.SweepPartial(ctx); err != nil {
@@ -252,27 +288,48 @@ func Open(ctx context.Context, cfg Config) (s *Server, err error) {
 	if err != nil {
 		return nil, err
 	}
+	if cfg.Mail.URL != "" {
+		mc := cfg.Mail
+		if mc.Log == nil {
+			mc.Log = cfg.Log
+		}
+		if s.Mailer, err = mail.New(mc); err != nil {
+			return nil, fmt.Errorf("-smtp-url: %w", err)
+		}
+	}
 	var signIn *auth.Provider
 	if s.Issuer != nil {
 		// The built-in issuer's accounts live in the database, beside the engine's rows.
+		issuer := s.Issuer.URL()
+		eng := s.Engine
 		signIn, err = auth.NewProvider(auth.ProviderConfig{
 			Issuer:    s.Issuer,
 			Accounts:  accountStore{s.db.Accounts()},
-			Community: SignUpCommunity(s.Engine, s.Issuer.URL()),
+			Security:  AccountSecurity(s.db.Accounts()),
+			Community: SignUpCommunity(s.Engine, issuer),
 			WebURL:    cfg.WebURL,
 			Now:       cfg.SignInClock,
 			Log:       cfg.Log,
 			Password:  cfg.PasswordParams,
 			// The intake's client address: -trusted-proxy applies to sign-in's limits too.
 			ClientAddr: ClientAddr,
+			Mailer:     s.Mailer,
+			TwoStepRequired: func(subject string) bool {
+				return eng.TwoStepRequired(engine.Login{Issuer: issuer, Subject: subject})
+			},
 		})
 		if err != nil {
 			return nil, err
 		}
+		s.SignIn = signIn
+	}
+	if s.Notify, err = openNotify(cfg, opts, s.Engine, s.Metrics, s.Mailer, signIn); err != nil {
+		return nil, err
 	}
 	s.handler, s.intake = newHandler(Options{
 		Engine:         s.Engine,
 		Plugins:        s.Plugins,
+		Notify:         s.Notify,
 		Verifier:       verifier,
 		Issuer:         s.Issuer,
 		SignIn:         signIn,
@@ -288,7 +345,7 @@ func Open(ctx context.Context, cfg Config) (s *Server, err error) {
 		return nil, err
 	}
 	if cfg.AdminSocket {
-		if s.admin, err = listenAdmin(cfg.Data, s.Engine, s.Backups, opts.Version, cfg.Log); err != nil {
+		if s.admin, err = listenAdmin(cfg.Data, s.Engine, s.Backups, signIn, opts.Version, cfg.Log); err != nil {
 			// The socket is for operators' commands; a server that cannot have one (a data
 			// directory whose path is too long for a socket) still serves.
 			cfg.Log.Warn("no admin socket: hearth backup and hearth healthcheck will not reach this server", "err", err)
@@ -329,6 +386,11 @@ func (s *Server) openBackups(ctx context.Context, cfg Config, opts engine.Option
 		skip = append(skip, to)
 	}
 	bopts := backup.Options{Dest: dest, Keep: cfg.Backups.Keep, Clock: opts.Clock}
+	// A backup written to the data disk stops before the disk is full: the database must
+	// never find it at its end (diskspace).
+	if local := localDir(dest); local != "" && diskspace.SameDisk(local, cfg.Data) {
+		bopts.Room = s.Disk.Check
+	}
 	if s.Metrics != nil {
 		bopts.Done = func(at time.Time, res backup.Result, err error) { s.Metrics.BackupDone(at, res.Bytes, err) }
 	}
@@ -336,7 +398,24 @@ func (s *Server) openBackups(ctx context.Context, cfg Config, opts engine.Option
 		DB: s.db, Dir: cfg.Data, Bucket: s.Bucket, Skip: skip, Version: opts.Version, Log: cfg.Log,
 	}, bopts)
 	s.Backups.Schedule(cfg.Backups.Every)
+	s.Engine.ReportBackups(func() (engine.LastBackup, bool) {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		o, ok := s.Backups.Latest(ctx)
+		return engine.LastBackup{At: o.At, Err: o.Err, Location: o.Result.Location, Bytes: o.Result.Bytes}, ok
+	})
 	return nil
+}
+
+// localDir is the folder of a destination on this machine, or "".
+func localDir(d backup.Destination) string {
+	switch d := d.(type) {
+	case backup.Folder:
+		return string(d)
+	case backup.InBucket:
+		return d.Bucket.Dir()
+	}
+	return ""
 }
 
 // Listening tells the admin socket where the main port listens, for `hearth healthcheck`.
@@ -352,6 +431,13 @@ func absPath(p string) string {
 	}
 	return p
 }
+
+// Accounts is the built-in issuer's account store in the server's database.
+func (s *Server) Accounts() auth.AccountStore { return accountStore{s.db.Accounts()} }
+
+// AccountSecurity is the built-in issuer's security records (second steps, verified addresses)
+// in the server's database.
+func (s *Server) AccountSecurity() auth.SecurityStore { return AccountSecurity(s.db.Accounts()) }
 
 // Handler serves every endpoint of the server.
 func (s *Server) Handler() http.Handler { return s.handler }
@@ -388,6 +474,13 @@ func (s *Server) close() error {
 	if s.Plugins != nil {
 		// First: the plugins call the engine.
 		s.Plugins.Close()
+	}
+	if s.Notify != nil {
+		s.Notify.Close()
+	}
+	if s.Mailer != nil {
+		// After the notifier, which mails the digests.
+		s.Mailer.Close()
 	}
 	if s.Engine != nil {
 		s.Engine.Close()

@@ -85,6 +85,9 @@ func httpStatus(err error) int {
 		return http.StatusBadRequest // the client went away: nobody reads this
 	case errors.Is(err, context.DeadlineExceeded):
 		return http.StatusServiceUnavailable
+	case errors.Is(err, engine.ErrDiskFull):
+		// resource_exhausted on a call, but no rate limit to wait out.
+		return http.StatusInsufficientStorage
 	}
 	return wireCodeOf(engine.CodeOf(err)).status
 }

@@ -50,24 +50,34 @@ func serveFile(eng *engine.Engine, redirect bool) http.HandlerFunc {
 				return
 			}
 		}
-		body, err := f.Open(r.Context())
-		if err != nil {
-			writeError(w, err)
-			return
-		}
-		defer body.Close()
-		h := w.Header()
-		h.Set("Content-Type", f.ContentType)
-		h.Set("Content-Disposition", disposition)
-		h.Set("X-Content-Type-Options", "nosniff")
-		if !inline {
-			h.Set("Content-Security-Policy", "sandbox; default-src 'none'")
-		}
-		h.Set("Cache-Control", "private, immutable, max-age="+strconv.Itoa(int(f.MaxAge.Seconds())))
-		// The object is never rewritten, so its id is a strong validator.
-		h.Set("ETag", `"`+f.ID+`"`)
-		http.ServeContent(w, r, "", f.ModTime, body)
+		writeFile(w, r, f, "private, immutable, max-age="+strconv.Itoa(int(f.MaxAge.Seconds())), func(h http.Header) {
+			h.Set("Content-Disposition", disposition)
+			if !inline {
+				h.Set("Content-Security-Policy", "sandbox; default-src 'none'")
+			}
+		})
 	}
+}
+
+// writeFile streams an upload's bytes (ranges and conditional requests included) with its
+// type, nosniff, cacheControl and its id as the ETag; extra, when set, adds other headers.
+func writeFile(w http.ResponseWriter, r *http.Request, f *engine.File, cacheControl string, extra func(http.Header)) {
+	body, err := f.Open(r.Context())
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	defer body.Close()
+	h := w.Header()
+	h.Set("Content-Type", f.ContentType)
+	h.Set("X-Content-Type-Options", "nosniff")
+	if extra != nil {
+		extra(h)
+	}
+	h.Set("Cache-Control", cacheControl)
+	// The object is never rewritten, so its id is a strong validator.
+	h.Set("ETag", `"`+f.ID+`"`)
+	http.ServeContent(w, r, "", f.ModTime, body)
 }
 
 // showsInline says which sniffed types a browser may show in place: images, audio and video.

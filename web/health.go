@@ -22,6 +22,7 @@ var services = []string{
 	svcv1connect.ChatServiceName,
 	svcv1connect.ServerServiceName,
 	svcv1connect.BotServiceName,
+	svcv1connect.NotificationServiceName,
 }
 
 // maxHealthRequestBytes bounds a health or reflection request: they are names, nothing more.

@@ -37,6 +37,8 @@ func kind(ev *svcv1.Event) string {
 		return "resync"
 	case *svcv1.Event_ServerUpdated:
 		return "server_updated"
+	case *svcv1.Event_ReportFiled:
+		return "report_filed:" + k.ReportFiled.GetMessage().GetText()
 	default:
 		return fmt.Sprintf("%T", k)
 	}

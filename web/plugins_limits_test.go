@@ -32,7 +32,7 @@ func TestHostilePlugins(t *testing.T) {
 	general := mustChannel(t, owner, "general", svcv1.ChannelKind_CHANNEL_KIND_TEXT)
 	hostile := map[string]string{
 		"looper":   `chat.on('message', m => { for (;;) {} });`,
-		"hog":      `const keep = []; chat.on('message', m => { let s = 'x'; while (s.length < (1 << 22)) s += s; for (;;) { s = s + 'z'; keep.push(s); } });`,
+		"hog":      `const keep = []; chat.on('message', m => { let s = 'x'; while (s.length < (1 << 21)) s += s; for (;;) { s = s + 'z'; keep.push(s); } });`,
 		"recurser": `function down(n) { return down(n + 1) + 1 } chat.on('message', m => down(0));`,
 		"thrower":  `let n = 0; chat.on('message', m => { throw new Error('boom ' + n++) });`,
 		"flooder":  `chat.on('message', m => { if (m.text !== 'flood') return; for (let i = 0; i < 1000; i++) chat.sendMessage({channelId: m.channelId, text: 'spam ' + i}) });`,
@@ -105,7 +105,7 @@ func TestHostileTopLevels(t *testing.T) {
 func TestTopLevelMemoryLimit(t *testing.T) {
 	s := webtest.StartConfig(t, func(c *web.Config) { c.Plugins.TopLevelLimit = 10 * time.Second })
 	owner := s.Join("owner")
-	src := `const keep = []; let s = 'x'; while (s.length < (1 << 22)) s += s; for (;;) { s = s + 'z'; keep.push(s); }`
+	src := `const keep = []; let s = 'x'; while (s.length < (1 << 21)) s += s; for (;;) { s = s + 'z'; keep.push(s); }`
 	_, err := owner.Bot.InstallPlugin(ctx, req(&svcv1.InstallPluginRequest{Name: "bad", Source: src}))
 	wantCode(t, src, err, connect.CodeInvalidArgument, "the top level used more than 64 MB of memory")
 	refusedLeftNothing(t, s, owner)

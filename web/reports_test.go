@@ -36,9 +36,10 @@ func reportAbout(reports []*svcv1.Report, messageID string) *svcv1.Report {
 	return nil
 }
 
-// TestReports: a report reaches the moderators who outrank the author, with a copy of the
-// message and the reporter; nothing the author or any other non-moderator can call or receive
-// says who reported, and the owner reading a report about themselves does not learn it either.
+// TestReports: a report reaches the moderators who outrank the author (report_filed, and
+// ListReports), with a copy of the message and the reporter; nothing the author or any other
+// non-moderator can call or receive says who reported, and the owner reading a report about
+// themselves does not learn it either.
 func TestReports(t *testing.T) {
 	c := newCommunity(t)
 	owner := c.owner
@@ -62,7 +63,7 @@ func TestReports(t *testing.T) {
 			t.Fatal(err)
 		}
 	}, bs, ds, ms)
-	wantEvents(t, got, [][]string{nil, nil, nil}, "bob", "dave", "the moderator")
+	wantEvents(t, got, [][]string{nil, nil, {"report_filed:buy my stuff", "report_filed:buy my stuff"}}, "bob", "dave", "the moderator")
 	// An edit after the report changes nothing of the copy.
 	if _, err := bob.Chat.EditMessage(ctx, req(&svcv1.EditMessageRequest{MessageId: m.GetId(), Text: "nothing to see"})); err != nil {
 		t.Fatal(err)

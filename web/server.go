@@ -17,6 +17,7 @@ import (
 
 	"hearth/auth"
 	"hearth/engine"
+	"hearth/engine/notify"
 	"hearth/engine/plugins"
 	"hearth/proto/svc/v1/svcv1connect"
 	"hearth/web/metrics"
@@ -28,6 +29,8 @@ type Options struct {
 	Verifier *auth.Verifier
 	// Plugins runs the plugins; without it the plugin calls answer unavailable.
 	Plugins *plugins.Host
+	// Notify sends Web Push notifications; without it GetPushConfig answers unavailable.
+	Notify *notify.Service
 	// Issuer, when set, serves the local issuer's discovery document and keys.
 	Issuer *auth.Issuer
 	// SignIn, when set, serves the built-in issuer's sign-in (/oauth/...).
@@ -82,8 +85,9 @@ func newHandler(opts Options) (http.Handler, *intake) {
 		connect.WithReadMaxBytes(maxRequestBytes))
 	mux := http.NewServeMux()
 	mux.Handle(svcv1connect.NewChatServiceHandler(&chatService{eng: opts.Engine}, handlerOpts...))
-	mux.Handle(svcv1connect.NewServerServiceHandler(&serverService{eng: opts.Engine}, handlerOpts...))
+	mux.Handle(svcv1connect.NewServerServiceHandler(&serverService{eng: opts.Engine, signIn: opts.SignIn}, handlerOpts...))
 	mux.Handle(svcv1connect.NewBotServiceHandler(&botService{eng: opts.Engine, plugins: opts.Plugins}, handlerOpts...))
+	mux.Handle(svcv1connect.NewNotificationServiceHandler(&notificationService{eng: opts.Engine, notify: opts.Notify}, handlerOpts...))
 	// gRPC's own services are counted as calls too (by code, not by an HTTP status that is 200
 	// for a failed gRPC call); the request log logs them from the answer (logRequest).
 	var toolOpts []connect.HandlerOption
@@ -104,6 +108,8 @@ func newHandler(opts Options) (http.Handler, *intake) {
 	mux.HandleFunc("GET /invite/{code}", inviteRedirect(webURL, base))
 	mux.HandleFunc("GET /i/{code}", inviteRedirect(webURL, base))
 	mountApp(mux)
+	mountInstallable(mux, opts.Engine)
+	mountFrontDoor(mux, opts.Engine)
 	mountSignIn(mux, opts)
 	var h http.Handler = mux
 	if opts.Metrics != nil {

@@ -5,6 +5,7 @@ import (
 
 	"connectrpc.com/connect"
 
+	"hearth/auth"
 	"hearth/engine"
 	"hearth/engine/plugins"
 	svcv1 "hearth/proto/svc/v1"
@@ -65,6 +66,8 @@ func (s *chatService) SetPresence(ctx context.Context, r *connect.Request[svcv1.
 
 type serverService struct {
 	eng *engine.Engine
+	// signIn is the built-in issuer's sign-in, nil with -no-local-issuer (accounts.go).
+	signIn *auth.Provider
 }
 
 func (s *serverService) GetServerInfo(ctx context.Context, r *connect.Request[svcv1.GetServerInfoRequest]) (*connect.Response[svcv1.GetServerInfoResponse], error) {

@@ -39,7 +39,7 @@ type signUpCommunity struct {
 
 func (c signUpCommunity) SignUpInfo() auth.SignUpInfo {
 	info := c.eng.ServerInfo()
-	return auth.SignUpInfo{Name: info.GetName(), InviteOnly: info.GetInviteOnly(), JoinQuestions: info.GetJoinQuestions()}
+	return auth.SignUpInfo{Name: info.GetName(), InviteOnly: info.GetInviteOnly(), JoinQuestions: info.GetJoinQuestions(), BecomesOwner: c.eng.NextJoinBecomesOwner()}
 }
 
 func (c signUpCommunity) IsMember(subject string) bool {

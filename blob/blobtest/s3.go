@@ -5,7 +5,6 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"net"
 	"net/http"
@@ -24,8 +23,8 @@ import (
 const (
 	versitygwModule  = "github.com/versity/versitygw/cmd/versitygw"
 	versitygwVersion = "v1.8.0"
-	// buildTimeout bounds building versitygw when it is not installed (1.5 to 2 minutes
-	// on two cores with the module cache warm).
+	// buildTimeout bounds building a tool when it is not installed (versitygw takes 1.5 to
+	// 2 minutes on two cores with the module cache warm).
 	buildTimeout = 8 * time.Minute
 )
 
@@ -150,7 +149,15 @@ func startVersitygw(tb testing.TB, bin, addr, access, secret string, args []stri
 
 // findVersitygw returns the path of a versitygw binary, building it if need be.
 func findVersitygw(tb testing.TB) (string, error) {
-	if p, err := exec.LookPath("versitygw"); err == nil {
+	return GoTool(tb, "versitygw", versitygwModule, versitygwVersion)
+}
+
+// GoTool returns the path of a Go program the tests run (a server to test against): the
+// command name on PATH, then in $(go env GOPATH)/bin, then a build of module@version cached in
+// the user cache folder; failing all three it is built there once (not in -short mode; a
+// minute or two on two cores).
+func GoTool(tb testing.TB, name, module, version string) (string, error) {
+	if p, err := exec.LookPath(name); err == nil {
 		return p, nil
 	}
 	gobin := goEnv("GOBIN")
@@ -160,29 +167,29 @@ func findVersitygw(tb testing.TB) (string, error) {
 		}
 	}
 	if gobin != "" {
-		if p := filepath.Join(gobin, "versitygw"); isFile(p) {
+		if p := filepath.Join(gobin, name); isFile(p) {
 			return p, nil
 		}
 	}
 	cache, err := os.UserCacheDir()
 	if err != nil {
-		return "", fmt.Errorf("versitygw is not installed and there is no cache folder to build it in: %v", err)
+		return "", fmt.Errorf("%s is not installed and there is no cache folder to build it in: %v", name, err)
 	}
-	dir := filepath.Join(cache, "hearth-test", "versitygw-"+versitygwVersion)
-	bin := filepath.Join(dir, "versitygw")
+	dir := filepath.Join(cache, "hearth-test", name+"-"+version)
+	bin := filepath.Join(dir, name)
 	if isFile(bin) {
 		return bin, nil
 	}
 	if testing.Short() {
-		return "", errors.New("versitygw is not installed, and -short does not build it")
+		return "", fmt.Errorf("%s is not installed, and -short does not build it", name)
 	}
-	tb.Logf("building versitygw %s into %s (takes a minute or two, once)", versitygwVersion, dir)
-	return bin, buildVersitygw(dir, bin)
+	tb.Logf("building %s %s into %s (takes a minute or two, once)", name, version, dir)
+	return bin, buildGoTool(dir, bin, name, module, version)
 }
 
-// buildVersitygw installs versitygw into a fresh folder and renames the binary into
-// place, so that two test processes building at once both end with a whole binary.
-func buildVersitygw(dir, bin string) error {
+// buildGoTool installs module@version into a fresh folder and renames the binary into place,
+// so that two test processes building at once both end with a whole binary.
+func buildGoTool(dir, bin, name, module, version string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
@@ -193,12 +200,12 @@ func buildVersitygw(dir, bin string) error {
 	defer os.RemoveAll(tmp)
 	ctx, cancel := context.WithTimeout(context.Background(), buildTimeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "go", "install", versitygwModule+"@"+versitygwVersion)
+	cmd := exec.CommandContext(ctx, "go", "install", module+"@"+version)
 	cmd.Env = append(os.Environ(), "GOBIN="+tmp)
 	if out, err := cmd.CombinedOutput(); err != nil {
-		return fmt.Errorf("go install %s@%s: %v: %s", versitygwModule, versitygwVersion, err, strings.TrimSpace(string(out)))
+		return fmt.Errorf("go install %s@%s: %v: %s", module, version, err, strings.TrimSpace(string(out)))
 	}
-	return os.Rename(filepath.Join(tmp, "versitygw"), bin)
+	return os.Rename(filepath.Join(tmp, name), bin)
 }
 
 // unavailable skips the test, or fails it when S3 tests are required.

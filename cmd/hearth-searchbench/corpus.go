@@ -83,10 +83,12 @@ func newCorpus(seed uint64) *corpus {
 	}
 	c.zipf = rand.NewZipf(rng, 1.07, 2, uint64(len(c.vocab)-1))
 	for i := range 100 {
-		c.members = append(c.members, fmt.Sprintf("0190f0a0-0000-7000-8000-%012d", i))
+		c.members = append(c.members, memberID(i))
 	}
 	return c
 }
+
+func memberID(i int) string { return fmt.Sprintf("0190f0a0-0000-7000-8000-%012d", i) }
 
 // words is how many words a message has: mostly short, some long.
 func (c *corpus) words() int {

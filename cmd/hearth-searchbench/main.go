@@ -14,6 +14,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"flag"
@@ -24,6 +25,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"runtime/debug"
 	"slices"
 	"strings"
@@ -31,6 +33,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"golang.org/x/sys/unix"
 	"google.golang.org/protobuf/proto"
 
 	"hearth/engine/search"
@@ -54,6 +57,7 @@ func main() {
 	const engine = "badger"
 	perClass := fs.Int("queries", 200, "query: queries of each kind")
 	rounds := fs.Int("rounds", 3, "query: times each query runs")
+	only := fs.String("only", "", "query: run only the kinds of query named here (comma-separated)")
 	fs.Parse(os.Args[2:])
 	var out any
 	var err error
@@ -63,7 +67,7 @@ func main() {
 	case "build":
 		out, err = build(*dir, engine)
 	case "query":
-		out, err = queries(*dir, engine, *perClass, *rounds)
+		out, err = queries(*dir, engine, *perClass, *rounds, *only)
 	default:
 		err = fmt.Errorf("unknown command %q", cmd)
 	}
@@ -77,6 +81,8 @@ func main() {
 
 var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
 
+var contentTypes = map[string]string{".pdf": "application/pdf", ".png": "image/png", ".txt": "text/plain", ".zip": "application/zip"}
+
 func channelID(i int) string { return fmt.Sprintf("0190f0b0-0000-7000-8000-%012d", i) }
 
 func gen(dir string, n, channels int) (any, error) {
@@ -86,7 +92,14 @@ func gen(dir string, n, channels int) (any, error) {
 	}
 	defer db.Close()
 	c := newCorpus(1)
+	// A year of history, from a year ago: the messages are evenly spread over it, so that
+	// before: and after: cut it anywhere.
 	start := time.Now().Add(-365 * 24 * time.Hour).UnixMilli()
+	spacing := (365 * 24 * time.Hour).Milliseconds() / int64(n)
+	// What the filters find besides the text (pins, replies, group mentions) comes from an RNG
+	// of its own, so that the texts are those of the corpus before filters existed.
+	extra := rand.New(rand.NewPCG(3, 3))
+	last := map[string]*svcv1.Message{} // the newest message of each channel
 	var textBytes, names int64
 	const perTxn = 1000
 	for i := 0; i < n; {
@@ -98,17 +111,33 @@ func gen(dir string, n, channels int) (any, error) {
 				ChannelId:   channelID(c.rng.IntN(channels)),
 				AuthorId:    c.members[c.rng.IntN(len(c.members))],
 				Text:        c.message(),
-				CreatedAtMs: start + seq*30,
+				CreatedAtMs: start + seq*spacing,
 				Seq:         seq,
 				CreatedSeq:  seq,
 			}
 			if c.rng.IntN(50) == 0 {
-				name := c.vocab[c.zipf.Uint64()%3000] + "-" + c.vocab[c.zipf.Uint64()] + []string{".pdf", ".png", ".txt", ".zip"}[c.rng.IntN(4)]
-				m.Attachments = []*svcv1.Attachment{{Id: uuid.NewString(), Name: name, Size: 1000}}
+				ext := []string{".pdf", ".png", ".txt", ".zip"}[c.rng.IntN(4)]
+				name := c.vocab[c.zipf.Uint64()%3000] + "-" + c.vocab[c.zipf.Uint64()] + ext
+				m.Attachments = []*svcv1.Attachment{{Id: uuid.NewString(), Name: name, Size: 1000, ContentType: contentTypes[ext]}}
 				names += int64(len(name))
 			}
+			e := &storepb.MessageEntry{MessageId: m.Id, AuthorId: m.AuthorId, CreatedAtMs: m.CreatedAtMs, MentionIds: search.MentionIDs(m.Text)}
+			// One message in 2,000 pinned, one in 20 a reply to the channel's newest, one in
+			// 500 with a counted <!everyone>.
+			if extra.IntN(2000) == 0 {
+				m.PinnedAtMs, m.PinnedBy = m.CreatedAtMs, c.members[0]
+			}
+			if prev := last[m.ChannelId]; prev != nil && extra.IntN(20) == 0 {
+				m.ReplyTo = &svcv1.MessageRef{Id: prev.Id, AuthorId: prev.AuthorId, Text: prev.Text}
+				if prev.AuthorId != m.AuthorId {
+					e.ReplyToAuthorId = prev.AuthorId
+				}
+			}
+			if extra.IntN(500) == 0 {
+				m.MentionsEveryone, e.MentionsEveryone = true, true
+			}
+			last[m.ChannelId] = m
 			textBytes += int64(len(m.Text))
-			e := &storepb.MessageEntry{MessageId: m.Id, AuthorId: m.AuthorId, CreatedAtMs: m.CreatedAtMs}
 			if err := b.AddMessage(m, e); err != nil {
 				b.Discard()
 				return nil, err
@@ -227,7 +256,7 @@ type class struct {
 	queries []string
 }
 
-func queries(dir, engine string, perClass, rounds int) (any, error) {
+func queries(dir, engine string, perClass, rounds int, only string) (any, error) {
 	db, idb, be, err := open(dir, engine)
 	if err != nil {
 		return nil, err
@@ -248,6 +277,15 @@ func queries(dir, engine string, perClass, rounds int) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	classes = append(classes, filterClasses(perClass)...)
+	if only != "" {
+		classes = slices.DeleteFunc(classes, func(c class) bool { return !slices.Contains(strings.Split(only, ","), c.name) })
+	}
+	names := benchNames{}
+	// Each query's own CPU time is its thread's: the query runs on this goroutine, locked to
+	// its thread, so that the figure leaves out the time the busy machine made it wait.
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
 	all := func(string) bool { return true }
 	tenth := map[string]bool{}
 	for i := range 10 {
@@ -260,18 +298,29 @@ func queries(dir, engine string, perClass, rounds int) (any, error) {
 		fn   func(string) bool
 	}{{"all", all}, {"10ch", some}} {
 		for _, c := range classes {
-			var lat []time.Duration
+			var lat, cpus []time.Duration
+			type timed struct {
+				q         string
+				wall, cpu time.Duration
+			}
+			var slow []timed
 			found := 0
 			cpu0 := cpuTime()
 			for range rounds {
-				for _, q := range c.queries {
+				for i, q := range c.queries {
 					pq, err := search.Parse(q)
+					if err == nil {
+						// mentions:me as one of the members, in turn.
+						err = pq.Resolve(names, memberID(i%100))
+					}
 					if err != nil {
 						return nil, fmt.Errorf("%q: %v", q, err)
 					}
-					t0 := time.Now()
+					t0, c0 := time.Now(), threadCPU()
 					ms, err := ix.Find(context.Background(), pq, vis.fn, 0, 20)
 					lat = append(lat, time.Since(t0))
+					cpus = append(cpus, threadCPU()-c0)
+					slow = append(slow, timed{q, lat[len(lat)-1], cpus[len(cpus)-1]})
 					if err != nil {
 						return nil, err
 					}
@@ -280,8 +329,17 @@ func queries(dir, engine string, perClass, rounds int) (any, error) {
 			}
 			cpu := cpuTime() - cpu0
 			slices.Sort(lat)
+			slices.Sort(cpus)
+			slices.SortFunc(slow, func(a, b timed) int { return cmp.Compare(b.cpu, a.cpu) })
+			var slowest []string
+			for _, t := range slow[:min(3, len(slow))] {
+				slowest = append(slowest, fmt.Sprintf("%s: %.1f ms CPU, %.1f ms wall", t.q, ms(t.cpu), ms(t.wall)))
+			}
 			res[c.name+"/"+vis.name] = map[string]any{
 				"cpu_ms_per_query": ms(cpu / time.Duration(len(lat))),
+				"cpu_p50_ms":       ms(cpus[len(cpus)/2]),
+				"cpu_p99_ms":       ms(cpus[len(cpus)*99/100]),
+				"slowest_by_cpu":   slowest,
 				"p50_ms":           ms(lat[len(lat)/2]),
 				"p99_ms":           ms(lat[len(lat)*99/100]),
 				"max_ms":           ms(lat[len(lat)-1]),
@@ -345,6 +403,16 @@ func cpuTime() time.Duration {
 	var ru syscall.Rusage
 	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// threadCPU is the CPU time of the calling thread, to the nanosecond (getrusage counts in
+// scheduler ticks, 4 ms here).
+func threadCPU() time.Duration {
+	var ts unix.Timespec
+	if err := unix.ClockGettime(unix.CLOCK_THREAD_CPUTIME_ID, &ts); err != nil {
+		return 0
+	}
+	return time.Duration(ts.Nano())
 }
 
 func maxRSS() float64 {

@@ -4,11 +4,16 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
+	"io/fs"
+	"net"
 	"net/http"
+	"path/filepath"
 	"strings"
+	"syscall"
 
-	"hearth/cmd/hearth/internal/adminsock"
+	"hearth/web"
 )
 
 // adminClient talks to the running server over <data>/admin.sock.
@@ -18,8 +23,14 @@ type adminClient struct {
 }
 
 func newAdminClient(data string) *adminClient {
-	sock := adminsock.Path(data)
-	return &adminClient{data: data, sock: sock, hc: adminsock.Client(sock)}
+	sock := filepath.Join(data, web.AdminSocketName)
+	tr := &http.Transport{
+		DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
+			var d net.Dialer
+			return d.DialContext(ctx, "unix", sock)
+		},
+	}
+	return &adminClient{data: data, sock: sock, hc: &http.Client{Transport: tr}}
 }
 
 // do sends one request; a server that is not there is said in one line.
@@ -29,11 +40,13 @@ func (a *adminClient) do(ctx context.Context, method, path string) (*http.Respon
 		return nil, err
 	}
 	resp, err := a.hc.Do(req)
-	if err == nil {
+	switch {
+	case err == nil:
 		return resp, nil
-	}
-	if u := adminsock.Unreachable(err, a.data, a.sock); u != nil {
-		return nil, u
+	case errors.Is(err, fs.ErrNotExist), errors.Is(err, syscall.ECONNREFUSED):
+		return nil, errServerDown{fmt.Sprintf("no Hearth server runs on %s (%s is missing or nobody answers): start it, or check -data", a.data, a.sock)}
+	case errors.Is(err, fs.ErrPermission):
+		return nil, fmt.Errorf("%s: permission denied: run this as the user the server runs as", a.sock)
 	}
 	return nil, err
 }

@@ -2,12 +2,14 @@ package main
 
 import (
 	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"log/slog"
 	"net"
+	netmail "net/mail"
 	"net/netip"
 	"net/url"
 	"os"
@@ -15,9 +17,12 @@ import (
 	"strings"
 	"time"
 
+	"golang.org/x/crypto/acme"
+
 	"hearth/auth"
 	"hearth/blob"
 	"hearth/engine"
+	"hearth/engine/mail"
 	"hearth/engine/outbound"
 	"hearth/engine/store"
 )
@@ -55,6 +60,28 @@ type Config struct {
 	// TrustedProxies (-trusted-proxy) are the CIDRs of the reverse proxies whose
 	// X-Forwarded-For or Forwarded headers name the client address.
 	TrustedProxies []string
+	// SMTPURL (-smtp-url) and MailFrom (-mail-from): where the server's mail goes, and from
+	// whom.
+	SMTPURL  string
+	MailFrom string
+
+	// PushAllowPrivate lets push subscriptions name http endpoints and loopback or private
+	// addresses, on any port: for tests and closed networks only.
+	PushAllowPrivate bool
+	// DiskMinFree (-disk-min-free) is the free space below which the data disk counts as full;
+	// 0 is the rule of 64 MiB or 1% of the disk, whichever is larger.
+	DiskMinFree byteSize
+	// Domains (-domain) get certificates by ACME (acme.go); the server then serves HTTPS on
+	// HTTPSAddr and HTTP-01 challenges and redirects on HTTPAddr ("" for none), not Addr.
+	Domains       []string
+	HTTPSAddr     string
+	HTTPAddr      string
+	ACMEDirectory string
+	ACMEEmail     string
+	ACMECARoot    string
+
+	// acmeRoots are the system's roots and -acme-ca-root's, loaded by validate.
+	acmeRoots *x509.CertPool
 
 	// tlsCert is the certificate of -tls-cert and -tls-key, loaded by validate.
 	tlsCert *tls.Certificate
@@ -78,7 +105,7 @@ func (l *listFlag) Set(v string) error {
 func serveFlags(fs *flag.FlagSet, c *Config) {
 	fs.StringVar(&c.Addr, "addr", ":8080", "address to listen on")
 	fs.StringVar(&c.Data, "data", "./data", "data directory: database, keys, files")
-	fs.StringVar(&c.BaseURL, "base-url", "http://localhost:8080", "the server's canonical URL, also the token audience")
+	fs.StringVar(&c.BaseURL, "base-url", "", "the server's canonical URL, also the token audience (default http://localhost:8080, or https:// and the first -domain)")
 	fs.StringVar(&c.Bucket, "bucket", "", "file bucket URL (file://, s3://, gs://, azblob://, mem://); default file://<data>/files")
 	fs.StringVar(&c.WebURL, "web-url", "", "the web client's URL, where invite links lead (default {base-url}/app)")
 	fs.Var((*listFlag)(&c.TrustedIssuers), "trusted-issuer", "token issuer to trust (repeatable; comma list in the environment)")
@@ -96,6 +123,7 @@ func serveFlags(fs *flag.FlagSet, c *Config) {
 	fs.IntVar(&c.ReplayEvents, "replay-events", 100000, "the event log keeps at least this many events for reconnecting clients")
 	fs.StringVar(&c.Memory, "memory", "small", "database memory profile: small (fits a 512 MB VPS) or default (Badger's own, for hosts with memory to spare)")
 	fs.BoolVar(&c.PreviewAllowPrivate, "preview-allow-private", false, "let link previews fetch loopback and private addresses on any port (for tests and closed networks only)")
+	fs.BoolVar(&c.PushAllowPrivate, "push-allow-private", false, "let push subscriptions name http endpoints and loopback or private addresses on any port (for tests and closed networks only)")
 	fs.Var((*listFlag)(&c.TrustedProxies), "trusted-proxy", "IP address or CIDR of a reverse proxy whose X-Forwarded-For/Forwarded name the client address (repeatable; comma list in the environment)")
 	fs.StringVar(&c.MetricsAddr, "metrics-addr", "", "serve Prometheus metrics at /metrics on this separate address, e.g. 127.0.0.1:9464 (default: off)")
 	fs.Var((*listFlag)(&c.OIDCClients), "oidc-client", "ISSUER=CLIENT_ID: an external issuer the browser client signs in with, trusted like -trusted-issuer (repeatable; comma list in the environment)")
@@ -103,6 +131,15 @@ func serveFlags(fs *flag.FlagSet, c *Config) {
 	fs.StringVar(&c.BackupTo, "backup-to", "", "where backups go: a folder, or a bucket URL (under backups/ in it); default the file bucket, under backups/")
 	fs.DurationVar(&c.BackupEvery, "backup-every", 0, "take a backup at this interval, e.g. 24h (default 0: only when hearth backup asks)")
 	fs.IntVar(&c.BackupKeep, "backup-keep", 7, "how many backups -backup-to keeps, the newest (0 keeps all)")
+	fs.StringVar(&c.SMTPURL, "smtp-url", "", "send mail (password reset and address confirmation links) through smtp://[user:pass@]host:port (STARTTLS) or smtps://... (TLS); default: no mail")
+	fs.StringVar(&c.MailFrom, "mail-from", "", "the sender of the server's mail, e.g. \"Hearth <chat@example.com>\" (needed with -smtp-url)")
+	fs.Var((*listFlag)(&c.Domains), "domain", "serve HTTPS for this domain, with certificates from -acme-directory got and renewed by the server (repeatable; comma list in the environment)")
+	fs.StringVar(&c.HTTPSAddr, "https-addr", ":443", "with -domain: the address to serve HTTPS on (in place of -addr)")
+	fs.StringVar(&c.HTTPAddr, "http-addr", ":80", "with -domain: the address that answers HTTP-01 challenges and redirects everything else to HTTPS (empty: none, TLS-ALPN-01 only)")
+	fs.StringVar(&c.ACMEDirectory, "acme-directory", acme.LetsEncryptURL, "with -domain: the ACME directory URL of the certificate authority")
+	fs.StringVar(&c.ACMEEmail, "acme-email", "", "with -domain: a contact address the certificate authority may write to about the certificates")
+	fs.StringVar(&c.ACMECARoot, "acme-ca-root", "", "with -domain: a PEM file of CA certificates to trust for -acme-directory (a private ACME server)")
+	fs.Var(&c.DiskMinFree, "disk-min-free", "refuse writes while the data disk has less free space than this, e.g. 512MiB (default: 64MiB or 1% of the disk, whichever is larger)")
 }
 
 // parseFlags parses args, then fills every flag not given on the command line from its
@@ -140,6 +177,12 @@ func parseFlags(fs *flag.FlagSet, args []string) error {
 
 // validate checks the configuration before anything starts, so a mistake is one clear line.
 func (c *Config) validate() error {
+	if err := c.validateDomains(); err != nil {
+		return err
+	}
+	if c.BaseURL == "" {
+		c.BaseURL = c.defaultBaseURL()
+	}
 	base, err := checkBaseURL(c.BaseURL)
 	if err != nil {
 		return err
@@ -238,10 +281,67 @@ func (c *Config) validate() error {
 	if c.BackupEvery != 0 && (c.BackupEvery < 5*time.Minute || c.BackupEvery > 366*24*time.Hour) {
 		return fmt.Errorf("-backup-every %s must be 0 (off) or 5m to 8784h", c.BackupEvery)
 	}
+	if c.DiskMinFree != 0 && c.DiskMinFree < 1<<20 {
+		return fmt.Errorf("-disk-min-free %s must be at least 1MiB: the database needs room to stop in", c.DiskMinFree.String())
+	}
 	if c.BackupKeep < 0 || c.BackupKeep > 10000 {
 		return fmt.Errorf("-backup-keep %d must be 0 (keep all) to 10000", c.BackupKeep)
 	}
+	if err := c.checkMail(); err != nil {
+		return err
+	}
 	return checkWritableDir("-data", "data directory", c.Data)
+}
+
+// defaultBaseURL is -base-url's default: https:// and the first -domain (with -https-addr's
+// port unless it is 443), or the local address of a first try.
+func (c *Config) defaultBaseURL() string {
+	if len(c.Domains) == 0 {
+		return "http://localhost:8080"
+	}
+	host := c.Domains[0]
+	if _, port, err := net.SplitHostPort(c.HTTPSAddr); err == nil && port != "443" {
+		host = net.JoinHostPort(host, port)
+	}
+	return "https://" + host
+}
+
+// validateDomains checks -domain and the flags that go with it.
+func (c *Config) validateDomains() error {
+	if len(c.Domains) == 0 {
+		return nil
+	}
+	for i, d := range c.Domains {
+		if err := checkDomain(d); err != nil {
+			return err
+		}
+		c.Domains[i] = strings.ToLower(strings.TrimSuffix(d, "."))
+	}
+	if c.TLSCert != "" || c.TLSKey != "" {
+		return errDomainWithTLSFiles
+	}
+	if _, _, err := net.SplitHostPort(c.HTTPSAddr); err != nil {
+		return fmt.Errorf("-https-addr %q must be host:port, e.g. :443", c.HTTPSAddr)
+	}
+	if c.HTTPAddr != "" {
+		if _, _, err := net.SplitHostPort(c.HTTPAddr); err != nil {
+			return fmt.Errorf("-http-addr %q must be host:port, e.g. :80, or empty", c.HTTPAddr)
+		}
+	}
+	if u, err := url.Parse(c.ACMEDirectory); err != nil || u.Scheme != "https" || u.Host == "" {
+		return fmt.Errorf("-acme-directory %q must be an https URL", c.ACMEDirectory)
+	}
+	if c.ACMEEmail != "" && (!strings.Contains(c.ACMEEmail, "@") || strings.ContainsAny(c.ACMEEmail, " \t<>,;:")) {
+		return fmt.Errorf("-acme-email %q must be an email address", c.ACMEEmail)
+	}
+	if c.ACMECARoot != "" {
+		pool, err := loadCARoot(c.ACMECARoot)
+		if err != nil {
+			return err
+		}
+		c.acmeRoots = pool
+	}
+	return nil
 }
 
 // checkBaseURL checks -base-url and returns it without a trailing slash.
@@ -361,4 +461,32 @@ func (c *Config) previewPolicy() outbound.Policy {
 		return outbound.Policy{AllowPrivate: true, AnyPort: true}
 	}
 	return outbound.Public
+}
+
+// pushPolicy is the address policy of Web Push: https endpoints at public addresses on ports
+// 80 and 443, unless -push-allow-private lifts the rules.
+func (c *Config) pushPolicy() outbound.Policy {
+	if c.PushAllowPrivate {
+		return outbound.Policy{AllowPrivate: true, AnyPort: true}
+	}
+	return outbound.Public
+}
+
+// checkMail checks -smtp-url and -mail-from, which go together.
+func (c *Config) checkMail() error {
+	switch {
+	case c.SMTPURL == "" && c.MailFrom == "":
+		return nil
+	case c.SMTPURL == "":
+		return errors.New("-mail-from needs -smtp-url: the server that sends the mail")
+	case c.MailFrom == "":
+		return errors.New("-smtp-url needs -mail-from: the sender's address, e.g. \"Hearth <chat@example.com>\"")
+	}
+	if _, _, _, err := mail.ParseURL(c.SMTPURL); err != nil {
+		return fmt.Errorf("-smtp-url %v", err)
+	}
+	if _, err := netmail.ParseAddress(c.MailFrom); err != nil {
+		return fmt.Errorf("-mail-from %q is not an email address, e.g. \"Hearth <chat@example.com>\"", c.MailFrom)
+	}
+	return nil
 }

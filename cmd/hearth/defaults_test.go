@@ -48,16 +48,17 @@ func TestDefaultsAndTheEnvironment(t *testing.T) {
 	}
 	c := parse()
 	want := Config{
-		Addr: ":8080", Data: "./data", BaseURL: "http://localhost:8080", Name: "Hearth", LogLevel: "info",
+		Addr: ":8080", Data: "./data", Name: "Hearth", LogLevel: "info",
 		BotRate: 20, BotBurst: 40, ReplayDays: 7, ReplayEvents: 100000, Memory: "small", BackupKeep: 7,
+		HTTPSAddr: ":443", HTTPAddr: ":80", ACMEDirectory: "https://acme-v02.api.letsencrypt.org/directory",
 	}
 	if !reflect.DeepEqual(c, want) {
 		t.Fatalf("defaults:\n got %+v\nwant %+v", c, want)
 	}
 	// -web-url follows -base-url; the data directory is the only thing validate touches.
 	c.Data = t.TempDir()
-	if err := c.validate(); err != nil || c.WebURL != "http://localhost:8080/app" {
-		t.Fatalf("validate the defaults: %v, web url %q", err, c.WebURL)
+	if err := c.validate(); err != nil || c.BaseURL != "http://localhost:8080" || c.WebURL != "http://localhost:8080/app" {
+		t.Fatalf("validate the defaults: %v, base url %q, web url %q", err, c.BaseURL, c.WebURL)
 	}
 
 	t.Setenv("HEARTH_BASE_URL", "https://from-the-environment.example")

@@ -3,6 +3,7 @@
 //	hearth [serve] [flags]     run the server (the default)
 //	hearth token [flags]       print a login token from the local issuer
 //	hearth login-link [flags]  print a URL that signs a person in to the browser client
+//	hearth reset-link [flags]  print a password reset link for an account
 //	hearth backup [flags]      take a backup of the running server
 //	hearth restore [flags] SRC fill an empty data directory from a backup
 //	hearth import discord|slack [flags] PATH  import another service's export into the running server
@@ -11,6 +12,9 @@
 //
 // Every flag can also be set with HEARTH_<NAME> in the environment (-base-url reads
 // HEARTH_BASE_URL). `hearth <command> -h` lists a command's flags.
+//
+// Hearth is free software under the Apache License, Version 2.0 (the LICENSE file at the root
+// of the repository): anyone may run, share and change it, under that license's terms.
 package main
 
 import (
@@ -42,6 +46,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		err = token(args, stdout, stderr)
 	case "login-link":
 		err = loginLink(args, stdout, stderr)
+	case "reset-link":
+		err = resetLinkCommand(args, stdout, stderr)
 	case "backup":
 		err = backupCommand(args, stdout, stderr)
 	case "restore":

@@ -84,6 +84,20 @@ func TestBadConfigurationIsOneLineAndExitCode2(t *testing.T) {
 		{"oidc client with spaces", []string{"-oidc-client", "https://login.example.com=a b"}, nil, `client id "a b" must be at most 255 printable characters without spaces`},
 		{"cors origin with a path", []string{"-cors-origin", "https://chat.example.com/app"}, nil, `-cors-origin "https://chat.example.com/app" must be an origin`},
 		{"cors origin with a slash", nil, map[string]string{"HEARTH_CORS_ORIGIN": "https://chat.example.com/"}, `-cors-origin "https://chat.example.com/" must be an origin`},
+		{"domain that is a URL", []string{"-domain", "https://chat.example.com"}, nil, `-domain "https://chat.example.com" is a URL`},
+		{"domain with a single label", []string{"-domain", "localhost"}, nil, `-domain "localhost" has a single label`},
+		{"wildcard domain", []string{"-domain", "*.example.com"}, nil, "is a wildcard, which needs DNS-01 challenges"},
+		{"domain that is an address", []string{"-domain", "192.0.2.1"}, nil, "is an IP address"},
+		{"domain with a space", nil, map[string]string{"HEARTH_DOMAIN": "chat.example.com,my chat.example.com"}, `-domain "my chat.example.com" has a character other than`},
+		{"domain and tls files", []string{"-domain", "chat.example.com", "-tls-cert", "c.pem", "-tls-key", "k.pem"}, nil, "-domain gets certificates by itself"},
+		{"acme directory on plain http", []string{"-domain", "chat.example.com", "-acme-directory", "http://acme.example.com/dir"}, nil, `-acme-directory "http://acme.example.com/dir" must be an https URL`},
+		{"acme ca root missing", []string{"-domain", "chat.example.com", "-acme-ca-root", "/nonexistent/ca.pem"}, nil, "-acme-ca-root: no such file or directory"},
+		{"acme ca root without a certificate", []string{"-domain", "chat.example.com", "-acme-ca-root", notADir}, nil, "holds no PEM certificate"},
+		{"bad acme email", []string{"-domain", "chat.example.com", "-acme-email", "admin"}, nil, `-acme-email "admin" must be an email address`},
+		{"https address in use", []string{"-domain", "chat.example.com", "-https-addr", taken.Addr().String()}, nil, "-https-addr " + taken.Addr().String() + ": listen tcp"},
+		{"http address in use", []string{"-domain", "chat.example.com", "-https-addr", "127.0.0.1:0", "-http-addr", taken.Addr().String()}, nil, "-http-addr " + taken.Addr().String() + ": listen tcp"},
+		{"disk margin too small", []string{"-disk-min-free", "4KiB"}, nil, "-disk-min-free 4KiB must be at least 1MiB"},
+		{"disk margin not a size", []string{"-disk-min-free", "lots"}, nil, `invalid value "lots" for flag -disk-min-free`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			for k, v := range tc.env {

@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"hearth/engine"
+	"hearth/engine/diskspace"
+	"hearth/engine/mail"
 	"hearth/engine/outbound"
 	"hearth/engine/store"
 	"hearth/web"
@@ -44,14 +46,27 @@ func serve(args []string, stdout, stderr io.Writer) error {
 
 	// The ports are taken before anything opens: a port in use or a bad address is one line,
 	// with no database opened and closed for nothing.
-	ln, err := net.Listen("tcp", c.Addr)
-	if err != nil {
-		return usageError{fmt.Errorf("-addr %s: %v", c.Addr, err)}
+	addrFlag, addr := "-addr", c.Addr
+	if len(c.Domains) > 0 {
+		addrFlag, addr = "-https-addr", c.HTTPSAddr
 	}
-	var metricsLn net.Listener
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return usageError{fmt.Errorf("%s %s: %v", addrFlag, addr, err)}
+	}
+	var metricsLn, httpLn net.Listener
+	if len(c.Domains) > 0 && c.HTTPAddr != "" {
+		if httpLn, err = net.Listen("tcp", c.HTTPAddr); err != nil {
+			ln.Close()
+			return usageError{fmt.Errorf("-http-addr %s: %v", c.HTTPAddr, err)}
+		}
+	}
 	if c.MetricsAddr != "" {
 		if metricsLn, err = net.Listen("tcp", c.MetricsAddr); err != nil {
 			ln.Close()
+			if httpLn != nil {
+				httpLn.Close()
+			}
 			return usageError{fmt.Errorf("-metrics-addr %s: %v", c.MetricsAddr, err)}
 		}
 	}
@@ -60,13 +75,18 @@ func serve(args []string, stdout, stderr io.Writer) error {
 	a, err := openApp(ctx, c, log)
 	if err != nil {
 		ln.Close()
-		if metricsLn != nil {
-			metricsLn.Close()
+		for _, l := range []net.Listener{metricsLn, httpLn} {
+			if l != nil {
+				l.Close()
+			}
 		}
 		return err
 	}
 	a.serveMetrics(metricsLn, stdout, log)
-	a.Listening(ln.Addr().String(), c.TLSCert != "")
+	if len(c.Domains) > 0 {
+		a.serveACME(ctx, c, httpLn, stdout, log)
+	}
+	a.Listening(ln.Addr().String(), c.TLSCert != "" || len(c.Domains) > 0)
 	fmt.Fprintf(stdout, "Hearth is running at %s (listening on %s)\n", c.BaseURL, ln.Addr())
 	if !c.NoLocalIssuer {
 		fmt.Fprintf(stdout, "Log in with a token from the local issuer:\n  %s token -data %s -base-url %s -sub alice\n", selfCommand(), c.Data, c.BaseURL)
@@ -82,6 +102,9 @@ type app struct {
 	srv *h2c.Server
 	// metricsSrv serves Metrics on -metrics-addr.
 	metricsSrv *http.Server
+	// acme gets and renews the certificates of -domain; httpSrv answers on -http-addr.
+	acme    *acmeSite
+	httpSrv *http.Server
 }
 
 func openApp(ctx context.Context, c Config, log *slog.Logger) (*app, error) {
@@ -109,6 +132,7 @@ func openApp(ctx context.Context, c Config, log *slog.Logger) (*app, error) {
 			ReplayDays:     c.ReplayDays,
 			ReplayEvents:   c.ReplayEvents,
 			PreviewPolicy:  c.previewPolicy(),
+			PushPolicy:     c.pushPolicy(),
 		},
 		BucketURL:      c.Bucket,
 		WebURL:         c.WebURL,
@@ -122,6 +146,8 @@ func openApp(ctx context.Context, c Config, log *slog.Logger) (*app, error) {
 		Log:            log,
 		AdminSocket:    true,
 		Backups:        web.BackupConfig{To: c.BackupTo, Every: c.BackupEvery, Keep: c.BackupKeep},
+		Mail:           mail.Config{URL: c.SMTPURL, From: c.MailFrom},
+		Disk:           diskspace.Options{MinFree: uint64(c.DiskMinFree)},
 	})
 	if err != nil {
 		return nil, err
@@ -149,6 +175,11 @@ func (a *app) serve(ctx context.Context, ln net.Listener, c Config, log *slog.Lo
 	go func() {
 		if c.tlsCert != nil {
 			a.srv.HTTP.TLSConfig = &tls.Config{Certificates: []tls.Certificate{*c.tlsCert}, MinVersion: tls.VersionTLS12}
+			errc <- a.srv.HTTP.ServeTLS(ln, "", "")
+			return
+		}
+		if a.acme != nil {
+			a.srv.HTTP.TLSConfig = a.acme.TLSConfig()
 			errc <- a.srv.HTTP.ServeTLS(ln, "", "")
 			return
 		}
@@ -187,6 +218,9 @@ func (a *app) serve(ctx context.Context, ln net.Listener, c Config, log *slog.Lo
 func (a *app) close() {
 	if a.metricsSrv != nil {
 		a.metricsSrv.Close()
+	}
+	if a.httpSrv != nil {
+		a.httpSrv.Close()
 	}
 	a.Server.Close()
 }

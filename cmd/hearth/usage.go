@@ -14,6 +14,7 @@ var commands = []struct{ name, what string }{
 	{"serve", "run the server (the default when no command is given)"},
 	{"token", "print a login token from the local issuer"},
 	{"login-link", "print a URL that signs a person in to the browser client"},
+	{"reset-link", "print a link that sets a new password for an account (the owner's too)"},
 	{"backup", "take a backup of the running server (asks it over <data>/admin.sock)"},
 	{"restore", "fill an empty data directory from a backup: hearth restore -data DIR FILE|URL|-"},
 	{"import", "import a Discord (DiscordChatExporter JSON) or Slack export into the running server: hearth import discord|slack -data DIR PATH..."},

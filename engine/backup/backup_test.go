@@ -127,6 +127,7 @@ func TestBackupCarriesTheDataDirectoryButScratch(t *testing.T) {
 	for name, content := range map[string]string{
 		"issuer-key":                         "issuer",
 		"file-key":                           "file",
+		"vapid-key":                          "push",
 		"plugins/greeter.js":                 "chat.on('message', () => {})",
 		"plugins/old.js.disabled":            "x",
 		"some-future-state":                  "kept",
@@ -141,6 +142,9 @@ func TestBackupCarriesTheDataDirectoryButScratch(t *testing.T) {
 		".write-check-123":                   "",
 		"plugins/.greeter.js.tmp":            "being written",
 		"backups-outside-the-skip-list/x.gz": "carried",
+		"certs/acme_account+key":             "the ACME account key",
+		"certs/chat.example.com":             "a certificate and its key",
+		"certs/chat.example.com.tmp123456":   "a certificate being written",
 	} {
 		writeFile(t, filepath.Join(c.dir, filepath.FromSlash(name)), content)
 	}
@@ -155,8 +159,9 @@ func TestBackupCarriesTheDataDirectoryButScratch(t *testing.T) {
 		}
 	}
 	want := []string{
-		"backups-outside-the-skip-list/x.gz", "file-key", "files/emoji/0002", "files/files/0001", "files/previews/0003",
-		"issuer-key", "plugins/greeter.js", "plugins/old.js.disabled", "some-future-state",
+		"backups-outside-the-skip-list/x.gz", "certs/acme_account+key", "certs/chat.example.com",
+		"file-key", "files/emoji/0002", "files/files/0001", "files/previews/0003",
+		"issuer-key", "plugins/greeter.js", "plugins/old.js.disabled", "some-future-state", "vapid-key",
 	}
 	if !slices.Equal(files, want) {
 		t.Fatalf("the backup carries\n%v\nwant\n%v", files, want)
@@ -423,6 +428,38 @@ func TestRunKeepsTheNewestBackups(t *testing.T) {
 	assertOnlyEntries(t, folder, names[1], names[2], "notes.txt")
 	if len(done) != 3 || done[0] != nil {
 		t.Fatalf("Done heard %v", done)
+	}
+}
+
+// TestRunStopsOnAFullDisk: a destination whose disk is full (Room) gets no backup, and Last
+// tells the outcome of the latest Run, a failure as a success.
+func TestRunStopsOnAFullDisk(t *testing.T) {
+	c := newCommunity(t, 1)
+	folder := t.TempDir()
+	full := errors.New("the server's disk is full")
+	var room error
+	clk := clock.NewManual(now)
+	svc := backup.NewService(c.source(), backup.Options{Dest: backup.Folder(folder), Clock: clk, Room: func() error { return room }})
+	defer svc.Close()
+	if last := svc.Last(); !last.At.IsZero() || last.Err != nil {
+		t.Fatalf("Last before any Run: %+v", last)
+	}
+	room = full
+	if _, err := svc.Run(context.Background()); !errors.Is(err, full) {
+		t.Fatalf("Run on a full disk: %v", err)
+	}
+	assertOnlyEntries(t, folder)
+	if last := svc.Last(); !errors.Is(last.Err, full) || !last.At.Equal(now) {
+		t.Fatalf("Last after a refused Run: %+v", last)
+	}
+	room = nil
+	clk.Advance(time.Minute)
+	res, err := svc.Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if last := svc.Last(); last.Err != nil || !last.At.Equal(now.Add(time.Minute)) || last.Result.Location != res.Location || last.Result.Bytes == 0 {
+		t.Fatalf("Last after a backup: %+v", last)
 	}
 }
 

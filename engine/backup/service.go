@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"strings"
 	"sync"
 	"time"
 
@@ -23,7 +24,15 @@ type Service struct {
 	keep  int
 	clock clock.Clock
 	done  func(time.Time, Result, error)
+	room  func() error
 	log   *slog.Logger
+
+	// last is the outcome of the latest Run (Last); found the newest backup the destination
+	// held when Latest first looked (listed says it did).
+	lastMu sync.Mutex
+	last   Outcome
+	found  Outcome
+	listed bool
 
 	running sync.Mutex
 
@@ -45,6 +54,21 @@ type Options struct {
 	Clock clock.Clock
 	// Done, when set, hears the outcome of every Run (for metrics).
 	Done func(at time.Time, res Result, err error)
+	// Room, when set, says whether the destination's disk has room: a Run checks it before it
+	// starts and after every roomEvery bytes, and stops with its error (the destination is
+	// the data disk, whose end the database must never reach).
+	Room func() error
+}
+
+// roomEvery is how many bytes a Run writes between two looks at Room.
+const roomEvery = 8 << 20
+
+// Outcome is what the latest Run did: when it ended, and its result or error. Zero when no
+// Run ended since the start.
+type Outcome struct {
+	At     time.Time
+	Result Result
+	Err    error
 }
 
 // NewService makes the service; Schedule starts its timer.
@@ -56,7 +80,7 @@ func NewService(src Source, opts Options) *Service {
 		src.Log = slog.Default()
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	return &Service{src: src, dest: opts.Dest, keep: opts.Keep, clock: opts.Clock, done: opts.Done, log: src.Log, ctx: ctx, cancel: cancel}
+	return &Service{src: src, dest: opts.Dest, keep: opts.Keep, clock: opts.Clock, done: opts.Done, room: opts.Room, log: src.Log, ctx: ctx, cancel: cancel}
 }
 
 // Destination is where Run writes.
@@ -81,10 +105,47 @@ func (s *Service) Run(ctx context.Context) (Result, error) {
 	}
 	defer end()
 	res, err := s.run(ctx)
+	at := s.clock.Now()
+	s.lastMu.Lock()
+	s.last = Outcome{At: at, Result: res, Err: err}
+	s.lastMu.Unlock()
 	if s.done != nil {
-		s.done(s.clock.Now(), res, err)
+		s.done(at, res, err)
 	}
 	return res, err
+}
+
+// Latest is the latest backup: the outcome of the latest Run since the start or, before the
+// first, the newest backup in the destination (listed once, then remembered); false when
+// there is none to tell of.
+func (s *Service) Latest(ctx context.Context) (Outcome, bool) {
+	s.lastMu.Lock()
+	defer s.lastMu.Unlock()
+	if !s.last.At.IsZero() {
+		return s.last, true
+	}
+	if !s.listed {
+		names, err := s.dest.List(ctx)
+		if err != nil {
+			return Outcome{}, false
+		}
+		s.listed = true
+		if len(names) > 0 {
+			newest := names[len(names)-1]
+			at, err := time.Parse("20060102T150405.000Z", strings.TrimSuffix(strings.TrimPrefix(newest, "hearth-backup-"), ".tar.gz"))
+			if err == nil {
+				s.found = Outcome{At: at, Result: Result{Location: strings.TrimSuffix(s.dest.String(), "/") + "/" + newest}}
+			}
+		}
+	}
+	return s.found, !s.found.At.IsZero()
+}
+
+// Last is the outcome of the latest Run since the start.
+func (s *Service) Last() Outcome {
+	s.lastMu.Lock()
+	defer s.lastMu.Unlock()
+	return s.last
 }
 
 func (s *Service) run(ctx context.Context) (Result, error) {
@@ -92,8 +153,13 @@ func (s *Service) run(ctx context.Context) (Result, error) {
 	now := s.clock.Now()
 	name := Name(now)
 	var res Result
+	if s.room != nil {
+		if err := s.room(); err != nil {
+			return res, fmt.Errorf("backup to %s: %w", s.dest, err)
+		}
+	}
 	loc, err := s.dest.Save(ctx, name, func(w io.Writer) error {
-		cw := &countingWriter{w: w}
+		cw := &countingWriter{w: w, room: s.room}
 		sum, err := Write(ctx, cw, s.src, now)
 		res.Summary, res.Bytes = sum, cw.n
 		return err
@@ -205,9 +271,18 @@ func (s *Service) Close() {
 type countingWriter struct {
 	w io.Writer
 	n int64
+	// room, when set, is asked again every roomEvery bytes; checked is where it was last.
+	room    func() error
+	checked int64
 }
 
 func (c *countingWriter) Write(p []byte) (int, error) {
+	if c.room != nil && c.n-c.checked >= roomEvery {
+		c.checked = c.n
+		if err := c.room(); err != nil {
+			return 0, err
+		}
+	}
 	n, err := c.w.Write(p)
 	c.n += int64(n)
 	return n, err

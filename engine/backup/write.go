@@ -12,6 +12,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"time"
 
@@ -251,8 +252,13 @@ func copyDir(ctx context.Context, tw *tar.Writer, src Source, files bool, sum *S
 // temporary tells the names of files being written: a file bucket's unfinished objects, the
 // data directory's write checks, a restore's staging folder.
 func temporary(name string) bool {
-	return strings.HasSuffix(name, ".tmp") || strings.HasPrefix(name, ".write-check-") || strings.HasPrefix(name, restoreStaging)
+	return strings.HasSuffix(name, ".tmp") || strings.HasPrefix(name, ".write-check-") || strings.HasPrefix(name, restoreStaging) ||
+		certBeingWritten.MatchString(name)
 }
+
+// certBeingWritten is the name of a file <data>/certs is writing (autocert writes name.tmpNNN
+// beside name, then renames it).
+var certBeingWritten = regexp.MustCompile(`\.tmp[0-9]+$`)
 
 func skippedPath(path string, skip []string) bool {
 	for _, s := range skip {

@@ -1,7 +1,7 @@
 // Package outbound is the one way Hearth makes HTTP requests to other servers: the keys of
-// trusted token issuers, link previews, the update feed. A Client makes GET requests only,
-// within an overall time limit, reads bounded bodies, follows a bounded number of redirects
-// and names itself in its User-Agent. Its Policy decides which addresses and ports it may
+// trusted token issuers, link previews, the update feed, Web Push. A Client makes GET requests
+// only (and POST where AllowPost says so: pushes), within an overall time limit, reads bounded
+// bodies, follows a bounded number of redirects and names itself in its User-Agent. Its Policy decides which addresses and ports it may
 // connect to; the address is checked on the socket about to connect (net.Dialer.Control),
 // after name resolution, so that neither a name resolving to an internal address (DNS
 // rebinding included) nor a redirect to one gets through.
@@ -64,6 +64,9 @@ type Options struct {
 	// Resolver looks names up (default net.DefaultResolver). The address rule applies to
 	// whatever it answers.
 	Resolver *net.Resolver
+	// AllowPost lets the client make POST requests with a body (Web Push); otherwise only GET
+	// requests without one are made.
+	AllowPost bool
 }
 
 // UserAgent is the User-Agent of a Hearth server of the given version.
@@ -148,7 +151,7 @@ func New(o Options) *Client {
 }
 
 // HTTPClient is an *http.Client with all of the Client's rules, for code that takes one (a
-// JWKS library). Requests other than GET fail.
+// JWKS library, Web Push). Requests other than GET fail, unless AllowPost lets POST through.
 func (c *Client) HTTPClient() *http.Client { return c.hc }
 
 // Response is a fetched page.
@@ -203,11 +206,12 @@ type guard struct {
 }
 
 func (g *guard) RoundTrip(r *http.Request) (*http.Response, error) {
-	if r.Body != nil && r.Body != http.NoBody {
+	switch {
+	case g.c.opts.AllowPost && r.Method == http.MethodPost:
+	case r.Body != nil && r.Body != http.NoBody:
 		r.Body.Close() // a RoundTripper closes the body, even when it refuses
 		return nil, refuse("only GET requests without a body are made")
-	}
-	if r.Method != http.MethodGet {
+	case r.Method != http.MethodGet:
 		return nil, refuse("only GET requests are made, not %s", r.Method)
 	}
 	if err := g.c.opts.Policy.checkURL(r.URL); err != nil {
@@ -224,6 +228,10 @@ func (g *guard) RoundTrip(r *http.Request) (*http.Response, error) {
 	res.Body = &cappedBody{rc: res.Body, left: g.c.opts.MaxBody}
 	return res, nil
 }
+
+// CheckURL applies the rules that a URL alone decides (see checkURL), for a URL that is
+// stored now and fetched later: the dial applies the rest.
+func (p Policy) CheckURL(u *url.URL) error { return p.checkURL(u) }
 
 // checkURL applies the rules that a URL alone decides: scheme, credentials, port, and the
 // address when the host is written as one (so that such a URL fails before any dial).

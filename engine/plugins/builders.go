@@ -59,6 +59,7 @@ func (p *stringParts) add(str goja.String) {
 }
 
 func (p *stringParts) String() goja.Value {
+	p.s.chargeString(p.what, p.total)
 	var b goja.StringBuilder
 	b.Grow(p.total)
 	for _, str := range p.parts {
@@ -168,6 +169,7 @@ func (s *sandbox) arrayConcat(call goja.FunctionCall) goja.Value {
 		if float64(n)+length > maxElements {
 			s.throwRange("concat: the array would have %.0f elements; plugins use at most %d", float64(n)+length, maxElements)
 		}
+		s.chargeElements("concat", length)
 		for i := int64(0); i < int64(length); i++ {
 			if v := element(e, i); v != nil {
 				put(v)

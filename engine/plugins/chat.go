@@ -23,7 +23,7 @@ import (
 // hookNames are the hooks chat.on accepts.
 var hookNames = map[string]bool{
 	"message": true, "messageUpdated": true, "messageDeleted": true, "memberJoined": true,
-	"memberLeft": true, "reaction": true, "joinRequest": true,
+	"memberLeft": true, "reaction": true, "joinRequest": true, "beforeMessage": true,
 }
 
 const (
@@ -59,6 +59,12 @@ func (p *instance) install() (err error) {
 	set(chat, "react", p.react)
 	set(chat, "editMessage", p.editMessage)
 	set(chat, "deleteMessage", p.deleteMessage)
+	// Pins and polls (conversation.go).
+	set(chat, "pin", p.pin)
+	set(chat, "unpin", p.unpin)
+	set(chat, "listPins", p.listPins)
+	set(chat, "vote", p.vote)
+	set(chat, "closePoll", p.closePoll)
 	set(chat, "getMember", p.getMember)
 	set(chat, "listMembers", p.listMembers)
 	set(chat, "listChannels", p.listChannels)
@@ -108,15 +114,18 @@ func (p *instance) asBot(what string) {
 func (p *instance) on(call goja.FunctionCall) goja.Value {
 	name := call.Argument(0).String()
 	if !hookNames[name] {
-		p.throw("chat.on: %q is not a hook; the hooks are message, messageUpdated, messageDeleted, memberJoined, memberLeft, reaction and joinRequest", name)
+		p.throw("chat.on: %q is not a hook; the hooks are message, messageUpdated, messageDeleted, memberJoined, memberLeft, reaction, joinRequest and beforeMessage", name)
 	}
 	fn, ok := goja.AssertFunction(call.Argument(1))
 	if !ok {
 		p.throw("chat.on(%q, fn): fn must be a function", name)
 	}
 	p.hooks[name] = fn
-	if name == "joinRequest" {
+	switch name {
+	case "joinRequest":
 		p.joinHook.Store(true)
+	case "beforeMessage":
+		p.messageHook.Store(true)
 	}
 	return goja.Undefined()
 }

@@ -40,6 +40,8 @@ func (p *instance) toJSList(ms any) goja.Value {
 		return toJSListOf(p, ms)
 	case []*svcv1.Channel:
 		return toJSListOf(p, ms)
+	case []*svcv1.Message:
+		return toJSListOf(p, ms)
 	}
 	panic("toJSList: unexpected list")
 }

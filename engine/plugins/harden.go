@@ -60,8 +60,14 @@ var preludeSource string
 // prelude is compiled when the first plugin runs, not at start: compiling it there ran goja's
 // parser and compiler in every server, touching their pages of the binary (idle RSS) in one
 // that has no plugin.
+// It is rewritten as plugins are (source.go), so that its own `+` is bounded too: its stringify
+// and replacement functions join strings the script gave them.
 var prelude = sync.OnceValue(func() *goja.Program {
-	return goja.MustCompile("hearth-prelude.js", preludeSource, true)
+	p, err := compileAs("hearth-prelude.js", preludeSource, true)
+	if err != nil {
+		panic(err)
+	}
+	return p
 })
 
 // regexp2's timeout is a package variable read when a pattern is compiled; only goja uses
@@ -89,7 +95,24 @@ type sandbox struct {
 	// ownDescriptor is Object.getOwnPropertyDescriptor as it was before any script ran;
 	// substitution is the prelude's maker of replacement functions (checkReplace).
 	ownDescriptor, substitution goja.Callable
+	// meter is the heap limit of the run under way (limits.go).
+	meter meter
 }
+
+// charge charges a step that may allocate up to n bytes to the run's heap limit, before it
+// allocates: past the limit it throws (and the run is interrupted, see meter.charge).
+func (s *sandbox) charge(what string, n uint64) {
+	if !s.meter.charge(n) {
+		s.throwRange("%s: the run used more than %d MB of memory", what, s.meter.limit>>20)
+	}
+}
+
+// chargeString charges a string of n UTF-16 code units about to be made (two bytes each: a
+// string of ASCII takes one, and the bound is an upper one).
+func (s *sandbox) chargeString(what string, n int) { s.charge(what, uint64(n)*2) }
+
+// chargeElements charges an array of n elements about to be made.
+func (s *sandbox) chargeElements(what string, n float64) { s.charge(what, uint64(n)*16) }
 
 // newSandbox makes a runtime with the hardening applied and maxStack as its call stack limit.
 func newSandbox(maxStack int) (*sandbox, error) {
@@ -157,6 +180,9 @@ func (s *sandbox) harden() (err error) {
 
 	// JSON: parse checks its input first; stringify, flat and flatMap come from the prelude.
 	quote := func(call goja.FunctionCall) goja.Value {
+		if str, ok := call.Argument(0).(goja.String); ok {
+			s.checkString("JSON.stringify", quotedLen(str))
+		}
 		v, err := origStringify(goja.Undefined(), call.Argument(0))
 		if err != nil {
 			panic(err)
@@ -172,6 +198,7 @@ func (s *sandbox) harden() (err error) {
 	must(helpers.Set("toStr", func(call goja.FunctionCall) goja.Value { return s.toStr(call.Argument(0)) }))
 	must(helpers.Set("maxPattern", maxPattern))
 	must(helpers.Set("exec", func(call goja.FunctionCall) goja.Value {
+		s.checkCaptures(call.Argument(0), call.Argument(1))
 		v, err := nativeExec(call.Argument(0), call.Argument(1))
 		if err != nil {
 			panic(err)
@@ -226,7 +253,11 @@ func (s *sandbox) harden() (err error) {
 	s.wrap(stringProto, "search", func(call *goja.FunctionCall) { s.checkPattern("search", call) })
 	must(jsonObj.DefineDataProperty("stringify", m.Get("stringify"), goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_FALSE))
 	parse := vm.ToValue(func(call goja.FunctionCall) goja.Value {
-		s.checkJSON(call.Argument(0))
+		values := s.checkJSON(call.Argument(0))
+		if str, ok := call.Argument(0).(goja.String); ok {
+			// Its strings (at most the text) and its values (a few hundred bytes an object).
+			s.charge("JSON.parse", uint64(str.Length())*2+uint64(values)*256)
+		}
 		v, err := origParse(goja.Undefined(), call.Arguments...)
 		if err != nil {
 			panic(err)
@@ -239,11 +270,11 @@ func (s *sandbox) harden() (err error) {
 }
 
 // checkJSON refuses JSON text nested deeper than maxDepth or with more than maxElements
-// values: JSON.parse builds it natively, in one step.
-func (s *sandbox) checkJSON(v goja.Value) {
+// values: JSON.parse builds it natively, in one step. It returns how many values it counted.
+func (s *sandbox) checkJSON(v goja.Value) int {
 	str, ok := v.(goja.String)
 	if !ok {
-		return // JSON.parse converts it and fails on anything but a string's text
+		return 0 // JSON.parse converts it and fails on anything but a string's text
 	}
 	if n := str.Length(); n > maxString {
 		s.throwRange("JSON.parse: the text is %d characters; the limit is %d", n, maxString)
@@ -280,6 +311,61 @@ func (s *sandbox) checkJSON(v goja.Value) {
 			s.throwRange("JSON.parse: the text has more than %d values", maxElements)
 		}
 	}
+	return values
+}
+
+// quotedLen is the length of a string quoted as JSON: escapes take 2 or 6 characters.
+func quotedLen(str goja.String) int {
+	n := 2
+	for i, l := 0, str.Length(); i < l; i++ {
+		switch c := str.CharAt(i); {
+		case c == '"' || c == '\\' || c == '\b' || c == '\f' || c == '\n' || c == '\r' || c == '\t':
+			n += 2
+		case c < 0x20 || c >= 0xD800 && c <= 0xDFFF:
+			n += 6 // \uXXXX (a lone surrogate too; a pair of them is less)
+		default:
+			n++
+		}
+	}
+	return n
+}
+
+// checkCaptures bounds what one exec of a regular expression makes: each capture is a copy of
+// part of the string (when it is not ASCII), so a match makes up to the groups plus one times
+// the string's length in one step. That is refused past maxString characters and charged.
+func (s *sandbox) checkCaptures(re, str goja.Value) {
+	if !isRegExp(re) {
+		return // exec refuses it
+	}
+	n := s.stringLen(str)
+	if n < 0 {
+		return // converted by exec: a number, a boolean, an object's short string
+	}
+	groups := 1 + countGroups(re.ToObject(s.vm).Get("source").String())
+	if total := groups * n; total > maxString {
+		s.throwRange("exec: the string is %d characters and the pattern has %d groups: a match could make %d characters; the limit is %d", n, groups-1, total, maxString)
+	}
+	// And the string as runes, which the matcher makes of it for each match.
+	s.charge("exec", uint64(groups*n)*2+uint64(n)*4)
+}
+
+// countGroups counts the capturing groups of a pattern, or more: an opening parenthesis not
+// escaped, not followed by ? unless it names its group (one in a character class counts too,
+// which only overestimates).
+func countGroups(src string) int {
+	n := 0
+	for i := 0; i < len(src); i++ {
+		switch src[i] {
+		case '\\':
+			i++
+		case '(':
+			if i+1 < len(src) && src[i+1] == '?' && !(i+2 < len(src) && src[i+2] == '<' && i+3 < len(src) && src[i+3] != '=' && src[i+3] != '!') {
+				continue
+			}
+			n++
+		}
+	}
+	return n
 }
 
 // check looks at a call before the built-in runs and throws when it would exceed a limit. It
@@ -350,11 +436,15 @@ func (s *sandbox) stringLen(v goja.Value) int {
 	return -1
 }
 
+// lengthOfThis bounds the array a built-in walks, and charges the array it may make of it
+// (map, filter, slice...).
 func lengthOfThis(s *sandbox) check {
 	return func(call *goja.FunctionCall) {
-		if n := s.lengthOf(call.This); n > maxElements {
+		n := s.lengthOf(call.This)
+		if n > maxElements {
 			s.throwRange("the array has %.0f elements; plugins use at most %d", n, maxElements)
 		}
+		s.chargeElements("an array built-in", n)
 	}
 }
 
@@ -460,8 +550,12 @@ func (s *sandbox) boundStrings() {
 		return float64(str.Length())
 	}
 	s.wrap(proto, "repeat", func(call *goja.FunctionCall) {
-		if n := thisLen(call) * s.argNumber(call, 0); n > maxString {
+		n := thisLen(call) * s.argNumber(call, 0)
+		if n > maxString {
 			s.throwRange("repeat: the result would be %.0f characters; the limit is %d", n, maxString)
+		}
+		if n > 0 {
+			s.chargeString("repeat", int(n))
 		}
 	})
 	for _, name := range []string{"padStart", "padEnd"} {
@@ -472,6 +566,30 @@ func (s *sandbox) boundStrings() {
 			if n > maxString {
 				s.throwRange("%s: the result would be %.0f characters; the limit is %d", name, n, maxString)
 			}
+			if n > 0 {
+				s.chargeString(name, int(n))
+			}
+		})
+	}
+	// These make a string longer than the one they are given: up to 3 times for a change of
+	// case, 18 times for a compatibility normalization (U+FDFA is 18 characters in NFKD), 4
+	// for the others. The result is bounded by maxString and charged before it is made.
+	for name, times := range map[string]float64{
+		"toUpperCase": 3, "toLowerCase": 3, "toLocaleUpperCase": 3, "toLocaleLowerCase": 3, "normalize": 0,
+	} {
+		s.wrap(proto, name, func(call *goja.FunctionCall) {
+			n := thisLen(call)
+			grow := times
+			if name == "normalize" {
+				grow = 4
+				if form, ok := s.argString(call, 0); ok && (form.String() == "NFKC" || form.String() == "NFKD") {
+					grow = 18
+				}
+			}
+			if n*grow > maxString {
+				s.throwRange("%s: the string is %.0f characters; it takes at most %.0f (its result could be %.0f times as long; the limit is %d)", name, n, math.Floor(maxString/grow), grow, maxString)
+			}
+			s.chargeString(name, int(n*grow))
 		})
 	}
 	for _, name := range []string{"replace", "replaceAll"} {
@@ -503,6 +621,7 @@ func (s *sandbox) boundStrings() {
 		}
 		primitiveArgs(call, 1)
 		s.checkSplit(length, call.Argument(0), call.Argument(1))
+		s.chargeString("split", int(length))
 	})
 	for _, name := range []string{"match", "matchAll"} {
 		s.wrap(proto, name, func(call *goja.FunctionCall) {
@@ -528,6 +647,9 @@ func (s *sandbox) boundStrings() {
 			if ok && str.Length() > maxString/9 {
 				s.throwRange("%s: the string is %d characters; the limit is %d", name, str.Length(), maxString/9)
 			}
+			if ok {
+				s.chargeString(name, 9*str.Length())
+			}
 		})
 	}
 }
@@ -544,13 +666,31 @@ func (s *sandbox) checkReplace(name string, length, matches float64, call *goja.
 	if matches > maxElements+1 {
 		s.throwRange("%s: the string is %.0f characters and could match %.0f times; the limit is %d", name, length, matches, maxElements)
 	}
-	if _, ok := goja.AssertFunction(call.Argument(1)); ok {
-		return // the function's results are the script's own strings, made one call at a time
+	if fn, ok := goja.AssertFunction(call.Argument(1)); ok {
+		// The function's results are the script's own strings, made one call at a time; the
+		// built-in joins them with the rest of the string in one step, so their total is
+		// counted as they come, with all of the string as what the result keeps of it.
+		total := length
+		setArg(call, 1, s.vm.ToValue(func(c goja.FunctionCall) goja.Value {
+			v, err := fn(c.This, c.Arguments...)
+			if err != nil {
+				panic(err)
+			}
+			str := s.toStr(v)
+			if total += float64(str.Length()); total > maxString {
+				s.throwRange("%s: the result would be more than %d characters; the limit is %d", name, maxString, maxString)
+			}
+			s.chargeString(name, str.Length())
+			return str
+		}))
+		return
 	}
 	template := s.toStr(call.Argument(1))
-	if n := math.Min(length, matches) * float64(max(1, template.Length())); n > maxString {
+	n := math.Min(length, matches) * float64(max(1, template.Length()))
+	if n > maxString {
 		s.throwRange("%s: the result could be %.0f characters; the limit is %d", name, n, maxString)
 	}
+	s.chargeString(name, int(n+length))
 	fn, err := s.substitution(goja.Undefined(), template)
 	if err != nil {
 		panic(err)

@@ -31,7 +31,7 @@ func runScriptFor(t *testing.T, src string, limit time.Duration) (goja.Value, er
 	var out goja.Value
 	r := newRunner(64 << 20)
 	r.acquire()
-	err = r.run(sb.vm, "the script", limit, func() {}, func() error {
+	err = r.run(sb, "the script", limit, func() {}, func() error {
 		v, err := sb.vm.RunProgram(prog)
 		out = v
 		return err
@@ -128,7 +128,7 @@ func TestHostileBuiltinsFailFast(t *testing.T) {
 
 // The heap watchdog stops a run that keeps what it allocates.
 func TestHeapLimitStopsARun(t *testing.T) {
-	_, err := runScriptFor(t, `var keep = [], s = 'x'; while (s.length < (1 << 22)) s += s; for (;;) { s = s + 'z'; keep.push(s) }`, time.Minute)
+	_, err := runScriptFor(t, `var keep = [], s = 'x'; while (s.length < (1 << 21)) s += s; for (;;) { s = s + 'z'; keep.push(s) }`, time.Minute)
 	var le *limitError
 	if !errors.As(err, &le) || !strings.Contains(le.msg, "used more than 64 MB of memory") {
 		t.Fatalf("got %v, want the memory limit", err)
@@ -138,7 +138,7 @@ func TestHeapLimitStopsARun(t *testing.T) {
 // Garbage is not charged: a run that allocates far more than the limit but keeps little runs
 // until its time is up.
 func TestGarbageIsNotCharged(t *testing.T) {
-	_, err := runScript(t, `var s = 'x'; while (s.length < (1 << 22)) s += s; for (;;) { var garbage = s + 'z' }`)
+	_, err := runScript(t, `var s = 'x'; while (s.length < (1 << 21)) s += s; for (;;) { var garbage = s + 'z' }`)
 	var le *limitError
 	if !errors.As(err, &le) || !strings.Contains(le.msg, "ran longer than") {
 		t.Fatalf("got %v, want the time limit", err)
@@ -194,7 +194,7 @@ func TestStuckRunIsAbandoned(t *testing.T) {
 	result := make(chan error, 1)
 	go func() {
 		r.acquire()
-		result <- r.run(stuck.vm, "the stuck hook", 50*time.Millisecond, func() { close(abandoned) }, func() error {
+		result <- r.run(stuck, "the stuck hook", 50*time.Millisecond, func() { close(abandoned) }, func() error {
 			<-release // a native step that does not look at Interrupt
 			return nil
 		})
@@ -207,7 +207,7 @@ func TestStuckRunIsAbandoned(t *testing.T) {
 	// Another plugin gets the turn while the stuck one still runs.
 	other, _ := newSandbox(500)
 	r.acquire()
-	if err := r.run(other.vm, "another hook", time.Second, func() {}, func() error { _, err := other.vm.RunString("1 + 1"); return err }); err != nil {
+	if err := r.run(other, "another hook", time.Second, func() {}, func() error { _, err := other.vm.RunString("1 + 1"); return err }); err != nil {
 		t.Fatalf("another plugin's run: %v", err)
 	}
 	r.release()
@@ -217,7 +217,7 @@ func TestStuckRunIsAbandoned(t *testing.T) {
 	}
 	// The turn is still there, exactly once.
 	r.acquire()
-	if err := r.run(other.vm, "a third hook", time.Second, func() {}, func() error { return nil }); err != nil {
+	if err := r.run(other, "a third hook", time.Second, func() {}, func() error { return nil }); err != nil {
 		t.Fatal(err)
 	}
 	r.release()

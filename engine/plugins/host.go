@@ -34,8 +34,10 @@ type Options struct {
 	QueueLimit int
 	// MaxCallStack bounds the depth of JavaScript calls (default 500).
 	MaxCallStack int
-	// JoinWait bounds how long Join waits for the plugins' joinRequest hooks (default 2 s).
-	JoinWait time.Duration
+	// JoinWait bounds how long Join waits for the plugins' joinRequest hooks (default 2 s);
+	// MessageWait how long a send or an edit waits for their beforeMessage hooks (default
+	// 50 ms).
+	JoinWait, MessageWait time.Duration
 }
 
 // SourceMax bounds a plugin's source, in bytes (API.md: 256 KB; a KB is 1,000 bytes here as
@@ -95,6 +97,9 @@ func New(eng *engine.Engine, opts Options) (*Host, error) {
 	if opts.JoinWait == 0 {
 		opts.JoinWait = 2 * time.Second
 	}
+	if opts.MessageWait == 0 {
+		opts.MessageWait = 50 * time.Millisecond
+	}
 	h := &Host{
 		eng: eng, opts: opts, log: opts.Log, clock: opts.Clock,
 		folder:  folder{dir: opts.Dir},
@@ -122,6 +127,7 @@ func New(eng *engine.Engine, opts Options) (*Host, error) {
 		}
 	}
 	eng.SetJoinHook(h)
+	eng.SetMessageHook(h)
 	return h, nil
 }
 
@@ -348,7 +354,7 @@ func (h *Host) Install(ctx context.Context, c engine.Caller, req *svcv1.InstallP
 	if err := h.begin(e, p, bot); err != nil {
 		h.setState(e, nil, loadError(err))
 	}
-	h.announce()
+	h.announceBy(c, svcv1.AuditAction_AUDIT_ACTION_PLUGIN_INSTALLED, name)
 	return &svcv1.InstallPluginResponse{Plugin: h.view(e, h.eng.PluginBots())}, nil
 }
 
@@ -383,7 +389,7 @@ func (h *Host) SetEnabled(ctx context.Context, c engine.Caller, req *svcv1.SetPl
 		e.enabled = true
 		h.mu.Unlock()
 		h.startFromFolder(e)
-		h.announce()
+		h.announceBy(c, svcv1.AuditAction_AUDIT_ACTION_PLUGIN_ENABLED, e.name)
 	default:
 		h.mu.Lock()
 		e.inst, e.err = nil, ""
@@ -401,7 +407,7 @@ func (h *Host) SetEnabled(ctx context.Context, c engine.Caller, req *svcv1.SetPl
 		h.mu.Lock()
 		e.enabled = false
 		h.mu.Unlock()
-		h.announce()
+		h.announceBy(c, svcv1.AuditAction_AUDIT_ACTION_PLUGIN_DISABLED, e.name)
 	}
 	return &svcv1.SetPluginEnabledResponse{Plugin: h.view(e, h.eng.PluginBots())}, nil
 }
@@ -419,7 +425,7 @@ func (h *Host) Delete(ctx context.Context, c engine.Caller, req *svcv1.DeletePlu
 	}
 	e, err := h.entry(req.GetName())
 	if engine.CodeOf(err) == engine.CodeNotFound {
-		return h.deleteLeftovers(strings.TrimSuffix(req.GetName(), enabledExt), err)
+		return h.deleteLeftovers(c, strings.TrimSuffix(req.GetName(), enabledExt), err)
 	}
 	if err != nil {
 		return nil, err
@@ -455,7 +461,7 @@ func (h *Host) Delete(ctx context.Context, c engine.Caller, req *svcv1.DeletePlu
 	if err := h.eng.DeletePluginBot(e.name); err != nil {
 		return nil, err
 	}
-	h.announce()
+	h.announceBy(c, svcv1.AuditAction_AUDIT_ACTION_PLUGIN_DELETED, e.name)
 	return &svcv1.DeletePluginResponse{}, nil
 }
 
@@ -463,7 +469,7 @@ func (h *Host) Delete(ctx context.Context, c engine.Caller, req *svcv1.DeletePlu
 // removed by hand, or a crash cut an earlier DeletePlugin short after the file went. Its bot
 // and stored values are deleted, so that no bot is left that no call can delete (DeleteBot
 // refuses a plugin's bot). A name without a bot answers notFound.
-func (h *Host) deleteLeftovers(name string, notFound error) (*svcv1.DeletePluginResponse, error) {
+func (h *Host) deleteLeftovers(c engine.Caller, name string, notFound error) (*svcv1.DeletePluginResponse, error) {
 	if h.eng.PluginBots()[name] == "" {
 		return nil, notFound
 	}
@@ -473,6 +479,7 @@ func (h *Host) deleteLeftovers(name string, notFound error) (*svcv1.DeletePlugin
 	if err := h.eng.DeletePluginBot(name); err != nil {
 		return nil, err
 	}
+	h.announceBy(c, svcv1.AuditAction_AUDIT_ACTION_PLUGIN_DELETED, name)
 	return &svcv1.DeletePluginResponse{}, nil
 }
 
@@ -507,7 +514,13 @@ func (h *Host) fileError(name string, err error) error {
 
 // announce sends plugins_changed; a failure (the server closing) is only logged.
 func (h *Host) announce() {
-	if err := h.eng.PluginsChanged(); err != nil && engine.CodeOf(err) != engine.CodeUnavailable {
+	h.announceBy(engine.Caller{}, svcv1.AuditAction_AUDIT_ACTION_UNSPECIFIED, "")
+}
+
+// announceBy sends plugins_changed and records what c did to the plugin name in the audit log
+// (action UNSPECIFIED records nothing).
+func (h *Host) announceBy(c engine.Caller, action svcv1.AuditAction, name string) {
+	if err := h.eng.PluginChanged(c, action, name); err != nil && engine.CodeOf(err) != engine.CodeUnavailable {
 		h.log.Error("announcing a change of plugins", "err", err)
 	}
 }

@@ -43,8 +43,10 @@ type instance struct {
 	console *rate.Limiter
 	dropped int
 
-	// joinHook says whether hooks has joinRequest, for Join on other goroutines.
-	joinHook atomic.Bool
+	// joinHook and messageHook say whether hooks has joinRequest and beforeMessage, for Join
+	// and the sends on other goroutines.
+	joinHook    atomic.Bool
+	messageHook atomic.Bool
 	// questions are read by Join on other goroutines.
 	qmu       sync.Mutex
 	questions []string
@@ -66,10 +68,11 @@ type instance struct {
 	abandoned  atomic.Bool
 }
 
-// job is a join request or a timer tick waiting for the runtime.
+// job is a join request, a message to check or a timer tick waiting for the runtime.
 type job struct {
-	join *joinJob
-	tick *timer
+	join    *joinJob
+	message *messageJob
+	tick    *timer
 }
 
 // load makes an instance of the plugin name and runs its top level; it returns the instance
@@ -83,6 +86,9 @@ func (h *Host) load(name, src string) (*instance, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Date is the server's clock, which the times of the API (joined_at_ms, created_at_ms)
+	// are on, and which the timers run on.
+	sb.vm.SetTimeSource(h.clock.Now)
 	p := &instance{
 		h: h, name: name, sb: sb, prog: prog,
 		hooks:   map[string]goja.Callable{},
@@ -115,7 +121,7 @@ func (p *instance) main() {
 	defer p.cancel()
 	p.topLevel = true
 	done := p.takeTurn()
-	err := p.h.runner.run(p.sb.vm, "the top level", p.h.opts.TopLevelLimit, p.abandonTopLevel, func() error {
+	err := p.h.runner.run(p.sb, "the top level", p.h.opts.TopLevelLimit, p.abandonTopLevel, func() error {
 		_, err := p.sb.vm.RunProgram(p.prog)
 		return p.settle(err)
 	})
@@ -259,9 +265,9 @@ func (p *instance) followEnded(err error) {
 // enqueue adds a job and wakes the goroutine.
 func (p *instance) enqueue(j job) {
 	p.jmu.Lock()
-	if j.join != nil {
-		// Join requests go before timer ticks.
-		i := sort.Search(len(p.jobs), func(i int) bool { return p.jobs[i].join == nil })
+	if j.join != nil || j.message != nil {
+		// Join requests and messages go before timer ticks: someone is waiting on them.
+		i := sort.Search(len(p.jobs), func(i int) bool { return p.jobs[i].tick != nil })
 		p.jobs = append(p.jobs, job{})
 		copy(p.jobs[i+1:], p.jobs[i:])
 		p.jobs[i] = j
@@ -293,6 +299,8 @@ func (p *instance) runJob() bool {
 	switch {
 	case j.join != nil:
 		p.runJoin(j.join)
+	case j.message != nil:
+		p.runMessage(j.message)
 	case j.tick != nil:
 		j.tick.pending.Store(false)
 		p.call("timer", j.tick.fn)
@@ -316,7 +324,7 @@ func (p *instance) callThen(what string, fn goja.Callable, then func(goja.Value)
 	}
 	done := p.takeTurn()
 	defer done()
-	err := p.h.runner.run(p.sb.vm, what, p.h.opts.HookLimit, p.abandonHook, func() error {
+	err := p.h.runner.run(p.sb, what, p.h.opts.HookLimit, p.abandonHook, func() error {
 		vals := make([]goja.Value, len(args))
 		for i, a := range args {
 			vals[i] = a()

@@ -127,7 +127,7 @@ func (p *instance) runJoin(j *joinJob) {
 		return
 	}
 	var verdict joinResult
-	_, ok := p.callThen("hook joinRequest", fn, func(v goja.Value) { verdict = p.joinVerdict(v) }, p.jsonArg(j.arg))
+	_, ok := p.callThen("hook joinRequest", fn, func(v goja.Value) { verdict = p.verdict(v, "the community did not accept this join") }, p.jsonArg(j.arg))
 	if !ok {
 		// The failure is recorded (or the plugin stopped); the person gets in.
 		j.reply <- joinResult{}
@@ -136,9 +136,10 @@ func (p *instance) runJoin(j *joinJob) {
 	j.reply <- verdict
 }
 
-// joinVerdict reads a joinRequest hook's result (a settled promise counts as its value). It
-// runs the script's getters and toString, so it runs inside the hook's run (callThen).
-func (p *instance) joinVerdict(v goja.Value) joinResult {
+// verdict reads a joinRequest or beforeMessage hook's result (a settled promise counts as its
+// value); a refusal without a reason gets otherwise. It runs the script's getters and toString,
+// so it runs inside the hook's run (callThen).
+func (p *instance) verdict(v goja.Value, otherwise string) joinResult {
 	if pr, ok := v.Export().(*goja.Promise); ok {
 		if pr.State() != goja.PromiseStateFulfilled {
 			return joinResult{}
@@ -158,7 +159,7 @@ func (p *instance) joinVerdict(v goja.Value) joinResult {
 		reason = r.String()
 	}
 	if reason == "" {
-		reason = "the community did not accept this join"
+		reason = otherwise
 	}
 	reason = clip(reason, reasonMax)
 	return joinResult{refused: true, reason: reason}

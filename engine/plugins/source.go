@@ -4,10 +4,12 @@ import (
 	"fmt"
 	"math/big"
 	"reflect"
+	"strconv"
 
 	"github.com/dop251/goja"
 	"github.com/dop251/goja/ast"
 	"github.com/dop251/goja/file"
+	"github.com/dop251/goja/token"
 	"github.com/dop251/goja/unistring"
 )
 
@@ -18,10 +20,21 @@ import (
 //     gigabytes (the BigInt global is removed, and eval with it, so literals are the only way);
 //   - object rest patterns (`const {...rest} = x`) are refused, and the value of an object
 //     spread (`{...x}`) and of a for-in loop goes through guardName first: copying or
-//     enumerating a long string or array makes one property per element, in one step.
+//     enumerating a long string or array makes one property per element, in one step;
+//   - `+`, `+=` and template literals go through addName, addToName and templateName: goja
+//     joins two strings in one instruction, which has no limit of its own (and goja has no
+//     hook for it), so `s = s + s` doubled a string to a gigabyte in a few steps. These do
+//     what the operators do, with the length of a string they make bounded and charged to the
+//     run's heap limit before it is made (arith.go);
+//   - `with` statements are refused: a `with` object could answer for the names above.
 //
-// guardName cannot be written in JavaScript, so no script can shadow or call it by name.
-const guardName = "%hearth.guard"
+// These names cannot be written in JavaScript, so no script can shadow or call them by name.
+const (
+	guardName    = "%hearth.guard"
+	addName      = "%hearth.add"
+	addToName    = "%hearth.addTo"
+	templateName = "%hearth.template"
+)
 
 // sourceError is a refusal of a plugin's source: a syntax error or a construct plugins may not
 // use.
@@ -30,7 +43,10 @@ type sourceError struct{ msg string }
 func (e *sourceError) Error() string { return e.msg }
 
 // compile turns a plugin's source into a program.
-func compile(name, src string) (*goja.Program, error) {
+func compile(name, src string) (*goja.Program, error) { return compileAs(name, src, false) }
+
+// compileAs is compile, in strict mode or not (the prelude's).
+func compileAs(name, src string, strict bool) (*goja.Program, error) {
 	prg, err := goja.Parse(name, src)
 	if err != nil {
 		return nil, &sourceError{err.Error()}
@@ -40,7 +56,7 @@ func compile(name, src string) (*goja.Program, error) {
 	if w.err != nil {
 		return nil, w.err
 	}
-	p, err := goja.CompileAST(prg, false)
+	p, err := goja.CompileAST(prg, strict)
 	if err != nil {
 		return nil, &sourceError{err.Error()}
 	}
@@ -61,9 +77,13 @@ func (w *rewriter) walk(v reflect.Value) {
 	}
 	switch v.Kind() {
 	case reflect.Interface:
-		if !v.IsNil() {
-			w.walk(v.Elem())
+		if v.IsNil() {
+			return
 		}
+		if r := w.replace(v.Elem().Interface()); r != nil && v.CanSet() && reflect.TypeOf(r).AssignableTo(v.Type()) {
+			v.Set(reflect.ValueOf(r))
+		}
+		w.walk(v.Elem())
 	case reflect.Pointer:
 		if v.IsNil() || v.Type() == fileType {
 			return
@@ -106,7 +126,89 @@ func (w *rewriter) visit(n any) {
 		}
 	case *ast.ForInStatement:
 		n.Source = guard(n.Source)
+	case *ast.WithStatement:
+		w.refuse(n.With, "with statements are not available to plugins")
 	}
+}
+
+// replace returns what an expression is rewritten to (nil: it stays): `a + b` is add(a, b);
+// `x += v` is x = add(x, v), or addTo(o, key, v) for a property (o and key evaluated once); an
+// untagged template with expressions is template(text, value, text, ..., text).
+func (w *rewriter) replace(n any) ast.Expression {
+	switch n := n.(type) {
+	case *ast.BinaryExpression:
+		if n.Operator == token.PLUS {
+			return hidden(addName, n.Idx0(), n.Left, n.Right)
+		}
+	case *ast.AssignExpression:
+		if n.Operator == token.PLUS {
+			return w.addAssign(n)
+		}
+	case *ast.TemplateLiteral:
+		if n.Tag != nil || len(n.Expressions) == 0 {
+			return nil
+		}
+		var args []ast.Expression
+		for i, el := range n.Elements {
+			args = append(args, &ast.StringLiteral{Idx: el.Idx, Literal: strconv.Quote(el.Parsed.String()), Value: el.Parsed})
+			if i < len(n.Expressions) {
+				args = append(args, n.Expressions[i])
+			}
+		}
+		return hidden(templateName, n.Idx0(), args...)
+	}
+	return nil
+}
+
+// addAssign rewrites `target += v`.
+func (w *rewriter) addAssign(n *ast.AssignExpression) ast.Expression {
+	at := n.Idx0()
+	// The target read again as a value: a copy, so that no node is in the tree twice.
+	again := func(e ast.Expression) ast.Expression {
+		switch e := e.(type) {
+		case *ast.Identifier:
+			c := *e
+			return &c
+		case *ast.DotExpression:
+			c := *e
+			return &c
+		case *ast.BracketExpression:
+			c := *e
+			return &c
+		case *ast.PrivateDotExpression:
+			c := *e
+			return &c
+		}
+		return nil
+	}
+	assign := func() ast.Expression {
+		return &ast.AssignExpression{Operator: token.ASSIGN, Left: n.Left, Right: hidden(addName, at, again(n.Left), n.Right)}
+	}
+	switch t := n.Left.(type) {
+	case *ast.Identifier:
+		return assign()
+	case *ast.DotExpression:
+		if _, super := t.Left.(*ast.SuperExpression); super {
+			return assign()
+		}
+		name := &ast.StringLiteral{Idx: t.Identifier.Idx, Literal: strconv.Quote(t.Identifier.Name.String()), Value: t.Identifier.Name}
+		return hidden(addToName, at, t.Left, name, n.Right)
+	case *ast.BracketExpression:
+		if _, super := t.Left.(*ast.SuperExpression); super {
+			return assign()
+		}
+		return hidden(addToName, at, t.Left, t.Member, n.Right)
+	case *ast.PrivateDotExpression:
+		// Its object is read twice: only where reading it twice is reading it once.
+		switch t.Left.(type) {
+		case *ast.ThisExpression, *ast.Identifier:
+			return assign()
+		}
+		w.refuse(at, "+= on a private field of an expression other than this or a name: assign the object to a variable first")
+		return nil
+	}
+	w.refuse(at, "this += has a target plugins may not use")
+	return nil
 }
 
 func (w *rewriter) refuse(at file.Idx, msg string) {
@@ -116,12 +218,14 @@ func (w *rewriter) refuse(at file.Idx, msg string) {
 }
 
 // guard wraps e in a call of guardName.
-func guard(e ast.Expression) ast.Expression {
-	at := e.Idx0()
+func guard(e ast.Expression) ast.Expression { return hidden(guardName, e.Idx0(), e) }
+
+// hidden is a call of one of the hidden functions.
+func hidden(name string, at file.Idx, args ...ast.Expression) *ast.CallExpression {
 	return &ast.CallExpression{
-		Callee:           &ast.Identifier{Name: unistring.String(guardName), Idx: at},
+		Callee:           &ast.Identifier{Name: unistring.String(name), Idx: at},
 		LeftParenthesis:  at,
-		ArgumentList:     []ast.Expression{e},
+		ArgumentList:     args,
 		RightParenthesis: at,
 	}
 }
@@ -131,12 +235,25 @@ func (s *sandbox) installGuard() error {
 	fn := s.vm.ToValue(func(call goja.FunctionCall) goja.Value {
 		v := call.Argument(0)
 		s.stringWalk("spreading or enumerating", v)
+		if n := s.stringLen(v); n > 0 {
+			s.chargeElements("spreading or enumerating", float64(n))
+		}
 		if o, ok := v.(*goja.Object); ok && o.ClassName() == "Array" {
-			if n := s.lengthOf(o); n > maxElements {
+			n := s.lengthOf(o)
+			if n > maxElements {
 				s.throwRange("spreading or enumerating: the array has %.0f elements; plugins use at most %d", n, maxElements)
 			}
+			s.chargeElements("spreading or enumerating", n)
 		}
 		return v
 	})
-	return s.vm.GlobalObject().DefineDataProperty(guardName, fn, goja.FLAG_FALSE, goja.FLAG_FALSE, goja.FLAG_FALSE)
+	global := s.vm.GlobalObject()
+	for name, fn := range map[string]goja.Value{
+		guardName: fn, addName: s.vm.ToValue(s.add), addToName: s.vm.ToValue(s.addTo), templateName: s.vm.ToValue(s.template),
+	} {
+		if err := global.DefineDataProperty(name, fn, goja.FLAG_FALSE, goja.FLAG_FALSE, goja.FLAG_FALSE); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -94,3 +94,20 @@ func (l *Limiter) Buckets() int {
 	defer l.mu.Unlock()
 	return len(l.buckets)
 }
+
+// Return gives n tokens back to the bucket of every key, up to each bucket's burst: for a
+// taken token whose attempt turned out not to count (a sign-in limit counts failed passwords
+// only, yet takes its token before the password is checked, so that attempts in flight at once
+// cannot overrun it). A key without a bucket is full already.
+func (l *Limiter) Return(keys []string, n int) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	now := l.now()
+	for _, k := range keys {
+		if b := l.buckets[k]; b != nil && n > 0 {
+			// A reservation of -n tokens adds n; the bucket caps them at its burst the next
+			// time it counts its tokens.
+			b.ReserveN(now, -n)
+		}
+	}
+}

@@ -79,3 +79,38 @@ func TestFullBucketsAreDropped(t *testing.T) {
 		t.Fatalf("%d buckets after the sweep, want only d's", n)
 	}
 }
+
+func TestReturnGivesTokensBackUpToTheBurst(t *testing.T) {
+	now := time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)
+	l := New(func() time.Time { return now })
+	keys := []string{"a", "b"}
+	two := []Limit{perMinute, perHour}
+	for range 10 {
+		if w := l.AllowAll(keys, two, 1); w != 0 {
+			t.Fatalf("wait %s within the burst", w)
+		}
+	}
+	if w := l.AllowAll(keys, two, 1); w == 0 {
+		t.Fatal("an eleventh token")
+	}
+	// Three attempts that did not count: three more tokens, then none.
+	l.Return(keys, 3)
+	for i := range 3 {
+		if w := l.AllowAll(keys, two, 1); w != 0 {
+			t.Fatalf("returned token %d: wait %s", i, w)
+		}
+	}
+	if w := l.AllowAll(keys, two, 1); w == 0 {
+		t.Fatal("more tokens than were returned")
+	}
+	// A full bucket stays at its burst however much is returned.
+	l.Return([]string{"c"}, 5)
+	l.Allow("c", perMinute, 1)
+	l.Return([]string{"c"}, 5)
+	if w := l.Allow("c", perMinute, 10); w != 0 {
+		t.Fatalf("a full bucket: wait %s", w)
+	}
+	if w := l.Allow("c", perMinute, 1); w == 0 {
+		t.Fatal("a returned token beyond the burst")
+	}
+}

@@ -2,6 +2,7 @@ package search
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/binary"
 	"errors"
 	"maps"
@@ -141,6 +142,7 @@ func (b *Badger) Apply(ops []*storepb.SearchOp, through uint64) error {
 		}
 		m[c.doc] = c
 	}
+	days := firstDays(ops)
 	for _, op := range ops {
 		c := change{doc: op.GetDoc(), ord: ordOf(op.GetChannelId()), add: !op.GetRemove()}
 		note(allDocs, c)
@@ -221,10 +223,32 @@ func (b *Badger) Apply(ops []*storepb.SearchOp, through uint64) error {
 		}
 		inTxn = append(inTxn, term)
 	}
+	if err := w.firstDays(days); err != nil {
+		return err
+	}
 	if err := w.set(metaKey("applied"), binary.BigEndian.AppendUint64(nil, through)); err != nil {
 		return err
 	}
 	return w.commit()
+}
+
+// firstDays keeps the first document of each day (filters.go): the earlier of the one stored
+// and the one of these ops.
+func (w *chunkWriter) firstDays(days map[int64]int64) error {
+	for _, day := range slices.Sorted(maps.Keys(days)) {
+		doc := days[day]
+		v, err := w.b.SearchGet(dayKey(day))
+		if err == nil && len(v) == 8 && int64(binary.BigEndian.Uint64(v)) <= doc {
+			continue
+		}
+		if err != nil && !errors.Is(err, store.ErrNotFound) {
+			return err
+		}
+		if err := w.set(dayKey(day), binary.BigEndian.AppendUint64(nil, uint64(doc))); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func channelKey(id string) []byte { return append([]byte{prefixChannel}, id...) }
@@ -403,6 +427,20 @@ func (b *Badger) Candidates(plan Plan, visible func(channelID string) bool, fn f
 		for _, s := range plan.Pairs {
 			its = append(its, newTermIter(r, s))
 		}
+		for _, s := range plan.Filters {
+			its = append(its, newTermIter(r, s))
+		}
+		for _, g := range plan.AnyOf {
+			tis := make([]*termIter, len(g))
+			for i, t := range g {
+				tis[i] = newTermIter(r, t)
+			}
+			its = append(its, newUnionIter(tis))
+		}
+		lo, hi, any, err := docRange(r, &plan)
+		if err != nil || !any {
+			return err
+		}
 		for _, p := range prefixes {
 			if s, ok := Stem(p); ok && len(s) == len(p)+1 {
 				continue // the stem is the prefix itself
@@ -427,13 +465,19 @@ func (b *Badger) Candidates(plan Plan, visible func(channelID string) bool, fn f
 			its = append(its, newTermIter(r, allDocs))
 		}
 		masks := make([]uint32, len(exact))
-		return conjunction(its, func(p posting) bool {
+		exactIts := slices.Clone(its[:len(exact)])
+		// The sparsest lists first: the intersection then seeks in a dense list only for the
+		// documents the sparser ones agree on (a filter with a common word, a rare prefix after
+		// a common word).
+		leading := slices.Clone(its)
+		slices.SortStableFunc(leading, func(a, b docIter) int { return cmp.Compare(a.density(), b.density()) })
+		return conjunction(leading, lo, hi, func(p posting) bool {
 			if int(p.ord) >= len(see) || !see[p.ord] {
 				return true
 			}
 			if len(plan.Phrases) > 0 {
-				for i := range exact {
-					masks[i] = its[i].cur().mask
+				for i, it := range exactIts {
+					masks[i] = it.cur().mask
 				}
 				if !plan.aligned(masks) {
 					return true

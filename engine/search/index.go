@@ -425,18 +425,24 @@ func AddOp(m *svcv1.Message) *storepb.SearchOp {
 	if m.GetDeleted() {
 		return nil
 	}
-	return DocOp(m, Analyze(m.GetText(), FileNames(m)))
+	return DocOp(m, Analyze(m.GetText(), Fields(m)))
 }
 
-// DocOp is the op that indexes message m as d.
+// DocOp is the op that indexes message m as d (the analysis of its text and Fields), with its
+// filter terms.
 func DocOp(m *svcv1.Message, d Doc) *storepb.SearchOp {
-	return &storepb.SearchOp{Doc: m.GetCreatedSeq(), ChannelId: m.GetChannelId(), Terms: d.Terms, Masks: d.Masks}
+	d = withFilterTerms(d, m)
+	return &storepb.SearchOp{Doc: m.GetCreatedSeq(), ChannelId: m.GetChannelId(), Terms: d.Terms, Masks: d.Masks, AtMs: m.GetCreatedAtMs()}
 }
 
 // RemoveOp is the op that takes a message's terms out of the index.
 func RemoveOp(m *svcv1.Message) *storepb.SearchOp {
-	return &storepb.SearchOp{Doc: m.GetCreatedSeq(), ChannelId: m.GetChannelId(), Remove: true, Terms: Terms(m.GetText(), FileNames(m))}
+	return &storepb.SearchOp{Doc: m.GetCreatedSeq(), ChannelId: m.GetChannelId(), Remove: true, Terms: withFilterTerms(Analyze(m.GetText(), Fields(m)), m).Terms}
 }
+
+// HasFields reports a message with more to analyze than its text (Fields): its op is made
+// in the writer, where the stored message is.
+func HasFields(m *svcv1.Message) bool { return len(m.GetAttachments()) > 0 || m.GetPoll() != nil }
 
 // UndoOp is the op that takes out what add put in: RemoveOp of the message add indexed,
 // without analyzing its text again (nil for nil).
@@ -475,7 +481,6 @@ func (ix *Index) memSnapshot() []Staged {
 
 func (ix *Index) candidates(ctx context.Context, mem []Staged, q *Query, visible func(channelID string) bool, fn func(doc int64, channelID string) bool) error {
 	plan := q.Plan()
-	exact, prefixes := plan.Exact, plan.Prefixes
 	type cand struct {
 		doc int64
 		ch  string
@@ -483,7 +488,7 @@ func (ix *Index) candidates(ctx context.Context, mem []Staged, q *Query, visible
 	var fresh []cand
 	for _, s := range mem {
 		op := s.Op
-		if !op.GetRemove() && visible(op.GetChannelId()) && holds(op.GetTerms(), exact, prefixes) {
+		if !op.GetRemove() && visible(op.GetChannelId()) && plan.holds(op) {
 			fresh = append(fresh, cand{op.GetDoc(), op.GetChannelId()})
 		}
 	}
@@ -528,9 +533,25 @@ func (ix *Index) candidates(ctx context.Context, mem []Staged, q *Query, visible
 	return ctx.Err()
 }
 
-// holds reports whether sorted terms hold every exact term and a term starting with each
+// holds reports whether an op that adds a document holds every exact and filter term, a term
+// starting with each prefix and one of each group of AnyOf, in the plan's days.
+func (p *Plan) holds(op *storepb.SearchOp) bool {
+	terms := op.GetTerms()
+	has := func(t string) bool {
+		_, ok := slices.BinarySearch(terms, t)
+		return ok
+	}
+	if !slices.ContainsFunc(p.AnyOf, func(g []string) bool { return !slices.ContainsFunc(g, has) }) &&
+		!slices.ContainsFunc(p.Filters, func(t string) bool { return !has(t) }) &&
+		(p.AfterMs == 0 || op.GetAtMs() >= p.AfterMs) && (p.BeforeMs == 0 || op.GetAtMs() < p.BeforeMs) {
+		return holdsWords(terms, p.Exact, p.Prefixes)
+	}
+	return false
+}
+
+// holdsWords reports whether sorted terms hold every exact term and a term starting with each
 // prefix.
-func holds(terms, exact, prefixes []string) bool {
+func holdsWords(terms, exact, prefixes []string) bool {
 	for _, t := range exact {
 		if _, ok := slices.BinarySearch(terms, t); !ok {
 			return false
@@ -596,7 +617,10 @@ func check(r *store.Reader, q *Query, doc int64, channelID string, cutoffMs int6
 	if errors.Is(err, store.ErrNotFound) {
 		return nil, nil
 	}
-	if err != nil || m.GetDeleted() || !q.Match(m.GetText(), FileNames(m)) {
+	if err != nil || m.GetDeleted() || !q.Match(m.GetText(), Fields(m)) {
+		return nil, err
+	}
+	if ok, err := q.Filter.matches(r, m, e); !ok || err != nil {
 		return nil, err
 	}
 	return m, nil

@@ -37,7 +37,7 @@ type model map[int64]struct {
 func (m model) want(exact, prefixes []string, visible func(string) bool) []int64 {
 	var out []int64
 	for doc, d := range m {
-		if visible(d.ch) && holds(d.terms, exact, prefixes) {
+		if visible(d.ch) && holdsWords(d.terms, exact, prefixes) {
 			out = append(out, doc)
 		}
 	}

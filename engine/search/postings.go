@@ -105,6 +105,9 @@ type docIter interface {
 	seek(doc int64)
 	error() error
 	close()
+	// density estimates the share of documents the list holds, from its newest chunk: the
+	// intersection walks the sparsest first.
+	density() float64
 }
 
 // termIter walks one term's posting list, newest first, a chunk at a time.
@@ -116,12 +119,19 @@ type termIter struct {
 	raw   []byte
 	done  bool
 	err   error
+	dens  float64
 }
 
 func newTermIter(r *store.Reader, term string) *termIter {
 	t := &termIter{term: term, it: r.SearchIter(chunkPrefix(term), true)}
 	t.it.Seek(nil)
 	t.load()
+	if !t.done {
+		// The postings of the newest chunk over the documents it spans: a chunk of a frequent
+		// term spans few, a rare term's many. A lone posting counts as dense, which costs
+		// little: a short list ends the intersection soon wherever it stands.
+		t.dens = float64(len(t.chunk)) / float64(t.chunk[len(t.chunk)-1].doc-t.chunk[0].doc+1)
+	}
 	return t
 }
 
@@ -149,10 +159,11 @@ func (t *termIter) load() {
 	}
 }
 
-func (t *termIter) valid() bool  { return !t.done }
-func (t *termIter) cur() posting { return t.chunk[t.i] }
-func (t *termIter) error() error { return t.err }
-func (t *termIter) close()       { t.it.Close() }
+func (t *termIter) valid() bool      { return !t.done }
+func (t *termIter) density() float64 { return t.dens }
+func (t *termIter) cur() posting     { return t.chunk[t.i] }
+func (t *termIter) error() error     { return t.err }
+func (t *termIter) close()           { t.it.Close() }
 
 func (t *termIter) next() {
 	if t.i > 0 {
@@ -225,7 +236,15 @@ func (u *unionIter) Pop() any {
 	return it
 }
 
-func (u *unionIter) valid() bool  { return len(u.its) > 0 && u.err == nil }
+func (u *unionIter) valid() bool { return len(u.its) > 0 && u.err == nil }
+
+func (u *unionIter) density() float64 {
+	d := 0.0
+	for _, it := range u.its {
+		d += it.dens
+	}
+	return d
+}
 func (u *unionIter) cur() posting { return u.its[0].cur() }
 func (u *unionIter) error() error { return u.err }
 
@@ -252,16 +271,23 @@ func (u *unionIter) seek(doc int64) {
 	}
 }
 
-// conjunction calls fn with the documents every iterator holds, newest first, until fn
-// returns false or one runs out; fn reads the iterators' current postings.
-func conjunction(its []docIter, fn func(posting) bool) error {
+// conjunction calls fn with the documents lo <= doc < hi that every iterator holds, newest
+// first, until fn returns false or one runs out; fn reads the iterators' current postings.
+func conjunction(its []docIter, lo, hi int64, fn func(posting) bool) error {
 	for _, it := range its {
 		if !it.valid() {
 			return it.error()
 		}
 	}
+	its[0].seek(hi - 1)
+	if !its[0].valid() {
+		return its[0].error()
+	}
 	target := its[0].cur().doc
 	for {
+		if target < lo {
+			return nil
+		}
 		agreed := true
 		for _, it := range its {
 			it.seek(target)

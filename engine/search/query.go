@@ -39,14 +39,16 @@ type Part struct {
 // (e-mail, 東京都).
 type Phrase []Part
 
-// Query is what Search asks for: every phrase must occur.
+// Query is what Search asks for: every phrase must occur, and the filter must hold.
 type Query struct {
 	Phrases []Phrase
+	Filter  Filter
 }
 
 // Parse reads a query: words separated by spaces, "quoted phrases" (straight or curly
 // quotes; an unclosed quote runs to the end), and the last word (or the end of an unclosed
-// quote) matched as a prefix.
+// quote) matched as a prefix. Words outside quotes that are filters (filters.go) go to the
+// Filter, once each; a query may be filters alone.
 func Parse(q string) (*Query, error) {
 	if n := utf8.RuneCountInString(q); n > MaxQueryChars {
 		return nil, fmt.Errorf("the query is %d characters; the limit is %d", n, MaxQueryChars)
@@ -55,6 +57,8 @@ func Parse(q string) (*Query, error) {
 	quoted := false
 	lastOpen := false // whether the last phrase may take a prefix
 	var seg strings.Builder
+	var ferr error
+	seen := map[string]bool{}
 	flush := func(inQuote, closed bool) {
 		s := seg.String()
 		seg.Reset()
@@ -66,6 +70,14 @@ func Parse(q string) (*Query, error) {
 			return
 		}
 		for _, w := range strings.FieldsFunc(s, unicode.IsSpace) {
+			if key, value, ok := splitFilter(w); ok {
+				if err := out.Filter.add(w, key, value, seen); err != nil && ferr == nil {
+					ferr = err
+				}
+				// The word before a filter was typed whole.
+				lastOpen = false
+				continue
+			}
 			if p := phraseOf(w); len(p) > 0 {
 				out.Phrases = append(out.Phrases, p)
 				lastOpen = true
@@ -81,7 +93,10 @@ func Parse(q string) (*Query, error) {
 		seg.WriteRune(r)
 	}
 	flush(quoted, false)
-	if len(out.Phrases) == 0 {
+	if ferr != nil {
+		return nil, ferr
+	}
+	if len(out.Phrases) == 0 && out.Filter.empty() {
 		return nil, ErrNoWords
 	}
 	if lastOpen {
@@ -151,6 +166,12 @@ type Plan struct {
 	// Phrases hold, for each phrase of two or more exact terms, each term's index in Exact and
 	// its place in the phrase.
 	Phrases [][]PhraseTerm
+	// Filters are the filter terms every match holds; AnyOf groups of them, one of each group
+	// (filters.go).
+	Filters []string
+	AnyOf   [][]string
+	// AfterMs and BeforeMs bound the documents' days (Filter).
+	AfterMs, BeforeMs int64
 }
 
 // PhraseTerm is one exact term of a phrase.
@@ -161,7 +182,8 @@ type PhraseTerm struct {
 
 // Plan is the query for a backend.
 func (q *Query) Plan() Plan {
-	p := Plan{Exact: q.Exact(), Prefixes: q.Prefixes()}
+	p := Plan{Exact: q.Exact(), Prefixes: q.Prefixes(), Filters: q.Filter.terms(), AnyOf: q.Filter.anyOf(),
+		AfterMs: q.Filter.AfterMs, BeforeMs: q.Filter.BeforeMs}
 	for _, pre := range p.Prefixes {
 		if s, ok := Stem(pre); ok {
 			p.Stems = append(p.Stems, s)

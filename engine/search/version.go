@@ -13,7 +13,9 @@ import (
 //
 //	1: the first analyzer (no version stored)
 //	2: half-width voicing marks join their kana (ｶﾞ is ガ)
-const AnalyzerVersion = 2
+//	3: the filter terms (author, channel, files, images, links, pins, mentions), the first
+//	   document of each day, and a poll's question and options as fields of its message
+const AnalyzerVersion = 3
 
 // RebuildIfOutdated drops the index of a database whose lists were made by another version of
 // the analyzer, so that Open builds it again from the stored messages (in the background, as

@@ -7,9 +7,12 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"sync/atomic"
 	"time"
 
 	"github.com/dgraph-io/badger/v4"
+
+	"hearth/engine/diskspace"
 )
 
 // Profile sizes Badger's memory use.
@@ -37,9 +40,17 @@ const schemaVersion = 1
 // DB is the open database.
 type DB struct {
 	bdb  *badger.DB
+	dir  string
 	stop context.CancelFunc
 	done chan struct{}
+	// room, when set, says whether the disk has room for the value log's garbage collection,
+	// which writes before it frees (SetRoom).
+	room atomic.Pointer[func() error]
 }
+
+// SetRoom makes the value log's garbage collection wait while room returns an error (a full
+// disk): collecting rewrites the live values of a log file before it deletes the file.
+func (db *DB) SetRoom(room func() error) { db.room.Store(&room) }
 
 // Open opens (or creates) the database in dir. Every commit is synced to disk: the engine's
 // single writer commits many changes at once, so one sync serves many of them.
@@ -51,7 +62,7 @@ func Open(dir string, profile Profile, log *slog.Logger) (*DB, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open database in %s: %w", filepath.Clean(dir), err)
 	}
-	db := &DB{bdb: bdb, done: make(chan struct{})}
+	db := &DB{bdb: bdb, dir: dir, done: make(chan struct{})}
 	if err := db.checkSchema(); err != nil {
 		bdb.Close()
 		return nil, err
@@ -113,10 +124,15 @@ func (db *DB) collectGarbage(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case <-t.C:
-			for db.bdb.RunValueLogGC(0.5) == nil {
+			for db.hasRoom() && db.bdb.RunValueLogGC(0.5) == nil {
 			}
 		}
 	}
+}
+
+func (db *DB) hasRoom() bool {
+	room := db.room.Load()
+	return room == nil || (*room)() == nil
 }
 
 // Close closes the database after the last commit.
@@ -138,6 +154,10 @@ func (db *DB) NewBatch() *Batch {
 
 // Size reports the on-disk sizes of the LSM tree and the value log.
 func (db *DB) Size() (lsm, vlog int64) { return db.bdb.Size() }
+
+// DiskUsage is the disk space the database's files take now (the blocks allocated to them,
+// where the system tells: the value log is a sparse file longer than what it holds).
+func (db *DB) DiskUsage() (int64, error) { return diskspace.Used(db.dir) }
 
 // ErrTooBig reports a batch that does not fit in one transaction; the writer splits it.
 var ErrTooBig = badger.ErrTxnTooBig

@@ -18,6 +18,9 @@
 //	0x32 toplevel  channel id 0x00 seq        message id of each top-level message, by created_seq
 //	0x33 thread    root id 0x00 seq           message id of each reply, by created_seq
 //	0x34 clientid  author id 0x00 client id   storepb.ClientIDRecord, with a 24 h TTL
+//	0x35 here      channel id 0x00 seq        who a message's <!here> reached: 16-byte member ids, sorted
+//	0x36 pin       channel id 0x00 message id the seq of the pin's event, 8 bytes
+//	0x37 pollclose closes_at_ms message id    empty: an open poll that closes by itself, by time
 //	0x40 readstate member id 0x00 channel id  last_read_seq, 8 bytes
 //	0x50 role      role id                    svcv1.Role
 //	0x60 block     blocker id 0x00 blocked id empty
@@ -25,6 +28,10 @@
 //	0x70 invite    code                       storepb.InviteRecord
 //	0x71 report    report id                  storepb.ReportRecord
 //	0x72 reportof  message id 0x00 reporter id  report id: a reporter's one report of a message
+//	0x73 audit     entry id                   svcv1.AuditEntry: the audit log (ids sort by time)
+//	0x74 auditact  action (4 hex) 0x00 entry id  empty: the entries of one action
+//	0x75 auditmem  member id 0x00 entry id    empty: the entries a member acted in or was the target of
+//	0x76 slowmode  channel id 0x00 member id  the member's last message there (Unix ms, 8 bytes), with a 6 h TTL
 //	0x80 upload    upload id                  storepb.UploadRecord: a file in the bucket
 //	0x81 unused    created_at_ms id           empty: an upload nothing uses yet, by age
 //	0x90 emoji     emoji id                   storepb.EmojiRecord: a custom emoji in the bucket
@@ -45,10 +52,26 @@
 //	0xD1 username  username                   the subject of the account holding it
 //	0xD2 refresh   SHA-256 of the token       storepb.RefreshTokenRecord, with a TTL past its expiry
 //	0xD3 revoked   family id                  storepb.RevokedFamilyRecord, with a TTL
+//	0xD4 security  subject                    storepb.AccountSecurityRecord: TOTP (sealed), recovery codes, passkeys, email
+//	0xD5 email     verified address           the subject of the account that verified it
+//	0xD6 device    subject 0x00 family        storepb.DeviceRecord: a signed-in device, with a TTL
+//	0xD7 resetlink SHA-256 of the token       storepb.AccountTokenRecord: a password reset link, with a TTL
+//	0xD8 emaillink SHA-256 of the token       storepb.AccountTokenRecord: an address verification link, with a TTL
+//	0xD9 devcookie SHA-256 of the token       storepb.AccountTokenRecord: a browser's device cookie, with a TTL
+//	0xE0 pushsub   member id 0x00 sub id      storepb.PushSubscriptionRecord: a device for Web Push
+//	0xE1 pushend   SHA-256 of the endpoint    the 0xE0 key of the subscription holding it
+//	0xE2 notifyprefs member id                svcv1.NotificationPrefs: a member's preferences
+//	0xE3 digestitem member id 0x00 seq        storepb.DigestItemRecord: a message waiting in a member's email digest, by created_seq
+//	0xE4 digestdue  due_at_ms member id       empty: the members' digests by when each is next looked at
+//	0xE5 digeststate member id                storepb.DigestStateRecord: what waits for a member, when their last digest went
 //	0xE8 imported  source key                 storepb.ImportedRecord: what an import's person,
 //	                                          channel, message, file or emoji became
 //	0xE9 phuse     placeholder id 0x00 msg id empty: a message naming an imported placeholder
 //	0xEA export    export id                  storepb.ExportRecord: an ExportMyData zip
+//	0xF0 active    member id                  the member's last active UTC day (days since 1970, 4 bytes)
+//	0xF1 daycount  UTC day (4 bytes)          messages sent that day (8 bytes)
+//	0xF2 usage     kind                       count and bytes (8 + 8) of the bucket's uploads, emoji,
+//	                                          previews; "counted" marks totals taken from every row
 //
 // 0xC0-0xCF belong to bots and plugins (0xC2 and up are free). A bot is a member row (its token
 // hash in MemberRecord.bot_token_hash, its plugin in MemberRecord.plugin); a plugin's source is a
@@ -66,6 +89,13 @@
 // the purge has not deleted them yet. A thread is as old as its root (MessageEntry carries the
 // root's time), and the purge deletes a root's replies before, or with, the root itself, so no
 // reply ever outlives its root in the store.
+//
+// Replies, pins, group mentions and polls (conversation.go, 0x35-0x3F; 0x38 and up are free)
+// keep beside the message row only what a reader could not afford to compute: the members a
+// <!here> reached, looked up by the mention counters with one point read per such message (an
+// <!everyone> is a flag of the channel log entry, costing nothing); each channel's pins (at
+// most 50), so that ListPins reads no message it does not list; and the polls that close by
+// themselves, by time, so that a start finds the ones due while the server was down.
 //
 // An upload row stands for the object files/<id> in the bucket, and exists while anything may
 // point at it: the object is stored before its row is written, and the row is deleted (with
@@ -97,6 +127,18 @@
 // touching the same account or refresh token the later fails with a conflict (Accounts
 // retries it, or reports a concurrent refresh token rotation as a reuse) instead of
 // overwriting the other. No write is lost.
+//
+// The audit log (audit.go) keeps one row per entry under an id that is a UUIDv7 of the entry's
+// time and the seq of its audit_appended event, so key order is time order: ListAuditLog reads
+// it backwards, and the audit purge deletes from its start the entries older than they are
+// kept. 0x73-0x7F belong to moderation (0x77 and up are free).
+//
+// The 0xF0-0xF3 rows are what the admins' status screen reads (operations.go): kept in the
+// transactions of the changes they count (a message sent, a row of a file put or deleted), so
+// that GetServerStatus costs point reads, never a scan of the messages or a listing of the
+// bucket. The usage totals are moved by PutUpload, DeleteUpload, PutEmoji, DeleteEmoji,
+// PutPreviewImage and DeletePreviewImage; on a database older than them, the engine counts
+// them once from the rows (CountUsage). 0xF3 is free.
 //
 // Imported history (0xE8-0xEF, imports.go) keeps the chanlog rule: an import writes a
 // channel's messages oldest first, each with its original created_at_ms, and the channel

@@ -74,6 +74,9 @@ func (b *Batch) SetEmojiVersion(seq int64) error {
 
 // PutEmoji writes a new emoji's row and its name. The caller has checked the name is free.
 func (b *Batch) PutEmoji(e *storepb.EmojiRecord) error {
+	if err := b.addUsage(usageEmoji, 1, e.GetSize()); err != nil {
+		return err
+	}
 	if err := b.putProto(key(prefixEmoji, e.GetId()), e); err != nil {
 		return err
 	}
@@ -82,6 +85,9 @@ func (b *Batch) PutEmoji(e *storepb.EmojiRecord) error {
 
 // DeleteEmoji deletes an emoji's row and its name.
 func (b *Batch) DeleteEmoji(e *storepb.EmojiRecord) error {
+	if err := b.addUsage(usageEmoji, -1, -e.GetSize()); err != nil {
+		return err
+	}
 	if err := b.delete(key(prefixEmoji, e.GetId())); err != nil {
 		return err
 	}

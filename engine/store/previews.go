@@ -1,6 +1,8 @@
 package store
 
 import (
+	"errors"
+
 	"github.com/dgraph-io/badger/v4"
 
 	"hearth/engine/store/storepb"
@@ -72,11 +74,24 @@ func (r *Reader) PreviewImage(id string) (*storepb.PreviewImageRecord, error) {
 
 // PutPreviewImage writes a stored preview image's row.
 func (b *Batch) PutPreviewImage(p *storepb.PreviewImageRecord) error {
+	if err := b.addUsage(usagePreviews, 1, p.GetSize()); err != nil {
+		return err
+	}
 	return b.putProto(key(prefixPreviewImage, p.GetId()), p)
 }
 
 // DeletePreviewImage deletes a stored preview image's row.
 func (b *Batch) DeletePreviewImage(id string) error {
+	p, err := b.PreviewImage(id)
+	if errors.Is(err, ErrNotFound) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if err := b.addUsage(usagePreviews, -1, -p.GetSize()); err != nil {
+		return err
+	}
 	return b.delete(key(prefixPreviewImage, id))
 }
 

@@ -1,6 +1,8 @@
 package store
 
 import (
+	"errors"
+
 	"github.com/dgraph-io/badger/v4"
 
 	"hearth/engine/store/storepb"
@@ -18,6 +20,16 @@ func (r *Reader) Upload(id string) (*storepb.UploadRecord, error) {
 // PutUpload writes an upload's row and keeps the unused index in step: an unused upload is
 // listed there by its time, one in use is not.
 func (b *Batch) PutUpload(u *storepb.UploadRecord) error {
+	old, err := b.Upload(u.GetId())
+	switch {
+	case errors.Is(err, ErrNotFound):
+		err = b.addUsage(usageUploads, 1, u.GetSize())
+	case err == nil && old.GetSize() != u.GetSize():
+		err = b.addUsage(usageUploads, 0, u.GetSize()-old.GetSize())
+	}
+	if err != nil {
+		return err
+	}
 	if err := b.putProto(key(prefixUpload, u.GetId()), u); err != nil {
 		return err
 	}
@@ -30,6 +42,9 @@ func (b *Batch) PutUpload(u *storepb.UploadRecord) error {
 
 // DeleteUpload deletes an upload's row and its index row.
 func (b *Batch) DeleteUpload(u *storepb.UploadRecord) error {
+	if err := b.addUsage(usageUploads, -1, -u.GetSize()); err != nil {
+		return err
+	}
 	if err := b.delete(key(prefixUpload, u.GetId())); err != nil {
 		return err
 	}

@@ -151,23 +151,23 @@ func TestUnitsNoticesAreBounded(t *testing.T) {
 		t.Helper()
 		return eval[string](p, `s.notices.map((n) => n.kind[0] + ":" + n.text + (n.count > 1 ? "x" + n.count : "")).join(" ")`)
 	}
-	p.eval0(`s.tell("one", "error"), s.tell("two", "error"), s.tell("one", "error")`)
+	p.eval0(`s.act.tell("one", "error"), s.act.tell("two", "error"), s.act.tell("one", "error")`)
 	if got := shown(); got != "e:two e:onex2" {
 		t.Errorf("after one, two, one: %q, want two, then one counted twice", got)
 	}
-	p.eval0(`s.tell("note", "info"), s.tell("three", "error")`)
+	p.eval0(`s.act.tell("note", "info"), s.act.tell("three", "error")`)
 	if got := shown(); got != "e:two e:onex2 e:three" {
 		t.Errorf("past three with an info among them: %q, want the info gone first", got)
 	}
-	p.eval0(`s.tell("four", "error")`)
+	p.eval0(`s.act.tell("four", "error")`)
 	if got := shown(); got != "e:onex2 e:three e:four" {
 		t.Errorf("past three errors: %q, want the oldest error gone", got)
 	}
-	p.eval0(`s.tell("one", "info")`)
+	p.eval0(`s.act.tell("one", "info")`)
 	if got := shown(); got != "e:onex2 e:three e:four" {
 		t.Errorf("an info while three errors show: %q, want the errors kept", got)
 	}
-	p.eval0(`s.dismiss(s.notices[1].id), s.dismiss(12345)`)
+	p.eval0(`s.act.dismiss(s.notices[1].id), s.act.dismiss(12345)`)
 	if got := shown(); got != "e:onex2 e:four" {
 		t.Errorf("after dismissing three: %q", got)
 	}

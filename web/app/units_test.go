@@ -20,6 +20,7 @@ import { normalizeServer } from "./src/lib/storage";
 import { parseRoute } from "./src/lib/router";
 import { MessageView } from "./src/state/view";
 import { Session } from "./src/state/session";
+import * as select from "./src/state/selectors";
 import { create } from "@bufbuild/protobuf";
 import { ChannelSchema, MemberSchema, MessageSchema, ReadStateSchema } from "./src/gen/svc/v1/types_pb";
 import { EventSchema } from "./src/gen/svc/v1/events_pb";
@@ -47,7 +48,7 @@ globalThis.units = {
   route: (h) => { const r = parseRoute(h); return { path: r.path, params: Object.fromEntries(r.params) }; },
   sha256: (s) => hex(sha256Fallback(new TextEncoder().encode(s))),
   MessageView, message: (init) => create(MessageSchema, init),
-  newSession, member: (init) => create(MemberSchema, init), channel: (init) => create(ChannelSchema, init),
+  newSession, select, member: (init) => create(MemberSchema, init), channel: (init) => create(ChannelSchema, init),
   readState: (init) => create(ReadStateSchema, init), event: (init) => create(EventSchema, init),
   state: (init) => create(GetStateResponseSchema, init),
   // Mounts a component that only calls useLoaded(fetch); returns what the hook returns, as of
@@ -298,7 +299,7 @@ func TestUnitsStateKeepsWhatCameWhileLoading(t *testing.T) {
 		const resume = s.seq;
 		answer(units.state({ seq: 10n, members: [member("m1"), member("m9")] }));
 		if (!(await loading)) return "the load failed";
-		const before = [...s.members.keys()].sort().join(" ") + ", seq " + s.seq + " (resuming after " + resume + "), " + s.status;
+		const before = [...s.state.members.keys()].sort().join(" ") + ", seq " + s.seq + " (resuming after " + resume + "), " + s.state.status;
 		// The next load's answer holds up to seq 20, a message of seq 19 counted as unread; the
 		// stream brings that message after the answer, then one of seq 21.
 		const again = s.loadState();
@@ -311,7 +312,7 @@ func TestUnitsStateKeepsWhatCameWhileLoading(t *testing.T) {
 		const said = (seq) => units.event({ seq, kind: { case: "messageCreated", value: units.message({ id: "x" + seq, channelId: "c1", authorId: "m9", createdSeq: seq, seq, text: "hi" }) } });
 		s.received(said(19n));
 		s.received(said(21n));
-		return before + "; then " + s.readState("c1").unreadCount + " unread, seq " + s.seq;`)
+		return before + "; then " + units.select.readState(s.state, "c1").unreadCount + " unread, seq " + s.seq;`)
 	if want := "m11 m9, seq 12 (resuming after 12), ready; then 2 unread, seq 21"; got != want {
 		t.Errorf("the state: %s, want %s", got, want)
 	}
@@ -324,19 +325,19 @@ func TestUnitsMarkReadKeepsWhatCameAfter(t *testing.T) {
 	p := unitPage(t)
 	got := unitRun(t, p, `
 		const s = units.newSession();
-		s.status = "ready";
-		s.me = units.member({ id: "me", username: "me" });
-		s.channels.set("c1", units.channel({ id: "c1", name: "general", lastMessageSeq: 11n }));
-		s.reads.set("c1", units.readState({ channelId: "c1", lastReadSeq: 10n, unreadCount: 1 }));
+		s.state.status = "ready";
+		s.state.me = units.member({ id: "me", username: "me" });
+		s.state.channels.set("c1", units.channel({ id: "c1", name: "general", lastMessageSeq: 11n }));
+		s.state.reads.set("c1", units.readState({ channelId: "c1", lastReadSeq: 10n, unreadCount: 1 }));
 		let answer;
 		s.api = { chat: { markRead: () => new Promise((r) => (answer = r)) } };
-		s.markRead("c1");
+		s.act.markRead("c1");
 		// The stream: the read state the call made, then a message someone sent after it.
 		s.received(units.event({ seq: 12n, kind: { case: "readState", value: units.readState({ channelId: "c1", lastReadSeq: 11n }) } }));
 		s.received(units.event({ seq: 13n, kind: { case: "messageCreated", value: units.message({ id: "m13", channelId: "c1", authorId: "other", createdSeq: 13n, seq: 13n, text: "hi" }) } }));
 		answer({ readState: units.readState({ channelId: "c1", lastReadSeq: 11n }) });
 		await tick();
-		const rs = s.readState("c1");
+		const rs = units.select.readState(s.state, "c1");
 		return "read to " + rs.lastReadSeq + ", " + rs.unreadCount + " unread";`)
 	if want := "read to 11, 1 unread"; got != want {
 		t.Errorf("the read state: %s, want %s", got, want)
@@ -361,7 +362,7 @@ func TestUnitsEmojiNewestListWins(t *testing.T) {
 		await tick();
 		answers[0](list("a", "b"));
 		for (let i = 0; i < 5; i++) await tick();
-		return [...s.emoji.keys()].join(" ");`)
+		return [...s.state.emoji.keys()].join(" ");`)
 	if want := "a"; got != want {
 		t.Errorf("the emoji: %q, want %q", got, want)
 	}
@@ -441,5 +442,37 @@ func TestUnitsThreadRootFromTheChannelIsShown(t *testing.T) {
 		return found + ", " + v.root?.text + ", emitted " + emitted.join(" ");`)
 	if want := "true, root, emitted view:r1"; got != want {
 		t.Errorf("the root: %s, want %s", got, want)
+	}
+}
+
+// TestUnitsACommandShowsItsAnswerAsAnEventWould: a command's answer goes through the reducer as
+// the event the stream brings (a block shows at once, and its event changes nothing more); a
+// channel the person made here is in the sidebar whatever the channel mode, while in OPT_IN
+// mode the event of a text channel not held loads the state again (nothing in it says whether
+// the person joined it).
+func TestUnitsACommandShowsItsAnswerAsAnEventWould(t *testing.T) {
+	p := unitPage(t)
+	got := unitRun(t, p, `
+		const s = units.newSession();
+		s.state.status = "ready";
+		s.state.mode = 2; // OPT_IN
+		let loads = 0;
+		const text = (id, name) => units.channel({ id, name, kind: 1 });
+		s.api = {
+			chat: { createChannel: async (req) => ({ channel: text("c2", req.name) }), getState: () => (loads++, new Promise(() => {})) },
+			server: { blockMember: async () => ({}) },
+		};
+		const emitted = [];
+		s.em.on("members", () => emitted.push("members"));
+		await s.act.toggleBlock("m2");
+		const blocked = [...s.state.blocked].join(" ");
+		s.apply(units.event({ seq: 4n, kind: { case: "memberBlocked", value: "m2" } }));
+		await tick();
+		await s.act.createChannel({ name: "made-here" });
+		s.apply(units.event({ seq: 5n, kind: { case: "channelCreated", value: text("c3", "made-elsewhere") } }));
+		await new Promise((r) => setTimeout(r, 700));
+		return "blocked " + blocked + " then " + [...s.state.blocked].join(" ") + " (" + emitted.join(" ") + "); channels " + [...s.state.channels.keys()].join(" ") + ", " + loads + " load";`)
+	if want := "blocked m2 then m2 (members members); channels c2, 1 load"; got != want {
+		t.Errorf("got %s\nwant %s", got, want)
 	}
 }

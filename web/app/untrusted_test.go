@@ -13,22 +13,16 @@ import { h, render } from "preact";
 import { create } from "@bufbuild/protobuf";
 import { MessageSchema, LinkPreviewSchema } from "./src/gen/svc/v1/types_pb";
 import { MessageItem } from "./src/ui/MessageItem";
-import { Session, previewKey } from "./src/state/session";
+import { previewKey } from "./src/state/selectors";
 globalThis.renderPreviews = (urls) => {
-  // A blank page has no storage; the session gets one in memory.
-  for (const name of ["sessionStorage", "localStorage"]) {
-    const m = new Map();
-    const store = { getItem: (k) => m.get(k) ?? null, setItem: (k, v) => void m.set(k, String(v)), removeItem: (k) => void m.delete(k) };
-    Object.defineProperty(window, name, { value: store, configurable: true });
-  }
-  const session = new Session("http://unit.invalid");
   const m = create(MessageSchema, { id: "m1", channelId: "c1", authorId: "a1", text: "see https://example.org/" });
-  const key = previewKey(m);
-  // Asked already: the session does not call the (absent) server for them.
-  session.previewsAsked.add(key);
-  session.previews.set(key, urls.map((url) => create(LinkPreviewSchema, { url, title: "t " + url })));
+  const previews = new Map([[previewKey(m), urls.map((url) => create(LinkPreviewSchema, { url, title: "t " + url }))]]);
+  const state = { members: new Map(), emoji: new Map(), previews };
+  // The previews are there already: nothing asks the (absent) server for them.
+  const act = { loadPreviews: () => {} };
+  const shared = { state, act, base: "http://unit.invalid", api: {}, store: {} };
   const root = document.body.appendChild(document.createElement("div"));
-  render(h(MessageItem, { session, message: m, grouped: false, target: false, inThread: false, actions: { onMember: () => {} } }), root);
+  render(h(MessageItem, { shared, message: m, grouped: false, target: false, inThread: false, actions: { onMember: () => {} } }), root);
   return [...root.querySelectorAll(".preview")].map((a) => a.getAttribute("href") ?? "(no href)");
 };
 `

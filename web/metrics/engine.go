@@ -24,11 +24,13 @@ var (
 	lagMaxDesc     = prometheus.NewDesc("hearth_hub_stream_lag_max_events", "The largest lag of any live stream.", nil, nil)
 	lsmDesc        = prometheus.NewDesc("hearth_badger_lsm_bytes", "Size of Badger's LSM tree on disk.", nil, nil)
 	vlogDesc       = prometheus.NewDesc("hearth_badger_vlog_bytes", "Size of Badger's value log on disk.", nil, nil)
+	diskFreeDesc   = prometheus.NewDesc("hearth_disk_free_bytes", "Free space of the data directory's disk (what the server may still write); 0 when it cannot be read.", nil, nil)
+	diskNeedDesc   = prometheus.NewDesc("hearth_disk_full_threshold_bytes", "Free space below which the data disk counts as full and writes are refused.", nil, nil)
 	lagUpperBounds = []float64{0, 1, 4, 16, 64, 256, 1024, 4096, 8192}
 )
 
 func (c engineCollector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{seqDesc, queueDesc, queueCapDesc, streamsDesc, headDesc, ringDesc, lagDesc, lagMaxDesc, lsmDesc, vlogDesc} {
+	for _, d := range []*prometheus.Desc{seqDesc, queueDesc, queueCapDesc, streamsDesc, headDesc, ringDesc, lagDesc, lagMaxDesc, lsmDesc, vlogDesc, diskFreeDesc, diskNeedDesc} {
 		ch <- d
 	}
 }
@@ -47,6 +49,8 @@ func (c engineCollector) Collect(ch chan<- prometheus.Metric) {
 	gauge(lagMaxDesc, float64(slices.Max(append(s.StreamLags, 0))))
 	gauge(lsmDesc, float64(s.LSMBytes))
 	gauge(vlogDesc, float64(s.VlogBytes))
+	gauge(diskFreeDesc, float64(s.DiskFree))
+	gauge(diskNeedDesc, float64(s.DiskThreshold))
 }
 
 // lagHistogram buckets the streams' lags (cumulative counts, as Prometheus wants them).

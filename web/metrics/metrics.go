@@ -36,6 +36,8 @@ type Metrics struct {
 	backups       *prometheus.CounterVec
 	backupSuccess prometheus.Gauge
 	backupBytes   prometheus.Gauge
+	push          pushMetrics
+	digests       *prometheus.CounterVec
 }
 
 // latencyBuckets run from half a millisecond to 8 s: a call here takes a few milliseconds, a
@@ -121,6 +123,8 @@ func New() *Metrics {
 		m.batchChanges, m.batchEvents, m.applyDuration, m.syncDuration, m.commitErrors,
 		m.streamsEnded, m.buildInfo, m.backups, m.backupSuccess, m.backupBytes,
 	)
+	m.push = newPushMetrics(m.reg)
+	m.digests = newDigestMetrics(m.reg)
 	return m
 }
 

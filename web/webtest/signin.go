@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"net/http/cookiejar"
 	"net/url"
 	"regexp"
 	"strings"
@@ -57,9 +58,12 @@ type OAuth struct {
 // OAuth starts a sign-in as the embedded client ({base_url}/app/), with a fresh PKCE verifier
 // and state.
 func (s *Server) OAuth() *OAuth {
+	// A browser keeps cookies: the device cookie of a completed sign-in, the account page's
+	// session.
+	jar, _ := cookiejar.New(nil)
 	return &OAuth{
 		s: s,
-		http: &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error {
+		http: &http.Client{Jar: jar, CheckRedirect: func(*http.Request, []*http.Request) error {
 			return http.ErrUseLastResponse
 		}},
 		RedirectURI: s.URL + "/app/",

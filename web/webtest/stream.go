@@ -23,6 +23,10 @@ type Stream struct {
 	// Ephemeral keeps typing, presence and heartbeat events, which are dropped by default so
 	// that tests see the logged events in order.
 	Ephemeral bool
+	// Audit keeps audit_appended, which is dropped by default: the audit log's own tests read
+	// it, and the others see the events of the calls they test, whichever of those calls the
+	// audit log records.
+	Audit bool
 }
 
 // Subscribe opens a stream after afterSeq; it is closed when the test ends.
@@ -57,6 +61,11 @@ func ephemeral(ev *svcv1.Event) bool {
 	return ev.GetSeq() == 0 && !ev.GetResync()
 }
 
+// dropped reports whether Next passes ev by.
+func (s *Stream) dropped(ev *svcv1.Event) bool {
+	return !s.Ephemeral && ephemeral(ev) || !s.Audit && ev.GetAuditAppended() != nil
+}
+
 // Next returns the next event (logged ones and resync only, unless Ephemeral), failing the test
 // if none arrives in time or the stream ends.
 func (s *Stream) Next() *svcv1.Event {
@@ -65,7 +74,7 @@ func (s *Stream) Next() *svcv1.Event {
 	for {
 		select {
 		case ev := <-s.events:
-			if !s.Ephemeral && ephemeral(ev) {
+			if s.dropped(ev) {
 				continue
 			}
 			return ev
@@ -73,7 +82,7 @@ func (s *Stream) Next() *svcv1.Event {
 			// Drain what arrived before the end.
 			select {
 			case ev := <-s.events:
-				if !s.Ephemeral && ephemeral(ev) {
+				if s.dropped(ev) {
 					continue
 				}
 				return ev

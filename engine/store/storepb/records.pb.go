@@ -235,6 +235,8 @@ type MemberRecord struct {
 	// The seq of the first event of the member's latest join (0 in rows from before it was
 	// kept): a client whose last applied seq is before it holds state from before a return.
 	JoinedSeq int64 `protobuf:"varint,11,opt,name=joined_seq,json=joinedSeq,proto3" json:"joined_seq,omitempty"`
+	// Set while banned: the reason given to BanMember (ListBans shows it).
+	BannedReason string `protobuf:"bytes,120,opt,name=banned_reason,json=bannedReason,proto3" json:"banned_reason,omitempty"`
 	// A placeholder made by an import: the source key of the person it stands for (the key of
 	// the import's mapping, engine/store/imports.go).
 	ImportSource  string `protobuf:"bytes,190,opt,name=import_source,json=importSource,proto3" json:"import_source,omitempty"`
@@ -347,6 +349,13 @@ func (x *MemberRecord) GetJoinedSeq() int64 {
 		return x.JoinedSeq
 	}
 	return 0
+}
+
+func (x *MemberRecord) GetBannedReason() string {
+	if x != nil {
+		return x.BannedReason
+	}
+	return ""
 }
 
 func (x *MemberRecord) GetImportSource() string {
@@ -595,8 +604,11 @@ type Audience struct {
 	MemberIds []string `protobuf:"bytes,3,rep,name=member_ids,json=memberIds,proto3" json:"member_ids,omitempty"`
 	// Never these, whatever the kind says.
 	ExceptMemberIds []string `protobuf:"bytes,4,rep,name=except_member_ids,json=exceptMemberIds,proto3" json:"except_member_ids,omitempty"`
-	unknownFields   protoimpl.UnknownFields
-	sizeCache       protoimpl.SizeCache
+	// KIND_MODERATORS: only those of higher rank than this member (the owner always): the
+	// moderators who may list a report about them (report_filed).
+	AboveMemberId string `protobuf:"bytes,120,opt,name=above_member_id,json=aboveMemberId,proto3" json:"above_member_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Audience) Reset() {
@@ -655,6 +667,13 @@ func (x *Audience) GetExceptMemberIds() []string {
 		return x.ExceptMemberIds
 	}
 	return nil
+}
+
+func (x *Audience) GetAboveMemberId() string {
+	if x != nil {
+		return x.AboveMemberId
+	}
+	return ""
 }
 
 // One row of the event log.
@@ -745,8 +764,16 @@ type MessageEntry struct {
 	// A thread reply's root's created_at_ms: a thread is as old as its root, and the retention
 	// purge takes a root's replies with it, so readers skip a reply whose root has aged out.
 	RootCreatedAtMs int64 `protobuf:"varint,7,opt,name=root_created_at_ms,json=rootCreatedAtMs,proto3" json:"root_created_at_ms,omitempty"`
-	unknownFields   protoimpl.UnknownFields
-	sizeCache       protoimpl.SizeCache
+	// The author of the message this one answers (reply_to_id), when it is not the sender: the
+	// reply counts as a mention of them.
+	ReplyToAuthorId string `protobuf:"bytes,100,opt,name=reply_to_author_id,json=replyToAuthorId,proto3" json:"reply_to_author_id,omitempty"`
+	// `<!everyone>` counted: a mention of every member in the channel but the sender.
+	MentionsEveryone bool `protobuf:"varint,101,opt,name=mentions_everyone,json=mentionsEveryone,proto3" json:"mentions_everyone,omitempty"`
+	// `<!here>` counted: a mention of the members online when it was sent, listed in the
+	// message's here row (engine/store's 0x35).
+	MentionsHere  bool `protobuf:"varint,102,opt,name=mentions_here,json=mentionsHere,proto3" json:"mentions_here,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *MessageEntry) Reset() {
@@ -826,6 +853,27 @@ func (x *MessageEntry) GetRootCreatedAtMs() int64 {
 		return x.RootCreatedAtMs
 	}
 	return 0
+}
+
+func (x *MessageEntry) GetReplyToAuthorId() string {
+	if x != nil {
+		return x.ReplyToAuthorId
+	}
+	return ""
+}
+
+func (x *MessageEntry) GetMentionsEveryone() bool {
+	if x != nil {
+		return x.MentionsEveryone
+	}
+	return false
+}
+
+func (x *MessageEntry) GetMentionsHere() bool {
+	if x != nil {
+		return x.MentionsHere
+	}
+	return false
 }
 
 // An idempotency key: the message a client_id produced.
@@ -1156,7 +1204,7 @@ var File_store_v1_records_proto protoreflect.FileDescriptor
 
 const file_store_v1_records_proto_rawDesc = "" +
 	"\n" +
-	"\x16store/v1/records.proto\x12\bstore.v1\x1a\x16store/v1/plugins.proto\x1a\x13svc/v1/events.proto\x1a\x12svc/v1/types.proto\"\xac\x03\n" +
+	"\x16store/v1/records.proto\x12\bstore.v1\x1a\x16store/v1/plugins.proto\x1a\x13svc/v1/events.proto\x1a\x12svc/v1/types.proto\"\xd1\x03\n" +
 	"\fMemberRecord\x12&\n" +
 	"\x06member\x18\x01 \x01(\v2\x0e.svc.v1.MemberR\x06member\x12\x16\n" +
 	"\x06issuer\x18\x02 \x01(\tR\x06issuer\x12\x18\n" +
@@ -1172,7 +1220,8 @@ const file_store_v1_records_proto_rawDesc = "" +
 	"\x06plugin\x18\n" +
 	" \x01(\tR\x06plugin\x12\x1d\n" +
 	"\n" +
-	"joined_seq\x18\v \x01(\x03R\tjoinedSeq\x12$\n" +
+	"joined_seq\x18\v \x01(\x03R\tjoinedSeq\x12#\n" +
+	"\rbanned_reason\x18x \x01(\tR\fbannedReason\x12$\n" +
 	"\rimport_source\x18\xbe\x01 \x01(\tR\fimportSource\"\xb8\x01\n" +
 	"\rChannelRecord\x12)\n" +
 	"\achannel\x18\x01 \x01(\v2\x0f.svc.v1.ChannelR\achannel\x12*\n" +
@@ -1197,14 +1246,15 @@ const file_store_v1_records_proto_rawDesc = "" +
 	"\blockdown\x18\x0f \x01(\bR\blockdown\x12:\n" +
 	"\n" +
 	"moderation\x18\x10 \x01(\v2\x1a.svc.v1.ModerationSettingsR\n" +
-	"moderationJ\x04\b\x03\x10\x04J\x04\b\x04\x10\x05R\aicon_idR\tbanner_id\"\xaf\x02\n" +
+	"moderationJ\x04\b\x03\x10\x04J\x04\b\x04\x10\x05R\aicon_idR\tbanner_id\"\xd7\x02\n" +
 	"\bAudience\x12+\n" +
 	"\x04kind\x18\x01 \x01(\x0e2\x17.store.v1.Audience.KindR\x04kind\x12\x1d\n" +
 	"\n" +
 	"channel_id\x18\x02 \x01(\tR\tchannelId\x12\x1d\n" +
 	"\n" +
 	"member_ids\x18\x03 \x03(\tR\tmemberIds\x12*\n" +
-	"\x11except_member_ids\x18\x04 \x03(\tR\x0fexceptMemberIds\"\x8b\x01\n" +
+	"\x11except_member_ids\x18\x04 \x03(\tR\x0fexceptMemberIds\x12&\n" +
+	"\x0fabove_member_id\x18x \x01(\tR\raboveMemberId\"\x8b\x01\n" +
 	"\x04Kind\x12\x14\n" +
 	"\x10KIND_UNSPECIFIED\x10\x00\x12\x11\n" +
 	"\rKIND_EVERYONE\x10\x01\x12\x10\n" +
@@ -1217,7 +1267,7 @@ const file_store_v1_records_proto_rawDesc = "" +
 	"\x05event\x18\x01 \x01(\v2\r.svc.v1.EventR\x05event\x12.\n" +
 	"\baudience\x18\x02 \x01(\v2\x12.store.v1.AudienceR\baudience\x124\n" +
 	"\breaction\x18\x03 \x01(\v2\x18.store.v1.ReactionChangeR\breaction\x12$\n" +
-	"\rimported_seqs\x18\xbe\x01 \x01(\x03R\fimportedSeqs\"\x80\x02\n" +
+	"\rimported_seqs\x18\xbe\x01 \x01(\x03R\fimportedSeqs\"\xff\x02\n" +
 	"\fMessageEntry\x12\x1d\n" +
 	"\n" +
 	"message_id\x18\x01 \x01(\tR\tmessageId\x12\x1b\n" +
@@ -1228,7 +1278,10 @@ const file_store_v1_records_proto_rawDesc = "" +
 	"\vmention_ids\x18\x05 \x03(\tR\n" +
 	"mentionIds\x12\"\n" +
 	"\rcreated_at_ms\x18\x06 \x01(\x03R\vcreatedAtMs\x12+\n" +
-	"\x12root_created_at_ms\x18\a \x01(\x03R\x0frootCreatedAtMs\"S\n" +
+	"\x12root_created_at_ms\x18\a \x01(\x03R\x0frootCreatedAtMs\x12+\n" +
+	"\x12reply_to_author_id\x18d \x01(\tR\x0freplyToAuthorId\x12+\n" +
+	"\x11mentions_everyone\x18e \x01(\bR\x10mentionsEveryone\x12#\n" +
+	"\rmentions_here\x18f \x01(\bR\fmentionsHere\"S\n" +
 	"\x0eClientIDRecord\x12\x1d\n" +
 	"\n" +
 	"message_id\x18\x01 \x01(\tR\tmessageId\x12\"\n" +

@@ -37,7 +37,10 @@ type SearchOp struct {
 	// For each term of an op that adds, where it stands in the message: bit i is set when it is at
 	// a position p with p % 32 == i, the positions counted through the text and then each file
 	// name (with a gap between them). Phrase queries compare them before reading any message.
-	Masks         []uint32 `protobuf:"fixed32,5,rep,packed,name=masks,proto3" json:"masks,omitempty"`
+	Masks []uint32 `protobuf:"fixed32,5,rep,packed,name=masks,proto3" json:"masks,omitempty"`
+	// The message's created_at_ms (ops that add): the index keeps the first document of each
+	// day, which turns before: and after: into a range of documents.
+	AtMs          int64 `protobuf:"varint,100,opt,name=at_ms,json=atMs,proto3" json:"at_ms,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -107,18 +110,26 @@ func (x *SearchOp) GetMasks() []uint32 {
 	return nil
 }
 
+func (x *SearchOp) GetAtMs() int64 {
+	if x != nil {
+		return x.AtMs
+	}
+	return 0
+}
+
 var File_store_v1_search_proto protoreflect.FileDescriptor
 
 const file_store_v1_search_proto_rawDesc = "" +
 	"\n" +
-	"\x15store/v1/search.proto\x12\bstore.v1\"\x7f\n" +
+	"\x15store/v1/search.proto\x12\bstore.v1\"\x94\x01\n" +
 	"\bSearchOp\x12\x10\n" +
 	"\x03doc\x18\x01 \x01(\x03R\x03doc\x12\x1d\n" +
 	"\n" +
 	"channel_id\x18\x02 \x01(\tR\tchannelId\x12\x16\n" +
 	"\x06remove\x18\x03 \x01(\bR\x06remove\x12\x14\n" +
 	"\x05terms\x18\x04 \x03(\tR\x05terms\x12\x14\n" +
-	"\x05masks\x18\x05 \x03(\aR\x05masksB\x1dZ\x1bhearth/engine/store/storepbb\x06proto3"
+	"\x05masks\x18\x05 \x03(\aR\x05masks\x12\x13\n" +
+	"\x05at_ms\x18d \x01(\x03R\x04atMsB\x1dZ\x1bhearth/engine/store/storepbb\x06proto3"
 
 var (
 	file_store_v1_search_proto_rawDescOnce sync.Once

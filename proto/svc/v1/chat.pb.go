@@ -157,6 +157,8 @@ type UpdateChannelRequest struct {
 	Position  *int32                 `protobuf:"varint,5,opt,name=position,proto3,oneof" json:"position,omitempty"`
 	// An upload id (see UpdateChannel); empty string removes the image.
 	HeaderImageId *string `protobuf:"bytes,6,opt,name=header_image_id,json=headerImageId,proto3,oneof" json:"header_image_id,omitempty"`
+	// 0 (off) to 21,600 seconds.
+	SlowmodeS     *int32 `protobuf:"varint,120,opt,name=slowmode_s,json=slowmodeS,proto3,oneof" json:"slowmode_s,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -231,6 +233,13 @@ func (x *UpdateChannelRequest) GetHeaderImageId() string {
 		return *x.HeaderImageId
 	}
 	return ""
+}
+
+func (x *UpdateChannelRequest) GetSlowmodeS() int32 {
+	if x != nil && x.SlowmodeS != nil {
+		return *x.SlowmodeS
+	}
+	return 0
 }
 
 type UpdateChannelResponse struct {
@@ -2605,7 +2614,7 @@ const file_svc_v1_chat_proto_rawDesc = "" +
 	"\x05topic\x18\x03 \x01(\tR\x05topic\x12\x1a\n" +
 	"\bcategory\x18\x04 \x01(\tR\bcategory\"B\n" +
 	"\x15CreateChannelResponse\x12)\n" +
-	"\achannel\x18\x01 \x01(\v2\x0f.svc.v1.ChannelR\achannel\"\x99\x02\n" +
+	"\achannel\x18\x01 \x01(\v2\x0f.svc.v1.ChannelR\achannel\"\xcc\x02\n" +
 	"\x14UpdateChannelRequest\x12\x1d\n" +
 	"\n" +
 	"channel_id\x18\x01 \x01(\tR\tchannelId\x12\x17\n" +
@@ -2613,12 +2622,15 @@ const file_svc_v1_chat_proto_rawDesc = "" +
 	"\x05topic\x18\x03 \x01(\tH\x01R\x05topic\x88\x01\x01\x12\x1f\n" +
 	"\bcategory\x18\x04 \x01(\tH\x02R\bcategory\x88\x01\x01\x12\x1f\n" +
 	"\bposition\x18\x05 \x01(\x05H\x03R\bposition\x88\x01\x01\x12+\n" +
-	"\x0fheader_image_id\x18\x06 \x01(\tH\x04R\rheaderImageId\x88\x01\x01B\a\n" +
+	"\x0fheader_image_id\x18\x06 \x01(\tH\x04R\rheaderImageId\x88\x01\x01\x12\"\n" +
+	"\n" +
+	"slowmode_s\x18x \x01(\x05H\x05R\tslowmodeS\x88\x01\x01B\a\n" +
 	"\x05_nameB\b\n" +
 	"\x06_topicB\v\n" +
 	"\t_categoryB\v\n" +
 	"\t_positionB\x12\n" +
-	"\x10_header_image_id\"B\n" +
+	"\x10_header_image_idB\r\n" +
+	"\v_slowmode_s\"B\n" +
 	"\x15UpdateChannelResponse\x12)\n" +
 	"\achannel\x18\x01 \x01(\v2\x0f.svc.v1.ChannelR\achannel\".\n" +
 	"\rOpenDMRequest\x12\x1d\n" +
@@ -2768,7 +2780,7 @@ const file_svc_v1_chat_proto_rawDesc = "" +
 	"\n" +
 	"message_id\x18\x01 \x01(\tR\tmessageId\">\n" +
 	"\x11ClosePollResponse\x12)\n" +
-	"\amessage\x18\x01 \x01(\v2\x0f.svc.v1.MessageR\amessage2\x83\f\n" +
+	"\amessage\x18\x01 \x01(\v2\x0f.svc.v1.MessageR\amessage2\xd3\x0e\n" +
 	"\vChatService\x12L\n" +
 	"\rCreateChannel\x12\x1c.svc.v1.CreateChannelRequest\x1a\x1d.svc.v1.CreateChannelResponse\x12L\n" +
 	"\rUpdateChannel\x12\x1c.svc.v1.UpdateChannelRequest\x1a\x1d.svc.v1.UpdateChannelResponse\x127\n" +
@@ -2790,7 +2802,13 @@ const file_svc_v1_chat_proto_rawDesc = "" +
 	"\fLeaveChannel\x12\x1b.svc.v1.LeaveChannelRequest\x1a\x1c.svc.v1.LeaveChannelResponse\x12=\n" +
 	"\bGetState\x12\x17.svc.v1.GetStateRequest\x1a\x18.svc.v1.GetStateResponse\x126\n" +
 	"\tSubscribe\x12\x18.svc.v1.SubscribeRequest\x1a\r.svc.v1.Event0\x01\x12F\n" +
-	"\vSetPresence\x12\x1a.svc.v1.SetPresenceRequest\x1a\x1b.svc.v1.SetPresenceResponseB\x1bZ\x19hearth/proto/svc/v1;svcv1b\x06proto3"
+	"\vSetPresence\x12\x1a.svc.v1.SetPresenceRequest\x1a\x1b.svc.v1.SetPresenceResponse\x12C\n" +
+	"\n" +
+	"PinMessage\x12\x19.svc.v1.PinMessageRequest\x1a\x1a.svc.v1.PinMessageResponse\x12I\n" +
+	"\fUnpinMessage\x12\x1b.svc.v1.UnpinMessageRequest\x1a\x1c.svc.v1.UnpinMessageResponse\x12=\n" +
+	"\bListPins\x12\x17.svc.v1.ListPinsRequest\x1a\x18.svc.v1.ListPinsResponse\x12=\n" +
+	"\bVotePoll\x12\x17.svc.v1.VotePollRequest\x1a\x18.svc.v1.VotePollResponse\x12@\n" +
+	"\tClosePoll\x12\x18.svc.v1.ClosePollRequest\x1a\x19.svc.v1.ClosePollResponseB\x1bZ\x19hearth/proto/svc/v1;svcv1b\x06proto3"
 
 var (
 	file_svc_v1_chat_proto_rawDescOnce sync.Once
@@ -2920,29 +2938,39 @@ var file_svc_v1_chat_proto_depIdxs = []int32{
 	36, // 47: svc.v1.ChatService.GetState:input_type -> svc.v1.GetStateRequest
 	38, // 48: svc.v1.ChatService.Subscribe:input_type -> svc.v1.SubscribeRequest
 	39, // 49: svc.v1.ChatService.SetPresence:input_type -> svc.v1.SetPresenceRequest
-	1,  // 50: svc.v1.ChatService.CreateChannel:output_type -> svc.v1.CreateChannelResponse
-	3,  // 51: svc.v1.ChatService.UpdateChannel:output_type -> svc.v1.UpdateChannelResponse
-	5,  // 52: svc.v1.ChatService.OpenDM:output_type -> svc.v1.OpenDMResponse
-	7,  // 53: svc.v1.ChatService.ListMessages:output_type -> svc.v1.ListMessagesResponse
-	9,  // 54: svc.v1.ChatService.SendMessage:output_type -> svc.v1.SendMessageResponse
-	11, // 55: svc.v1.ChatService.EditMessage:output_type -> svc.v1.EditMessageResponse
-	13, // 56: svc.v1.ChatService.DeleteMessage:output_type -> svc.v1.DeleteMessageResponse
-	15, // 57: svc.v1.ChatService.React:output_type -> svc.v1.ReactResponse
-	17, // 58: svc.v1.ChatService.MarkRead:output_type -> svc.v1.MarkReadResponse
-	19, // 59: svc.v1.ChatService.SetTyping:output_type -> svc.v1.SetTypingResponse
-	21, // 60: svc.v1.ChatService.Search:output_type -> svc.v1.SearchResponse
-	23, // 61: svc.v1.ChatService.GetLinkPreviews:output_type -> svc.v1.GetLinkPreviewsResponse
-	25, // 62: svc.v1.ChatService.AddChannelMembers:output_type -> svc.v1.AddChannelMembersResponse
-	27, // 63: svc.v1.ChatService.RemoveChannelMember:output_type -> svc.v1.RemoveChannelMemberResponse
-	29, // 64: svc.v1.ChatService.SetChannelAccess:output_type -> svc.v1.SetChannelAccessResponse
-	31, // 65: svc.v1.ChatService.BrowseChannels:output_type -> svc.v1.BrowseChannelsResponse
-	33, // 66: svc.v1.ChatService.JoinChannel:output_type -> svc.v1.JoinChannelResponse
-	35, // 67: svc.v1.ChatService.LeaveChannel:output_type -> svc.v1.LeaveChannelResponse
-	37, // 68: svc.v1.ChatService.GetState:output_type -> svc.v1.GetStateResponse
-	61, // 69: svc.v1.ChatService.Subscribe:output_type -> svc.v1.Event
-	40, // 70: svc.v1.ChatService.SetPresence:output_type -> svc.v1.SetPresenceResponse
-	50, // [50:71] is the sub-list for method output_type
-	29, // [29:50] is the sub-list for method input_type
+	41, // 50: svc.v1.ChatService.PinMessage:input_type -> svc.v1.PinMessageRequest
+	43, // 51: svc.v1.ChatService.UnpinMessage:input_type -> svc.v1.UnpinMessageRequest
+	45, // 52: svc.v1.ChatService.ListPins:input_type -> svc.v1.ListPinsRequest
+	47, // 53: svc.v1.ChatService.VotePoll:input_type -> svc.v1.VotePollRequest
+	49, // 54: svc.v1.ChatService.ClosePoll:input_type -> svc.v1.ClosePollRequest
+	1,  // 55: svc.v1.ChatService.CreateChannel:output_type -> svc.v1.CreateChannelResponse
+	3,  // 56: svc.v1.ChatService.UpdateChannel:output_type -> svc.v1.UpdateChannelResponse
+	5,  // 57: svc.v1.ChatService.OpenDM:output_type -> svc.v1.OpenDMResponse
+	7,  // 58: svc.v1.ChatService.ListMessages:output_type -> svc.v1.ListMessagesResponse
+	9,  // 59: svc.v1.ChatService.SendMessage:output_type -> svc.v1.SendMessageResponse
+	11, // 60: svc.v1.ChatService.EditMessage:output_type -> svc.v1.EditMessageResponse
+	13, // 61: svc.v1.ChatService.DeleteMessage:output_type -> svc.v1.DeleteMessageResponse
+	15, // 62: svc.v1.ChatService.React:output_type -> svc.v1.ReactResponse
+	17, // 63: svc.v1.ChatService.MarkRead:output_type -> svc.v1.MarkReadResponse
+	19, // 64: svc.v1.ChatService.SetTyping:output_type -> svc.v1.SetTypingResponse
+	21, // 65: svc.v1.ChatService.Search:output_type -> svc.v1.SearchResponse
+	23, // 66: svc.v1.ChatService.GetLinkPreviews:output_type -> svc.v1.GetLinkPreviewsResponse
+	25, // 67: svc.v1.ChatService.AddChannelMembers:output_type -> svc.v1.AddChannelMembersResponse
+	27, // 68: svc.v1.ChatService.RemoveChannelMember:output_type -> svc.v1.RemoveChannelMemberResponse
+	29, // 69: svc.v1.ChatService.SetChannelAccess:output_type -> svc.v1.SetChannelAccessResponse
+	31, // 70: svc.v1.ChatService.BrowseChannels:output_type -> svc.v1.BrowseChannelsResponse
+	33, // 71: svc.v1.ChatService.JoinChannel:output_type -> svc.v1.JoinChannelResponse
+	35, // 72: svc.v1.ChatService.LeaveChannel:output_type -> svc.v1.LeaveChannelResponse
+	37, // 73: svc.v1.ChatService.GetState:output_type -> svc.v1.GetStateResponse
+	61, // 74: svc.v1.ChatService.Subscribe:output_type -> svc.v1.Event
+	40, // 75: svc.v1.ChatService.SetPresence:output_type -> svc.v1.SetPresenceResponse
+	42, // 76: svc.v1.ChatService.PinMessage:output_type -> svc.v1.PinMessageResponse
+	44, // 77: svc.v1.ChatService.UnpinMessage:output_type -> svc.v1.UnpinMessageResponse
+	46, // 78: svc.v1.ChatService.ListPins:output_type -> svc.v1.ListPinsResponse
+	48, // 79: svc.v1.ChatService.VotePoll:output_type -> svc.v1.VotePollResponse
+	50, // 80: svc.v1.ChatService.ClosePoll:output_type -> svc.v1.ClosePollResponse
+	55, // [55:81] is the sub-list for method output_type
+	29, // [29:55] is the sub-list for method input_type
 	29, // [29:29] is the sub-list for extension type_name
 	29, // [29:29] is the sub-list for extension extendee
 	0,  // [0:29] is the sub-list for field type_name

@@ -420,8 +420,12 @@ func (*GetNotificationPrefsRequest) Descriptor() ([]byte, []int) {
 }
 
 type GetNotificationPrefsResponse struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Prefs         *NotificationPrefs     `protobuf:"bytes,1,opt,name=prefs,proto3" json:"prefs,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Prefs *NotificationPrefs     `protobuf:"bytes,1,opt,name=prefs,proto3" json:"prefs,omitempty"`
+	// The server sends mail (-smtp-url): prefs.email mails digests to email_address.
+	MailEnabled bool `protobuf:"varint,160,opt,name=mail_enabled,json=mailEnabled,proto3" json:"mail_enabled,omitempty"`
+	// The caller's verified email address; empty when they have none (or mail is off).
+	EmailAddress  string `protobuf:"bytes,161,opt,name=email_address,json=emailAddress,proto3" json:"email_address,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -461,6 +465,20 @@ func (x *GetNotificationPrefsResponse) GetPrefs() *NotificationPrefs {
 		return x.Prefs
 	}
 	return nil
+}
+
+func (x *GetNotificationPrefsResponse) GetMailEnabled() bool {
+	if x != nil {
+		return x.MailEnabled
+	}
+	return false
+}
+
+func (x *GetNotificationPrefsResponse) GetEmailAddress() string {
+	if x != nil {
+		return x.EmailAddress
+	}
+	return ""
 }
 
 type SetNotificationPrefsRequest struct {
@@ -573,13 +591,22 @@ const file_svc_v1_notification_proto_rawDesc = "" +
 	"\x1dRemovePushSubscriptionRequest\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\" \n" +
 	"\x1eRemovePushSubscriptionResponse\"\x1d\n" +
-	"\x1bGetNotificationPrefsRequest\"O\n" +
+	"\x1bGetNotificationPrefsRequest\"\x99\x01\n" +
 	"\x1cGetNotificationPrefsResponse\x12/\n" +
-	"\x05prefs\x18\x01 \x01(\v2\x19.svc.v1.NotificationPrefsR\x05prefs\"N\n" +
+	"\x05prefs\x18\x01 \x01(\v2\x19.svc.v1.NotificationPrefsR\x05prefs\x12\"\n" +
+	"\fmail_enabled\x18\xa0\x01 \x01(\bR\vmailEnabled\x12$\n" +
+	"\remail_address\x18\xa1\x01 \x01(\tR\femailAddress\"N\n" +
 	"\x1bSetNotificationPrefsRequest\x12/\n" +
 	"\x05prefs\x18\x01 \x01(\v2\x19.svc.v1.NotificationPrefsR\x05prefs\"O\n" +
 	"\x1cSetNotificationPrefsResponse\x12/\n" +
-	"\x05prefs\x18\x01 \x01(\v2\x19.svc.v1.NotificationPrefsR\x05prefsB\x1bZ\x19hearth/proto/svc/v1;svcv1b\x06proto3"
+	"\x05prefs\x18\x01 \x01(\v2\x19.svc.v1.NotificationPrefsR\x05prefs2\xd8\x04\n" +
+	"\x13NotificationService\x12L\n" +
+	"\rGetPushConfig\x12\x1c.svc.v1.GetPushConfigRequest\x1a\x1d.svc.v1.GetPushConfigResponse\x12^\n" +
+	"\x13AddPushSubscription\x12\".svc.v1.AddPushSubscriptionRequest\x1a#.svc.v1.AddPushSubscriptionResponse\x12d\n" +
+	"\x15ListPushSubscriptions\x12$.svc.v1.ListPushSubscriptionsRequest\x1a%.svc.v1.ListPushSubscriptionsResponse\x12g\n" +
+	"\x16RemovePushSubscription\x12%.svc.v1.RemovePushSubscriptionRequest\x1a&.svc.v1.RemovePushSubscriptionResponse\x12a\n" +
+	"\x14GetNotificationPrefs\x12#.svc.v1.GetNotificationPrefsRequest\x1a$.svc.v1.GetNotificationPrefsResponse\x12a\n" +
+	"\x14SetNotificationPrefs\x12#.svc.v1.SetNotificationPrefsRequest\x1a$.svc.v1.SetNotificationPrefsResponseB\x1bZ\x19hearth/proto/svc/v1;svcv1b\x06proto3"
 
 var (
 	file_svc_v1_notification_proto_rawDescOnce sync.Once
@@ -615,8 +642,20 @@ var file_svc_v1_notification_proto_depIdxs = []int32{
 	13, // 1: svc.v1.GetNotificationPrefsResponse.prefs:type_name -> svc.v1.NotificationPrefs
 	13, // 2: svc.v1.SetNotificationPrefsRequest.prefs:type_name -> svc.v1.NotificationPrefs
 	13, // 3: svc.v1.SetNotificationPrefsResponse.prefs:type_name -> svc.v1.NotificationPrefs
-	4,  // [4:4] is the sub-list for method output_type
-	4,  // [4:4] is the sub-list for method input_type
+	0,  // 4: svc.v1.NotificationService.GetPushConfig:input_type -> svc.v1.GetPushConfigRequest
+	2,  // 5: svc.v1.NotificationService.AddPushSubscription:input_type -> svc.v1.AddPushSubscriptionRequest
+	4,  // 6: svc.v1.NotificationService.ListPushSubscriptions:input_type -> svc.v1.ListPushSubscriptionsRequest
+	6,  // 7: svc.v1.NotificationService.RemovePushSubscription:input_type -> svc.v1.RemovePushSubscriptionRequest
+	8,  // 8: svc.v1.NotificationService.GetNotificationPrefs:input_type -> svc.v1.GetNotificationPrefsRequest
+	10, // 9: svc.v1.NotificationService.SetNotificationPrefs:input_type -> svc.v1.SetNotificationPrefsRequest
+	1,  // 10: svc.v1.NotificationService.GetPushConfig:output_type -> svc.v1.GetPushConfigResponse
+	3,  // 11: svc.v1.NotificationService.AddPushSubscription:output_type -> svc.v1.AddPushSubscriptionResponse
+	5,  // 12: svc.v1.NotificationService.ListPushSubscriptions:output_type -> svc.v1.ListPushSubscriptionsResponse
+	7,  // 13: svc.v1.NotificationService.RemovePushSubscription:output_type -> svc.v1.RemovePushSubscriptionResponse
+	9,  // 14: svc.v1.NotificationService.GetNotificationPrefs:output_type -> svc.v1.GetNotificationPrefsResponse
+	11, // 15: svc.v1.NotificationService.SetNotificationPrefs:output_type -> svc.v1.SetNotificationPrefsResponse
+	10, // [10:16] is the sub-list for method output_type
+	4,  // [4:10] is the sub-list for method input_type
 	4,  // [4:4] is the sub-list for extension type_name
 	4,  // [4:4] is the sub-list for extension extendee
 	0,  // [0:4] is the sub-list for field type_name
@@ -636,7 +675,7 @@ func file_svc_v1_notification_proto_init() {
 			NumEnums:      0,
 			NumMessages:   12,
 			NumExtensions: 0,
-			NumServices:   0,
+			NumServices:   1,
 		},
 		GoTypes:           file_svc_v1_notification_proto_goTypes,
 		DependencyIndexes: file_svc_v1_notification_proto_depIdxs,

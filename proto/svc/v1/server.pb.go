@@ -3337,6 +3337,502 @@ func (x *ExportMyDataResponse) GetUrl() string {
 	return ""
 }
 
+type GetServerStatusRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Days of messages_per_day, ending today: 1 to 90; 0 means 30.
+	Days          int32 `protobuf:"varint,1,opt,name=days,proto3" json:"days,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetServerStatusRequest) Reset() {
+	*x = GetServerStatusRequest{}
+	mi := &file_svc_v1_server_proto_msgTypes[67]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetServerStatusRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetServerStatusRequest) ProtoMessage() {}
+
+func (x *GetServerStatusRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_svc_v1_server_proto_msgTypes[67]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetServerStatusRequest.ProtoReflect.Descriptor instead.
+func (*GetServerStatusRequest) Descriptor() ([]byte, []int) {
+	return file_svc_v1_server_proto_rawDescGZIP(), []int{67}
+}
+
+func (x *GetServerStatusRequest) GetDays() int32 {
+	if x != nil {
+		return x.Days
+	}
+	return 0
+}
+
+type GetServerStatusResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The server's time when it answered (Unix ms); "today" is its UTC day.
+	AtMs int64 `protobuf:"varint,1,opt,name=at_ms,json=atMs,proto3" json:"at_ms,omitempty"`
+	// When this server process started (Unix ms).
+	StartedAtMs   int64  `protobuf:"varint,2,opt,name=started_at_ms,json=startedAtMs,proto3" json:"started_at_ms,omitempty"`
+	ServerVersion string `protobuf:"bytes,3,opt,name=server_version,json=serverVersion,proto3" json:"server_version,omitempty"`
+	// "stable", "beta" or "nightly".
+	ServerTrack string `protobuf:"bytes,4,opt,name=server_track,json=serverTrack,proto3" json:"server_track,omitempty"`
+	// A newer version on the same track (from -update-feed), or empty.
+	UpdateAvailable string `protobuf:"bytes,5,opt,name=update_available,json=updateAvailable,proto3" json:"update_available,omitempty"`
+	// People who are members now (bots apart).
+	Members int32 `protobuf:"varint,6,opt,name=members,proto3" json:"members,omitempty"`
+	Bots    int32 `protobuf:"varint,7,opt,name=bots,proto3" json:"bots,omitempty"`
+	// Members active today, and in the last 7 days (today and the 6 before).
+	ActiveToday int32 `protobuf:"varint,8,opt,name=active_today,json=activeToday,proto3" json:"active_today,omitempty"`
+	ActiveWeek  int32 `protobuf:"varint,9,opt,name=active_week,json=activeWeek,proto3" json:"active_week,omitempty"`
+	// Messages sent each day, oldest first, ending today (days entries). Counted as they are
+	// sent: deleting a message does not lower its day's count, and the days before the server
+	// was updated to a version that counts them are 0.
+	MessagesPerDay []*DayCount    `protobuf:"bytes,10,rep,name=messages_per_day,json=messagesPerDay,proto3" json:"messages_per_day,omitempty"`
+	Storage        *StorageStatus `protobuf:"bytes,11,opt,name=storage,proto3" json:"storage,omitempty"`
+	// The latest backup to -backup-to; unset when none was taken since the server started and
+	// none is found there.
+	LastBackup    *BackupStatus `protobuf:"bytes,12,opt,name=last_backup,json=lastBackup,proto3" json:"last_backup,omitempty"`
+	Disk          *DiskStatus   `protobuf:"bytes,13,opt,name=disk,proto3" json:"disk,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetServerStatusResponse) Reset() {
+	*x = GetServerStatusResponse{}
+	mi := &file_svc_v1_server_proto_msgTypes[68]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetServerStatusResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetServerStatusResponse) ProtoMessage() {}
+
+func (x *GetServerStatusResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_svc_v1_server_proto_msgTypes[68]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetServerStatusResponse.ProtoReflect.Descriptor instead.
+func (*GetServerStatusResponse) Descriptor() ([]byte, []int) {
+	return file_svc_v1_server_proto_rawDescGZIP(), []int{68}
+}
+
+func (x *GetServerStatusResponse) GetAtMs() int64 {
+	if x != nil {
+		return x.AtMs
+	}
+	return 0
+}
+
+func (x *GetServerStatusResponse) GetStartedAtMs() int64 {
+	if x != nil {
+		return x.StartedAtMs
+	}
+	return 0
+}
+
+func (x *GetServerStatusResponse) GetServerVersion() string {
+	if x != nil {
+		return x.ServerVersion
+	}
+	return ""
+}
+
+func (x *GetServerStatusResponse) GetServerTrack() string {
+	if x != nil {
+		return x.ServerTrack
+	}
+	return ""
+}
+
+func (x *GetServerStatusResponse) GetUpdateAvailable() string {
+	if x != nil {
+		return x.UpdateAvailable
+	}
+	return ""
+}
+
+func (x *GetServerStatusResponse) GetMembers() int32 {
+	if x != nil {
+		return x.Members
+	}
+	return 0
+}
+
+func (x *GetServerStatusResponse) GetBots() int32 {
+	if x != nil {
+		return x.Bots
+	}
+	return 0
+}
+
+func (x *GetServerStatusResponse) GetActiveToday() int32 {
+	if x != nil {
+		return x.ActiveToday
+	}
+	return 0
+}
+
+func (x *GetServerStatusResponse) GetActiveWeek() int32 {
+	if x != nil {
+		return x.ActiveWeek
+	}
+	return 0
+}
+
+func (x *GetServerStatusResponse) GetMessagesPerDay() []*DayCount {
+	if x != nil {
+		return x.MessagesPerDay
+	}
+	return nil
+}
+
+func (x *GetServerStatusResponse) GetStorage() *StorageStatus {
+	if x != nil {
+		return x.Storage
+	}
+	return nil
+}
+
+func (x *GetServerStatusResponse) GetLastBackup() *BackupStatus {
+	if x != nil {
+		return x.LastBackup
+	}
+	return nil
+}
+
+func (x *GetServerStatusResponse) GetDisk() *DiskStatus {
+	if x != nil {
+		return x.Disk
+	}
+	return nil
+}
+
+type DayCount struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The UTC day, YYYY-MM-DD.
+	Day           string `protobuf:"bytes,1,opt,name=day,proto3" json:"day,omitempty"`
+	Messages      int64  `protobuf:"varint,2,opt,name=messages,proto3" json:"messages,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DayCount) Reset() {
+	*x = DayCount{}
+	mi := &file_svc_v1_server_proto_msgTypes[69]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DayCount) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DayCount) ProtoMessage() {}
+
+func (x *DayCount) ProtoReflect() protoreflect.Message {
+	mi := &file_svc_v1_server_proto_msgTypes[69]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DayCount.ProtoReflect.Descriptor instead.
+func (*DayCount) Descriptor() ([]byte, []int) {
+	return file_svc_v1_server_proto_rawDescGZIP(), []int{69}
+}
+
+func (x *DayCount) GetDay() string {
+	if x != nil {
+		return x.Day
+	}
+	return ""
+}
+
+func (x *DayCount) GetMessages() int64 {
+	if x != nil {
+		return x.Messages
+	}
+	return 0
+}
+
+type StorageStatus struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The disk space the database's files take (the blocks allocated to them).
+	DatabaseBytes int64 `protobuf:"varint,1,opt,name=database_bytes,json=databaseBytes,proto3" json:"database_bytes,omitempty"`
+	// The bucket: the files of messages, profiles and settings (uploads), custom emoji, and link
+	// previews' images, as their rows record them (the bucket itself is not listed).
+	FilesBytes   int64 `protobuf:"varint,2,opt,name=files_bytes,json=filesBytes,proto3" json:"files_bytes,omitempty"`
+	EmojiBytes   int64 `protobuf:"varint,3,opt,name=emoji_bytes,json=emojiBytes,proto3" json:"emoji_bytes,omitempty"`
+	PreviewBytes int64 `protobuf:"varint,4,opt,name=preview_bytes,json=previewBytes,proto3" json:"preview_bytes,omitempty"`
+	// Their counts.
+	Files         int64 `protobuf:"varint,5,opt,name=files,proto3" json:"files,omitempty"`
+	Emoji         int64 `protobuf:"varint,6,opt,name=emoji,proto3" json:"emoji,omitempty"`
+	Previews      int64 `protobuf:"varint,7,opt,name=previews,proto3" json:"previews,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *StorageStatus) Reset() {
+	*x = StorageStatus{}
+	mi := &file_svc_v1_server_proto_msgTypes[70]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *StorageStatus) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*StorageStatus) ProtoMessage() {}
+
+func (x *StorageStatus) ProtoReflect() protoreflect.Message {
+	mi := &file_svc_v1_server_proto_msgTypes[70]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use StorageStatus.ProtoReflect.Descriptor instead.
+func (*StorageStatus) Descriptor() ([]byte, []int) {
+	return file_svc_v1_server_proto_rawDescGZIP(), []int{70}
+}
+
+func (x *StorageStatus) GetDatabaseBytes() int64 {
+	if x != nil {
+		return x.DatabaseBytes
+	}
+	return 0
+}
+
+func (x *StorageStatus) GetFilesBytes() int64 {
+	if x != nil {
+		return x.FilesBytes
+	}
+	return 0
+}
+
+func (x *StorageStatus) GetEmojiBytes() int64 {
+	if x != nil {
+		return x.EmojiBytes
+	}
+	return 0
+}
+
+func (x *StorageStatus) GetPreviewBytes() int64 {
+	if x != nil {
+		return x.PreviewBytes
+	}
+	return 0
+}
+
+func (x *StorageStatus) GetFiles() int64 {
+	if x != nil {
+		return x.Files
+	}
+	return 0
+}
+
+func (x *StorageStatus) GetEmoji() int64 {
+	if x != nil {
+		return x.Emoji
+	}
+	return 0
+}
+
+func (x *StorageStatus) GetPreviews() int64 {
+	if x != nil {
+		return x.Previews
+	}
+	return 0
+}
+
+type BackupStatus struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// When it ended (Unix ms).
+	AtMs int64 `protobuf:"varint,1,opt,name=at_ms,json=atMs,proto3" json:"at_ms,omitempty"`
+	Ok   bool  `protobuf:"varint,2,opt,name=ok,proto3" json:"ok,omitempty"`
+	// Why it failed, when it did.
+	Error string `protobuf:"bytes,3,opt,name=error,proto3" json:"error,omitempty"`
+	// Where it is: a path, or a bucket URL without its settings.
+	Location string `protobuf:"bytes,4,opt,name=location,proto3" json:"location,omitempty"`
+	// Its size, when the server took it since it started.
+	Bytes         int64 `protobuf:"varint,5,opt,name=bytes,proto3" json:"bytes,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *BackupStatus) Reset() {
+	*x = BackupStatus{}
+	mi := &file_svc_v1_server_proto_msgTypes[71]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *BackupStatus) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*BackupStatus) ProtoMessage() {}
+
+func (x *BackupStatus) ProtoReflect() protoreflect.Message {
+	mi := &file_svc_v1_server_proto_msgTypes[71]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use BackupStatus.ProtoReflect.Descriptor instead.
+func (*BackupStatus) Descriptor() ([]byte, []int) {
+	return file_svc_v1_server_proto_rawDescGZIP(), []int{71}
+}
+
+func (x *BackupStatus) GetAtMs() int64 {
+	if x != nil {
+		return x.AtMs
+	}
+	return 0
+}
+
+func (x *BackupStatus) GetOk() bool {
+	if x != nil {
+		return x.Ok
+	}
+	return false
+}
+
+func (x *BackupStatus) GetError() string {
+	if x != nil {
+		return x.Error
+	}
+	return ""
+}
+
+func (x *BackupStatus) GetLocation() string {
+	if x != nil {
+		return x.Location
+	}
+	return ""
+}
+
+func (x *BackupStatus) GetBytes() int64 {
+	if x != nil {
+		return x.Bytes
+	}
+	return 0
+}
+
+type DiskStatus struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The data directory's file system: what the server may still write, and its size. Both 0
+	// when it cannot be read.
+	FreeBytes  int64 `protobuf:"varint,1,opt,name=free_bytes,json=freeBytes,proto3" json:"free_bytes,omitempty"`
+	TotalBytes int64 `protobuf:"varint,2,opt,name=total_bytes,json=totalBytes,proto3" json:"total_bytes,omitempty"`
+	// Below this much free space, writes are refused (-disk-min-free).
+	FullThresholdBytes int64 `protobuf:"varint,3,opt,name=full_threshold_bytes,json=fullThresholdBytes,proto3" json:"full_threshold_bytes,omitempty"`
+	Full               bool  `protobuf:"varint,4,opt,name=full,proto3" json:"full,omitempty"`
+	unknownFields      protoimpl.UnknownFields
+	sizeCache          protoimpl.SizeCache
+}
+
+func (x *DiskStatus) Reset() {
+	*x = DiskStatus{}
+	mi := &file_svc_v1_server_proto_msgTypes[72]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DiskStatus) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DiskStatus) ProtoMessage() {}
+
+func (x *DiskStatus) ProtoReflect() protoreflect.Message {
+	mi := &file_svc_v1_server_proto_msgTypes[72]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DiskStatus.ProtoReflect.Descriptor instead.
+func (*DiskStatus) Descriptor() ([]byte, []int) {
+	return file_svc_v1_server_proto_rawDescGZIP(), []int{72}
+}
+
+func (x *DiskStatus) GetFreeBytes() int64 {
+	if x != nil {
+		return x.FreeBytes
+	}
+	return 0
+}
+
+func (x *DiskStatus) GetTotalBytes() int64 {
+	if x != nil {
+		return x.TotalBytes
+	}
+	return 0
+}
+
+func (x *DiskStatus) GetFullThresholdBytes() int64 {
+	if x != nil {
+		return x.FullThresholdBytes
+	}
+	return 0
+}
+
+func (x *DiskStatus) GetFull() bool {
+	if x != nil {
+		return x.Full
+	}
+	return false
+}
+
 var File_svc_v1_server_proto protoreflect.FileDescriptor
 
 const file_svc_v1_server_proto_rawDesc = "" +
@@ -3549,7 +4045,53 @@ const file_svc_v1_server_proto_rawDesc = "" +
 	"\x06member\x18\x01 \x01(\v2\x0e.svc.v1.MemberR\x06member\"\x15\n" +
 	"\x13ExportMyDataRequest\"(\n" +
 	"\x14ExportMyDataResponse\x12\x10\n" +
-	"\x03url\x18\x01 \x01(\tR\x03url2\xc8\x10\n" +
+	"\x03url\x18\x01 \x01(\tR\x03url\",\n" +
+	"\x16GetServerStatusRequest\x12\x12\n" +
+	"\x04days\x18\x01 \x01(\x05R\x04days\"\x85\x04\n" +
+	"\x17GetServerStatusResponse\x12\x13\n" +
+	"\x05at_ms\x18\x01 \x01(\x03R\x04atMs\x12\"\n" +
+	"\rstarted_at_ms\x18\x02 \x01(\x03R\vstartedAtMs\x12%\n" +
+	"\x0eserver_version\x18\x03 \x01(\tR\rserverVersion\x12!\n" +
+	"\fserver_track\x18\x04 \x01(\tR\vserverTrack\x12)\n" +
+	"\x10update_available\x18\x05 \x01(\tR\x0fupdateAvailable\x12\x18\n" +
+	"\amembers\x18\x06 \x01(\x05R\amembers\x12\x12\n" +
+	"\x04bots\x18\a \x01(\x05R\x04bots\x12!\n" +
+	"\factive_today\x18\b \x01(\x05R\vactiveToday\x12\x1f\n" +
+	"\vactive_week\x18\t \x01(\x05R\n" +
+	"activeWeek\x12:\n" +
+	"\x10messages_per_day\x18\n" +
+	" \x03(\v2\x10.svc.v1.DayCountR\x0emessagesPerDay\x12/\n" +
+	"\astorage\x18\v \x01(\v2\x15.svc.v1.StorageStatusR\astorage\x125\n" +
+	"\vlast_backup\x18\f \x01(\v2\x14.svc.v1.BackupStatusR\n" +
+	"lastBackup\x12&\n" +
+	"\x04disk\x18\r \x01(\v2\x12.svc.v1.DiskStatusR\x04disk\"8\n" +
+	"\bDayCount\x12\x10\n" +
+	"\x03day\x18\x01 \x01(\tR\x03day\x12\x1a\n" +
+	"\bmessages\x18\x02 \x01(\x03R\bmessages\"\xe5\x01\n" +
+	"\rStorageStatus\x12%\n" +
+	"\x0edatabase_bytes\x18\x01 \x01(\x03R\rdatabaseBytes\x12\x1f\n" +
+	"\vfiles_bytes\x18\x02 \x01(\x03R\n" +
+	"filesBytes\x12\x1f\n" +
+	"\vemoji_bytes\x18\x03 \x01(\x03R\n" +
+	"emojiBytes\x12#\n" +
+	"\rpreview_bytes\x18\x04 \x01(\x03R\fpreviewBytes\x12\x14\n" +
+	"\x05files\x18\x05 \x01(\x03R\x05files\x12\x14\n" +
+	"\x05emoji\x18\x06 \x01(\x03R\x05emoji\x12\x1a\n" +
+	"\bpreviews\x18\a \x01(\x03R\bpreviews\"{\n" +
+	"\fBackupStatus\x12\x13\n" +
+	"\x05at_ms\x18\x01 \x01(\x03R\x04atMs\x12\x0e\n" +
+	"\x02ok\x18\x02 \x01(\bR\x02ok\x12\x14\n" +
+	"\x05error\x18\x03 \x01(\tR\x05error\x12\x1a\n" +
+	"\blocation\x18\x04 \x01(\tR\blocation\x12\x14\n" +
+	"\x05bytes\x18\x05 \x01(\x03R\x05bytes\"\x92\x01\n" +
+	"\n" +
+	"DiskStatus\x12\x1d\n" +
+	"\n" +
+	"free_bytes\x18\x01 \x01(\x03R\tfreeBytes\x12\x1f\n" +
+	"\vtotal_bytes\x18\x02 \x01(\x03R\n" +
+	"totalBytes\x120\n" +
+	"\x14full_threshold_bytes\x18\x03 \x01(\x03R\x12fullThresholdBytes\x12\x12\n" +
+	"\x04full\x18\x04 \x01(\bR\x04full2\xf6\x14\n" +
 	"\rServerService\x12L\n" +
 	"\rGetServerInfo\x12\x1c.svc.v1.GetServerInfoRequest\x1a\x1d.svc.v1.GetServerInfoResponse\x12Z\n" +
 	"\x14UpdateServerSettings\x12#.svc.v1.UpdateServerSettingsRequest\x1a\x1d.svc.v1.GetServerInfoResponse\x124\n" +
@@ -3582,7 +4124,13 @@ const file_svc_v1_server_proto_rawDesc = "" +
 	"DeleteRole\x12\x19.svc.v1.DeleteRoleRequest\x1a\x1a.svc.v1.DeleteRoleResponse\x12O\n" +
 	"\x0eSetMemberRoles\x12\x1d.svc.v1.SetMemberRolesRequest\x1a\x1e.svc.v1.SetMemberRolesResponse\x12L\n" +
 	"\rSetMemberRole\x12\x1c.svc.v1.SetMemberRoleRequest\x1a\x1d.svc.v1.SetMemberRoleResponse\x12F\n" +
-	"\vDeleteEmoji\x12\x1a.svc.v1.DeleteEmojiRequest\x1a\x1b.svc.v1.DeleteEmojiResponse\x12F\n" +
+	"\vDeleteEmoji\x12\x1a.svc.v1.DeleteEmojiRequest\x1a\x1b.svc.v1.DeleteEmojiResponse\x12j\n" +
+	"\x17CreatePasswordResetLink\x12&.svc.v1.CreatePasswordResetLinkRequest\x1a'.svc.v1.CreatePasswordResetLinkResponse\x12L\n" +
+	"\rTimeoutMember\x12\x1c.svc.v1.TimeoutMemberRequest\x1a\x1d.svc.v1.TimeoutMemberResponse\x12I\n" +
+	"\fListAuditLog\x12\x1b.svc.v1.ListAuditLogRequest\x1a\x1c.svc.v1.ListAuditLogResponse\x12d\n" +
+	"\x15GetModerationSettings\x12$.svc.v1.GetModerationSettingsRequest\x1a%.svc.v1.GetModerationSettingsResponse\x12m\n" +
+	"\x18UpdateModerationSettings\x12'.svc.v1.UpdateModerationSettingsRequest\x1a(.svc.v1.UpdateModerationSettingsResponse\x12R\n" +
+	"\x0fGetServerStatus\x12\x1e.svc.v1.GetServerStatusRequest\x1a\x1f.svc.v1.GetServerStatusResponse\x12F\n" +
 	"\vClaimMember\x12\x1a.svc.v1.ClaimMemberRequest\x1a\x1b.svc.v1.ClaimMemberResponse\x12I\n" +
 	"\fExportMyData\x12\x1b.svc.v1.ExportMyDataRequest\x1a\x1c.svc.v1.ExportMyDataResponseB\x1bZ\x19hearth/proto/svc/v1;svcv1b\x06proto3"
 
@@ -3598,7 +4146,7 @@ func file_svc_v1_server_proto_rawDescGZIP() []byte {
 	return file_svc_v1_server_proto_rawDescData
 }
 
-var file_svc_v1_server_proto_msgTypes = make([]protoimpl.MessageInfo, 67)
+var file_svc_v1_server_proto_msgTypes = make([]protoimpl.MessageInfo, 73)
 var file_svc_v1_server_proto_goTypes = []any{
 	(*GetServerInfoRequest)(nil),             // 0: svc.v1.GetServerInfoRequest
 	(*GetServerInfoResponse)(nil),            // 1: svc.v1.GetServerInfoResponse
@@ -3667,106 +4215,128 @@ var file_svc_v1_server_proto_goTypes = []any{
 	(*ClaimMemberResponse)(nil),              // 64: svc.v1.ClaimMemberResponse
 	(*ExportMyDataRequest)(nil),              // 65: svc.v1.ExportMyDataRequest
 	(*ExportMyDataResponse)(nil),             // 66: svc.v1.ExportMyDataResponse
-	(*Attachment)(nil),                       // 67: svc.v1.Attachment
-	(MemberRole)(0),                          // 68: svc.v1.MemberRole
-	(ChannelMode)(0),                         // 69: svc.v1.ChannelMode
-	(*Member)(nil),                           // 70: svc.v1.Member
-	(*Ban)(nil),                              // 71: svc.v1.Ban
-	(*Report)(nil),                           // 72: svc.v1.Report
-	(*Invite)(nil),                           // 73: svc.v1.Invite
-	(*Role)(nil),                             // 74: svc.v1.Role
-	(AuditAction)(0),                         // 75: svc.v1.AuditAction
-	(*AuditEntry)(nil),                       // 76: svc.v1.AuditEntry
-	(*ModerationSettings)(nil),               // 77: svc.v1.ModerationSettings
+	(*GetServerStatusRequest)(nil),           // 67: svc.v1.GetServerStatusRequest
+	(*GetServerStatusResponse)(nil),          // 68: svc.v1.GetServerStatusResponse
+	(*DayCount)(nil),                         // 69: svc.v1.DayCount
+	(*StorageStatus)(nil),                    // 70: svc.v1.StorageStatus
+	(*BackupStatus)(nil),                     // 71: svc.v1.BackupStatus
+	(*DiskStatus)(nil),                       // 72: svc.v1.DiskStatus
+	(*Attachment)(nil),                       // 73: svc.v1.Attachment
+	(MemberRole)(0),                          // 74: svc.v1.MemberRole
+	(ChannelMode)(0),                         // 75: svc.v1.ChannelMode
+	(*Member)(nil),                           // 76: svc.v1.Member
+	(*Ban)(nil),                              // 77: svc.v1.Ban
+	(*Report)(nil),                           // 78: svc.v1.Report
+	(*Invite)(nil),                           // 79: svc.v1.Invite
+	(*Role)(nil),                             // 80: svc.v1.Role
+	(AuditAction)(0),                         // 81: svc.v1.AuditAction
+	(*AuditEntry)(nil),                       // 82: svc.v1.AuditEntry
+	(*ModerationSettings)(nil),               // 83: svc.v1.ModerationSettings
 }
 var file_svc_v1_server_proto_depIdxs = []int32{
-	67, // 0: svc.v1.GetServerInfoResponse.banner:type_name -> svc.v1.Attachment
-	68, // 1: svc.v1.GetServerInfoResponse.group_mention_rank:type_name -> svc.v1.MemberRole
-	69, // 2: svc.v1.UpdateServerSettingsRequest.channel_mode:type_name -> svc.v1.ChannelMode
-	68, // 3: svc.v1.UpdateServerSettingsRequest.group_mention_rank:type_name -> svc.v1.MemberRole
-	70, // 4: svc.v1.GetMeResponse.member:type_name -> svc.v1.Member
-	70, // 5: svc.v1.JoinResponse.member:type_name -> svc.v1.Member
-	70, // 6: svc.v1.UpdateProfileResponse.member:type_name -> svc.v1.Member
-	70, // 7: svc.v1.ListMembersResponse.members:type_name -> svc.v1.Member
-	71, // 8: svc.v1.ListBansResponse.bans:type_name -> svc.v1.Ban
-	72, // 9: svc.v1.ListReportsResponse.reports:type_name -> svc.v1.Report
-	73, // 10: svc.v1.CreateInviteResponse.invite:type_name -> svc.v1.Invite
-	73, // 11: svc.v1.ListInvitesResponse.invites:type_name -> svc.v1.Invite
-	74, // 12: svc.v1.CreateRoleResponse.role:type_name -> svc.v1.Role
-	74, // 13: svc.v1.UpdateRoleResponse.role:type_name -> svc.v1.Role
-	70, // 14: svc.v1.SetMemberRolesResponse.member:type_name -> svc.v1.Member
-	68, // 15: svc.v1.SetMemberRoleRequest.role:type_name -> svc.v1.MemberRole
-	70, // 16: svc.v1.SetMemberRoleResponse.member:type_name -> svc.v1.Member
-	70, // 17: svc.v1.TimeoutMemberResponse.member:type_name -> svc.v1.Member
-	75, // 18: svc.v1.ListAuditLogRequest.action:type_name -> svc.v1.AuditAction
-	76, // 19: svc.v1.ListAuditLogResponse.entries:type_name -> svc.v1.AuditEntry
-	77, // 20: svc.v1.GetModerationSettingsResponse.settings:type_name -> svc.v1.ModerationSettings
-	68, // 21: svc.v1.UpdateModerationSettingsRequest.require_2fa_rank:type_name -> svc.v1.MemberRole
-	77, // 22: svc.v1.UpdateModerationSettingsResponse.settings:type_name -> svc.v1.ModerationSettings
-	70, // 23: svc.v1.ClaimMemberResponse.member:type_name -> svc.v1.Member
-	0,  // 24: svc.v1.ServerService.GetServerInfo:input_type -> svc.v1.GetServerInfoRequest
-	2,  // 25: svc.v1.ServerService.UpdateServerSettings:input_type -> svc.v1.UpdateServerSettingsRequest
-	3,  // 26: svc.v1.ServerService.GetMe:input_type -> svc.v1.GetMeRequest
-	5,  // 27: svc.v1.ServerService.Join:input_type -> svc.v1.JoinRequest
-	7,  // 28: svc.v1.ServerService.LeaveCommunity:input_type -> svc.v1.LeaveCommunityRequest
-	9,  // 29: svc.v1.ServerService.UpdateProfile:input_type -> svc.v1.UpdateProfileRequest
-	11, // 30: svc.v1.ServerService.ListMembers:input_type -> svc.v1.ListMembersRequest
-	13, // 31: svc.v1.ServerService.KickMember:input_type -> svc.v1.KickMemberRequest
-	15, // 32: svc.v1.ServerService.BanMember:input_type -> svc.v1.BanMemberRequest
-	17, // 33: svc.v1.ServerService.UnbanMember:input_type -> svc.v1.UnbanMemberRequest
-	19, // 34: svc.v1.ServerService.ListBans:input_type -> svc.v1.ListBansRequest
-	21, // 35: svc.v1.ServerService.BlockMember:input_type -> svc.v1.BlockMemberRequest
-	23, // 36: svc.v1.ServerService.UnblockMember:input_type -> svc.v1.UnblockMemberRequest
-	25, // 37: svc.v1.ServerService.MuteMember:input_type -> svc.v1.MuteMemberRequest
-	27, // 38: svc.v1.ServerService.UnmuteMember:input_type -> svc.v1.UnmuteMemberRequest
-	29, // 39: svc.v1.ServerService.ReportMessage:input_type -> svc.v1.ReportMessageRequest
-	31, // 40: svc.v1.ServerService.ListReports:input_type -> svc.v1.ListReportsRequest
-	33, // 41: svc.v1.ServerService.ResolveReport:input_type -> svc.v1.ResolveReportRequest
-	35, // 42: svc.v1.ServerService.CreateInvite:input_type -> svc.v1.CreateInviteRequest
-	37, // 43: svc.v1.ServerService.ListInvites:input_type -> svc.v1.ListInvitesRequest
-	39, // 44: svc.v1.ServerService.RevokeInvite:input_type -> svc.v1.RevokeInviteRequest
-	41, // 45: svc.v1.ServerService.CreateRole:input_type -> svc.v1.CreateRoleRequest
-	43, // 46: svc.v1.ServerService.UpdateRole:input_type -> svc.v1.UpdateRoleRequest
-	45, // 47: svc.v1.ServerService.DeleteRole:input_type -> svc.v1.DeleteRoleRequest
-	47, // 48: svc.v1.ServerService.SetMemberRoles:input_type -> svc.v1.SetMemberRolesRequest
-	49, // 49: svc.v1.ServerService.SetMemberRole:input_type -> svc.v1.SetMemberRoleRequest
-	51, // 50: svc.v1.ServerService.DeleteEmoji:input_type -> svc.v1.DeleteEmojiRequest
-	63, // 51: svc.v1.ServerService.ClaimMember:input_type -> svc.v1.ClaimMemberRequest
-	65, // 52: svc.v1.ServerService.ExportMyData:input_type -> svc.v1.ExportMyDataRequest
-	1,  // 53: svc.v1.ServerService.GetServerInfo:output_type -> svc.v1.GetServerInfoResponse
-	1,  // 54: svc.v1.ServerService.UpdateServerSettings:output_type -> svc.v1.GetServerInfoResponse
-	4,  // 55: svc.v1.ServerService.GetMe:output_type -> svc.v1.GetMeResponse
-	6,  // 56: svc.v1.ServerService.Join:output_type -> svc.v1.JoinResponse
-	8,  // 57: svc.v1.ServerService.LeaveCommunity:output_type -> svc.v1.LeaveCommunityResponse
-	10, // 58: svc.v1.ServerService.UpdateProfile:output_type -> svc.v1.UpdateProfileResponse
-	12, // 59: svc.v1.ServerService.ListMembers:output_type -> svc.v1.ListMembersResponse
-	14, // 60: svc.v1.ServerService.KickMember:output_type -> svc.v1.KickMemberResponse
-	16, // 61: svc.v1.ServerService.BanMember:output_type -> svc.v1.BanMemberResponse
-	18, // 62: svc.v1.ServerService.UnbanMember:output_type -> svc.v1.UnbanMemberResponse
-	20, // 63: svc.v1.ServerService.ListBans:output_type -> svc.v1.ListBansResponse
-	22, // 64: svc.v1.ServerService.BlockMember:output_type -> svc.v1.BlockMemberResponse
-	24, // 65: svc.v1.ServerService.UnblockMember:output_type -> svc.v1.UnblockMemberResponse
-	26, // 66: svc.v1.ServerService.MuteMember:output_type -> svc.v1.MuteMemberResponse
-	28, // 67: svc.v1.ServerService.UnmuteMember:output_type -> svc.v1.UnmuteMemberResponse
-	30, // 68: svc.v1.ServerService.ReportMessage:output_type -> svc.v1.ReportMessageResponse
-	32, // 69: svc.v1.ServerService.ListReports:output_type -> svc.v1.ListReportsResponse
-	34, // 70: svc.v1.ServerService.ResolveReport:output_type -> svc.v1.ResolveReportResponse
-	36, // 71: svc.v1.ServerService.CreateInvite:output_type -> svc.v1.CreateInviteResponse
-	38, // 72: svc.v1.ServerService.ListInvites:output_type -> svc.v1.ListInvitesResponse
-	40, // 73: svc.v1.ServerService.RevokeInvite:output_type -> svc.v1.RevokeInviteResponse
-	42, // 74: svc.v1.ServerService.CreateRole:output_type -> svc.v1.CreateRoleResponse
-	44, // 75: svc.v1.ServerService.UpdateRole:output_type -> svc.v1.UpdateRoleResponse
-	46, // 76: svc.v1.ServerService.DeleteRole:output_type -> svc.v1.DeleteRoleResponse
-	48, // 77: svc.v1.ServerService.SetMemberRoles:output_type -> svc.v1.SetMemberRolesResponse
-	50, // 78: svc.v1.ServerService.SetMemberRole:output_type -> svc.v1.SetMemberRoleResponse
-	52, // 79: svc.v1.ServerService.DeleteEmoji:output_type -> svc.v1.DeleteEmojiResponse
-	64, // 80: svc.v1.ServerService.ClaimMember:output_type -> svc.v1.ClaimMemberResponse
-	66, // 81: svc.v1.ServerService.ExportMyData:output_type -> svc.v1.ExportMyDataResponse
-	53, // [53:82] is the sub-list for method output_type
-	24, // [24:53] is the sub-list for method input_type
-	24, // [24:24] is the sub-list for extension type_name
-	24, // [24:24] is the sub-list for extension extendee
-	0,  // [0:24] is the sub-list for field type_name
+	73, // 0: svc.v1.GetServerInfoResponse.banner:type_name -> svc.v1.Attachment
+	74, // 1: svc.v1.GetServerInfoResponse.group_mention_rank:type_name -> svc.v1.MemberRole
+	75, // 2: svc.v1.UpdateServerSettingsRequest.channel_mode:type_name -> svc.v1.ChannelMode
+	74, // 3: svc.v1.UpdateServerSettingsRequest.group_mention_rank:type_name -> svc.v1.MemberRole
+	76, // 4: svc.v1.GetMeResponse.member:type_name -> svc.v1.Member
+	76, // 5: svc.v1.JoinResponse.member:type_name -> svc.v1.Member
+	76, // 6: svc.v1.UpdateProfileResponse.member:type_name -> svc.v1.Member
+	76, // 7: svc.v1.ListMembersResponse.members:type_name -> svc.v1.Member
+	77, // 8: svc.v1.ListBansResponse.bans:type_name -> svc.v1.Ban
+	78, // 9: svc.v1.ListReportsResponse.reports:type_name -> svc.v1.Report
+	79, // 10: svc.v1.CreateInviteResponse.invite:type_name -> svc.v1.Invite
+	79, // 11: svc.v1.ListInvitesResponse.invites:type_name -> svc.v1.Invite
+	80, // 12: svc.v1.CreateRoleResponse.role:type_name -> svc.v1.Role
+	80, // 13: svc.v1.UpdateRoleResponse.role:type_name -> svc.v1.Role
+	76, // 14: svc.v1.SetMemberRolesResponse.member:type_name -> svc.v1.Member
+	74, // 15: svc.v1.SetMemberRoleRequest.role:type_name -> svc.v1.MemberRole
+	76, // 16: svc.v1.SetMemberRoleResponse.member:type_name -> svc.v1.Member
+	76, // 17: svc.v1.TimeoutMemberResponse.member:type_name -> svc.v1.Member
+	81, // 18: svc.v1.ListAuditLogRequest.action:type_name -> svc.v1.AuditAction
+	82, // 19: svc.v1.ListAuditLogResponse.entries:type_name -> svc.v1.AuditEntry
+	83, // 20: svc.v1.GetModerationSettingsResponse.settings:type_name -> svc.v1.ModerationSettings
+	74, // 21: svc.v1.UpdateModerationSettingsRequest.require_2fa_rank:type_name -> svc.v1.MemberRole
+	83, // 22: svc.v1.UpdateModerationSettingsResponse.settings:type_name -> svc.v1.ModerationSettings
+	76, // 23: svc.v1.ClaimMemberResponse.member:type_name -> svc.v1.Member
+	69, // 24: svc.v1.GetServerStatusResponse.messages_per_day:type_name -> svc.v1.DayCount
+	70, // 25: svc.v1.GetServerStatusResponse.storage:type_name -> svc.v1.StorageStatus
+	71, // 26: svc.v1.GetServerStatusResponse.last_backup:type_name -> svc.v1.BackupStatus
+	72, // 27: svc.v1.GetServerStatusResponse.disk:type_name -> svc.v1.DiskStatus
+	0,  // 28: svc.v1.ServerService.GetServerInfo:input_type -> svc.v1.GetServerInfoRequest
+	2,  // 29: svc.v1.ServerService.UpdateServerSettings:input_type -> svc.v1.UpdateServerSettingsRequest
+	3,  // 30: svc.v1.ServerService.GetMe:input_type -> svc.v1.GetMeRequest
+	5,  // 31: svc.v1.ServerService.Join:input_type -> svc.v1.JoinRequest
+	7,  // 32: svc.v1.ServerService.LeaveCommunity:input_type -> svc.v1.LeaveCommunityRequest
+	9,  // 33: svc.v1.ServerService.UpdateProfile:input_type -> svc.v1.UpdateProfileRequest
+	11, // 34: svc.v1.ServerService.ListMembers:input_type -> svc.v1.ListMembersRequest
+	13, // 35: svc.v1.ServerService.KickMember:input_type -> svc.v1.KickMemberRequest
+	15, // 36: svc.v1.ServerService.BanMember:input_type -> svc.v1.BanMemberRequest
+	17, // 37: svc.v1.ServerService.UnbanMember:input_type -> svc.v1.UnbanMemberRequest
+	19, // 38: svc.v1.ServerService.ListBans:input_type -> svc.v1.ListBansRequest
+	21, // 39: svc.v1.ServerService.BlockMember:input_type -> svc.v1.BlockMemberRequest
+	23, // 40: svc.v1.ServerService.UnblockMember:input_type -> svc.v1.UnblockMemberRequest
+	25, // 41: svc.v1.ServerService.MuteMember:input_type -> svc.v1.MuteMemberRequest
+	27, // 42: svc.v1.ServerService.UnmuteMember:input_type -> svc.v1.UnmuteMemberRequest
+	29, // 43: svc.v1.ServerService.ReportMessage:input_type -> svc.v1.ReportMessageRequest
+	31, // 44: svc.v1.ServerService.ListReports:input_type -> svc.v1.ListReportsRequest
+	33, // 45: svc.v1.ServerService.ResolveReport:input_type -> svc.v1.ResolveReportRequest
+	35, // 46: svc.v1.ServerService.CreateInvite:input_type -> svc.v1.CreateInviteRequest
+	37, // 47: svc.v1.ServerService.ListInvites:input_type -> svc.v1.ListInvitesRequest
+	39, // 48: svc.v1.ServerService.RevokeInvite:input_type -> svc.v1.RevokeInviteRequest
+	41, // 49: svc.v1.ServerService.CreateRole:input_type -> svc.v1.CreateRoleRequest
+	43, // 50: svc.v1.ServerService.UpdateRole:input_type -> svc.v1.UpdateRoleRequest
+	45, // 51: svc.v1.ServerService.DeleteRole:input_type -> svc.v1.DeleteRoleRequest
+	47, // 52: svc.v1.ServerService.SetMemberRoles:input_type -> svc.v1.SetMemberRolesRequest
+	49, // 53: svc.v1.ServerService.SetMemberRole:input_type -> svc.v1.SetMemberRoleRequest
+	51, // 54: svc.v1.ServerService.DeleteEmoji:input_type -> svc.v1.DeleteEmojiRequest
+	61, // 55: svc.v1.ServerService.CreatePasswordResetLink:input_type -> svc.v1.CreatePasswordResetLinkRequest
+	53, // 56: svc.v1.ServerService.TimeoutMember:input_type -> svc.v1.TimeoutMemberRequest
+	55, // 57: svc.v1.ServerService.ListAuditLog:input_type -> svc.v1.ListAuditLogRequest
+	57, // 58: svc.v1.ServerService.GetModerationSettings:input_type -> svc.v1.GetModerationSettingsRequest
+	59, // 59: svc.v1.ServerService.UpdateModerationSettings:input_type -> svc.v1.UpdateModerationSettingsRequest
+	67, // 60: svc.v1.ServerService.GetServerStatus:input_type -> svc.v1.GetServerStatusRequest
+	63, // 61: svc.v1.ServerService.ClaimMember:input_type -> svc.v1.ClaimMemberRequest
+	65, // 62: svc.v1.ServerService.ExportMyData:input_type -> svc.v1.ExportMyDataRequest
+	1,  // 63: svc.v1.ServerService.GetServerInfo:output_type -> svc.v1.GetServerInfoResponse
+	1,  // 64: svc.v1.ServerService.UpdateServerSettings:output_type -> svc.v1.GetServerInfoResponse
+	4,  // 65: svc.v1.ServerService.GetMe:output_type -> svc.v1.GetMeResponse
+	6,  // 66: svc.v1.ServerService.Join:output_type -> svc.v1.JoinResponse
+	8,  // 67: svc.v1.ServerService.LeaveCommunity:output_type -> svc.v1.LeaveCommunityResponse
+	10, // 68: svc.v1.ServerService.UpdateProfile:output_type -> svc.v1.UpdateProfileResponse
+	12, // 69: svc.v1.ServerService.ListMembers:output_type -> svc.v1.ListMembersResponse
+	14, // 70: svc.v1.ServerService.KickMember:output_type -> svc.v1.KickMemberResponse
+	16, // 71: svc.v1.ServerService.BanMember:output_type -> svc.v1.BanMemberResponse
+	18, // 72: svc.v1.ServerService.UnbanMember:output_type -> svc.v1.UnbanMemberResponse
+	20, // 73: svc.v1.ServerService.ListBans:output_type -> svc.v1.ListBansResponse
+	22, // 74: svc.v1.ServerService.BlockMember:output_type -> svc.v1.BlockMemberResponse
+	24, // 75: svc.v1.ServerService.UnblockMember:output_type -> svc.v1.UnblockMemberResponse
+	26, // 76: svc.v1.ServerService.MuteMember:output_type -> svc.v1.MuteMemberResponse
+	28, // 77: svc.v1.ServerService.UnmuteMember:output_type -> svc.v1.UnmuteMemberResponse
+	30, // 78: svc.v1.ServerService.ReportMessage:output_type -> svc.v1.ReportMessageResponse
+	32, // 79: svc.v1.ServerService.ListReports:output_type -> svc.v1.ListReportsResponse
+	34, // 80: svc.v1.ServerService.ResolveReport:output_type -> svc.v1.ResolveReportResponse
+	36, // 81: svc.v1.ServerService.CreateInvite:output_type -> svc.v1.CreateInviteResponse
+	38, // 82: svc.v1.ServerService.ListInvites:output_type -> svc.v1.ListInvitesResponse
+	40, // 83: svc.v1.ServerService.RevokeInvite:output_type -> svc.v1.RevokeInviteResponse
+	42, // 84: svc.v1.ServerService.CreateRole:output_type -> svc.v1.CreateRoleResponse
+	44, // 85: svc.v1.ServerService.UpdateRole:output_type -> svc.v1.UpdateRoleResponse
+	46, // 86: svc.v1.ServerService.DeleteRole:output_type -> svc.v1.DeleteRoleResponse
+	48, // 87: svc.v1.ServerService.SetMemberRoles:output_type -> svc.v1.SetMemberRolesResponse
+	50, // 88: svc.v1.ServerService.SetMemberRole:output_type -> svc.v1.SetMemberRoleResponse
+	52, // 89: svc.v1.ServerService.DeleteEmoji:output_type -> svc.v1.DeleteEmojiResponse
+	62, // 90: svc.v1.ServerService.CreatePasswordResetLink:output_type -> svc.v1.CreatePasswordResetLinkResponse
+	54, // 91: svc.v1.ServerService.TimeoutMember:output_type -> svc.v1.TimeoutMemberResponse
+	56, // 92: svc.v1.ServerService.ListAuditLog:output_type -> svc.v1.ListAuditLogResponse
+	58, // 93: svc.v1.ServerService.GetModerationSettings:output_type -> svc.v1.GetModerationSettingsResponse
+	60, // 94: svc.v1.ServerService.UpdateModerationSettings:output_type -> svc.v1.UpdateModerationSettingsResponse
+	68, // 95: svc.v1.ServerService.GetServerStatus:output_type -> svc.v1.GetServerStatusResponse
+	64, // 96: svc.v1.ServerService.ClaimMember:output_type -> svc.v1.ClaimMemberResponse
+	66, // 97: svc.v1.ServerService.ExportMyData:output_type -> svc.v1.ExportMyDataResponse
+	63, // [63:98] is the sub-list for method output_type
+	28, // [28:63] is the sub-list for method input_type
+	28, // [28:28] is the sub-list for extension type_name
+	28, // [28:28] is the sub-list for extension extendee
+	0,  // [0:28] is the sub-list for field type_name
 }
 
 func init() { file_svc_v1_server_proto_init() }
@@ -3785,7 +4355,7 @@ func file_svc_v1_server_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_svc_v1_server_proto_rawDesc), len(file_svc_v1_server_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   67,
+			NumMessages:   73,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -9,7 +9,8 @@
 //  3. a type check of the whole source (tsc --noEmit);
 //  4. one bundle with esbuild's Go API: dist/app.js and dist/app.css, minified, plus
 //     dist/index.html and dist/icon.svg copied from src;
-//  5. the gzipped size of the JavaScript, which must stay under 150 KB.
+//  5. no import cycle among the source's modules (imports.go);
+//  6. the gzipped size of the JavaScript, which must stay under 150 KB.
 package main
 
 import (
@@ -42,11 +43,15 @@ func run() error {
 		"--template", "buf.gen.yaml", "--path", "../../proto/svc/v1", "../../proto"); err != nil {
 		return err
 	}
-	if err := command("node", "node_modules/typescript/bin/tsc", "--noEmit", "-p", "."); err != nil {
+	explained, err := typeCheck()
+	if err != nil {
 		return err
 	}
-	files, err := bundle()
+	files, metafile, err := bundle()
 	if err != nil {
+		return err
+	}
+	if err := checkImports(explained, metafile); err != nil {
 		return err
 	}
 	for _, name := range []string{"index.html", "icon.svg"} {
@@ -82,6 +87,20 @@ func npmCI() error {
 	return command("npm", "ci", "--no-audit", "--no-fund")
 }
 
+// typeCheck runs tsc over the whole source; its answer explains why each file is in the program,
+// which names every import (imports.go). A failure shows the type errors alone.
+func typeCheck() (string, error) {
+	tsc := []string{"node_modules/typescript/bin/tsc", "--noEmit", "-p", "."}
+	out, err := exec.Command("node", append(tsc, "--explainFiles")...).Output()
+	if err == nil {
+		return string(out), nil
+	}
+	if err := command("node", tsc...); err != nil {
+		return "", err
+	}
+	return "", fmt.Errorf("tsc --explainFiles: %w", err)
+}
+
 func command(name string, args ...string) error {
 	cmd := exec.Command(name, args...)
 	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
@@ -91,11 +110,12 @@ func command(name string, args ...string) error {
 	return nil
 }
 
-// bundle builds src/main.tsx and everything it imports into one script and one style sheet.
-func bundle() (map[string][]byte, error) {
+// bundle builds src/main.tsx and everything it imports into one script and one style sheet;
+// the metafile lists the modules and their imports.
+func bundle() (map[string][]byte, string, error) {
 	wd, err := os.Getwd()
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	res := api.Build(api.BuildOptions{
 		AbsWorkingDir:     wd,
@@ -118,23 +138,24 @@ func bundle() (map[string][]byte, error) {
 		TreeShaking:       api.TreeShakingTrue,
 		Define:            map[string]string{"process.env.NODE_ENV": `"production"`},
 		LogLevel:          api.LogLevelWarning,
+		Metafile:          true,
 	})
 	if len(res.Errors) > 0 {
 		msgs := api.FormatMessages(res.Errors, api.FormatMessagesOptions{Kind: api.ErrorMessage})
-		return nil, errors.New(string(bytes.Join(toBytes(msgs), nil)))
+		return nil, "", errors.New(string(bytes.Join(toBytes(msgs), nil)))
 	}
 	files := map[string][]byte{}
 	for _, f := range res.OutputFiles {
 		rel, err := filepath.Rel(filepath.Join(wd, "dist"), f.Path)
 		if err != nil {
-			return nil, err
+			return nil, "", err
 		}
 		files[rel] = f.Contents
 	}
 	if files["app.js"] == nil || files["app.css"] == nil {
-		return nil, fmt.Errorf("esbuild made %d files, not app.js and app.css", len(files))
+		return nil, "", fmt.Errorf("esbuild made %d files, not app.js and app.css", len(files))
 	}
-	return files, nil
+	return files, res.Metafile, nil
 }
 
 func toBytes(ss []string) [][]byte {

@@ -1,5 +1,5 @@
-// Hearth's browser client. See ui/App.tsx for the screens and state/session.ts for the
-// connection to a server.
+// Hearth's browser client. ../README.md says how it is built: where the state lives, how it
+// changes, what each screen gets; ui/App.tsx is the top of the screens.
 
 import { render } from "preact";
 import { App } from "./ui/App";

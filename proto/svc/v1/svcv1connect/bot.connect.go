@@ -71,18 +71,20 @@ type BotServiceClient interface {
 	// 0-9, underscore, dot, hyphen, unique among members, people who left included
 	// (already_exists when taken); display_name up to 64 characters (default: the username),
 	// bio up to 1,024, avatar_url an http(s) URL or empty. The bot is a plain member.
-	// Events: member_joined to every member.
+	// Events: member_joined to every member; audit_appended (AUDIT_ACTION_BOT_CREATED) to moderators
+	// and higher.
 	CreateBot(context.Context, *connect.Request[v1.CreateBotRequest]) (*connect.Response[v1.CreateBotResponse], error)
 	// Every bot in the community. Any member.
 	ListBots(context.Context, *connect.Request[v1.ListBotsRequest]) (*connect.Response[v1.ListBotsResponse], error)
 	// Deletes a bot: its token stops working, its username is freed, its messages stay, its open
 	// streams end. Admin or owner of a higher rank than the bot; not_found for an id that is not
 	// a bot; failed_precondition for a plugin's bot (DeletePlugin deletes it).
-	// Events: member_left to every member.
+	// Events: member_left to every member; audit_appended (AUDIT_ACTION_BOT_DELETED).
 	DeleteBot(context.Context, *connect.Request[v1.DeleteBotRequest]) (*connect.Response[v1.DeleteBotResponse], error)
 	// Issues a new token for a bot; the old one fails from the next call on, and the streams the
 	// bot has open end with unauthenticated. Admin or owner of a higher rank than the bot;
 	// failed_precondition for a plugin's bot (it has no token).
+	// Events: audit_appended (AUDIT_ACTION_BOT_TOKEN_ROTATED) to moderators and higher.
 	RotateBotToken(context.Context, *connect.Request[v1.RotateBotTokenRequest]) (*connect.Response[v1.RotateBotTokenResponse], error)
 	// Every installed plugin, by name. All plugin calls are admin or owner only. The plugin API
 	// and its limits are in docs/plugins.md.
@@ -92,16 +94,18 @@ type BotServiceClient interface {
 	// failure nothing changes (invalid_argument with the script's error; the old plugin of that
 	// name keeps running). already_exists when a member has the name as username. On success
 	// the file is written, the plugin's bot is created on its first install (member_joined),
-	// and the plugin is enabled and running. Events: plugins_changed to admins and the owner.
+	// and the plugin is enabled and running. Events: plugins_changed to admins and the owner;
+	// audit_appended (AUDIT_ACTION_PLUGIN_INSTALLED) to moderators and higher.
 	InstallPlugin(context.Context, *connect.Request[v1.InstallPluginRequest]) (*connect.Response[v1.InstallPluginResponse], error)
 	// Enables or disables a plugin; a disabled plugin stops and its file is kept as
 	// `<name>.js.disabled`. Enabling loads it again (a plugin that fails to load is enabled, not
 	// running, with its error); enabling one stopped by a limit restarts it. not_found for an
-	// unknown name. Events: plugins_changed to admins and the owner, when something changed.
+	// unknown name. Events: plugins_changed to admins and the owner, when something changed, with
+	// audit_appended (AUDIT_ACTION_PLUGIN_ENABLED or _DISABLED) to moderators and higher.
 	SetPluginEnabled(context.Context, *connect.Request[v1.SetPluginEnabledRequest]) (*connect.Response[v1.SetPluginEnabledResponse], error)
 	// Deletes a plugin's file, its bot and its stored data; the bot's messages stay. not_found
 	// for an unknown name. Events: member_left (the bot) to every member, plugins_changed to
-	// admins and the owner.
+	// admins and the owner; audit_appended (AUDIT_ACTION_PLUGIN_DELETED) to moderators and higher.
 	DeletePlugin(context.Context, *connect.Request[v1.DeletePluginRequest]) (*connect.Response[v1.DeletePluginResponse], error)
 }
 
@@ -225,18 +229,20 @@ type BotServiceHandler interface {
 	// 0-9, underscore, dot, hyphen, unique among members, people who left included
 	// (already_exists when taken); display_name up to 64 characters (default: the username),
 	// bio up to 1,024, avatar_url an http(s) URL or empty. The bot is a plain member.
-	// Events: member_joined to every member.
+	// Events: member_joined to every member; audit_appended (AUDIT_ACTION_BOT_CREATED) to moderators
+	// and higher.
 	CreateBot(context.Context, *connect.Request[v1.CreateBotRequest]) (*connect.Response[v1.CreateBotResponse], error)
 	// Every bot in the community. Any member.
 	ListBots(context.Context, *connect.Request[v1.ListBotsRequest]) (*connect.Response[v1.ListBotsResponse], error)
 	// Deletes a bot: its token stops working, its username is freed, its messages stay, its open
 	// streams end. Admin or owner of a higher rank than the bot; not_found for an id that is not
 	// a bot; failed_precondition for a plugin's bot (DeletePlugin deletes it).
-	// Events: member_left to every member.
+	// Events: member_left to every member; audit_appended (AUDIT_ACTION_BOT_DELETED).
 	DeleteBot(context.Context, *connect.Request[v1.DeleteBotRequest]) (*connect.Response[v1.DeleteBotResponse], error)
 	// Issues a new token for a bot; the old one fails from the next call on, and the streams the
 	// bot has open end with unauthenticated. Admin or owner of a higher rank than the bot;
 	// failed_precondition for a plugin's bot (it has no token).
+	// Events: audit_appended (AUDIT_ACTION_BOT_TOKEN_ROTATED) to moderators and higher.
 	RotateBotToken(context.Context, *connect.Request[v1.RotateBotTokenRequest]) (*connect.Response[v1.RotateBotTokenResponse], error)
 	// Every installed plugin, by name. All plugin calls are admin or owner only. The plugin API
 	// and its limits are in docs/plugins.md.
@@ -246,16 +252,18 @@ type BotServiceHandler interface {
 	// failure nothing changes (invalid_argument with the script's error; the old plugin of that
 	// name keeps running). already_exists when a member has the name as username. On success
 	// the file is written, the plugin's bot is created on its first install (member_joined),
-	// and the plugin is enabled and running. Events: plugins_changed to admins and the owner.
+	// and the plugin is enabled and running. Events: plugins_changed to admins and the owner;
+	// audit_appended (AUDIT_ACTION_PLUGIN_INSTALLED) to moderators and higher.
 	InstallPlugin(context.Context, *connect.Request[v1.InstallPluginRequest]) (*connect.Response[v1.InstallPluginResponse], error)
 	// Enables or disables a plugin; a disabled plugin stops and its file is kept as
 	// `<name>.js.disabled`. Enabling loads it again (a plugin that fails to load is enabled, not
 	// running, with its error); enabling one stopped by a limit restarts it. not_found for an
-	// unknown name. Events: plugins_changed to admins and the owner, when something changed.
+	// unknown name. Events: plugins_changed to admins and the owner, when something changed, with
+	// audit_appended (AUDIT_ACTION_PLUGIN_ENABLED or _DISABLED) to moderators and higher.
 	SetPluginEnabled(context.Context, *connect.Request[v1.SetPluginEnabledRequest]) (*connect.Response[v1.SetPluginEnabledResponse], error)
 	// Deletes a plugin's file, its bot and its stored data; the bot's messages stay. not_found
 	// for an unknown name. Events: member_left (the bot) to every member, plugins_changed to
-	// admins and the owner.
+	// admins and the owner; audit_appended (AUDIT_ACTION_PLUGIN_DELETED) to moderators and higher.
 	DeletePlugin(context.Context, *connect.Request[v1.DeletePluginRequest]) (*connect.Response[v1.DeletePluginResponse], error)
 }
 

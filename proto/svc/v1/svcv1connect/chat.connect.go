@@ -99,6 +99,17 @@ const (
 	ChatServiceSubscribeProcedure = "/svc.v1.ChatService/Subscribe"
 	// ChatServiceSetPresenceProcedure is the fully-qualified name of the ChatService's SetPresence RPC.
 	ChatServiceSetPresenceProcedure = "/svc.v1.ChatService/SetPresence"
+	// ChatServicePinMessageProcedure is the fully-qualified name of the ChatService's PinMessage RPC.
+	ChatServicePinMessageProcedure = "/svc.v1.ChatService/PinMessage"
+	// ChatServiceUnpinMessageProcedure is the fully-qualified name of the ChatService's UnpinMessage
+	// RPC.
+	ChatServiceUnpinMessageProcedure = "/svc.v1.ChatService/UnpinMessage"
+	// ChatServiceListPinsProcedure is the fully-qualified name of the ChatService's ListPins RPC.
+	ChatServiceListPinsProcedure = "/svc.v1.ChatService/ListPins"
+	// ChatServiceVotePollProcedure is the fully-qualified name of the ChatService's VotePoll RPC.
+	ChatServiceVotePollProcedure = "/svc.v1.ChatService/VotePoll"
+	// ChatServiceClosePollProcedure is the fully-qualified name of the ChatService's ClosePoll RPC.
+	ChatServiceClosePollProcedure = "/svc.v1.ChatService/ClosePoll"
 )
 
 // ChatServiceClient is a client for the svc.v1.ChatService service.
@@ -109,7 +120,8 @@ type ChatServiceClient interface {
 	// characters after normalization (320 as typed); empty after normalization: invalid_argument. Topic up to
 	// 1,024 characters, category up to 80. A PRIVATE channel starts with the caller as its only
 	// member. The new channel goes last in its category.
-	// Events: channel_created to those who can see it.
+	// Events: channel_created to those who can see it; audit_appended (AUDIT_ACTION_CHANNEL_CREATED)
+	// to moderators and higher.
 	CreateChannel(context.Context, *connect.Request[v1.CreateChannelRequest]) (*connect.Response[v1.CreateChannelResponse], error)
 	// Changes a channel's name, topic, category, position or header image. Admin or owner, on a
 	// TEXT or PRIVATE channel they can see; DMs cannot be updated (invalid_argument). Only the
@@ -118,8 +130,11 @@ type ChatServiceClient interface {
 	// most 8 MB and 8,192 pixels on a side; invalid_argument otherwise, not_found for an unknown
 	// or expired upload, permission_denied for someone else's, failed_precondition for one in
 	// use); an empty string removes the image. A replaced or removed image's file is deleted.
-	// Channel.header_image is signed afresh whenever the channel is sent.
-	// Events: channel_updated to those who can see it.
+	// Channel.header_image is signed afresh whenever the channel is sent. slowmode_s: 0 (off) to
+	// 21,600 (6 hours): a member below moderator sends at most one message (thread replies
+	// included) per slowmode_s in the channel (see SendMessage).
+	// Events: channel_updated to those who can see it; audit_appended (AUDIT_ACTION_CHANNEL_UPDATED,
+	// detail naming the fields that changed) to moderators and higher.
 	UpdateChannel(context.Context, *connect.Request[v1.UpdateChannelRequest]) (*connect.Response[v1.UpdateChannelResponse], error)
 	// Returns the DM between the caller and 1 to 8 other members, creating it the first time; the
 	// same set of members always gets the same DM. Puts the caller back into it if they had hidden
@@ -127,6 +142,8 @@ type ChatServiceClient interface {
 	// repeats are ignored; invalid_argument for an empty id, for none and for more than 8 others;
 	// not_found for an id that is not a current member. permission_denied if any two of the members
 	// (the caller included) blocked each other, in either direction; the message does not say who.
+	// A timed-out member cannot start a new DM (permission_denied, saying when the timeout ends);
+	// opening one that exists is fine.
 	// Events: channel_created to every member of the DM when it is new; channel_updated to the
 	// caller's devices when they are put back; nothing otherwise.
 	OpenDM(context.Context, *connect.Request[v1.OpenDMRequest]) (*connect.Response[v1.OpenDMResponse], error)
@@ -150,29 +167,53 @@ type ChatServiceClient interface {
 	// client_id (up to 64 characters) makes the call idempotent per author for 24 hours: a repeat
 	// returns the first message and changes nothing; failed_precondition if that message is in
 	// another channel or thread. Mentions are written `<@member_id>`.
-	// A thread reply's root must be a top-level message of the same channel. In a DM,
+	// A thread reply's root must be a top-level message of the same channel.
+	// reply_to_id (EXTENSIONS.md 1): a message of the same channel, and for a thread reply one
+	// of the same thread (its root or a reply), else invalid_argument; an unknown, deleted or
+	// expired id is not_found. Message.reply_to then shows that message as it is whenever the
+	// reply is returned or sent, and the reply counts as a mention of its author (unless that
+	// is the sender; their mutes and blocks apply as to any mention).
+	// `<!here>` and `<!everyone>` (EXTENSIONS.md 3) count as a mention of the members of the
+	// channel who are ONLINE now, or of everyone in it, when the sender's rank is at least the
+	// server's group_mention_rank (anyone in a DM); otherwise the text stays and mentions
+	// nobody. mentions_here and mentions_everyone say what counted.
+	// poll (EXTENSIONS.md 4): question 1 to 300 characters, 2 to 10 distinct options (compared
+	// without case and surrounding spaces) of 1 to 100 characters, closes_at_ms 0 or 1 minute
+	// to 30 days ahead; not in a thread reply (invalid_argument). A message with a poll needs no
+	// text. In a DM,
 	// permission_denied if the sender and another member blocked each other; members who had
 	// hidden the DM are put back. Rate limited per member: people 5 per second with a burst of
 	// 10, bots per the server's -bot-rate and -bot-burst (resource_exhausted).
+	// In a channel with slowmode_s, a member below moderator whose last message there (thread
+	// replies included) is less than slowmode_s old is refused with resource_exhausted saying how
+	// long to wait, and Retry-After. A timed-out member is refused with permission_denied saying
+	// when the timeout ends. The community's filters (UpdateModerationSettings: blocked words,
+	// max mentions) refuse a message of a member below moderator with invalid_argument naming the
+	// rule, and the plugins' beforeMessage hooks (docs/plugins.md) may refuse a message with
+	// invalid_argument and their reason; nothing of a refused message is stored, and an audit
+	// entry (AUDIT_ACTION_MESSAGE_REFUSED) tells the moderators.
 	// The sender's read position moves to the new message.
 	// Events: channel_updated to the DM members put back (first, so that their clients know the
 	// channel when the message arrives); message_created to the channel's members; for a reply,
 	// message_updated of the root (reply_count, last_reply_at_ms, seq).
 	SendMessage(context.Context, *connect.Request[v1.SendMessageRequest]) (*connect.Response[v1.SendMessageResponse], error)
 	// Changes the text of a message. The author only; not a deleted message (failed_precondition).
-	// Same text limits as SendMessage. Events: message_updated.
+	// Same text limits as SendMessage, and the same timeout, filters and beforeMessage hooks
+	// (slowmode does not apply). Events: message_updated.
 	EditMessage(context.Context, *connect.Request[v1.EditMessageRequest]) (*connect.Response[v1.EditMessageResponse], error)
 	// Deletes a message: its row stays with empty text, no attachments, no reactions and
 	// deleted = true; its files are deleted (their URLs answer 404); thread replies of a deleted root stay. The author,
 	// or a moderator or higher who can see the channel (not in DMs they are not in) and outranks
 	// the author (a member who left has no rank); permission_denied otherwise. Deleting
-	// twice is fine. Events: message_deleted.
+	// twice is fine. Events: message_deleted; when someone other than the author deletes it,
+	// audit_appended (AUDIT_ACTION_MESSAGE_DELETED) to moderators and higher.
 	DeleteMessage(context.Context, *connect.Request[v1.DeleteMessageRequest]) (*connect.Response[v1.DeleteMessageResponse], error)
 	// Adds (remove false) or removes (remove true) the caller's reaction. emoji is a unicode emoji
 	// (up to 64 bytes, no spaces) or `:shortcode:` (1 to 62 of a-z, 0-9, hyphen, underscore). At
 	// most 50 different emoji per message (invalid_argument naming the limit). Adding twice, or
 	// removing a reaction that is not there, changes nothing and sends no event. Not on a deleted
-	// message (failed_precondition).
+	// message (failed_precondition). A timed-out member cannot add one (permission_denied, saying
+	// when the timeout ends) but may take theirs back.
 	// Events: message_updated when the reactions changed.
 	React(context.Context, *connect.Request[v1.ReactRequest]) (*connect.Response[v1.ReactResponse], error)
 	// Sets the caller's read position in a channel they are in to seq, clamped to the channel's
@@ -181,13 +222,21 @@ type ChatServiceClient interface {
 	MarkRead(context.Context, *connect.Request[v1.MarkReadRequest]) (*connect.Response[v1.MarkReadResponse], error)
 	// Tells the channel's members the caller is typing. Ephemeral; at most one typing event per
 	// member and channel every 3 seconds (extra calls succeed and send nothing). thread_root_id,
-	// if set, must be a top-level message of the channel (not_found otherwise).
+	// if set, must be a top-level message of the channel (not_found otherwise). A timed-out member
+	// is refused (permission_denied, saying when the timeout ends).
 	// Events: typing (seq 0) to the channel's members other than the caller.
 	SetTyping(context.Context, *connect.Request[v1.SetTypingRequest]) (*connect.Response[v1.SetTypingResponse], error)
 	// Full-text search over the messages the caller can see: every word must match,
 	// case-insensitive, prefix match on the last word, "quoted phrases" match in order; newest
 	// first; deleted messages excluded. channel_id narrows it to one channel. limit: default 20,
 	// 1 to 100.
+	// Filters (EXTENSIONS.md 5), each at most once, combined with the words and each other:
+	// from:USERNAME, in:CHANNEL (a name or an id), has:file, has:image, has:link, is:pinned,
+	// mentions:me (a <@id>, a reply to the caller, or a group mention that reached them),
+	// before:YYYY-MM-DD and after:YYYY-MM-DD (UTC days, each excluding its own day). Filters
+	// alone list the newest matches. A word of another form (foo:bar) is searched as text.
+	// invalid_argument, naming the word, for a malformed date, an unknown username or channel,
+	// a value the filter does not take (has:video) and a filter given twice.
 	Search(context.Context, *connect.Request[v1.SearchRequest]) (*connect.Response[v1.SearchResponse], error)
 	// Previews of up to 5 http(s) links of a message the caller can see. The server fetches each
 	// page once, caches it for a day and serves the preview image itself. Links without a preview
@@ -228,7 +277,8 @@ type ChatServiceClient interface {
 	// mode. Private channels and DMs: invalid_argument for their members, permission_denied for
 	// everyone else. Setting what is already set changes nothing and sends nothing.
 	// Events, one to each member at most: channel_deleted to those who no longer see it,
-	// channel_created to those who newly do, channel_updated to those who saw it and still do.
+	// channel_created to those who newly do, channel_updated to those who saw it and still do;
+	// audit_appended (AUDIT_ACTION_CHANNEL_UPDATED) to moderators and higher.
 	SetChannelAccess(context.Context, *connect.Request[v1.SetChannelAccessRequest]) (*connect.Response[v1.SetChannelAccessResponse], error)
 	// Every TEXT channel the caller can see, joined or not, in sidebar order, with member_count
 	// set: how many members are in it (ROLES mode: everyone who sees it; OPT_IN mode: those who
@@ -259,6 +309,38 @@ type ChatServiceClient interface {
 	// Sets the caller's presence: ONLINE or AWAY (invalid_argument otherwise; OFFLINE follows
 	// from closing every stream). Events: presence (seq 0) to every member when it changes.
 	SetPresence(context.Context, *connect.Request[v1.SetPresenceRequest]) (*connect.Response[v1.SetPresenceResponse], error)
+	// Pins a message of a channel the caller sees (EXTENSIONS.md 2). Who: in TEXT and PRIVATE
+	// channels a moderator or higher, in a DM any of its members (permission_denied otherwise,
+	// and in a DM whose members blocked each other). Not a thread reply (invalid_argument), not a
+	// deleted message (not_found, as an unknown one). At most 50 pins per channel: the 51st is
+	// resource_exhausted. Pinning a pinned message changes nothing and sends nothing.
+	// The message gets pinned_at_ms and pinned_by; its seq is bumped.
+	// Events: message_updated to the channel's members.
+	PinMessage(context.Context, *connect.Request[v1.PinMessageRequest]) (*connect.Response[v1.PinMessageResponse], error)
+	// Unpins a message: the same callers and errors as PinMessage (a block does not stop it).
+	// Unpinning a message that is not pinned changes nothing and sends nothing.
+	// Events: message_updated (pinned_at_ms 0, pinned_by empty, seq bumped).
+	UnpinMessage(context.Context, *connect.Request[v1.UnpinMessageRequest]) (*connect.Response[v1.UnpinMessageResponse], error)
+	// The pinned messages of a channel the caller sees, newest pin first (at most 50). A deleted
+	// message leaves the pins. not_found for an unknown channel, permission_denied for one the
+	// caller cannot see.
+	ListPins(context.Context, *connect.Request[v1.ListPinsRequest]) (*connect.Response[v1.ListPinsResponse], error)
+	// Votes in a poll (EXTENSIONS.md 4): option_ids replaces the caller's vote; an empty list
+	// withdraws it. Anyone who sees the message may vote (not in a DM whose members blocked each
+	// other; withdrawing stays allowed). invalid_argument for a message without a poll, an
+	// unknown or repeated option id, or more than one option when the poll is not multiple;
+	// failed_precondition for a closed poll (closed by ClosePoll, or past closes_at_ms) and a
+	// deleted message. The caller's id is appended to the voter_ids of each option newly chosen
+	// (an option kept keeps its place). A vote equal to the current one changes nothing and
+	// sends nothing. Events: message_updated (seq bumped).
+	VotePoll(context.Context, *connect.Request[v1.VotePollRequest]) (*connect.Response[v1.VotePollResponse], error)
+	// Closes a poll: its author, or a moderator or higher who sees it (permission_denied
+	// otherwise). Closing a closed poll changes nothing and sends nothing; invalid_argument for
+	// a message without a poll, failed_precondition for a deleted one. A poll with closes_at_ms
+	// closes by itself at that time, on the server's clock (also across a restart: one due
+	// while the server was down closes as it starts). Events: message_updated (closed true,
+	// seq bumped).
+	ClosePoll(context.Context, *connect.Request[v1.ClosePollRequest]) (*connect.Response[v1.ClosePollResponse], error)
 }
 
 // NewChatServiceClient constructs a client for the svc.v1.ChatService service. By default, it uses
@@ -398,6 +480,36 @@ func NewChatServiceClient(httpClient connect.HTTPClient, baseURL string, opts ..
 			connect.WithSchema(chatServiceMethods.ByName("SetPresence")),
 			connect.WithClientOptions(opts...),
 		),
+		pinMessage: connect.NewClient[v1.PinMessageRequest, v1.PinMessageResponse](
+			httpClient,
+			baseURL+ChatServicePinMessageProcedure,
+			connect.WithSchema(chatServiceMethods.ByName("PinMessage")),
+			connect.WithClientOptions(opts...),
+		),
+		unpinMessage: connect.NewClient[v1.UnpinMessageRequest, v1.UnpinMessageResponse](
+			httpClient,
+			baseURL+ChatServiceUnpinMessageProcedure,
+			connect.WithSchema(chatServiceMethods.ByName("UnpinMessage")),
+			connect.WithClientOptions(opts...),
+		),
+		listPins: connect.NewClient[v1.ListPinsRequest, v1.ListPinsResponse](
+			httpClient,
+			baseURL+ChatServiceListPinsProcedure,
+			connect.WithSchema(chatServiceMethods.ByName("ListPins")),
+			connect.WithClientOptions(opts...),
+		),
+		votePoll: connect.NewClient[v1.VotePollRequest, v1.VotePollResponse](
+			httpClient,
+			baseURL+ChatServiceVotePollProcedure,
+			connect.WithSchema(chatServiceMethods.ByName("VotePoll")),
+			connect.WithClientOptions(opts...),
+		),
+		closePoll: connect.NewClient[v1.ClosePollRequest, v1.ClosePollResponse](
+			httpClient,
+			baseURL+ChatServiceClosePollProcedure,
+			connect.WithSchema(chatServiceMethods.ByName("ClosePoll")),
+			connect.WithClientOptions(opts...),
+		),
 	}
 }
 
@@ -424,6 +536,11 @@ type chatServiceClient struct {
 	getState            *connect.Client[v1.GetStateRequest, v1.GetStateResponse]
 	subscribe           *connect.Client[v1.SubscribeRequest, v1.Event]
 	setPresence         *connect.Client[v1.SetPresenceRequest, v1.SetPresenceResponse]
+	pinMessage          *connect.Client[v1.PinMessageRequest, v1.PinMessageResponse]
+	unpinMessage        *connect.Client[v1.UnpinMessageRequest, v1.UnpinMessageResponse]
+	listPins            *connect.Client[v1.ListPinsRequest, v1.ListPinsResponse]
+	votePoll            *connect.Client[v1.VotePollRequest, v1.VotePollResponse]
+	closePoll           *connect.Client[v1.ClosePollRequest, v1.ClosePollResponse]
 }
 
 // CreateChannel calls svc.v1.ChatService.CreateChannel.
@@ -531,6 +648,31 @@ func (c *chatServiceClient) SetPresence(ctx context.Context, req *connect.Reques
 	return c.setPresence.CallUnary(ctx, req)
 }
 
+// PinMessage calls svc.v1.ChatService.PinMessage.
+func (c *chatServiceClient) PinMessage(ctx context.Context, req *connect.Request[v1.PinMessageRequest]) (*connect.Response[v1.PinMessageResponse], error) {
+	return c.pinMessage.CallUnary(ctx, req)
+}
+
+// UnpinMessage calls svc.v1.ChatService.UnpinMessage.
+func (c *chatServiceClient) UnpinMessage(ctx context.Context, req *connect.Request[v1.UnpinMessageRequest]) (*connect.Response[v1.UnpinMessageResponse], error) {
+	return c.unpinMessage.CallUnary(ctx, req)
+}
+
+// ListPins calls svc.v1.ChatService.ListPins.
+func (c *chatServiceClient) ListPins(ctx context.Context, req *connect.Request[v1.ListPinsRequest]) (*connect.Response[v1.ListPinsResponse], error) {
+	return c.listPins.CallUnary(ctx, req)
+}
+
+// VotePoll calls svc.v1.ChatService.VotePoll.
+func (c *chatServiceClient) VotePoll(ctx context.Context, req *connect.Request[v1.VotePollRequest]) (*connect.Response[v1.VotePollResponse], error) {
+	return c.votePoll.CallUnary(ctx, req)
+}
+
+// ClosePoll calls svc.v1.ChatService.ClosePoll.
+func (c *chatServiceClient) ClosePoll(ctx context.Context, req *connect.Request[v1.ClosePollRequest]) (*connect.Response[v1.ClosePollResponse], error) {
+	return c.closePoll.CallUnary(ctx, req)
+}
+
 // ChatServiceHandler is an implementation of the svc.v1.ChatService service.
 type ChatServiceHandler interface {
 	// Creates a TEXT or PRIVATE channel. Admin or owner.
@@ -539,7 +681,8 @@ type ChatServiceHandler interface {
 	// characters after normalization (320 as typed); empty after normalization: invalid_argument. Topic up to
 	// 1,024 characters, category up to 80. A PRIVATE channel starts with the caller as its only
 	// member. The new channel goes last in its category.
-	// Events: channel_created to those who can see it.
+	// Events: channel_created to those who can see it; audit_appended (AUDIT_ACTION_CHANNEL_CREATED)
+	// to moderators and higher.
 	CreateChannel(context.Context, *connect.Request[v1.CreateChannelRequest]) (*connect.Response[v1.CreateChannelResponse], error)
 	// Changes a channel's name, topic, category, position or header image. Admin or owner, on a
 	// TEXT or PRIVATE channel they can see; DMs cannot be updated (invalid_argument). Only the
@@ -548,8 +691,11 @@ type ChatServiceHandler interface {
 	// most 8 MB and 8,192 pixels on a side; invalid_argument otherwise, not_found for an unknown
 	// or expired upload, permission_denied for someone else's, failed_precondition for one in
 	// use); an empty string removes the image. A replaced or removed image's file is deleted.
-	// Channel.header_image is signed afresh whenever the channel is sent.
-	// Events: channel_updated to those who can see it.
+	// Channel.header_image is signed afresh whenever the channel is sent. slowmode_s: 0 (off) to
+	// 21,600 (6 hours): a member below moderator sends at most one message (thread replies
+	// included) per slowmode_s in the channel (see SendMessage).
+	// Events: channel_updated to those who can see it; audit_appended (AUDIT_ACTION_CHANNEL_UPDATED,
+	// detail naming the fields that changed) to moderators and higher.
 	UpdateChannel(context.Context, *connect.Request[v1.UpdateChannelRequest]) (*connect.Response[v1.UpdateChannelResponse], error)
 	// Returns the DM between the caller and 1 to 8 other members, creating it the first time; the
 	// same set of members always gets the same DM. Puts the caller back into it if they had hidden
@@ -557,6 +703,8 @@ type ChatServiceHandler interface {
 	// repeats are ignored; invalid_argument for an empty id, for none and for more than 8 others;
 	// not_found for an id that is not a current member. permission_denied if any two of the members
 	// (the caller included) blocked each other, in either direction; the message does not say who.
+	// A timed-out member cannot start a new DM (permission_denied, saying when the timeout ends);
+	// opening one that exists is fine.
 	// Events: channel_created to every member of the DM when it is new; channel_updated to the
 	// caller's devices when they are put back; nothing otherwise.
 	OpenDM(context.Context, *connect.Request[v1.OpenDMRequest]) (*connect.Response[v1.OpenDMResponse], error)
@@ -580,29 +728,53 @@ type ChatServiceHandler interface {
 	// client_id (up to 64 characters) makes the call idempotent per author for 24 hours: a repeat
 	// returns the first message and changes nothing; failed_precondition if that message is in
 	// another channel or thread. Mentions are written `<@member_id>`.
-	// A thread reply's root must be a top-level message of the same channel. In a DM,
+	// A thread reply's root must be a top-level message of the same channel.
+	// reply_to_id (EXTENSIONS.md 1): a message of the same channel, and for a thread reply one
+	// of the same thread (its root or a reply), else invalid_argument; an unknown, deleted or
+	// expired id is not_found. Message.reply_to then shows that message as it is whenever the
+	// reply is returned or sent, and the reply counts as a mention of its author (unless that
+	// is the sender; their mutes and blocks apply as to any mention).
+	// `<!here>` and `<!everyone>` (EXTENSIONS.md 3) count as a mention of the members of the
+	// channel who are ONLINE now, or of everyone in it, when the sender's rank is at least the
+	// server's group_mention_rank (anyone in a DM); otherwise the text stays and mentions
+	// nobody. mentions_here and mentions_everyone say what counted.
+	// poll (EXTENSIONS.md 4): question 1 to 300 characters, 2 to 10 distinct options (compared
+	// without case and surrounding spaces) of 1 to 100 characters, closes_at_ms 0 or 1 minute
+	// to 30 days ahead; not in a thread reply (invalid_argument). A message with a poll needs no
+	// text. In a DM,
 	// permission_denied if the sender and another member blocked each other; members who had
 	// hidden the DM are put back. Rate limited per member: people 5 per second with a burst of
 	// 10, bots per the server's -bot-rate and -bot-burst (resource_exhausted).
+	// In a channel with slowmode_s, a member below moderator whose last message there (thread
+	// replies included) is less than slowmode_s old is refused with resource_exhausted saying how
+	// long to wait, and Retry-After. A timed-out member is refused with permission_denied saying
+	// when the timeout ends. The community's filters (UpdateModerationSettings: blocked words,
+	// max mentions) refuse a message of a member below moderator with invalid_argument naming the
+	// rule, and the plugins' beforeMessage hooks (docs/plugins.md) may refuse a message with
+	// invalid_argument and their reason; nothing of a refused message is stored, and an audit
+	// entry (AUDIT_ACTION_MESSAGE_REFUSED) tells the moderators.
 	// The sender's read position moves to the new message.
 	// Events: channel_updated to the DM members put back (first, so that their clients know the
 	// channel when the message arrives); message_created to the channel's members; for a reply,
 	// message_updated of the root (reply_count, last_reply_at_ms, seq).
 	SendMessage(context.Context, *connect.Request[v1.SendMessageRequest]) (*connect.Response[v1.SendMessageResponse], error)
 	// Changes the text of a message. The author only; not a deleted message (failed_precondition).
-	// Same text limits as SendMessage. Events: message_updated.
+	// Same text limits as SendMessage, and the same timeout, filters and beforeMessage hooks
+	// (slowmode does not apply). Events: message_updated.
 	EditMessage(context.Context, *connect.Request[v1.EditMessageRequest]) (*connect.Response[v1.EditMessageResponse], error)
 	// Deletes a message: its row stays with empty text, no attachments, no reactions and
 	// deleted = true; its files are deleted (their URLs answer 404); thread replies of a deleted root stay. The author,
 	// or a moderator or higher who can see the channel (not in DMs they are not in) and outranks
 	// the author (a member who left has no rank); permission_denied otherwise. Deleting
-	// twice is fine. Events: message_deleted.
+	// twice is fine. Events: message_deleted; when someone other than the author deletes it,
+	// audit_appended (AUDIT_ACTION_MESSAGE_DELETED) to moderators and higher.
 	DeleteMessage(context.Context, *connect.Request[v1.DeleteMessageRequest]) (*connect.Response[v1.DeleteMessageResponse], error)
 	// Adds (remove false) or removes (remove true) the caller's reaction. emoji is a unicode emoji
 	// (up to 64 bytes, no spaces) or `:shortcode:` (1 to 62 of a-z, 0-9, hyphen, underscore). At
 	// most 50 different emoji per message (invalid_argument naming the limit). Adding twice, or
 	// removing a reaction that is not there, changes nothing and sends no event. Not on a deleted
-	// message (failed_precondition).
+	// message (failed_precondition). A timed-out member cannot add one (permission_denied, saying
+	// when the timeout ends) but may take theirs back.
 	// Events: message_updated when the reactions changed.
 	React(context.Context, *connect.Request[v1.ReactRequest]) (*connect.Response[v1.ReactResponse], error)
 	// Sets the caller's read position in a channel they are in to seq, clamped to the channel's
@@ -611,13 +783,21 @@ type ChatServiceHandler interface {
 	MarkRead(context.Context, *connect.Request[v1.MarkReadRequest]) (*connect.Response[v1.MarkReadResponse], error)
 	// Tells the channel's members the caller is typing. Ephemeral; at most one typing event per
 	// member and channel every 3 seconds (extra calls succeed and send nothing). thread_root_id,
-	// if set, must be a top-level message of the channel (not_found otherwise).
+	// if set, must be a top-level message of the channel (not_found otherwise). A timed-out member
+	// is refused (permission_denied, saying when the timeout ends).
 	// Events: typing (seq 0) to the channel's members other than the caller.
 	SetTyping(context.Context, *connect.Request[v1.SetTypingRequest]) (*connect.Response[v1.SetTypingResponse], error)
 	// Full-text search over the messages the caller can see: every word must match,
 	// case-insensitive, prefix match on the last word, "quoted phrases" match in order; newest
 	// first; deleted messages excluded. channel_id narrows it to one channel. limit: default 20,
 	// 1 to 100.
+	// Filters (EXTENSIONS.md 5), each at most once, combined with the words and each other:
+	// from:USERNAME, in:CHANNEL (a name or an id), has:file, has:image, has:link, is:pinned,
+	// mentions:me (a <@id>, a reply to the caller, or a group mention that reached them),
+	// before:YYYY-MM-DD and after:YYYY-MM-DD (UTC days, each excluding its own day). Filters
+	// alone list the newest matches. A word of another form (foo:bar) is searched as text.
+	// invalid_argument, naming the word, for a malformed date, an unknown username or channel,
+	// a value the filter does not take (has:video) and a filter given twice.
 	Search(context.Context, *connect.Request[v1.SearchRequest]) (*connect.Response[v1.SearchResponse], error)
 	// Previews of up to 5 http(s) links of a message the caller can see. The server fetches each
 	// page once, caches it for a day and serves the preview image itself. Links without a preview
@@ -658,7 +838,8 @@ type ChatServiceHandler interface {
 	// mode. Private channels and DMs: invalid_argument for their members, permission_denied for
 	// everyone else. Setting what is already set changes nothing and sends nothing.
 	// Events, one to each member at most: channel_deleted to those who no longer see it,
-	// channel_created to those who newly do, channel_updated to those who saw it and still do.
+	// channel_created to those who newly do, channel_updated to those who saw it and still do;
+	// audit_appended (AUDIT_ACTION_CHANNEL_UPDATED) to moderators and higher.
 	SetChannelAccess(context.Context, *connect.Request[v1.SetChannelAccessRequest]) (*connect.Response[v1.SetChannelAccessResponse], error)
 	// Every TEXT channel the caller can see, joined or not, in sidebar order, with member_count
 	// set: how many members are in it (ROLES mode: everyone who sees it; OPT_IN mode: those who
@@ -689,6 +870,38 @@ type ChatServiceHandler interface {
 	// Sets the caller's presence: ONLINE or AWAY (invalid_argument otherwise; OFFLINE follows
 	// from closing every stream). Events: presence (seq 0) to every member when it changes.
 	SetPresence(context.Context, *connect.Request[v1.SetPresenceRequest]) (*connect.Response[v1.SetPresenceResponse], error)
+	// Pins a message of a channel the caller sees (EXTENSIONS.md 2). Who: in TEXT and PRIVATE
+	// channels a moderator or higher, in a DM any of its members (permission_denied otherwise,
+	// and in a DM whose members blocked each other). Not a thread reply (invalid_argument), not a
+	// deleted message (not_found, as an unknown one). At most 50 pins per channel: the 51st is
+	// resource_exhausted. Pinning a pinned message changes nothing and sends nothing.
+	// The message gets pinned_at_ms and pinned_by; its seq is bumped.
+	// Events: message_updated to the channel's members.
+	PinMessage(context.Context, *connect.Request[v1.PinMessageRequest]) (*connect.Response[v1.PinMessageResponse], error)
+	// Unpins a message: the same callers and errors as PinMessage (a block does not stop it).
+	// Unpinning a message that is not pinned changes nothing and sends nothing.
+	// Events: message_updated (pinned_at_ms 0, pinned_by empty, seq bumped).
+	UnpinMessage(context.Context, *connect.Request[v1.UnpinMessageRequest]) (*connect.Response[v1.UnpinMessageResponse], error)
+	// The pinned messages of a channel the caller sees, newest pin first (at most 50). A deleted
+	// message leaves the pins. not_found for an unknown channel, permission_denied for one the
+	// caller cannot see.
+	ListPins(context.Context, *connect.Request[v1.ListPinsRequest]) (*connect.Response[v1.ListPinsResponse], error)
+	// Votes in a poll (EXTENSIONS.md 4): option_ids replaces the caller's vote; an empty list
+	// withdraws it. Anyone who sees the message may vote (not in a DM whose members blocked each
+	// other; withdrawing stays allowed). invalid_argument for a message without a poll, an
+	// unknown or repeated option id, or more than one option when the poll is not multiple;
+	// failed_precondition for a closed poll (closed by ClosePoll, or past closes_at_ms) and a
+	// deleted message. The caller's id is appended to the voter_ids of each option newly chosen
+	// (an option kept keeps its place). A vote equal to the current one changes nothing and
+	// sends nothing. Events: message_updated (seq bumped).
+	VotePoll(context.Context, *connect.Request[v1.VotePollRequest]) (*connect.Response[v1.VotePollResponse], error)
+	// Closes a poll: its author, or a moderator or higher who sees it (permission_denied
+	// otherwise). Closing a closed poll changes nothing and sends nothing; invalid_argument for
+	// a message without a poll, failed_precondition for a deleted one. A poll with closes_at_ms
+	// closes by itself at that time, on the server's clock (also across a restart: one due
+	// while the server was down closes as it starts). Events: message_updated (closed true,
+	// seq bumped).
+	ClosePoll(context.Context, *connect.Request[v1.ClosePollRequest]) (*connect.Response[v1.ClosePollResponse], error)
 }
 
 // NewChatServiceHandler builds an HTTP handler from the service implementation. It returns the path
@@ -824,6 +1037,36 @@ func NewChatServiceHandler(svc ChatServiceHandler, opts ...connect.HandlerOption
 		connect.WithSchema(chatServiceMethods.ByName("SetPresence")),
 		connect.WithHandlerOptions(opts...),
 	)
+	chatServicePinMessageHandler := connect.NewUnaryHandler(
+		ChatServicePinMessageProcedure,
+		svc.PinMessage,
+		connect.WithSchema(chatServiceMethods.ByName("PinMessage")),
+		connect.WithHandlerOptions(opts...),
+	)
+	chatServiceUnpinMessageHandler := connect.NewUnaryHandler(
+		ChatServiceUnpinMessageProcedure,
+		svc.UnpinMessage,
+		connect.WithSchema(chatServiceMethods.ByName("UnpinMessage")),
+		connect.WithHandlerOptions(opts...),
+	)
+	chatServiceListPinsHandler := connect.NewUnaryHandler(
+		ChatServiceListPinsProcedure,
+		svc.ListPins,
+		connect.WithSchema(chatServiceMethods.ByName("ListPins")),
+		connect.WithHandlerOptions(opts...),
+	)
+	chatServiceVotePollHandler := connect.NewUnaryHandler(
+		ChatServiceVotePollProcedure,
+		svc.VotePoll,
+		connect.WithSchema(chatServiceMethods.ByName("VotePoll")),
+		connect.WithHandlerOptions(opts...),
+	)
+	chatServiceClosePollHandler := connect.NewUnaryHandler(
+		ChatServiceClosePollProcedure,
+		svc.ClosePoll,
+		connect.WithSchema(chatServiceMethods.ByName("ClosePoll")),
+		connect.WithHandlerOptions(opts...),
+	)
 	return "/svc.v1.ChatService/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case ChatServiceCreateChannelProcedure:
@@ -868,6 +1111,16 @@ func NewChatServiceHandler(svc ChatServiceHandler, opts ...connect.HandlerOption
 			chatServiceSubscribeHandler.ServeHTTP(w, r)
 		case ChatServiceSetPresenceProcedure:
 			chatServiceSetPresenceHandler.ServeHTTP(w, r)
+		case ChatServicePinMessageProcedure:
+			chatServicePinMessageHandler.ServeHTTP(w, r)
+		case ChatServiceUnpinMessageProcedure:
+			chatServiceUnpinMessageHandler.ServeHTTP(w, r)
+		case ChatServiceListPinsProcedure:
+			chatServiceListPinsHandler.ServeHTTP(w, r)
+		case ChatServiceVotePollProcedure:
+			chatServiceVotePollHandler.ServeHTTP(w, r)
+		case ChatServiceClosePollProcedure:
+			chatServiceClosePollHandler.ServeHTTP(w, r)
 		default:
 			http.NotFound(w, r)
 		}
@@ -959,4 +1212,24 @@ func (UnimplementedChatServiceHandler) Subscribe(context.Context, *connect.Reque
 
 func (UnimplementedChatServiceHandler) SetPresence(context.Context, *connect.Request[v1.SetPresenceRequest]) (*connect.Response[v1.SetPresenceResponse], error) {
 	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("svc.v1.ChatService.SetPresence is not implemented"))
+}
+
+func (UnimplementedChatServiceHandler) PinMessage(context.Context, *connect.Request[v1.PinMessageRequest]) (*connect.Response[v1.PinMessageResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("svc.v1.ChatService.PinMessage is not implemented"))
+}
+
+func (UnimplementedChatServiceHandler) UnpinMessage(context.Context, *connect.Request[v1.UnpinMessageRequest]) (*connect.Response[v1.UnpinMessageResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("svc.v1.ChatService.UnpinMessage is not implemented"))
+}
+
+func (UnimplementedChatServiceHandler) ListPins(context.Context, *connect.Request[v1.ListPinsRequest]) (*connect.Response[v1.ListPinsResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("svc.v1.ChatService.ListPins is not implemented"))
+}
+
+func (UnimplementedChatServiceHandler) VotePoll(context.Context, *connect.Request[v1.VotePollRequest]) (*connect.Response[v1.VotePollResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("svc.v1.ChatService.VotePoll is not implemented"))
+}
+
+func (UnimplementedChatServiceHandler) ClosePoll(context.Context, *connect.Request[v1.ClosePollRequest]) (*connect.Response[v1.ClosePollResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("svc.v1.ChatService.ClosePoll is not implemented"))
 }

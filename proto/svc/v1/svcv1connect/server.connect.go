@@ -119,6 +119,24 @@ const (
 	// ServerServiceDeleteEmojiProcedure is the fully-qualified name of the ServerService's DeleteEmoji
 	// RPC.
 	ServerServiceDeleteEmojiProcedure = "/svc.v1.ServerService/DeleteEmoji"
+	// ServerServiceCreatePasswordResetLinkProcedure is the fully-qualified name of the ServerService's
+	// CreatePasswordResetLink RPC.
+	ServerServiceCreatePasswordResetLinkProcedure = "/svc.v1.ServerService/CreatePasswordResetLink"
+	// ServerServiceTimeoutMemberProcedure is the fully-qualified name of the ServerService's
+	// TimeoutMember RPC.
+	ServerServiceTimeoutMemberProcedure = "/svc.v1.ServerService/TimeoutMember"
+	// ServerServiceListAuditLogProcedure is the fully-qualified name of the ServerService's
+	// ListAuditLog RPC.
+	ServerServiceListAuditLogProcedure = "/svc.v1.ServerService/ListAuditLog"
+	// ServerServiceGetModerationSettingsProcedure is the fully-qualified name of the ServerService's
+	// GetModerationSettings RPC.
+	ServerServiceGetModerationSettingsProcedure = "/svc.v1.ServerService/GetModerationSettings"
+	// ServerServiceUpdateModerationSettingsProcedure is the fully-qualified name of the ServerService's
+	// UpdateModerationSettings RPC.
+	ServerServiceUpdateModerationSettingsProcedure = "/svc.v1.ServerService/UpdateModerationSettings"
+	// ServerServiceGetServerStatusProcedure is the fully-qualified name of the ServerService's
+	// GetServerStatus RPC.
+	ServerServiceGetServerStatusProcedure = "/svc.v1.ServerService/GetServerStatus"
 	// ServerServiceClaimMemberProcedure is the fully-qualified name of the ServerService's ClaimMember
 	// RPC.
 	ServerServiceClaimMemberProcedure = "/svc.v1.ServerService/ClaimMember"
@@ -140,10 +158,17 @@ type ServerServiceClient interface {
 	// forever) to 36,500. channel_mode: ROLES or OPT_IN. join_questions (with
 	// set_join_questions true): at most 10 questions of up to 200 characters each.
 	// setup_complete true clears needs_setup (owner only).
+	// group_mention_rank: MEMBER, MODERATOR, ADMIN or OWNER (invalid_argument otherwise), the
+	// lowest rank whose `<!here>` and `<!everyone>` mention anyone outside DMs. lockdown: while
+	// true, Join is refused to anyone who is not already a member (see Join); members and bots
+	// are unaffected.
 	// Switching to OPT_IN keeps everyone in the TEXT channels they see (they join them all);
 	// switching to ROLES puts everyone in every TEXT channel they see.
 	// Events: channel_mode_changed to every member when the mode changes (clients call GetState:
-	// which TEXT channels each member is in may have changed), then server_updated to every member.
+	// which TEXT channels each member is in may have changed), then server_updated to every member;
+	// audit_appended (to moderators and higher) for the settings that changed
+	// (AUDIT_ACTION_SETTINGS_CHANGED, detail naming the fields) and for lockdown turned on or off
+	// (AUDIT_ACTION_LOCKDOWN_ON / _OFF).
 	UpdateServerSettings(context.Context, *connect.Request[v1.UpdateServerSettingsRequest]) (*connect.Response[v1.GetServerInfoResponse], error)
 	// The caller's own member, and, for admins and the owner only, the server's version, track and
 	// whether a newer version on the same track is available.
@@ -159,8 +184,10 @@ type ServerServiceClient interface {
 	// invite_code (up to 64 characters) is checked only when the community is invite only
 	// (case-insensitive; expired, used-up and revoked codes refused with permission_denied) and
 	// uses up one use of the invite; answers must match join_questions in number
-	// (invalid_argument). A banned login: permission_denied. Rate limited to 10 per minute per
-	// client address (resource_exhausted).
+	// (invalid_argument). A banned login: permission_denied. While the community is in lockdown,
+	// anyone not already a member (someone who left included) is refused with
+	// failed_precondition, whatever invite they bring (the invite is not used). Rate limited to
+	// 10 per minute per client address (resource_exhausted).
 	// Events: member_joined to every member.
 	Join(context.Context, *connect.Request[v1.JoinRequest]) (*connect.Response[v1.JoinResponse], error)
 	// Leaves the community. Not the owner (failed_precondition). Leaves every private channel
@@ -184,19 +211,24 @@ type ServerServiceClient interface {
 	// Removes a member from the community and its private channels; they may Join again.
 	// Moderator or higher, of higher rank than the target (permission_denied); not for bots
 	// (failed_precondition: use DeleteBot); not_found for an id that is not in the community.
-	// Events: as LeaveCommunity; the target's streams end.
+	// reason: 0 to 500 characters (invalid_argument), kept in the audit log.
+	// Events: as LeaveCommunity; the target's streams end; audit_appended (AUDIT_ACTION_MEMBER_KICKED)
+	// to moderators and higher.
 	KickMember(context.Context, *connect.Request[v1.KickMemberRequest]) (*connect.Response[v1.KickMemberResponse], error)
 	// As KickMember, and the target's login (iss, sub) cannot Join again until unbanned. The
 	// member row stays, so its id keeps working in old messages, and ListBans shows the profile at
 	// ban time. A member who already left can be banned too (judged by their rank when they
 	// left), so that leaving is no way around a ban; banning a banned member changes nothing.
+	// reason: 0 to 500 characters, kept in the audit log and shown in ListBans (Ban.reason).
+	// Events: as KickMember (for a member still in), and audit_appended (AUDIT_ACTION_MEMBER_BANNED).
 	BanMember(context.Context, *connect.Request[v1.BanMemberRequest]) (*connect.Response[v1.BanMemberResponse], error)
 	// Lets a banned login Join again; it comes back as the same member. Moderator or higher, of
 	// higher rank than the member was when banned; not_found if the member is not banned. No
-	// event: the member is not back until they Join.
+	// event but audit_appended (AUDIT_ACTION_MEMBER_UNBANNED, to moderators and higher): the member
+	// is not back until they Join.
 	UnbanMember(context.Context, *connect.Request[v1.UnbanMemberRequest]) (*connect.Response[v1.UnbanMemberResponse], error)
-	// Every ban, newest first, with the profile at ban time (presence OFFLINE). Moderator or
-	// higher.
+	// Every ban, newest first, with the profile at ban time (presence OFFLINE) and the reason
+	// given to BanMember. Moderator or higher.
 	ListBans(context.Context, *connect.Request[v1.ListBansRequest]) (*connect.Response[v1.ListBansResponse], error)
 	// Blocks a member for the caller: the two cannot open a DM with each other or send in a shared
 	// DM, and the blocked member's messages do not count toward the caller's unread or mention
@@ -217,66 +249,129 @@ type ServerServiceClient interface {
 	// characters. Reporting the same message again replaces the note (the copy stays the one
 	// taken by the first report, so a later edit hides nothing). The server keeps a copy of the
 	// message; a DM message is shared alone, never the DM. The reporter is never revealed to the
-	// author or anyone but the moderators who may list the report; no event is sent. Errors:
-	// not_found (unknown message), permission_denied (a channel the caller cannot see),
-	// invalid_argument (the caller's own message, a long note), failed_precondition (a deleted
-	// message). Rate limited: 5 reports, then 1 every 10 minutes, every call counting
-	// (resource_exhausted, saying when to retry).
+	// author or anyone but the moderators who may list the report. Errors:
+	// not_found (unknown message), permission_denied (a channel the caller cannot see, or the
+	// caller is timed out), invalid_argument (the caller's own message, a long note),
+	// failed_precondition (a deleted message). Rate limited: 5 reports, then 1 every 10 minutes,
+	// every call counting (resource_exhausted, saying when to retry).
+	// Events: report_filed (the Report as ListReports shows it) to the moderators and higher who may
+	// list it (those who outrank its author; the owner always), when filed and when replaced.
 	ReportMessage(context.Context, *connect.Request[v1.ReportMessageRequest]) (*connect.Response[v1.ReportMessageResponse], error)
 	// Open reports, newest first, about members the caller outranks (the owner sees all, including
 	// reports about the owner, without the reporter). Moderator or higher.
 	ListReports(context.Context, *connect.Request[v1.ListReportsRequest]) (*connect.Response[v1.ListReportsResponse], error)
 	// Resolves a report the caller can list: deletes every open report of that message.
 	// Moderator or higher; not_found for a report the caller cannot list.
+	// Events: audit_appended (AUDIT_ACTION_REPORT_RESOLVED) to moderators and higher.
 	ResolveReport(context.Context, *connect.Request[v1.ResolveReportRequest]) (*connect.Response[v1.ResolveReportResponse], error)
 	// Creates an invite code of 10 random characters of A-Z and 2-7. Moderator or higher.
 	// expires_in_seconds: 0 (never) to 31,536,000 (one year); max_uses: 0 (no limit) or more;
 	// invalid_argument naming the field otherwise. Joins count uses one at a time, so max_uses
 	// holds however many join at once. GET {base_url}/invite/{code} (or /i/{code}) sends a browser
 	// to the web client's join page.
+	// Events: audit_appended (AUDIT_ACTION_INVITE_CREATED) to moderators and higher.
 	CreateInvite(context.Context, *connect.Request[v1.CreateInviteRequest]) (*connect.Response[v1.CreateInviteResponse], error)
 	// Every invite not revoked, newest first, expired and used-up ones included. Moderator or
 	// higher.
 	ListInvites(context.Context, *connect.Request[v1.ListInvitesRequest]) (*connect.Response[v1.ListInvitesResponse], error)
 	// Revokes an invite (code in any case); it is no longer listed or accepted. Moderator or
-	// higher; not_found for an unknown code; revoking it again is fine.
+	// higher; not_found for an unknown code; revoking it again is fine (and sends nothing).
+	// Events: audit_appended (AUDIT_ACTION_INVITE_REVOKED) to moderators and higher.
 	RevokeInvite(context.Context, *connect.Request[v1.RevokeInviteRequest]) (*connect.Response[v1.RevokeInviteResponse], error)
 	// Creates a custom role. Admin or owner. name: 1 to 32 characters once the spaces around it
 	// are trimmed, no control characters, unique case-insensitive (already_exists); color
 	// `#rrggbb` or empty. At most 250 roles (failed_precondition). It goes last: its position is
 	// one more than the last role's.
-	// Events: role_updated to every member.
+	// Events: role_updated to every member; audit_appended (AUDIT_ACTION_ROLE_CREATED) to
+	// moderators and higher.
 	CreateRole(context.Context, *connect.Request[v1.CreateRoleRequest]) (*connect.Response[v1.CreateRoleResponse], error)
 	// Changes a role's name, color or position; only the fields that are set change. Admin or
 	// owner; not_found for an unknown role. name and color as in CreateRole. position (0 or more):
 	// the role's new place in the order, 0 first, past the end last; the roles are then numbered
 	// 0, 1, 2... in order. Changing nothing sends nothing.
 	// Events: role_updated to every member for each role whose fields or position changed, in the
-	// new order.
+	// new order; audit_appended (AUDIT_ACTION_ROLE_UPDATED) for the role the call names.
 	UpdateRole(context.Context, *connect.Request[v1.UpdateRoleRequest]) (*connect.Response[v1.UpdateRoleResponse], error)
 	// Deletes a role and takes it from every member. Admin or owner; not_found for an unknown
 	// role. failed_precondition while a channel is limited by the role (the message names the
 	// channel; take the role off with SetChannelAccess first). The members' rows are rewritten
 	// 1,000 at a time before the role goes, so a role given to any number of members can go.
 	// Events: role_deleted to every member (no member_updated: clients drop the role from their
-	// members themselves).
+	// members themselves); audit_appended (AUDIT_ACTION_ROLE_DELETED).
 	DeleteRole(context.Context, *connect.Request[v1.DeleteRoleRequest]) (*connect.Response[v1.DeleteRoleResponse], error)
 	// Replaces a member's custom roles (bots too). Admin or owner, on a member of lower rank or on
 	// themself (permission_denied otherwise); not_found for a member not in the community.
 	// role_ids: at most 250, repeats dropped, an empty id invalid_argument, an unknown one
 	// not_found. The same roles again change nothing and send nothing.
 	// Events: member_updated to every member; then, to that member alone, channel_deleted for each
-	// TEXT channel they no longer see and channel_created for each they now see, in sidebar order.
+	// TEXT channel they no longer see and channel_created for each they now see, in sidebar order;
+	// audit_appended (AUDIT_ACTION_MEMBER_ROLES_CHANGED) to moderators and higher.
 	SetMemberRoles(context.Context, *connect.Request[v1.SetMemberRolesRequest]) (*connect.Response[v1.SetMemberRolesResponse], error)
 	// Changes a member's rank (bots too). Admin or owner; the new role is MEMBER, MODERATOR or
 	// ADMIN (invalid_argument otherwise) and lower than the caller's; the target ranks lower than
 	// the caller (permission_denied). The rank the member has already changes nothing.
 	// Events: member_updated to every member; channel_created / channel_deleted to the member for
-	// TEXT channels they start or stop seeing (admins see every one).
+	// TEXT channels they start or stop seeing (admins see every one); audit_appended
+	// (AUDIT_ACTION_MEMBER_RANK_CHANGED) to moderators and higher.
 	SetMemberRole(context.Context, *connect.Request[v1.SetMemberRoleRequest]) (*connect.Response[v1.SetMemberRoleResponse], error)
 	// Deletes a custom emoji. Moderator or higher; not_found for an unknown name.
-	// Events: emoji_changed to every member.
+	// Events: emoji_changed to every member; audit_appended (AUDIT_ACTION_EMOJI_DELETED) to
+	// moderators and higher.
 	DeleteEmoji(context.Context, *connect.Request[v1.DeleteEmojiRequest]) (*connect.Response[v1.DeleteEmojiResponse], error)
+	// Makes a link that lets a member who forgot their password set a new one: the answer's
+	// url opens the built-in issuer's page (`{base_url}/oauth/reset?token=...`), for the caller
+	// to hand over (copy it into a DM, read it out). Admin or owner, for a member of lower rank
+	// (permission_denied otherwise) who is a person in the community (not_found for an unknown
+	// id or a member who left, failed_precondition for a bot) with an account on the built-in
+	// issuer (failed_precondition for a login from another issuer, or one made with `hearth
+	// token`, which has no password). The link works once, for 24 hours (expires_at_ms); using it
+	// sets a new password and signs the account out everywhere (every refresh token revoked). A
+	// new link does not void earlier ones; a password change voids them all. The owner's own
+	// link comes from `hearth reset-link` on the server. No event.
+	CreatePasswordResetLink(context.Context, *connect.Request[v1.CreatePasswordResetLinkRequest]) (*connect.Response[v1.CreatePasswordResetLinkResponse], error)
+	// Times a member out, changes their timeout, or ends it (duration_s 0). Moderator or higher, of
+	// higher rank than the target (permission_denied), bots included; not_found for an id that is
+	// not in the community. duration_s: 60 to 2,419,200 (28 days) from now, or 0; reason: 0 to 500
+	// characters (invalid_argument otherwise). While timed out (Member.timed_out_until_ms in the
+	// future) the member reads as before, but SendMessage, EditMessage, React (adding), OpenDM of
+	// a new DM, SetTyping and ReportMessage (and the calls of EXTENSIONS.md that vote or pin) are
+	// refused with permission_denied saying when the timeout ends. Leaving and coming back keeps
+	// it. Ending a timeout that is not running changes nothing and sends nothing.
+	// Events: member_updated to every member; audit_appended (AUDIT_ACTION_MEMBER_TIMED_OUT, detail
+	// "until <time>" or "ended") to moderators and higher.
+	TimeoutMember(context.Context, *connect.Request[v1.TimeoutMemberRequest]) (*connect.Response[v1.TimeoutMemberResponse], error)
+	// The audit log, newest first: every moderation and administration action (the actions of
+	// AuditAction), kept at least 365 days and never less than retention_days (forever when
+	// messages are kept forever). Moderator or higher. before_id: an entry id from an earlier
+	// page (entries older than it; not_found for an id that is not in the log); limit 1 to 200,
+	// default 50 (invalid_argument otherwise); action: only entries of that action; member_id:
+	// only entries whose actor or target is that member. has_more: older entries match.
+	ListAuditLog(context.Context, *connect.Request[v1.ListAuditLogRequest]) (*connect.Response[v1.ListAuditLogResponse], error)
+	// The moderation settings (blocked words, max mentions, require_2fa_rank). Moderator or
+	// higher.
+	GetModerationSettings(context.Context, *connect.Request[v1.GetModerationSettingsRequest]) (*connect.Response[v1.GetModerationSettingsResponse], error)
+	// Changes the moderation settings that are set. Admin or owner. blocked_words (with
+	// set_blocked_words true): at most 500 words of 1 to 50 characters each (spaces around a word
+	// trimmed, repeats dropped), each holding a letter, digit or emoji; `*` only as the last
+	// character, where it matches any ending. A word of several words ("free nitro") matches them
+	// in a row. Matching is on whole words, case-insensitive, accents and compatibility forms
+	// folded as search does (Café matches cafe), punctuation between words ignored; in scripts
+	// written without spaces (Han, kana, Thai...) a word matches anywhere in a run.
+	// max_mentions: 0 (off) to 1,000: the most distinct `<@id>`, `<!here>` and `<!everyone>` a
+	// message may hold. require_2fa_rank: UNSPECIFIED (nobody), MEMBER, MODERATOR, ADMIN or OWNER.
+	// The filters apply to SendMessage and EditMessage of members below moderator (bots
+	// included): a message that breaks one is refused with invalid_argument naming the rule (never
+	// the word), nothing of it is stored, and an audit entry AUDIT_ACTION_MESSAGE_REFUSED is made.
+	// Events: audit_appended (AUDIT_ACTION_MODERATION_SETTINGS_CHANGED) to moderators and higher.
+	UpdateModerationSettings(context.Context, *connect.Request[v1.UpdateModerationSettingsRequest]) (*connect.Response[v1.UpdateModerationSettingsResponse], error)
+	// How the server is doing, for the admins' status screen: its version and whether a newer
+	// one is out (as GetMe), the members and how many were active, messages a day, the storage
+	// used, the latest backup and the data disk's free space. Admin or owner (permission_denied
+	// otherwise). Reads only: it answers on a full disk too. days: how many days of
+	// messages_per_day, 1 to 90 (default 30; invalid_argument outside).
+	// A member is active on a day (UTC) when they sent a message or had an event stream open
+	// that day; bots are counted apart and never as active.
+	GetServerStatus(context.Context, *connect.Request[v1.GetServerStatusRequest]) (*connect.Response[v1.GetServerStatusResponse], error)
 	// Gives an imported placeholder member's history to a real member (EXTENSIONS.md 9): the
 	// messages it wrote, its reactions, the mentions of it, the files of its messages and its
 	// place in DMs and private channels become member_id's, and the placeholder is removed.
@@ -479,6 +574,42 @@ func NewServerServiceClient(httpClient connect.HTTPClient, baseURL string, opts 
 			connect.WithSchema(serverServiceMethods.ByName("DeleteEmoji")),
 			connect.WithClientOptions(opts...),
 		),
+		createPasswordResetLink: connect.NewClient[v1.CreatePasswordResetLinkRequest, v1.CreatePasswordResetLinkResponse](
+			httpClient,
+			baseURL+ServerServiceCreatePasswordResetLinkProcedure,
+			connect.WithSchema(serverServiceMethods.ByName("CreatePasswordResetLink")),
+			connect.WithClientOptions(opts...),
+		),
+		timeoutMember: connect.NewClient[v1.TimeoutMemberRequest, v1.TimeoutMemberResponse](
+			httpClient,
+			baseURL+ServerServiceTimeoutMemberProcedure,
+			connect.WithSchema(serverServiceMethods.ByName("TimeoutMember")),
+			connect.WithClientOptions(opts...),
+		),
+		listAuditLog: connect.NewClient[v1.ListAuditLogRequest, v1.ListAuditLogResponse](
+			httpClient,
+			baseURL+ServerServiceListAuditLogProcedure,
+			connect.WithSchema(serverServiceMethods.ByName("ListAuditLog")),
+			connect.WithClientOptions(opts...),
+		),
+		getModerationSettings: connect.NewClient[v1.GetModerationSettingsRequest, v1.GetModerationSettingsResponse](
+			httpClient,
+			baseURL+ServerServiceGetModerationSettingsProcedure,
+			connect.WithSchema(serverServiceMethods.ByName("GetModerationSettings")),
+			connect.WithClientOptions(opts...),
+		),
+		updateModerationSettings: connect.NewClient[v1.UpdateModerationSettingsRequest, v1.UpdateModerationSettingsResponse](
+			httpClient,
+			baseURL+ServerServiceUpdateModerationSettingsProcedure,
+			connect.WithSchema(serverServiceMethods.ByName("UpdateModerationSettings")),
+			connect.WithClientOptions(opts...),
+		),
+		getServerStatus: connect.NewClient[v1.GetServerStatusRequest, v1.GetServerStatusResponse](
+			httpClient,
+			baseURL+ServerServiceGetServerStatusProcedure,
+			connect.WithSchema(serverServiceMethods.ByName("GetServerStatus")),
+			connect.WithClientOptions(opts...),
+		),
 		claimMember: connect.NewClient[v1.ClaimMemberRequest, v1.ClaimMemberResponse](
 			httpClient,
 			baseURL+ServerServiceClaimMemberProcedure,
@@ -496,35 +627,41 @@ func NewServerServiceClient(httpClient connect.HTTPClient, baseURL string, opts 
 
 // serverServiceClient implements ServerServiceClient.
 type serverServiceClient struct {
-	getServerInfo        *connect.Client[v1.GetServerInfoRequest, v1.GetServerInfoResponse]
-	updateServerSettings *connect.Client[v1.UpdateServerSettingsRequest, v1.GetServerInfoResponse]
-	getMe                *connect.Client[v1.GetMeRequest, v1.GetMeResponse]
-	join                 *connect.Client[v1.JoinRequest, v1.JoinResponse]
-	leaveCommunity       *connect.Client[v1.LeaveCommunityRequest, v1.LeaveCommunityResponse]
-	updateProfile        *connect.Client[v1.UpdateProfileRequest, v1.UpdateProfileResponse]
-	listMembers          *connect.Client[v1.ListMembersRequest, v1.ListMembersResponse]
-	kickMember           *connect.Client[v1.KickMemberRequest, v1.KickMemberResponse]
-	banMember            *connect.Client[v1.BanMemberRequest, v1.BanMemberResponse]
-	unbanMember          *connect.Client[v1.UnbanMemberRequest, v1.UnbanMemberResponse]
-	listBans             *connect.Client[v1.ListBansRequest, v1.ListBansResponse]
-	blockMember          *connect.Client[v1.BlockMemberRequest, v1.BlockMemberResponse]
-	unblockMember        *connect.Client[v1.UnblockMemberRequest, v1.UnblockMemberResponse]
-	muteMember           *connect.Client[v1.MuteMemberRequest, v1.MuteMemberResponse]
-	unmuteMember         *connect.Client[v1.UnmuteMemberRequest, v1.UnmuteMemberResponse]
-	reportMessage        *connect.Client[v1.ReportMessageRequest, v1.ReportMessageResponse]
-	listReports          *connect.Client[v1.ListReportsRequest, v1.ListReportsResponse]
-	resolveReport        *connect.Client[v1.ResolveReportRequest, v1.ResolveReportResponse]
-	createInvite         *connect.Client[v1.CreateInviteRequest, v1.CreateInviteResponse]
-	listInvites          *connect.Client[v1.ListInvitesRequest, v1.ListInvitesResponse]
-	revokeInvite         *connect.Client[v1.RevokeInviteRequest, v1.RevokeInviteResponse]
-	createRole           *connect.Client[v1.CreateRoleRequest, v1.CreateRoleResponse]
-	updateRole           *connect.Client[v1.UpdateRoleRequest, v1.UpdateRoleResponse]
-	deleteRole           *connect.Client[v1.DeleteRoleRequest, v1.DeleteRoleResponse]
-	setMemberRoles       *connect.Client[v1.SetMemberRolesRequest, v1.SetMemberRolesResponse]
-	setMemberRole        *connect.Client[v1.SetMemberRoleRequest, v1.SetMemberRoleResponse]
-	deleteEmoji          *connect.Client[v1.DeleteEmojiRequest, v1.DeleteEmojiResponse]
-	claimMember          *connect.Client[v1.ClaimMemberRequest, v1.ClaimMemberResponse]
-	exportMyData         *connect.Client[v1.ExportMyDataRequest, v1.ExportMyDataResponse]
+	getServerInfo            *connect.Client[v1.GetServerInfoRequest, v1.GetServerInfoResponse]
+	updateServerSettings     *connect.Client[v1.UpdateServerSettingsRequest, v1.GetServerInfoResponse]
+	getMe                    *connect.Client[v1.GetMeRequest, v1.GetMeResponse]
+	join                     *connect.Client[v1.JoinRequest, v1.JoinResponse]
+	leaveCommunity           *connect.Client[v1.LeaveCommunityRequest, v1.LeaveCommunityResponse]
+	updateProfile            *connect.Client[v1.UpdateProfileRequest, v1.UpdateProfileResponse]
+	listMembers              *connect.Client[v1.ListMembersRequest, v1.ListMembersResponse]
+	kickMember               *connect.Client[v1.KickMemberRequest, v1.KickMemberResponse]
+	banMember                *connect.Client[v1.BanMemberRequest, v1.BanMemberResponse]
+	unbanMember              *connect.Client[v1.UnbanMemberRequest, v1.UnbanMemberResponse]
+	listBans                 *connect.Client[v1.ListBansRequest, v1.ListBansResponse]
+	blockMember              *connect.Client[v1.BlockMemberRequest, v1.BlockMemberResponse]
+	unblockMember            *connect.Client[v1.UnblockMemberRequest, v1.UnblockMemberResponse]
+	muteMember               *connect.Client[v1.MuteMemberRequest, v1.MuteMemberResponse]
+	unmuteMember             *connect.Client[v1.UnmuteMemberRequest, v1.UnmuteMemberResponse]
+	reportMessage            *connect.Client[v1.ReportMessageRequest, v1.ReportMessageResponse]
+	listReports              *connect.Client[v1.ListReportsRequest, v1.ListReportsResponse]
+	resolveReport            *connect.Client[v1.ResolveReportRequest, v1.ResolveReportResponse]
+	createInvite             *connect.Client[v1.CreateInviteRequest, v1.CreateInviteResponse]
+	listInvites              *connect.Client[v1.ListInvitesRequest, v1.ListInvitesResponse]
+	revokeInvite             *connect.Client[v1.RevokeInviteRequest, v1.RevokeInviteResponse]
+	createRole               *connect.Client[v1.CreateRoleRequest, v1.CreateRoleResponse]
+	updateRole               *connect.Client[v1.UpdateRoleRequest, v1.UpdateRoleResponse]
+	deleteRole               *connect.Client[v1.DeleteRoleRequest, v1.DeleteRoleResponse]
+	setMemberRoles           *connect.Client[v1.SetMemberRolesRequest, v1.SetMemberRolesResponse]
+	setMemberRole            *connect.Client[v1.SetMemberRoleRequest, v1.SetMemberRoleResponse]
+	deleteEmoji              *connect.Client[v1.DeleteEmojiRequest, v1.DeleteEmojiResponse]
+	createPasswordResetLink  *connect.Client[v1.CreatePasswordResetLinkRequest, v1.CreatePasswordResetLinkResponse]
+	timeoutMember            *connect.Client[v1.TimeoutMemberRequest, v1.TimeoutMemberResponse]
+	listAuditLog             *connect.Client[v1.ListAuditLogRequest, v1.ListAuditLogResponse]
+	getModerationSettings    *connect.Client[v1.GetModerationSettingsRequest, v1.GetModerationSettingsResponse]
+	updateModerationSettings *connect.Client[v1.UpdateModerationSettingsRequest, v1.UpdateModerationSettingsResponse]
+	getServerStatus          *connect.Client[v1.GetServerStatusRequest, v1.GetServerStatusResponse]
+	claimMember              *connect.Client[v1.ClaimMemberRequest, v1.ClaimMemberResponse]
+	exportMyData             *connect.Client[v1.ExportMyDataRequest, v1.ExportMyDataResponse]
 }
 
 // GetServerInfo calls svc.v1.ServerService.GetServerInfo.
@@ -662,6 +799,36 @@ func (c *serverServiceClient) DeleteEmoji(ctx context.Context, req *connect.Requ
 	return c.deleteEmoji.CallUnary(ctx, req)
 }
 
+// CreatePasswordResetLink calls svc.v1.ServerService.CreatePasswordResetLink.
+func (c *serverServiceClient) CreatePasswordResetLink(ctx context.Context, req *connect.Request[v1.CreatePasswordResetLinkRequest]) (*connect.Response[v1.CreatePasswordResetLinkResponse], error) {
+	return c.createPasswordResetLink.CallUnary(ctx, req)
+}
+
+// TimeoutMember calls svc.v1.ServerService.TimeoutMember.
+func (c *serverServiceClient) TimeoutMember(ctx context.Context, req *connect.Request[v1.TimeoutMemberRequest]) (*connect.Response[v1.TimeoutMemberResponse], error) {
+	return c.timeoutMember.CallUnary(ctx, req)
+}
+
+// ListAuditLog calls svc.v1.ServerService.ListAuditLog.
+func (c *serverServiceClient) ListAuditLog(ctx context.Context, req *connect.Request[v1.ListAuditLogRequest]) (*connect.Response[v1.ListAuditLogResponse], error) {
+	return c.listAuditLog.CallUnary(ctx, req)
+}
+
+// GetModerationSettings calls svc.v1.ServerService.GetModerationSettings.
+func (c *serverServiceClient) GetModerationSettings(ctx context.Context, req *connect.Request[v1.GetModerationSettingsRequest]) (*connect.Response[v1.GetModerationSettingsResponse], error) {
+	return c.getModerationSettings.CallUnary(ctx, req)
+}
+
+// UpdateModerationSettings calls svc.v1.ServerService.UpdateModerationSettings.
+func (c *serverServiceClient) UpdateModerationSettings(ctx context.Context, req *connect.Request[v1.UpdateModerationSettingsRequest]) (*connect.Response[v1.UpdateModerationSettingsResponse], error) {
+	return c.updateModerationSettings.CallUnary(ctx, req)
+}
+
+// GetServerStatus calls svc.v1.ServerService.GetServerStatus.
+func (c *serverServiceClient) GetServerStatus(ctx context.Context, req *connect.Request[v1.GetServerStatusRequest]) (*connect.Response[v1.GetServerStatusResponse], error) {
+	return c.getServerStatus.CallUnary(ctx, req)
+}
+
 // ClaimMember calls svc.v1.ServerService.ClaimMember.
 func (c *serverServiceClient) ClaimMember(ctx context.Context, req *connect.Request[v1.ClaimMemberRequest]) (*connect.Response[v1.ClaimMemberResponse], error) {
 	return c.claimMember.CallUnary(ctx, req)
@@ -685,10 +852,17 @@ type ServerServiceHandler interface {
 	// forever) to 36,500. channel_mode: ROLES or OPT_IN. join_questions (with
 	// set_join_questions true): at most 10 questions of up to 200 characters each.
 	// setup_complete true clears needs_setup (owner only).
+	// group_mention_rank: MEMBER, MODERATOR, ADMIN or OWNER (invalid_argument otherwise), the
+	// lowest rank whose `<!here>` and `<!everyone>` mention anyone outside DMs. lockdown: while
+	// true, Join is refused to anyone who is not already a member (see Join); members and bots
+	// are unaffected.
 	// Switching to OPT_IN keeps everyone in the TEXT channels they see (they join them all);
 	// switching to ROLES puts everyone in every TEXT channel they see.
 	// Events: channel_mode_changed to every member when the mode changes (clients call GetState:
-	// which TEXT channels each member is in may have changed), then server_updated to every member.
+	// which TEXT channels each member is in may have changed), then server_updated to every member;
+	// audit_appended (to moderators and higher) for the settings that changed
+	// (AUDIT_ACTION_SETTINGS_CHANGED, detail naming the fields) and for lockdown turned on or off
+	// (AUDIT_ACTION_LOCKDOWN_ON / _OFF).
 	UpdateServerSettings(context.Context, *connect.Request[v1.UpdateServerSettingsRequest]) (*connect.Response[v1.GetServerInfoResponse], error)
 	// The caller's own member, and, for admins and the owner only, the server's version, track and
 	// whether a newer version on the same track is available.
@@ -704,8 +878,10 @@ type ServerServiceHandler interface {
 	// invite_code (up to 64 characters) is checked only when the community is invite only
 	// (case-insensitive; expired, used-up and revoked codes refused with permission_denied) and
 	// uses up one use of the invite; answers must match join_questions in number
-	// (invalid_argument). A banned login: permission_denied. Rate limited to 10 per minute per
-	// client address (resource_exhausted).
+	// (invalid_argument). A banned login: permission_denied. While the community is in lockdown,
+	// anyone not already a member (someone who left included) is refused with
+	// failed_precondition, whatever invite they bring (the invite is not used). Rate limited to
+	// 10 per minute per client address (resource_exhausted).
 	// Events: member_joined to every member.
 	Join(context.Context, *connect.Request[v1.JoinRequest]) (*connect.Response[v1.JoinResponse], error)
 	// Leaves the community. Not the owner (failed_precondition). Leaves every private channel
@@ -729,19 +905,24 @@ type ServerServiceHandler interface {
 	// Removes a member from the community and its private channels; they may Join again.
 	// Moderator or higher, of higher rank than the target (permission_denied); not for bots
 	// (failed_precondition: use DeleteBot); not_found for an id that is not in the community.
-	// Events: as LeaveCommunity; the target's streams end.
+	// reason: 0 to 500 characters (invalid_argument), kept in the audit log.
+	// Events: as LeaveCommunity; the target's streams end; audit_appended (AUDIT_ACTION_MEMBER_KICKED)
+	// to moderators and higher.
 	KickMember(context.Context, *connect.Request[v1.KickMemberRequest]) (*connect.Response[v1.KickMemberResponse], error)
 	// As KickMember, and the target's login (iss, sub) cannot Join again until unbanned. The
 	// member row stays, so its id keeps working in old messages, and ListBans shows the profile at
 	// ban time. A member who already left can be banned too (judged by their rank when they
 	// left), so that leaving is no way around a ban; banning a banned member changes nothing.
+	// reason: 0 to 500 characters, kept in the audit log and shown in ListBans (Ban.reason).
+	// Events: as KickMember (for a member still in), and audit_appended (AUDIT_ACTION_MEMBER_BANNED).
 	BanMember(context.Context, *connect.Request[v1.BanMemberRequest]) (*connect.Response[v1.BanMemberResponse], error)
 	// Lets a banned login Join again; it comes back as the same member. Moderator or higher, of
 	// higher rank than the member was when banned; not_found if the member is not banned. No
-	// event: the member is not back until they Join.
+	// event but audit_appended (AUDIT_ACTION_MEMBER_UNBANNED, to moderators and higher): the member
+	// is not back until they Join.
 	UnbanMember(context.Context, *connect.Request[v1.UnbanMemberRequest]) (*connect.Response[v1.UnbanMemberResponse], error)
-	// Every ban, newest first, with the profile at ban time (presence OFFLINE). Moderator or
-	// higher.
+	// Every ban, newest first, with the profile at ban time (presence OFFLINE) and the reason
+	// given to BanMember. Moderator or higher.
 	ListBans(context.Context, *connect.Request[v1.ListBansRequest]) (*connect.Response[v1.ListBansResponse], error)
 	// Blocks a member for the caller: the two cannot open a DM with each other or send in a shared
 	// DM, and the blocked member's messages do not count toward the caller's unread or mention
@@ -762,66 +943,129 @@ type ServerServiceHandler interface {
 	// characters. Reporting the same message again replaces the note (the copy stays the one
 	// taken by the first report, so a later edit hides nothing). The server keeps a copy of the
 	// message; a DM message is shared alone, never the DM. The reporter is never revealed to the
-	// author or anyone but the moderators who may list the report; no event is sent. Errors:
-	// not_found (unknown message), permission_denied (a channel the caller cannot see),
-	// invalid_argument (the caller's own message, a long note), failed_precondition (a deleted
-	// message). Rate limited: 5 reports, then 1 every 10 minutes, every call counting
-	// (resource_exhausted, saying when to retry).
+	// author or anyone but the moderators who may list the report. Errors:
+	// not_found (unknown message), permission_denied (a channel the caller cannot see, or the
+	// caller is timed out), invalid_argument (the caller's own message, a long note),
+	// failed_precondition (a deleted message). Rate limited: 5 reports, then 1 every 10 minutes,
+	// every call counting (resource_exhausted, saying when to retry).
+	// Events: report_filed (the Report as ListReports shows it) to the moderators and higher who may
+	// list it (those who outrank its author; the owner always), when filed and when replaced.
 	ReportMessage(context.Context, *connect.Request[v1.ReportMessageRequest]) (*connect.Response[v1.ReportMessageResponse], error)
 	// Open reports, newest first, about members the caller outranks (the owner sees all, including
 	// reports about the owner, without the reporter). Moderator or higher.
 	ListReports(context.Context, *connect.Request[v1.ListReportsRequest]) (*connect.Response[v1.ListReportsResponse], error)
 	// Resolves a report the caller can list: deletes every open report of that message.
 	// Moderator or higher; not_found for a report the caller cannot list.
+	// Events: audit_appended (AUDIT_ACTION_REPORT_RESOLVED) to moderators and higher.
 	ResolveReport(context.Context, *connect.Request[v1.ResolveReportRequest]) (*connect.Response[v1.ResolveReportResponse], error)
 	// Creates an invite code of 10 random characters of A-Z and 2-7. Moderator or higher.
 	// expires_in_seconds: 0 (never) to 31,536,000 (one year); max_uses: 0 (no limit) or more;
 	// invalid_argument naming the field otherwise. Joins count uses one at a time, so max_uses
 	// holds however many join at once. GET {base_url}/invite/{code} (or /i/{code}) sends a browser
 	// to the web client's join page.
+	// Events: audit_appended (AUDIT_ACTION_INVITE_CREATED) to moderators and higher.
 	CreateInvite(context.Context, *connect.Request[v1.CreateInviteRequest]) (*connect.Response[v1.CreateInviteResponse], error)
 	// Every invite not revoked, newest first, expired and used-up ones included. Moderator or
 	// higher.
 	ListInvites(context.Context, *connect.Request[v1.ListInvitesRequest]) (*connect.Response[v1.ListInvitesResponse], error)
 	// Revokes an invite (code in any case); it is no longer listed or accepted. Moderator or
-	// higher; not_found for an unknown code; revoking it again is fine.
+	// higher; not_found for an unknown code; revoking it again is fine (and sends nothing).
+	// Events: audit_appended (AUDIT_ACTION_INVITE_REVOKED) to moderators and higher.
 	RevokeInvite(context.Context, *connect.Request[v1.RevokeInviteRequest]) (*connect.Response[v1.RevokeInviteResponse], error)
 	// Creates a custom role. Admin or owner. name: 1 to 32 characters once the spaces around it
 	// are trimmed, no control characters, unique case-insensitive (already_exists); color
 	// `#rrggbb` or empty. At most 250 roles (failed_precondition). It goes last: its position is
 	// one more than the last role's.
-	// Events: role_updated to every member.
+	// Events: role_updated to every member; audit_appended (AUDIT_ACTION_ROLE_CREATED) to
+	// moderators and higher.
 	CreateRole(context.Context, *connect.Request[v1.CreateRoleRequest]) (*connect.Response[v1.CreateRoleResponse], error)
 	// Changes a role's name, color or position; only the fields that are set change. Admin or
 	// owner; not_found for an unknown role. name and color as in CreateRole. position (0 or more):
 	// the role's new place in the order, 0 first, past the end last; the roles are then numbered
 	// 0, 1, 2... in order. Changing nothing sends nothing.
 	// Events: role_updated to every member for each role whose fields or position changed, in the
-	// new order.
+	// new order; audit_appended (AUDIT_ACTION_ROLE_UPDATED) for the role the call names.
 	UpdateRole(context.Context, *connect.Request[v1.UpdateRoleRequest]) (*connect.Response[v1.UpdateRoleResponse], error)
 	// Deletes a role and takes it from every member. Admin or owner; not_found for an unknown
 	// role. failed_precondition while a channel is limited by the role (the message names the
 	// channel; take the role off with SetChannelAccess first). The members' rows are rewritten
 	// 1,000 at a time before the role goes, so a role given to any number of members can go.
 	// Events: role_deleted to every member (no member_updated: clients drop the role from their
-	// members themselves).
+	// members themselves); audit_appended (AUDIT_ACTION_ROLE_DELETED).
 	DeleteRole(context.Context, *connect.Request[v1.DeleteRoleRequest]) (*connect.Response[v1.DeleteRoleResponse], error)
 	// Replaces a member's custom roles (bots too). Admin or owner, on a member of lower rank or on
 	// themself (permission_denied otherwise); not_found for a member not in the community.
 	// role_ids: at most 250, repeats dropped, an empty id invalid_argument, an unknown one
 	// not_found. The same roles again change nothing and send nothing.
 	// Events: member_updated to every member; then, to that member alone, channel_deleted for each
-	// TEXT channel they no longer see and channel_created for each they now see, in sidebar order.
+	// TEXT channel they no longer see and channel_created for each they now see, in sidebar order;
+	// audit_appended (AUDIT_ACTION_MEMBER_ROLES_CHANGED) to moderators and higher.
 	SetMemberRoles(context.Context, *connect.Request[v1.SetMemberRolesRequest]) (*connect.Response[v1.SetMemberRolesResponse], error)
 	// Changes a member's rank (bots too). Admin or owner; the new role is MEMBER, MODERATOR or
 	// ADMIN (invalid_argument otherwise) and lower than the caller's; the target ranks lower than
 	// the caller (permission_denied). The rank the member has already changes nothing.
 	// Events: member_updated to every member; channel_created / channel_deleted to the member for
-	// TEXT channels they start or stop seeing (admins see every one).
+	// TEXT channels they start or stop seeing (admins see every one); audit_appended
+	// (AUDIT_ACTION_MEMBER_RANK_CHANGED) to moderators and higher.
 	SetMemberRole(context.Context, *connect.Request[v1.SetMemberRoleRequest]) (*connect.Response[v1.SetMemberRoleResponse], error)
 	// Deletes a custom emoji. Moderator or higher; not_found for an unknown name.
-	// Events: emoji_changed to every member.
+	// Events: emoji_changed to every member; audit_appended (AUDIT_ACTION_EMOJI_DELETED) to
+	// moderators and higher.
 	DeleteEmoji(context.Context, *connect.Request[v1.DeleteEmojiRequest]) (*connect.Response[v1.DeleteEmojiResponse], error)
+	// Makes a link that lets a member who forgot their password set a new one: the answer's
+	// url opens the built-in issuer's page (`{base_url}/oauth/reset?token=...`), for the caller
+	// to hand over (copy it into a DM, read it out). Admin or owner, for a member of lower rank
+	// (permission_denied otherwise) who is a person in the community (not_found for an unknown
+	// id or a member who left, failed_precondition for a bot) with an account on the built-in
+	// issuer (failed_precondition for a login from another issuer, or one made with `hearth
+	// token`, which has no password). The link works once, for 24 hours (expires_at_ms); using it
+	// sets a new password and signs the account out everywhere (every refresh token revoked). A
+	// new link does not void earlier ones; a password change voids them all. The owner's own
+	// link comes from `hearth reset-link` on the server. No event.
+	CreatePasswordResetLink(context.Context, *connect.Request[v1.CreatePasswordResetLinkRequest]) (*connect.Response[v1.CreatePasswordResetLinkResponse], error)
+	// Times a member out, changes their timeout, or ends it (duration_s 0). Moderator or higher, of
+	// higher rank than the target (permission_denied), bots included; not_found for an id that is
+	// not in the community. duration_s: 60 to 2,419,200 (28 days) from now, or 0; reason: 0 to 500
+	// characters (invalid_argument otherwise). While timed out (Member.timed_out_until_ms in the
+	// future) the member reads as before, but SendMessage, EditMessage, React (adding), OpenDM of
+	// a new DM, SetTyping and ReportMessage (and the calls of EXTENSIONS.md that vote or pin) are
+	// refused with permission_denied saying when the timeout ends. Leaving and coming back keeps
+	// it. Ending a timeout that is not running changes nothing and sends nothing.
+	// Events: member_updated to every member; audit_appended (AUDIT_ACTION_MEMBER_TIMED_OUT, detail
+	// "until <time>" or "ended") to moderators and higher.
+	TimeoutMember(context.Context, *connect.Request[v1.TimeoutMemberRequest]) (*connect.Response[v1.TimeoutMemberResponse], error)
+	// The audit log, newest first: every moderation and administration action (the actions of
+	// AuditAction), kept at least 365 days and never less than retention_days (forever when
+	// messages are kept forever). Moderator or higher. before_id: an entry id from an earlier
+	// page (entries older than it; not_found for an id that is not in the log); limit 1 to 200,
+	// default 50 (invalid_argument otherwise); action: only entries of that action; member_id:
+	// only entries whose actor or target is that member. has_more: older entries match.
+	ListAuditLog(context.Context, *connect.Request[v1.ListAuditLogRequest]) (*connect.Response[v1.ListAuditLogResponse], error)
+	// The moderation settings (blocked words, max mentions, require_2fa_rank). Moderator or
+	// higher.
+	GetModerationSettings(context.Context, *connect.Request[v1.GetModerationSettingsRequest]) (*connect.Response[v1.GetModerationSettingsResponse], error)
+	// Changes the moderation settings that are set. Admin or owner. blocked_words (with
+	// set_blocked_words true): at most 500 words of 1 to 50 characters each (spaces around a word
+	// trimmed, repeats dropped), each holding a letter, digit or emoji; `*` only as the last
+	// character, where it matches any ending. A word of several words ("free nitro") matches them
+	// in a row. Matching is on whole words, case-insensitive, accents and compatibility forms
+	// folded as search does (Café matches cafe), punctuation between words ignored; in scripts
+	// written without spaces (Han, kana, Thai...) a word matches anywhere in a run.
+	// max_mentions: 0 (off) to 1,000: the most distinct `<@id>`, `<!here>` and `<!everyone>` a
+	// message may hold. require_2fa_rank: UNSPECIFIED (nobody), MEMBER, MODERATOR, ADMIN or OWNER.
+	// The filters apply to SendMessage and EditMessage of members below moderator (bots
+	// included): a message that breaks one is refused with invalid_argument naming the rule (never
+	// the word), nothing of it is stored, and an audit entry AUDIT_ACTION_MESSAGE_REFUSED is made.
+	// Events: audit_appended (AUDIT_ACTION_MODERATION_SETTINGS_CHANGED) to moderators and higher.
+	UpdateModerationSettings(context.Context, *connect.Request[v1.UpdateModerationSettingsRequest]) (*connect.Response[v1.UpdateModerationSettingsResponse], error)
+	// How the server is doing, for the admins' status screen: its version and whether a newer
+	// one is out (as GetMe), the members and how many were active, messages a day, the storage
+	// used, the latest backup and the data disk's free space. Admin or owner (permission_denied
+	// otherwise). Reads only: it answers on a full disk too. days: how many days of
+	// messages_per_day, 1 to 90 (default 30; invalid_argument outside).
+	// A member is active on a day (UTC) when they sent a message or had an event stream open
+	// that day; bots are counted apart and never as active.
+	GetServerStatus(context.Context, *connect.Request[v1.GetServerStatusRequest]) (*connect.Response[v1.GetServerStatusResponse], error)
 	// Gives an imported placeholder member's history to a real member (EXTENSIONS.md 9): the
 	// messages it wrote, its reactions, the mentions of it, the files of its messages and its
 	// place in DMs and private channels become member_id's, and the placeholder is removed.
@@ -1020,6 +1264,42 @@ func NewServerServiceHandler(svc ServerServiceHandler, opts ...connect.HandlerOp
 		connect.WithSchema(serverServiceMethods.ByName("DeleteEmoji")),
 		connect.WithHandlerOptions(opts...),
 	)
+	serverServiceCreatePasswordResetLinkHandler := connect.NewUnaryHandler(
+		ServerServiceCreatePasswordResetLinkProcedure,
+		svc.CreatePasswordResetLink,
+		connect.WithSchema(serverServiceMethods.ByName("CreatePasswordResetLink")),
+		connect.WithHandlerOptions(opts...),
+	)
+	serverServiceTimeoutMemberHandler := connect.NewUnaryHandler(
+		ServerServiceTimeoutMemberProcedure,
+		svc.TimeoutMember,
+		connect.WithSchema(serverServiceMethods.ByName("TimeoutMember")),
+		connect.WithHandlerOptions(opts...),
+	)
+	serverServiceListAuditLogHandler := connect.NewUnaryHandler(
+		ServerServiceListAuditLogProcedure,
+		svc.ListAuditLog,
+		connect.WithSchema(serverServiceMethods.ByName("ListAuditLog")),
+		connect.WithHandlerOptions(opts...),
+	)
+	serverServiceGetModerationSettingsHandler := connect.NewUnaryHandler(
+		ServerServiceGetModerationSettingsProcedure,
+		svc.GetModerationSettings,
+		connect.WithSchema(serverServiceMethods.ByName("GetModerationSettings")),
+		connect.WithHandlerOptions(opts...),
+	)
+	serverServiceUpdateModerationSettingsHandler := connect.NewUnaryHandler(
+		ServerServiceUpdateModerationSettingsProcedure,
+		svc.UpdateModerationSettings,
+		connect.WithSchema(serverServiceMethods.ByName("UpdateModerationSettings")),
+		connect.WithHandlerOptions(opts...),
+	)
+	serverServiceGetServerStatusHandler := connect.NewUnaryHandler(
+		ServerServiceGetServerStatusProcedure,
+		svc.GetServerStatus,
+		connect.WithSchema(serverServiceMethods.ByName("GetServerStatus")),
+		connect.WithHandlerOptions(opts...),
+	)
 	serverServiceClaimMemberHandler := connect.NewUnaryHandler(
 		ServerServiceClaimMemberProcedure,
 		svc.ClaimMember,
@@ -1088,6 +1368,18 @@ func NewServerServiceHandler(svc ServerServiceHandler, opts ...connect.HandlerOp
 			serverServiceSetMemberRoleHandler.ServeHTTP(w, r)
 		case ServerServiceDeleteEmojiProcedure:
 			serverServiceDeleteEmojiHandler.ServeHTTP(w, r)
+		case ServerServiceCreatePasswordResetLinkProcedure:
+			serverServiceCreatePasswordResetLinkHandler.ServeHTTP(w, r)
+		case ServerServiceTimeoutMemberProcedure:
+			serverServiceTimeoutMemberHandler.ServeHTTP(w, r)
+		case ServerServiceListAuditLogProcedure:
+			serverServiceListAuditLogHandler.ServeHTTP(w, r)
+		case ServerServiceGetModerationSettingsProcedure:
+			serverServiceGetModerationSettingsHandler.ServeHTTP(w, r)
+		case ServerServiceUpdateModerationSettingsProcedure:
+			serverServiceUpdateModerationSettingsHandler.ServeHTTP(w, r)
+		case ServerServiceGetServerStatusProcedure:
+			serverServiceGetServerStatusHandler.ServeHTTP(w, r)
 		case ServerServiceClaimMemberProcedure:
 			serverServiceClaimMemberHandler.ServeHTTP(w, r)
 		case ServerServiceExportMyDataProcedure:
@@ -1207,6 +1499,30 @@ func (UnimplementedServerServiceHandler) SetMemberRole(context.Context, *connect
 
 func (UnimplementedServerServiceHandler) DeleteEmoji(context.Context, *connect.Request[v1.DeleteEmojiRequest]) (*connect.Response[v1.DeleteEmojiResponse], error) {
 	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("svc.v1.ServerService.DeleteEmoji is not implemented"))
+}
+
+func (UnimplementedServerServiceHandler) CreatePasswordResetLink(context.Context, *connect.Request[v1.CreatePasswordResetLinkRequest]) (*connect.Response[v1.CreatePasswordResetLinkResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("svc.v1.ServerService.CreatePasswordResetLink is not implemented"))
+}
+
+func (UnimplementedServerServiceHandler) TimeoutMember(context.Context, *connect.Request[v1.TimeoutMemberRequest]) (*connect.Response[v1.TimeoutMemberResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("svc.v1.ServerService.TimeoutMember is not implemented"))
+}
+
+func (UnimplementedServerServiceHandler) ListAuditLog(context.Context, *connect.Request[v1.ListAuditLogRequest]) (*connect.Response[v1.ListAuditLogResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("svc.v1.ServerService.ListAuditLog is not implemented"))
+}
+
+func (UnimplementedServerServiceHandler) GetModerationSettings(context.Context, *connect.Request[v1.GetModerationSettingsRequest]) (*connect.Response[v1.GetModerationSettingsResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("svc.v1.ServerService.GetModerationSettings is not implemented"))
+}
+
+func (UnimplementedServerServiceHandler) UpdateModerationSettings(context.Context, *connect.Request[v1.UpdateModerationSettingsRequest]) (*connect.Response[v1.UpdateModerationSettingsResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("svc.v1.ServerService.UpdateModerationSettings is not implemented"))
+}
+
+func (UnimplementedServerServiceHandler) GetServerStatus(context.Context, *connect.Request[v1.GetServerStatusRequest]) (*connect.Response[v1.GetServerStatusResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("svc.v1.ServerService.GetServerStatus is not implemented"))
 }
 
 func (UnimplementedServerServiceHandler) ClaimMember(context.Context, *connect.Request[v1.ClaimMemberRequest]) (*connect.Response[v1.ClaimMemberResponse], error) {

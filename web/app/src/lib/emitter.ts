@@ -1,17 +1,22 @@
-// A small change notifier: state objects name what changed ("sidebar", "view:<id>", ...) and
-// components re-render only for the topics they read. Emits are batched to one per task, so a
-// burst of events (a replay after a reconnect) renders once.
+// A small change notifier: state objects name what changed (a Topic of state/topics.ts, or a
+// draft's) and components re-render only for the topics they read. Emits are batched to one per
+// task, so a burst of events (a replay after a reconnect) renders once.
 
 import { useLayoutEffect, useReducer } from "preact/hooks";
 
 type Listener = () => void;
 
-export class Emitter {
-  private subs = new Map<string, Set<Listener>>();
-  private queued = new Set<string>();
+/** What can be listened to: the part of an Emitter that components get (they never emit). */
+export interface Topics<T extends string> {
+  on(topic: T, fn: Listener): () => void;
+}
+
+export class Emitter<T extends string> implements Topics<T> {
+  private subs = new Map<T, Set<Listener>>();
+  private queued = new Set<T>();
   private scheduled = false;
 
-  on(topic: string, fn: Listener): () => void {
+  on(topic: T, fn: Listener): () => void {
     let set = this.subs.get(topic);
     if (!set) this.subs.set(topic, (set = new Set()));
     set.add(fn);
@@ -21,7 +26,7 @@ export class Emitter {
     };
   }
 
-  emit(...topics: string[]): void {
+  emit(...topics: T[]): void {
     for (const t of topics) this.queued.add(t);
     if (this.scheduled) return;
     this.scheduled = true;
@@ -44,7 +49,7 @@ export class Emitter {
  * change emitted in between (a call's answer that came quickly) was lost, leaving the component
  * showing the state it first rendered.
  */
-export function useTopics(em: Emitter | undefined, ...topics: string[]): void {
+export function useTopics<T extends string>(em: Topics<T> | undefined, ...topics: T[]): void {
   const [, bump] = useReducer((n: number) => n + 1, 0);
   const key = topics.join("\n");
   useLayoutEffect(() => {

@@ -10,7 +10,7 @@ export type RenderContext = {
   memberName: (id: string) => string | undefined;
   meId: string;
   /** Custom emoji by name: image URLs. */
-  emoji: Map<string, string>;
+  emoji: ReadonlyMap<string, string>;
   onMention?: (id: string, target: HTMLElement) => void;
 };
 

@@ -4,7 +4,7 @@
 
 import { MemberKind, MemberRole, type Member } from "../gen/svc/v1/types_pb";
 
-type Ranked = { me?: Member; members: Map<string, Member> };
+type Ranked = { readonly me?: Member; readonly members: ReadonlyMap<string, Member> };
 
 /** The person's own rank (MEMBER until the state is loaded). */
 export function myRank(s: Ranked): MemberRole {

@@ -41,14 +41,17 @@ const drafts = new Map<string, Draft>();
 let fileKeys = 0;
 
 /** Changes, by topic draftTopic(key). */
-export const draftsEm = new Emitter();
+export const draftsEm = new Emitter<DraftTopic>();
+
+/** A message box's changes: "draft:" and its draftKey. */
+export type DraftTopic = `draft:${string}`;
 
 export function draftKey(base: string, channelId: string, threadRootId: string): string {
   return base + "\n" + channelId + "/" + threadRootId;
 }
 
-export function draftTopic(key: string): string {
-  return "draft:" + key;
+export function draftTopic(key: string): DraftTopic {
+  return `draft:${key}`;
 }
 
 export function getDraft(key: string): Draft {

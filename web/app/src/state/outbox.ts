@@ -7,6 +7,7 @@ import type { Message } from "../gen/svc/v1/types_pb";
 import { codeOf, errorText, retryable, type Api } from "../lib/api";
 import type { Emitter } from "../lib/emitter";
 import { loadPending, savePending } from "../lib/storage";
+import type { Topic } from "./topics";
 import type { SentFile } from "./drafts";
 
 /** A message on its way: shown at the end of its channel until the server has it. */
@@ -22,6 +23,11 @@ export type Pending = {
   error: string;
 };
 
+/** Whether a queued message is the signed-in member's (one kept from before the memberId was). */
+export function ownPending(p: Pending, meId: string | undefined): boolean {
+  return !p.memberId || p.memberId === meId;
+}
+
 /** A random id (crypto.randomUUID needs a secure context; this does not). */
 export function newId(): string {
   const b = crypto.getRandomValues(new Uint8Array(16));
@@ -32,7 +38,7 @@ export function newId(): string {
 export type OutboxHost = {
   base: string;
   api: Api;
-  em: Emitter;
+  em: Emitter<Topic>;
   /** The signed-in member's id. */
   me(): string | undefined;
   /** The session can send (its state is loaded), and is not closed. */
@@ -72,10 +78,6 @@ export class Outbox {
     void this.flush();
   }
 
-  /** Whether a queued message is the signed-in member's (one kept from before the memberId was). */
-  mine(p: Pending): boolean {
-    return !p.memberId || p.memberId === this.host.me();
-  }
 
   retry(p: Pending): void {
     p.state = "sending";
@@ -122,7 +124,7 @@ export class Outbox {
     clearTimeout(this.retryTimer);
     try {
       for (;;) {
-        const p = this.pending.find((x) => x.state === "sending" && this.mine(x));
+        const p = this.pending.find((x) => x.state === "sending" && ownPending(x, this.host.me()));
         if (!p) break;
         try {
           const res = await this.host.api.chat.sendMessage({

@@ -4,11 +4,19 @@
 // around one message. Live messages are appended only while the window holds the newest ones.
 
 import type { Message } from "../gen/svc/v1/types_pb";
-import type { Session } from "./session";
-import { errorText } from "../lib/api";
+import { errorText, type Api } from "../lib/api";
+import { viewTopic, type ViewTopic } from "./topics";
 
 export const PAGE = 50;
 export const MAX_WINDOW = 250;
+
+/** What a window needs of its session (state/session.ts is one). */
+export type ViewHost = {
+  readonly em: { emit(topic: ViewTopic): void };
+  readonly api: { readonly chat: Pick<Api["chat"], "listMessages"> };
+  /** The channel's window, for a thread's root it may hold already. */
+  view(channelId: string, threadRootId: string, make: false): { readonly messages: readonly Message[] } | undefined;
+};
 
 export class MessageView {
   messages: Message[] = [];
@@ -38,21 +46,21 @@ export class MessageView {
   private early: { m: Message; fresh: boolean }[] = [];
 
   constructor(
-    private session: Session,
+    private host: ViewHost,
     readonly channelId: string,
     readonly threadRootId = "",
   ) {}
 
-  get topic(): string {
-    return "view:" + (this.threadRootId || this.channelId);
+  get topic(): ViewTopic {
+    return viewTopic(this.threadRootId || this.channelId);
   }
 
   private changed() {
-    this.session.em.emit(this.topic);
+    this.host.em.emit(this.topic);
   }
 
   private async list(req: { beforeId?: string; afterId?: string; aroundId?: string }) {
-    return this.session.api.chat.listMessages({
+    return this.host.api.chat.listMessages({
       channelId: this.channelId,
       threadRootId: this.threadRootId,
       limit: PAGE,
@@ -201,13 +209,13 @@ export class MessageView {
    */
   async loadRoot(): Promise<boolean> {
     if (this.root) return true;
-    const held = this.session.view(this.channelId, "", false)?.messages.find((m) => m.id === this.threadRootId);
+    const held = this.host.view(this.channelId, "", false)?.messages.find((m) => m.id === this.threadRootId);
     if (held) {
       this.root = held;
       this.changed();
       return true;
     }
-    const res = await this.session.api.chat.listMessages({ channelId: this.channelId, aroundId: this.threadRootId, limit: 1 });
+    const res = await this.host.api.chat.listMessages({ channelId: this.channelId, aroundId: this.threadRootId, limit: 1 });
     const got = res.messages.find((m) => m.id === this.threadRootId);
     if (got) this.root = this.root ? newer(this.root, got) : got;
     this.changed();
@@ -235,6 +243,13 @@ export class MessageView {
 
   has(id: string): boolean {
     return this.messages.some((m) => m.id === id);
+  }
+
+  /** Scrolls to a message the window holds and highlights it, as a jump does. */
+  highlight(id: string): void {
+    this.target = id;
+    this.epoch++;
+    this.changed();
   }
 }
 

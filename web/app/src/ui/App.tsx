@@ -9,7 +9,8 @@ import { currentServer, normalizeServer, ownServer, setCurrentServer, setToken }
 import { forgetDrafts } from "../state/drafts";
 import { Session } from "../state/session";
 import { Chat } from "./Chat";
-import { Banned, isBanned } from "./moderation/Banned";
+import { isBanned } from "../state/selectors";
+import { Banned } from "./moderation/Banned";
 import { inviteKey, JoinScreen, SignIn } from "./Welcome";
 
 /** Takes a login or invite link out of the address bar; returns the server it names, if any. */
@@ -64,7 +65,7 @@ export function App() {
     void session.start();
     return () => session.close();
   }, [session]);
-  useTopics(session?.em, "state");
+  useTopics(session?.em, "status");
 
   const restart = () => setGeneration((g) => g + 1);
   if (!session) return <Splash text="Opening…" />;
@@ -76,7 +77,7 @@ export function App() {
     void endSignIn(session.base).finally(restart);
   };
 
-  switch (session.status) {
+  switch (session.state.status) {
     case "loading":
       return <Splash text="Connecting…" />;
     case "unreachable":
@@ -84,7 +85,7 @@ export function App() {
         <main class="welcome">
           <section class="welcome-box" role="alert">
             <h1>Cannot reach {session.base}</h1>
-            <p>{session.statusText}</p>
+            <p>{session.state.statusText}</p>
             <button type="button" class="button button-primary" onClick={restart}>
               Try again
             </button>
@@ -92,12 +93,12 @@ export function App() {
         </main>
       );
     case "signed-out":
-      return <SignIn session={session} error={signInError} onSignedIn={restart} />;
+      return <SignIn store={session} error={signInError} onSignedIn={restart} />;
     case "needs-join":
-      if (isBanned(session)) return <Banned session={session} onSignOut={signOut} />;
-      return <JoinScreen session={session} onJoined={() => navigate("#/", true)} onSignOut={signOut} />;
+      if (isBanned(session.state)) return <Banned store={session} onSignOut={signOut} />;
+      return <JoinScreen store={session} act={session.act} onJoined={() => navigate("#/", true)} onSignOut={signOut} />;
     case "ready":
-      return <Chat session={session} route={route} onSignOut={signOut} />;
+      return <Chat store={session} act={session.act} api={session.api} route={route} onSignOut={signOut} />;
   }
 }
 

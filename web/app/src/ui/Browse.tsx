@@ -2,14 +2,21 @@
 // its member count, to join, open or leave.
 
 import type { Channel } from "../gen/svc/v1/types_pb";
-import { useTopics } from "../lib/emitter";
-import type { Session } from "../state/session";
+import type { Api } from "../lib/api";
+import type { Commands } from "../state/commands";
+import { useStore, type Store } from "../state/store";
 import { Dialog, ErrorRow, useLoaded } from "./common";
 
-export function BrowseChannels(props: { session: Session; onClose: () => void; onOpenChannel: (id: string) => void }) {
-  const { session } = props;
-  useTopics(session.em, "sidebar");
-  const { list: channels, error, reload: load } = useLoaded<Channel>(() => session.api.chat.browseChannels({}).then((res) => res.channels));
+export function BrowseChannels(props: {
+  store: Store;
+  act: Pick<Commands, "run" | "joinChannel" | "leaveChannel">;
+  api: Api;
+  onClose: () => void;
+  onOpenChannel: (id: string) => void;
+}) {
+  const { act, api } = props;
+  const state = useStore(props.store, "channels");
+  const { list: channels, error, reload: load } = useLoaded<Channel>(() => api.chat.browseChannels({}).then((res) => res.channels));
   return (
     <Dialog title="Browse channels" onClose={props.onClose} wide>
       <ErrorRow error={error} />
@@ -17,7 +24,7 @@ export function BrowseChannels(props: { session: Session; onClose: () => void; o
       {channels && (
         <ul class="browse-list">
           {channels.map((c) => {
-            const joined = session.channels.has(c.id);
+            const joined = state.channels.has(c.id);
             return (
               <li key={c.id} class="browse-item">
                 <div>
@@ -34,7 +41,7 @@ export function BrowseChannels(props: { session: Session; onClose: () => void; o
                     <button type="button" class="button" onClick={() => (props.onClose(), props.onOpenChannel(c.id))}>
                       Open
                     </button>
-                    <button type="button" class="button" aria-label={`Leave #${c.name}`} onClick={() => session.leaveChannel(c.id).then(load)}>
+                    <button type="button" class="button" aria-label={`Leave #${c.name}`} onClick={() => act.run("Could not leave the channel", () => act.leaveChannel(c.id)).then(load)}>
                       Leave
                     </button>
                   </div>
@@ -44,7 +51,7 @@ export function BrowseChannels(props: { session: Session; onClose: () => void; o
                     class="button button-primary"
                     aria-label={`Join #${c.name}`}
                     onClick={async () => {
-                      if (await session.joinChannel(c.id)) {
+                      if (await act.joinChannel(c.id)) {
                         props.onClose();
                         props.onOpenChannel(c.id);
                       }

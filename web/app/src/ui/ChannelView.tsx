@@ -4,42 +4,46 @@
 
 import { useEffect, useRef, useState } from "preact/hooks";
 import { ChannelKind, type Channel } from "../gen/svc/v1/types_pb";
-import { useTopics } from "../lib/emitter";
+import type { Api } from "../lib/api";
 import { renderMarkdown } from "../lib/markdown";
-import type { Session } from "../state/session";
-import { Avatar, PresenceDot } from "./common";
-import { ChannelHeaderImage, ChannelSettingsButton } from "./admin/ChannelSettings";
-import { Composer, type ComposerHandle } from "./Composer";
-import { renderContext, type MessageActions } from "./MessageItem";
+import type { Commands } from "../state/commands";
+import { channelTitle, markdownContext, othersUnread, typists } from "../state/selectors";
+import { useStore, type Store } from "../state/store";
+import { Avatar, MenuButton, PresenceDot } from "./common";
+import { ChannelHeaderImage, ChannelSettingsButton, type ChannelSettingsCommands } from "./admin/ChannelSettings";
+import { Composer, type ComposerCommands, type ComposerHandle } from "./Composer";
+import type { MessageActions, MessageCommands } from "./MessageItem";
 import { MessageList } from "./MessageList";
 import { DMBlockGate } from "./moderation/MemberModeration";
 
+/** The commands a channel calls: its messages', its composer's, its settings'. */
+export type ChannelCommands = MessageCommands & ComposerCommands & ChannelSettingsCommands & Pick<Commands, "markRead" | "toggleBlock">;
+
 export function ChannelView(props: {
-  session: Session;
+  store: Store;
+  act: ChannelCommands;
+  api: Api;
   channel: Channel;
   jumpTo: string;
   actions: MessageActions;
   onMenu: () => void;
 }) {
-  const { session, channel } = props;
-  useTopics(session.em, "sidebar", "members");
-  const view = session.view(channel.id, "", true);
+  const { store, act, api, channel } = props;
+  const state = useStore(store, "channels", "members");
+  const view = store.view(channel.id, "", true);
   const composer = useRef<ComposerHandle | null>(null);
   const [dragging, setDragging] = useState(false);
-  const title = session.channelTitle(channel);
+  const title = channelTitle(state, channel);
   const dm = channel.kind === ChannelKind.DM;
 
   useEffect(() => {
     if (props.jumpTo && !view.has(props.jumpTo)) void view.jump(props.jumpTo);
-    else if (props.jumpTo) {
-      view.target = props.jumpTo;
-      view.epoch++;
-      session.em.emit(view.topic);
-    } else if (!view.loaded && !view.loading) void view.loadLatest();
+    else if (props.jumpTo) view.highlight(props.jumpTo);
+    else if (!view.loaded && !view.loading) void view.loadLatest();
   }, [props.jumpTo, view]);
 
   const markRead = () => {
-    if (document.visibilityState === "visible") session.markRead(channel.id);
+    if (document.visibilityState === "visible") act.markRead(channel.id);
   };
   useEffect(() => {
     const on = () => {
@@ -53,14 +57,14 @@ export function ChannelView(props: {
     };
   }, [channel.id]);
 
-  const others = channel.memberIds.filter((id) => id !== session.me?.id);
+  const others = channel.memberIds.filter((id) => id !== state.me?.id);
   const intro = (
     <div class="channel-intro">
       {dm ? (
         <>
           <div class="intro-avatars">
             {others.slice(0, 4).map((id) => (
-              <Avatar key={id} session={session} id={id} size={48} />
+              <Avatar key={id} base={store.base} member={state.members.get(id)} size={48} />
             ))}
           </div>
           <h3>{title}</h3>
@@ -97,13 +101,13 @@ export function ChannelView(props: {
         }
       }}
     >
-      <ChannelHeaderImage session={session} channel={channel} />
+      <ChannelHeaderImage base={store.base} channel={channel} />
       <header class="channel-head">
-        <MenuButton session={session} current={channel.id} onMenu={props.onMenu} />
+        <MenuButton unread={othersUnread(state, channel.id)} onMenu={props.onMenu} />
         <h2 class="channel-title">
           {dm ? (
             <>
-              {others.length === 1 && <PresenceDot presence={session.members.get(others[0])?.presence} />}{" "}
+              {others.length === 1 && <PresenceDot presence={state.members.get(others[0])?.presence} />}{" "}
               <span class="channel-name" title={title}>
                 {title}
               </span>
@@ -119,11 +123,13 @@ export function ChannelView(props: {
             </>
           )}
         </h2>
-        {channel.topic && <p class="channel-topic">{renderMarkdown(channel.topic, renderContext(session, props.actions.onMember))}</p>}
-        {!dm && <ChannelSettingsButton session={session} channel={channel} />}
+        {channel.topic && <p class="channel-topic">{renderMarkdown(channel.topic, markdownContext(state, props.actions.onMember))}</p>}
+        {!dm && <ChannelSettingsButton store={store} act={act} api={api} channel={channel} />}
       </header>
       <MessageList
-        session={session}
+        store={store}
+        act={act}
+        api={api}
         view={view}
         label={dm ? `Messages with ${title}` : `Messages in #${title}`}
         actions={props.actions}
@@ -132,10 +138,12 @@ export function ChannelView(props: {
         onAtBottom={markRead}
         onEscape={() => composer.current?.focus()}
       />
-      <Typing session={session} channelId={channel.id} thread="" />
-      <DMBlockGate session={session} memberIds={dm ? channel.memberIds : []}>
+      <Typing store={store} channelId={channel.id} thread="" />
+      <DMBlockGate state={state} act={act} memberIds={dm ? channel.memberIds : []}>
         <Composer
-          session={session}
+          store={store}
+          act={act}
+          api={api}
           channelId={channel.id}
           threadRootId=""
           placeholder={dm ? `Message ${title}` : `Message #${title}`}
@@ -152,9 +160,8 @@ export function ChannelView(props: {
   );
 }
 
-export function Typing(props: { session: Session; channelId: string; thread: string }) {
-  useTopics(props.session.em, "typing");
-  const names = props.session.typists(props.channelId, props.thread);
+export function Typing(props: { store: Store; channelId: string; thread: string }) {
+  const names = typists(useStore(props.store, "typing"), props.channelId, props.thread);
   let text = "";
   if (names.length === 1) text = `${names[0]} is typing…`;
   else if (names.length === 2) text = `${names[0]} and ${names[1]} are typing…`;
@@ -163,27 +170,6 @@ export function Typing(props: { session: Session; channelId: string; thread: str
     <div class="typing" aria-live="polite">
       {text}
     </div>
-  );
-}
-
-/** The phone's menu button, with a dot while another channel has something unread. */
-export function MenuButton(props: { session: Session; current: string; onMenu: () => void }) {
-  const { session } = props;
-  let unread = 0;
-  for (const c of session.channels.values()) {
-    if (c.id === props.current) continue;
-    const rs = session.readState(c.id);
-    unread += rs.unreadCount + rs.mentionCount > 0 ? 1 : 0;
-  }
-  return (
-    <button
-      type="button"
-      class="icon-button menu-button"
-      aria-label={unread > 0 ? `Open the channel list (${unread} with unread messages)` : "Open the channel list"}
-      onClick={props.onMenu}
-    >
-      ☰{unread > 0 && <span class="menu-dot" aria-hidden="true" />}
-    </button>
   );
 }
 

@@ -4,9 +4,10 @@
 // previous/next channel, Alt+Shift+Up/Down for the previous/next unread one, Escape to close.
 
 import { useCallback, useEffect, useRef, useState } from "preact/hooks";
-import { useTopics } from "../lib/emitter";
 import { channelHash, navigate, type Route } from "../lib/router";
-import type { Session } from "../state/session";
+import type { Api } from "../lib/api";
+import type { Commands } from "../state/commands";
+import { useStore, type Store } from "../state/store";
 import { focusOpened, Notices } from "./common";
 import { CommunityAccent, CommunityMain, showsCommunity } from "./admin/Community";
 import { BrowseChannels } from "./Browse";
@@ -14,9 +15,10 @@ import { ChannelView } from "./ChannelView";
 import type { MessageActions } from "./MessageItem";
 import { MemberCard, NewDM } from "./People";
 import { Profile } from "./Profile";
-import { Sidebar, sortedChannels, sortedDMs } from "./Sidebar";
+import { Sidebar } from "./Sidebar";
 import { ThreadPanel } from "./ThreadPanel";
 import { ToolDialog, type ToolName } from "./tools/Tools";
+import { channelTitle, readState, sortedChannels, sortedDMs, unreadTotal } from "../state/selectors";
 
 type DialogState =
   | { kind: "member"; id: string }
@@ -25,21 +27,25 @@ type DialogState =
   | { kind: "newdm" }
   | null;
 
-export function Chat(props: { session: Session; route: Route; onSignOut: () => void }) {
-  const { session, route } = props;
-  useTopics(session.em, "sidebar", "info");
+/**
+ * The chat screen: the store to read, every command (the screens below take the ones they
+ * call), and the API for what the screens load themselves.
+ */
+export function Chat(props: { store: Store; act: Commands; api: Api; route: Route; onSignOut: () => void }) {
+  const { store, act, api, route } = props;
+  const state = useStore(store, "channels", "info");
   const [drawer, setDrawer] = useState(false);
   const [dialog, setDialog] = useState<DialogState>(null);
   const [tool, setTool] = useState<ToolName | null>(null);
   const focusAfter = useRef(""); // the address whose page takes the focus when it shows (below)
 
-  const order = [...sortedChannels(session), ...sortedDMs(session)];
+  const order = [...sortedChannels(state), ...sortedDMs(state)];
   const routeId = route.path[0] === "c" ? route.path[1] ?? "" : "";
-  const channel = session.channels.get(routeId);
+  const channel = state.channels.get(routeId);
   const jumpTo = route.path[2] === "m" ? route.path[3] ?? "" : "";
   const threadId = route.path[2] === "t" ? route.path[3] ?? "" : "";
 
-  const community = showsCommunity(session, route, !!channel);
+  const community = showsCommunity(state, route, !!channel);
   const hashAtRender = location.hash;
   useEffect(() => {
     // No channel asked for, or one that is gone: the first one. Unless the address changed
@@ -50,15 +56,13 @@ export function Chat(props: { session: Session; route: Route; onSignOut: () => v
   }, [channel, community, order.length, hashAtRender]);
 
   useEffect(() => {
-    session.viewing = channel?.id ?? "";
-    session.onOpenMessage = (c, m) => navigate(channelHash(c, { message: m }));
+    act.showing(channel?.id ?? "", (c, m) => navigate(channelHash(c, { message: m })));
   }, [channel?.id]);
 
   // The tab's title: unread messages in all channels, then where the person is.
-  let unread = 0;
-  for (const c of session.channels.values()) unread += session.readState(c.id).unreadCount;
-  const where = channel ? (channel.kind === 3 ? session.channelTitle(channel) : "#" + channel.name) : "";
-  const title = `${unread > 0 ? `(${unread}) ` : ""}${where ? where + " · " : ""}${session.info?.name ?? "Hearth"}`;
+  const unread = unreadTotal(state);
+  const where = channel ? (channel.kind === 3 ? channelTitle(state, channel) : "#" + channel.name) : "";
+  const title = `${unread > 0 ? `(${unread}) ` : ""}${where ? where + " · " : ""}${state.info?.name ?? "Hearth"}`;
   useEffect(() => {
     document.title = title;
   }, [title]);
@@ -86,7 +90,7 @@ export function Chat(props: { session: Session; route: Route; onSignOut: () => v
       if (e.altKey && (e.key === "ArrowUp" || e.key === "ArrowDown")) {
         e.preventDefault();
         const list = e.shiftKey
-          ? order.filter((c) => c.id === channel?.id || session.readState(c.id).unreadCount > 0 || session.readState(c.id).mentionCount > 0)
+          ? order.filter((c) => c.id === channel?.id || readState(state, c.id).unreadCount > 0 || readState(state, c.id).mentionCount > 0)
           : order;
         const i = list.findIndex((c) => c.id === channel?.id);
         const next = list[(i + (e.key === "ArrowDown" ? 1 : -1) + list.length) % list.length];
@@ -97,7 +101,7 @@ export function Chat(props: { session: Session; route: Route; onSignOut: () => v
     };
     window.addEventListener("keydown", onKey);
     return () => window.removeEventListener("keydown", onKey);
-  }, [session]);
+  }, [state]);
 
   // The drawer (a phone's channel list) is a modal panel for the keyboard too: opened, the
   // focus goes into it (it comes before the channel in the page, where Tab from the menu button
@@ -151,7 +155,7 @@ export function Chat(props: { session: Session; route: Route; onSignOut: () => v
       </a>
       <div class="sidebar" id="sidebar">
         <Sidebar
-          session={session}
+          store={store}
           current={channel?.id ?? ""}
           onBrowse={() => setDialog({ kind: "browse" })}
           onNewDM={() => setDialog({ kind: "newdm" })}
@@ -163,9 +167,9 @@ export function Chat(props: { session: Session; route: Route; onSignOut: () => v
       {drawer && <div class="drawer-backdrop" onClick={() => closeDrawer("menu")} aria-hidden="true" />}
       <main class="main" inert={drawer}>
         {community ? (
-          <CommunityMain session={session} route={route} onMenu={() => setDrawer(true)} onMember={(id) => setDialog({ kind: "member", id })} />
+          <CommunityMain store={store} act={act} api={api} route={route} onMenu={() => setDrawer(true)} onMember={(id) => setDialog({ kind: "member", id })} />
         ) : channel ? (
-          <ChannelView key={channel.id} session={session} channel={channel} jumpTo={jumpTo} actions={actions} onMenu={() => setDrawer(true)} />
+          <ChannelView key={channel.id} store={store} act={act} api={api} channel={channel} jumpTo={jumpTo} actions={actions} onMenu={() => setDrawer(true)} />
         ) : (
           <div class="empty-main">
             <button type="button" class="icon-button menu-button" aria-label="Open the channel list" onClick={() => setDrawer(true)}>
@@ -176,15 +180,15 @@ export function Chat(props: { session: Session; route: Route; onSignOut: () => v
         )}
       </main>
       {channel && threadId && (
-        <ThreadPanel key={threadId} inert={drawer} session={session} channelId={channel.id} rootId={threadId} actions={actions} onClose={() => navigate(channelHash(channel.id))} />
+        <ThreadPanel key={threadId} inert={drawer} store={store} act={act} api={api} channelId={channel.id} rootId={threadId} actions={actions} onClose={() => navigate(channelHash(channel.id))} />
       )}
-      <Notices session={session} />
-      <CommunityAccent session={session} />
-      {dialog?.kind === "member" && <MemberCard session={session} memberId={dialog.id} onClose={closeDialog} onOpenChannel={openChannel} />}
-      {dialog?.kind === "profile" && <Profile session={session} onClose={closeDialog} onSignOut={props.onSignOut} />}
-      {dialog?.kind === "browse" && <BrowseChannels session={session} onClose={closeDialog} onOpenChannel={openChannel} />}
-      {dialog?.kind === "newdm" && <NewDM session={session} onClose={closeDialog} onOpenChannel={openChannel} />}
-      <ToolDialog session={session} tool={tool} setTool={setTool} />
+      <Notices store={store} act={act} />
+      <CommunityAccent store={store} />
+      {dialog?.kind === "member" && <MemberCard store={store} act={act} api={api} memberId={dialog.id} onClose={closeDialog} onOpenChannel={openChannel} />}
+      {dialog?.kind === "profile" && <Profile store={store} act={act} api={api} onClose={closeDialog} onSignOut={props.onSignOut} />}
+      {dialog?.kind === "browse" && <BrowseChannels store={store} act={act} api={api} onClose={closeDialog} onOpenChannel={openChannel} />}
+      {dialog?.kind === "newdm" && <NewDM store={store} act={act} onClose={closeDialog} onOpenChannel={openChannel} />}
+      <ToolDialog store={store} act={act} api={api} tool={tool} setTool={setTool} />
     </div>
   );
 }

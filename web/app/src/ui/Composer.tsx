@@ -8,18 +8,27 @@
 import { useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
 import type { Member } from "../gen/svc/v1/types_pb";
 import { LIMITS, limitError } from "../lib/chars";
+import type { Api } from "../lib/api";
 import { useTopics } from "../lib/emitter";
 import { toWire } from "../lib/markdown";
 import { formatSize } from "../lib/upload";
 import * as drafts from "../state/drafts";
-import type { Session } from "../state/session";
+import type { Commands } from "../state/commands";
+import type { Store } from "../state/store";
 import { Avatar, useAutoGrow } from "./common";
 import { EmojiPicker } from "./EmojiPicker";
+import { idOfUsername } from "../state/selectors";
 
 export type ComposerHandle = { addFiles: (files: File[]) => void; focus: () => void };
 
+export type ComposerCommands = Pick<Commands, "send" | "tell" | "typingNow">;
+
 export function Composer(props: {
-  session: Session;
+  /** The server's URL and custom emoji (the emoji picker); the members come from here too. */
+  store: Store;
+  act: ComposerCommands;
+  /** For the uploads. */
+  api: Api;
   channelId: string;
   threadRootId: string;
   placeholder: string;
@@ -27,8 +36,10 @@ export function Composer(props: {
   /** Up in an empty composer: to the messages. */
   onUpFromEmpty?: () => void;
 }) {
-  const { session, channelId, threadRootId } = props;
-  const draftKey = drafts.draftKey(session.base, channelId, threadRootId);
+  const { store, act, api, channelId, threadRootId } = props;
+  // The members to mention, as of the render: the channel around re-renders for theirs.
+  const { members } = store.state;
+  const draftKey = drafts.draftKey(store.base, channelId, threadRootId);
   useTopics(drafts.draftsEm, drafts.draftTopic(draftKey));
   const { text, files: slots } = drafts.getDraft(draftKey);
   const setText = (value: string) => drafts.setDraftText(draftKey, value);
@@ -53,7 +64,7 @@ export function Composer(props: {
 
   const addFiles = (files: File[]) => {
     // Info, not an error: what was added shows right here, in the list of files to send.
-    if (drafts.addFiles(session.api, draftKey, files) > 0) session.tell(`A message takes at most ${drafts.ATTACHMENTS_MAX} files.`, "info");
+    if (drafts.addFiles(api, draftKey, files) > 0) act.tell(`A message takes at most ${drafts.ATTACHMENTS_MAX} files.`, "info");
   };
 
   const self = useRef<ComposerHandle | null>(null);
@@ -70,7 +81,7 @@ export function Composer(props: {
   );
 
   const candidates: Member[] = mention
-    ? [...session.members.values()]
+    ? [...members.values()]
         .filter((m) => {
           const q = mention.query.toLowerCase();
           return m.username.startsWith(q) || m.displayName.toLowerCase().split(/\s+/).some((w) => w.startsWith(q));
@@ -114,20 +125,20 @@ export function Composer(props: {
         : `${failed.length} files did not upload: remove them or try them again to send the message.`;
   // Counted as the server counts it: the text as sent (trimmed, mentions as <@member_id>), in
   // characters (lib/chars).
-  const wire = toWire(text.trim(), (u) => session.idOfUsername(u));
+  const wire = toWire(text.trim(), (u) => idOfUsername({ members }, u));
   const tooLongText = limitError(wire, LIMITS.messageText);
   const tooLong = tooLongText !== "";
 
   const send = () => {
     if (uploading || tooLong) return;
     // Refused, and said why where the person looks: the notice stays until dismissed.
-    if (failedText) return session.tell(failedText, "error");
+    if (failedText) return act.tell(failedText, "error");
     const ready: drafts.SentFile[] = slots.map((s) => {
       const a = s.attachment!;
       return { id: a.id, name: a.name, contentType: a.contentType, width: a.width, height: a.height, size: s.size, uploadedAt: s.uploadedAt };
     });
     if (!wire && ready.length === 0) return;
-    session.send(channelId, threadRootId, wire, ready);
+    act.send(channelId, threadRootId, wire, ready);
     drafts.clearDraft(draftKey);
     setMention(null);
   };
@@ -178,7 +189,7 @@ export function Composer(props: {
                 insertMention(m);
               }}
             >
-              <Avatar session={session} member={m} size={24} />
+              <Avatar base={store.base} member={m} size={24} />
               <span class="mention-name">{m.displayName || m.username}</span>
               <span class="muted">@{m.username}</span>
             </li>
@@ -200,7 +211,7 @@ export function Composer(props: {
                 <progress class="upload-progress" max={1} value={s.progress} aria-label={`Uploading ${s.name}`} />
               )}
               {s.error && s.retry && (
-                <button type="button" class="button upload-retry" aria-label={`Upload ${s.name} again`} onClick={() => drafts.retryFile(session.api, draftKey, s.key)}>
+                <button type="button" class="button upload-retry" aria-label={`Upload ${s.name} again`} onClick={() => drafts.retryFile(api, draftKey, s.key)}>
                   Try again
                 </button>
               )}
@@ -243,7 +254,7 @@ export function Composer(props: {
             const el = e.target as HTMLTextAreaElement;
             setText(el.value);
             findMention(el.value, el.selectionStart ?? el.value.length);
-            if (el.value.trim()) session.typingNow(channelId, threadRootId);
+            if (el.value.trim()) act.typingNow(channelId, threadRootId);
           }}
           onKeyDown={onKeyDown}
           onClick={(e) => {
@@ -283,7 +294,7 @@ export function Composer(props: {
           {failedText}
         </p>
       )}
-      {picking && <EmojiPicker session={session} title="Insert an emoji" onPick={insertText} onClose={() => setPicking(false)} />}
+      {picking && <EmojiPicker store={store} title="Insert an emoji" onPick={insertText} onClose={() => setPicking(false)} />}
     </div>
   );
 }

@@ -3,20 +3,18 @@
 
 import { useMemo, useRef, useState } from "preact/hooks";
 import { EMOJI, QUICK_REACTIONS, emojiName, searchEmoji, type EmojiEntry } from "../lib/emoji";
-import { useTopics } from "../lib/emitter";
-import type { Session } from "../state/session";
+import { useStore, type Store } from "../state/store";
 import { Dialog } from "./common";
 
 const COLUMNS = 8;
 
-export function EmojiPicker(props: { session: Session; title: string; onPick: (emoji: string) => void; onClose: () => void }) {
-  const { session } = props;
-  useTopics(session.em, "emoji");
+export function EmojiPicker(props: { store: Store; title: string; onPick: (emoji: string) => void; onClose: () => void }) {
+  const { emoji } = useStore(props.store, "emoji");
   const [query, setQuery] = useState("");
   const grid = useRef<HTMLDivElement>(null);
   const custom = useMemo(
-    () => [...session.emoji.entries()].filter(([name]) => !query || name.includes(query.toLowerCase())),
-    [session.emoji, query],
+    () => [...emoji.entries()].filter(([name]) => !query || name.includes(query.toLowerCase())),
+    [emoji, query],
   );
   const found: EmojiEntry[] | null = query ? searchEmoji(query) : null;
   const pick = (e: string) => {

@@ -3,15 +3,18 @@
 // delete) as a toolbar that shows on hover and on keyboard focus.
 
 import { useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
-import { ChannelKind, type Message } from "../gen/svc/v1/types_pb";
-import { absUrl, isWebUrl } from "../lib/api";
+import type { Message } from "../gen/svc/v1/types_pb";
+import { absUrl, isWebUrl, type Api } from "../lib/api";
 import { LIMITS, limitError } from "../lib/chars";
 import { emojiName } from "../lib/emoji";
-import { fromWire, renderMarkdown, toWire, type RenderContext } from "../lib/markdown";
+import { fromWire, renderMarkdown, toWire } from "../lib/markdown";
 import { canDeleteMessageOf } from "../lib/ranks";
 import { formatSize } from "../lib/upload";
+import type { Commands } from "../state/commands";
 import { draftKey, restoreDraft } from "../state/drafts";
-import { previewKey, type Pending, type Session } from "../state/session";
+import type { Pending } from "../state/outbox";
+import { idOfUsername, markdownContext, nameOf, previewKey } from "../state/selectors";
+import type { State, Store } from "../state/store";
 import { Avatar, formatFull, formatTime, useAutoGrow } from "./common";
 import { EmojiPicker } from "./EmojiPicker";
 import { ReportDialog } from "./moderation/ReportDialog";
@@ -21,43 +24,47 @@ export type MessageActions = {
   onMember: (id: string, target: HTMLElement) => void;
 };
 
-export function renderContext(session: Session, onMember: MessageActions["onMember"]): RenderContext {
-  return {
-    memberName: (id) => (session.members.has(id) ? session.nameOf(id) : undefined),
-    meId: session.me?.id ?? "",
-    emoji: session.emoji,
-    onMention: onMember,
-  };
-}
+/** What a message shows of the State: its author, the names it mentions, emoji, previews. */
+export type MessageState = Pick<State, "me" | "members" | "emoji" | "previews">;
+
+/** The commands a message's actions call (and a message not sent yet's). */
+export type MessageCommands = Pick<Commands, "react" | "remove" | "edit" | "loadPreviews" | "retryPending" | "dropPending" | "tell">;
+
+/**
+ * What every message of a list shares: the State it shows, the commands of its actions, the
+ * server (base, for files and pictures; api, to report it) and the store (for the emoji picker).
+ */
+export type MessageShared = { state: MessageState; act: MessageCommands; base: string; api: Api; store: Store };
 
 export function MessageItem(props: {
-  session: Session;
+  shared: MessageShared;
   message: Message;
   grouped: boolean;
   target: boolean;
   inThread: boolean;
   actions: MessageActions;
 }) {
-  const { session, message: m, actions } = props;
+  const { shared, message: m, actions } = props;
+  const { state, act } = shared;
   const [editing, setEditing] = useState(false);
   const [confirming, setConfirming] = useState(false);
   const [picking, setPicking] = useState(false);
   const [reporting, setReporting] = useState(false);
   const article = useRef<HTMLElement>(null);
   useKeptFocus(article, editing, confirming);
-  const mine = m.authorId === session.me?.id;
-  const name = session.nameOf(m.authorId);
-  const ctx = renderContext(session, actions.onMember);
+  const mine = m.authorId === state.me?.id;
+  const name = nameOf(state, m.authorId);
+  const ctx = markdownContext(state, actions.onMember);
   const cls = ["msg"];
   if (props.grouped) cls.push("msg-grouped");
   if (props.target) cls.push("msg-target");
-  if (m.text.includes(`<@${session.me?.id}>`)) cls.push("msg-mentions-me");
+  if (m.text.includes(`<@${state.me?.id}>`)) cls.push("msg-mentions-me");
   const canThread = !props.inThread && !m.threadRootId && !m.deleted && actions.onThread;
   const linked = !m.deleted && /https?:\/\//i.test(m.text);
   useEffect(() => {
-    if (linked) session.loadPreviews(m);
+    if (linked) act.loadPreviews(m);
   }, [linked, previewKey(m)]);
-  const previews = linked ? session.previews.get(previewKey(m))?.filter((p) => isWebUrl(p.url)) : undefined;
+  const previews = linked ? state.previews.get(previewKey(m))?.filter((p) => isWebUrl(p.url)) : undefined;
   return (
     <article ref={article} class={cls.join(" ")} id={"msg-" + m.id} data-id={m.id} tabindex={-1} aria-label={`${name}, ${formatFull(m.createdAtMs)}`}>
       <div class="msg-gutter">
@@ -67,7 +74,7 @@ export function MessageItem(props: {
           </time>
         ) : (
           <button type="button" class="avatar-button" aria-label={`Profile of ${name}`} onClick={(e) => actions.onMember(m.authorId, e.currentTarget)}>
-            <Avatar session={session} id={m.authorId} />
+            <Avatar base={shared.base} member={state.members.get(m.authorId)} />
           </button>
         )}
       </div>
@@ -85,7 +92,7 @@ export function MessageItem(props: {
         {m.deleted ? (
           <p class="msg-deleted">This message was deleted.</p>
         ) : editing ? (
-          <EditBox session={session} message={m} onDone={() => setEditing(false)} />
+          <EditBox state={state} act={act} message={m} onDone={() => setEditing(false)} />
         ) : (
           m.text && (
             <div class="msg-text">
@@ -102,7 +109,7 @@ export function MessageItem(props: {
         {!m.deleted && m.attachments.length > 0 && (
           <div class="attachments">
             {m.attachments.map((a) => (
-              <AttachmentView key={a.id} base={session.base} name={a.name} url={a.url} contentType={a.contentType} width={a.width} height={a.height} size={Number(a.size)} />
+              <AttachmentView key={a.id} base={shared.base} name={a.name} url={a.url} contentType={a.contentType} width={a.width} height={a.height} size={Number(a.size)} />
             ))}
           </div>
         )}
@@ -110,7 +117,7 @@ export function MessageItem(props: {
           <div class="previews">
             {previews.map((p) => (
               <a class="preview" key={p.url} href={p.url} target="_blank" rel="noopener noreferrer nofollow ugc">
-                {p.imageUrl && <img src={absUrl(session.base, p.imageUrl)} alt="" width={72} height={72} loading="lazy" decoding="async" />}
+                {p.imageUrl && <img src={absUrl(shared.base, p.imageUrl)} alt="" width={72} height={72} loading="lazy" decoding="async" />}
                 <span class="preview-text">
                   {p.siteName && <span class="preview-site">{p.siteName}</span>}
                   <span class="preview-title">{p.title || p.url}</span>
@@ -123,9 +130,9 @@ export function MessageItem(props: {
         {m.reactions.length > 0 && (
           <div class="reactions" role="group" aria-label="Reactions">
             {m.reactions.map((r) => {
-              const me = r.memberIds.includes(session.me?.id ?? "");
-              const custom = r.emoji.startsWith(":") ? session.emoji.get(r.emoji.slice(1, -1)) : undefined;
-              const who = r.memberIds.map((id) => session.nameOf(id)).join(", ");
+              const me = r.memberIds.includes(state.me?.id ?? "");
+              const custom = r.emoji.startsWith(":") ? state.emoji.get(r.emoji.slice(1, -1)) : undefined;
+              const who = r.memberIds.map((id) => nameOf(state, id)).join(", ");
               return (
                 <button
                   type="button"
@@ -133,7 +140,7 @@ export function MessageItem(props: {
                   aria-pressed={me}
                   aria-label={`${emojiName(r.emoji)}: ${r.memberIds.length}`}
                   title={`${who} reacted with ${r.emoji}`}
-                  onClick={() => session.react(m, r.emoji)}
+                  onClick={() => act.react(m, r.emoji)}
                 >
                   {custom ? <img src={custom} alt={r.emoji} width={18} height={18} /> : <span class="reaction-emoji">{r.emoji}</span>}
                   <span class="reaction-count">{r.memberIds.length}</span>
@@ -153,7 +160,7 @@ export function MessageItem(props: {
           {confirming ? (
             <>
               <span class="confirm-text">Delete this message?</span>
-              <button type="button" class="button button-danger" onClick={() => session.remove(m).then(() => setConfirming(false))}>
+              <button type="button" class="button button-danger" onClick={() => act.remove(m).then(() => setConfirming(false))}>
                 Delete
               </button>
               <button type="button" class="button confirm-cancel" onClick={() => setConfirming(false)}>
@@ -175,7 +182,7 @@ export function MessageItem(props: {
                   ✎
                 </button>
               )}
-              {canDeleteMessageOf(session, m.authorId) && (
+              {canDeleteMessageOf(state, m.authorId) && (
                 <button type="button" class="icon-button" aria-label="Delete message" title="Delete" onClick={() => setConfirming(true)}>
                   🗑
                 </button>
@@ -189,8 +196,8 @@ export function MessageItem(props: {
           )}
         </div>
       )}
-      {picking && <EmojiPicker session={session} title="Add a reaction" onPick={(e) => session.react(m, e)} onClose={() => setPicking(false)} />}
-      {reporting && <ReportDialog session={session} message={m} onClose={() => setReporting(false)} />}
+      {picking && <EmojiPicker store={shared.store} title="Add a reaction" onPick={(e) => act.react(m, e)} onClose={() => setPicking(false)} />}
+      {reporting && <ReportDialog api={shared.api} members={state.members} message={m} onClose={() => setReporting(false)} />}
     </article>
   );
 }
@@ -230,9 +237,9 @@ function useKeptFocus(article: { current: HTMLElement | null }, editing: boolean
   }, [editing, confirming]);
 }
 
-function EditBox(props: { session: Session; message: Message; onDone: () => void }) {
-  const { session, message } = props;
-  const usernameOf = (id: string) => session.members.get(id)?.username;
+function EditBox(props: { state: Pick<State, "members">; act: Pick<Commands, "edit">; message: Message; onDone: () => void }) {
+  const { state, message } = props;
+  const usernameOf = (id: string) => state.members.get(id)?.username;
   const [text, setText] = useState(() => fromWire(message.text, usernameOf));
   const input = useRef<HTMLTextAreaElement>(null);
   useAutoGrow(input, text);
@@ -244,11 +251,11 @@ function EditBox(props: { session: Session; message: Message; onDone: () => void
     el.setSelectionRange(el.value.length, el.value.length);
   }, []);
   // Counted as the server counts it: the text as sent, in characters (lib/chars).
-  const wire = toWire(text.trim(), (u) => session.idOfUsername(u));
+  const wire = toWire(text.trim(), (u) => idOfUsername(state, u));
   const tooLong = limitError(wire, LIMITS.messageText);
   const save = async () => {
     if (tooLong) return;
-    if (wire === message.text || (await session.edit(message, wire))) props.onDone();
+    if (wire === message.text || (await props.act.edit(message, wire))) props.onDone();
   };
   return (
     <div class="edit-box">
@@ -326,14 +333,15 @@ export function AttachmentView(props: { base: string; name: string; url: string;
   );
 }
 
-export function PendingItem(props: { session: Session; pending: Pending }) {
-  const { session, pending: p } = props;
-  const ctx = renderContext(session, () => undefined);
-  const me = session.me;
+export function PendingItem(props: { shared: MessageShared; pending: Pending }) {
+  const { shared, pending: p } = props;
+  const { state, act } = shared;
+  const ctx = markdownContext(state);
+  const me = state.me;
   return (
     <article class={p.state === "failed" ? "msg msg-pending msg-failed" : "msg msg-pending"} data-client-id={p.clientId} aria-label="Your message, not sent yet">
       <div class="msg-gutter">
-        <Avatar session={session} member={me} />
+        <Avatar base={shared.base} member={me} />
       </div>
       <div class="msg-body">
         <header class="msg-head">
@@ -357,13 +365,13 @@ export function PendingItem(props: { session: Session; pending: Pending }) {
             <span>{p.state === "failed" ? p.error : `Will retry: ${p.error}`}</span>
             {p.state === "failed" && (
               <>
-                <button type="button" class="button" onClick={() => session.retryPending(p)}>
+                <button type="button" class="button" onClick={() => act.retryPending(p)}>
                   Retry
                 </button>
-                <button type="button" class="button" onClick={(e) => editPending(session, p, e.currentTarget as HTMLElement)}>
+                <button type="button" class="button" onClick={(e) => editPending(shared.base, act, p, e.currentTarget as HTMLElement)}>
                   Edit
                 </button>
-                <button type="button" class="button" onClick={() => session.dropPending(p)}>
+                <button type="button" class="button" onClick={() => act.dropPending(p)}>
                   Discard
                 </button>
               </>
@@ -380,15 +388,15 @@ export function PendingItem(props: { session: Session; pending: Pending }) {
  * server) and takes the failed copy away, so that the person can change it and send it again.
  * Refused while the box holds a draft of its own, which it would replace.
  */
-function editPending(session: Session, p: Pending, from: HTMLElement): void {
-  const key = draftKey(session.base, p.channelId, p.threadRootId);
+function editPending(base: string, act: Pick<Commands, "tell" | "dropPending">, p: Pending, from: HTMLElement): void {
+  const key = draftKey(base, p.channelId, p.threadRootId);
   const { ok, gone } = restoreDraft(key, p.text, p.attachments, Date.now());
   if (!ok) {
-    session.tell("The message box holds a draft: send it or empty it, then edit the message that was not sent.", "info");
+    act.tell("The message box holds a draft: send it or empty it, then edit the message that was not sent.", "info");
     return;
   }
-  session.dropPending(p);
-  if (gone.length > 0) session.tell(`No longer on the server (uploaded more than a day ago), attach again: ${gone.join(", ")}`, "error");
+  act.dropPending(p);
+  if (gone.length > 0) act.tell(`No longer on the server (uploaded more than a day ago), attach again: ${gone.join(", ")}`, "error");
   const box = from.closest(".channel-view, .thread-panel")?.querySelector<HTMLTextAreaElement>(".composer-input");
   if (box) {
     // After the box shows the text: the caret at its end, ready to change it.
@@ -397,9 +405,4 @@ function editPending(session: Session, p: Pending, from: HTMLElement): void {
       box.setSelectionRange(box.value.length, box.value.length);
     });
   }
-}
-
-/** Whether a channel is a DM (messages there always count as mentions). */
-export function isDM(session: Session, channelId: string): boolean {
-  return session.channels.get(channelId)?.kind === ChannelKind.DM;
 }

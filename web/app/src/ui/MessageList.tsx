@@ -6,18 +6,21 @@
 
 import { useEffect, useLayoutEffect, useRef } from "preact/hooks";
 import type { Message } from "../gen/svc/v1/types_pb";
-import { useTopics } from "../lib/emitter";
-import type { Session } from "../state/session";
+import type { Api } from "../lib/api";
+import { useStore, type Store } from "../state/store";
 import type { MessageView } from "../state/view";
+import { ownPending } from "../state/outbox";
 import { dayKey, formatDay } from "./common";
-import { MessageItem, PendingItem, type MessageActions } from "./MessageItem";
+import { MessageItem, PendingItem, type MessageActions, type MessageCommands, type MessageShared } from "./MessageItem";
 import { useArrivals } from "./arrivals";
 
 const EDGE = 600; // px from an end at which the next page loads
 const GROUP_MS = 5 * 60 * 1000;
 
 export function MessageList(props: {
-  session: Session;
+  store: Store;
+  act: MessageCommands;
+  api: Api;
   view: MessageView;
   label: string;
   actions: MessageActions;
@@ -28,8 +31,9 @@ export function MessageList(props: {
   /** Escape in the list: back to the composer. */
   onEscape?: () => void;
 }) {
-  const { session, view } = props;
-  useTopics(session.em, view.topic, "members", "emoji", "pending", "me", "previews");
+  const { store, view } = props;
+  const state = useStore(store, view.topic, "members", "emoji", "pending", "me", "previews");
+  const shared: MessageShared = { state, act: props.act, base: store.base, api: props.api, store };
   const scroller = useRef<HTMLDivElement>(null);
   const anchor = useRef<{ id: string; top: number } | null>(null);
   const stick = useRef(true);
@@ -129,11 +133,11 @@ export function MessageList(props: {
     return () => ro.disconnect();
   }, [view]);
 
-  const arrivals = useArrivals(session, view);
+  const arrivals = useArrivals(state, view);
 
   const pending = view.hasAfter
     ? []
-    : session.pending.filter((p) => p.channelId === view.channelId && p.threadRootId === view.threadRootId && session.mine(p));
+    : store.pending.filter((p) => p.channelId === view.channelId && p.threadRootId === view.threadRootId && ownPending(p, state.me?.id));
 
   const rows: preact.ComponentChildren[] = [];
   let prev: Message | undefined;
@@ -157,7 +161,7 @@ export function MessageList(props: {
     rows.push(
       <MessageItem
         key={m.id}
-        session={session}
+        shared={shared}
         message={m}
         grouped={grouped}
         target={m.id === view.target}
@@ -213,7 +217,7 @@ export function MessageList(props: {
         )}
         {rows}
         {pending.map((p) => (
-          <PendingItem key={p.clientId} session={session} pending={p} />
+          <PendingItem key={p.clientId} shared={shared} pending={p} />
         ))}
         {view.loading === "after" && <p class="loading-row">Loading newer messages…</p>}
         {view.loading === "initial" && <p class="loading-row">Loading messages…</p>}

@@ -2,23 +2,26 @@
 
 import { useState } from "preact/hooks";
 import { MemberKind, MemberRole } from "../gen/svc/v1/types_pb";
-import { useTopics } from "../lib/emitter";
 import { renderMarkdown } from "../lib/markdown";
 import { RANK_NAMES } from "../lib/ranks";
-import { MemberAdmin } from "./admin/Members";
-import type { Session } from "../state/session";
+import { MemberAdmin, type MembersCommands } from "./admin/Members";
+import type { Api } from "../lib/api";
+import type { Commands } from "../state/commands";
+import { useStore, type Store } from "../state/store";
 import { Avatar, Dialog, PresenceDot, formatDay, presenceLabel } from "./common";
-import { renderContext } from "./MessageItem";
 import { MemberModeration } from "./moderation/MemberModeration";
+import { markdownContext, nameOf } from "../state/selectors";
 
-export function MemberCard(props: { session: Session; memberId: string; onClose: () => void; onOpenChannel: (id: string) => void }) {
-  const { session, memberId } = props;
-  useTopics(session.em, "members");
-  const m = session.members.get(memberId);
-  const me = memberId === session.me?.id;
-  const name = session.nameOf(memberId);
+export type MemberCardCommands = MembersCommands & Pick<Commands, "openDM" | "toggleMute" | "toggleBlock">;
+
+export function MemberCard(props: { store: Store; act: MemberCardCommands; api: Api; memberId: string; onClose: () => void; onOpenChannel: (id: string) => void }) {
+  const { store, act, memberId } = props;
+  const state = useStore(store, "members");
+  const m = state.members.get(memberId);
+  const me = memberId === state.me?.id;
+  const name = nameOf(state, memberId);
   const message = async () => {
-    const id = await session.openDM([memberId]);
+    const id = await act.openDM([memberId]);
     if (id) {
       props.onClose();
       props.onOpenChannel(id);
@@ -31,7 +34,7 @@ export function MemberCard(props: { session: Session; memberId: string; onClose:
       ) : (
         <div class="member-card">
           <div class="member-card-head">
-            <Avatar session={session} member={m} size={72} />
+            <Avatar base={store.base} member={m} size={72} />
             <div>
               <p class="member-card-name">
                 {m.displayName || m.username} {m.kind === MemberKind.BOT && <span class="tag">bot</span>}
@@ -48,43 +51,43 @@ export function MemberCard(props: { session: Session; memberId: string; onClose:
               {m.statusEmoji} {m.statusText}
             </p>
           )}
-          {m.bio && <div class="member-bio">{renderMarkdown(m.bio, renderContext(session, () => undefined))}</div>}
+          {m.bio && <div class="member-bio">{renderMarkdown(m.bio, markdownContext(state))}</div>}
           <p class="muted small">Member since {formatDay(m.joinedAtMs)}</p>
-          <MemberAdmin session={session} member={m} />
+          <MemberAdmin store={store} act={act} member={m} />
           {!me && (
             <div class="dialog-actions">
-              <button type="button" class="button button-primary" onClick={message} disabled={session.blocked.has(memberId)}>
+              <button type="button" class="button button-primary" onClick={message} disabled={state.blocked.has(memberId)}>
                 Message
               </button>
-              <button type="button" class="button" aria-pressed={session.muted.has(memberId)} onClick={() => session.toggleMute(memberId)}>
-                {session.muted.has(memberId) ? "Unmute" : "Mute"}
+              <button type="button" class="button" aria-pressed={state.muted.has(memberId)} onClick={() => act.toggleMute(memberId)}>
+                {state.muted.has(memberId) ? "Unmute" : "Mute"}
               </button>
-              <button type="button" class="button" aria-pressed={session.blocked.has(memberId)} onClick={() => session.toggleBlock(memberId)}>
-                {session.blocked.has(memberId) ? "Unblock" : "Block"}
+              <button type="button" class="button" aria-pressed={state.blocked.has(memberId)} onClick={() => act.toggleBlock(memberId)}>
+                {state.blocked.has(memberId) ? "Unblock" : "Block"}
               </button>
             </div>
           )}
-          <MemberModeration session={session} member={m} onDone={props.onClose} />
+          <MemberModeration store={store} api={props.api} member={m} onDone={props.onClose} />
         </div>
       )}
     </Dialog>
   );
 }
 
-export function NewDM(props: { session: Session; onClose: () => void; onOpenChannel: (id: string) => void }) {
-  const { session } = props;
-  useTopics(session.em, "members");
+export function NewDM(props: { store: Store; act: Pick<Commands, "openDM">; onClose: () => void; onOpenChannel: (id: string) => void }) {
+  const { store, act } = props;
+  const state = useStore(store, "members");
   const [query, setQuery] = useState("");
   const [chosen, setChosen] = useState<string[]>([]);
   const q = query.toLowerCase();
-  const people = [...session.members.values()]
-    .filter((m) => m.id !== session.me?.id && (!q || m.username.includes(q) || m.displayName.toLowerCase().includes(q)))
+  const people = [...state.members.values()]
+    .filter((m) => m.id !== state.me?.id && (!q || m.username.includes(q) || m.displayName.toLowerCase().includes(q)))
     .sort((a, b) => (a.displayName || a.username).localeCompare(b.displayName || b.username))
     .slice(0, 50);
   const toggle = (id: string) =>
     setChosen((c) => (c.includes(id) ? c.filter((x) => x !== id) : c.length >= 8 ? c : [...c, id]));
   const open = async () => {
-    const id = await session.openDM(chosen);
+    const id = await act.openDM(chosen);
     if (id) {
       props.onClose();
       props.onOpenChannel(id);
@@ -108,7 +111,7 @@ export function NewDM(props: { session: Session; onClose: () => void; onOpenChan
             <li key={m.id}>
               <label class="pick">
                 <input type="checkbox" checked={chosen.includes(m.id)} onChange={() => toggle(m.id)} />
-                <Avatar session={session} member={m} size={28} />
+                <Avatar base={store.base} member={m} size={28} />
                 <span>{m.displayName || m.username}</span>
                 <span class="muted">@{m.username}</span>
               </label>

@@ -5,17 +5,18 @@ import { useId, useState } from "preact/hooks";
 import { Presence } from "../gen/svc/v1/types_pb";
 import { errorText } from "../lib/api";
 import { LIMITS } from "../lib/chars";
-import { useTopics } from "../lib/emitter";
 import { getCreds } from "../lib/storage";
 import { upload } from "../lib/upload";
-import type { Session } from "../state/session";
+import type { Api } from "../lib/api";
+import type { Commands } from "../state/commands";
+import { useStore, type Store } from "../state/store";
 import { Avatar, Dialog, ErrorRow } from "./common";
 import { limited } from "./limits";
 
-export function Profile(props: { session: Session; onClose: () => void; onSignOut: () => void }) {
-  const { session } = props;
-  useTopics(session.em, "me", "members");
-  const me = session.me!;
+export function Profile(props: { store: Store; act: Pick<Commands, "saveProfile" | "setAway" | "run">; api: Api; onClose: () => void; onSignOut: () => void }) {
+  const { store, act, api } = props;
+  const state = useStore(store, "me", "members");
+  const me = state.me!;
   const [displayName, setDisplayName] = useState(me.displayName);
   const [username, setUsername] = useState(me.username);
   const [bio, setBio] = useState(me.bio);
@@ -26,7 +27,7 @@ export function Profile(props: { session: Session; onClose: () => void; onSignOu
   // What was last saved: "Saved." shows while the fields still hold it, not after a change.
   const [saved, setSaved] = useState("");
   const [permission, setPermission] = useState(typeof Notification === "undefined" ? "unsupported" : Notification.permission);
-  const away = session.members.get(me.id)?.presence === Presence.AWAY;
+  const away = state.members.get(me.id)?.presence === Presence.AWAY;
   const id = useId();
   const checks = {
     displayName: limited(id + "-name", displayName, LIMITS.displayName),
@@ -44,11 +45,7 @@ export function Profile(props: { session: Session; onClose: () => void; onSignOu
     setError("");
     setSaved("");
     try {
-      const res = await session.api.server.updateProfile({ displayName, username, bio, statusEmoji, statusText });
-      if (res.member) {
-        session.me = { ...res.member, presence: session.me?.presence ?? res.member.presence };
-        session.em.emit("me");
-      }
+      await act.saveProfile({ displayName, username, bio, statusEmoji, statusText });
       setSaved(fields);
     } catch (err) {
       setError(errorText(err));
@@ -60,8 +57,8 @@ export function Profile(props: { session: Session; onClose: () => void; onSignOu
     setError("");
     setProgress(0);
     try {
-      const a = await upload(session.api, file, setProgress).promise;
-      await session.api.server.updateProfile({ avatarUrl: a.url });
+      const a = await upload(api, file, setProgress).promise;
+      await act.saveProfile({ avatarUrl: a.url });
     } catch (err) {
       setError(errorText(err));
     } finally {
@@ -73,14 +70,14 @@ export function Profile(props: { session: Session; onClose: () => void; onSignOu
     <Dialog title="Your profile" onClose={props.onClose}>
       <form class="form" onSubmit={save}>
         <div class="avatar-row">
-          <Avatar session={session} member={session.members.get(me.id) ?? me} size={64} />
+          <Avatar base={store.base} member={state.members.get(me.id) ?? me} size={64} />
           <div class="avatar-controls">
             <label class="button">
               Change picture
               <input type="file" accept="image/png,image/jpeg,image/gif,image/webp,image/avif" class="visually-hidden" onChange={(e) => setAvatar((e.target as HTMLInputElement).files?.[0])} />
             </label>
             {me.avatarUrl && (
-              <button type="button" class="button" onClick={() => session.run("Could not remove the picture", () => session.api.server.updateProfile({ avatarUrl: "" }))}>
+              <button type="button" class="button" onClick={() => act.run("Could not remove the picture", () => act.saveProfile({ avatarUrl: "" }))}>
                 Remove picture
               </button>
             )}
@@ -129,7 +126,7 @@ export function Profile(props: { session: Session; onClose: () => void; onSignOu
       <hr />
       <div class="settings">
         <label class="check">
-          <input type="checkbox" checked={away} onChange={() => session.setAway(!away)} />
+          <input type="checkbox" checked={away} onChange={() => act.setAway(!away)} />
           Show me as away
         </label>
         {permission === "default" && (
@@ -139,13 +136,13 @@ export function Profile(props: { session: Session; onClose: () => void; onSignOu
         )}
         {permission === "granted" && <p class="muted small">Desktop notifications are on for mentions and direct messages.</p>}
         {permission === "denied" && <p class="muted small">Desktop notifications are blocked in this browser's settings.</p>}
-        {getCreds(session.base)?.issuer === session.base && (
-          <a class="button" href={session.base + "/oauth/password"} target="_blank" rel="noopener noreferrer">
+        {getCreds(store.base)?.issuer === store.base && (
+          <a class="button" href={store.base + "/oauth/password"} target="_blank" rel="noopener noreferrer">
             Change your password
           </a>
         )}
         <button type="button" class="button button-danger" onClick={props.onSignOut}>
-          Sign out of {session.info?.name ?? "this community"}
+          Sign out of {state.info?.name ?? "this community"}
         </button>
       </div>
     </Dialog>

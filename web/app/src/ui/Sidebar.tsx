@@ -2,16 +2,15 @@
 // unread and mention badges, and the person's own card at the bottom.
 
 import { ChannelKind, ChannelMode, MemberRole, type Channel } from "../gen/svc/v1/types_pb";
-import { useTopics } from "../lib/emitter";
 import { channelHash, navigate } from "../lib/router";
 import { CommunityLink } from "./admin/Community";
-import type { Session } from "../state/session";
+import { useStore, type State, type Store } from "../state/store";
 import { Avatar, PresenceDot } from "./common";
-import { quietOf } from "./moderation/MemberModeration";
 import { SearchButton, ToolLinks, type ToolName } from "./tools/Tools";
+import { channelTitle, quietOf, readState, sortedChannels, sortedDMs } from "../state/selectors";
 
 export type SidebarProps = {
-  session: Session;
+  store: Store;
   current: string;
   onBrowse: () => void;
   onNewDM: () => void;
@@ -20,44 +19,27 @@ export type SidebarProps = {
   onTool: (t: ToolName) => void;
 };
 
-/** Channels in sidebar order: category, position, name; categories by name, none first. */
-export function sortedChannels(session: Session): Channel[] {
-  return [...session.channels.values()]
-    .filter((c) => c.kind !== ChannelKind.DM)
-    .sort(
-      (a, b) =>
-        a.category.localeCompare(b.category) || a.position - b.position || a.name.localeCompare(b.name),
-    );
-}
-
-/** DMs, the most recently active first. */
-export function sortedDMs(session: Session): Channel[] {
-  return [...session.channels.values()]
-    .filter((c) => c.kind === ChannelKind.DM)
-    .sort((a, b) => (b.lastMessageSeq > a.lastMessageSeq ? 1 : b.lastMessageSeq < a.lastMessageSeq ? -1 : 0));
-}
-
 export function Sidebar(props: SidebarProps) {
-  const { session } = props;
-  useTopics(session.em, "sidebar", "members", "me", "info", "state");
-  const channels = sortedChannels(session);
+  const { store } = props;
+  const state = useStore(store, "channels", "members", "me", "info", "status");
+  const channels = sortedChannels(state);
   const groups = new Map<string, Channel[]>();
   for (const c of channels) {
     const list = groups.get(c.category) ?? [];
     list.push(c);
     groups.set(c.category, list);
   }
-  const dms = sortedDMs(session);
-  const me = session.me;
-  const info = session.info;
+  const dms = sortedDMs(state);
+  const me = state.me;
+  const info = state.info;
   const owner = me?.role === MemberRole.OWNER;
   return (
     <nav class="sidebar-inner" aria-label="Channels and direct messages">
       <header class="server-head">
         <h1 class="server-name">{info?.name || "Hearth"}</h1>
-        <CommunityLink session={session} onNavigate={props.onNavigate} />
-        <span class={session.online ? "conn conn-online" : "conn conn-offline"} role="status">
-          {session.online ? "" : "Reconnecting…"}
+        <CommunityLink store={store} onNavigate={props.onNavigate} />
+        <span class={state.online ? "conn conn-online" : "conn conn-offline"} role="status">
+          {state.online ? "" : "Reconnecting…"}
         </span>
       </header>
       {info?.needsSetup && owner && (
@@ -75,12 +57,12 @@ export function Sidebar(props: SidebarProps) {
             <h2 class="side-title">{category || "Channels"}</h2>
             <ul class="side-list">
               {list.map((c) => (
-                <ChannelLink key={c.id} session={session} channel={c} current={props.current} onNavigate={props.onNavigate} />
+                <ChannelLink key={c.id} state={state} channel={c} current={props.current} onNavigate={props.onNavigate} />
               ))}
             </ul>
           </section>
         ))}
-        {session.mode === ChannelMode.OPT_IN && (
+        {state.mode === ChannelMode.OPT_IN && (
           <button type="button" class="side-action" onClick={props.onBrowse}>
             Browse channels
           </button>
@@ -94,22 +76,22 @@ export function Sidebar(props: SidebarProps) {
           </div>
           <ul class="side-list">
             {dms.map((c) => (
-              <ChannelLink key={c.id} session={session} channel={c} current={props.current} onNavigate={props.onNavigate} />
+              <ChannelLink key={c.id} state={state} channel={c} current={props.current} onNavigate={props.onNavigate} />
             ))}
           </ul>
           {dms.length === 0 && <p class="side-empty">No conversations yet.</p>}
         </section>
-        <ToolLinks session={session} onTool={props.onTool} />
+        <ToolLinks store={store} onTool={props.onTool} />
       </div>
       {me && (
         <footer class="me-card">
           <button type="button" class="me-button" onClick={props.onProfile} aria-label={`Your profile: ${me.displayName || me.username}`}>
-            <Avatar session={session} member={me} size={32} />
+            <Avatar base={store.base} member={me} size={32} />
             <span class="me-names">
               <span class="me-name">{me.displayName || me.username}</span>
               <span class="me-status">{me.statusEmoji} {me.statusText || "@" + me.username}</span>
             </span>
-            <PresenceDot presence={session.members.get(me.id)?.presence} />
+            <PresenceDot presence={state.members.get(me.id)?.presence} />
           </button>
         </footer>
       )}
@@ -117,18 +99,18 @@ export function Sidebar(props: SidebarProps) {
   );
 }
 
-function ChannelLink(props: { session: Session; channel: Channel; current: string; onNavigate: () => void }) {
-  const { session, channel: c } = props;
-  const rs = session.readState(c.id);
+function ChannelLink(props: { state: State; channel: Channel; current: string; onNavigate: () => void }) {
+  const { state, channel: c } = props;
+  const rs = readState(state, c.id);
   const dm = c.kind === ChannelKind.DM;
-  const title = session.channelTitle(c);
+  const title = channelTitle(state, c);
   const unread = rs.unreadCount;
   const mentionCount = rs.mentionCount;
   const parts = [dm ? title : "#" + title];
   if (unread > 0) parts.push(`${unread} unread`);
   if (mentionCount > 0) parts.push(`${mentionCount} ${mentionCount === 1 ? "mention" : "mentions"}`);
-  const others = c.memberIds.filter((id) => id !== session.me?.id);
-  const quiet = dm ? quietOf(session, others) : undefined;
+  const others = c.memberIds.filter((id) => id !== state.me?.id);
+  const quiet = dm ? quietOf(state, others) : undefined;
   if (quiet) parts.push(quiet.label);
   const current = props.current === c.id;
   return (
@@ -144,7 +126,7 @@ function ChannelLink(props: { session: Session; channel: Channel; current: strin
         {dm ? (
           others.length === 1 ? (
             <span class="side-icon">
-              <PresenceDot presence={session.members.get(others[0])?.presence} />
+              <PresenceDot presence={state.members.get(others[0])?.presence} />
             </span>
           ) : (
             <span class="side-icon group-icon" aria-hidden="true">

@@ -2,19 +2,27 @@
 // windowed list of their own, and a composer that replies in the thread.
 
 import { useEffect, useRef, useState } from "preact/hooks";
-import { useTopics } from "../lib/emitter";
-import { errorText } from "../lib/api";
-import type { Session } from "../state/session";
+import { errorText, type Api } from "../lib/api";
+import { useStore, type Store } from "../state/store";
 import { focusLast, Typing } from "./ChannelView";
-import { Composer } from "./Composer";
-import { MessageItem, type MessageActions } from "./MessageItem";
+import { Composer, type ComposerCommands } from "./Composer";
+import { MessageItem, type MessageActions, type MessageCommands } from "./MessageItem";
 import { MessageList } from "./MessageList";
 import { ErrorRow, focusOpened } from "./common";
 
-export function ThreadPanel(props: { session: Session; channelId: string; rootId: string; actions: MessageActions; onClose: () => void; inert?: boolean }) {
-  const { session, channelId, rootId } = props;
-  const view = session.view(channelId, rootId, true);
-  useTopics(session.em, view.topic);
+export function ThreadPanel(props: {
+  store: Store;
+  act: MessageCommands & ComposerCommands;
+  api: Api;
+  channelId: string;
+  rootId: string;
+  actions: MessageActions;
+  onClose: () => void;
+  inert?: boolean;
+}) {
+  const { store, act, api, channelId, rootId } = props;
+  const view = store.view(channelId, rootId, true);
+  const state = useStore(store, view.topic);
   const [error, setError] = useState("");
 
   useEffect(() => {
@@ -57,7 +65,7 @@ export function ThreadPanel(props: { session: Session; channelId: string; rootId
       // Escape closes the open dialog, or the phone's drawer, first, then dismisses the notices
       // (ui/common.tsx, Notices), and is not for the thread when something in it took the key
       // (an edit cancelled, the mention list closed).
-      if (e.key !== "Escape" || e.defaultPrevented || session.notices.length > 0) return;
+      if (e.key !== "Escape" || e.defaultPrevented || store.notices.length > 0) return;
       if (!document.querySelector("dialog[open], .drawer-open")) props.onClose();
     };
     window.addEventListener("keydown", onKey);
@@ -75,7 +83,9 @@ export function ThreadPanel(props: { session: Session; channelId: string; rootId
       </header>
       <ErrorRow error={error} />
       <MessageList
-        session={session}
+        store={store}
+        act={act}
+        api={api}
         view={view}
         label="Replies"
         onEscape={() => document.querySelector<HTMLElement>(".thread-panel .composer .composer-input")?.focus()}
@@ -84,7 +94,7 @@ export function ThreadPanel(props: { session: Session; channelId: string; rootId
         intro={
           root && (
             <div class="thread-root">
-              <MessageItem session={session} message={root} grouped={false} target={false} inThread={true} actions={props.actions} />
+              <MessageItem shared={{ state, act, base: store.base, api, store }} message={root} grouped={false} target={false} inThread={true} actions={props.actions} />
               <div class="thread-count">
                 {root.replyCount} {root.replyCount === 1 ? "reply" : "replies"}
               </div>
@@ -92,8 +102,8 @@ export function ThreadPanel(props: { session: Session; channelId: string; rootId
           )
         }
       />
-      <Typing session={session} channelId={channelId} thread={rootId} />
-      <Composer session={session} channelId={channelId} threadRootId={rootId} placeholder="Reply in the thread" onUpFromEmpty={() => focusLast(".thread-panel")} />
+      <Typing store={store} channelId={channelId} thread={rootId} />
+      <Composer store={store} act={act} api={api} channelId={channelId} threadRootId={rootId} placeholder="Reply in the thread" onUpFromEmpty={() => focusLast(".thread-panel")} />
     </aside>
   );
 }

@@ -4,11 +4,11 @@
 import { useEffect, useId, useState } from "preact/hooks";
 import { absUrl, errorText } from "../lib/api";
 import { LIMITS } from "../lib/chars";
-import { useTopics } from "../lib/emitter";
 import { renderMarkdown } from "../lib/markdown";
 import { beginSignIn, listIssuers, type Issuer } from "../lib/oidc";
 import { normalizeServer, setToken } from "../lib/storage";
-import type { Session } from "../state/session";
+import type { Commands } from "../state/commands";
+import { useStore, type Store } from "../state/store";
 import { ErrorRow } from "./common";
 import { limited } from "./limits";
 
@@ -16,26 +16,27 @@ export function inviteKey(server: string): string {
   return "hearth.invite." + server;
 }
 
-function CommunityCard(props: { session: Session }) {
-  const { session } = props;
-  useTopics(session.em, "info");
-  const info = session.info;
+function CommunityCard(props: { store: Store }) {
+  const { store } = props;
+  const { info } = useStore(store, "info");
   if (!info) return null;
   const ctx = { memberName: () => undefined, meId: "", emoji: new Map<string, string>() };
   return (
     <div class="community-card">
-      {info.iconUrl && <img class="community-icon" src={absUrl(session.base, info.iconUrl)} alt="" width={64} height={64} />}
+      {info.iconUrl && <img class="community-icon" src={absUrl(store.base, info.iconUrl)} alt="" width={64} height={64} />}
       <h1>{info.name}</h1>
       {info.description && <div class="community-description">{renderMarkdown(info.description, ctx)}</div>}
       <p class="muted small">
-        {info.memberCount} {info.memberCount === 1 ? "member" : "members"} · {session.base}
+        {info.memberCount} {info.memberCount === 1 ? "member" : "members"} · {store.base}
       </p>
     </div>
   );
 }
 
-export function SignIn(props: { session: Session; error: string; onSignedIn: () => void }) {
-  const { session } = props;
+export function SignIn(props: { store: Store; error: string; onSignedIn: () => void }) {
+  // The status text as of the render: the app around re-renders for it.
+  const { store } = props;
+  const state = store.state;
   const [issuers, setIssuers] = useState<Issuer[] | null>(null);
   const [link, setLink] = useState("");
   const [error, setError] = useState(props.error);
@@ -46,20 +47,20 @@ export function SignIn(props: { session: Session; error: string; onSignedIn: () 
   useEffect(() => {
     setIssuers(null);
     setListError("");
-    listIssuers(session.base)
+    listIssuers(store.base)
       .then(setIssuers)
       .catch((e) => {
         setListError(`Could not load the ways to sign in: ${errorText(e)}.`);
         setIssuers([]);
       });
-  }, [session.base, attempt]);
-  const invite = sessionStorage.getItem(inviteKey(session.base)) ?? undefined;
+  }, [store.base, attempt]);
+  const invite = sessionStorage.getItem(inviteKey(store.base)) ?? undefined;
 
   const go = async (issuer: Issuer) => {
     setError("");
     setBusy(true);
     try {
-      await beginSignIn(session.base, issuer, { invite });
+      await beginSignIn(store.base, issuer, { invite });
     } catch (e) {
       setError(errorText(e));
       setBusy(false);
@@ -70,20 +71,20 @@ export function SignIn(props: { session: Session; error: string; onSignedIn: () 
     e.preventDefault();
     setError("");
     const raw = link.trim();
-    let server = session.base;
+    let server = store.base;
     let token = raw;
     const hash = raw.indexOf("#/token?");
     if (hash >= 0) {
       const params = new URLSearchParams(raw.slice(hash + "#/token?".length));
-      server = normalizeServer(params.get("url") ?? "") || session.base;
+      server = normalizeServer(params.get("url") ?? "") || store.base;
       token = params.get("token") ?? "";
     }
     if (!/^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/.test(token)) {
       setError("That is not a sign-in link: it should contain #/token?url=…&token=…");
       return;
     }
-    if (server !== session.base) {
-      setError(`That link is for ${server}, not ${session.base}.`);
+    if (server !== store.base) {
+      setError(`That link is for ${server}, not ${store.base}.`);
       return;
     }
     setToken(server, token);
@@ -105,10 +106,10 @@ export function SignIn(props: { session: Session; error: string; onSignedIn: () 
   );
   return (
     <main class="welcome">
-      <CommunityCard session={session} />
+      <CommunityCard store={store} />
       <section class="welcome-box" aria-labelledby="signin-title">
         <h2 id="signin-title">Sign in</h2>
-        <ErrorRow error={session.statusText} />
+        <ErrorRow error={state.statusText} />
         <ErrorRow error={error} />
         {issuers === null && <p class="muted">Looking for the ways to sign in…</p>}
         {issuers && issuers.length > 0 && (
@@ -155,17 +156,17 @@ function hostOf(url: string): string {
   }
 }
 
-export function JoinScreen(props: { session: Session; onJoined: () => void; onSignOut: () => void }) {
-  const { session } = props;
-  useTopics(session.em, "info", "state");
-  const info = session.info;
+export function JoinScreen(props: { store: Store; act: Pick<Commands, "join">; onJoined: () => void; onSignOut: () => void }) {
+  const { store, act } = props;
+  const state = useStore(store, "info", "status");
+  const info = state.info;
   const questions = info?.joinQuestions ?? [];
   const [displayName, setDisplayName] = useState("");
-  const [invite, setInvite] = useState(() => sessionStorage.getItem(inviteKey(session.base)) ?? "");
+  const [invite, setInvite] = useState(() => sessionStorage.getItem(inviteKey(store.base)) ?? "");
   const [answers, setAnswers] = useState<string[]>(() => questions.map(() => ""));
   const [error, setError] = useState("");
   const [busy, setBusy] = useState(false);
-  const notMember = /call Join first/.test(session.statusText);
+  const notMember = /call Join first/.test(state.statusText);
   // Counted as sent: the name and code trimmed, the answers as typed.
   const id = useId();
   const nameCheck = limited(id + "-name", displayName.trim(), LIMITS.displayName);
@@ -178,14 +179,14 @@ export function JoinScreen(props: { session: Session; onJoined: () => void; onSi
     setError("");
     setBusy(true);
     try {
-      await session.api.server.join({
+      const loaded = await act.join({
         displayName: displayName.trim(),
         inviteCode: invite.trim(),
         answers: questions.map((_, i) => answers[i] ?? ""),
       });
-      sessionStorage.removeItem(inviteKey(session.base));
-      if (await session.joined()) props.onJoined();
-      else setError(session.statusText);
+      sessionStorage.removeItem(inviteKey(store.base));
+      if (loaded) props.onJoined();
+      else setError(state.statusText);
     } catch (err) {
       setError(errorText(err));
     } finally {
@@ -194,17 +195,17 @@ export function JoinScreen(props: { session: Session; onJoined: () => void; onSi
   };
   return (
     <main class="welcome">
-      <CommunityCard session={session} />
+      <CommunityCard store={store} />
       <section class="welcome-box" aria-labelledby="join-title">
         <h2 id="join-title">Join {info?.name ?? "the community"}</h2>
-        {session.removed && (
+        {state.removed && (
           <p class="error-row" role="alert">
             You are no longer a member: a moderator removed you, or you left from another device. You can join again.
           </p>
         )}
-        {!notMember && session.statusText && (
+        {!notMember && state.statusText && (
           <p class="error-row" role="alert">
-            {session.statusText}
+            {state.statusText}
           </p>
         )}
         <form class="form" onSubmit={submit}>

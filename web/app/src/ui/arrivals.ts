@@ -9,14 +9,15 @@
 import { useEffect, useRef, useState } from "preact/hooks";
 import type { Message } from "../gen/svc/v1/types_pb";
 import { plainText } from "../lib/markdown";
-import type { Session } from "../state/session";
+import type { State } from "../state/store";
 import type { MessageView } from "../state/view";
+import { memberName, nameOf } from "../state/selectors";
 
 const QUIET_MS = 2000;
 const TEXT_MAX = 200; // characters of a message read out; the rest is in the list
 
 /** What the list's live region says now: the newest arrivals from others. */
-export function useArrivals(session: Session, view: MessageView): string {
+export function useArrivals(state: Pick<State, "me" | "members">, view: MessageView): string {
   const [said, setSaid] = useState("");
   const seen = useRef({ epoch: -1, newest: "", live: false });
   const waiting = useRef<Message[]>([]);
@@ -36,7 +37,7 @@ export function useArrivals(session: Session, view: MessageView): string {
     if (!live || !before.live || before.epoch !== view.epoch || newest === before.newest) return;
     const from = before.newest ? messages.findIndex((m) => m.id === before.newest) : -1;
     if (before.newest && from < 0) return;
-    const me = session.me?.id;
+    const me = state.me?.id;
     const fresh = messages.slice(from + 1).filter((m) => m.authorId !== me && !m.deleted);
     if (fresh.length === 0) return;
     waiting.current.push(...fresh);
@@ -45,7 +46,7 @@ export function useArrivals(session: Session, view: MessageView): string {
       timer.current = 0;
       if (waiting.current.length === 0) return;
       lastSaid.current = Date.now();
-      setSaid(describe(session, waiting.current));
+      setSaid(describe(state, waiting.current));
       waiting.current = [];
     };
     const wait = lastSaid.current + QUIET_MS - Date.now();
@@ -55,11 +56,11 @@ export function useArrivals(session: Session, view: MessageView): string {
   return said;
 }
 
-function describe(session: Session, arrived: Message[]): string {
+function describe(state: Pick<State, "members">, arrived: Message[]): string {
   const m = arrived[arrived.length - 1];
-  const name = session.nameOf(m.authorId);
+  const name = nameOf(state, m.authorId);
   // Read as it shows: "**bold**" is bold, not "star star bold".
-  let text = plainText(m.text, (id) => (session.members.has(id) ? session.nameOf(id) : undefined));
+  let text = plainText(m.text, (id) => memberName(state, id));
   const chars = [...text];
   if (chars.length > TEXT_MAX) text = chars.slice(0, TEXT_MAX).join("") + "…";
   const files = m.attachments.length;

@@ -5,8 +5,9 @@ import type { ComponentChildren } from "preact";
 import { useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
 import { Presence, type Member } from "../gen/svc/v1/types_pb";
 import { absUrl, errorText } from "../lib/api";
-import { useTopics } from "../lib/emitter";
-import type { Notice, Session } from "../state/session";
+import type { Commands } from "../state/commands";
+import type { Notice } from "../state/notices";
+import { useStore, type Store } from "../state/store";
 
 /** A refusal or failure, as an alert under what was refused; nothing when there is none. */
 export function ErrorRow(props: { error?: string | null }) {
@@ -56,13 +57,13 @@ export function useLoaded<T>(fetch: () => Promise<T[]>) {
   return { list, setList, error, reload };
 }
 
-export function Avatar(props: { session: Session; member?: Member; id?: string; size?: number }) {
-  const { session } = props;
-  const m = props.member ?? (props.id ? session.members.get(props.id) : undefined);
+/** A member's picture, or their initials; base is the server's URL (pictures are its files). */
+export function Avatar(props: { base: string; member?: Member; size?: number }) {
+  const m = props.member;
   const size = props.size ?? 36;
   const name = m ? m.displayName || m.username : "?";
   if (m?.avatarUrl) {
-    return <img class="avatar" src={absUrl(session.base, m.avatarUrl)} alt="" width={size} height={size} />;
+    return <img class="avatar" src={absUrl(props.base, m.avatarUrl)} alt="" width={size} height={size} />;
   }
   // Initials on a colour that stays the same for a member.
   let hash = 0;
@@ -95,6 +96,21 @@ export function presenceLabel(p: Presence | undefined): string {
 export function PresenceDot(props: { presence?: Presence }) {
   const label = presenceLabel(props.presence);
   return <span class={"presence presence-" + label} role="img" aria-label={label} title={label} />;
+}
+
+/** The phone's menu button, with a dot while another channel has something unread (unread). */
+export function MenuButton(props: { unread: number; onMenu: () => void }) {
+  const { unread } = props;
+  return (
+    <button
+      type="button"
+      class="icon-button menu-button"
+      aria-label={unread > 0 ? `Open the channel list (${unread} with unread messages)` : "Open the channel list"}
+      onClick={props.onMenu}
+    >
+      ☰{unread > 0 && <span class="menu-dot" aria-hidden="true" />}
+    </button>
+  );
 }
 
 /** A modal dialog (the native <dialog>: focus stays inside, Escape closes it). */
@@ -142,15 +158,15 @@ export function Dialog(props: { title: string; onClose: () => void; children: Co
 }
 
 /**
- * What the person is told (Session.tell): errors, which stay until dismissed, above info, which
+ * What the person is told (Commands.tell): errors, which stay until dismissed, above info, which
  * goes by itself. Each error is announced once, as it comes, by an alert of its own (an element
  * with role="alert" added to the page); info by a polite region that is always there. A notice
  * is dismissed with its ✕, or with Escape when no dialog or drawer takes it and nothing else
  * did (the composer's mention list, an edit box): the focused notice, else the newest.
  */
-export function Notices(props: { session: Session }) {
-  const { session } = props;
-  useTopics(session.em, "notices");
+export function Notices(props: { store: Store; act: Pick<Commands, "dismiss"> }) {
+  const { store, act } = props;
+  useStore(store, "notices");
   const area = useRef<HTMLDivElement>(null);
 
   // The focus on a notice's ✕ would be lost with it: it goes to another notice's, else to the
@@ -158,7 +174,7 @@ export function Notices(props: { session: Session }) {
   const dismiss = (id: number) => {
     const el = area.current;
     const focused = !!el && el.contains(document.activeElement);
-    session.dismiss(id);
+    act.dismiss(id);
     if (!focused || !el) return;
     const next = [...el.querySelectorAll<HTMLElement>("[data-notice]")].find((n) => n.dataset.notice !== String(id));
     if (next) next.querySelector<HTMLElement>("button")?.focus();
@@ -167,15 +183,15 @@ export function Notices(props: { session: Session }) {
 
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
-      if (e.key !== "Escape" || e.defaultPrevented || session.notices.length === 0) return;
+      if (e.key !== "Escape" || e.defaultPrevented || store.notices.length === 0) return;
       if (document.querySelector("dialog[open], .drawer-open")) return;
       e.preventDefault();
       const focused = (document.activeElement as HTMLElement | null)?.closest<HTMLElement>("[data-notice]");
-      dismiss(focused ? Number(focused.dataset.notice) : session.notices[session.notices.length - 1].id);
+      dismiss(focused ? Number(focused.dataset.notice) : store.notices[store.notices.length - 1].id);
     };
     window.addEventListener("keydown", onKey);
     return () => window.removeEventListener("keydown", onKey);
-  }, [session]);
+  }, [store]);
 
   const row = (n: Notice) => {
     const textId = `notice-${n.id}`;
@@ -207,9 +223,9 @@ export function Notices(props: { session: Session }) {
   };
   return (
     <div class="notices" ref={area}>
-      {session.notices.filter((n) => n.kind === "error").map(row)}
+      {store.notices.filter((n) => n.kind === "error").map(row)}
       <div class="notices-info" role="status" aria-live="polite">
-        {session.notices.filter((n) => n.kind === "info").map(row)}
+        {store.notices.filter((n) => n.kind === "info").map(row)}
       </div>
     </div>
   );

@@ -8,48 +8,56 @@ import { useId, useState } from "preact/hooks";
 import { ChannelKind, ChannelMode, MemberRole, type Channel } from "../../gen/svc/v1/types_pb";
 import { absUrl } from "../../lib/api";
 import { LIMITS } from "../../lib/chars";
-import { useTopics } from "../../lib/emitter";
 import { navigate } from "../../lib/router";
-import type { Session } from "../../state/session";
+import type { Api } from "../../lib/api";
+import type { Commands } from "../../state/commands";
+import { useStore, type State, type Store } from "../../state/store";
 import { Avatar, Dialog } from "../common";
 import { limited } from "../limits";
 import { communityHash, ImageField, Outcome, useAction } from "./parts";
 import { isAdmin } from "../../lib/ranks";
 import { mayRemoveFromChannel, rankName } from "./ranks";
+import { nameOf } from "../../state/selectors";
+
+/** The commands a channel's settings call. */
+export type ChannelSettingsCommands = Pick<Commands, "updateChannel" | "setChannelAccess" | "addChannelMembers" | "removeChannelMember" | "leaveChannel">;
+
+/** What the parts of the settings get. */
+type PartProps = { state: State; act: ChannelSettingsCommands; channel: Channel };
 
 /** Whether the person has anything to do in a channel's settings. */
-export function hasChannelSettings(session: Session, c: Channel): boolean {
+export function hasChannelSettings(s: State, c: Channel): boolean {
   if (c.kind === ChannelKind.DM) return false;
-  return isAdmin(session) || c.kind === ChannelKind.PRIVATE || session.mode === ChannelMode.OPT_IN;
+  return isAdmin(s) || c.kind === ChannelKind.PRIVATE || s.mode === ChannelMode.OPT_IN;
 }
 
 /** The button in a channel's header that opens its settings (when there is anything to do). */
-export function ChannelSettingsButton(props: { session: Session; channel: Channel }) {
-  const { session, channel } = props;
-  useTopics(session.em, "me");
+export function ChannelSettingsButton(props: { store: Store; act: ChannelSettingsCommands; api: Api; channel: Channel }) {
+  const { channel } = props;
+  const state = useStore(props.store, "me");
   const [open, setOpen] = useState(false);
-  if (!hasChannelSettings(session, channel)) return null;
+  if (!hasChannelSettings(state, channel)) return null;
   return (
     <>
       <button type="button" class="icon-button channel-settings-button" aria-label={`Settings of #${channel.name}`} title="Channel settings" onClick={() => setOpen(true)}>
         ⚙
       </button>
-      {open && <ChannelSettingsDialog session={session} channelId={channel.id} onClose={() => setOpen(false)} />}
+      {open && <ChannelSettingsDialog store={props.store} act={props.act} api={props.api} channelId={channel.id} onClose={() => setOpen(false)} />}
     </>
   );
 }
 
 /** The picture behind a channel's header, if it has one. */
-export function ChannelHeaderImage(props: { session: Session; channel: Channel }) {
+export function ChannelHeaderImage(props: { base: string; channel: Channel }) {
   const url = props.channel.headerImage?.url;
   if (!url) return null;
-  return <img class="channel-header-image" src={absUrl(props.session.base, url)} alt="" />;
+  return <img class="channel-header-image" src={absUrl(props.base, url)} alt="" />;
 }
 
-export function ChannelSettingsDialog(props: { session: Session; channelId: string; onClose: () => void }) {
-  const { session } = props;
-  useTopics(session.em, "sidebar", "members", "me");
-  const channel = session.channels.get(props.channelId);
+export function ChannelSettingsDialog(props: { store: Store; act: ChannelSettingsCommands; api: Api; channelId: string; onClose: () => void }) {
+  const { store, act } = props;
+  const state = useStore(store, "channels", "members", "me");
+  const channel = state.channels.get(props.channelId);
   if (!channel) {
     return (
       <Dialog title="Channel settings" onClose={props.onClose}>
@@ -57,40 +65,32 @@ export function ChannelSettingsDialog(props: { session: Session; channelId: stri
       </Dialog>
     );
   }
-  const admin = isAdmin(session);
+  const admin = isAdmin(state);
   return (
     <Dialog title={`#${channel.name}`} onClose={props.onClose} wide>
       <div class="channel-settings">
-        {admin && <Details session={session} channel={channel} />}
+        {admin && <Details state={state} act={act} channel={channel} />}
         {admin && (
           <ImageField
-            session={session}
+            base={store.base}
+            api={props.api}
             label="Header image"
             shape="banner"
             url={channel.headerImage?.url ?? ""}
-            onUploaded={(a) => updateChannel(session, { channelId: channel.id, headerImageId: a.id })}
-            onRemove={() => updateChannel(session, { channelId: channel.id, headerImageId: "" })}
+            onUploaded={(a) => act.updateChannel({ channelId: channel.id, headerImageId: a.id })}
+            onRemove={() => act.updateChannel({ channelId: channel.id, headerImageId: "" })}
           />
         )}
-        {admin && channel.kind === ChannelKind.TEXT && <Access session={session} channel={channel} />}
-        {channel.kind === ChannelKind.PRIVATE && <PrivateMembers session={session} channel={channel} />}
-        <Leave session={session} channel={channel} onLeft={props.onClose} />
+        {admin && channel.kind === ChannelKind.TEXT && <Access state={state} act={act} channel={channel} />}
+        {channel.kind === ChannelKind.PRIVATE && <PrivateMembers state={state} act={act} base={store.base} channel={channel} />}
+        <Leave state={state} act={act} channel={channel} onLeft={props.onClose} />
       </div>
     </Dialog>
   );
 }
 
-async function updateChannel(session: Session, req: { channelId: string; name?: string; topic?: string; category?: string; headerImageId?: string }) {
-  const res = await session.api.chat.updateChannel(req);
-  if (res.channel) {
-    session.channels.set(res.channel.id, res.channel);
-    session.em.emit("sidebar");
-  }
-  return res;
-}
-
-function Details(props: { session: Session; channel: Channel }) {
-  const { session, channel } = props;
+function Details(props: PartProps) {
+  const { act, channel } = props;
   const [name, setName] = useState(channel.name);
   const [topic, setTopic] = useState(channel.topic);
   const [category, setCategory] = useState(channel.category);
@@ -104,9 +104,9 @@ function Details(props: { session: Session; channel: Channel }) {
   const save = async (e: Event) => {
     e.preventDefault();
     if (over) return;
-    const res = await action.run(
+    const saved = await action.run(
       () =>
-        updateChannel(session, {
+        act.updateChannel({
           channelId: channel.id,
           name: name !== channel.name ? name : undefined,
           topic: topic !== channel.topic ? topic : undefined,
@@ -115,7 +115,7 @@ function Details(props: { session: Session; channel: Channel }) {
       "Saved.",
     );
     // The server normalizes the name: show it as stored.
-    if (res?.channel) setName(res.channel.name);
+    if (saved) setName(saved.name);
   };
   return (
     <form class="form" onSubmit={save} aria-label="Name, topic and category">
@@ -146,21 +146,17 @@ function Details(props: { session: Session; channel: Channel }) {
   );
 }
 
-function Access(props: { session: Session; channel: Channel }) {
-  const { session, channel } = props;
+function Access(props: PartProps) {
+  const { state, act, channel } = props;
   const [limited, setLimited] = useState(channel.roleIds.length > 0);
   const [roleIds, setRoleIds] = useState<string[]>(channel.roleIds);
   const [isDefault, setDefault] = useState(channel.isDefault);
   const action = useAction();
-  const chosen = limited ? roleIds.filter((id) => session.roles.some((r) => r.id === id)) : [];
+  const chosen = limited ? roleIds.filter((id) => state.roles.some((r) => r.id === id)) : [];
   const same = chosen.length === channel.roleIds.length && chosen.every((id) => channel.roleIds.includes(id)) && isDefault === channel.isDefault;
   const save = async (e: Event) => {
     e.preventDefault();
-    const res = await action.run(() => session.api.chat.setChannelAccess({ channelId: channel.id, roleIds: chosen, isDefault }), "Saved.");
-    if (res?.channel) {
-      session.channels.set(res.channel.id, res.channel);
-      session.em.emit("sidebar");
-    }
+    await action.run(() => act.setChannelAccess({ channelId: channel.id, roleIds: chosen, isDefault }), "Saved.");
   };
   const toggle = (id: string) => setRoleIds((ids) => (ids.includes(id) ? ids.filter((x) => x !== id) : [...ids, id]));
   return (
@@ -175,11 +171,11 @@ function Access(props: { session: Session; channel: Channel }) {
           Every member
         </label>
         <label class="check">
-          <input type="radio" name="access" checked={limited} onChange={() => setLimited(true)} disabled={session.roles.length === 0} />
+          <input type="radio" name="access" checked={limited} onChange={() => setLimited(true)} disabled={state.roles.length === 0} />
           Only members with one of these roles (and admins)
         </label>
       </fieldset>
-      {session.roles.length === 0 ? (
+      {state.roles.length === 0 ? (
         <p class="muted small">
           There are no roles yet.{" "}
           <a href={communityHash("roles")} onClick={() => navigate(communityHash("roles"))}>
@@ -190,7 +186,7 @@ function Access(props: { session: Session; channel: Channel }) {
       ) : (
         limited && (
           <ul class="role-checks" aria-label="Roles that see the channel">
-            {session.roles.map((r) => (
+            {state.roles.map((r) => (
               <li key={r.id}>
                 <label class="check">
                   <input type="checkbox" checked={roleIds.includes(r.id)} onChange={() => toggle(r.id)} />
@@ -226,32 +222,24 @@ export function RoleChip(props: { name: string; color: string }) {
   );
 }
 
-function PrivateMembers(props: { session: Session; channel: Channel }) {
-  const { session, channel } = props;
+function PrivateMembers(props: PartProps & { base: string }) {
+  const { state, act, channel } = props;
   const [query, setQuery] = useState("");
   const action = useAction();
-  const inIt = channel.memberIds.includes(session.me?.id ?? "");
+  const inIt = channel.memberIds.includes(state.me?.id ?? "");
   const q = query.trim().toLowerCase().replace(/^@/, "");
   const candidates = q
-    ? [...session.members.values()]
+    ? [...state.members.values()]
         .filter((m) => !channel.memberIds.includes(m.id) && (m.username.includes(q) || m.displayName.toLowerCase().includes(q)))
         .slice(0, 8)
     : [];
   const add = async (id: string) => {
-    const res = await action.run(() => session.api.chat.addChannelMembers({ channelId: channel.id, memberIds: [id] }), `Added ${session.nameOf(id)}.`);
-    if (res?.channel) {
-      session.channels.set(res.channel.id, res.channel);
-      session.em.emit("sidebar");
-      setQuery("");
-    }
+    const saved = await action.run(() => act.addChannelMembers({ channelId: channel.id, memberIds: [id] }), `Added ${nameOf(state, id)}.`);
+    if (saved) setQuery("");
   };
   const remove = async (id: string) => {
-    const name = session.nameOf(id);
-    const res = await action.run(() => session.api.chat.removeChannelMember({ channelId: channel.id, memberId: id }), `Removed ${name}.`);
-    if (res?.channel) {
-      session.channels.set(res.channel.id, res.channel);
-      session.em.emit("sidebar");
-    }
+    const name = nameOf(state, id);
+    await action.run(() => act.removeChannelMember(channel.id, id), `Removed ${name}.`);
   };
   return (
     <section class="form" aria-labelledby="private-members-title">
@@ -260,16 +248,16 @@ function PrivateMembers(props: { session: Session; channel: Channel }) {
       </h3>
       <ul class="people-list">
         {channel.memberIds.map((id) => {
-          const m = session.members.get(id);
+          const m = state.members.get(id);
           return (
             <li key={id} class="people-row">
-              <Avatar session={session} id={id} size={28} />
+              <Avatar base={props.base} member={m} size={28} />
               <span class="people-name">
-                {session.nameOf(id)} {m && <span class="muted small">@{m.username}</span>}
+                {nameOf(state, id)} {m && <span class="muted small">@{m.username}</span>}
                 {m && m.role > MemberRole.MEMBER && <span class="tag">{rankName(m.role)}</span>}
               </span>
-              {mayRemoveFromChannel(session, channel, m) && (
-                <button type="button" class="button" aria-label={`Remove ${session.nameOf(id)} from #${channel.name}`} disabled={action.busy} onClick={() => remove(id)}>
+              {mayRemoveFromChannel(state, channel, m) && (
+                <button type="button" class="button" aria-label={`Remove ${nameOf(state, id)} from #${channel.name}`} disabled={action.busy} onClick={() => remove(id)}>
                   Remove
                 </button>
               )}
@@ -288,7 +276,7 @@ function PrivateMembers(props: { session: Session; channel: Channel }) {
             <ul class="people-list" aria-label="People to add">
               {candidates.map((m) => (
                 <li key={m.id} class="people-row">
-                  <Avatar session={session} member={m} size={28} />
+                  <Avatar base={props.base} member={m} size={28} />
                   <span class="people-name">
                     {m.displayName || m.username} <span class="muted small">@{m.username}</span>
                   </span>
@@ -306,21 +294,17 @@ function PrivateMembers(props: { session: Session; channel: Channel }) {
   );
 }
 
-function Leave(props: { session: Session; channel: Channel; onLeft: () => void }) {
-  const { session, channel } = props;
+function Leave(props: PartProps & { onLeft: () => void }) {
+  const { state, act, channel } = props;
   const [confirm, setConfirm] = useState(false);
   const action = useAction();
-  const me = session.me?.id ?? "";
+  const me = state.me?.id ?? "";
   const canLeave =
-    channel.kind === ChannelKind.PRIVATE ? channel.memberIds.includes(me) : channel.kind === ChannelKind.TEXT && session.mode === ChannelMode.OPT_IN;
+    channel.kind === ChannelKind.PRIVATE ? channel.memberIds.includes(me) : channel.kind === ChannelKind.TEXT && state.mode === ChannelMode.OPT_IN;
   if (!canLeave) return null;
   const leave = async () => {
-    const ok = await action.run(() => session.api.chat.leaveChannel({ channelId: channel.id }));
-    if (ok) {
-      session.channels.delete(channel.id);
-      session.em.emit("sidebar");
-      props.onLeft();
-    }
+    const ok = await action.run(() => act.leaveChannel(channel.id).then(() => true));
+    if (ok) props.onLeft();
   };
   return (
     <section class="form leave-section" aria-label="Leave the channel">

@@ -3,15 +3,16 @@
 // settings. Private channels show only to their members, admins included, so an admin orders
 // the ones they see.
 
-import { useId, useRef, useState } from "preact/hooks";
+import { useId, useState } from "preact/hooks";
 import { ChannelKind, type Channel } from "../../gen/svc/v1/types_pb";
-import { errorText } from "../../lib/api";
 import { LIMITS } from "../../lib/chars";
-import { useTopics } from "../../lib/emitter";
 import { channelHash, navigate } from "../../lib/router";
-import type { Session } from "../../state/session";
-import { sortedChannels } from "../Sidebar";
-import { ChannelSettingsDialog } from "./ChannelSettings";
+import type { Api } from "../../lib/api";
+import type { Commands } from "../../state/commands";
+import { useStore, type State, type Store } from "../../state/store";
+import type { ChannelMove } from "../../state/commands";
+import { sortedChannels } from "../../state/selectors";
+import { ChannelSettingsDialog, type ChannelSettingsCommands } from "./ChannelSettings";
 import { Outcome, useAction } from "./parts";
 import { knownRoles } from "./ranks";
 import { ReorderList, type Move } from "./Reorder";
@@ -19,7 +20,7 @@ import { ErrorRow } from "../common";
 import { limited } from "../limits";
 
 /** Where each channel goes after a move: the renumbered groups it touches. */
-export function planMove(channels: Channel[], m: Move): { channel: Channel; category: string; position: number }[] {
+export function planMove(channels: Channel[], m: Move): ChannelMove[] {
   const moved = channels.find((c) => c.id === m.id);
   if (!moved) return [];
   const groups = new Map<string, Channel[]>();
@@ -33,7 +34,7 @@ export function planMove(channels: Channel[], m: Move): { channel: Channel; cate
   target.splice(Math.min(m.index, target.length), 0, moved);
   groups.set(m.group, target);
   const touched = new Set([moved.category, m.group]);
-  const out: { channel: Channel; category: string; position: number }[] = [];
+  const out: ChannelMove[] = [];
   for (const g of touched) {
     (groups.get(g) ?? []).forEach((c, i) => {
       if (c.position !== i || c.category !== g) out.push({ channel: c, category: g, position: i });
@@ -42,41 +43,26 @@ export function planMove(channels: Channel[], m: Move): { channel: Channel; cate
   return out;
 }
 
-export function ChannelsScreen(props: { session: Session }) {
-  const { session } = props;
-  useTopics(session.em, "sidebar", "members");
+export type ChannelsCommands = ChannelSettingsCommands & Pick<Commands, "createChannel" | "moveChannels">;
+
+export function ChannelsScreen(props: { store: Store; act: ChannelsCommands; api: Api }) {
+  const { store, act } = props;
+  const state = useStore(store, "channels", "members");
   const [editing, setEditing] = useState("");
   const [moveError, setMoveError] = useState("");
-  const queue = useRef(Promise.resolve());
-  const channels = sortedChannels(session);
+  const channels = sortedChannels(state);
   const categories = [...new Set(channels.map((c) => c.category))];
 
   const onMove = (m: Move) => {
     const plan = planMove(channels, m);
     if (plan.length === 0) return;
     setMoveError("");
-    // Shown at once, here and in the sidebar; the calls go one after another, in order, so
-    // the server ends where the screen does.
-    for (const p of plan) session.channels.set(p.channel.id, { ...p.channel, category: p.category, position: p.position });
-    session.em.emit("sidebar");
-    queue.current = queue.current.then(async () => {
-      for (const p of plan) {
-        try {
-          await session.api.chat.updateChannel({ channelId: p.channel.id, category: p.category, position: p.position });
-        } catch (e) {
-          const now = session.channels.get(p.channel.id);
-          if (now) session.channels.set(now.id, { ...now, category: p.channel.category, position: p.channel.position });
-          session.em.emit("sidebar");
-          setMoveError(`Could not move #${p.channel.name}: ${errorText(e)}`);
-          return;
-        }
-      }
-    });
+    act.moveChannels(plan).catch((e: Error) => setMoveError(e.message));
   };
 
   return (
     <div class="admin-page">
-      <CreateChannel session={session} categories={categories} onCreated={(id) => setEditing(id)} />
+      <CreateChannel act={act} categories={categories} onCreated={(id) => setEditing(id)} />
       <section class="admin-section" aria-labelledby="channel-order-title">
         <h2 id="channel-order-title">Channels and their order</h2>
         <p class="muted small">The sidebar shows the channels in this order, by category. Private channels are listed only for their members.</p>
@@ -91,20 +77,20 @@ export function ChannelsScreen(props: { session: Session }) {
               id: c.id,
               group: c.category,
               name: "#" + c.name,
-              content: <ChannelRow session={session} channel={c} onEdit={() => setEditing(c.id)} />,
+              content: <ChannelRow state={state} channel={c} onEdit={() => setEditing(c.id)} />,
             }))}
             onMove={onMove}
           />
         )}
       </section>
-      {editing && <ChannelSettingsDialog session={session} channelId={editing} onClose={() => setEditing("")} />}
+      {editing && <ChannelSettingsDialog store={store} act={act} api={props.api} channelId={editing} onClose={() => setEditing("")} />}
     </div>
   );
 }
 
-function ChannelRow(props: { session: Session; channel: Channel; onEdit: () => void }) {
-  const { session, channel: c } = props;
-  const roles = knownRoles(session, c.roleIds);
+function ChannelRow(props: { state: State; channel: Channel; onEdit: () => void }) {
+  const { channel: c } = props;
+  const roles = knownRoles(props.state, c.roleIds);
   return (
     <div class="channel-row">
       <div class="channel-row-main">
@@ -126,8 +112,7 @@ function ChannelRow(props: { session: Session; channel: Channel; onEdit: () => v
   );
 }
 
-function CreateChannel(props: { session: Session; categories: string[]; onCreated: (id: string) => void }) {
-  const { session } = props;
+function CreateChannel(props: { act: Pick<Commands, "createChannel">; categories: string[]; onCreated: (id: string) => void }) {
   const [name, setName] = useState("");
   const [topic, setTopic] = useState("");
   const [category, setCategory] = useState("");
@@ -141,15 +126,8 @@ function CreateChannel(props: { session: Session; categories: string[]; onCreate
   const submit = async (e: Event) => {
     e.preventDefault();
     if (over) return;
-    const res = await action.run(
-      () => session.api.chat.createChannel({ name, topic, category: category.trim(), kind }),
-      "",
-      "Could not create the channel",
-    );
-    const ch = res?.channel;
+    const ch = await action.run(() => props.act.createChannel({ name, topic, category: category.trim(), kind }), "", "Could not create the channel");
     if (!ch) return;
-    session.channels.set(ch.id, ch);
-    session.em.emit("sidebar");
     setName("");
     setTopic("");
     props.onCreated(ch.id);

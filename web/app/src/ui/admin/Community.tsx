@@ -8,21 +8,22 @@
 import { useEffect } from "preact/hooks";
 import { MemberRole } from "../../gen/svc/v1/types_pb";
 import { absUrl } from "../../lib/api";
-import { useTopics } from "../../lib/emitter";
 import type { Route } from "../../lib/router";
-import type { Session } from "../../state/session";
-import { MenuButton } from "../ChannelView";
-import { ChannelsScreen } from "./Channels";
+import type { Api } from "../../lib/api";
+import { useStore, type State, type Store } from "../../state/store";
+import { othersUnread } from "../../state/selectors";
+import { MenuButton } from "../common";
+import { ChannelsScreen, type ChannelsCommands } from "./Channels";
 import { InvitesScreen } from "./Invites";
 import { MembersScreen } from "./Members";
 import { communityHash, type Tab } from "./parts";
 import { isAdmin, isModerator } from "../../lib/ranks";
-import { RolesScreen } from "./Roles";
-import { SettingsScreen } from "./Settings";
-import { SetupWizard } from "./Setup";
+import { RolesScreen, type RolesCommands } from "./Roles";
+import { SettingsScreen, type SettingsCommands } from "./Settings";
+import { SetupWizard, type SetupCommands } from "./Setup";
 import "./admin.css";
 
-const TABS: { tab: Tab; label: string; may: (s: Session) => boolean }[] = [
+const TABS: { tab: Tab; label: string; may: (s: State) => boolean }[] = [
   { tab: "settings", label: "Settings", may: isAdmin },
   { tab: "channels", label: "Channels", may: isAdmin },
   { tab: "roles", label: "Roles", may: isAdmin },
@@ -31,39 +32,43 @@ const TABS: { tab: Tab; label: string; may: (s: Session) => boolean }[] = [
 ];
 
 /** The tabs the person may open. */
-export function tabsFor(session: Session): Tab[] {
-  return TABS.filter((t) => t.may(session)).map((t) => t.tab);
+export function tabsFor(s: State): Tab[] {
+  return TABS.filter((t) => t.may(s)).map((t) => t.tab);
 }
 
-function needsWizard(session: Session): boolean {
-  return !!session.info?.needsSetup && session.me?.role === MemberRole.OWNER;
+function needsWizard(s: State): boolean {
+  return !!s.info?.needsSetup && s.me?.role === MemberRole.OWNER;
 }
 
 /** Whether the main column shows one of these pages rather than a channel. */
-export function showsCommunity(session: Session, route: Route, channelOpen: boolean): boolean {
+export function showsCommunity(s: State, route: Route, channelOpen: boolean): boolean {
   if (route.path[0] === "community") return true;
-  return needsWizard(session) && (route.path[0] === "setup" || !channelOpen);
+  return needsWizard(s) && (route.path[0] === "setup" || !channelOpen);
 }
 
-export function CommunityMain(props: { session: Session; route: Route; onMenu: () => void; onMember: (id: string) => void }) {
-  const { session, route } = props;
-  useTopics(session.em, "me", "info");
+/** The commands of the community's pages. */
+export type CommunityCommands = SettingsCommands & ChannelsCommands & RolesCommands & SetupCommands;
+
+export function CommunityMain(props: { store: Store; act: CommunityCommands; api: Api; route: Route; onMenu: () => void; onMember: (id: string) => void }) {
+  const { store, act, api, route } = props;
+  const state = useStore(store, "me", "info");
+  const page = { store, act, api };
   if (route.path[0] !== "community") {
     return (
       <section class="community-page" aria-label="Set up the community">
-        <PageHead session={session} title="Set up your community" onMenu={props.onMenu} />
+        <PageHead store={store} title="Set up your community" onMenu={props.onMenu} />
         <div class="community-scroll">
-          <SetupWizard session={session} />
+          <SetupWizard {...page} />
         </div>
       </section>
     );
   }
-  const allowed = tabsFor(session);
+  const allowed = tabsFor(state);
   const asked = route.path[1] as Tab;
   const tab = allowed.includes(asked) ? asked : "members";
   return (
-    <section class="community-page" aria-label={session.info?.name || "Community"}>
-      <PageHead session={session} title={session.info?.name || "Community"} onMenu={props.onMenu} />
+    <section class="community-page" aria-label={state.info?.name || "Community"}>
+      <PageHead store={store} title={state.info?.name || "Community"} onMenu={props.onMenu} />
       <nav class="community-tabs" aria-label="Community pages">
         {TABS.filter((t) => allowed.includes(t.tab)).map((t) => (
           <a key={t.tab} href={communityHash(t.tab)} class={t.tab === tab ? "community-tab current" : "community-tab"} aria-current={t.tab === tab ? "page" : undefined}>
@@ -72,24 +77,25 @@ export function CommunityMain(props: { session: Session; route: Route; onMenu: (
         ))}
       </nav>
       <div class="community-scroll" key={tab}>
-        {tab === "settings" && <SettingsScreen session={session} />}
-        {tab === "channels" && <ChannelsScreen session={session} />}
-        {tab === "roles" && <RolesScreen session={session} />}
-        {tab === "members" && <MembersScreen session={session} onMember={props.onMember} />}
-        {tab === "invites" && <InvitesScreen session={session} />}
+        {tab === "settings" && <SettingsScreen {...page} />}
+        {tab === "channels" && <ChannelsScreen {...page} />}
+        {tab === "roles" && <RolesScreen {...page} />}
+        {tab === "members" && <MembersScreen store={store} onMember={props.onMember} />}
+        {tab === "invites" && <InvitesScreen store={store} api={api} />}
       </div>
     </section>
   );
 }
 
-function PageHead(props: { session: Session; title: string; onMenu: () => void }) {
-  const { session } = props;
-  const banner = session.info?.banner?.url;
+function PageHead(props: { store: Store; title: string; onMenu: () => void }) {
+  // The unread counts as of the render (the chat around re-renders for them).
+  const { store } = props;
+  const banner = store.state.info?.banner?.url;
   return (
     <>
-      {banner && <img class="community-banner" src={absUrl(session.base, banner)} alt="" />}
+      {banner && <img class="community-banner" src={absUrl(store.base, banner)} alt="" />}
       <header class="channel-head">
-        <MenuButton session={session} current="" onMenu={props.onMenu} />
+        <MenuButton unread={othersUnread(store.state, "")} onMenu={props.onMenu} />
         <h2 class="channel-title">{props.title}</h2>
       </header>
     </>
@@ -97,10 +103,8 @@ function PageHead(props: { session: Session; title: string; onMenu: () => void }
 }
 
 /** The sidebar's way into the community's pages: settings for admins, the members for others. */
-export function CommunityLink(props: { session: Session; onNavigate: () => void }) {
-  const { session } = props;
-  useTopics(session.em, "me");
-  const admin = isAdmin(session);
+export function CommunityLink(props: { store: Store; onNavigate: () => void }) {
+  const admin = isAdmin(useStore(props.store, "me"));
   const to = communityHash(admin ? "settings" : "members");
   const label = admin ? "Community settings" : "Members of the community";
   return (
@@ -114,10 +118,8 @@ export function CommunityLink(props: { session: Session; onNavigate: () => void 
  * The community's accent colour on the whole client, while it has one: the buttons, links and
  * highlights take it, with a hover shade and a text colour that reads on it.
  */
-export function CommunityAccent(props: { session: Session }) {
-  const { session } = props;
-  useTopics(session.em, "info");
-  const color = session.info?.accentColor ?? "";
+export function CommunityAccent(props: { store: Store }) {
+  const color = useStore(props.store, "info").info?.accentColor ?? "";
   useEffect(() => {
     const root = document.documentElement.style;
     if (!/^#[0-9a-fA-F]{6}$/.test(color)) {

@@ -5,11 +5,12 @@
 
 import { useEffect, useRef, useState } from "preact/hooks";
 import type { Invite } from "../../gen/svc/v1/types_pb";
-import { useTopics } from "../../lib/emitter";
-import type { Session } from "../../state/session";
+import type { Api } from "../../lib/api";
+import { useStore, type State, type Store } from "../../state/store";
 import { ErrorRow, formatFull, useLoaded } from "../common";
 import { communityHash, copyText, inWords, Outcome, useAction } from "./parts";
 import { isAdmin } from "../../lib/ranks";
+import { nameOf } from "../../state/selectors";
 
 const EXPIRY: [number, string][] = [
   [1800, "30 minutes"],
@@ -38,22 +39,23 @@ export function inviteState(inv: Invite, now: number): InviteState {
   return "active";
 }
 
-export function inviteLink(session: Session, code: string): string {
-  return (session.info?.baseUrl || session.base) + "/invite/" + code;
+/** The link that brings a person in with an invite: the server's public URL, else this one. */
+export function inviteLink(state: Pick<State, "info">, base: string, code: string): string {
+  return (state.info?.baseUrl || base) + "/invite/" + code;
 }
 
-export function InvitesScreen(props: { session: Session }) {
-  const { session } = props;
-  useTopics(session.em, "info");
-  const { list: invites, setList: setInvites, error, reload: load } = useLoaded<Invite>(() => session.api.server.listInvites({}).then((res) => res.invites));
+export function InvitesScreen(props: { store: Store; api: Api }) {
+  const { store, api } = props;
+  const state = useStore(store, "info");
+  const { list: invites, setList: setInvites, error, reload: load } = useLoaded<Invite>(() => api.server.listInvites({}).then((res) => res.invites));
   const [fresh, setFresh] = useState("");
   useEffect(() => {
     // A join may have used an invite up (presence changes, which come far more often, do not).
     let timer = 0;
-    let count = session.members.size;
-    const off = session.em.on("members", () => {
-      if (session.members.size === count) return;
-      count = session.members.size;
+    let count = store.state.members.size;
+    const off = store.em.on("members", () => {
+      if (store.state.members.size === count) return;
+      count = store.state.members.size;
       clearTimeout(timer);
       timer = window.setTimeout(load, 300);
     });
@@ -62,10 +64,10 @@ export function InvitesScreen(props: { session: Session }) {
   const now = Date.now();
   return (
     <div class="admin-page">
-      {session.info && !session.info.inviteOnly && (
+      {state.info && !state.info.inviteOnly && (
         <p class="note">
           The community is open: anyone who can reach it may join without an invite.{" "}
-          {isAdmin(session) ? (
+          {isAdmin(state) ? (
             <>
               Turn on <a href={communityHash("settings")}>Invite only</a> in the settings to let in only people with an invite.
             </>
@@ -75,7 +77,7 @@ export function InvitesScreen(props: { session: Session }) {
         </p>
       )}
       <CreateInvite
-        session={session}
+        api={api}
         onCreated={(inv) => {
           setFresh(inv.code);
           setInvites((list) => [inv, ...(list ?? []).filter((x) => x.code !== inv.code)]);
@@ -89,7 +91,7 @@ export function InvitesScreen(props: { session: Session }) {
         {invites && invites.length > 0 && (
           <ul class="invite-list" aria-label="Invites">
             {invites.map((inv) => (
-              <InviteRow key={inv.code} session={session} invite={inv} now={now} fresh={inv.code === fresh} onRevoked={load} />
+              <InviteRow key={inv.code} state={state} base={store.base} api={api} invite={inv} now={now} fresh={inv.code === fresh} onRevoked={load} />
             ))}
           </ul>
         )}
@@ -98,12 +100,12 @@ export function InvitesScreen(props: { session: Session }) {
   );
 }
 
-function InviteRow(props: { session: Session; invite: Invite; now: number; fresh: boolean; onRevoked: () => void }) {
-  const { session, invite: inv } = props;
+function InviteRow(props: { state: State; base: string; api: Api; invite: Invite; now: number; fresh: boolean; onRevoked: () => void }) {
+  const { api, invite: inv } = props;
   const [copied, setCopied] = useState(false);
   const [confirm, setConfirm] = useState(false);
   const action = useAction();
-  const link = inviteLink(session, inv.code);
+  const link = inviteLink(props.state, props.base, inv.code);
   const state = inviteState(inv, props.now);
   const input = useRef<HTMLInputElement>(null);
   const copy = async () => {
@@ -113,7 +115,7 @@ function InviteRow(props: { session: Session; invite: Invite; now: number; fresh
     if (ok) window.setTimeout(() => setCopied(false), 2500);
   };
   const revoke = async () => {
-    const ok = await action.run(() => session.api.server.revokeInvite({ code: inv.code }), "", "The invite was not revoked");
+    const ok = await action.run(() => api.server.revokeInvite({ code: inv.code }), "", "The invite was not revoked");
     if (ok) props.onRevoked();
   };
   const expires =
@@ -130,7 +132,7 @@ function InviteRow(props: { session: Session; invite: Invite; now: number; fresh
           <span class={`tag invite-state state-${state.replace(" ", "-")}`}>{state === "active" ? "Active" : state === "expired" ? "Expired" : "Used up"}</span>
         </div>
         <p class="muted small">
-          {inv.uses} {inv.maxUses > 0 ? `of ${inv.maxUses}` : ""} {inv.uses === 1 && inv.maxUses === 0 ? "use" : "uses"} · {expires} · made by {session.nameOf(inv.createdBy)}
+          {inv.uses} {inv.maxUses > 0 ? `of ${inv.maxUses}` : ""} {inv.uses === 1 && inv.maxUses === 0 ? "use" : "uses"} · {expires} · made by {nameOf(props.state, inv.createdBy)}
         </p>
         <div class="invite-link-row">
           <input ref={input} class="input invite-link" readOnly value={link} aria-label={`Link of invite ${inv.code}`} onFocus={(e) => e.currentTarget.select()} />
@@ -162,14 +164,14 @@ function InviteRow(props: { session: Session; invite: Invite; now: number; fresh
   );
 }
 
-function CreateInvite(props: { session: Session; onCreated: (inv: Invite) => void }) {
-  const { session } = props;
+function CreateInvite(props: { api: Api; onCreated: (inv: Invite) => void }) {
+  const { api } = props;
   const [expiry, setExpiry] = useState(7 * 86400);
   const [uses, setUses] = useState(0);
   const action = useAction();
   const submit = async (e: Event) => {
     e.preventDefault();
-    const res = await action.run(() => session.api.server.createInvite({ expiresInSeconds: BigInt(expiry), maxUses: uses }), "", "Could not create the invite");
+    const res = await action.run(() => api.server.createInvite({ expiresInSeconds: BigInt(expiry), maxUses: uses }), "", "Could not create the invite");
     if (res?.invite) props.onCreated(res.invite);
   };
   return (

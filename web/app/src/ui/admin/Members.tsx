@@ -5,21 +5,21 @@
 
 import { useState } from "preact/hooks";
 import { MemberKind, MemberRole, type Member } from "../../gen/svc/v1/types_pb";
-import { useTopics } from "../../lib/emitter";
-import type { Session } from "../../state/session";
+import type { Commands } from "../../state/commands";
+import { useStore, type State, type Store } from "../../state/store";
 import { Avatar, PresenceDot } from "../common";
 import { RoleChip } from "./ChannelSettings";
 import { Outcome, useAction } from "./parts";
 import { knownRoles, maySetRoles, rankName, rankRefusal, ranksToGive } from "./ranks";
 
-export function MembersScreen(props: { session: Session; onMember: (id: string) => void }) {
-  const { session } = props;
-  useTopics(session.em, "members");
+export function MembersScreen(props: { store: Store; onMember: (id: string) => void }) {
+  const { store } = props;
+  const state = useStore(store, "members");
   const [query, setQuery] = useState("");
   const q = query.trim().toLowerCase().replace(/^@/, "");
-  const all = [...session.members.values()];
+  const all = [...state.members.values()];
   const shown = all
-    .filter((m) => !q || m.username.includes(q) || m.displayName.toLowerCase().includes(q) || knownRoles(session, m.roleIds).some((r) => r.name.toLowerCase().includes(q)))
+    .filter((m) => !q || m.username.includes(q) || m.displayName.toLowerCase().includes(q) || knownRoles(state, m.roleIds).some((r) => r.name.toLowerCase().includes(q)))
     .sort((a, b) => b.role - a.role || (a.displayName || a.username).localeCompare(b.displayName || b.username));
   return (
     <div class="admin-page">
@@ -35,18 +35,18 @@ export function MembersScreen(props: { session: Session; onMember: (id: string) 
           {shown.map((m) => (
             <li key={m.id}>
               <button type="button" class="member-row" onClick={() => props.onMember(m.id)}>
-                <Avatar session={session} member={m} size={36} />
+                <Avatar base={store.base} member={m} size={36} />
                 <span class="member-row-names">
                   <span class="member-row-name">
                     {m.displayName || m.username}
-                    {m.id === session.me?.id && <span class="muted"> (you)</span>}
+                    {m.id === state.me?.id && <span class="muted"> (you)</span>}
                   </span>
                   <span class="muted small">@{m.username}</span>
                 </span>
                 <span class="chips">
                   {m.kind === MemberKind.BOT && <span class="tag">Bot</span>}
                   {m.role > MemberRole.MEMBER && <span class="tag tag-rank">{rankName(m.role)}</span>}
-                  {knownRoles(session, m.roleIds).map((r) => (
+                  {knownRoles(state, m.roleIds).map((r) => (
                     <RoleChip key={r.id} name={r.name} color={r.color} />
                   ))}
                 </span>
@@ -61,21 +61,23 @@ export function MembersScreen(props: { session: Session; onMember: (id: string) 
   );
 }
 
+export type MembersCommands = Pick<Commands, "setMemberRole" | "setMemberRoles">;
+
 /** The rank and roles part of a member's card. */
-export function MemberAdmin(props: { session: Session; member: Member }) {
-  const { session, member: m } = props;
-  useTopics(session.em, "members", "me");
-  const ranks = ranksToGive(session, m);
-  const refusal = rankRefusal(session, m);
-  const setRoles = maySetRoles(session, m);
-  const roles = knownRoles(session, m.roleIds);
+export function MemberAdmin(props: { store: Store; act: MembersCommands; member: Member }) {
+  const { act, member: m } = props;
+  const state = useStore(props.store, "members", "me");
+  const ranks = ranksToGive(state, m);
+  const refusal = rankRefusal(state, m);
+  const setRoles = maySetRoles(state, m);
+  const roles = knownRoles(state, m.roleIds);
   if (ranks.length === 0 && !refusal && !setRoles && roles.length === 0) return null;
   return (
     <div class="member-admin">
-      {ranks.length > 0 && <RankControl session={session} member={m} ranks={ranks} />}
+      {ranks.length > 0 && <RankControl act={act} member={m} ranks={ranks} />}
       {ranks.length === 0 && refusal && <p class="muted small">{refusal}</p>}
       {setRoles ? (
-        <RoleControl session={session} member={m} />
+        <RoleControl state={state} act={act} member={m} />
       ) : (
         roles.length > 0 && (
           <div class="chips" aria-label="Roles">
@@ -89,18 +91,13 @@ export function MemberAdmin(props: { session: Session; member: Member }) {
   );
 }
 
-function RankControl(props: { session: Session; member: Member; ranks: MemberRole[] }) {
-  const { session, member: m } = props;
+function RankControl(props: { act: MembersCommands; member: Member; ranks: MemberRole[] }) {
+  const { act, member: m } = props;
   const action = useAction();
   const name = m.displayName || m.username;
   const change = async (role: MemberRole) => {
     if (role === m.role) return;
-    const res = await action.run(() => session.api.server.setMemberRole({ memberId: m.id, role }), `${name} is now ${article(rankName(role))}.`, "The rank was not changed");
-    if (res?.member) {
-      const old = session.members.get(m.id);
-      session.members.set(m.id, { ...res.member, presence: old?.presence ?? res.member.presence });
-      session.em.emit("members");
-    }
+    await action.run(() => act.setMemberRole(m.id, role), `${name} is now ${article(rankName(role))}.`, "The rank was not changed");
   };
   return (
     <div class="rank-control">
@@ -120,25 +117,20 @@ function RankControl(props: { session: Session; member: Member; ranks: MemberRol
   );
 }
 
-function RoleControl(props: { session: Session; member: Member }) {
-  const { session, member: m } = props;
+function RoleControl(props: { state: State; act: MembersCommands; member: Member }) {
+  const { state, act, member: m } = props;
   const action = useAction();
-  if (session.roles.length === 0) return <p class="muted small">There are no custom roles yet: admins create them on the Roles page.</p>;
+  if (state.roles.length === 0) return <p class="muted small">There are no custom roles yet: admins create them on the Roles page.</p>;
   const toggle = async (id: string) => {
-    const ids = m.roleIds.filter((x) => session.roles.some((r) => r.id === x));
+    const ids = m.roleIds.filter((x) => state.roles.some((r) => r.id === x));
     const next = ids.includes(id) ? ids.filter((x) => x !== id) : [...ids, id];
-    const res = await action.run(() => session.api.server.setMemberRoles({ memberId: m.id, roleIds: next }), "Saved.", "The roles were not changed");
-    if (res?.member) {
-      const old = session.members.get(m.id);
-      session.members.set(m.id, { ...res.member, presence: old?.presence ?? res.member.presence });
-      session.em.emit("members");
-    }
+    await action.run(() => act.setMemberRoles(m.id, next), "Saved.", "The roles were not changed");
   };
   return (
     <fieldset class="choice-set role-control">
       <legend>Roles</legend>
       <ul class="role-checks">
-        {session.roles.map((r) => (
+        {state.roles.map((r) => (
           <li key={r.id}>
             <label class="check">
               <input type="checkbox" checked={m.roleIds.includes(r.id)} disabled={action.busy} onChange={() => toggle(r.id)} />

@@ -6,48 +6,36 @@
 import { Fragment } from "preact";
 import { useId, useState } from "preact/hooks";
 import type { Role } from "../../gen/svc/v1/types_pb";
-import { errorText } from "../../lib/api";
 import { LIMITS } from "../../lib/chars";
-import { useTopics } from "../../lib/emitter";
-import type { Session } from "../../state/session";
-import { ChannelSettingsDialog, RoleChip } from "./ChannelSettings";
+import type { Api } from "../../lib/api";
+import type { Commands } from "../../state/commands";
+import { useStore, type State, type Store } from "../../state/store";
+import { ChannelSettingsDialog, RoleChip, type ChannelSettingsCommands } from "./ChannelSettings";
 import { ColorField } from "./Color";
 import { Outcome, useAction } from "./parts";
 import { ReorderList, type Move } from "./Reorder";
 import { ErrorRow } from "../common";
 import { limited } from "../limits";
 
-export function RolesScreen(props: { session: Session }) {
-  const { session } = props;
-  useTopics(session.em, "members", "sidebar");
+export type RolesCommands = ChannelSettingsCommands & Pick<Commands, "createRole" | "updateRole" | "deleteRole" | "moveRole">;
+
+export function RolesScreen(props: { store: Store; act: RolesCommands; api: Api }) {
+  const { store, act } = props;
+  const state = useStore(store, "members", "channels");
   const [editing, setEditing] = useState("");
   const [deleting, setDeleting] = useState("");
   const [channel, setChannel] = useState("");
   const [moveError, setMoveError] = useState("");
-  const roles = session.roles;
+  const roles = state.roles;
 
   const onMove = async (m: Move) => {
     setMoveError("");
-    // Shown at once; the role_updated events confirm the new order.
-    const order = roles.filter((r) => r.id !== m.id);
-    const role = roles.find((r) => r.id === m.id);
-    if (!role) return;
-    order.splice(m.index, 0, role);
-    const before = session.roles;
-    session.roles = order.map((r, i) => ({ ...r, position: i }));
-    session.em.emit("members");
-    try {
-      await session.api.server.updateRole({ roleId: m.id, position: m.index });
-    } catch (e) {
-      session.roles = before;
-      session.em.emit("members");
-      setMoveError(`Could not move ${role.name}: ${errorText(e)}`);
-    }
+    await act.moveRole(m.id, m.index).catch((e: Error) => setMoveError(e.message));
   };
 
   return (
     <div class="admin-page">
-      <CreateRole session={session} />
+      <CreateRole act={act} />
       <section class="admin-section" aria-labelledby="roles-title">
         <h2 id="roles-title">Roles</h2>
         <p class="muted small">
@@ -66,10 +54,11 @@ export function RolesScreen(props: { session: Session }) {
               name: r.name,
               content:
                 editing === r.id ? (
-                  <EditRole session={session} role={r} onDone={() => setEditing("")} />
+                  <EditRole act={act} role={r} onDone={() => setEditing("")} />
                 ) : (
                   <RoleRow
-                    session={session}
+                    state={state}
+                    act={act}
                     role={r}
                     deleting={deleting === r.id}
                     onEdit={() => (setEditing(r.id), setDeleting(""))}
@@ -83,18 +72,19 @@ export function RolesScreen(props: { session: Session }) {
           />
         )}
       </section>
-      {channel && <ChannelSettingsDialog session={session} channelId={channel} onClose={() => setChannel("")} />}
+      {channel && <ChannelSettingsDialog store={store} act={act} api={props.api} channelId={channel} onClose={() => setChannel("")} />}
     </div>
   );
 }
 
 /** The channels the person sees that are limited to a role. */
-function limitedBy(session: Session, roleId: string) {
-  return [...session.channels.values()].filter((c) => c.roleIds.includes(roleId));
+function limitedBy(state: State, roleId: string) {
+  return [...state.channels.values()].filter((c) => c.roleIds.includes(roleId));
 }
 
 function RoleRow(props: {
-  session: Session;
+  state: State;
+  act: Pick<Commands, "deleteRole">;
   role: Role;
   deleting: boolean;
   onEdit: () => void;
@@ -102,16 +92,12 @@ function RoleRow(props: {
   onCancelDelete: () => void;
   onOpenChannel: (id: string) => void;
 }) {
-  const { session, role } = props;
+  const { state, act, role } = props;
   const action = useAction();
-  const holders = [...session.members.values()].filter((m) => m.roleIds.includes(role.id)).length;
-  const channels = limitedBy(session, role.id);
+  const holders = [...state.members.values()].filter((m) => m.roleIds.includes(role.id)).length;
+  const channels = limitedBy(state, role.id);
   const remove = async () => {
-    const ok = await action.run(() => session.api.server.deleteRole({ roleId: role.id }), "", `${role.name} was not deleted`);
-    if (ok) {
-      session.roles = session.roles.filter((r) => r.id !== role.id);
-      session.em.emit("members");
-    }
+    await action.run(() => act.deleteRole(role.id), "", `${role.name} was not deleted`);
   };
   const channelLinks = channels.map((c, i) => (
     <Fragment key={c.id}>
@@ -166,8 +152,8 @@ function RoleRow(props: {
   );
 }
 
-function EditRole(props: { session: Session; role: Role; onDone: () => void }) {
-  const { session, role } = props;
+function EditRole(props: { act: Pick<Commands, "updateRole">; role: Role; onDone: () => void }) {
+  const { act, role } = props;
   const [name, setName] = useState(role.name);
   const [color, setColor] = useState(role.color);
   const action = useAction();
@@ -175,18 +161,14 @@ function EditRole(props: { session: Session; role: Role; onDone: () => void }) {
   const save = async (e: Event) => {
     e.preventDefault();
     if (nameCheck.over) return;
-    const res = await action.run(() =>
-      session.api.server.updateRole({
+    const saved = await action.run(() =>
+      act.updateRole({
         roleId: role.id,
         name: name.trim() !== role.name ? name.trim() : undefined,
         color: color !== role.color ? color : undefined,
       }),
     );
-    if (res?.role) {
-      session.roles = session.roles.map((r) => (r.id === res.role!.id ? res.role! : r));
-      session.em.emit("members");
-      props.onDone();
-    }
+    if (saved) props.onDone();
   };
   return (
     <form class="form role-edit" onSubmit={save} aria-label={`Edit ${role.name}`}>
@@ -209,8 +191,8 @@ function EditRole(props: { session: Session; role: Role; onDone: () => void }) {
   );
 }
 
-function CreateRole(props: { session: Session }) {
-  const { session } = props;
+function CreateRole(props: { act: Pick<Commands, "createRole"> }) {
+  const { act } = props;
   const [name, setName] = useState("");
   const [color, setColor] = useState("");
   const action = useAction();
@@ -218,12 +200,8 @@ function CreateRole(props: { session: Session }) {
   const submit = async (e: Event) => {
     e.preventDefault();
     if (nameCheck.over) return;
-    const res = await action.run(() => session.api.server.createRole({ name: name.trim(), color }), `Created ${name.trim()}.`, "Could not create the role");
-    if (res?.role) {
-      if (!session.roles.some((r) => r.id === res.role!.id)) session.roles = [...session.roles, res.role].sort((a, b) => a.position - b.position);
-      session.em.emit("members");
-      setName("");
-    }
+    const saved = await action.run(() => act.createRole(name.trim(), color), `Created ${name.trim()}.`, "Could not create the role");
+    if (saved) setName("");
   };
   return (
     <section class="admin-section" aria-labelledby="new-role-title">

@@ -6,22 +6,25 @@
 import { useId, useState } from "preact/hooks";
 import { ChannelMode } from "../../gen/svc/v1/types_pb";
 import { limitError, LIMITS as TEXT_LIMITS } from "../../lib/chars";
-import { useTopics } from "../../lib/emitter";
 import { renderMarkdown } from "../../lib/markdown";
-import type { Session } from "../../state/session";
+import type { Api } from "../../lib/api";
+import type { Commands } from "../../state/commands";
+import { markdownContext } from "../../state/selectors";
+import { useStore, type State, type Store } from "../../state/store";
 import { limited } from "../limits";
-import { renderContext } from "../MessageItem";
 import { ColorField } from "./Color";
-import { ImageField, Outcome, saveSettings, useAction } from "./parts";
+import { ImageField, Outcome, useAction } from "./parts";
 
 /** The API's limits on numbers (server.proto, UpdateServerSettings); those on text are in
  * lib/chars. */
 export const LIMITS = { questions: 10, retention: 36500 };
 
-export function SettingsScreen(props: { session: Session }) {
-  const { session } = props;
-  useTopics(session.em, "info", "sidebar");
-  const info = session.info;
+export type SettingsCommands = Pick<Commands, "saveSettings">;
+
+export function SettingsScreen(props: { store: Store; act: SettingsCommands; api: Api }) {
+  const { store, act, api } = props;
+  const state = useStore(store, "info", "channels");
+  const info = state.info;
   if (!info) return <p class="muted">Loading the settings…</p>;
   return (
     <div class="admin-page">
@@ -29,31 +32,33 @@ export function SettingsScreen(props: { session: Session }) {
         <h2 id="pictures-title">Pictures</h2>
         <div class="image-fields">
           <ImageField
-            session={session}
+            base={store.base}
+            api={api}
             label="Icon"
             shape="icon"
             url={info.iconUrl}
-            onUploaded={(a) => saveSettings(session, { iconId: a.id })}
-            onRemove={() => saveSettings(session, { iconId: "" })}
+            onUploaded={(a) => act.saveSettings({ iconId: a.id })}
+            onRemove={() => act.saveSettings({ iconId: "" })}
           />
           <ImageField
-            session={session}
+            base={store.base}
+            api={api}
             label="Banner"
             shape="banner"
             url={info.banner?.url ?? ""}
-            onUploaded={(a) => saveSettings(session, { bannerId: a.id })}
-            onRemove={() => saveSettings(session, { bannerId: "" })}
+            onUploaded={(a) => act.saveSettings({ bannerId: a.id })}
+            onRemove={() => act.saveSettings({ bannerId: "" })}
           />
         </div>
       </section>
-      <SettingsForm session={session} />
+      <SettingsForm state={state} act={act} />
     </div>
   );
 }
 
-function SettingsForm(props: { session: Session }) {
-  const { session } = props;
-  const info = session.info!;
+function SettingsForm(props: { state: State; act: SettingsCommands }) {
+  const { state, act } = props;
+  const info = state.info!;
   const [name, setName] = useState(info.name);
   const [description, setDescription] = useState(info.description);
   const [preview, setPreview] = useState(false);
@@ -61,7 +66,7 @@ function SettingsForm(props: { session: Session }) {
   const [inviteOnly, setInviteOnly] = useState(info.inviteOnly);
   const [keepForever, setKeepForever] = useState(info.retentionDays === 0);
   const [days, setDays] = useState(String(info.retentionDays || 365));
-  const [mode, setMode] = useState(session.mode);
+  const [mode, setMode] = useState(state.mode);
   const [questions, setQuestions] = useState<string[]>(info.joinQuestions);
   const action = useAction();
 
@@ -75,7 +80,7 @@ function SettingsForm(props: { session: Session }) {
     accentColor: accent !== info.accentColor ? accent : undefined,
     inviteOnly: inviteOnly !== info.inviteOnly ? inviteOnly : undefined,
     retentionDays: retention !== info.retentionDays ? retention : undefined,
-    channelMode: mode !== session.mode ? mode : undefined,
+    channelMode: mode !== state.mode ? mode : undefined,
     joinQuestions: questionsChanged ? cleanQuestions : [],
     setJoinQuestions: questionsChanged,
   };
@@ -90,7 +95,7 @@ function SettingsForm(props: { session: Session }) {
   const save = async (e: Event) => {
     e.preventDefault();
     if (over) return;
-    await action.run(() => saveSettings(session, req), "Saved.", "The settings were not saved");
+    await action.run(() => act.saveSettings(req), "Saved.", "The settings were not saved");
   };
 
   return (
@@ -116,7 +121,7 @@ function SettingsForm(props: { session: Session }) {
           </div>
           {preview ? (
             <div class="markdown-preview" aria-label="Description preview">
-              {description.trim() ? renderMarkdown(description, renderContext(session, () => undefined)) : <span class="muted">Nothing to show yet.</span>}
+              {description.trim() ? renderMarkdown(description, markdownContext(state)) : <span class="muted">Nothing to show yet.</span>}
             </div>
           ) : (
             <textarea

@@ -9,23 +9,29 @@ import { ChannelKind, ChannelMode } from "../../gen/svc/v1/types_pb";
 import { errorText } from "../../lib/api";
 import { LIMITS } from "../../lib/chars";
 import { navigate, channelHash } from "../../lib/router";
-import type { Session } from "../../state/session";
-import { ImageField, saveSettings } from "./parts";
+import type { Api } from "../../lib/api";
+import type { Commands } from "../../state/commands";
+import type { Store } from "../../state/store";
+import { ImageField } from "./parts";
 import { ModeField } from "./Settings";
 import { ErrorRow } from "../common";
 import { limited } from "../limits";
 
 const STEPS = ["About", "Joining", "Channels"];
 
-export function SetupWizard(props: { session: Session }) {
-  const { session } = props;
-  const info = session.info;
+export type SetupCommands = Pick<Commands, "saveSettings" | "createChannel" | "setChannelAccess">;
+
+export function SetupWizard(props: { store: Store; act: SetupCommands; api: Api }) {
+  const { store, act } = props;
+  // The state as the wizard opens; its page re-renders it for "me" and "info".
+  const state = store.state;
+  const info = state.info;
   const [step, setStep] = useState(0);
   const [name, setName] = useState(info?.name ?? "");
   const [description, setDescription] = useState(info?.description ?? "");
   const [inviteOnly, setInviteOnly] = useState(info?.inviteOnly ?? false);
-  const [mode, setMode] = useState(session.mode);
-  const [channels, setChannels] = useState<string[]>(() => (session.channels.size > 0 ? [] : ["general", "random"]));
+  const [mode, setMode] = useState(state.mode);
+  const [channels, setChannels] = useState<string[]>(() => (state.channels.size > 0 ? [] : ["general", "random"]));
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState("");
 
@@ -35,25 +41,22 @@ export function SetupWizard(props: { session: Session }) {
     try {
       let first = "";
       if (!skip) {
-        await saveSettings(session, { name: name.trim(), description, inviteOnly });
-        const existing = new Set([...session.channels.values()].map((c) => c.name));
+        await act.saveSettings({ name: name.trim(), description, inviteOnly });
+        const existing = new Set([...state.channels.values()].map((c) => c.name));
         for (const raw of channels.map((c) => c.trim()).filter(Boolean)) {
           if (existing.has(raw)) continue;
-          const res = await session.api.chat.createChannel({ name: raw, kind: ChannelKind.TEXT });
-          const ch = res.channel;
+          const ch = await act.createChannel({ name: raw, kind: ChannelKind.TEXT });
           if (!ch) continue;
           existing.add(ch.name);
-          session.channels.set(ch.id, ch);
-          session.em.emit("sidebar");
           first ||= ch.id;
         }
         // Channels first, then the mode: switching to OPT_IN keeps everyone in the channels.
-        if (mode !== session.mode) {
-          await saveSettings(session, { channelMode: mode });
-          if (mode === ChannelMode.OPT_IN && first) await session.api.chat.setChannelAccess({ channelId: first, isDefault: true });
+        if (mode !== state.mode) {
+          await act.saveSettings({ channelMode: mode });
+          if (mode === ChannelMode.OPT_IN && first) await act.setChannelAccess({ channelId: first, isDefault: true });
         }
       }
-      await saveSettings(session, { setupComplete: true });
+      await act.saveSettings({ setupComplete: true });
       navigate(first ? channelHash(first) : "#/", true);
     } catch (e) {
       setError(errorText(e));
@@ -114,12 +117,13 @@ export function SetupWizard(props: { session: Session }) {
               {descriptionCheck.note}
             </label>
             <ImageField
-              session={session}
+              base={store.base}
+              api={props.api}
               label="Icon"
               shape="icon"
               url={info?.iconUrl ?? ""}
-              onUploaded={(a) => saveSettings(session, { iconId: a.id })}
-              onRemove={() => saveSettings(session, { iconId: "" })}
+              onUploaded={(a) => act.saveSettings({ iconId: a.id })}
+              onRemove={() => act.saveSettings({ iconId: "" })}
             />
           </>
         )}

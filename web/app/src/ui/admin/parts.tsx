@@ -4,12 +4,9 @@
 
 import type { ComponentChildren } from "preact";
 import { useState } from "preact/hooks";
-import type { MessageInitShape } from "@bufbuild/protobuf";
-import type { GetServerInfoResponse, UpdateServerSettingsRequestSchema } from "../../gen/svc/v1/server_pb";
 import type { Attachment } from "../../gen/svc/v1/types_pb";
-import { absUrl, errorText } from "../../lib/api";
+import { absUrl, errorText, type Api } from "../../lib/api";
 import { upload } from "../../lib/upload";
-import type { Session } from "../../state/session";
 
 /** The screens of the community: #/community/{tab}. */
 export type Tab = "settings" | "channels" | "roles" | "members" | "invites";
@@ -78,14 +75,6 @@ export function Outcome(props: { action: Action; children?: ComponentChildren })
   );
 }
 
-/** UpdateServerSettings; the answer is the new card, which the session keeps. */
-export async function saveSettings(session: Session, req: MessageInitShape<typeof UpdateServerSettingsRequestSchema>): Promise<GetServerInfoResponse> {
-  const info = (await session.api.server.updateServerSettings(req)) as GetServerInfoResponse;
-  session.info = info;
-  session.em.emit("info");
-  return info;
-}
-
 const IMAGE_TYPES = "image/png,image/jpeg,image/gif,image/webp,image/avif";
 
 /**
@@ -93,7 +82,9 @@ const IMAGE_TYPES = "image/png,image/jpeg,image/gif,image/webp,image/avif";
  * one and one to remove it. onUploaded gets the finished upload and saves it.
  */
 export function ImageField(props: {
-  session: Session;
+  /** The server: its URL (for the picture shown) and its API (for the upload). */
+  base: string;
+  api: Api;
   label: string;
   url: string;
   shape: "icon" | "banner";
@@ -101,7 +92,6 @@ export function ImageField(props: {
   onRemove: () => Promise<unknown>;
   disabled?: boolean;
 }) {
-  const { session } = props;
   const [progress, setProgress] = useState<number | null>(null);
   const action = useAction();
   const choose = async (input: HTMLInputElement) => {
@@ -111,7 +101,7 @@ export function ImageField(props: {
     setProgress(0);
     await action.run(async () => {
       try {
-        const a = await upload(session.api, file, setProgress).promise;
+        const a = await upload(props.api, file, setProgress).promise;
         await props.onUploaded(a);
       } finally {
         setProgress(null);
@@ -123,7 +113,7 @@ export function ImageField(props: {
       <span class="image-field-label">{props.label}</span>
       <div class="image-field-row">
         <div class={`image-preview image-preview-${props.shape}`}>
-          {props.url ? <img src={absUrl(session.base, props.url)} alt={`The ${props.label.toLowerCase()}`} /> : <span class="muted small">None</span>}
+          {props.url ? <img src={absUrl(props.base, props.url)} alt={`The ${props.label.toLowerCase()}`} /> : <span class="muted small">None</span>}
         </div>
         <div class="image-field-controls">
           <label class={props.disabled || action.busy ? "button disabled" : "button"}>

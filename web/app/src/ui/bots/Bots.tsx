@@ -6,11 +6,10 @@
 
 import { useEffect, useId, useRef, useState } from "preact/hooks";
 import { MemberKind, type Member, type Plugin } from "../../gen/svc/v1/types_pb";
-import { errorText } from "../../lib/api";
+import { errorText, type Api } from "../../lib/api";
 import { LIMITS } from "../../lib/chars";
-import { useTopics } from "../../lib/emitter";
 import { outranksRank } from "../../lib/ranks";
-import type { Session } from "../../state/session";
+import { useStore, type State, type Store } from "../../state/store";
 import { Avatar, ErrorRow, useLoaded } from "../common";
 import { limited } from "../limits";
 import { Confirm, copyText } from "../moderation/parts";
@@ -18,14 +17,14 @@ import "./bots.css";
 
 type Shown = { botId: string; name: string; token: string; rotated: boolean };
 
-export function Bots(props: { session: Session }) {
-  const { session } = props;
-  useTopics(session.em, "members", "plugins");
+export function Bots(props: { store: Store; api: Api }) {
+  const { store, api } = props;
+  const state = useStore(store, "members", "plugins");
   // Only the newest load's answer is shown (useLoaded): a create and a delete close together
   // load the lists twice, and the older answer may come last.
-  const { list: bots, error, reload: reloadBots } = useLoaded<Member>(() => session.api.bot.listBots({}).then((res) => res.bots));
+  const { list: bots, error, reload: reloadBots } = useLoaded<Member>(() => api.bot.listBots({}).then((res) => res.bots));
   // Which bots are plugins' (they have no token to rotate); a refusal only hides that.
-  const { list: plugins, reload: reloadPlugins } = useLoaded<Plugin>(() => session.api.bot.listPlugins({}).then((res) => res.plugins));
+  const { list: plugins, reload: reloadPlugins } = useLoaded<Plugin>(() => api.bot.listPlugins({}).then((res) => res.plugins));
   const pluginBots = new Set((plugins ?? []).map((p) => p.botId).filter(Boolean));
   const [token, setToken] = useState<Shown | null>(null);
   const load = () => {
@@ -34,20 +33,20 @@ export function Bots(props: { session: Session }) {
   };
   // Bots come and go with member_joined and member_left: the list follows the members (the
   // first load is useLoaded's own).
-  const botCount = [...session.members.values()].filter((m) => m.kind === MemberKind.BOT).length;
+  const botCount = [...state.members.values()].filter((m) => m.kind === MemberKind.BOT).length;
   const seenCount = useRef(botCount);
   useEffect(() => {
     if (botCount === seenCount.current) return;
     seenCount.current = botCount;
     load();
   }, [botCount]);
-  const list = (bots ?? []).map((b) => session.members.get(b.id) ?? b).sort((a, b) => a.username.localeCompare(b.username));
+  const list = (bots ?? []).map((b) => state.members.get(b.id) ?? b).sort((a, b) => a.username.localeCompare(b.username));
   return (
     <div class="bots">
       {token ? (
         <TokenBox shown={token} onDone={() => setToken(null)} />
       ) : (
-        <NewBot session={session} onCreated={(bot, t) => (setToken({ botId: bot.id, name: bot.displayName || bot.username, token: t, rotated: false }), load())} />
+        <NewBot api={api} onCreated={(bot, t) => (setToken({ botId: bot.id, name: bot.displayName || bot.username, token: t, rotated: false }), load())} />
       )}
       <ErrorRow error={error} />
       <h3 class="section-title">Bots</h3>
@@ -55,15 +54,15 @@ export function Bots(props: { session: Session }) {
       {bots?.length === 0 && <p class="muted">No bots yet.</p>}
       <ul class="bot-list" aria-label="Bots">
         {list.map((b) => (
-          <BotItem key={b.id} session={session} bot={b} plugin={pluginBots.has(b.id)} onToken={(t) => setToken({ botId: b.id, name: b.displayName || b.username, token: t, rotated: true })} onDeleted={load} />
+          <BotItem key={b.id} state={state} base={store.base} api={api} bot={b} plugin={pluginBots.has(b.id)} onToken={(t) => setToken({ botId: b.id, name: b.displayName || b.username, token: t, rotated: true })} onDeleted={load} />
         ))}
       </ul>
     </div>
   );
 }
 
-function NewBot(props: { session: Session; onCreated: (bot: Member, token: string) => void }) {
-  const { session } = props;
+function NewBot(props: { api: Api; onCreated: (bot: Member, token: string) => void }) {
+  const { api } = props;
   const [username, setUsername] = useState("");
   const [displayName, setDisplayName] = useState("");
   const [error, setError] = useState("");
@@ -78,7 +77,7 @@ function NewBot(props: { session: Session; onCreated: (bot: Member, token: strin
     setError("");
     setBusy(true);
     try {
-      const res = await session.api.bot.createBot({ username: username.trim(), displayName: displayName.trim() });
+      const res = await api.bot.createBot({ username: username.trim(), displayName: displayName.trim() });
       setUsername("");
       setDisplayName("");
       if (res.bot) props.onCreated(res.bot, res.token);
@@ -150,13 +149,13 @@ function TokenBox(props: { shown: Shown; onDone: () => void }) {
   );
 }
 
-function BotItem(props: { session: Session; bot: Member; plugin: boolean; onToken: (token: string) => void; onDeleted: () => void }) {
-  const { session, bot } = props;
+function BotItem(props: { state: Pick<State, "me" | "members">; base: string; api: Api; bot: Member; plugin: boolean; onToken: (token: string) => void; onDeleted: () => void }) {
+  const { state, api, bot } = props;
   const [confirm, setConfirm] = useState<"" | "rotate" | "delete">("");
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState("");
   const name = bot.displayName || bot.username;
-  const manage = !props.plugin && outranksRank(session, bot.role);
+  const manage = !props.plugin && outranksRank(state, bot.role);
   const act = async (fn: () => Promise<void>) => {
     setBusy(true);
     setError("");
@@ -172,7 +171,7 @@ function BotItem(props: { session: Session; bot: Member; plugin: boolean; onToke
   return (
     <li class="bot-item" aria-label={name}>
       <div class="bot-row">
-        <Avatar session={session} member={bot} size={32} />
+        <Avatar base={props.base} member={bot} size={32} />
         <div class="bot-who">
           <p>
             <strong>{name}</strong> <span class="muted">@{bot.username}</span> {props.plugin && <span class="tag">plugin</span>}
@@ -198,7 +197,7 @@ function BotItem(props: { session: Session; bot: Member; plugin: boolean; onToke
           onCancel={() => setConfirm("")}
           onConfirm={() =>
             act(async () => {
-              const res = await session.api.bot.rotateBotToken({ botId: bot.id });
+              const res = await api.bot.rotateBotToken({ botId: bot.id });
               props.onToken(res.token);
             })
           }
@@ -212,7 +211,7 @@ function BotItem(props: { session: Session; bot: Member; plugin: boolean; onToke
           onCancel={() => setConfirm("")}
           onConfirm={() =>
             act(async () => {
-              await session.api.bot.deleteBot({ botId: bot.id });
+              await api.bot.deleteBot({ botId: bot.id });
               props.onDeleted();
             })
           }

@@ -8,11 +8,10 @@
 
 import { useEffect, useId, useState } from "preact/hooks";
 import type { Plugin } from "../../gen/svc/v1/types_pb";
-import { errorText } from "../../lib/api";
+import { errorText, type Api } from "../../lib/api";
 import { LIMITS, utf8Bytes } from "../../lib/chars";
-import { useTopics } from "../../lib/emitter";
 import { formatSize } from "../../lib/upload";
-import type { Session } from "../../state/session";
+import { useStore, type Store } from "../../state/store";
 import { limited } from "../limits";
 import { Confirm } from "../moderation/parts";
 import "./bots.css";
@@ -21,29 +20,29 @@ import { ErrorRow, useLoaded } from "../common";
 /** InstallPlugin takes at most 256 KB of source, a KB being 1,000 bytes as the server counts. */
 const MAX_SOURCE = LIMITS.pluginSource.max;
 
-export function Plugins(props: { session: Session }) {
-  const { session } = props;
-  useTopics(session.em, "plugins");
+export function Plugins(props: { store: Store; api: Api }) {
+  const { store, api } = props;
+  useStore(store, "plugins");
   // Loaded again on plugins_changed and after each change made here: a Disable then an Enable
   // make several loads at once, and only the newest one's answer is shown (useLoaded).
-  const { list: plugins, error, reload } = useLoaded<Plugin>(() => session.api.bot.listPlugins({}).then((res) => res.plugins));
-  useEffect(() => session.em.on("plugins", () => void reload()), [session]);
+  const { list: plugins, error, reload } = useLoaded<Plugin>(() => api.bot.listPlugins({}).then((res) => res.plugins));
+  useEffect(() => store.em.on("plugins", () => void reload()), [store]);
   return (
     <div class="plugins">
-      <InstallForm session={session} onInstalled={reload} />
+      <InstallForm api={api} onInstalled={reload} />
       <ErrorRow error={error} />
       <h3 class="section-title">Installed plugins</h3>
       {plugins === null && !error && <p class="muted">Loading plugins…</p>}
       {plugins?.length === 0 && <p class="muted">No plugins yet.</p>}
       <ul class="plugin-list" aria-label="Plugins">
-        {plugins?.map((p) => <PluginItem key={p.name} session={session} plugin={p} onChanged={reload} />)}
+        {plugins?.map((p) => <PluginItem key={p.name} api={api} plugin={p} onChanged={reload} />)}
       </ul>
     </div>
   );
 }
 
-function InstallForm(props: { session: Session; onInstalled: () => void }) {
-  const { session } = props;
+function InstallForm(props: { api: Api; onInstalled: () => void }) {
+  const { api } = props;
   const [name, setName] = useState("");
   const [source, setSource] = useState("");
   const [fileName, setFileName] = useState("");
@@ -72,7 +71,7 @@ function InstallForm(props: { session: Session; onInstalled: () => void }) {
     setDone("");
     setBusy(true);
     try {
-      const res = await session.api.bot.installPlugin({ name: name.trim(), source });
+      const res = await api.bot.installPlugin({ name: name.trim(), source });
       setDone(`Installed ${res.plugin?.name ?? name}${res.plugin?.running ? "; it is running." : "."}`);
       setName("");
       setSource("");
@@ -133,8 +132,8 @@ function InstallForm(props: { session: Session; onInstalled: () => void }) {
   );
 }
 
-function PluginItem(props: { session: Session; plugin: Plugin; onChanged: () => void }) {
-  const { session, plugin: p } = props;
+function PluginItem(props: { api: Api; plugin: Plugin; onChanged: () => void }) {
+  const { api, plugin: p } = props;
   const [confirm, setConfirm] = useState(false);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState("");
@@ -160,11 +159,11 @@ function PluginItem(props: { session: Session; plugin: Plugin; onChanged: () => 
         {!confirm && (
           <span class="plugin-actions">
             {p.enabled && !p.running && (
-              <button type="button" class="button" disabled={busy} aria-label={`Restart ${p.name}`} onClick={() => act(() => session.api.bot.setPluginEnabled({ name: p.name, enabled: true }))}>
+              <button type="button" class="button" disabled={busy} aria-label={`Restart ${p.name}`} onClick={() => act(() => api.bot.setPluginEnabled({ name: p.name, enabled: true }))}>
                 Restart
               </button>
             )}
-            <button type="button" class="button" disabled={busy} aria-label={`${p.enabled ? "Disable" : "Enable"} ${p.name}`} onClick={() => act(() => session.api.bot.setPluginEnabled({ name: p.name, enabled: !p.enabled }))}>
+            <button type="button" class="button" disabled={busy} aria-label={`${p.enabled ? "Disable" : "Enable"} ${p.name}`} onClick={() => act(() => api.bot.setPluginEnabled({ name: p.name, enabled: !p.enabled }))}>
               {p.enabled ? "Disable" : "Enable"}
             </button>
             <button type="button" class="button button-danger" aria-label={`Delete ${p.name}`} onClick={() => setConfirm(true)}>
@@ -183,7 +182,7 @@ function PluginItem(props: { session: Session; plugin: Plugin; onChanged: () => 
           text={`Delete ${p.name}? Its file, its bot and its stored data go; the bot's messages stay.`}
           action="Delete"
           busy={busy}
-          onConfirm={() => act(() => session.api.bot.deletePlugin({ name: p.name }))}
+          onConfirm={() => act(() => api.bot.deletePlugin({ name: p.name }))}
           onCancel={() => setConfirm(false)}
         />
       )}

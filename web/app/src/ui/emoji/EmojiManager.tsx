@@ -5,12 +5,12 @@
 
 import { useState } from "preact/hooks";
 import { EmojiUploadStatus, type EmojiUploadResult } from "../../gen/svc/v1/types_pb";
-import { errorText } from "../../lib/api";
-import { useTopics } from "../../lib/emitter";
+import { errorText, type Api } from "../../lib/api";
 import { downloadEmojiZip, uploadEmoji } from "../../lib/emojiFiles";
 import { isModerator } from "../../lib/ranks";
 import { formatSize } from "../../lib/upload";
-import type { Session } from "../../state/session";
+import type { Commands } from "../../state/commands";
+import { useStore, type Store } from "../../state/store";
 import { Confirm } from "../moderation/parts";
 import "./emoji.css";
 import { ErrorRow } from "../common";
@@ -24,10 +24,10 @@ const STATUS: Record<number, { text: string; cls: string }> = {
   [EmojiUploadStatus.REJECTED]: { text: "Rejected", cls: "result-rejected" },
 };
 
-export function EmojiManager(props: { session: Session }) {
-  const { session } = props;
-  useTopics(session.em, "emoji", "me");
-  const mod = isModerator(session);
+export function EmojiManager(props: { store: Store; act: Pick<Commands, "deleteEmoji">; api: Api }) {
+  const { act, api } = props;
+  const state = useStore(props.store, "emoji", "me");
+  const mod = isModerator(state);
   const [filter, setFilter] = useState("");
   const [progress, setProgress] = useState<number | null>(null);
   const [results, setResults] = useState<EmojiUploadResult[] | null>(null);
@@ -46,7 +46,7 @@ export function EmojiManager(props: { session: Session }) {
     }
     setProgress(0);
     try {
-      setResults(await uploadEmoji(session.api, files, setProgress));
+      setResults(await uploadEmoji(api, files, setProgress));
     } catch (e) {
       setError(errorText(e));
     } finally {
@@ -58,7 +58,7 @@ export function EmojiManager(props: { session: Session }) {
     setError("");
     setExporting(true);
     try {
-      await downloadEmojiZip(session.api, `${(session.info?.name || "hearth").replace(/[^\p{L}\p{N}_-]+/gu, "-")}-emoji.zip`);
+      await downloadEmojiZip(api, `${(state.info?.name || "hearth").replace(/[^\p{L}\p{N}_-]+/gu, "-")}-emoji.zip`);
     } catch (e) {
       setError(errorText(e));
     } finally {
@@ -67,16 +67,11 @@ export function EmojiManager(props: { session: Session }) {
   };
 
   const remove = async (name: string) => {
-    const ok = await session.run(`Could not delete :${name}:`, () => session.api.server.deleteEmoji({ name }));
+    await act.deleteEmoji(name);
     setDeleting("");
-    if (ok) {
-      // emoji_changed brings the new list to every member; this page need not wait for it.
-      session.emoji = new Map([...session.emoji].filter(([n]) => n !== name));
-      session.em.emit("emoji");
-    }
   };
 
-  const all = [...session.emoji.entries()].sort(([a], [b]) => a.localeCompare(b));
+  const all = [...state.emoji.entries()].sort(([a], [b]) => a.localeCompare(b));
   const q = filter.trim().toLowerCase().replace(/:/g, "");
   const shown = q ? all.filter(([name]) => name.includes(q)) : all;
   const counts = results && countResults(results);
@@ -141,7 +136,7 @@ export function EmojiManager(props: { session: Session }) {
                   <tr key={i} class={st.cls}>
                     <td class="result-file">{r.file}</td>
                     <td class="result-name">
-                      {r.status !== EmojiUploadStatus.REJECTED && session.emoji.has(r.name) && <img src={session.emoji.get(r.name)} alt="" width={20} height={20} />}
+                      {r.status !== EmojiUploadStatus.REJECTED && state.emoji.has(r.name) && <img src={state.emoji.get(r.name)} alt="" width={20} height={20} />}
                       {r.name && <code class="code">:{r.name}:</code>}
                     </td>
                     <td>

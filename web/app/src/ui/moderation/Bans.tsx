@@ -5,16 +5,18 @@
 
 import { useState } from "preact/hooks";
 import type { Ban } from "../../gen/svc/v1/types_pb";
-import { errorText } from "../../lib/api";
+import { errorText, type Api } from "../../lib/api";
 import { outranksRank, RANK_NAMES } from "../../lib/ranks";
-import type { Session } from "../../state/session";
+import type { State, Store } from "../../state/store";
 import { Avatar, ErrorRow, formatFull, useLoaded } from "../common";
 import { Confirm, ago } from "./parts";
 import "./moderation.css";
+import { nameOf } from "../../state/selectors";
 
-export function Bans(props: { session: Session }) {
-  const { session } = props;
-  const { list: bans, setList: setBans, error, reload } = useLoaded<Ban>(() => session.api.server.listBans({}).then((res) => res.bans));
+export function Bans(props: { store: Store; api: Api }) {
+  // The members as of the render (for who banned whom and the ranks): the dialog's, for "me".
+  const { store, api } = props;
+  const { list: bans, setList: setBans, error, reload } = useLoaded<Ban>(() => api.server.listBans({}).then((res) => res.bans));
   return (
     <div class="mod-pane">
       <div class="mod-toolbar">
@@ -29,7 +31,7 @@ export function Bans(props: { session: Session }) {
       {bans && bans.length > 0 && (
         <ul class="ban-list" aria-label="Bans">
           {bans.map((b) => (
-            <BanItem key={b.member?.id} session={session} ban={b} onUnbanned={(id) => setBans((l) => l?.filter((x) => x.member?.id !== id) ?? null)} />
+            <BanItem key={b.member?.id} state={store.state} base={store.base} api={api} ban={b} onUnbanned={(id) => setBans((l) => l?.filter((x) => x.member?.id !== id) ?? null)} />
           ))}
         </ul>
       )}
@@ -37,8 +39,8 @@ export function Bans(props: { session: Session }) {
   );
 }
 
-function BanItem(props: { session: Session; ban: Ban; onUnbanned: (id: string) => void }) {
-  const { session, ban } = props;
+function BanItem(props: { state: State; base: string; api: Api; ban: Ban; onUnbanned: (id: string) => void }) {
+  const { state, api, ban } = props;
   const m = ban.member!;
   const name = m.displayName || m.username;
   const [confirm, setConfirm] = useState(false);
@@ -48,7 +50,7 @@ function BanItem(props: { session: Session; ban: Ban; onUnbanned: (id: string) =
     setBusy(true);
     setError("");
     try {
-      await session.api.server.unbanMember({ memberId: m.id });
+      await api.server.unbanMember({ memberId: m.id });
       props.onUnbanned(m.id);
     } catch (e) {
       setError(errorText(e));
@@ -60,17 +62,17 @@ function BanItem(props: { session: Session; ban: Ban; onUnbanned: (id: string) =
   return (
     <li class="ban" aria-label={`${name}, banned`}>
       <div class="ban-row">
-        <Avatar session={session} member={m} size={36} />
+        <Avatar base={props.base} member={m} size={36} />
         <div class="ban-who">
           <p>
             <strong>{name}</strong> <span class="muted">@{m.username}</span>
             {RANK_NAMES[m.role] && m.role > 1 && <span class="tag">{RANK_NAMES[m.role]}</span>}
           </p>
           <p class="muted small">
-            Banned by {session.nameOf(ban.bannedBy)} <time title={formatFull(ban.bannedAtMs)}>{ago(ban.bannedAtMs)}</time>
+            Banned by {nameOf(state, ban.bannedBy)} <time title={formatFull(ban.bannedAtMs)}>{ago(ban.bannedAtMs)}</time>
           </p>
         </div>
-        {!confirm && outranksRank(session, m.role) && (
+        {!confirm && outranksRank(state, m.role) && (
           <button type="button" class="button" aria-label={`Unban ${name}`} onClick={() => setConfirm(true)}>
             Unban
           </button>

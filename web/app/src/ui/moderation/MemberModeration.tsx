@@ -6,30 +6,31 @@
 import type { ComponentChildren } from "preact";
 import { useState } from "preact/hooks";
 import type { Member } from "../../gen/svc/v1/types_pb";
-import { errorText } from "../../lib/api";
-import { useTopics } from "../../lib/emitter";
+import { errorText, type Api } from "../../lib/api";
 import { canRemove } from "../../lib/ranks";
-import type { Session } from "../../state/session";
+import type { Commands } from "../../state/commands";
+import { nameOf } from "../../state/selectors";
+import { useStore, type State, type Store } from "../../state/store";
+import { ErrorRow } from "../common";
 import { Confirm } from "./parts";
 import "./moderation.css";
-import { ErrorRow } from "../common";
 
-export function MemberModeration(props: { session: Session; member: Member; onDone: () => void }) {
-  const { session, member: m } = props;
-  useTopics(session.em, "members", "me");
+export function MemberModeration(props: { store: Store; api: Api; member: Member; onDone: () => void }) {
+  const { api, member: m } = props;
+  const state = useStore(props.store, "members", "me");
   const [confirm, setConfirm] = useState<"" | "kick" | "ban">("");
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState("");
-  if (m.id === session.me?.id) return null;
+  if (m.id === state.me?.id) return null;
   const name = m.displayName || m.username;
-  const muted = session.muted.has(m.id);
-  const blocked = session.blocked.has(m.id);
+  const muted = state.muted.has(m.id);
+  const blocked = state.blocked.has(m.id);
   const remove = async (how: "kick" | "ban") => {
     setBusy(true);
     setError("");
     try {
-      if (how === "kick") await session.api.server.kickMember({ memberId: m.id });
-      else await session.api.server.banMember({ memberId: m.id });
+      if (how === "kick") await api.server.kickMember({ memberId: m.id });
+      else await api.server.banMember({ memberId: m.id });
       props.onDone();
     } catch (e) {
       setError(errorText(e));
@@ -56,7 +57,7 @@ export function MemberModeration(props: { session: Session; member: Member; onDo
           )}
         </ul>
       )}
-      {canRemove(session, m) && (
+      {canRemove(state, m) && (
         <div class="mod-actions">
           <h3 class="mod-actions-title">Moderation</h3>
           {confirm === "kick" ? (
@@ -85,34 +86,26 @@ export function MemberModeration(props: { session: Session; member: Member; onDo
  * blocked, in its place a notice that nothing can be sent there (the server refuses it) with
  * Unblock. The draft stays and comes back with the composer.
  */
-export function DMBlockGate(props: { session: Session; memberIds: string[]; children: ComponentChildren }) {
-  const { session } = props;
-  useTopics(session.em, "members");
-  const others = props.memberIds.filter((id) => id !== session.me?.id && session.blocked.has(id));
+export function DMBlockGate(props: {
+  state: Pick<State, "me" | "members" | "blocked">;
+  act: Pick<Commands, "toggleBlock">;
+  memberIds: string[];
+  children: ComponentChildren;
+}) {
+  const { state } = props;
+  const others = props.memberIds.filter((id) => id !== state.me?.id && state.blocked.has(id));
   if (others.length === 0) return <>{props.children}</>;
-  const names = others.map((id) => session.nameOf(id)).join(", ");
+  const names = others.map((id) => nameOf(state, id)).join(", ");
   return (
     <div class="dm-block-notice" role="note">
       <span>
         You blocked {names}: messages cannot be sent in this conversation until you unblock {others.length === 1 ? "them" : "all of them"}.
       </span>
       {others.length === 1 && (
-        <button type="button" class="button" onClick={() => session.toggleBlock(others[0])}>
+        <button type="button" class="button" onClick={() => props.act.toggleBlock(others[0])}>
           Unblock
         </button>
       )}
     </div>
   );
-}
-
-/**
- * How a DM shows in the sidebar when the person blocked or muted its other member: a mark, and
- * a word in the link's name, since that member's messages add nothing to its counts.
- */
-export function quietOf(session: Session, others: string[]): { label: string; icon: string; title: string } | undefined {
-  if (others.length !== 1) return undefined;
-  const id = others[0];
-  if (session.blocked.has(id)) return { label: "blocked", icon: "⛔", title: "Blocked: nothing can be sent here, and their messages are not counted" };
-  if (session.muted.has(id)) return { label: "muted", icon: "🔇", title: "Muted: their messages are not counted as unread" };
-  return undefined;
 }

@@ -8,12 +8,15 @@ import type { Message } from "../../gen/svc/v1/types_pb";
 import { errorText } from "../../lib/api";
 import { chars, LIMITS, limitError } from "../../lib/chars";
 import { plainText } from "../../lib/markdown";
-import type { Session } from "../../state/session";
+import type { Api } from "../../lib/api";
+import type { State } from "../../state/store";
 import { Dialog, ErrorRow } from "../common";
 import "./moderation.css";
+import { memberName, nameOf } from "../../state/selectors";
 
-export function ReportDialog(props: { session: Session; message: Message; onClose: () => void }) {
-  const { session, message: m } = props;
+export function ReportDialog(props: { api: Api; members: State["members"]; message: Message; onClose: () => void }) {
+  const { message: m } = props;
+  const state = { members: props.members };
   const [note, setNote] = useState("");
   const [error, setError] = useState("");
   const [busy, setBusy] = useState(false);
@@ -22,14 +25,14 @@ export function ReportDialog(props: { session: Session; message: Message; onClos
   const length = chars(note.trim());
   const tooLong = limitError(note.trim(), LIMITS.reportNote);
   const over = tooLong !== "";
-  const name = session.nameOf(m.authorId);
+  const name = nameOf(state, m.authorId);
   const submit = async (e: Event) => {
     e.preventDefault();
     if (over) return;
     setError("");
     setBusy(true);
     try {
-      await session.api.server.reportMessage({ messageId: m.id, note: note.trim() });
+      await props.api.server.reportMessage({ messageId: m.id, note: note.trim() });
       setSent(true);
     } catch (err) {
       setError(errorText(err));
@@ -41,7 +44,7 @@ export function ReportDialog(props: { session: Session; message: Message; onClos
     <Dialog title="Report a message" onClose={props.onClose}>
       <blockquote class="report-quote">
         <p class="report-quote-author">{name}</p>
-        <p class="report-quote-text">{plainText(m.text, (id) => session.members.get(id) && session.nameOf(id)) || "(a file)"}</p>
+        <p class="report-quote-text">{plainText(m.text, (id) => memberName(state, id)) || "(a file)"}</p>
       </blockquote>
       {sent ? (
         <>

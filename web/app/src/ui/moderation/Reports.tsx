@@ -7,18 +7,19 @@
 
 import { useState } from "preact/hooks";
 import type { Message, Report } from "../../gen/svc/v1/types_pb";
-import { errorText } from "../../lib/api";
+import { errorText, type Api } from "../../lib/api";
 import { renderMarkdown } from "../../lib/markdown";
 import { canDeleteMessageOf, canRemove } from "../../lib/ranks";
-import type { Session } from "../../state/session";
+import type { State, Store } from "../../state/store";
 import { Avatar, ErrorRow, formatFull, useLoaded } from "../common";
-import { renderContext } from "../MessageItem";
 import { Confirm, ago } from "./parts";
 import "./moderation.css";
+import { markdownContext, nameOf } from "../../state/selectors";
 
-export function Reports(props: { session: Session; onOpenMessage: (m: Message) => void }) {
-  const { session } = props;
-  const { list: reports, setList: setReports, error, reload } = useLoaded<Report>(() => session.api.server.listReports({}).then((res) => res.reports));
+export function Reports(props: { store: Store; api: Api; onOpenMessage: (m: Message) => void }) {
+  // The members and channels as of the render: the dialog's, for "me".
+  const { store, api } = props;
+  const { list: reports, setList: setReports, error, reload } = useLoaded<Report>(() => api.server.listReports({}).then((res) => res.reports));
   const drop = (messageId: string) => setReports((list) => list?.filter((r) => r.message?.id !== messageId) ?? null);
   return (
     <div class="mod-pane">
@@ -34,7 +35,7 @@ export function Reports(props: { session: Session; onOpenMessage: (m: Message) =
       {reports && reports.length > 0 && (
         <ul class="report-list" aria-label="Open reports">
           {reports.map((r) => (
-            <ReportItem key={r.id} session={session} report={r} onResolved={drop} onOpenMessage={props.onOpenMessage} />
+            <ReportItem key={r.id} state={store.state} base={store.base} api={api} report={r} onResolved={drop} onOpenMessage={props.onOpenMessage} />
           ))}
         </ul>
       )}
@@ -43,12 +44,14 @@ export function Reports(props: { session: Session; onOpenMessage: (m: Message) =
 }
 
 function ReportItem(props: {
-  session: Session;
+  state: State;
+  base: string;
+  api: Api;
   report: Report;
   onResolved: (messageId: string) => void;
   onOpenMessage: (m: Message) => void;
 }) {
-  const { session, report: r } = props;
+  const { state, api, report: r } = props;
   const m = r.message!;
   const [error, setError] = useState("");
   const [busy, setBusy] = useState(false);
@@ -56,11 +59,11 @@ function ReportItem(props: {
   const [deleted, setDeleted] = useState(false);
   const [banned, setBanned] = useState(false);
   const author = r.author;
-  const authorName = author ? author.displayName || author.username : session.nameOf(m.authorId);
-  const channel = session.channels.get(m.channelId);
+  const authorName = author ? author.displayName || author.username : nameOf(state, m.authorId);
+  const channel = state.channels.get(m.channelId);
   const where = r.dm ? "in a direct message" : channel ? `in #${channel.name}` : "in a channel you are not in";
   // The author as the community knows them now (they may have left, or changed rank).
-  const current = session.members.get(m.authorId);
+  const current = state.members.get(m.authorId);
   const act = async (what: string, fn: () => Promise<unknown>) => {
     setError("");
     setBusy(true);
@@ -76,19 +79,19 @@ function ReportItem(props: {
     }
   };
   const resolve = async () => {
-    if (await act("Could not resolve the report", () => session.api.server.resolveReport({ reportId: r.id }))) props.onResolved(m.id);
+    if (await act("Could not resolve the report", () => api.server.resolveReport({ reportId: r.id }))) props.onResolved(m.id);
   };
   const remove = async () => {
-    if (await act("Could not delete the message", () => session.api.chat.deleteMessage({ messageId: m.id }))) setDeleted(true);
+    if (await act("Could not delete the message", () => api.chat.deleteMessage({ messageId: m.id }))) setDeleted(true);
   };
   const ban = async () => {
-    if (await act(`Could not ban ${authorName}`, () => session.api.server.banMember({ memberId: m.authorId }))) setBanned(true);
+    if (await act(`Could not ban ${authorName}`, () => api.server.banMember({ memberId: m.authorId }))) setBanned(true);
   };
   const label = `Report about ${authorName}'s message ${where}`;
   return (
     <li class="report" aria-label={label}>
       <div class="report-message">
-        <Avatar session={session} member={author} id={m.authorId} size={32} />
+        <Avatar base={props.base} member={author ?? state.members.get(m.authorId)} size={32} />
         <div class="report-body">
           <p class="report-head">
             <span class="report-author">{authorName}</span>
@@ -98,7 +101,7 @@ function ReportItem(props: {
               {m.threadRootId && " · in a thread"}
             </span>
           </p>
-          <div class="report-text">{m.text ? renderMarkdown(m.text, renderContext(session, () => undefined)) : <span class="muted">(a file)</span>}</div>
+          <div class="report-text">{m.text ? renderMarkdown(m.text, markdownContext(state)) : <span class="muted">(a file)</span>}</div>
         </div>
       </div>
       <div class="report-note">
@@ -124,7 +127,7 @@ function ReportItem(props: {
           {deleted ? (
             <span class="muted small">Message deleted.</span>
           ) : (
-            canDeleteMessageOf(session, m.authorId) &&
+            canDeleteMessageOf(state, m.authorId) &&
             !r.dm && (
               <button type="button" class="button button-danger" disabled={busy} onClick={() => setConfirm("delete")}>
                 Delete message
@@ -135,7 +138,7 @@ function ReportItem(props: {
             <span class="muted small">{authorName} is banned.</span>
           ) : (
             author &&
-            canRemove(session, current ?? author) && (
+            canRemove(state, current ?? author) && (
               <button type="button" class="button button-danger" disabled={busy} onClick={() => setConfirm("ban")}>
                 Ban {authorName}
               </button>

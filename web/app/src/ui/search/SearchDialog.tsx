@@ -6,19 +6,22 @@
 
 import { useEffect, useRef, useState } from "preact/hooks";
 import { ChannelKind, type Message } from "../../gen/svc/v1/types_pb";
-import { errorText } from "../../lib/api";
+import { errorText, type Api } from "../../lib/api";
 import { LIMITS, limitError } from "../../lib/chars";
 import { plainText } from "../../lib/markdown";
-import type { Session } from "../../state/session";
+import type { State } from "../../state/store";
 import { ErrorRow, formatFull } from "../common";
-import { sortedChannels, sortedDMs } from "../Sidebar";
 import "./search.css";
+import { channelTitle, memberName, nameOf, sortedChannels, sortedDMs } from "../../state/selectors";
 
 const LIMIT = 50;
 const DEBOUNCE_MS = 250;
 
-export function SearchDialogBody(props: { session: Session; initialChannel?: string; onOpen: (m: Message) => void }) {
-  const { session } = props;
+/** The channels to search in and the names to show, as of the render. */
+type SearchState = Pick<State, "channels" | "members" | "me">;
+
+export function SearchDialogBody(props: { state: SearchState; api: Api; initialChannel?: string; onOpen: (m: Message) => void }) {
+  const { state, api } = props;
   const [query, setQuery] = useState("");
   const [channelId, setChannelId] = useState(props.initialChannel ?? "");
   const [results, setResults] = useState<Message[] | null>(null);
@@ -46,7 +49,7 @@ export function SearchDialogBody(props: { session: Session; initialChannel?: str
     }
     setBusy(true);
     try {
-      const res = await session.api.chat.search({ query: q, channelId: ch, limit: LIMIT });
+      const res = await api.chat.search({ query: q, channelId: ch, limit: LIMIT });
       if (gen !== generation.current) return;
       setResults(res.messages);
       setSearched(q);
@@ -73,7 +76,7 @@ export function SearchDialogBody(props: { session: Session; initialChannel?: str
     void run(query, channelId);
   }, [channelId]);
 
-  const channels = [...sortedChannels(session), ...sortedDMs(session)];
+  const channels = [...sortedChannels(state), ...sortedDMs(state)];
   const focusResult = (delta: number) => {
     const items = [...(list.current?.querySelectorAll<HTMLButtonElement>("button.search-result") ?? [])];
     const i = items.indexOf(document.activeElement as HTMLButtonElement);
@@ -114,7 +117,7 @@ export function SearchDialogBody(props: { session: Session; initialChannel?: str
             <option value="">All channels</option>
             {channels.map((c) => (
               <option key={c.id} value={c.id}>
-                {c.kind === ChannelKind.DM ? session.channelTitle(c) : "#" + c.name}
+                {c.kind === ChannelKind.DM ? channelTitle(state, c) : "#" + c.name}
               </option>
             ))}
           </select>
@@ -148,7 +151,7 @@ export function SearchDialogBody(props: { session: Session; initialChannel?: str
         >
           {results.map((m) => (
             <li key={m.id}>
-              <Result session={session} message={m} words={words} onOpen={props.onOpen} />
+              <Result state={state} message={m} words={words} onOpen={props.onOpen} />
             </li>
           ))}
         </ul>
@@ -157,12 +160,12 @@ export function SearchDialogBody(props: { session: Session; initialChannel?: str
   );
 }
 
-function Result(props: { session: Session; message: Message; words: string[]; onOpen: (m: Message) => void }) {
-  const { session, message: m } = props;
-  const ch = session.channels.get(m.channelId);
-  const where = !ch ? "a conversation" : ch.kind === ChannelKind.DM ? session.channelTitle(ch) : "#" + ch.name;
-  const author = session.nameOf(m.authorId);
-  let text = plainText(m.text, (id) => (session.members.has(id) ? session.nameOf(id) : undefined));
+function Result(props: { state: SearchState; message: Message; words: string[]; onOpen: (m: Message) => void }) {
+  const { state, message: m } = props;
+  const ch = state.channels.get(m.channelId);
+  const where = !ch ? "a conversation" : ch.kind === ChannelKind.DM ? channelTitle(state, ch) : "#" + ch.name;
+  const author = nameOf(state, m.authorId);
+  let text = plainText(m.text, (id) => memberName(state, id));
   const files = m.attachments.map((a) => a.name).join(", ");
   if (!text && files) text = files;
   return (

@@ -4,21 +4,19 @@
 // highlighted there.
 
 import { channelHash, navigate } from "../../lib/router";
-import type { Session } from "../../state/session";
+import type { Store } from "../../state/store";
 
-export function openMessage(session: Session, m: { id: string; channelId: string; threadRootId: string }): void {
+export function openMessage(store: Pick<Store, "view">, m: { id: string; channelId: string; threadRootId: string }): void {
   if (m.threadRootId) {
     // The thread panel loads its window only if none is loading: this jump is that window.
-    void session.view(m.channelId, m.threadRootId, true).jump(m.id);
+    void store.view(m.channelId, m.threadRootId, true).jump(m.id);
     navigate(channelHash(m.channelId, { thread: m.threadRootId }));
     return;
   }
-  const view = session.view(m.channelId, "", false);
+  const view = store.view(m.channelId, "", false);
   // Jumping to the message already on screen scrolls to it again.
   if (location.hash === channelHash(m.channelId, { message: m.id }) && view?.has(m.id)) {
-    view.target = m.id;
-    view.epoch++;
-    session.em.emit(view.topic);
+    view.highlight(m.id);
     return;
   }
   navigate(channelHash(m.channelId, { message: m.id }));

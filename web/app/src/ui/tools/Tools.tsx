@@ -6,9 +6,10 @@
 import type { ComponentChildren } from "preact";
 import { useEffect, useRef, useState } from "preact/hooks";
 import type { Message } from "../../gen/svc/v1/types_pb";
-import { useTopics } from "../../lib/emitter";
 import { isAdmin, isModerator } from "../../lib/ranks";
-import type { Session } from "../../state/session";
+import type { Api } from "../../lib/api";
+import type { Commands } from "../../state/commands";
+import { useStore, type Store } from "../../state/store";
 import { Bots } from "../bots/Bots";
 import { Plugins } from "../bots/Plugins";
 import { Dialog } from "../common";
@@ -48,9 +49,8 @@ export function SearchButton(props: { onTool: (t: ToolName) => void }) {
 }
 
 /** The sidebar's "Community" section: the tools the person's rank allows. */
-export function ToolLinks(props: { session: Session; onTool: (t: ToolName) => void }) {
-  const { session } = props;
-  useTopics(session.em, "me");
+export function ToolLinks(props: { store: Store; onTool: (t: ToolName) => void }) {
+  const state = useStore(props.store, "me");
   const item = (tool: ToolName, icon: string, label: string) => (
     <li>
       <button type="button" class="side-link tool-link" onClick={() => props.onTool(tool)}>
@@ -66,50 +66,50 @@ export function ToolLinks(props: { session: Session; onTool: (t: ToolName) => vo
       <h2 class="side-title">Community</h2>
       <ul class="side-list">
         {item("emoji", "☺", "Custom emoji")}
-        {isModerator(session) && item("moderation", "⚑", "Reports and bans")}
-        {isAdmin(session) && item("bots", "⚙", "Bots and plugins")}
+        {isModerator(state) && item("moderation", "⚑", "Reports and bans")}
+        {isAdmin(state) && item("bots", "⚙", "Bots and plugins")}
       </ul>
     </section>
   );
 }
 
 /** The open tool's dialog; closing it forgets the tool unless another was opened meanwhile. */
-export function ToolDialog(props: { session: Session; tool: ToolName | null; setTool: SetTool }) {
-  const { session, tool } = props;
-  useTopics(session.em, "me");
+export function ToolDialog(props: { store: Store; act: Pick<Commands, "deleteEmoji">; api: Api; tool: ToolName | null; setTool: SetTool }) {
+  const { store, api, tool } = props;
+  const state = useStore(store, "me");
   if (!tool) return null;
   // A dialog's close event comes a task after it closed: by then another may have opened.
   const close = () => props.setTool((t) => (t === tool ? null : t));
   const open = (m: Message) => {
     props.setTool(() => null);
-    openMessage(session, m);
+    openMessage(store, m);
   };
   switch (tool) {
     case "search":
       return (
         <Dialog key="search" title="Search" onClose={close} wide>
-          <SearchDialogBody session={session} onOpen={open} />
+          <SearchDialogBody state={state} api={api} onOpen={open} />
         </Dialog>
       );
     case "emoji":
       return (
         <Dialog key="emoji" title="Custom emoji" onClose={close} wide>
-          <EmojiManager session={session} />
+          <EmojiManager store={store} act={props.act} api={api} />
         </Dialog>
       );
     case "moderation":
       // Offered to moderators only; a rank lost meanwhile closes it.
-      if (!isModerator(session)) return null;
+      if (!isModerator(state)) return null;
       return (
         <Dialog key="moderation" title="Reports and bans" onClose={close} wide>
-          <Tabs label="Moderation" tabs={[{ name: "Reports", body: () => <Reports session={session} onOpenMessage={open} /> }, { name: "Bans", body: () => <Bans session={session} /> }]} />
+          <Tabs label="Moderation" tabs={[{ name: "Reports", body: () => <Reports store={store} api={api} onOpenMessage={open} /> }, { name: "Bans", body: () => <Bans store={store} api={api} /> }]} />
         </Dialog>
       );
     case "bots":
-      if (!isAdmin(session)) return null;
+      if (!isAdmin(state)) return null;
       return (
         <Dialog key="bots" title="Bots and plugins" onClose={close} wide>
-          <Tabs label="Bots and plugins" tabs={[{ name: "Bots", body: () => <Bots session={session} /> }, { name: "Plugins", body: () => <Plugins session={session} /> }]} />
+          <Tabs label="Bots and plugins" tabs={[{ name: "Bots", body: () => <Bots store={store} api={api} /> }, { name: "Plugins", body: () => <Plugins store={store} api={api} /> }]} />
         </Dialog>
       );
   }

@@ -28,7 +28,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file svc/v1/chat.proto.
  */
 export const file_svc_v1_chat: GenFile = /*@__PURE__*/
-  fileDesc("ChFzdmMvdjEvY2hhdC5wcm90bxIGc3ZjLnYxImgKFENyZWF0ZUNoYW5uZWxSZXF1ZXN0EgwKBG5hbWUYASABKAkSIQoEa2luZBgCIAEoDjITLnN2Yy52MS5DaGFubmVsS2luZBINCgV0b3BpYxgDIAEoCRIQCghjYXRlZ29yeRgEIAEoCSI5ChVDcmVhdGVDaGFubmVsUmVzcG9uc2USIAoHY2hhbm5lbBgBIAEoCzIPLnN2Yy52MS5DaGFubmVsIt4BChRVcGRhdGVDaGFubmVsUmVxdWVzdBISCgpjaGFubmVsX2lkGAEgASgJEhEKBG5hbWUYAiABKAlIAIgBARISCgV0b3BpYxgDIAEoCUgBiAEBEhUKCGNhdGVnb3J5GAQgASgJSAKIAQESFQoIcG9zaXRpb24YBSABKAVIA4gBARIcCg9oZWFkZXJfaW1hZ2VfaWQYBiABKAlIBIgBAUIHCgVfbmFtZUIICgZfdG9waWNCCwoJX2NhdGVnb3J5QgsKCV9wb3NpdGlvbkISChBfaGVhZGVyX2ltYWdlX2lkIjkKFVVwZGF0ZUNoYW5uZWxSZXNwb25zZRIgCgdjaGFubmVsGAEgASgLMg8uc3ZjLnYxLkNoYW5uZWwiIwoNT3BlbkRNUmVxdWVzdBISCgptZW1iZXJfaWRzGAEgAygJIjIKDk9wZW5ETVJlc3BvbnNlEiAKB2NoYW5uZWwYASABKAsyDy5zdmMudjEuQ2hhbm5lbCKIAQoTTGlzdE1lc3NhZ2VzUmVxdWVzdBISCgpjaGFubmVsX2lkGAEgASgJEhYKDnRocmVhZF9yb290X2lkGAIgASgJEhEKCWJlZm9yZV9pZBgDIAEoCRIQCghhZnRlcl9pZBgEIAEoCRIRCglhcm91bmRfaWQYBSABKAkSDQoFbGltaXQYBiABKAUiYwoUTGlzdE1lc3NhZ2VzUmVzcG9uc2USIQoIbWVzc2FnZXMYASADKAsyDy5zdmMudjEuTWVzc2FnZRIQCghoYXNfbW9yZRgCIAEoCBIWCg5oYXNfbW9yZV9hZnRlchgDIAEoCCKvAQoSU2VuZE1lc3NhZ2VSZXF1ZXN0EhIKCmNoYW5uZWxfaWQYASABKAkSDAoEdGV4dBgCIAEoCRIWCg50aHJlYWRfcm9vdF9pZBgDIAEoCRIRCgljbGllbnRfaWQYBCABKAkSFgoOYXR0YWNobWVudF9pZHMYBSADKAkSEwoLcmVwbHlfdG9faWQYBiABKAkSHwoEcG9sbBgHIAEoCzIRLnN2Yy52MS5Qb2xsSW5wdXQiNwoTU2VuZE1lc3NhZ2VSZXNwb25zZRIgCgdtZXNzYWdlGAEgASgLMg8uc3ZjLnYxLk1lc3NhZ2UiNgoSRWRpdE1lc3NhZ2VSZXF1ZXN0EhIKCm1lc3NhZ2VfaWQYASABKAkSDAoEdGV4dBgCIAEoCSI3ChNFZGl0TWVzc2FnZVJlc3BvbnNlEiAKB21lc3NhZ2UYASABKAsyDy5zdmMudjEuTWVzc2FnZSIqChREZWxldGVNZXNzYWdlUmVxdWVzdBISCgptZXNzYWdlX2lkGAEgASgJIhcKFURlbGV0ZU1lc3NhZ2VSZXNwb25zZSJBCgxSZWFjdFJlcXVlc3QSEgoKbWVzc2FnZV9pZBgBIAEoCRINCgVlbW9qaRgCIAEoCRIOCgZyZW1vdmUYAyABKAgiMQoNUmVhY3RSZXNwb25zZRIgCgdtZXNzYWdlGAEgASgLMg8uc3ZjLnYxLk1lc3NhZ2UiMgoPTWFya1JlYWRSZXF1ZXN0EhIKCmNoYW5uZWxfaWQYASABKAkSCwoDc2VxGAIgASgDIjkKEE1hcmtSZWFkUmVzcG9uc2USJQoKcmVhZF9zdGF0ZRgBIAEoCzIRLnN2Yy52MS5SZWFkU3RhdGUiPgoQU2V0VHlwaW5nUmVxdWVzdBISCgpjaGFubmVsX2lkGAEgASgJEhYKDnRocmVhZF9yb290X2lkGAIgASgJIhMKEVNldFR5cGluZ1Jlc3BvbnNlIkEKDVNlYXJjaFJlcXVlc3QSDQoFcXVlcnkYASABKAkSEgoKY2hhbm5lbF9pZBgCIAEoCRINCgVsaW1pdBgDIAEoBSIzCg5TZWFyY2hSZXNwb25zZRIhCghtZXNzYWdlcxgBIAMoCzIPLnN2Yy52MS5NZXNzYWdlIiwKFkdldExpbmtQcmV2aWV3c1JlcXVlc3QSEgoKbWVzc2FnZV9pZBgBIAEoCSJAChdHZXRMaW5rUHJldmlld3NSZXNwb25zZRIlCghwcmV2aWV3cxgBIAMoCzITLnN2Yy52MS5MaW5rUHJldmlldyJCChhBZGRDaGFubmVsTWVtYmVyc1JlcXVlc3QSEgoKY2hhbm5lbF9pZBgBIAEoCRISCgptZW1iZXJfaWRzGAIgAygJIj0KGUFkZENoYW5uZWxNZW1iZXJzUmVzcG9uc2USIAoHY2hhbm5lbBgBIAEoCzIPLnN2Yy52MS5DaGFubmVsIkMKGlJlbW92ZUNoYW5uZWxNZW1iZXJSZXF1ZXN0EhIKCmNoYW5uZWxfaWQYASABKAkSEQoJbWVtYmVyX2lkGAIgASgJIj8KG1JlbW92ZUNoYW5uZWxNZW1iZXJSZXNwb25zZRIgCgdjaGFubmVsGAEgASgLMg8uc3ZjLnYxLkNoYW5uZWwiUwoXU2V0Q2hhbm5lbEFjY2Vzc1JlcXVlc3QSEgoKY2hhbm5lbF9pZBgBIAEoCRIQCghyb2xlX2lkcxgCIAMoCRISCgppc19kZWZhdWx0GAMgASgIIjwKGFNldENoYW5uZWxBY2Nlc3NSZXNwb25zZRIgCgdjaGFubmVsGAEgASgLMg8uc3ZjLnYxLkNoYW5uZWwiFwoVQnJvd3NlQ2hhbm5lbHNSZXF1ZXN0IjsKFkJyb3dzZUNoYW5uZWxzUmVzcG9uc2USIQoIY2hhbm5lbHMYASADKAsyDy5zdmMudjEuQ2hhbm5lbCIoChJKb2luQ2hhbm5lbFJlcXVlc3QSEgoKY2hhbm5lbF9pZBgBIAEoCSI3ChNKb2luQ2hhbm5lbFJlc3BvbnNlEiAKB2NoYW5uZWwYASABKAsyDy5zdmMudjEuQ2hhbm5lbCIpChNMZWF2ZUNoYW5uZWxSZXF1ZXN0EhIKCmNoYW5uZWxfaWQYASABKAkiFgoUTGVhdmVDaGFubmVsUmVzcG9uc2UiEQoPR2V0U3RhdGVSZXF1ZXN0IsECChBHZXRTdGF0ZVJlc3BvbnNlEhoKAm1lGAEgASgLMg4uc3ZjLnYxLk1lbWJlchIfCgdtZW1iZXJzGAIgAygLMg4uc3ZjLnYxLk1lbWJlchIhCghjaGFubmVscxgDIAMoCzIPLnN2Yy52MS5DaGFubmVsEhsKBXJvbGVzGAQgAygLMgwuc3ZjLnYxLlJvbGUSKQoMY2hhbm5lbF9tb2RlGAUgASgOMhMuc3ZjLnYxLkNoYW5uZWxNb2RlEiYKC3JlYWRfc3RhdGVzGAYgAygLMhEuc3ZjLnYxLlJlYWRTdGF0ZRIYChBtdXRlZF9tZW1iZXJfaWRzGAcgAygJEhoKEmJsb2NrZWRfbWVtYmVyX2lkcxgIIAMoCRILCgNzZXEYCSABKAMSFAoMb3Blbl9yZXBvcnRzGAogASgFSgQICxAMIiUKEFN1YnNjcmliZVJlcXVlc3QSEQoJYWZ0ZXJfc2VxGAEgASgDIjgKElNldFByZXNlbmNlUmVxdWVzdBIiCghwcmVzZW5jZRgBIAEoDjIQLnN2Yy52MS5QcmVzZW5jZSIVChNTZXRQcmVzZW5jZVJlc3BvbnNlIicKEVBpbk1lc3NhZ2VSZXF1ZXN0EhIKCm1lc3NhZ2VfaWQYASABKAkiNgoSUGluTWVzc2FnZVJlc3BvbnNlEiAKB21lc3NhZ2UYASABKAsyDy5zdmMudjEuTWVzc2FnZSIpChNVbnBpbk1lc3NhZ2VSZXF1ZXN0EhIKCm1lc3NhZ2VfaWQYASABKAkiOAoUVW5waW5NZXNzYWdlUmVzcG9uc2USIAoHbWVzc2FnZRgBIAEoCzIPLnN2Yy52MS5NZXNzYWdlIiUKD0xpc3RQaW5zUmVxdWVzdBISCgpjaGFubmVsX2lkGAEgASgJIjUKEExpc3RQaW5zUmVzcG9uc2USIQoIbWVzc2FnZXMYASADKAsyDy5zdmMudjEuTWVzc2FnZSI5Cg9Wb3RlUG9sbFJlcXVlc3QSEgoKbWVzc2FnZV9pZBgBIAEoCRISCgpvcHRpb25faWRzGAIgAygJIjQKEFZvdGVQb2xsUmVzcG9uc2USIAoHbWVzc2FnZRgBIAEoCzIPLnN2Yy52MS5NZXNzYWdlIiYKEENsb3NlUG9sbFJlcXVlc3QSEgoKbWVzc2FnZV9pZBgBIAEoCSI1ChFDbG9zZVBvbGxSZXNwb25zZRIgCgdtZXNzYWdlGAEgASgLMg8uc3ZjLnYxLk1lc3NhZ2UygwwKC0NoYXRTZXJ2aWNlEkwKDUNyZWF0ZUNoYW5uZWwSHC5zdmMudjEuQ3JlYXRlQ2hhbm5lbFJlcXVlc3QaHS5zdmMudjEuQ3JlYXRlQ2hhbm5lbFJlc3BvbnNlEkwKDVVwZGF0ZUNoYW5uZWwSHC5zdmMudjEuVXBkYXRlQ2hhbm5lbFJlcXVlc3QaHS5zdmMudjEuVXBkYXRlQ2hhbm5lbFJlc3BvbnNlEjcKBk9wZW5ETRIVLnN2Yy52MS5PcGVuRE1SZXF1ZXN0GhYuc3ZjLnYxLk9wZW5ETVJlc3BvbnNlEkkKDExpc3RNZXNzYWdlcxIbLnN2Yy52MS5MaXN0TWVzc2FnZXNSZXF1ZXN0Ghwuc3ZjLnYxLkxpc3RNZXNzYWdlc1Jlc3BvbnNlEkYKC1NlbmRNZXNzYWdlEhouc3ZjLnYxLlNlbmRNZXNzYWdlUmVxdWVzdBobLnN2Yy52MS5TZW5kTWVzc2FnZVJlc3BvbnNlEkYKC0VkaXRNZXNzYWdlEhouc3ZjLnYxLkVkaXRNZXNzYWdlUmVxdWVzdBobLnN2Yy52MS5FZGl0TWVzc2FnZVJlc3BvbnNlEkwKDURlbGV0ZU1lc3NhZ2USHC5zdmMudjEuRGVsZXRlTWVzc2FnZVJlcXVlc3QaHS5zdmMudjEuRGVsZXRlTWVzc2FnZVJlc3BvbnNlEjQKBVJlYWN0EhQuc3ZjLnYxLlJlYWN0UmVxdWVzdBoVLnN2Yy52MS5SZWFjdFJlc3BvbnNlEj0KCE1hcmtSZWFkEhcuc3ZjLnYxLk1hcmtSZWFkUmVxdWVzdBoYLnN2Yy52MS5NYXJrUmVhZFJlc3BvbnNlEkAKCVNldFR5cGluZxIYLnN2Yy52MS5TZXRUeXBpbmdSZXF1ZXN0Ghkuc3ZjLnYxLlNldFR5cGluZ1Jlc3BvbnNlEjcKBlNlYXJjaBIVLnN2Yy52MS5TZWFyY2hSZXF1ZXN0GhYuc3ZjLnYxLlNlYXJjaFJlc3BvbnNlElIKD0dldExpbmtQcmV2aWV3cxIeLnN2Yy52MS5HZXRMaW5rUHJldmlld3NSZXF1ZXN0Gh8uc3ZjLnYxLkdldExpbmtQcmV2aWV3c1Jlc3BvbnNlElgKEUFkZENoYW5uZWxNZW1iZXJzEiAuc3ZjLnYxLkFkZENoYW5uZWxNZW1iZXJzUmVxdWVzdBohLnN2Yy52MS5BZGRDaGFubmVsTWVtYmVyc1Jlc3BvbnNlEl4KE1JlbW92ZUNoYW5uZWxNZW1iZXISIi5zdmMudjEuUmVtb3ZlQ2hhbm5lbE1lbWJlclJlcXVlc3QaIy5zdmMudjEuUmVtb3ZlQ2hhbm5lbE1lbWJlclJlc3BvbnNlElUKEFNldENoYW5uZWxBY2Nlc3MSHy5zdmMudjEuU2V0Q2hhbm5lbEFjY2Vzc1JlcXVlc3QaIC5zdmMudjEuU2V0Q2hhbm5lbEFjY2Vzc1Jlc3BvbnNlEk8KDkJyb3dzZUNoYW5uZWxzEh0uc3ZjLnYxLkJyb3dzZUNoYW5uZWxzUmVxdWVzdBoeLnN2Yy52MS5Ccm93c2VDaGFubmVsc1Jlc3BvbnNlEkYKC0pvaW5DaGFubmVsEhouc3ZjLnYxLkpvaW5DaGFubmVsUmVxdWVzdBobLnN2Yy52MS5Kb2luQ2hhbm5lbFJlc3BvbnNlEkkKDExlYXZlQ2hhbm5lbBIbLnN2Yy52MS5MZWF2ZUNoYW5uZWxSZXF1ZXN0Ghwuc3ZjLnYxLkxlYXZlQ2hhbm5lbFJlc3BvbnNlEj0KCEdldFN0YXRlEhcuc3ZjLnYxLkdldFN0YXRlUmVxdWVzdBoYLnN2Yy52MS5HZXRTdGF0ZVJlc3BvbnNlEjYKCVN1YnNjcmliZRIYLnN2Yy52MS5TdWJzY3JpYmVSZXF1ZXN0Gg0uc3ZjLnYxLkV2ZW50MAESRgoLU2V0UHJlc2VuY2USGi5zdmMudjEuU2V0UHJlc2VuY2VSZXF1ZXN0Ghsuc3ZjLnYxLlNldFByZXNlbmNlUmVzcG9uc2VCG1oZaGVhcnRoL3Byb3RvL3N2Yy92MTtzdmN2MWIGcHJvdG8z", [file_svc_v1_events, file_svc_v1_types]);
+  fileDesc("ChFzdmMvdjEvY2hhdC5wcm90bxIGc3ZjLnYxImgKFENyZWF0ZUNoYW5uZWxSZXF1ZXN0EgwKBG5hbWUYASABKAkSIQoEa2luZBgCIAEoDjITLnN2Yy52MS5DaGFubmVsS2luZBINCgV0b3BpYxgDIAEoCRIQCghjYXRlZ29yeRgEIAEoCSI5ChVDcmVhdGVDaGFubmVsUmVzcG9uc2USIAoHY2hhbm5lbBgBIAEoCzIPLnN2Yy52MS5DaGFubmVsIoYCChRVcGRhdGVDaGFubmVsUmVxdWVzdBISCgpjaGFubmVsX2lkGAEgASgJEhEKBG5hbWUYAiABKAlIAIgBARISCgV0b3BpYxgDIAEoCUgBiAEBEhUKCGNhdGVnb3J5GAQgASgJSAKIAQESFQoIcG9zaXRpb24YBSABKAVIA4gBARIcCg9oZWFkZXJfaW1hZ2VfaWQYBiABKAlIBIgBARIXCgpzbG93bW9kZV9zGHggASgFSAWIAQFCBwoFX25hbWVCCAoGX3RvcGljQgsKCV9jYXRlZ29yeUILCglfcG9zaXRpb25CEgoQX2hlYWRlcl9pbWFnZV9pZEINCgtfc2xvd21vZGVfcyI5ChVVcGRhdGVDaGFubmVsUmVzcG9uc2USIAoHY2hhbm5lbBgBIAEoCzIPLnN2Yy52MS5DaGFubmVsIiMKDU9wZW5ETVJlcXVlc3QSEgoKbWVtYmVyX2lkcxgBIAMoCSIyCg5PcGVuRE1SZXNwb25zZRIgCgdjaGFubmVsGAEgASgLMg8uc3ZjLnYxLkNoYW5uZWwiiAEKE0xpc3RNZXNzYWdlc1JlcXVlc3QSEgoKY2hhbm5lbF9pZBgBIAEoCRIWCg50aHJlYWRfcm9vdF9pZBgCIAEoCRIRCgliZWZvcmVfaWQYAyABKAkSEAoIYWZ0ZXJfaWQYBCABKAkSEQoJYXJvdW5kX2lkGAUgASgJEg0KBWxpbWl0GAYgASgFImMKFExpc3RNZXNzYWdlc1Jlc3BvbnNlEiEKCG1lc3NhZ2VzGAEgAygLMg8uc3ZjLnYxLk1lc3NhZ2USEAoIaGFzX21vcmUYAiABKAgSFgoOaGFzX21vcmVfYWZ0ZXIYAyABKAgirwEKElNlbmRNZXNzYWdlUmVxdWVzdBISCgpjaGFubmVsX2lkGAEgASgJEgwKBHRleHQYAiABKAkSFgoOdGhyZWFkX3Jvb3RfaWQYAyABKAkSEQoJY2xpZW50X2lkGAQgASgJEhYKDmF0dGFjaG1lbnRfaWRzGAUgAygJEhMKC3JlcGx5X3RvX2lkGAYgASgJEh8KBHBvbGwYByABKAsyES5zdmMudjEuUG9sbElucHV0IjcKE1NlbmRNZXNzYWdlUmVzcG9uc2USIAoHbWVzc2FnZRgBIAEoCzIPLnN2Yy52MS5NZXNzYWdlIjYKEkVkaXRNZXNzYWdlUmVxdWVzdBISCgptZXNzYWdlX2lkGAEgASgJEgwKBHRleHQYAiABKAkiNwoTRWRpdE1lc3NhZ2VSZXNwb25zZRIgCgdtZXNzYWdlGAEgASgLMg8uc3ZjLnYxLk1lc3NhZ2UiKgoURGVsZXRlTWVzc2FnZVJlcXVlc3QSEgoKbWVzc2FnZV9pZBgBIAEoCSIXChVEZWxldGVNZXNzYWdlUmVzcG9uc2UiQQoMUmVhY3RSZXF1ZXN0EhIKCm1lc3NhZ2VfaWQYASABKAkSDQoFZW1vamkYAiABKAkSDgoGcmVtb3ZlGAMgASgIIjEKDVJlYWN0UmVzcG9uc2USIAoHbWVzc2FnZRgBIAEoCzIPLnN2Yy52MS5NZXNzYWdlIjIKD01hcmtSZWFkUmVxdWVzdBISCgpjaGFubmVsX2lkGAEgASgJEgsKA3NlcRgCIAEoAyI5ChBNYXJrUmVhZFJlc3BvbnNlEiUKCnJlYWRfc3RhdGUYASABKAsyES5zdmMudjEuUmVhZFN0YXRlIj4KEFNldFR5cGluZ1JlcXVlc3QSEgoKY2hhbm5lbF9pZBgBIAEoCRIWCg50aHJlYWRfcm9vdF9pZBgCIAEoCSITChFTZXRUeXBpbmdSZXNwb25zZSJBCg1TZWFyY2hSZXF1ZXN0Eg0KBXF1ZXJ5GAEgASgJEhIKCmNoYW5uZWxfaWQYAiABKAkSDQoFbGltaXQYAyABKAUiMwoOU2VhcmNoUmVzcG9uc2USIQoIbWVzc2FnZXMYASADKAsyDy5zdmMudjEuTWVzc2FnZSIsChZHZXRMaW5rUHJldmlld3NSZXF1ZXN0EhIKCm1lc3NhZ2VfaWQYASABKAkiQAoXR2V0TGlua1ByZXZpZXdzUmVzcG9uc2USJQoIcHJldmlld3MYASADKAsyEy5zdmMudjEuTGlua1ByZXZpZXciQgoYQWRkQ2hhbm5lbE1lbWJlcnNSZXF1ZXN0EhIKCmNoYW5uZWxfaWQYASABKAkSEgoKbWVtYmVyX2lkcxgCIAMoCSI9ChlBZGRDaGFubmVsTWVtYmVyc1Jlc3BvbnNlEiAKB2NoYW5uZWwYASABKAsyDy5zdmMudjEuQ2hhbm5lbCJDChpSZW1vdmVDaGFubmVsTWVtYmVyUmVxdWVzdBISCgpjaGFubmVsX2lkGAEgASgJEhEKCW1lbWJlcl9pZBgCIAEoCSI/ChtSZW1vdmVDaGFubmVsTWVtYmVyUmVzcG9uc2USIAoHY2hhbm5lbBgBIAEoCzIPLnN2Yy52MS5DaGFubmVsIlMKF1NldENoYW5uZWxBY2Nlc3NSZXF1ZXN0EhIKCmNoYW5uZWxfaWQYASABKAkSEAoIcm9sZV9pZHMYAiADKAkSEgoKaXNfZGVmYXVsdBgDIAEoCCI8ChhTZXRDaGFubmVsQWNjZXNzUmVzcG9uc2USIAoHY2hhbm5lbBgBIAEoCzIPLnN2Yy52MS5DaGFubmVsIhcKFUJyb3dzZUNoYW5uZWxzUmVxdWVzdCI7ChZCcm93c2VDaGFubmVsc1Jlc3BvbnNlEiEKCGNoYW5uZWxzGAEgAygLMg8uc3ZjLnYxLkNoYW5uZWwiKAoSSm9pbkNoYW5uZWxSZXF1ZXN0EhIKCmNoYW5uZWxfaWQYASABKAkiNwoTSm9pbkNoYW5uZWxSZXNwb25zZRIgCgdjaGFubmVsGAEgASgLMg8uc3ZjLnYxLkNoYW5uZWwiKQoTTGVhdmVDaGFubmVsUmVxdWVzdBISCgpjaGFubmVsX2lkGAEgASgJIhYKFExlYXZlQ2hhbm5lbFJlc3BvbnNlIhEKD0dldFN0YXRlUmVxdWVzdCLBAgoQR2V0U3RhdGVSZXNwb25zZRIaCgJtZRgBIAEoCzIOLnN2Yy52MS5NZW1iZXISHwoHbWVtYmVycxgCIAMoCzIOLnN2Yy52MS5NZW1iZXISIQoIY2hhbm5lbHMYAyADKAsyDy5zdmMudjEuQ2hhbm5lbBIbCgVyb2xlcxgEIAMoCzIMLnN2Yy52MS5Sb2xlEikKDGNoYW5uZWxfbW9kZRgFIAEoDjITLnN2Yy52MS5DaGFubmVsTW9kZRImCgtyZWFkX3N0YXRlcxgGIAMoCzIRLnN2Yy52MS5SZWFkU3RhdGUSGAoQbXV0ZWRfbWVtYmVyX2lkcxgHIAMoCRIaChJibG9ja2VkX21lbWJlcl9pZHMYCCADKAkSCwoDc2VxGAkgASgDEhQKDG9wZW5fcmVwb3J0cxgKIAEoBUoECAsQDCIlChBTdWJzY3JpYmVSZXF1ZXN0EhEKCWFmdGVyX3NlcRgBIAEoAyI4ChJTZXRQcmVzZW5jZVJlcXVlc3QSIgoIcHJlc2VuY2UYASABKA4yEC5zdmMudjEuUHJlc2VuY2UiFQoTU2V0UHJlc2VuY2VSZXNwb25zZSInChFQaW5NZXNzYWdlUmVxdWVzdBISCgptZXNzYWdlX2lkGAEgASgJIjYKElBpbk1lc3NhZ2VSZXNwb25zZRIgCgdtZXNzYWdlGAEgASgLMg8uc3ZjLnYxLk1lc3NhZ2UiKQoTVW5waW5NZXNzYWdlUmVxdWVzdBISCgptZXNzYWdlX2lkGAEgASgJIjgKFFVucGluTWVzc2FnZVJlc3BvbnNlEiAKB21lc3NhZ2UYASABKAsyDy5zdmMudjEuTWVzc2FnZSIlCg9MaXN0UGluc1JlcXVlc3QSEgoKY2hhbm5lbF9pZBgBIAEoCSI1ChBMaXN0UGluc1Jlc3BvbnNlEiEKCG1lc3NhZ2VzGAEgAygLMg8uc3ZjLnYxLk1lc3NhZ2UiOQoPVm90ZVBvbGxSZXF1ZXN0EhIKCm1lc3NhZ2VfaWQYASABKAkSEgoKb3B0aW9uX2lkcxgCIAMoCSI0ChBWb3RlUG9sbFJlc3BvbnNlEiAKB21lc3NhZ2UYASABKAsyDy5zdmMudjEuTWVzc2FnZSImChBDbG9zZVBvbGxSZXF1ZXN0EhIKCm1lc3NhZ2VfaWQYASABKAkiNQoRQ2xvc2VQb2xsUmVzcG9uc2USIAoHbWVzc2FnZRgBIAEoCzIPLnN2Yy52MS5NZXNzYWdlMtMOCgtDaGF0U2VydmljZRJMCg1DcmVhdGVDaGFubmVsEhwuc3ZjLnYxLkNyZWF0ZUNoYW5uZWxSZXF1ZXN0Gh0uc3ZjLnYxLkNyZWF0ZUNoYW5uZWxSZXNwb25zZRJMCg1VcGRhdGVDaGFubmVsEhwuc3ZjLnYxLlVwZGF0ZUNoYW5uZWxSZXF1ZXN0Gh0uc3ZjLnYxLlVwZGF0ZUNoYW5uZWxSZXNwb25zZRI3CgZPcGVuRE0SFS5zdmMudjEuT3BlbkRNUmVxdWVzdBoWLnN2Yy52MS5PcGVuRE1SZXNwb25zZRJJCgxMaXN0TWVzc2FnZXMSGy5zdmMudjEuTGlzdE1lc3NhZ2VzUmVxdWVzdBocLnN2Yy52MS5MaXN0TWVzc2FnZXNSZXNwb25zZRJGCgtTZW5kTWVzc2FnZRIaLnN2Yy52MS5TZW5kTWVzc2FnZVJlcXVlc3QaGy5zdmMudjEuU2VuZE1lc3NhZ2VSZXNwb25zZRJGCgtFZGl0TWVzc2FnZRIaLnN2Yy52MS5FZGl0TWVzc2FnZVJlcXVlc3QaGy5zdmMudjEuRWRpdE1lc3NhZ2VSZXNwb25zZRJMCg1EZWxldGVNZXNzYWdlEhwuc3ZjLnYxLkRlbGV0ZU1lc3NhZ2VSZXF1ZXN0Gh0uc3ZjLnYxLkRlbGV0ZU1lc3NhZ2VSZXNwb25zZRI0CgVSZWFjdBIULnN2Yy52MS5SZWFjdFJlcXVlc3QaFS5zdmMudjEuUmVhY3RSZXNwb25zZRI9CghNYXJrUmVhZBIXLnN2Yy52MS5NYXJrUmVhZFJlcXVlc3QaGC5zdmMudjEuTWFya1JlYWRSZXNwb25zZRJACglTZXRUeXBpbmcSGC5zdmMudjEuU2V0VHlwaW5nUmVxdWVzdBoZLnN2Yy52MS5TZXRUeXBpbmdSZXNwb25zZRI3CgZTZWFyY2gSFS5zdmMudjEuU2VhcmNoUmVxdWVzdBoWLnN2Yy52MS5TZWFyY2hSZXNwb25zZRJSCg9HZXRMaW5rUHJldmlld3MSHi5zdmMudjEuR2V0TGlua1ByZXZpZXdzUmVxdWVzdBofLnN2Yy52MS5HZXRMaW5rUHJldmlld3NSZXNwb25zZRJYChFBZGRDaGFubmVsTWVtYmVycxIgLnN2Yy52MS5BZGRDaGFubmVsTWVtYmVyc1JlcXVlc3QaIS5zdmMudjEuQWRkQ2hhbm5lbE1lbWJlcnNSZXNwb25zZRJeChNSZW1vdmVDaGFubmVsTWVtYmVyEiIuc3ZjLnYxLlJlbW92ZUNoYW5uZWxNZW1iZXJSZXF1ZXN0GiMuc3ZjLnYxLlJlbW92ZUNoYW5uZWxNZW1iZXJSZXNwb25zZRJVChBTZXRDaGFubmVsQWNjZXNzEh8uc3ZjLnYxLlNldENoYW5uZWxBY2Nlc3NSZXF1ZXN0GiAuc3ZjLnYxLlNldENoYW5uZWxBY2Nlc3NSZXNwb25zZRJPCg5Ccm93c2VDaGFubmVscxIdLnN2Yy52MS5Ccm93c2VDaGFubmVsc1JlcXVlc3QaHi5zdmMudjEuQnJvd3NlQ2hhbm5lbHNSZXNwb25zZRJGCgtKb2luQ2hhbm5lbBIaLnN2Yy52MS5Kb2luQ2hhbm5lbFJlcXVlc3QaGy5zdmMudjEuSm9pbkNoYW5uZWxSZXNwb25zZRJJCgxMZWF2ZUNoYW5uZWwSGy5zdmMudjEuTGVhdmVDaGFubmVsUmVxdWVzdBocLnN2Yy52MS5MZWF2ZUNoYW5uZWxSZXNwb25zZRI9CghHZXRTdGF0ZRIXLnN2Yy52MS5HZXRTdGF0ZVJlcXVlc3QaGC5zdmMudjEuR2V0U3RhdGVSZXNwb25zZRI2CglTdWJzY3JpYmUSGC5zdmMudjEuU3Vic2NyaWJlUmVxdWVzdBoNLnN2Yy52MS5FdmVudDABEkYKC1NldFByZXNlbmNlEhouc3ZjLnYxLlNldFByZXNlbmNlUmVxdWVzdBobLnN2Yy52MS5TZXRQcmVzZW5jZVJlc3BvbnNlEkMKClBpbk1lc3NhZ2USGS5zdmMudjEuUGluTWVzc2FnZVJlcXVlc3QaGi5zdmMudjEuUGluTWVzc2FnZVJlc3BvbnNlEkkKDFVucGluTWVzc2FnZRIbLnN2Yy52MS5VbnBpbk1lc3NhZ2VSZXF1ZXN0Ghwuc3ZjLnYxLlVucGluTWVzc2FnZVJlc3BvbnNlEj0KCExpc3RQaW5zEhcuc3ZjLnYxLkxpc3RQaW5zUmVxdWVzdBoYLnN2Yy52MS5MaXN0UGluc1Jlc3BvbnNlEj0KCFZvdGVQb2xsEhcuc3ZjLnYxLlZvdGVQb2xsUmVxdWVzdBoYLnN2Yy52MS5Wb3RlUG9sbFJlc3BvbnNlEkAKCUNsb3NlUG9sbBIYLnN2Yy52MS5DbG9zZVBvbGxSZXF1ZXN0Ghkuc3ZjLnYxLkNsb3NlUG9sbFJlc3BvbnNlQhtaGWhlYXJ0aC9wcm90by9zdmMvdjE7c3ZjdjFiBnByb3RvMw", [file_svc_v1_events, file_svc_v1_types]);
 
 /**
  * @generated from message svc.v1.CreateChannelRequest
@@ -116,6 +116,13 @@ export type UpdateChannelRequest = Message<"svc.v1.UpdateChannelRequest"> & {
    * @generated from field: optional string header_image_id = 6;
    */
   headerImageId?: string | undefined;
+
+  /**
+   * 0 (off) to 21,600 seconds.
+   *
+   * @generated from field: optional int32 slowmode_s = 120;
+   */
+  slowmodeS?: number | undefined;
 };
 
 /**
@@ -1148,7 +1155,8 @@ export const ChatService: GenService<{
    * characters after normalization (320 as typed); empty after normalization: invalid_argument. Topic up to
    * 1,024 characters, category up to 80. A PRIVATE channel starts with the caller as its only
    * member. The new channel goes last in its category.
-   * Events: channel_created to those who can see it.
+   * Events: channel_created to those who can see it; audit_appended (AUDIT_ACTION_CHANNEL_CREATED)
+   * to moderators and higher.
    *
    * @generated from rpc svc.v1.ChatService.CreateChannel
    */
@@ -1165,8 +1173,11 @@ export const ChatService: GenService<{
    * most 8 MB and 8,192 pixels on a side; invalid_argument otherwise, not_found for an unknown
    * or expired upload, permission_denied for someone else's, failed_precondition for one in
    * use); an empty string removes the image. A replaced or removed image's file is deleted.
-   * Channel.header_image is signed afresh whenever the channel is sent.
-   * Events: channel_updated to those who can see it.
+   * Channel.header_image is signed afresh whenever the channel is sent. slowmode_s: 0 (off) to
+   * 21,600 (6 hours): a member below moderator sends at most one message (thread replies
+   * included) per slowmode_s in the channel (see SendMessage).
+   * Events: channel_updated to those who can see it; audit_appended (AUDIT_ACTION_CHANNEL_UPDATED,
+   * detail naming the fields that changed) to moderators and higher.
    *
    * @generated from rpc svc.v1.ChatService.UpdateChannel
    */
@@ -1182,6 +1193,8 @@ export const ChatService: GenService<{
    * repeats are ignored; invalid_argument for an empty id, for none and for more than 8 others;
    * not_found for an id that is not a current member. permission_denied if any two of the members
    * (the caller included) blocked each other, in either direction; the message does not say who.
+   * A timed-out member cannot start a new DM (permission_denied, saying when the timeout ends);
+   * opening one that exists is fine.
    * Events: channel_created to every member of the DM when it is new; channel_updated to the
    * caller's devices when they are put back; nothing otherwise.
    *
@@ -1221,10 +1234,31 @@ export const ChatService: GenService<{
    * client_id (up to 64 characters) makes the call idempotent per author for 24 hours: a repeat
    * returns the first message and changes nothing; failed_precondition if that message is in
    * another channel or thread. Mentions are written `<@member_id>`.
-   * A thread reply's root must be a top-level message of the same channel. In a DM,
+   * A thread reply's root must be a top-level message of the same channel.
+   * reply_to_id (EXTENSIONS.md 1): a message of the same channel, and for a thread reply one
+   * of the same thread (its root or a reply), else invalid_argument; an unknown, deleted or
+   * expired id is not_found. Message.reply_to then shows that message as it is whenever the
+   * reply is returned or sent, and the reply counts as a mention of its author (unless that
+   * is the sender; their mutes and blocks apply as to any mention).
+   * `<!here>` and `<!everyone>` (EXTENSIONS.md 3) count as a mention of the members of the
+   * channel who are ONLINE now, or of everyone in it, when the sender's rank is at least the
+   * server's group_mention_rank (anyone in a DM); otherwise the text stays and mentions
+   * nobody. mentions_here and mentions_everyone say what counted.
+   * poll (EXTENSIONS.md 4): question 1 to 300 characters, 2 to 10 distinct options (compared
+   * without case and surrounding spaces) of 1 to 100 characters, closes_at_ms 0 or 1 minute
+   * to 30 days ahead; not in a thread reply (invalid_argument). A message with a poll needs no
+   * text. In a DM,
    * permission_denied if the sender and another member blocked each other; members who had
    * hidden the DM are put back. Rate limited per member: people 5 per second with a burst of
    * 10, bots per the server's -bot-rate and -bot-burst (resource_exhausted).
+   * In a channel with slowmode_s, a member below moderator whose last message there (thread
+   * replies included) is less than slowmode_s old is refused with resource_exhausted saying how
+   * long to wait, and Retry-After. A timed-out member is refused with permission_denied saying
+   * when the timeout ends. The community's filters (UpdateModerationSettings: blocked words,
+   * max mentions) refuse a message of a member below moderator with invalid_argument naming the
+   * rule, and the plugins' beforeMessage hooks (docs/plugins.md) may refuse a message with
+   * invalid_argument and their reason; nothing of a refused message is stored, and an audit
+   * entry (AUDIT_ACTION_MESSAGE_REFUSED) tells the moderators.
    * The sender's read position moves to the new message.
    * Events: channel_updated to the DM members put back (first, so that their clients know the
    * channel when the message arrives); message_created to the channel's members; for a reply,
@@ -1239,7 +1273,8 @@ export const ChatService: GenService<{
   },
   /**
    * Changes the text of a message. The author only; not a deleted message (failed_precondition).
-   * Same text limits as SendMessage. Events: message_updated.
+   * Same text limits as SendMessage, and the same timeout, filters and beforeMessage hooks
+   * (slowmode does not apply). Events: message_updated.
    *
    * @generated from rpc svc.v1.ChatService.EditMessage
    */
@@ -1253,7 +1288,8 @@ export const ChatService: GenService<{
    * deleted = true; its files are deleted (their URLs answer 404); thread replies of a deleted root stay. The author,
    * or a moderator or higher who can see the channel (not in DMs they are not in) and outranks
    * the author (a member who left has no rank); permission_denied otherwise. Deleting
-   * twice is fine. Events: message_deleted.
+   * twice is fine. Events: message_deleted; when someone other than the author deletes it,
+   * audit_appended (AUDIT_ACTION_MESSAGE_DELETED) to moderators and higher.
    *
    * @generated from rpc svc.v1.ChatService.DeleteMessage
    */
@@ -1267,7 +1303,8 @@ export const ChatService: GenService<{
    * (up to 64 bytes, no spaces) or `:shortcode:` (1 to 62 of a-z, 0-9, hyphen, underscore). At
    * most 50 different emoji per message (invalid_argument naming the limit). Adding twice, or
    * removing a reaction that is not there, changes nothing and sends no event. Not on a deleted
-   * message (failed_precondition).
+   * message (failed_precondition). A timed-out member cannot add one (permission_denied, saying
+   * when the timeout ends) but may take theirs back.
    * Events: message_updated when the reactions changed.
    *
    * @generated from rpc svc.v1.ChatService.React
@@ -1292,7 +1329,8 @@ export const ChatService: GenService<{
   /**
    * Tells the channel's members the caller is typing. Ephemeral; at most one typing event per
    * member and channel every 3 seconds (extra calls succeed and send nothing). thread_root_id,
-   * if set, must be a top-level message of the channel (not_found otherwise).
+   * if set, must be a top-level message of the channel (not_found otherwise). A timed-out member
+   * is refused (permission_denied, saying when the timeout ends).
    * Events: typing (seq 0) to the channel's members other than the caller.
    *
    * @generated from rpc svc.v1.ChatService.SetTyping
@@ -1307,6 +1345,13 @@ export const ChatService: GenService<{
    * case-insensitive, prefix match on the last word, "quoted phrases" match in order; newest
    * first; deleted messages excluded. channel_id narrows it to one channel. limit: default 20,
    * 1 to 100.
+   * Filters (EXTENSIONS.md 5), each at most once, combined with the words and each other:
+   * from:USERNAME, in:CHANNEL (a name or an id), has:file, has:image, has:link, is:pinned,
+   * mentions:me (a <@id>, a reply to the caller, or a group mention that reached them),
+   * before:YYYY-MM-DD and after:YYYY-MM-DD (UTC days, each excluding its own day). Filters
+   * alone list the newest matches. A word of another form (foo:bar) is searched as text.
+   * invalid_argument, naming the word, for a malformed date, an unknown username or channel,
+   * a value the filter does not take (has:video) and a filter given twice.
    *
    * @generated from rpc svc.v1.ChatService.Search
    */
@@ -1379,7 +1424,8 @@ export const ChatService: GenService<{
    * mode. Private channels and DMs: invalid_argument for their members, permission_denied for
    * everyone else. Setting what is already set changes nothing and sends nothing.
    * Events, one to each member at most: channel_deleted to those who no longer see it,
-   * channel_created to those who newly do, channel_updated to those who saw it and still do.
+   * channel_created to those who newly do, channel_updated to those who saw it and still do;
+   * audit_appended (AUDIT_ACTION_CHANNEL_UPDATED) to moderators and higher.
    *
    * @generated from rpc svc.v1.ChatService.SetChannelAccess
    */
@@ -1464,6 +1510,78 @@ export const ChatService: GenService<{
     methodKind: "unary";
     input: typeof SetPresenceRequestSchema;
     output: typeof SetPresenceResponseSchema;
+  },
+  /**
+   * Pins a message of a channel the caller sees (EXTENSIONS.md 2). Who: in TEXT and PRIVATE
+   * channels a moderator or higher, in a DM any of its members (permission_denied otherwise,
+   * and in a DM whose members blocked each other). Not a thread reply (invalid_argument), not a
+   * deleted message (not_found, as an unknown one). At most 50 pins per channel: the 51st is
+   * resource_exhausted. Pinning a pinned message changes nothing and sends nothing.
+   * The message gets pinned_at_ms and pinned_by; its seq is bumped.
+   * Events: message_updated to the channel's members.
+   *
+   * @generated from rpc svc.v1.ChatService.PinMessage
+   */
+  pinMessage: {
+    methodKind: "unary";
+    input: typeof PinMessageRequestSchema;
+    output: typeof PinMessageResponseSchema;
+  },
+  /**
+   * Unpins a message: the same callers and errors as PinMessage (a block does not stop it).
+   * Unpinning a message that is not pinned changes nothing and sends nothing.
+   * Events: message_updated (pinned_at_ms 0, pinned_by empty, seq bumped).
+   *
+   * @generated from rpc svc.v1.ChatService.UnpinMessage
+   */
+  unpinMessage: {
+    methodKind: "unary";
+    input: typeof UnpinMessageRequestSchema;
+    output: typeof UnpinMessageResponseSchema;
+  },
+  /**
+   * The pinned messages of a channel the caller sees, newest pin first (at most 50). A deleted
+   * message leaves the pins. not_found for an unknown channel, permission_denied for one the
+   * caller cannot see.
+   *
+   * @generated from rpc svc.v1.ChatService.ListPins
+   */
+  listPins: {
+    methodKind: "unary";
+    input: typeof ListPinsRequestSchema;
+    output: typeof ListPinsResponseSchema;
+  },
+  /**
+   * Votes in a poll (EXTENSIONS.md 4): option_ids replaces the caller's vote; an empty list
+   * withdraws it. Anyone who sees the message may vote (not in a DM whose members blocked each
+   * other; withdrawing stays allowed). invalid_argument for a message without a poll, an
+   * unknown or repeated option id, or more than one option when the poll is not multiple;
+   * failed_precondition for a closed poll (closed by ClosePoll, or past closes_at_ms) and a
+   * deleted message. The caller's id is appended to the voter_ids of each option newly chosen
+   * (an option kept keeps its place). A vote equal to the current one changes nothing and
+   * sends nothing. Events: message_updated (seq bumped).
+   *
+   * @generated from rpc svc.v1.ChatService.VotePoll
+   */
+  votePoll: {
+    methodKind: "unary";
+    input: typeof VotePollRequestSchema;
+    output: typeof VotePollResponseSchema;
+  },
+  /**
+   * Closes a poll: its author, or a moderator or higher who sees it (permission_denied
+   * otherwise). Closing a closed poll changes nothing and sends nothing; invalid_argument for
+   * a message without a poll, failed_precondition for a deleted one. A poll with closes_at_ms
+   * closes by itself at that time, on the server's clock (also across a restart: one due
+   * while the server was down closes as it starts). Events: message_updated (closed true,
+   * seq bumped).
+   *
+   * @generated from rpc svc.v1.ChatService.ClosePoll
+   */
+  closePoll: {
+    methodKind: "unary";
+    input: typeof ClosePollRequestSchema;
+    output: typeof ClosePollResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_svc_v1_chat, 0);

@@ -7,8 +7,8 @@
 // @generated from file svc/v1/notification.proto (package svc.v1, syntax proto3)
 /* eslint-disable */
 
-import type { GenFile, GenMessage } from "@bufbuild/protobuf/codegenv2";
-import { fileDesc, messageDesc } from "@bufbuild/protobuf/codegenv2";
+import type { GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
+import { fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
 import type { NotificationPrefs, PushSubscription } from "./types_pb";
 import { file_svc_v1_types } from "./types_pb";
 import type { Message } from "@bufbuild/protobuf";
@@ -17,7 +17,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file svc/v1/notification.proto.
  */
 export const file_svc_v1_notification: GenFile = /*@__PURE__*/
-  fileDesc("ChlzdmMvdjEvbm90aWZpY2F0aW9uLnByb3RvEgZzdmMudjEiFgoUR2V0UHVzaENvbmZpZ1JlcXVlc3QiMQoVR2V0UHVzaENvbmZpZ1Jlc3BvbnNlEhgKEHZhcGlkX3B1YmxpY19rZXkYASABKAkiYQoaQWRkUHVzaFN1YnNjcmlwdGlvblJlcXVlc3QSEAoIZW5kcG9pbnQYASABKAkSDgoGcDI1NmRoGAIgASgJEgwKBGF1dGgYAyABKAkSEwoLZGV2aWNlX25hbWUYBCABKAkiKQobQWRkUHVzaFN1YnNjcmlwdGlvblJlc3BvbnNlEgoKAmlkGAEgASgJIh4KHExpc3RQdXNoU3Vic2NyaXB0aW9uc1JlcXVlc3QiUAodTGlzdFB1c2hTdWJzY3JpcHRpb25zUmVzcG9uc2USLwoNc3Vic2NyaXB0aW9ucxgBIAMoCzIYLnN2Yy52MS5QdXNoU3Vic2NyaXB0aW9uIisKHVJlbW92ZVB1c2hTdWJzY3JpcHRpb25SZXF1ZXN0EgoKAmlkGAEgASgJIiAKHlJlbW92ZVB1c2hTdWJzY3JpcHRpb25SZXNwb25zZSIdChtHZXROb3RpZmljYXRpb25QcmVmc1JlcXVlc3QiSAocR2V0Tm90aWZpY2F0aW9uUHJlZnNSZXNwb25zZRIoCgVwcmVmcxgBIAEoCzIZLnN2Yy52MS5Ob3RpZmljYXRpb25QcmVmcyJHChtTZXROb3RpZmljYXRpb25QcmVmc1JlcXVlc3QSKAoFcHJlZnMYASABKAsyGS5zdmMudjEuTm90aWZpY2F0aW9uUHJlZnMiSAocU2V0Tm90aWZpY2F0aW9uUHJlZnNSZXNwb25zZRIoCgVwcmVmcxgBIAEoCzIZLnN2Yy52MS5Ob3RpZmljYXRpb25QcmVmc0IbWhloZWFydGgvcHJvdG8vc3ZjL3YxO3N2Y3YxYgZwcm90bzM", [file_svc_v1_types]);
+  fileDesc("ChlzdmMvdjEvbm90aWZpY2F0aW9uLnByb3RvEgZzdmMudjEiFgoUR2V0UHVzaENvbmZpZ1JlcXVlc3QiMQoVR2V0UHVzaENvbmZpZ1Jlc3BvbnNlEhgKEHZhcGlkX3B1YmxpY19rZXkYASABKAkiYQoaQWRkUHVzaFN1YnNjcmlwdGlvblJlcXVlc3QSEAoIZW5kcG9pbnQYASABKAkSDgoGcDI1NmRoGAIgASgJEgwKBGF1dGgYAyABKAkSEwoLZGV2aWNlX25hbWUYBCABKAkiKQobQWRkUHVzaFN1YnNjcmlwdGlvblJlc3BvbnNlEgoKAmlkGAEgASgJIh4KHExpc3RQdXNoU3Vic2NyaXB0aW9uc1JlcXVlc3QiUAodTGlzdFB1c2hTdWJzY3JpcHRpb25zUmVzcG9uc2USLwoNc3Vic2NyaXB0aW9ucxgBIAMoCzIYLnN2Yy52MS5QdXNoU3Vic2NyaXB0aW9uIisKHVJlbW92ZVB1c2hTdWJzY3JpcHRpb25SZXF1ZXN0EgoKAmlkGAEgASgJIiAKHlJlbW92ZVB1c2hTdWJzY3JpcHRpb25SZXNwb25zZSIdChtHZXROb3RpZmljYXRpb25QcmVmc1JlcXVlc3QidwocR2V0Tm90aWZpY2F0aW9uUHJlZnNSZXNwb25zZRIoCgVwcmVmcxgBIAEoCzIZLnN2Yy52MS5Ob3RpZmljYXRpb25QcmVmcxIVCgxtYWlsX2VuYWJsZWQYoAEgASgIEhYKDWVtYWlsX2FkZHJlc3MYoQEgASgJIkcKG1NldE5vdGlmaWNhdGlvblByZWZzUmVxdWVzdBIoCgVwcmVmcxgBIAEoCzIZLnN2Yy52MS5Ob3RpZmljYXRpb25QcmVmcyJIChxTZXROb3RpZmljYXRpb25QcmVmc1Jlc3BvbnNlEigKBXByZWZzGAEgASgLMhkuc3ZjLnYxLk5vdGlmaWNhdGlvblByZWZzMtgEChNOb3RpZmljYXRpb25TZXJ2aWNlEkwKDUdldFB1c2hDb25maWcSHC5zdmMudjEuR2V0UHVzaENvbmZpZ1JlcXVlc3QaHS5zdmMudjEuR2V0UHVzaENvbmZpZ1Jlc3BvbnNlEl4KE0FkZFB1c2hTdWJzY3JpcHRpb24SIi5zdmMudjEuQWRkUHVzaFN1YnNjcmlwdGlvblJlcXVlc3QaIy5zdmMudjEuQWRkUHVzaFN1YnNjcmlwdGlvblJlc3BvbnNlEmQKFUxpc3RQdXNoU3Vic2NyaXB0aW9ucxIkLnN2Yy52MS5MaXN0UHVzaFN1YnNjcmlwdGlvbnNSZXF1ZXN0GiUuc3ZjLnYxLkxpc3RQdXNoU3Vic2NyaXB0aW9uc1Jlc3BvbnNlEmcKFlJlbW92ZVB1c2hTdWJzY3JpcHRpb24SJS5zdmMudjEuUmVtb3ZlUHVzaFN1YnNjcmlwdGlvblJlcXVlc3QaJi5zdmMudjEuUmVtb3ZlUHVzaFN1YnNjcmlwdGlvblJlc3BvbnNlEmEKFEdldE5vdGlmaWNhdGlvblByZWZzEiMuc3ZjLnYxLkdldE5vdGlmaWNhdGlvblByZWZzUmVxdWVzdBokLnN2Yy52MS5HZXROb3RpZmljYXRpb25QcmVmc1Jlc3BvbnNlEmEKFFNldE5vdGlmaWNhdGlvblByZWZzEiMuc3ZjLnYxLlNldE5vdGlmaWNhdGlvblByZWZzUmVxdWVzdBokLnN2Yy52MS5TZXROb3RpZmljYXRpb25QcmVmc1Jlc3BvbnNlQhtaGWhlYXJ0aC9wcm90by9zdmMvdjE7c3ZjdjFiBnByb3RvMw", [file_svc_v1_types]);
 
 /**
  * @generated from message svc.v1.GetPushConfigRequest
@@ -188,6 +188,20 @@ export type GetNotificationPrefsResponse = Message<"svc.v1.GetNotificationPrefsR
    * @generated from field: svc.v1.NotificationPrefs prefs = 1;
    */
   prefs?: NotificationPrefs | undefined;
+
+  /**
+   * The server sends mail (-smtp-url): prefs.email mails digests to email_address.
+   *
+   * @generated from field: bool mail_enabled = 160;
+   */
+  mailEnabled: boolean;
+
+  /**
+   * The caller's verified email address; empty when they have none (or mail is off).
+   *
+   * @generated from field: string email_address = 161;
+   */
+  emailAddress: string;
 };
 
 /**
@@ -230,4 +244,110 @@ export type SetNotificationPrefsResponse = Message<"svc.v1.SetNotificationPrefsR
  */
 export const SetNotificationPrefsResponseSchema: GenMessage<SetNotificationPrefsResponse> = /*@__PURE__*/
   messageDesc(file_svc_v1_notification, 11);
+
+/**
+ * What reaches a member when no tab of theirs is open. Every call is the caller's own: a member
+ * sees and changes only their own subscriptions and preferences.
+ *
+ * What is pushed, to each of the member's subscriptions, while the member has no Subscribe
+ * stream open or their presence is AWAY: a message that counts as a mention for them (<@id>, a
+ * reply to them, a group mention: what counts toward their unread mention count), any message
+ * in their DMs, a reply in a thread they started or replied in, and with level ALL (theirs, or
+ * the channel's) any message of the channel; to moderators, a report they may list. Never their
+ * own message, never one from a member they blocked or muted, never in a channel muted for
+ * them, nothing with level NONE, and only what they could see when it was sent. The payload is
+ * JSON encrypted per RFC 8291 (aes128gcm): { "type": "message" or "report", "channel_id",
+ * "message_id", "thread_root_id", "report_id" (reports), "title", "body", "url", "tag" }; the
+ * title is the channel (#general) or the DM's other names, the body `Author: text` cut to 200
+ * characters ("New message" with hide_content), the url the web client's link to the message,
+ * the tag the channel id. Headers: TTL 86400, Urgency high for DMs and mentions (normal
+ * otherwise), Topic the first 32 characters of base64url(SHA-256(channel id)).
+ *
+ * @generated from service svc.v1.NotificationService
+ */
+export const NotificationService: GenService<{
+  /**
+   * The server's VAPID public key, for PushManager.subscribe's applicationServerKey. The key
+   * pair is made at the server's first start and kept in <data>/vapid-key (carried by backups).
+   *
+   * @generated from rpc svc.v1.NotificationService.GetPushConfig
+   */
+  getPushConfig: {
+    methodKind: "unary";
+    input: typeof GetPushConfigRequestSchema;
+    output: typeof GetPushConfigResponseSchema;
+  },
+  /**
+   * Registers one device of the caller for Web Push. endpoint: the push service's URL, at most
+   * 2,048 bytes, https on a public address (with -push-allow-private, also http and loopback
+   * or private addresses); p256dh: base64url (padding optional) of an uncompressed P-256 point
+   * (65 bytes) on the curve; auth: base64url of 16 bytes; device_name: up to 64 characters, as
+   * shown in ListPushSubscriptions (may be empty). The same endpoint again (from any member:
+   * the device now belongs to the caller) replaces the earlier subscription and keeps its id
+   * when it was the caller's. At most 10 subscriptions per member: the 11th is
+   * resource_exhausted (remove one first). invalid_argument names the field that is wrong.
+   * No event.
+   *
+   * @generated from rpc svc.v1.NotificationService.AddPushSubscription
+   */
+  addPushSubscription: {
+    methodKind: "unary";
+    input: typeof AddPushSubscriptionRequestSchema;
+    output: typeof AddPushSubscriptionResponseSchema;
+  },
+  /**
+   * The caller's subscriptions, oldest first. last_success_ms is when the push service last
+   * accepted a push for it (updated at most once a minute).
+   *
+   * @generated from rpc svc.v1.NotificationService.ListPushSubscriptions
+   */
+  listPushSubscriptions: {
+    methodKind: "unary";
+    input: typeof ListPushSubscriptionsRequestSchema;
+    output: typeof ListPushSubscriptionsResponseSchema;
+  },
+  /**
+   * Removes one of the caller's subscriptions: not_found for an unknown id or someone else's.
+   * A subscription the push service answers 404 or 410 for is removed by the server.
+   *
+   * @generated from rpc svc.v1.NotificationService.RemovePushSubscription
+   */
+  removePushSubscription: {
+    methodKind: "unary";
+    input: typeof RemovePushSubscriptionRequestSchema;
+    output: typeof RemovePushSubscriptionResponseSchema;
+  },
+  /**
+   * The caller's notification preferences; a member who never set them gets level MENTIONS,
+   * everything else off, and no channel entries. With them, whether prefs.email can do
+   * anything: mail_enabled (the server sends mail) and email_address (the caller's verified
+   * address, where digests go; empty without one: only accounts of the built-in issuer can
+   * add one, on its account page).
+   *
+   * @generated from rpc svc.v1.NotificationService.GetNotificationPrefs
+   */
+  getNotificationPrefs: {
+    methodKind: "unary";
+    input: typeof GetNotificationPrefsRequestSchema;
+    output: typeof GetNotificationPrefsResponseSchema;
+  },
+  /**
+   * Replaces the caller's preferences with prefs, answering them as stored. level: ALL,
+   * MENTIONS or NONE (UNSPECIFIED is stored as MENTIONS). channels: at most 500 entries, one
+   * per channel, each a channel the caller can see (not_found otherwise), level UNSPECIFIED
+   * (follow the member's), ALL, MENTIONS or NONE, muted_until_ms 0 (not muted), -1 (until
+   * unmuted) or a time in the future (in the past: invalid_argument). Entries that say nothing
+   * (level UNSPECIFIED, not muted) are dropped. email: digests of unread mentions and DMs
+   * (sent only where the server has a mailer and the member a verified address).
+   * Events: notification_prefs to the caller's own devices when anything changed.
+   *
+   * @generated from rpc svc.v1.NotificationService.SetNotificationPrefs
+   */
+  setNotificationPrefs: {
+    methodKind: "unary";
+    input: typeof SetNotificationPrefsRequestSchema;
+    output: typeof SetNotificationPrefsResponseSchema;
+  },
+}> = /*@__PURE__*/
+  serviceDesc(file_svc_v1_notification, 0);
 

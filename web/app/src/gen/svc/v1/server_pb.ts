@@ -21,7 +21,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file svc/v1/server.proto.
  */
 export const file_svc_v1_server: GenFile = /*@__PURE__*/
-  fileDesc("ChNzdmMvdjEvc2VydmVyLnByb3RvEgZzdmMudjEiFgoUR2V0U2VydmVySW5mb1JlcXVlc3Qi/QIKFUdldFNlcnZlckluZm9SZXNwb25zZRIMCgRuYW1lGAEgASgJEhMKC2Rlc2NyaXB0aW9uGAIgASgJEhAKCGljb25fdXJsGAMgASgJEiIKBmJhbm5lchgEIAEoCzISLnN2Yy52MS5BdHRhY2htZW50EhQKDGFjY2VudF9jb2xvchgFIAEoCRIQCghiYXNlX3VybBgGIAEoCRITCgtpbnZpdGVfb25seRgHIAEoCBIWCg5qb2luX3F1ZXN0aW9ucxgIIAMoCRIUCgxtZW1iZXJfY291bnQYCSABKAUSEwoLbmVlZHNfc2V0dXAYCiABKAgSGAoQcHJvdG9jb2xfdmVyc2lvbhgLIAEoBRIWCg5yZXRlbnRpb25fZGF5cxgMIAEoBRIXCg90cnVzdGVkX2lzc3VlcnMYDSADKAkSLgoSZ3JvdXBfbWVudGlvbl9yYW5rGA4gASgOMhIuc3ZjLnYxLk1lbWJlclJvbGUSEAoIbG9ja2Rvd24YDyABKAgixgQKG1VwZGF0ZVNlcnZlclNldHRpbmdzUmVxdWVzdBIRCgRuYW1lGAEgASgJSACIAQESGAoLZGVzY3JpcHRpb24YAiABKAlIAYgBARIUCgdpY29uX2lkGAMgASgJSAKIAQESFgoJYmFubmVyX2lkGAQgASgJSAOIAQESGQoMYWNjZW50X2NvbG9yGAUgASgJSASIAQESGAoLaW52aXRlX29ubHkYBiABKAhIBYgBARIbCg5yZXRlbnRpb25fZGF5cxgHIAEoBUgGiAEBEi4KDGNoYW5uZWxfbW9kZRgIIAEoDjITLnN2Yy52MS5DaGFubmVsTW9kZUgHiAEBEhsKDnNldHVwX2NvbXBsZXRlGAkgASgISAiIAQESFgoOam9pbl9xdWVzdGlvbnMYCiADKAkSGgoSc2V0X2pvaW5fcXVlc3Rpb25zGAsgASgIEjMKEmdyb3VwX21lbnRpb25fcmFuaxgMIAEoDjISLnN2Yy52MS5NZW1iZXJSb2xlSAmIAQESFQoIbG9ja2Rvd24YDSABKAhICogBAUIHCgVfbmFtZUIOCgxfZGVzY3JpcHRpb25CCgoIX2ljb25faWRCDAoKX2Jhbm5lcl9pZEIPCg1fYWNjZW50X2NvbG9yQg4KDF9pbnZpdGVfb25seUIRCg9fcmV0ZW50aW9uX2RheXNCDwoNX2NoYW5uZWxfbW9kZUIRCg9fc2V0dXBfY29tcGxldGVCFQoTX2dyb3VwX21lbnRpb25fcmFua0ILCglfbG9ja2Rvd24iDgoMR2V0TWVSZXF1ZXN0IncKDUdldE1lUmVzcG9uc2USHgoGbWVtYmVyGAEgASgLMg4uc3ZjLnYxLk1lbWJlchIUCgxzZXJ2ZXJfdHJhY2sYAiABKAkSFgoOc2VydmVyX3ZlcnNpb24YAyABKAkSGAoQdXBkYXRlX2F2YWlsYWJsZRgEIAEoCSJqCgtKb2luUmVxdWVzdBIUCgxkaXNwbGF5X25hbWUYASABKAkSEgoKYXZhdGFyX3VybBgCIAEoCRILCgNiaW8YAyABKAkSEwoLaW52aXRlX2NvZGUYBCABKAkSDwoHYW5zd2VycxgFIAMoCSI/CgxKb2luUmVzcG9uc2USHgoGbWVtYmVyGAEgASgLMg4uc3ZjLnYxLk1lbWJlchIPCgdjcmVhdGVkGAIgASgIIhcKFUxlYXZlQ29tbXVuaXR5UmVxdWVzdCIYChZMZWF2ZUNvbW11bml0eVJlc3BvbnNlIv4BChRVcGRhdGVQcm9maWxlUmVxdWVzdBIVCgh1c2VybmFtZRgBIAEoCUgAiAEBEhkKDGRpc3BsYXlfbmFtZRgCIAEoCUgBiAEBEhcKCmF2YXRhcl91cmwYAyABKAlIAogBARIQCgNiaW8YBCABKAlIA4gBARIYCgtzdGF0dXNfdGV4dBgFIAEoCUgEiAEBEhkKDHN0YXR1c19lbW9qaRgGIAEoCUgFiAEBQgsKCV91c2VybmFtZUIPCg1fZGlzcGxheV9uYW1lQg0KC19hdmF0YXJfdXJsQgYKBF9iaW9CDgoMX3N0YXR1c190ZXh0Qg8KDV9zdGF0dXNfZW1vamkiNwoVVXBkYXRlUHJvZmlsZVJlc3BvbnNlEh4KBm1lbWJlchgBIAEoCzIOLnN2Yy52MS5NZW1iZXIiFAoSTGlzdE1lbWJlcnNSZXF1ZXN0IjYKE0xpc3RNZW1iZXJzUmVzcG9uc2USHwoHbWVtYmVycxgBIAMoCzIOLnN2Yy52MS5NZW1iZXIiNgoRS2lja01lbWJlclJlcXVlc3QSEQoJbWVtYmVyX2lkGAEgASgJEg4KBnJlYXNvbhgCIAEoCSIUChJLaWNrTWVtYmVyUmVzcG9uc2UiNQoQQmFuTWVtYmVyUmVxdWVzdBIRCgltZW1iZXJfaWQYASABKAkSDgoGcmVhc29uGAIgASgJIhMKEUJhbk1lbWJlclJlc3BvbnNlIicKElVuYmFuTWVtYmVyUmVxdWVzdBIRCgltZW1iZXJfaWQYASABKAkiFQoTVW5iYW5NZW1iZXJSZXNwb25zZSIRCg9MaXN0QmFuc1JlcXVlc3QiLQoQTGlzdEJhbnNSZXNwb25zZRIZCgRiYW5zGAEgAygLMgsuc3ZjLnYxLkJhbiInChJCbG9ja01lbWJlclJlcXVlc3QSEQoJbWVtYmVyX2lkGAEgASgJIhUKE0Jsb2NrTWVtYmVyUmVzcG9uc2UiKQoUVW5ibG9ja01lbWJlclJlcXVlc3QSEQoJbWVtYmVyX2lkGAEgASgJIhcKFVVuYmxvY2tNZW1iZXJSZXNwb25zZSImChFNdXRlTWVtYmVyUmVxdWVzdBIRCgltZW1iZXJfaWQYASABKAkiFAoSTXV0ZU1lbWJlclJlc3BvbnNlIigKE1VubXV0ZU1lbWJlclJlcXVlc3QSEQoJbWVtYmVyX2lkGAEgASgJIhYKFFVubXV0ZU1lbWJlclJlc3BvbnNlIjgKFFJlcG9ydE1lc3NhZ2VSZXF1ZXN0EhIKCm1lc3NhZ2VfaWQYASABKAkSDAoEbm90ZRgCIAEoCSIXChVSZXBvcnRNZXNzYWdlUmVzcG9uc2UiFAoSTGlzdFJlcG9ydHNSZXF1ZXN0IjYKE0xpc3RSZXBvcnRzUmVzcG9uc2USHwoHcmVwb3J0cxgBIAMoCzIOLnN2Yy52MS5SZXBvcnQiKQoUUmVzb2x2ZVJlcG9ydFJlcXVlc3QSEQoJcmVwb3J0X2lkGAEgASgJIhcKFVJlc29sdmVSZXBvcnRSZXNwb25zZSJDChNDcmVhdGVJbnZpdGVSZXF1ZXN0EhoKEmV4cGlyZXNfaW5fc2Vjb25kcxgBIAEoAxIQCghtYXhfdXNlcxgCIAEoBSI2ChRDcmVhdGVJbnZpdGVSZXNwb25zZRIeCgZpbnZpdGUYASABKAsyDi5zdmMudjEuSW52aXRlIhQKEkxpc3RJbnZpdGVzUmVxdWVzdCI2ChNMaXN0SW52aXRlc1Jlc3BvbnNlEh8KB2ludml0ZXMYASADKAsyDi5zdmMudjEuSW52aXRlIiMKE1Jldm9rZUludml0ZVJlcXVlc3QSDAoEY29kZRgBIAEoCSIWChRSZXZva2VJbnZpdGVSZXNwb25zZSIwChFDcmVhdGVSb2xlUmVxdWVzdBIMCgRuYW1lGAEgASgJEg0KBWNvbG9yGAIgASgJIjAKEkNyZWF0ZVJvbGVSZXNwb25zZRIaCgRyb2xlGAEgASgLMgwuc3ZjLnYxLlJvbGUiggEKEVVwZGF0ZVJvbGVSZXF1ZXN0Eg8KB3JvbGVfaWQYASABKAkSEQoEbmFtZRgCIAEoCUgAiAEBEhIKBWNvbG9yGAMgASgJSAGIAQESFQoIcG9zaXRpb24YBCABKAVIAogBAUIHCgVfbmFtZUIICgZfY29sb3JCCwoJX3Bvc2l0aW9uIjAKElVwZGF0ZVJvbGVSZXNwb25zZRIaCgRyb2xlGAEgASgLMgwuc3ZjLnYxLlJvbGUiJAoRRGVsZXRlUm9sZVJlcXVlc3QSDwoHcm9sZV9pZBgBIAEoCSIUChJEZWxldGVSb2xlUmVzcG9uc2UiPAoVU2V0TWVtYmVyUm9sZXNSZXF1ZXN0EhEKCW1lbWJlcl9pZBgBIAEoCRIQCghyb2xlX2lkcxgCIAMoCSI4ChZTZXRNZW1iZXJSb2xlc1Jlc3BvbnNlEh4KBm1lbWJlchgBIAEoCzIOLnN2Yy52MS5NZW1iZXIiSwoUU2V0TWVtYmVyUm9sZVJlcXVlc3QSEQoJbWVtYmVyX2lkGAEgASgJEiAKBHJvbGUYAiABKA4yEi5zdmMudjEuTWVtYmVyUm9sZSI3ChVTZXRNZW1iZXJSb2xlUmVzcG9uc2USHgoGbWVtYmVyGAEgASgLMg4uc3ZjLnYxLk1lbWJlciIiChJEZWxldGVFbW9qaVJlcXVlc3QSDAoEbmFtZRgBIAEoCSIVChNEZWxldGVFbW9qaVJlc3BvbnNlIk0KFFRpbWVvdXRNZW1iZXJSZXF1ZXN0EhEKCW1lbWJlcl9pZBgBIAEoCRISCgpkdXJhdGlvbl9zGAIgASgDEg4KBnJlYXNvbhgDIAEoCSI3ChVUaW1lb3V0TWVtYmVyUmVzcG9uc2USHgoGbWVtYmVyGAEgASgLMg4uc3ZjLnYxLk1lbWJlciJvChNMaXN0QXVkaXRMb2dSZXF1ZXN0EhEKCWJlZm9yZV9pZBgBIAEoCRINCgVsaW1pdBgCIAEoBRIjCgZhY3Rpb24YAyABKA4yEy5zdmMudjEuQXVkaXRBY3Rpb24SEQoJbWVtYmVyX2lkGAQgASgJIk0KFExpc3RBdWRpdExvZ1Jlc3BvbnNlEiMKB2VudHJpZXMYASADKAsyEi5zdmMudjEuQXVkaXRFbnRyeRIQCghoYXNfbW9yZRgCIAEoCCIeChxHZXRNb2RlcmF0aW9uU2V0dGluZ3NSZXF1ZXN0Ik0KHUdldE1vZGVyYXRpb25TZXR0aW5nc1Jlc3BvbnNlEiwKCHNldHRpbmdzGAEgASgLMhouc3ZjLnYxLk1vZGVyYXRpb25TZXR0aW5ncyLHAQofVXBkYXRlTW9kZXJhdGlvblNldHRpbmdzUmVxdWVzdBIVCg1ibG9ja2VkX3dvcmRzGAEgAygJEhkKEXNldF9ibG9ja2VkX3dvcmRzGAIgASgIEhkKDG1heF9tZW50aW9ucxgDIAEoBUgAiAEBEjEKEHJlcXVpcmVfMmZhX3JhbmsYBCABKA4yEi5zdmMudjEuTWVtYmVyUm9sZUgBiAEBQg8KDV9tYXhfbWVudGlvbnNCEwoRX3JlcXVpcmVfMmZhX3JhbmsiUAogVXBkYXRlTW9kZXJhdGlvblNldHRpbmdzUmVzcG9uc2USLAoIc2V0dGluZ3MYASABKAsyGi5zdmMudjEuTW9kZXJhdGlvblNldHRpbmdzIjMKHkNyZWF0ZVBhc3N3b3JkUmVzZXRMaW5rUmVxdWVzdBIRCgltZW1iZXJfaWQYASABKAkiRQofQ3JlYXRlUGFzc3dvcmRSZXNldExpbmtSZXNwb25zZRILCgN1cmwYASABKAkSFQoNZXhwaXJlc19hdF9tcxgCIAEoAyI/ChJDbGFpbU1lbWJlclJlcXVlc3QSFgoOcGxhY2Vob2xkZXJfaWQYASABKAkSEQoJbWVtYmVyX2lkGAIgASgJIjUKE0NsYWltTWVtYmVyUmVzcG9uc2USHgoGbWVtYmVyGAEgASgLMg4uc3ZjLnYxLk1lbWJlciIVChNFeHBvcnRNeURhdGFSZXF1ZXN0IiMKFEV4cG9ydE15RGF0YVJlc3BvbnNlEgsKA3VybBgBIAEoCTK1DwoNU2VydmVyU2VydmljZRJMCg1HZXRTZXJ2ZXJJbmZvEhwuc3ZjLnYxLkdldFNlcnZlckluZm9SZXF1ZXN0Gh0uc3ZjLnYxLkdldFNlcnZlckluZm9SZXNwb25zZRJaChRVcGRhdGVTZXJ2ZXJTZXR0aW5ncxIjLnN2Yy52MS5VcGRhdGVTZXJ2ZXJTZXR0aW5nc1JlcXVlc3QaHS5zdmMudjEuR2V0U2VydmVySW5mb1Jlc3BvbnNlEjQKBUdldE1lEhQuc3ZjLnYxLkdldE1lUmVxdWVzdBoVLnN2Yy52MS5HZXRNZVJlc3BvbnNlEjEKBEpvaW4SEy5zdmMudjEuSm9pblJlcXVlc3QaFC5zdmMudjEuSm9pblJlc3BvbnNlEk8KDkxlYXZlQ29tbXVuaXR5Eh0uc3ZjLnYxLkxlYXZlQ29tbXVuaXR5UmVxdWVzdBoeLnN2Yy52MS5MZWF2ZUNvbW11bml0eVJlc3BvbnNlEkwKDVVwZGF0ZVByb2ZpbGUSHC5zdmMudjEuVXBkYXRlUHJvZmlsZVJlcXVlc3QaHS5zdmMudjEuVXBkYXRlUHJvZmlsZVJlc3BvbnNlEkYKC0xpc3RNZW1iZXJzEhouc3ZjLnYxLkxpc3RNZW1iZXJzUmVxdWVzdBobLnN2Yy52MS5MaXN0TWVtYmVyc1Jlc3BvbnNlEkMKCktpY2tNZW1iZXISGS5zdmMudjEuS2lja01lbWJlclJlcXVlc3QaGi5zdmMudjEuS2lja01lbWJlclJlc3BvbnNlEkAKCUJhbk1lbWJlchIYLnN2Yy52MS5CYW5NZW1iZXJSZXF1ZXN0Ghkuc3ZjLnYxLkJhbk1lbWJlclJlc3BvbnNlEkYKC1VuYmFuTWVtYmVyEhouc3ZjLnYxLlVuYmFuTWVtYmVyUmVxdWVzdBobLnN2Yy52MS5VbmJhbk1lbWJlclJlc3BvbnNlEj0KCExpc3RCYW5zEhcuc3ZjLnYxLkxpc3RCYW5zUmVxdWVzdBoYLnN2Yy52MS5MaXN0QmFuc1Jlc3BvbnNlEkYKC0Jsb2NrTWVtYmVyEhouc3ZjLnYxLkJsb2NrTWVtYmVyUmVxdWVzdBobLnN2Yy52MS5CbG9ja01lbWJlclJlc3BvbnNlEkwKDVVuYmxvY2tNZW1iZXISHC5zdmMudjEuVW5ibG9ja01lbWJlclJlcXVlc3QaHS5zdmMudjEuVW5ibG9ja01lbWJlclJlc3BvbnNlEkMKCk11dGVNZW1iZXISGS5zdmMudjEuTXV0ZU1lbWJlclJlcXVlc3QaGi5zdmMudjEuTXV0ZU1lbWJlclJlc3BvbnNlEkkKDFVubXV0ZU1lbWJlchIbLnN2Yy52MS5Vbm11dGVNZW1iZXJSZXF1ZXN0Ghwuc3ZjLnYxLlVubXV0ZU1lbWJlclJlc3BvbnNlEkwKDVJlcG9ydE1lc3NhZ2USHC5zdmMudjEuUmVwb3J0TWVzc2FnZVJlcXVlc3QaHS5zdmMudjEuUmVwb3J0TWVzc2FnZVJlc3BvbnNlEkYKC0xpc3RSZXBvcnRzEhouc3ZjLnYxLkxpc3RSZXBvcnRzUmVxdWVzdBobLnN2Yy52MS5MaXN0UmVwb3J0c1Jlc3BvbnNlEkwKDVJlc29sdmVSZXBvcnQSHC5zdmMudjEuUmVzb2x2ZVJlcG9ydFJlcXVlc3QaHS5zdmMudjEuUmVzb2x2ZVJlcG9ydFJlc3BvbnNlEkkKDENyZWF0ZUludml0ZRIbLnN2Yy52MS5DcmVhdGVJbnZpdGVSZXF1ZXN0Ghwuc3ZjLnYxLkNyZWF0ZUludml0ZVJlc3BvbnNlEkYKC0xpc3RJbnZpdGVzEhouc3ZjLnYxLkxpc3RJbnZpdGVzUmVxdWVzdBobLnN2Yy52MS5MaXN0SW52aXRlc1Jlc3BvbnNlEkkKDFJldm9rZUludml0ZRIbLnN2Yy52MS5SZXZva2VJbnZpdGVSZXF1ZXN0Ghwuc3ZjLnYxLlJldm9rZUludml0ZVJlc3BvbnNlEkMKCkNyZWF0ZVJvbGUSGS5zdmMudjEuQ3JlYXRlUm9sZVJlcXVlc3QaGi5zdmMudjEuQ3JlYXRlUm9sZVJlc3BvbnNlEkMKClVwZGF0ZVJvbGUSGS5zdmMudjEuVXBkYXRlUm9sZVJlcXVlc3QaGi5zdmMudjEuVXBkYXRlUm9sZVJlc3BvbnNlEkMKCkRlbGV0ZVJvbGUSGS5zdmMudjEuRGVsZXRlUm9sZVJlcXVlc3QaGi5zdmMudjEuRGVsZXRlUm9sZVJlc3BvbnNlEk8KDlNldE1lbWJlclJvbGVzEh0uc3ZjLnYxLlNldE1lbWJlclJvbGVzUmVxdWVzdBoeLnN2Yy52MS5TZXRNZW1iZXJSb2xlc1Jlc3BvbnNlEkwKDVNldE1lbWJlclJvbGUSHC5zdmMudjEuU2V0TWVtYmVyUm9sZVJlcXVlc3QaHS5zdmMudjEuU2V0TWVtYmVyUm9sZVJlc3BvbnNlEkYKC0RlbGV0ZUVtb2ppEhouc3ZjLnYxLkRlbGV0ZUVtb2ppUmVxdWVzdBobLnN2Yy52MS5EZWxldGVFbW9qaVJlc3BvbnNlQhtaGWhlYXJ0aC9wcm90by9zdmMvdjE7c3ZjdjFiBnByb3RvMw", [file_svc_v1_types]);
+  fileDesc("ChNzdmMvdjEvc2VydmVyLnByb3RvEgZzdmMudjEiFgoUR2V0U2VydmVySW5mb1JlcXVlc3Qi/QIKFUdldFNlcnZlckluZm9SZXNwb25zZRIMCgRuYW1lGAEgASgJEhMKC2Rlc2NyaXB0aW9uGAIgASgJEhAKCGljb25fdXJsGAMgASgJEiIKBmJhbm5lchgEIAEoCzISLnN2Yy52MS5BdHRhY2htZW50EhQKDGFjY2VudF9jb2xvchgFIAEoCRIQCghiYXNlX3VybBgGIAEoCRITCgtpbnZpdGVfb25seRgHIAEoCBIWCg5qb2luX3F1ZXN0aW9ucxgIIAMoCRIUCgxtZW1iZXJfY291bnQYCSABKAUSEwoLbmVlZHNfc2V0dXAYCiABKAgSGAoQcHJvdG9jb2xfdmVyc2lvbhgLIAEoBRIWCg5yZXRlbnRpb25fZGF5cxgMIAEoBRIXCg90cnVzdGVkX2lzc3VlcnMYDSADKAkSLgoSZ3JvdXBfbWVudGlvbl9yYW5rGA4gASgOMhIuc3ZjLnYxLk1lbWJlclJvbGUSEAoIbG9ja2Rvd24YDyABKAgixgQKG1VwZGF0ZVNlcnZlclNldHRpbmdzUmVxdWVzdBIRCgRuYW1lGAEgASgJSACIAQESGAoLZGVzY3JpcHRpb24YAiABKAlIAYgBARIUCgdpY29uX2lkGAMgASgJSAKIAQESFgoJYmFubmVyX2lkGAQgASgJSAOIAQESGQoMYWNjZW50X2NvbG9yGAUgASgJSASIAQESGAoLaW52aXRlX29ubHkYBiABKAhIBYgBARIbCg5yZXRlbnRpb25fZGF5cxgHIAEoBUgGiAEBEi4KDGNoYW5uZWxfbW9kZRgIIAEoDjITLnN2Yy52MS5DaGFubmVsTW9kZUgHiAEBEhsKDnNldHVwX2NvbXBsZXRlGAkgASgISAiIAQESFgoOam9pbl9xdWVzdGlvbnMYCiADKAkSGgoSc2V0X2pvaW5fcXVlc3Rpb25zGAsgASgIEjMKEmdyb3VwX21lbnRpb25fcmFuaxgMIAEoDjISLnN2Yy52MS5NZW1iZXJSb2xlSAmIAQESFQoIbG9ja2Rvd24YDSABKAhICogBAUIHCgVfbmFtZUIOCgxfZGVzY3JpcHRpb25CCgoIX2ljb25faWRCDAoKX2Jhbm5lcl9pZEIPCg1fYWNjZW50X2NvbG9yQg4KDF9pbnZpdGVfb25seUIRCg9fcmV0ZW50aW9uX2RheXNCDwoNX2NoYW5uZWxfbW9kZUIRCg9fc2V0dXBfY29tcGxldGVCFQoTX2dyb3VwX21lbnRpb25fcmFua0ILCglfbG9ja2Rvd24iDgoMR2V0TWVSZXF1ZXN0IncKDUdldE1lUmVzcG9uc2USHgoGbWVtYmVyGAEgASgLMg4uc3ZjLnYxLk1lbWJlchIUCgxzZXJ2ZXJfdHJhY2sYAiABKAkSFgoOc2VydmVyX3ZlcnNpb24YAyABKAkSGAoQdXBkYXRlX2F2YWlsYWJsZRgEIAEoCSJqCgtKb2luUmVxdWVzdBIUCgxkaXNwbGF5X25hbWUYASABKAkSEgoKYXZhdGFyX3VybBgCIAEoCRILCgNiaW8YAyABKAkSEwoLaW52aXRlX2NvZGUYBCABKAkSDwoHYW5zd2VycxgFIAMoCSI/CgxKb2luUmVzcG9uc2USHgoGbWVtYmVyGAEgASgLMg4uc3ZjLnYxLk1lbWJlchIPCgdjcmVhdGVkGAIgASgIIhcKFUxlYXZlQ29tbXVuaXR5UmVxdWVzdCIYChZMZWF2ZUNvbW11bml0eVJlc3BvbnNlIv4BChRVcGRhdGVQcm9maWxlUmVxdWVzdBIVCgh1c2VybmFtZRgBIAEoCUgAiAEBEhkKDGRpc3BsYXlfbmFtZRgCIAEoCUgBiAEBEhcKCmF2YXRhcl91cmwYAyABKAlIAogBARIQCgNiaW8YBCABKAlIA4gBARIYCgtzdGF0dXNfdGV4dBgFIAEoCUgEiAEBEhkKDHN0YXR1c19lbW9qaRgGIAEoCUgFiAEBQgsKCV91c2VybmFtZUIPCg1fZGlzcGxheV9uYW1lQg0KC19hdmF0YXJfdXJsQgYKBF9iaW9CDgoMX3N0YXR1c190ZXh0Qg8KDV9zdGF0dXNfZW1vamkiNwoVVXBkYXRlUHJvZmlsZVJlc3BvbnNlEh4KBm1lbWJlchgBIAEoCzIOLnN2Yy52MS5NZW1iZXIiFAoSTGlzdE1lbWJlcnNSZXF1ZXN0IjYKE0xpc3RNZW1iZXJzUmVzcG9uc2USHwoHbWVtYmVycxgBIAMoCzIOLnN2Yy52MS5NZW1iZXIiNgoRS2lja01lbWJlclJlcXVlc3QSEQoJbWVtYmVyX2lkGAEgASgJEg4KBnJlYXNvbhgCIAEoCSIUChJLaWNrTWVtYmVyUmVzcG9uc2UiNQoQQmFuTWVtYmVyUmVxdWVzdBIRCgltZW1iZXJfaWQYASABKAkSDgoGcmVhc29uGAIgASgJIhMKEUJhbk1lbWJlclJlc3BvbnNlIicKElVuYmFuTWVtYmVyUmVxdWVzdBIRCgltZW1iZXJfaWQYASABKAkiFQoTVW5iYW5NZW1iZXJSZXNwb25zZSIRCg9MaXN0QmFuc1JlcXVlc3QiLQoQTGlzdEJhbnNSZXNwb25zZRIZCgRiYW5zGAEgAygLMgsuc3ZjLnYxLkJhbiInChJCbG9ja01lbWJlclJlcXVlc3QSEQoJbWVtYmVyX2lkGAEgASgJIhUKE0Jsb2NrTWVtYmVyUmVzcG9uc2UiKQoUVW5ibG9ja01lbWJlclJlcXVlc3QSEQoJbWVtYmVyX2lkGAEgASgJIhcKFVVuYmxvY2tNZW1iZXJSZXNwb25zZSImChFNdXRlTWVtYmVyUmVxdWVzdBIRCgltZW1iZXJfaWQYASABKAkiFAoSTXV0ZU1lbWJlclJlc3BvbnNlIigKE1VubXV0ZU1lbWJlclJlcXVlc3QSEQoJbWVtYmVyX2lkGAEgASgJIhYKFFVubXV0ZU1lbWJlclJlc3BvbnNlIjgKFFJlcG9ydE1lc3NhZ2VSZXF1ZXN0EhIKCm1lc3NhZ2VfaWQYASABKAkSDAoEbm90ZRgCIAEoCSIXChVSZXBvcnRNZXNzYWdlUmVzcG9uc2UiFAoSTGlzdFJlcG9ydHNSZXF1ZXN0IjYKE0xpc3RSZXBvcnRzUmVzcG9uc2USHwoHcmVwb3J0cxgBIAMoCzIOLnN2Yy52MS5SZXBvcnQiKQoUUmVzb2x2ZVJlcG9ydFJlcXVlc3QSEQoJcmVwb3J0X2lkGAEgASgJIhcKFVJlc29sdmVSZXBvcnRSZXNwb25zZSJDChNDcmVhdGVJbnZpdGVSZXF1ZXN0EhoKEmV4cGlyZXNfaW5fc2Vjb25kcxgBIAEoAxIQCghtYXhfdXNlcxgCIAEoBSI2ChRDcmVhdGVJbnZpdGVSZXNwb25zZRIeCgZpbnZpdGUYASABKAsyDi5zdmMudjEuSW52aXRlIhQKEkxpc3RJbnZpdGVzUmVxdWVzdCI2ChNMaXN0SW52aXRlc1Jlc3BvbnNlEh8KB2ludml0ZXMYASADKAsyDi5zdmMudjEuSW52aXRlIiMKE1Jldm9rZUludml0ZVJlcXVlc3QSDAoEY29kZRgBIAEoCSIWChRSZXZva2VJbnZpdGVSZXNwb25zZSIwChFDcmVhdGVSb2xlUmVxdWVzdBIMCgRuYW1lGAEgASgJEg0KBWNvbG9yGAIgASgJIjAKEkNyZWF0ZVJvbGVSZXNwb25zZRIaCgRyb2xlGAEgASgLMgwuc3ZjLnYxLlJvbGUiggEKEVVwZGF0ZVJvbGVSZXF1ZXN0Eg8KB3JvbGVfaWQYASABKAkSEQoEbmFtZRgCIAEoCUgAiAEBEhIKBWNvbG9yGAMgASgJSAGIAQESFQoIcG9zaXRpb24YBCABKAVIAogBAUIHCgVfbmFtZUIICgZfY29sb3JCCwoJX3Bvc2l0aW9uIjAKElVwZGF0ZVJvbGVSZXNwb25zZRIaCgRyb2xlGAEgASgLMgwuc3ZjLnYxLlJvbGUiJAoRRGVsZXRlUm9sZVJlcXVlc3QSDwoHcm9sZV9pZBgBIAEoCSIUChJEZWxldGVSb2xlUmVzcG9uc2UiPAoVU2V0TWVtYmVyUm9sZXNSZXF1ZXN0EhEKCW1lbWJlcl9pZBgBIAEoCRIQCghyb2xlX2lkcxgCIAMoCSI4ChZTZXRNZW1iZXJSb2xlc1Jlc3BvbnNlEh4KBm1lbWJlchgBIAEoCzIOLnN2Yy52MS5NZW1iZXIiSwoUU2V0TWVtYmVyUm9sZVJlcXVlc3QSEQoJbWVtYmVyX2lkGAEgASgJEiAKBHJvbGUYAiABKA4yEi5zdmMudjEuTWVtYmVyUm9sZSI3ChVTZXRNZW1iZXJSb2xlUmVzcG9uc2USHgoGbWVtYmVyGAEgASgLMg4uc3ZjLnYxLk1lbWJlciIiChJEZWxldGVFbW9qaVJlcXVlc3QSDAoEbmFtZRgBIAEoCSIVChNEZWxldGVFbW9qaVJlc3BvbnNlIk0KFFRpbWVvdXRNZW1iZXJSZXF1ZXN0EhEKCW1lbWJlcl9pZBgBIAEoCRISCgpkdXJhdGlvbl9zGAIgASgDEg4KBnJlYXNvbhgDIAEoCSI3ChVUaW1lb3V0TWVtYmVyUmVzcG9uc2USHgoGbWVtYmVyGAEgASgLMg4uc3ZjLnYxLk1lbWJlciJvChNMaXN0QXVkaXRMb2dSZXF1ZXN0EhEKCWJlZm9yZV9pZBgBIAEoCRINCgVsaW1pdBgCIAEoBRIjCgZhY3Rpb24YAyABKA4yEy5zdmMudjEuQXVkaXRBY3Rpb24SEQoJbWVtYmVyX2lkGAQgASgJIk0KFExpc3RBdWRpdExvZ1Jlc3BvbnNlEiMKB2VudHJpZXMYASADKAsyEi5zdmMudjEuQXVkaXRFbnRyeRIQCghoYXNfbW9yZRgCIAEoCCIeChxHZXRNb2RlcmF0aW9uU2V0dGluZ3NSZXF1ZXN0Ik0KHUdldE1vZGVyYXRpb25TZXR0aW5nc1Jlc3BvbnNlEiwKCHNldHRpbmdzGAEgASgLMhouc3ZjLnYxLk1vZGVyYXRpb25TZXR0aW5ncyLHAQofVXBkYXRlTW9kZXJhdGlvblNldHRpbmdzUmVxdWVzdBIVCg1ibG9ja2VkX3dvcmRzGAEgAygJEhkKEXNldF9ibG9ja2VkX3dvcmRzGAIgASgIEhkKDG1heF9tZW50aW9ucxgDIAEoBUgAiAEBEjEKEHJlcXVpcmVfMmZhX3JhbmsYBCABKA4yEi5zdmMudjEuTWVtYmVyUm9sZUgBiAEBQg8KDV9tYXhfbWVudGlvbnNCEwoRX3JlcXVpcmVfMmZhX3JhbmsiUAogVXBkYXRlTW9kZXJhdGlvblNldHRpbmdzUmVzcG9uc2USLAoIc2V0dGluZ3MYASABKAsyGi5zdmMudjEuTW9kZXJhdGlvblNldHRpbmdzIjMKHkNyZWF0ZVBhc3N3b3JkUmVzZXRMaW5rUmVxdWVzdBIRCgltZW1iZXJfaWQYASABKAkiRQofQ3JlYXRlUGFzc3dvcmRSZXNldExpbmtSZXNwb25zZRILCgN1cmwYASABKAkSFQoNZXhwaXJlc19hdF9tcxgCIAEoAyI/ChJDbGFpbU1lbWJlclJlcXVlc3QSFgoOcGxhY2Vob2xkZXJfaWQYASABKAkSEQoJbWVtYmVyX2lkGAIgASgJIjUKE0NsYWltTWVtYmVyUmVzcG9uc2USHgoGbWVtYmVyGAEgASgLMg4uc3ZjLnYxLk1lbWJlciIVChNFeHBvcnRNeURhdGFSZXF1ZXN0IiMKFEV4cG9ydE15RGF0YVJlc3BvbnNlEgsKA3VybBgBIAEoCSImChZHZXRTZXJ2ZXJTdGF0dXNSZXF1ZXN0EgwKBGRheXMYASABKAUi8gIKF0dldFNlcnZlclN0YXR1c1Jlc3BvbnNlEg0KBWF0X21zGAEgASgDEhUKDXN0YXJ0ZWRfYXRfbXMYAiABKAMSFgoOc2VydmVyX3ZlcnNpb24YAyABKAkSFAoMc2VydmVyX3RyYWNrGAQgASgJEhgKEHVwZGF0ZV9hdmFpbGFibGUYBSABKAkSDwoHbWVtYmVycxgGIAEoBRIMCgRib3RzGAcgASgFEhQKDGFjdGl2ZV90b2RheRgIIAEoBRITCgthY3RpdmVfd2VlaxgJIAEoBRIqChBtZXNzYWdlc19wZXJfZGF5GAogAygLMhAuc3ZjLnYxLkRheUNvdW50EiYKB3N0b3JhZ2UYCyABKAsyFS5zdmMudjEuU3RvcmFnZVN0YXR1cxIpCgtsYXN0X2JhY2t1cBgMIAEoCzIULnN2Yy52MS5CYWNrdXBTdGF0dXMSIAoEZGlzaxgNIAEoCzISLnN2Yy52MS5EaXNrU3RhdHVzIikKCERheUNvdW50EgsKA2RheRgBIAEoCRIQCghtZXNzYWdlcxgCIAEoAyKYAQoNU3RvcmFnZVN0YXR1cxIWCg5kYXRhYmFzZV9ieXRlcxgBIAEoAxITCgtmaWxlc19ieXRlcxgCIAEoAxITCgtlbW9qaV9ieXRlcxgDIAEoAxIVCg1wcmV2aWV3X2J5dGVzGAQgASgDEg0KBWZpbGVzGAUgASgDEg0KBWVtb2ppGAYgASgDEhAKCHByZXZpZXdzGAcgASgDIlkKDEJhY2t1cFN0YXR1cxINCgVhdF9tcxgBIAEoAxIKCgJvaxgCIAEoCBINCgVlcnJvchgDIAEoCRIQCghsb2NhdGlvbhgEIAEoCRINCgVieXRlcxgFIAEoAyJhCgpEaXNrU3RhdHVzEhIKCmZyZWVfYnl0ZXMYASABKAMSEwoLdG90YWxfYnl0ZXMYAiABKAMSHAoUZnVsbF90aHJlc2hvbGRfYnl0ZXMYAyABKAMSDAoEZnVsbBgEIAEoCDLjEwoNU2VydmVyU2VydmljZRJMCg1HZXRTZXJ2ZXJJbmZvEhwuc3ZjLnYxLkdldFNlcnZlckluZm9SZXF1ZXN0Gh0uc3ZjLnYxLkdldFNlcnZlckluZm9SZXNwb25zZRJaChRVcGRhdGVTZXJ2ZXJTZXR0aW5ncxIjLnN2Yy52MS5VcGRhdGVTZXJ2ZXJTZXR0aW5nc1JlcXVlc3QaHS5zdmMudjEuR2V0U2VydmVySW5mb1Jlc3BvbnNlEjQKBUdldE1lEhQuc3ZjLnYxLkdldE1lUmVxdWVzdBoVLnN2Yy52MS5HZXRNZVJlc3BvbnNlEjEKBEpvaW4SEy5zdmMudjEuSm9pblJlcXVlc3QaFC5zdmMudjEuSm9pblJlc3BvbnNlEk8KDkxlYXZlQ29tbXVuaXR5Eh0uc3ZjLnYxLkxlYXZlQ29tbXVuaXR5UmVxdWVzdBoeLnN2Yy52MS5MZWF2ZUNvbW11bml0eVJlc3BvbnNlEkwKDVVwZGF0ZVByb2ZpbGUSHC5zdmMudjEuVXBkYXRlUHJvZmlsZVJlcXVlc3QaHS5zdmMudjEuVXBkYXRlUHJvZmlsZVJlc3BvbnNlEkYKC0xpc3RNZW1iZXJzEhouc3ZjLnYxLkxpc3RNZW1iZXJzUmVxdWVzdBobLnN2Yy52MS5MaXN0TWVtYmVyc1Jlc3BvbnNlEkMKCktpY2tNZW1iZXISGS5zdmMudjEuS2lja01lbWJlclJlcXVlc3QaGi5zdmMudjEuS2lja01lbWJlclJlc3BvbnNlEkAKCUJhbk1lbWJlchIYLnN2Yy52MS5CYW5NZW1iZXJSZXF1ZXN0Ghkuc3ZjLnYxLkJhbk1lbWJlclJlc3BvbnNlEkYKC1VuYmFuTWVtYmVyEhouc3ZjLnYxLlVuYmFuTWVtYmVyUmVxdWVzdBobLnN2Yy52MS5VbmJhbk1lbWJlclJlc3BvbnNlEj0KCExpc3RCYW5zEhcuc3ZjLnYxLkxpc3RCYW5zUmVxdWVzdBoYLnN2Yy52MS5MaXN0QmFuc1Jlc3BvbnNlEkYKC0Jsb2NrTWVtYmVyEhouc3ZjLnYxLkJsb2NrTWVtYmVyUmVxdWVzdBobLnN2Yy52MS5CbG9ja01lbWJlclJlc3BvbnNlEkwKDVVuYmxvY2tNZW1iZXISHC5zdmMudjEuVW5ibG9ja01lbWJlclJlcXVlc3QaHS5zdmMudjEuVW5ibG9ja01lbWJlclJlc3BvbnNlEkMKCk11dGVNZW1iZXISGS5zdmMudjEuTXV0ZU1lbWJlclJlcXVlc3QaGi5zdmMudjEuTXV0ZU1lbWJlclJlc3BvbnNlEkkKDFVubXV0ZU1lbWJlchIbLnN2Yy52MS5Vbm11dGVNZW1iZXJSZXF1ZXN0Ghwuc3ZjLnYxLlVubXV0ZU1lbWJlclJlc3BvbnNlEkwKDVJlcG9ydE1lc3NhZ2USHC5zdmMudjEuUmVwb3J0TWVzc2FnZVJlcXVlc3QaHS5zdmMudjEuUmVwb3J0TWVzc2FnZVJlc3BvbnNlEkYKC0xpc3RSZXBvcnRzEhouc3ZjLnYxLkxpc3RSZXBvcnRzUmVxdWVzdBobLnN2Yy52MS5MaXN0UmVwb3J0c1Jlc3BvbnNlEkwKDVJlc29sdmVSZXBvcnQSHC5zdmMudjEuUmVzb2x2ZVJlcG9ydFJlcXVlc3QaHS5zdmMudjEuUmVzb2x2ZVJlcG9ydFJlc3BvbnNlEkkKDENyZWF0ZUludml0ZRIbLnN2Yy52MS5DcmVhdGVJbnZpdGVSZXF1ZXN0Ghwuc3ZjLnYxLkNyZWF0ZUludml0ZVJlc3BvbnNlEkYKC0xpc3RJbnZpdGVzEhouc3ZjLnYxLkxpc3RJbnZpdGVzUmVxdWVzdBobLnN2Yy52MS5MaXN0SW52aXRlc1Jlc3BvbnNlEkkKDFJldm9rZUludml0ZRIbLnN2Yy52MS5SZXZva2VJbnZpdGVSZXF1ZXN0Ghwuc3ZjLnYxLlJldm9rZUludml0ZVJlc3BvbnNlEkMKCkNyZWF0ZVJvbGUSGS5zdmMudjEuQ3JlYXRlUm9sZVJlcXVlc3QaGi5zdmMudjEuQ3JlYXRlUm9sZVJlc3BvbnNlEkMKClVwZGF0ZVJvbGUSGS5zdmMudjEuVXBkYXRlUm9sZVJlcXVlc3QaGi5zdmMudjEuVXBkYXRlUm9sZVJlc3BvbnNlEkMKCkRlbGV0ZVJvbGUSGS5zdmMudjEuRGVsZXRlUm9sZVJlcXVlc3QaGi5zdmMudjEuRGVsZXRlUm9sZVJlc3BvbnNlEk8KDlNldE1lbWJlclJvbGVzEh0uc3ZjLnYxLlNldE1lbWJlclJvbGVzUmVxdWVzdBoeLnN2Yy52MS5TZXRNZW1iZXJSb2xlc1Jlc3BvbnNlEkwKDVNldE1lbWJlclJvbGUSHC5zdmMudjEuU2V0TWVtYmVyUm9sZVJlcXVlc3QaHS5zdmMudjEuU2V0TWVtYmVyUm9sZVJlc3BvbnNlEkYKC0RlbGV0ZUVtb2ppEhouc3ZjLnYxLkRlbGV0ZUVtb2ppUmVxdWVzdBobLnN2Yy52MS5EZWxldGVFbW9qaVJlc3BvbnNlEmoKF0NyZWF0ZVBhc3N3b3JkUmVzZXRMaW5rEiYuc3ZjLnYxLkNyZWF0ZVBhc3N3b3JkUmVzZXRMaW5rUmVxdWVzdBonLnN2Yy52MS5DcmVhdGVQYXNzd29yZFJlc2V0TGlua1Jlc3BvbnNlEkwKDVRpbWVvdXRNZW1iZXISHC5zdmMudjEuVGltZW91dE1lbWJlclJlcXVlc3QaHS5zdmMudjEuVGltZW91dE1lbWJlclJlc3BvbnNlEkkKDExpc3RBdWRpdExvZxIbLnN2Yy52MS5MaXN0QXVkaXRMb2dSZXF1ZXN0Ghwuc3ZjLnYxLkxpc3RBdWRpdExvZ1Jlc3BvbnNlEmQKFUdldE1vZGVyYXRpb25TZXR0aW5ncxIkLnN2Yy52MS5HZXRNb2RlcmF0aW9uU2V0dGluZ3NSZXF1ZXN0GiUuc3ZjLnYxLkdldE1vZGVyYXRpb25TZXR0aW5nc1Jlc3BvbnNlEm0KGFVwZGF0ZU1vZGVyYXRpb25TZXR0aW5ncxInLnN2Yy52MS5VcGRhdGVNb2RlcmF0aW9uU2V0dGluZ3NSZXF1ZXN0Giguc3ZjLnYxLlVwZGF0ZU1vZGVyYXRpb25TZXR0aW5nc1Jlc3BvbnNlElIKD0dldFNlcnZlclN0YXR1cxIeLnN2Yy52MS5HZXRTZXJ2ZXJTdGF0dXNSZXF1ZXN0Gh8uc3ZjLnYxLkdldFNlcnZlclN0YXR1c1Jlc3BvbnNlQhtaGWhlYXJ0aC9wcm90by9zdmMvdjE7c3ZjdjFiBnByb3RvMw", [file_svc_v1_types]);
 
 /**
  * @generated from message svc.v1.GetServerInfoRequest
@@ -1477,6 +1477,281 @@ export const ExportMyDataResponseSchema: GenMessage<ExportMyDataResponse> = /*@_
   messageDesc(file_svc_v1_server, 66);
 
 /**
+ * @generated from message svc.v1.GetServerStatusRequest
+ */
+export type GetServerStatusRequest = Message<"svc.v1.GetServerStatusRequest"> & {
+  /**
+   * Days of messages_per_day, ending today: 1 to 90; 0 means 30.
+   *
+   * @generated from field: int32 days = 1;
+   */
+  days: number;
+};
+
+/**
+ * Describes the message svc.v1.GetServerStatusRequest.
+ * Use `create(GetServerStatusRequestSchema)` to create a new message.
+ */
+export const GetServerStatusRequestSchema: GenMessage<GetServerStatusRequest> = /*@__PURE__*/
+  messageDesc(file_svc_v1_server, 67);
+
+/**
+ * @generated from message svc.v1.GetServerStatusResponse
+ */
+export type GetServerStatusResponse = Message<"svc.v1.GetServerStatusResponse"> & {
+  /**
+   * The server's time when it answered (Unix ms); "today" is its UTC day.
+   *
+   * @generated from field: int64 at_ms = 1;
+   */
+  atMs: bigint;
+
+  /**
+   * When this server process started (Unix ms).
+   *
+   * @generated from field: int64 started_at_ms = 2;
+   */
+  startedAtMs: bigint;
+
+  /**
+   * @generated from field: string server_version = 3;
+   */
+  serverVersion: string;
+
+  /**
+   * "stable", "beta" or "nightly".
+   *
+   * @generated from field: string server_track = 4;
+   */
+  serverTrack: string;
+
+  /**
+   * A newer version on the same track (from -update-feed), or empty.
+   *
+   * @generated from field: string update_available = 5;
+   */
+  updateAvailable: string;
+
+  /**
+   * People who are members now (bots apart).
+   *
+   * @generated from field: int32 members = 6;
+   */
+  members: number;
+
+  /**
+   * @generated from field: int32 bots = 7;
+   */
+  bots: number;
+
+  /**
+   * Members active today, and in the last 7 days (today and the 6 before).
+   *
+   * @generated from field: int32 active_today = 8;
+   */
+  activeToday: number;
+
+  /**
+   * @generated from field: int32 active_week = 9;
+   */
+  activeWeek: number;
+
+  /**
+   * Messages sent each day, oldest first, ending today (days entries). Counted as they are
+   * sent: deleting a message does not lower its day's count, and the days before the server
+   * was updated to a version that counts them are 0.
+   *
+   * @generated from field: repeated svc.v1.DayCount messages_per_day = 10;
+   */
+  messagesPerDay: DayCount[];
+
+  /**
+   * @generated from field: svc.v1.StorageStatus storage = 11;
+   */
+  storage?: StorageStatus | undefined;
+
+  /**
+   * The latest backup to -backup-to; unset when none was taken since the server started and
+   * none is found there.
+   *
+   * @generated from field: svc.v1.BackupStatus last_backup = 12;
+   */
+  lastBackup?: BackupStatus | undefined;
+
+  /**
+   * @generated from field: svc.v1.DiskStatus disk = 13;
+   */
+  disk?: DiskStatus | undefined;
+};
+
+/**
+ * Describes the message svc.v1.GetServerStatusResponse.
+ * Use `create(GetServerStatusResponseSchema)` to create a new message.
+ */
+export const GetServerStatusResponseSchema: GenMessage<GetServerStatusResponse> = /*@__PURE__*/
+  messageDesc(file_svc_v1_server, 68);
+
+/**
+ * @generated from message svc.v1.DayCount
+ */
+export type DayCount = Message<"svc.v1.DayCount"> & {
+  /**
+   * The UTC day, YYYY-MM-DD.
+   *
+   * @generated from field: string day = 1;
+   */
+  day: string;
+
+  /**
+   * @generated from field: int64 messages = 2;
+   */
+  messages: bigint;
+};
+
+/**
+ * Describes the message svc.v1.DayCount.
+ * Use `create(DayCountSchema)` to create a new message.
+ */
+export const DayCountSchema: GenMessage<DayCount> = /*@__PURE__*/
+  messageDesc(file_svc_v1_server, 69);
+
+/**
+ * @generated from message svc.v1.StorageStatus
+ */
+export type StorageStatus = Message<"svc.v1.StorageStatus"> & {
+  /**
+   * The disk space the database's files take (the blocks allocated to them).
+   *
+   * @generated from field: int64 database_bytes = 1;
+   */
+  databaseBytes: bigint;
+
+  /**
+   * The bucket: the files of messages, profiles and settings (uploads), custom emoji, and link
+   * previews' images, as their rows record them (the bucket itself is not listed).
+   *
+   * @generated from field: int64 files_bytes = 2;
+   */
+  filesBytes: bigint;
+
+  /**
+   * @generated from field: int64 emoji_bytes = 3;
+   */
+  emojiBytes: bigint;
+
+  /**
+   * @generated from field: int64 preview_bytes = 4;
+   */
+  previewBytes: bigint;
+
+  /**
+   * Their counts.
+   *
+   * @generated from field: int64 files = 5;
+   */
+  files: bigint;
+
+  /**
+   * @generated from field: int64 emoji = 6;
+   */
+  emoji: bigint;
+
+  /**
+   * @generated from field: int64 previews = 7;
+   */
+  previews: bigint;
+};
+
+/**
+ * Describes the message svc.v1.StorageStatus.
+ * Use `create(StorageStatusSchema)` to create a new message.
+ */
+export const StorageStatusSchema: GenMessage<StorageStatus> = /*@__PURE__*/
+  messageDesc(file_svc_v1_server, 70);
+
+/**
+ * @generated from message svc.v1.BackupStatus
+ */
+export type BackupStatus = Message<"svc.v1.BackupStatus"> & {
+  /**
+   * When it ended (Unix ms).
+   *
+   * @generated from field: int64 at_ms = 1;
+   */
+  atMs: bigint;
+
+  /**
+   * @generated from field: bool ok = 2;
+   */
+  ok: boolean;
+
+  /**
+   * Why it failed, when it did.
+   *
+   * @generated from field: string error = 3;
+   */
+  error: string;
+
+  /**
+   * Where it is: a path, or a bucket URL without its settings.
+   *
+   * @generated from field: string location = 4;
+   */
+  location: string;
+
+  /**
+   * Its size, when the server took it since it started.
+   *
+   * @generated from field: int64 bytes = 5;
+   */
+  bytes: bigint;
+};
+
+/**
+ * Describes the message svc.v1.BackupStatus.
+ * Use `create(BackupStatusSchema)` to create a new message.
+ */
+export const BackupStatusSchema: GenMessage<BackupStatus> = /*@__PURE__*/
+  messageDesc(file_svc_v1_server, 71);
+
+/**
+ * @generated from message svc.v1.DiskStatus
+ */
+export type DiskStatus = Message<"svc.v1.DiskStatus"> & {
+  /**
+   * The data directory's file system: what the server may still write, and its size. Both 0
+   * when it cannot be read.
+   *
+   * @generated from field: int64 free_bytes = 1;
+   */
+  freeBytes: bigint;
+
+  /**
+   * @generated from field: int64 total_bytes = 2;
+   */
+  totalBytes: bigint;
+
+  /**
+   * Below this much free space, writes are refused (-disk-min-free).
+   *
+   * @generated from field: int64 full_threshold_bytes = 3;
+   */
+  fullThresholdBytes: bigint;
+
+  /**
+   * @generated from field: bool full = 4;
+   */
+  full: boolean;
+};
+
+/**
+ * Describes the message svc.v1.DiskStatus.
+ * Use `create(DiskStatusSchema)` to create a new message.
+ */
+export const DiskStatusSchema: GenMessage<DiskStatus> = /*@__PURE__*/
+  messageDesc(file_svc_v1_server, 72);
+
+/**
  * @generated from service svc.v1.ServerService
  */
 export const ServerService: GenService<{
@@ -1500,10 +1775,17 @@ export const ServerService: GenService<{
    * forever) to 36,500. channel_mode: ROLES or OPT_IN. join_questions (with
    * set_join_questions true): at most 10 questions of up to 200 characters each.
    * setup_complete true clears needs_setup (owner only).
+   * group_mention_rank: MEMBER, MODERATOR, ADMIN or OWNER (invalid_argument otherwise), the
+   * lowest rank whose `<!here>` and `<!everyone>` mention anyone outside DMs. lockdown: while
+   * true, Join is refused to anyone who is not already a member (see Join); members and bots
+   * are unaffected.
    * Switching to OPT_IN keeps everyone in the TEXT channels they see (they join them all);
    * switching to ROLES puts everyone in every TEXT channel they see.
    * Events: channel_mode_changed to every member when the mode changes (clients call GetState:
-   * which TEXT channels each member is in may have changed), then server_updated to every member.
+   * which TEXT channels each member is in may have changed), then server_updated to every member;
+   * audit_appended (to moderators and higher) for the settings that changed
+   * (AUDIT_ACTION_SETTINGS_CHANGED, detail naming the fields) and for lockdown turned on or off
+   * (AUDIT_ACTION_LOCKDOWN_ON / _OFF).
    *
    * @generated from rpc svc.v1.ServerService.UpdateServerSettings
    */
@@ -1535,8 +1817,10 @@ export const ServerService: GenService<{
    * invite_code (up to 64 characters) is checked only when the community is invite only
    * (case-insensitive; expired, used-up and revoked codes refused with permission_denied) and
    * uses up one use of the invite; answers must match join_questions in number
-   * (invalid_argument). A banned login: permission_denied. Rate limited to 10 per minute per
-   * client address (resource_exhausted).
+   * (invalid_argument). A banned login: permission_denied. While the community is in lockdown,
+   * anyone not already a member (someone who left included) is refused with
+   * failed_precondition, whatever invite they bring (the invite is not used). Rate limited to
+   * 10 per minute per client address (resource_exhausted).
    * Events: member_joined to every member.
    *
    * @generated from rpc svc.v1.ServerService.Join
@@ -1592,7 +1876,9 @@ export const ServerService: GenService<{
    * Removes a member from the community and its private channels; they may Join again.
    * Moderator or higher, of higher rank than the target (permission_denied); not for bots
    * (failed_precondition: use DeleteBot); not_found for an id that is not in the community.
-   * Events: as LeaveCommunity; the target's streams end.
+   * reason: 0 to 500 characters (invalid_argument), kept in the audit log.
+   * Events: as LeaveCommunity; the target's streams end; audit_appended (AUDIT_ACTION_MEMBER_KICKED)
+   * to moderators and higher.
    *
    * @generated from rpc svc.v1.ServerService.KickMember
    */
@@ -1606,6 +1892,8 @@ export const ServerService: GenService<{
    * member row stays, so its id keeps working in old messages, and ListBans shows the profile at
    * ban time. A member who already left can be banned too (judged by their rank when they
    * left), so that leaving is no way around a ban; banning a banned member changes nothing.
+   * reason: 0 to 500 characters, kept in the audit log and shown in ListBans (Ban.reason).
+   * Events: as KickMember (for a member still in), and audit_appended (AUDIT_ACTION_MEMBER_BANNED).
    *
    * @generated from rpc svc.v1.ServerService.BanMember
    */
@@ -1617,7 +1905,8 @@ export const ServerService: GenService<{
   /**
    * Lets a banned login Join again; it comes back as the same member. Moderator or higher, of
    * higher rank than the member was when banned; not_found if the member is not banned. No
-   * event: the member is not back until they Join.
+   * event but audit_appended (AUDIT_ACTION_MEMBER_UNBANNED, to moderators and higher): the member
+   * is not back until they Join.
    *
    * @generated from rpc svc.v1.ServerService.UnbanMember
    */
@@ -1627,8 +1916,8 @@ export const ServerService: GenService<{
     output: typeof UnbanMemberResponseSchema;
   },
   /**
-   * Every ban, newest first, with the profile at ban time (presence OFFLINE). Moderator or
-   * higher.
+   * Every ban, newest first, with the profile at ban time (presence OFFLINE) and the reason
+   * given to BanMember. Moderator or higher.
    *
    * @generated from rpc svc.v1.ServerService.ListBans
    */
@@ -1689,11 +1978,13 @@ export const ServerService: GenService<{
    * characters. Reporting the same message again replaces the note (the copy stays the one
    * taken by the first report, so a later edit hides nothing). The server keeps a copy of the
    * message; a DM message is shared alone, never the DM. The reporter is never revealed to the
-   * author or anyone but the moderators who may list the report; no event is sent. Errors:
-   * not_found (unknown message), permission_denied (a channel the caller cannot see),
-   * invalid_argument (the caller's own message, a long note), failed_precondition (a deleted
-   * message). Rate limited: 5 reports, then 1 every 10 minutes, every call counting
-   * (resource_exhausted, saying when to retry).
+   * author or anyone but the moderators who may list the report. Errors:
+   * not_found (unknown message), permission_denied (a channel the caller cannot see, or the
+   * caller is timed out), invalid_argument (the caller's own message, a long note),
+   * failed_precondition (a deleted message). Rate limited: 5 reports, then 1 every 10 minutes,
+   * every call counting (resource_exhausted, saying when to retry).
+   * Events: report_filed (the Report as ListReports shows it) to the moderators and higher who may
+   * list it (those who outrank its author; the owner always), when filed and when replaced.
    *
    * @generated from rpc svc.v1.ServerService.ReportMessage
    */
@@ -1716,6 +2007,7 @@ export const ServerService: GenService<{
   /**
    * Resolves a report the caller can list: deletes every open report of that message.
    * Moderator or higher; not_found for a report the caller cannot list.
+   * Events: audit_appended (AUDIT_ACTION_REPORT_RESOLVED) to moderators and higher.
    *
    * @generated from rpc svc.v1.ServerService.ResolveReport
    */
@@ -1730,6 +2022,7 @@ export const ServerService: GenService<{
    * invalid_argument naming the field otherwise. Joins count uses one at a time, so max_uses
    * holds however many join at once. GET {base_url}/invite/{code} (or /i/{code}) sends a browser
    * to the web client's join page.
+   * Events: audit_appended (AUDIT_ACTION_INVITE_CREATED) to moderators and higher.
    *
    * @generated from rpc svc.v1.ServerService.CreateInvite
    */
@@ -1751,7 +2044,8 @@ export const ServerService: GenService<{
   },
   /**
    * Revokes an invite (code in any case); it is no longer listed or accepted. Moderator or
-   * higher; not_found for an unknown code; revoking it again is fine.
+   * higher; not_found for an unknown code; revoking it again is fine (and sends nothing).
+   * Events: audit_appended (AUDIT_ACTION_INVITE_REVOKED) to moderators and higher.
    *
    * @generated from rpc svc.v1.ServerService.RevokeInvite
    */
@@ -1765,7 +2059,8 @@ export const ServerService: GenService<{
    * are trimmed, no control characters, unique case-insensitive (already_exists); color
    * `#rrggbb` or empty. At most 250 roles (failed_precondition). It goes last: its position is
    * one more than the last role's.
-   * Events: role_updated to every member.
+   * Events: role_updated to every member; audit_appended (AUDIT_ACTION_ROLE_CREATED) to
+   * moderators and higher.
    *
    * @generated from rpc svc.v1.ServerService.CreateRole
    */
@@ -1780,7 +2075,7 @@ export const ServerService: GenService<{
    * the role's new place in the order, 0 first, past the end last; the roles are then numbered
    * 0, 1, 2... in order. Changing nothing sends nothing.
    * Events: role_updated to every member for each role whose fields or position changed, in the
-   * new order.
+   * new order; audit_appended (AUDIT_ACTION_ROLE_UPDATED) for the role the call names.
    *
    * @generated from rpc svc.v1.ServerService.UpdateRole
    */
@@ -1795,7 +2090,7 @@ export const ServerService: GenService<{
    * channel; take the role off with SetChannelAccess first). The members' rows are rewritten
    * 1,000 at a time before the role goes, so a role given to any number of members can go.
    * Events: role_deleted to every member (no member_updated: clients drop the role from their
-   * members themselves).
+   * members themselves); audit_appended (AUDIT_ACTION_ROLE_DELETED).
    *
    * @generated from rpc svc.v1.ServerService.DeleteRole
    */
@@ -1810,7 +2105,8 @@ export const ServerService: GenService<{
    * role_ids: at most 250, repeats dropped, an empty id invalid_argument, an unknown one
    * not_found. The same roles again change nothing and send nothing.
    * Events: member_updated to every member; then, to that member alone, channel_deleted for each
-   * TEXT channel they no longer see and channel_created for each they now see, in sidebar order.
+   * TEXT channel they no longer see and channel_created for each they now see, in sidebar order;
+   * audit_appended (AUDIT_ACTION_MEMBER_ROLES_CHANGED) to moderators and higher.
    *
    * @generated from rpc svc.v1.ServerService.SetMemberRoles
    */
@@ -1824,7 +2120,8 @@ export const ServerService: GenService<{
    * ADMIN (invalid_argument otherwise) and lower than the caller's; the target ranks lower than
    * the caller (permission_denied). The rank the member has already changes nothing.
    * Events: member_updated to every member; channel_created / channel_deleted to the member for
-   * TEXT channels they start or stop seeing (admins see every one).
+   * TEXT channels they start or stop seeing (admins see every one); audit_appended
+   * (AUDIT_ACTION_MEMBER_RANK_CHANGED) to moderators and higher.
    *
    * @generated from rpc svc.v1.ServerService.SetMemberRole
    */
@@ -1835,7 +2132,8 @@ export const ServerService: GenService<{
   },
   /**
    * Deletes a custom emoji. Moderator or higher; not_found for an unknown name.
-   * Events: emoji_changed to every member.
+   * Events: emoji_changed to every member; audit_appended (AUDIT_ACTION_EMOJI_DELETED) to
+   * moderators and higher.
    *
    * @generated from rpc svc.v1.ServerService.DeleteEmoji
    */
@@ -1843,6 +2141,108 @@ export const ServerService: GenService<{
     methodKind: "unary";
     input: typeof DeleteEmojiRequestSchema;
     output: typeof DeleteEmojiResponseSchema;
+  },
+  /**
+   * Makes a link that lets a member who forgot their password set a new one: the answer's
+   * url opens the built-in issuer's page (`{base_url}/oauth/reset?token=...`), for the caller
+   * to hand over (copy it into a DM, read it out). Admin or owner, for a member of lower rank
+   * (permission_denied otherwise) who is a person in the community (not_found for an unknown
+   * id or a member who left, failed_precondition for a bot) with an account on the built-in
+   * issuer (failed_precondition for a login from another issuer, or one made with `hearth
+   * token`, which has no password). The link works once, for 24 hours (expires_at_ms); using it
+   * sets a new password and signs the account out everywhere (every refresh token revoked). A
+   * new link does not void earlier ones; a password change voids them all. The owner's own
+   * link comes from `hearth reset-link` on the server. No event.
+   *
+   * @generated from rpc svc.v1.ServerService.CreatePasswordResetLink
+   */
+  createPasswordResetLink: {
+    methodKind: "unary";
+    input: typeof CreatePasswordResetLinkRequestSchema;
+    output: typeof CreatePasswordResetLinkResponseSchema;
+  },
+  /**
+   * Times a member out, changes their timeout, or ends it (duration_s 0). Moderator or higher, of
+   * higher rank than the target (permission_denied), bots included; not_found for an id that is
+   * not in the community. duration_s: 60 to 2,419,200 (28 days) from now, or 0; reason: 0 to 500
+   * characters (invalid_argument otherwise). While timed out (Member.timed_out_until_ms in the
+   * future) the member reads as before, but SendMessage, EditMessage, React (adding), OpenDM of
+   * a new DM, SetTyping and ReportMessage (and the calls of EXTENSIONS.md that vote or pin) are
+   * refused with permission_denied saying when the timeout ends. Leaving and coming back keeps
+   * it. Ending a timeout that is not running changes nothing and sends nothing.
+   * Events: member_updated to every member; audit_appended (AUDIT_ACTION_MEMBER_TIMED_OUT, detail
+   * "until <time>" or "ended") to moderators and higher.
+   *
+   * @generated from rpc svc.v1.ServerService.TimeoutMember
+   */
+  timeoutMember: {
+    methodKind: "unary";
+    input: typeof TimeoutMemberRequestSchema;
+    output: typeof TimeoutMemberResponseSchema;
+  },
+  /**
+   * The audit log, newest first: every moderation and administration action (the actions of
+   * AuditAction), kept at least 365 days and never less than retention_days (forever when
+   * messages are kept forever). Moderator or higher. before_id: an entry id from an earlier
+   * page (entries older than it; not_found for an id that is not in the log); limit 1 to 200,
+   * default 50 (invalid_argument otherwise); action: only entries of that action; member_id:
+   * only entries whose actor or target is that member. has_more: older entries match.
+   *
+   * @generated from rpc svc.v1.ServerService.ListAuditLog
+   */
+  listAuditLog: {
+    methodKind: "unary";
+    input: typeof ListAuditLogRequestSchema;
+    output: typeof ListAuditLogResponseSchema;
+  },
+  /**
+   * The moderation settings (blocked words, max mentions, require_2fa_rank). Moderator or
+   * higher.
+   *
+   * @generated from rpc svc.v1.ServerService.GetModerationSettings
+   */
+  getModerationSettings: {
+    methodKind: "unary";
+    input: typeof GetModerationSettingsRequestSchema;
+    output: typeof GetModerationSettingsResponseSchema;
+  },
+  /**
+   * Changes the moderation settings that are set. Admin or owner. blocked_words (with
+   * set_blocked_words true): at most 500 words of 1 to 50 characters each (spaces around a word
+   * trimmed, repeats dropped), each holding a letter, digit or emoji; `*` only as the last
+   * character, where it matches any ending. A word of several words ("free nitro") matches them
+   * in a row. Matching is on whole words, case-insensitive, accents and compatibility forms
+   * folded as search does (Café matches cafe), punctuation between words ignored; in scripts
+   * written without spaces (Han, kana, Thai...) a word matches anywhere in a run.
+   * max_mentions: 0 (off) to 1,000: the most distinct `<@id>`, `<!here>` and `<!everyone>` a
+   * message may hold. require_2fa_rank: UNSPECIFIED (nobody), MEMBER, MODERATOR, ADMIN or OWNER.
+   * The filters apply to SendMessage and EditMessage of members below moderator (bots
+   * included): a message that breaks one is refused with invalid_argument naming the rule (never
+   * the word), nothing of it is stored, and an audit entry AUDIT_ACTION_MESSAGE_REFUSED is made.
+   * Events: audit_appended (AUDIT_ACTION_MODERATION_SETTINGS_CHANGED) to moderators and higher.
+   *
+   * @generated from rpc svc.v1.ServerService.UpdateModerationSettings
+   */
+  updateModerationSettings: {
+    methodKind: "unary";
+    input: typeof UpdateModerationSettingsRequestSchema;
+    output: typeof UpdateModerationSettingsResponseSchema;
+  },
+  /**
+   * How the server is doing, for the admins' status screen: its version and whether a newer
+   * one is out (as GetMe), the members and how many were active, messages a day, the storage
+   * used, the latest backup and the data disk's free space. Admin or owner (permission_denied
+   * otherwise). Reads only: it answers on a full disk too. days: how many days of
+   * messages_per_day, 1 to 90 (default 30; invalid_argument outside).
+   * A member is active on a day (UTC) when they sent a message or had an event stream open
+   * that day; bots are counted apart and never as active.
+   *
+   * @generated from rpc svc.v1.ServerService.GetServerStatus
+   */
+  getServerStatus: {
+    methodKind: "unary";
+    input: typeof GetServerStatusRequestSchema;
+    output: typeof GetServerStatusResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_svc_v1_server, 0);

@@ -1,0 +1,367 @@
+// What the person does, as the screens call it: every change to the session's State goes
+// through one of these commands. A command calls the server and gives its answer to the
+// reducer (state/reducer.ts) as the action the stream would bring, so the change shows at once
+// and the same way as when another device makes it; the event, when it comes, changes nothing
+// more. Components never write the State (it is read-only to them) and never emit a topic.
+//
+// Two ways to fail, by who shows the refusal: the commands of the chat (sending, reacting,
+// opening a DM...) tell the person themselves (a notice) and resolve to nothing; the commands
+// of the forms of the community pages throw the server's refusal, which the form shows beside
+// itself (ui/admin/parts.tsx, useAction). Each says which.
+//
+// A screen's own lists (invites, bans, reports, bots, plugins, search results) are not State:
+// the screen loads them and calls the server about them itself (ui/common.tsx, useLoaded).
+
+import type { DescMessage, MessageInitShape } from "@bufbuild/protobuf";
+import type { JoinRequestSchema, GetServerInfoResponse, UpdateProfileRequestSchema, UpdateServerSettingsRequestSchema, UpdateRoleRequestSchema } from "../gen/svc/v1/server_pb";
+import type {
+  AddChannelMembersRequestSchema,
+  CreateChannelRequestSchema,
+  SetChannelAccessRequestSchema,
+  UpdateChannelRequestSchema,
+} from "../gen/svc/v1/chat_pb";
+import { Presence, type Channel, type Member, type MemberRole, type Message, type Role } from "../gen/svc/v1/types_pb";
+import { errorText, type Api } from "../lib/api";
+import type { SentFile } from "./drafts";
+import type { NoticeBoard, NoticeKind } from "./notices";
+import type { Outbox, Pending } from "./outbox";
+import type { Action } from "./reducer";
+import { previewKey, readState } from "./selectors";
+import type { State } from "./store";
+
+/** A channel's new place, as ui/admin/Channels.tsx plans a move. */
+export type ChannelMove = { channel: Channel; category: string; position: number };
+
+/** What the commands need of the session (state/session.ts gives it). */
+export type CommandHost = {
+  readonly api: Api;
+  /** The State as it is now. */
+  readonly state: State;
+  dispatch(a: Action): void;
+  readonly outbox: Outbox;
+  readonly notices: NoticeBoard;
+  /** After Join: loads the community and opens the stream; false when that failed. */
+  joined(): Promise<boolean>;
+  /** The channel on screen, and how a notification's click opens a message. */
+  showing(channelId: string, openMessage: (channelId: string, messageId: string) => void): void;
+};
+
+type Init<T extends DescMessage> = MessageInitShape<T>;
+
+export class Commands {
+  private typingSent = new Map<string, number>();
+  private previewsAsked = new Set<string>();
+  private readsInFlight = new Map<string, bigint>();
+  /** The channel moves not yet answered, one after another (moveChannels). */
+  private moves: Promise<void> = Promise.resolve();
+
+  constructor(private readonly host: CommandHost) {}
+
+  private get api(): Api {
+    return this.host.api;
+  }
+
+  private get state(): State {
+    return this.host.state;
+  }
+
+  private dispatch(a: Action): void {
+    this.host.dispatch(a);
+  }
+
+  // ---- telling the person ----
+
+  /** Tells the person something (see NoticeBoard.tell). */
+  tell(text: string, kind: NoticeKind): void {
+    this.host.notices.tell(text, kind);
+  }
+
+  /** Takes a notice away (nothing when it has gone already). */
+  dismiss(id: number): void {
+    this.host.notices.dismiss(id);
+  }
+
+  /** Runs a call and tells the person when it fails ("what: the server's reason"). */
+  async run<T>(what: string, fn: () => Promise<T>): Promise<T | undefined> {
+    try {
+      return await fn();
+    } catch (e) {
+      this.tell(`${what}: ${errorText(e)}`, "error");
+      return undefined;
+    }
+  }
+
+  /** The channel on screen (no notification for it while the page has the focus). */
+  showing(channelId: string, openMessage: (channelId: string, messageId: string) => void): void {
+    this.host.showing(channelId, openMessage);
+  }
+
+  // ---- messages ----
+
+  /** Queues a message; it shows at once and goes when the server can take it. */
+  send(channelId: string, threadRootId: string, text: string, attachments: SentFile[]): void {
+    this.host.outbox.send(channelId, threadRootId, text, attachments);
+  }
+
+  retryPending(p: Pending): void {
+    this.host.outbox.retry(p);
+  }
+
+  dropPending(p: Pending): void {
+    this.host.outbox.drop(p);
+  }
+
+  /** Tells the others the person is typing, at most every 3 seconds per channel. */
+  typingNow(channelId: string, threadRootId: string): void {
+    const key = channelId + "/" + threadRootId;
+    const now = Date.now();
+    if ((this.typingSent.get(key) ?? 0) > now - 3000) return;
+    this.typingSent.set(key, now);
+    this.api.chat.setTyping({ channelId, threadRootId }).catch(() => undefined);
+  }
+
+  /** Asks once for the previews of a message's links (again after an edit). */
+  loadPreviews(m: Message): void {
+    const key = previewKey(m);
+    if (this.previewsAsked.has(key)) return;
+    this.previewsAsked.add(key);
+    this.api.chat
+      .getLinkPreviews({ messageId: m.id })
+      .then((res) => {
+        if (res.previews.length > 0) this.dispatch({ case: "previews", value: { key, previews: res.previews } });
+      })
+      .catch(() => this.previewsAsked.delete(key));
+  }
+
+  /** Marks a channel read up to its newest message, once per new message. */
+  markRead(channelId: string): void {
+    const ch = this.state.channels.get(channelId);
+    if (!ch || this.state.status !== "ready") return;
+    const rs = readState(this.state, channelId);
+    const seq = ch.lastMessageSeq;
+    if (seq <= rs.lastReadSeq && rs.unreadCount === 0 && rs.mentionCount === 0) return;
+    if ((this.readsInFlight.get(channelId) ?? -1n) >= seq) return;
+    this.readsInFlight.set(channelId, seq);
+    const marked = { ...rs, lastReadSeq: seq > rs.lastReadSeq ? seq : rs.lastReadSeq, unreadCount: 0, mentionCount: 0 };
+    this.dispatch({ case: "readState", value: marked });
+    this.api.chat
+      .markRead({ channelId, seq })
+      .then((res) => {
+        // The answer counts what was unread when the server marked it. The stream brings the
+        // same read state, in order with the messages after it: once it or one of them has
+        // changed the read state here, the answer is older than what is shown (a message that
+        // came meanwhile would lose its unread count).
+        if (this.state.reads.get(channelId) !== marked) return;
+        if (res.readState && res.readState.lastReadSeq >= marked.lastReadSeq) this.dispatch({ case: "readState", value: res.readState });
+      })
+      .catch(() => undefined)
+      .finally(() => this.readsInFlight.delete(channelId));
+  }
+
+  /** Edits a message; true when it is saved (a notice says why not). */
+  async edit(m: Message, text: string): Promise<boolean> {
+    const res = await this.run("Could not edit the message", () => this.api.chat.editMessage({ messageId: m.id, text }));
+    if (res?.message) this.dispatch({ case: "messageUpdated", value: res.message });
+    return !!res;
+  }
+
+  async remove(m: Message): Promise<void> {
+    const res = await this.run("Could not delete the message", () => this.api.chat.deleteMessage({ messageId: m.id }));
+    // The answer says it is gone: show it so now, as an edit's answer shows the edit, rather
+    // than wait for its event, which a slow or reconnecting stream brings late.
+    if (res) this.dispatch({ case: "messageDeleted", value: { ...m, deleted: true, text: "", attachments: [], reactions: [] } });
+  }
+
+  /** Adds the person's reaction, or takes it back when they had made it. */
+  async react(m: Message, emoji: string): Promise<void> {
+    const mine = m.reactions.find((r) => r.emoji === emoji)?.memberIds.includes(this.state.me?.id ?? "");
+    const res = await this.run("Could not react", () => this.api.chat.react({ messageId: m.id, emoji, remove: !!mine }));
+    if (res?.message) this.dispatch({ case: "messageUpdated", value: res.message });
+  }
+
+  // ---- channels ----
+
+  /** Opens (or finds) the DM with these members and returns its id (a notice says why not). */
+  async openDM(memberIds: string[]): Promise<string | undefined> {
+    const res = await this.run("Could not open the conversation", () => this.api.chat.openDM({ memberIds }));
+    if (!res?.channel) return undefined;
+    this.dispatch({ case: "channelSaved", value: res.channel });
+    return res.channel.id;
+  }
+
+  /** Joins a channel (OPT_IN mode); true when joined (a notice says why not). */
+  async joinChannel(channelId: string): Promise<boolean> {
+    const res = await this.run("Could not join the channel", () => this.api.chat.joinChannel({ channelId }));
+    if (!res?.channel) return false;
+    this.dispatch({ case: "channelSaved", value: res.channel });
+    return true;
+  }
+
+  /** Leaves a channel; throws the server's refusal. */
+  async leaveChannel(channelId: string): Promise<void> {
+    await this.api.chat.leaveChannel({ channelId });
+    this.dispatch({ case: "channelDeleted", value: channelId });
+  }
+
+  /** Makes a channel; throws the server's refusal. */
+  async createChannel(req: Init<typeof CreateChannelRequestSchema>): Promise<Channel | undefined> {
+    return this.saved(await this.api.chat.createChannel(req));
+  }
+
+  /** Changes a channel's name, topic, category, position or header; throws the server's refusal. */
+  async updateChannel(req: Init<typeof UpdateChannelRequestSchema>): Promise<Channel | undefined> {
+    return this.saved(await this.api.chat.updateChannel(req));
+  }
+
+  /** Who sees a channel, and whether it is a default one; throws the server's refusal. */
+  async setChannelAccess(req: Init<typeof SetChannelAccessRequestSchema>): Promise<Channel | undefined> {
+    return this.saved(await this.api.chat.setChannelAccess(req));
+  }
+
+  /** Adds people to a private channel; throws the server's refusal. */
+  async addChannelMembers(req: Init<typeof AddChannelMembersRequestSchema>): Promise<Channel | undefined> {
+    return this.saved(await this.api.chat.addChannelMembers(req));
+  }
+
+  /** Takes someone out of a private channel; throws the server's refusal. */
+  async removeChannelMember(channelId: string, memberId: string): Promise<Channel | undefined> {
+    return this.saved(await this.api.chat.removeChannelMember({ channelId, memberId }));
+  }
+
+  private saved(res: { channel?: Channel }): Channel | undefined {
+    if (res.channel) this.dispatch({ case: "channelSaved", value: res.channel });
+    return res.channel;
+  }
+
+  /**
+   * Moves channels to new places: shown at once, here and in the sidebar; the calls go one
+   * after another, in order, after those of the moves before, so the server ends where the
+   * screen does. A refusal puts that channel back and rejects with what to tell.
+   */
+  moveChannels(plan: ChannelMove[]): Promise<void> {
+    for (const p of plan) this.dispatch({ case: "channelSaved", value: { ...p.channel, category: p.category, position: p.position } });
+    const done = this.moves.then(async () => {
+      for (const p of plan) {
+        try {
+          await this.api.chat.updateChannel({ channelId: p.channel.id, category: p.category, position: p.position });
+        } catch (e) {
+          const now = this.state.channels.get(p.channel.id);
+          if (now) this.dispatch({ case: "channelSaved", value: { ...now, category: p.channel.category, position: p.channel.position } });
+          throw new Error(`Could not move #${p.channel.name}: ${errorText(e)}`);
+        }
+      }
+    });
+    this.moves = done.catch(() => undefined);
+    return done;
+  }
+
+  // ---- people ----
+
+  async setAway(away: boolean): Promise<void> {
+    await this.run("Could not change your presence", () => this.api.chat.setPresence({ presence: away ? Presence.AWAY : Presence.ONLINE }));
+  }
+
+  /** Mutes a member, or unmutes one muted (a notice says why not). */
+  async toggleMute(id: string): Promise<void> {
+    const on = this.state.muted.has(id);
+    const res = await this.run<unknown>("Could not change the mute", () =>
+      on ? this.api.server.unmuteMember({ memberId: id }) : this.api.server.muteMember({ memberId: id }),
+    );
+    if (res) this.dispatch({ case: on ? "memberUnmuted" : "memberMuted", value: id });
+  }
+
+  /** Blocks a member, or unblocks one blocked (a notice says why not). */
+  async toggleBlock(id: string): Promise<void> {
+    const on = this.state.blocked.has(id);
+    const res = await this.run<unknown>("Could not change the block", () =>
+      on ? this.api.server.unblockMember({ memberId: id }) : this.api.server.blockMember({ memberId: id }),
+    );
+    if (res) this.dispatch({ case: on ? "memberUnblocked" : "memberBlocked", value: id });
+  }
+
+  /** Saves the person's profile; throws the server's refusal. */
+  async saveProfile(req: Init<typeof UpdateProfileRequestSchema>): Promise<void> {
+    const res = await this.api.server.updateProfile(req);
+    if (res.member) this.dispatch({ case: "memberSaved", value: res.member });
+  }
+
+  /** Gives a member a rank; throws the server's refusal. */
+  async setMemberRole(memberId: string, role: MemberRole): Promise<Member | undefined> {
+    return this.memberSaved(await this.api.server.setMemberRole({ memberId, role }));
+  }
+
+  /** Sets a member's custom roles; throws the server's refusal. */
+  async setMemberRoles(memberId: string, roleIds: string[]): Promise<Member | undefined> {
+    return this.memberSaved(await this.api.server.setMemberRoles({ memberId, roleIds }));
+  }
+
+  private memberSaved(res: { member?: Member }): Member | undefined {
+    if (res.member) this.dispatch({ case: "memberSaved", value: res.member });
+    return res.member;
+  }
+
+  /** Joins the community, then loads it and opens the stream; throws Join's refusal. */
+  async join(req: Init<typeof JoinRequestSchema>): Promise<boolean> {
+    await this.api.server.join(req);
+    return this.host.joined();
+  }
+
+  // ---- roles ----
+
+  /** Makes a role; throws the server's refusal. */
+  async createRole(name: string, color: string): Promise<Role | undefined> {
+    return this.roleSaved(await this.api.server.createRole({ name, color }));
+  }
+
+  /** Renames or recolours a role; throws the server's refusal. */
+  async updateRole(req: Init<typeof UpdateRoleRequestSchema>): Promise<Role | undefined> {
+    return this.roleSaved(await this.api.server.updateRole(req));
+  }
+
+  private roleSaved(res: { role?: Role }): Role | undefined {
+    if (res.role) this.dispatch({ case: "roleUpdated", value: res.role });
+    return res.role;
+  }
+
+  /** Deletes a role; throws the server's refusal. */
+  async deleteRole(roleId: string): Promise<void> {
+    await this.api.server.deleteRole({ roleId });
+    this.dispatch({ case: "roleDeleted", value: roleId });
+  }
+
+  /**
+   * Moves a role to index in the order: shown at once (the role_updated events confirm it); a
+   * refusal puts the order back and rejects with what to tell.
+   */
+  async moveRole(roleId: string, index: number): Promise<void> {
+    const before = this.state.roles;
+    const role = before.find((r) => r.id === roleId);
+    if (!role) return;
+    const order = before.filter((r) => r.id !== roleId);
+    order.splice(index, 0, role);
+    this.dispatch({ case: "rolesOrdered", value: order.map((r, i) => ({ ...r, position: i })) });
+    try {
+      await this.api.server.updateRole({ roleId, position: index });
+    } catch (e) {
+      this.dispatch({ case: "rolesOrdered", value: [...before] });
+      throw new Error(`Could not move ${role.name}: ${errorText(e)}`);
+    }
+  }
+
+  // ---- the community ----
+
+  /** UpdateServerSettings; the answer is the new card. Throws the server's refusal. */
+  async saveSettings(req: Init<typeof UpdateServerSettingsRequestSchema>): Promise<GetServerInfoResponse> {
+    const info = (await this.api.server.updateServerSettings(req)) as GetServerInfoResponse;
+    this.dispatch({ case: "info", value: info });
+    return info;
+  }
+
+  /** Deletes a custom emoji; true when it is gone (a notice says why not). */
+  async deleteEmoji(name: string): Promise<boolean> {
+    const ok = await this.run(`Could not delete :${name}:`, () => this.api.server.deleteEmoji({ name }));
+    // emoji_changed brings the new list to every member; the person's screens need not wait.
+    if (ok) this.dispatch({ case: "emojiDeleted", value: name });
+    return !!ok;
+  }
+}

@@ -1,0 +1,282 @@
+// The one writer of a session's State (state/store.ts). An Action is an event of the stream
+// (its kind, as events.proto has it) or one of the few changes only this client makes (Local);
+// the person's commands (state/commands.ts) give the answers of their calls here as the same
+// actions the stream would bring, so that a change shows the same whoever made it. Each change
+// emits the topics it touches (state/topics.ts); what it asks of the rest of the session
+// (messages to the windows, a notification, loading something again) goes through Effects.
+//
+// A new event kind: its case below, where it writes the State and emits the topic of what it
+// changed. tsc lists every kind not handled (the `satisfies never` at the end).
+
+import type { Event } from "../gen/svc/v1/events_pb";
+import type { GetStateResponse } from "../gen/svc/v1/chat_pb";
+import type { GetServerInfoResponse } from "../gen/svc/v1/server_pb";
+import { ChannelKind, ChannelMode, Presence, type Channel, type LinkPreview, type Member, type Message, type Role } from "../gen/svc/v1/types_pb";
+import { mentions } from "../lib/markdown";
+import { readState } from "./selectors";
+import type { Status, WritableState } from "./store";
+import type { Topic } from "./topics";
+
+/** How long a typing notice lasts without another (the server's clients send one every 3 s). */
+export const TYPING_MS = 6000;
+
+/** The changes only this client makes, beside the stream's events. */
+export type Local =
+  /** GetState's answer, replacing what is known. */
+  | { case: "loaded"; value: GetStateResponse }
+  | { case: "status"; value: { status: Status; text: string; removed?: boolean } }
+  | { case: "online"; value: boolean }
+  /** GetServerInfo's (or UpdateServerSettings') answer. */
+  | { case: "info"; value: GetServerInfoResponse }
+  /** The custom emoji as GET /emoji lists them. */
+  | { case: "emojiList"; value: Map<string, string> }
+  | { case: "emojiDeleted"; value: string }
+  | { case: "previews"; value: { key: string; previews: LinkPreview[] } }
+  /**
+   * A channel the person opened, joined, made or changed (a call's answer): held whatever the
+   * channel mode, unlike channelCreated and channelUpdated.
+   */
+  | { case: "channelSaved"; value: Channel }
+  /** The roles in a new order (shown before the server has it, and put back if it refuses). */
+  | { case: "rolesOrdered"; value: Role[] }
+  /** A member as a call answered it (a profile saved, a rank or roles given): presence kept. */
+  | { case: "memberSaved"; value: Member }
+  /** A typing notice's time is up (TYPING_MS after it came). */
+  | { case: "typingEnded"; value: { channelId: string; memberId: string } };
+
+export type Action = Exclude<Event["kind"], { case: undefined }> | Local;
+
+/** What a change asks of the rest of the session (state/session.ts). */
+export interface Effects {
+  emit(...topics: Topic[]): void;
+  /** A new message: to the windows that hold its channel or thread. */
+  messageAdded(m: Message): void;
+  /** A changed message (an edit, a deletion, reactions, a reply count): to the windows holding it. */
+  messageChanged(m: Message): void;
+  /** A message of the person's queue reached the server (outbox.ts). */
+  arrived(clientId: string): void;
+  /** A message that mentions the person (or a DM): a desktop notification. */
+  notify(m: Message): void;
+  /** GetState again: at once, or soon (several events asking make one call). */
+  reload(soon: boolean): void;
+  refreshInfo(): void;
+  refreshEmoji(): void;
+  /** Someone started typing: a typingEnded after TYPING_MS. */
+  typingStarted(channelId: string, memberId: string): void;
+}
+
+/** Applies a change to s. seq is the event's, for the stream's events (0 for local changes). */
+export function reduce(s: WritableState, a: Action, fx: Effects, seq = 0n): void {
+  switch (a.case) {
+    case "messageCreated":
+      messageCreated(s, a.value, seq, fx);
+      break;
+    case "messageUpdated":
+    case "messageDeleted":
+      fx.messageChanged(a.value);
+      break;
+    case "channelCreated":
+    case "channelUpdated":
+      if (s.mode === ChannelMode.OPT_IN && a.value.kind === ChannelKind.TEXT && !s.channels.has(a.value.id)) {
+        // In OPT_IN mode a text channel's events reach everyone who sees it, joined or not,
+        // and nothing in them says which: one the person joined elsewhere (another device,
+        // or a channel they made there) and one they only see look alike. The state lists
+        // the joined ones.
+        fx.reload(true);
+        break;
+      }
+      s.channels.set(a.value.id, a.value);
+      fx.emit("channels");
+      break;
+    case "channelSaved":
+      s.channels.set(a.value.id, a.value);
+      fx.emit("channels");
+      break;
+    case "channelDeleted":
+      s.channels.delete(a.value);
+      fx.emit("channels");
+      break;
+    case "memberJoined":
+    case "memberUpdated":
+      memberChanged(s, a.value, fx);
+      break;
+    case "memberLeft":
+      s.members.delete(a.value);
+      fx.emit("members");
+      break;
+    case "memberSaved": {
+      // The presence the stream brought is the live one.
+      const old = s.members.get(a.value.id) ?? (a.value.id === s.me?.id ? s.me : undefined);
+      memberChanged(s, { ...a.value, presence: old?.presence ?? a.value.presence }, fx);
+      break;
+    }
+    case "readState":
+      s.reads.set(a.value.channelId, a.value);
+      fx.emit("channels");
+      break;
+    case "typing": {
+      const { channelId, memberId, threadRootId } = a.value;
+      if (memberId === s.me?.id) break;
+      let map = s.typing.get(channelId);
+      if (!map) s.typing.set(channelId, (map = new Map()));
+      map.set(memberId, { until: Date.now() + TYPING_MS, thread: threadRootId });
+      fx.emit("typing");
+      fx.typingStarted(channelId, memberId);
+      break;
+    }
+    case "typingEnded": {
+      const t = s.typing.get(a.value.channelId)?.get(a.value.memberId);
+      if (t && t.until <= Date.now()) stopTyping(s, a.value.channelId, a.value.memberId, fx);
+      break;
+    }
+    case "presence":
+      presence(s, a.value.memberId, a.value.presence);
+      fx.emit("members");
+      break;
+    case "presenceBatch":
+      a.value.changes.forEach((c) => presence(s, c.memberId, c.presence));
+      fx.emit("members");
+      break;
+    case "roleUpdated": {
+      const id = a.value.id;
+      s.roles = [...s.roles.filter((r) => r.id !== id), a.value].sort((x, y) => x.position - y.position);
+      fx.emit("members");
+      break;
+    }
+    case "roleDeleted":
+      s.roles = s.roles.filter((r) => r.id !== a.value);
+      fx.emit("members");
+      break;
+    case "rolesOrdered":
+      s.roles = a.value;
+      fx.emit("members");
+      break;
+    case "channelModeChanged":
+      // Which channels each member is in may have changed: load the state again.
+      s.mode = a.value;
+      fx.reload(false);
+      break;
+    case "serverUpdated":
+      fx.refreshInfo();
+      break;
+    case "info":
+      s.info = a.value;
+      fx.emit("info");
+      break;
+    case "emojiChanged":
+      fx.refreshEmoji();
+      break;
+    case "emojiList":
+      s.emoji = a.value;
+      fx.emit("emoji");
+      break;
+    case "emojiDeleted":
+      s.emoji = new Map([...s.emoji].filter(([name]) => name !== a.value));
+      fx.emit("emoji");
+      break;
+    case "previews":
+      s.previews.set(a.value.key, a.value.previews);
+      fx.emit("previews");
+      break;
+    case "pluginsChanged":
+      fx.emit("plugins");
+      break;
+    case "memberBlocked":
+      s.blocked.add(a.value);
+      fx.emit("members");
+      break;
+    case "memberUnblocked":
+      s.blocked.delete(a.value);
+      fx.emit("members");
+      break;
+    case "memberMuted":
+      s.muted.add(a.value);
+      fx.emit("members");
+      break;
+    case "memberUnmuted":
+      s.muted.delete(a.value);
+      fx.emit("members");
+      break;
+    case "loaded": {
+      const st = a.value;
+      s.me = st.me;
+      s.members = new Map(st.members.map((m) => [m.id, m]));
+      if (st.me) s.members.set(st.me.id, st.me);
+      s.channels = new Map(st.channels.map((c) => [c.id, c]));
+      s.roles = st.roles;
+      s.mode = st.channelMode;
+      s.reads = new Map(st.readStates.map((r) => [r.channelId, r]));
+      s.muted = new Set(st.mutedMemberIds);
+      s.blocked = new Set(st.blockedMemberIds);
+      fx.emit("channels", "members", "me");
+      break;
+    }
+    case "status":
+      s.status = a.value.status;
+      s.statusText = a.value.text;
+      if (a.value.removed !== undefined) s.removed = a.value.removed;
+      fx.emit("status");
+      break;
+    case "online":
+      s.online = a.value;
+      fx.emit("status");
+      break;
+    // The stream's own (state/session.ts reads them), and what no screen shows yet.
+    case "heartbeat":
+    case "resync":
+    case "auditAppended":
+    case "reportFiled":
+    case "notificationPrefs":
+      break;
+    default:
+      a satisfies never;
+  }
+}
+
+function messageCreated(s: WritableState, m: Message, seq: bigint, fx: Effects): void {
+  const ch = s.channels.get(m.channelId);
+  if (ch && seq > ch.lastMessageSeq) ch.lastMessageSeq = seq;
+  const me = s.me?.id ?? "";
+  if (m.authorId === me) {
+    // Sent from here or another device: what came before it is read.
+    const rs = readState(s, m.channelId);
+    if (m.createdSeq > rs.lastReadSeq) s.reads.set(m.channelId, { ...rs, lastReadSeq: m.createdSeq, unreadCount: 0, mentionCount: 0 });
+    fx.arrived(m.clientId);
+  } else if (!s.muted.has(m.authorId) && !s.blocked.has(m.authorId)) {
+    const rs = readState(s, m.channelId);
+    if (m.createdSeq > rs.lastReadSeq) {
+      const mentioned = mentions(m.text, me) || ch?.kind === ChannelKind.DM;
+      s.reads.set(m.channelId, {
+        ...rs,
+        unreadCount: rs.unreadCount + (m.threadRootId ? 0 : 1),
+        mentionCount: rs.mentionCount + (mentioned ? 1 : 0),
+      });
+      if (mentioned) fx.notify(m);
+    }
+  }
+  stopTyping(s, m.channelId, m.authorId, fx);
+  fx.messageAdded(m);
+  fx.emit("channels");
+}
+
+function memberChanged(s: WritableState, m: Member, fx: Effects): void {
+  const old = s.members.get(m.id);
+  // Logged member events carry no presence: keep the live one.
+  if (old && m.presence === Presence.UNSPECIFIED) m = { ...m, presence: old.presence };
+  s.members.set(m.id, m);
+  if (m.id === s.me?.id) {
+    s.me = m;
+    fx.emit("me");
+  }
+  fx.emit("members");
+}
+
+function presence(s: WritableState, id: string, p: Presence): void {
+  const m = s.members.get(id);
+  if (m) s.members.set(id, { ...m, presence: p });
+  if (s.me && id === s.me.id) s.me = { ...s.me, presence: p };
+}
+
+function stopTyping(s: WritableState, channelId: string, memberId: string, fx: Effects): void {
+  if (s.typing.get(channelId)?.delete(memberId)) fx.emit("typing");
+}

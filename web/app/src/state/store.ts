@@ -1,0 +1,96 @@
+// The community as one session knows it (State), and what the screens read it through (Store).
+// state/reducer.ts is the only code that writes a State: the stream's events and the answers of
+// the person's commands (state/commands.ts) both reach it as Actions. Everything else gets the
+// State read-only (ReadonlyMap, ReadonlySet, readonly fields), so tsc refuses a write anywhere
+// else. What is derived from it (names, sorted lists, counts) is in state/selectors.ts.
+
+import type { GetServerInfoResponse } from "../gen/svc/v1/server_pb";
+import { ChannelMode, type Channel, type LinkPreview, type Member, type ReadState, type Role } from "../gen/svc/v1/types_pb";
+import { useTopics, type Topics } from "../lib/emitter";
+import type { Notice } from "./notices";
+import type { Pending } from "./outbox";
+import type { Topic } from "./topics";
+import type { MessageView } from "./view";
+
+/** Which screen the session calls for. */
+export type Status = "loading" | "ready" | "signed-out" | "needs-join" | "unreachable";
+
+/** Someone typing, until when (Unix ms), and where: "" for the channel, else a thread's root. */
+export type Typist = { until: number; thread: string };
+
+/** The state as reducer.ts writes it; see State. */
+export type WritableState = {
+  status: Status;
+  /** Why the status is what it is (the server's refusal), or "". */
+  statusText: string;
+  /** The event stream is open. */
+  online: boolean;
+  /** The person was a member in this session and is no longer (kicked, banned, left elsewhere). */
+  removed: boolean;
+  info?: GetServerInfoResponse;
+  me?: Member;
+  members: Map<string, Member>;
+  channels: Map<string, Channel>;
+  /** The custom roles, by position. */
+  roles: Role[];
+  mode: ChannelMode;
+  /** Read states by channel id: what is unread, and the mentions. */
+  reads: Map<string, ReadState>;
+  muted: Set<string>;
+  blocked: Set<string>;
+  /** Custom emoji: name to image URL. */
+  emoji: Map<string, string>;
+  /** Link previews by message and edit (selectors.ts, previewKey). */
+  previews: Map<string, LinkPreview[]>;
+  /** Who is typing, by channel, then by member. */
+  typing: Map<string, Map<string, Typist>>;
+};
+
+type ReadOnly<T> =
+  T extends Map<infer K, infer V> ? ReadonlyMap<K, ReadOnly<V>> : T extends Set<infer V> ? ReadonlySet<V> : T extends (infer E)[] ? readonly E[] : T;
+
+/** The state as everything but reducer.ts sees it: nothing in it can be changed from there. */
+export type State = { readonly [K in keyof WritableState]: ReadOnly<WritableState[K]> };
+
+export function emptyState(): WritableState {
+  return {
+    status: "loading",
+    statusText: "",
+    online: false,
+    removed: false,
+    members: new Map(),
+    channels: new Map(),
+    roles: [],
+    mode: ChannelMode.ROLES,
+    reads: new Map(),
+    muted: new Set(),
+    blocked: new Set(),
+    emoji: new Map(),
+    previews: new Map(),
+    typing: new Map(),
+  };
+}
+
+/**
+ * What a screen reads: the State, the messages on their way, the notices, the message windows,
+ * and the topics to follow them by (useStore). state/session.ts's Session is the one Store.
+ */
+export interface Store {
+  /** The server's URL (the origin of its files and pictures). */
+  readonly base: string;
+  readonly state: State;
+  /** The messages on their way, in the order they go. */
+  readonly pending: readonly Pending[];
+  /** What the person is told, oldest first. */
+  readonly notices: readonly Notice[];
+  readonly em: Topics<Topic>;
+  /** The window onto a channel's messages (threadRootId ""), or a thread's; make makes it. */
+  view(channelId: string, threadRootId: string, make: true): MessageView;
+  view(channelId: string, threadRootId: string, make: boolean): MessageView | undefined;
+}
+
+/** The State, re-rendering the calling component whenever one of topics is emitted. */
+export function useStore(store: Store, ...topics: Topic[]): State {
+  useTopics(store.em, ...topics);
+  return store.state;
+}
