@@ -66,7 +66,13 @@ func (e *Engine) ClaimMember(ctx context.Context, c Caller, req *svcv1.ClaimMemb
 		if err := tx.putMember(p); err != nil {
 			return struct{}{}, err
 		}
-		return struct{}{}, e.emitMemberUpdated(tx, p.GetMember())
+		if err := e.emitMemberUpdated(tx, p.GetMember()); err != nil {
+			return struct{}{}, err
+		}
+		return struct{}{}, appendAudit(tx, &svcv1.AuditEntry{
+			ActorId: c.ID, Action: svcv1.AuditAction_AUDIT_ACTION_MEMBER_CLAIMED, TargetMemberId: to,
+			Detail: "imported @" + p.GetMember().GetUsername() + " (" + ph + ")",
+		})
 	})
 	if err != nil {
 		return nil, err

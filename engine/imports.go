@@ -687,6 +687,13 @@ func (e *Engine) writeImported(tx *Tx, chID string, in ImportMessage, doc search
 	if root != nil {
 		m.ThreadRootId = root.GetId()
 	}
+	imp := &storepb.ImportedRecord{ReplyToKey: in.ReplyToKey, PinnedAtMs: in.PinnedAtMs, PinnedBy: in.PinnedByID}
+	if answered, err := importedReplyTarget(tx, in.ReplyToKey, chID, root); err != nil {
+		return nil, err
+	} else if answered != nil {
+		m.ReplyTo = replyRef(answered.GetId(), answered.GetAuthorId(), answered)
+		imp.ReplyLinked = true
+	}
 	var uploads []*storepb.UploadRecord
 	if in.Deleted {
 		blankDeleted(m)
@@ -700,6 +707,11 @@ func (e *Engine) writeImported(tx *Tx, chID string, in ImportMessage, doc search
 			m.Attachments = append(m.Attachments, attachmentOf(u))
 		}
 	}
+	pinned, err := importedPin(tx, chID, m, in)
+	if err != nil {
+		return nil, err
+	}
+	imp.PinApplied = pinned
 	entry := &storepb.MessageEntry{
 		MessageId:   m.Id,
 		AuthorId:    m.AuthorId,
@@ -726,7 +738,12 @@ func (e *Engine) writeImported(tx *Tx, chID string, in ImportMessage, doc search
 			return nil, err
 		}
 	}
-	imp := &storepb.ImportedRecord{Id: m.Id, ReplyToKey: in.ReplyToKey, PinnedAtMs: in.PinnedAtMs, PinnedBy: in.PinnedByID}
+	if pinned {
+		if err := tx.mutate().PutPin(chID, m.Id, m.Seq); err != nil {
+			return nil, err
+		}
+	}
+	imp.Id = m.Id
 	if err := tx.mutate().PutImported(in.Key, imp); err != nil {
 		return nil, err
 	}
@@ -809,4 +826,50 @@ func uniqueInOrder(ids []string) []string {
 		}
 	}
 	return out
+}
+
+// importedReplyTarget is the message an imported reply answers, found by its source key: a
+// message of the same channel, and for a thread reply one of the same thread; nil when there
+// is none (not imported, another channel, deleted).
+func importedReplyTarget(tx *Tx, key, chID string, root *svcv1.Message) (*svcv1.Message, error) {
+	if key == "" {
+		return nil, nil
+	}
+	rec, err := tx.read().Imported(key)
+	if isNotFound(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	m, err := tx.read().Message(rec.GetId())
+	if isNotFound(err) {
+		return nil, nil
+	}
+	if err != nil || m.GetChannelId() != chID || m.GetDeleted() {
+		return nil, err
+	}
+	if root != nil && m.GetId() != root.GetId() && m.GetThreadRootId() != root.GetId() {
+		return nil, nil
+	}
+	return m, nil
+}
+
+// importedPin pins an imported message the export says was pinned, as PinMessage would: a
+// top-level message that is not deleted, while the channel has fewer than pinsMax pins. It
+// reports whether it did; the caller writes the pin's row.
+func importedPin(tx *Tx, chID string, m *svcv1.Message, in ImportMessage) (bool, error) {
+	if in.PinnedAtMs <= 0 || m.GetThreadRootId() != "" || m.GetDeleted() {
+		return false, nil
+	}
+	pins, err := tx.read().Pins(chID)
+	if err != nil || len(pins) >= pinsMax {
+		return false, err
+	}
+	m.PinnedAtMs = max(in.PinnedAtMs, m.GetCreatedAtMs())
+	m.PinnedBy = in.PinnedByID
+	if m.PinnedBy == "" || tx.Snap().Member(m.PinnedBy) == nil {
+		m.PinnedBy = m.GetAuthorId()
+	}
+	return true, nil
 }

@@ -151,7 +151,9 @@ func TestImportDiscordExportReadsBackThroughTheAPI(t *testing.T) {
 	if hello.GetAuthorId() != alice.GetId() || hello.GetCreatedAtMs() != ms(t, "2021-03-01T10:00:00Z") || hello.GetEditedAtMs() != ms(t, "2021-03-01T10:05:30.5Z") {
 		t.Fatalf("hello: %v", hello)
 	}
-	if reply.GetAuthorId() != bob.GetId() || reply.GetCreatedAtMs() != ms(t, "2021-03-01T10:01:00Z") || reply.GetEditedAtMs() != 0 {
+	if reply.GetAuthorId() != bob.GetId() || reply.GetCreatedAtMs() != ms(t, "2021-03-01T10:01:00Z") || reply.GetEditedAtMs() != 0 ||
+		reply.GetReplyTo().GetId() != hello.GetId() || reply.GetReplyTo().GetAuthorId() != alice.GetId() || reply.GetReplyTo().GetText() != hello.GetText() ||
+		reply.GetPinnedAtMs() != reply.GetCreatedAtMs() || reply.GetPinnedBy() != bob.GetId() {
 		t.Fatalf("reply: %v", reply)
 	}
 	if len(reply.GetReactions()) != 2 || reply.GetReactions()[0].GetEmoji() != "👍" || strings.Join(reply.GetReactions()[0].GetMemberIds(), ",") != alice.GetId()+","+carol.GetId() ||
@@ -166,6 +168,10 @@ func TestImportDiscordExportReadsBackThroughTheAPI(t *testing.T) {
 	}
 	if report.GetAuthorId() != carol.GetId() || len(report.GetAttachments()) != 1 || report.GetAttachments()[0].GetName() != "shot.png" {
 		t.Fatalf("the embed's image: %v", report)
+	}
+	pins, err := owner.Chat.ListPins(ctx, connect.NewRequest(&svcv1.ListPinsRequest{ChannelId: general.GetId()}))
+	if err != nil || len(pins.Msg.GetMessages()) != 1 || pins.Msg.GetMessages()[0].GetId() != reply.GetId() {
+		t.Fatalf("pins: %v %v", pins, err)
 	}
 	// The thread: started from the channel's message, its replies in order.
 	if root.GetReplyCount() != 2 || root.GetLastReplyAtMs() != ms(t, "2021-03-01T11:30:00Z") {

@@ -428,7 +428,7 @@ func (s *Summary) Print(w io.Writer) {
 	fmt.Fprintf(w, "Imported from %s: %s conversations (%s new channels), %s messages (%s added, %s already here), %s files, %s custom emoji.\n",
 		s.kind, thousands(s.Conversations), thousands(s.NewChannels), thousands(s.Messages), thousands(s.Added), thousands(s.Present), thousands(s.Files), thousands(s.Emoji))
 	if s.Pins > 0 || s.Replies > 0 {
-		fmt.Fprintf(w, "Kept for later: %s replies and %s pins are recorded with their messages; this server does not show replies and pins yet.\n", thousands(s.Replies), thousands(s.Pins))
+		fmt.Fprintf(w, "With them: %s replies and %s pins (a reply to a message of another channel stays a plain message; a channel keeps its newest 50 pins).\n", thousands(s.Replies), thousands(s.Pins))
 	}
 	var left []string
 	add := func(n int, what string) {

@@ -136,7 +136,8 @@ func TestImportSlackExportAndClaimAndExport(t *testing.T) {
 	if strings.Join(emoji, " ") != "👍🏻="+tom.GetId()+" :partyparrot:="+maria.GetId()+","+tom.GetId()+" 👍="+tom.GetId() {
 		t.Fatalf("reactions: %v", emoji)
 	}
-	if report.GetText() != "Report attached\n(attachment not in the export: photo.jpg)" || len(report.GetAttachments()) != 1 {
+	if report.GetText() != "Report attached\n(attachment not in the export: photo.jpg)" || len(report.GetAttachments()) != 1 ||
+		report.GetPinnedAtMs() != 1641000000000 || report.GetPinnedBy() != tom.GetId() {
 		t.Fatalf("report: %v", report)
 	}
 	if code, body := fetchURL(t, s, report.GetAttachments()[0].GetUrl()); code != 200 || !bytes.Equal(body, reportPDF) {
@@ -186,6 +187,10 @@ func TestImportSlackExportAndClaimAndExport(t *testing.T) {
 		if m.GetId() == maria.GetId() {
 			t.Fatal("the placeholder is still a member")
 		}
+	}
+	audit, err := owner.Server.ListAuditLog(ctx, connect.NewRequest(&svcv1.ListAuditLogRequest{Action: svcv1.AuditAction_AUDIT_ACTION_MEMBER_CLAIMED}))
+	if err != nil || len(audit.Msg.GetEntries()) != 1 || audit.Msg.GetEntries()[0].GetActorId() != owner.Member.GetId() || audit.Msg.GetEntries()[0].GetTargetMemberId() != real.Member.GetId() {
+		t.Fatalf("audit log: %v %v", audit, err)
 	}
 	// She now has the private channel and the DM.
 	mine := state(t, real)
