@@ -36,6 +36,9 @@ func EmojiKey(id string) string { return "emoji/" + id }
 // PreviewKey is the key of a link preview image.
 func PreviewKey(id string) string { return "previews/" + id }
 
+// ExportKey is the key of a data export's zip (ExportMyData).
+func ExportKey(id string) string { return "exports/" + id }
+
 // schemeHint ends every error about a scheme, so the fix is in the message.
 const schemeHint = "use file://, s3://, gs://, azblob:// or mem://"
 

@@ -140,6 +140,7 @@ type Engine struct {
 	limits     *limiter
 	previews   *previewer
 	purge      *purger
+	exports    exportJobs
 	// logStart is the seq of the oldest event kept in the log (0 while it is empty).
 	logStart atomic.Int64
 	// streams counts the open Subscribe streams; open knows them by member.
@@ -289,6 +290,7 @@ func Open(db *store.DB, opts Options) (*Engine, error) {
 		e.Close()
 		return nil, fmt.Errorf("take deleted roles from member rows: %w", err)
 	}
+	e.resumeClaims()
 	e.startPolls()
 	return e, nil
 }
@@ -317,6 +319,9 @@ func (e *Engine) runJobs() {
 			e.runAuditPurge()
 			if err := e.ExpireUploads(); err != nil && CodeOf(err) != CodeUnavailable {
 				e.log.Error("deleting unused uploads", "err", err)
+			}
+			if err := e.ExpireExports(); err != nil && CodeOf(err) != CodeUnavailable {
+				e.log.Error("deleting expired data exports", "err", err)
 			}
 			if tick%orphanEvery == 0 {
 				e.sweepOrphans()
@@ -366,6 +371,7 @@ func (e *Engine) Close() {
 	e.cancel()
 	e.previews.close()
 	<-e.jobsDone
+	e.waitExports()
 	<-e.writerDone
 	if err := e.index.Close(); err != nil {
 		e.log.Error("closing the message index", "err", err)

@@ -159,7 +159,7 @@ func (f *Follower) replay() ([]Delivery, error) {
 			// Seqs follow each other, but for the one gap a restore leaves (restoreSeqGap), which
 			// a follower crosses from the backup's last seq only: one that saw a seq past that,
 			// saw the old server's events, not these.
-			if seq != f.after+1 && seq != f.after+restoreSeqGap {
+			if seq != f.after+1 && seq != f.after+restoreSeqGap && seq-importGap(le) != f.after+1 {
 				return false, ErrResync
 			}
 			f.after = seq

@@ -88,6 +88,9 @@ func (e *Engine) send(tx *Tx, c Caller, req *svcv1.SendMessageRequest, text sear
 	if err := checkNotTimedOut(d.active(c.ID).GetMember(), tx.Now()); err != nil {
 		return nil, err
 	}
+	if err := importLocked(rec); err != nil {
+		return nil, err
+	}
 	ch := rec.GetChannel()
 	if id := req.GetClientId(); id != "" {
 		prev, err := tx.read().ClientID(c.ID, id)

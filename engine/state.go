@@ -114,7 +114,7 @@ func readState(r *store.Reader, d *Snapshot, memberID string, rec *storepb.Chann
 		return nil, err
 	}
 	rs := &svcv1.ReadState{ChannelId: chID, LastReadSeq: last}
-	from := last
+	from := max(last, importedThrough(rec))
 	if cutoff > 0 {
 		// Skip the old messages the purge has not deleted yet without reading them.
 		kept, err := r.FirstKeptEntry(chID, cutoff)

@@ -63,6 +63,36 @@ func (e *Engine) Upload(ctx context.Context, c Caller, name string, body io.Read
 	if strings.TrimSpace(name) == "" {
 		return nil, invalid("the file has no name")
 	}
+	rec, err := e.storeFile(ctx, name, body)
+	if err != nil {
+		return nil, err
+	}
+	rec.OwnerId = c.ID
+	id := rec.GetId()
+	_, err = submit(e, func(tx *Tx) (struct{}, error) {
+		if _, err := tx.Snap().caller(c); err != nil {
+			return struct{}{}, err
+		}
+		rec.CreatedAtMs = tx.NowMs()
+		return struct{}{}, tx.mutate().PutUpload(rec)
+	})
+	if err != nil {
+		// A commit of unknown outcome may have stored the row: its file stays, for the sweep
+		// to judge once a restart has settled it (commitfail.go).
+		if !errors.Is(err, errOutcomeUnknown) {
+			e.deleteObjects([]string{id})
+		}
+		return nil, err
+	}
+	a := attachmentOf(rec)
+	a.Url = e.opts.Signer.URL(a.Id, a.Name, e.now())
+	return a, nil
+}
+
+// storeFile reads a file as an upload does: its head to the sandbox, the whole of it (at most
+// MaxUploadBytes) to the bucket under a new id. It returns the upload's row, not yet written
+// and without owner or time: the caller commits it, or deletes the object if it cannot.
+func (e *Engine) storeFile(ctx context.Context, name string, body io.Reader) (*storepb.UploadRecord, error) {
 	src := &limitedReader{r: body, max: MaxUploadBytes}
 	buf := heads.Get().(*[]byte)
 	defer heads.Put(buf)
@@ -87,33 +117,14 @@ func (e *Engine) Upload(ctx context.Context, c Caller, name string, body io.Read
 		e.log.Error("storing an upload", "err", err)
 		return nil, &Error{Code: CodeInternal, Msg: "the file could not be stored"}
 	}
-	rec := &storepb.UploadRecord{
+	return &storepb.UploadRecord{
 		Id:          id,
-		OwnerId:     c.ID,
 		Name:        blob.SafeName(name),
 		ContentType: info.ContentType,
 		Size:        size,
 		Width:       info.Width,
 		Height:      info.Height,
-	}
-	_, err = submit(e, func(tx *Tx) (struct{}, error) {
-		if _, err := tx.Snap().caller(c); err != nil {
-			return struct{}{}, err
-		}
-		rec.CreatedAtMs = tx.NowMs()
-		return struct{}{}, tx.mutate().PutUpload(rec)
-	})
-	if err != nil {
-		// A commit of unknown outcome may have stored the row: its file stays, for the sweep
-		// to judge once a restart has settled it (commitfail.go).
-		if !errors.Is(err, errOutcomeUnknown) {
-			e.deleteObjects([]string{id})
-		}
-		return nil, err
-	}
-	a := attachmentOf(rec)
-	a.Url = e.opts.Signer.URL(a.Id, a.Name, e.now())
-	return a, nil
+	}, nil
 }
 
 // inspect asks the sandbox what the head of a file is. A file the sandbox cannot read (it

@@ -175,6 +175,7 @@ func listenAdmin(dataDir string, eng *engine.Engine, backups *backup.Service, si
 		log.Info("the operator made a password reset link", "username", link.Username)
 		writeJSON(w, http.StatusOK, ResetLinkResult{URL: link.URL, ExpiresAtMs: link.Expires.UnixMilli(), Username: link.Username})
 	})
+	routeImports(mux, eng)
 	a.srv = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
 	go func() {
 		if err := a.srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {

@@ -103,6 +103,7 @@ func newHandler(opts Options) (http.Handler, *intake) {
 	mux.HandleFunc(uploadRoute, upload(opts.Engine, a))
 	handleEmoji(mux, opts.Engine, a)
 	mux.HandleFunc("GET /files/{id}/{name}", serveFile(opts.Engine, opts.FilesRedirect))
+	mux.HandleFunc(exportRoute, serveExport(opts.Engine))
 	mux.HandleFunc(previewImageRoute, servePreviewImage(opts.Engine))
 	mux.HandleFunc("GET /invite/{code}", inviteRedirect(webURL, base))
 	mux.HandleFunc("GET /i/{code}", inviteRedirect(webURL, base))

@@ -6,6 +6,7 @@
 //	hearth reset-link [flags]  print a password reset link for an account
 //	hearth backup [flags]      take a backup of the running server
 //	hearth restore [flags] SRC fill an empty data directory from a backup
+//	hearth import discord|slack [flags] PATH  import another service's export into the running server
 //	hearth healthcheck         exit 0 when the running server answers
 //	hearth version             print the version
 //
@@ -51,6 +52,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		err = backupCommand(args, stdout, stderr)
 	case "restore":
 		err = restoreCommand(args, stdout, stderr)
+	case "import":
+		err = importCommand(args, stdout, stderr)
 	case "healthcheck":
 		err = healthcheck(args, stdout, stderr)
 	case "version":

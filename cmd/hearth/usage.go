@@ -17,6 +17,7 @@ var commands = []struct{ name, what string }{
 	{"reset-link", "print a link that sets a new password for an account (the owner's too)"},
 	{"backup", "take a backup of the running server (asks it over <data>/admin.sock)"},
 	{"restore", "fill an empty data directory from a backup: hearth restore -data DIR FILE|URL|-"},
+	{"import", "import a Discord (DiscordChatExporter JSON) or Slack export into the running server: hearth import discord|slack -data DIR PATH..."},
 	{"healthcheck", "exit 0 when the running server answers on its port (for container health checks)"},
 	{"version", "print the version"},
 }

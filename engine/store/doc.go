@@ -64,6 +64,10 @@
 //	0xE3 digestitem member id 0x00 seq        storepb.DigestItemRecord: a message waiting in a member's email digest, by created_seq
 //	0xE4 digestdue  due_at_ms member id       empty: the members' digests by when each is next looked at
 //	0xE5 digeststate member id                storepb.DigestStateRecord: what waits for a member, when their last digest went
+//	0xE8 imported  source key                 storepb.ImportedRecord: what an import's person,
+//	                                          channel, message, file or emoji became
+//	0xE9 phuse     placeholder id 0x00 msg id empty: a message naming an imported placeholder
+//	0xEA export    export id                  storepb.ExportRecord: an ExportMyData zip
 //	0xF0 active    member id                  the member's last active UTC day (days since 1970, 4 bytes)
 //	0xF1 daycount  UTC day (4 bytes)          messages sent that day (8 bytes)
 //	0xF2 usage     kind                       count and bytes (8 + 8) of the bucket's uploads, emoji,
@@ -135,6 +139,16 @@
 // bucket. The usage totals are moved by PutUpload, DeleteUpload, PutEmoji, DeleteEmoji,
 // PutPreviewImage and DeletePreviewImage; on a database older than them, the engine counts
 // them once from the rows (CountUsage). 0xF3 is free.
+//
+// Imported history (0xE8-0xEF, imports.go) keeps the chanlog rule: an import writes a
+// channel's messages oldest first, each with its original created_at_ms, and the channel
+// takes no other message while an import of it is under way (ChannelRecord.importing), so
+// along its log created_at_ms still only grows; a message older than what the channel already
+// holds is left out. Imported messages take seqs with no event of their own: the change's one
+// event (channel_updated) says how many seqs before it they took (LoggedEvent.imported_seqs),
+// and ChannelRecord.imported_through_seq keeps them out of the unread counts. The source key
+// of each imported thing maps to its id, so an import run again (after a crash too) adds only
+// what is missing. An export's zip is the object exports/<id>, by the rule of upload rows.
 //
 // Backup (backup.go) writes the whole database, every prefix above and any added later, in
 // Badger's backup format from one read transaction; Load fills a new database from it.

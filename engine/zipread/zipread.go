@@ -24,6 +24,7 @@ import (
 	"errors"
 	"hash/crc32"
 	"io"
+	"io/fs"
 	"slices"
 	"strings"
 	"sync"
@@ -291,4 +292,84 @@ func countRecords(r io.ReaderAt, size int64, limit int) (int, error) {
 		off += int64(max(m-len(sig)+1, 1))
 	}
 	return n, nil
+}
+
+// Archive is an archive opened for reading its entries by name, in any order, within the
+// same limits and with the same checks as Walk: for a reader that needs some entries before
+// others (an export whose index files say what the rest are).
+type Archive struct {
+	files map[string]*zip.File
+	bad   map[string]error
+	names []string
+	lim   Limits
+	buf   []byte
+}
+
+// Open opens the archive in r (size bytes) and judges its entries' paths and headers as Walk
+// does; no entry is read yet.
+func Open(r io.ReaderAt, size int64, lim Limits) (*Archive, error) {
+	if lim.MaxRecords <= 0 {
+		lim.MaxRecords = 3 * lim.MaxFiles
+	}
+	n, err := countRecords(r, size, lim.MaxRecords)
+	if err != nil {
+		return nil, err
+	}
+	if n > lim.MaxRecords {
+		return nil, ErrTooManyFiles
+	}
+	zr, err := zip.NewReader(r, size)
+	if err != nil && !errors.Is(err, zip.ErrInsecurePath) {
+		return nil, ErrNotZip
+	}
+	entries, err := plan(zr.File, size, lim)
+	if err != nil {
+		return nil, err
+	}
+	a := &Archive{files: map[string]*zip.File{}, bad: map[string]error{}, lim: lim}
+	for _, e := range entries {
+		a.names = append(a.names, e.f.Name)
+		if e.err != nil {
+			a.bad[e.f.Name] = e.err
+			continue
+		}
+		a.files[e.f.Name] = e.f
+	}
+	slices.Sort(a.names)
+	return a, nil
+}
+
+// Names lists the entries that are not skipped, sorted.
+func (a *Archive) Names() []string { return a.names }
+
+// Size is an entry's size as its header claims it (0 for an entry that is not there).
+func (a *Archive) Size(name string) int64 {
+	if f := a.files[name]; f != nil {
+		return int64(f.UncompressedSize64)
+	}
+	return 0
+}
+
+// Read returns an entry's bytes, at most max of them (0: the archive's MaxSize): valid until
+// the next Read. An entry that is not there is fs.ErrNotExist; one refused, the reason.
+func (a *Archive) Read(name string, max int64) ([]byte, error) {
+	if err := a.bad[name]; err != nil {
+		return nil, err
+	}
+	f := a.files[name]
+	if f == nil {
+		return nil, fs.ErrNotExist
+	}
+	if max <= 0 {
+		max = a.lim.MaxSize
+	}
+	if f.UncompressedSize64 > uint64(max) {
+		return nil, ErrTooLarge
+	}
+	// The header's size is the most read() takes: it refuses an entry whose real size differs.
+	data, err := read(f, int64(f.UncompressedSize64), &a.buf)
+	if err == nil && isZip(data) {
+		err = ErrNested
+	}
+	return data, err
 }

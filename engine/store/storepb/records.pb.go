@@ -236,7 +236,10 @@ type MemberRecord struct {
 	// kept): a client whose last applied seq is before it holds state from before a return.
 	JoinedSeq int64 `protobuf:"varint,11,opt,name=joined_seq,json=joinedSeq,proto3" json:"joined_seq,omitempty"`
 	// Set while banned: the reason given to BanMember (ListBans shows it).
-	BannedReason  string `protobuf:"bytes,120,opt,name=banned_reason,json=bannedReason,proto3" json:"banned_reason,omitempty"`
+	BannedReason string `protobuf:"bytes,120,opt,name=banned_reason,json=bannedReason,proto3" json:"banned_reason,omitempty"`
+	// A placeholder made by an import: the source key of the person it stands for (the key of
+	// the import's mapping, engine/store/imports.go).
+	ImportSource  string `protobuf:"bytes,190,opt,name=import_source,json=importSource,proto3" json:"import_source,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -355,14 +358,27 @@ func (x *MemberRecord) GetBannedReason() string {
 	return ""
 }
 
+func (x *MemberRecord) GetImportSource() string {
+	if x != nil {
+		return x.ImportSource
+	}
+	return ""
+}
+
 type ChannelRecord struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// last_message_seq and member_count are derived when read, never stored.
 	Channel *v1.Channel `protobuf:"bytes,1,opt,name=channel,proto3" json:"channel,omitempty"`
 	// DM members who hid the DM; they come back when someone writes there.
 	HiddenMemberIds []string `protobuf:"bytes,2,rep,name=hidden_member_ids,json=hiddenMemberIds,proto3" json:"hidden_member_ids,omitempty"`
-	unknownFields   protoimpl.UnknownFields
-	sizeCache       protoimpl.SizeCache
+	// The created_seq of the newest imported message: imported history never counts as
+	// unread, so read states count from here.
+	ImportedThroughSeq int64 `protobuf:"varint,190,opt,name=imported_through_seq,json=importedThroughSeq,proto3" json:"imported_through_seq,omitempty"`
+	// An import of the channel is under way (or was cut short): it takes no new messages until
+	// the import finishes, so that its log stays in time order.
+	Importing     bool `protobuf:"varint,191,opt,name=importing,proto3" json:"importing,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *ChannelRecord) Reset() {
@@ -407,6 +423,20 @@ func (x *ChannelRecord) GetHiddenMemberIds() []string {
 		return x.HiddenMemberIds
 	}
 	return nil
+}
+
+func (x *ChannelRecord) GetImportedThroughSeq() int64 {
+	if x != nil {
+		return x.ImportedThroughSeq
+	}
+	return 0
+}
+
+func (x *ChannelRecord) GetImporting() bool {
+	if x != nil {
+		return x.Importing
+	}
+	return false
 }
 
 // The community's settings, one row.
@@ -652,7 +682,10 @@ type LoggedEvent struct {
 	Event    *v1.Event              `protobuf:"bytes,1,opt,name=event,proto3" json:"event,omitempty"`
 	Audience *Audience              `protobuf:"bytes,2,opt,name=audience,proto3" json:"audience,omitempty"`
 	// Set on the message_updated of a reaction: which one changed.
-	Reaction      *ReactionChange `protobuf:"bytes,3,opt,name=reaction,proto3" json:"reaction,omitempty"`
+	Reaction *ReactionChange `protobuf:"bytes,3,opt,name=reaction,proto3" json:"reaction,omitempty"`
+	// The seqs just before this event that imported messages took without events of their own
+	// (their created_seq): a follower replaying the log steps over them.
+	ImportedSeqs  int64 `protobuf:"varint,190,opt,name=imported_seqs,json=importedSeqs,proto3" json:"imported_seqs,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -706,6 +739,13 @@ func (x *LoggedEvent) GetReaction() *ReactionChange {
 		return x.Reaction
 	}
 	return nil
+}
+
+func (x *LoggedEvent) GetImportedSeqs() int64 {
+	if x != nil {
+		return x.ImportedSeqs
+	}
+	return 0
 }
 
 // The per-channel index entry of a message (top-level and replies alike, in seq order): what
@@ -1164,7 +1204,7 @@ var File_store_v1_records_proto protoreflect.FileDescriptor
 
 const file_store_v1_records_proto_rawDesc = "" +
 	"\n" +
-	"\x16store/v1/records.proto\x12\bstore.v1\x1a\x16store/v1/plugins.proto\x1a\x13svc/v1/events.proto\x1a\x12svc/v1/types.proto\"\xab\x03\n" +
+	"\x16store/v1/records.proto\x12\bstore.v1\x1a\x16store/v1/plugins.proto\x1a\x13svc/v1/events.proto\x1a\x12svc/v1/types.proto\"\xd1\x03\n" +
 	"\fMemberRecord\x12&\n" +
 	"\x06member\x18\x01 \x01(\v2\x0e.svc.v1.MemberR\x06member\x12\x16\n" +
 	"\x06issuer\x18\x02 \x01(\tR\x06issuer\x12\x18\n" +
@@ -1181,10 +1221,13 @@ const file_store_v1_records_proto_rawDesc = "" +
 	" \x01(\tR\x06plugin\x12\x1d\n" +
 	"\n" +
 	"joined_seq\x18\v \x01(\x03R\tjoinedSeq\x12#\n" +
-	"\rbanned_reason\x18x \x01(\tR\fbannedReason\"f\n" +
+	"\rbanned_reason\x18x \x01(\tR\fbannedReason\x12$\n" +
+	"\rimport_source\x18\xbe\x01 \x01(\tR\fimportSource\"\xb8\x01\n" +
 	"\rChannelRecord\x12)\n" +
 	"\achannel\x18\x01 \x01(\v2\x0f.svc.v1.ChannelR\achannel\x12*\n" +
-	"\x11hidden_member_ids\x18\x02 \x03(\tR\x0fhiddenMemberIds\"\xda\x04\n" +
+	"\x11hidden_member_ids\x18\x02 \x03(\tR\x0fhiddenMemberIds\x121\n" +
+	"\x14imported_through_seq\x18\xbe\x01 \x01(\x03R\x12importedThroughSeq\x12\x1d\n" +
+	"\timporting\x18\xbf\x01 \x01(\bR\timporting\"\xda\x04\n" +
 	"\bSettings\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12 \n" +
 	"\vdescription\x18\x02 \x01(\tR\vdescription\x12!\n" +
@@ -1219,11 +1262,12 @@ const file_store_v1_records_proto_rawDesc = "" +
 	"\fKIND_MEMBERS\x10\x03\x12\x0f\n" +
 	"\vKIND_ADMINS\x10\x04\x12\x10\n" +
 	"\fKIND_VIEWERS\x10\x05\x12\x13\n" +
-	"\x0fKIND_MODERATORS\x10\x06\"\x98\x01\n" +
+	"\x0fKIND_MODERATORS\x10\x06\"\xbe\x01\n" +
 	"\vLoggedEvent\x12#\n" +
 	"\x05event\x18\x01 \x01(\v2\r.svc.v1.EventR\x05event\x12.\n" +
 	"\baudience\x18\x02 \x01(\v2\x12.store.v1.AudienceR\baudience\x124\n" +
-	"\breaction\x18\x03 \x01(\v2\x18.store.v1.ReactionChangeR\breaction\"\xff\x02\n" +
+	"\breaction\x18\x03 \x01(\v2\x18.store.v1.ReactionChangeR\breaction\x12$\n" +
+	"\rimported_seqs\x18\xbe\x01 \x01(\x03R\fimportedSeqs\"\xff\x02\n" +
 	"\fMessageEntry\x12\x1d\n" +
 	"\n" +
 	"message_id\x18\x01 \x01(\tR\tmessageId\x12\x1b\n" +

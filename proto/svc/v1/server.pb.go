@@ -4091,7 +4091,7 @@ const file_svc_v1_server_proto_rawDesc = "" +
 	"\vtotal_bytes\x18\x02 \x01(\x03R\n" +
 	"totalBytes\x120\n" +
 	"\x14full_threshold_bytes\x18\x03 \x01(\x03R\x12fullThresholdBytes\x12\x12\n" +
-	"\x04full\x18\x04 \x01(\bR\x04full2\xe3\x13\n" +
+	"\x04full\x18\x04 \x01(\bR\x04full2\xf6\x14\n" +
 	"\rServerService\x12L\n" +
 	"\rGetServerInfo\x12\x1c.svc.v1.GetServerInfoRequest\x1a\x1d.svc.v1.GetServerInfoResponse\x12Z\n" +
 	"\x14UpdateServerSettings\x12#.svc.v1.UpdateServerSettingsRequest\x1a\x1d.svc.v1.GetServerInfoResponse\x124\n" +
@@ -4130,7 +4130,9 @@ const file_svc_v1_server_proto_rawDesc = "" +
 	"\fListAuditLog\x12\x1b.svc.v1.ListAuditLogRequest\x1a\x1c.svc.v1.ListAuditLogResponse\x12d\n" +
 	"\x15GetModerationSettings\x12$.svc.v1.GetModerationSettingsRequest\x1a%.svc.v1.GetModerationSettingsResponse\x12m\n" +
 	"\x18UpdateModerationSettings\x12'.svc.v1.UpdateModerationSettingsRequest\x1a(.svc.v1.UpdateModerationSettingsResponse\x12R\n" +
-	"\x0fGetServerStatus\x12\x1e.svc.v1.GetServerStatusRequest\x1a\x1f.svc.v1.GetServerStatusResponseB\x1bZ\x19hearth/proto/svc/v1;svcv1b\x06proto3"
+	"\x0fGetServerStatus\x12\x1e.svc.v1.GetServerStatusRequest\x1a\x1f.svc.v1.GetServerStatusResponse\x12F\n" +
+	"\vClaimMember\x12\x1a.svc.v1.ClaimMemberRequest\x1a\x1b.svc.v1.ClaimMemberResponse\x12I\n" +
+	"\fExportMyData\x12\x1b.svc.v1.ExportMyDataRequest\x1a\x1c.svc.v1.ExportMyDataResponseB\x1bZ\x19hearth/proto/svc/v1;svcv1b\x06proto3"
 
 var (
 	file_svc_v1_server_proto_rawDescOnce sync.Once
@@ -4293,41 +4295,45 @@ var file_svc_v1_server_proto_depIdxs = []int32{
 	57, // 58: svc.v1.ServerService.GetModerationSettings:input_type -> svc.v1.GetModerationSettingsRequest
 	59, // 59: svc.v1.ServerService.UpdateModerationSettings:input_type -> svc.v1.UpdateModerationSettingsRequest
 	67, // 60: svc.v1.ServerService.GetServerStatus:input_type -> svc.v1.GetServerStatusRequest
-	1,  // 61: svc.v1.ServerService.GetServerInfo:output_type -> svc.v1.GetServerInfoResponse
-	1,  // 62: svc.v1.ServerService.UpdateServerSettings:output_type -> svc.v1.GetServerInfoResponse
-	4,  // 63: svc.v1.ServerService.GetMe:output_type -> svc.v1.GetMeResponse
-	6,  // 64: svc.v1.ServerService.Join:output_type -> svc.v1.JoinResponse
-	8,  // 65: svc.v1.ServerService.LeaveCommunity:output_type -> svc.v1.LeaveCommunityResponse
-	10, // 66: svc.v1.ServerService.UpdateProfile:output_type -> svc.v1.UpdateProfileResponse
-	12, // 67: svc.v1.ServerService.ListMembers:output_type -> svc.v1.ListMembersResponse
-	14, // 68: svc.v1.ServerService.KickMember:output_type -> svc.v1.KickMemberResponse
-	16, // 69: svc.v1.ServerService.BanMember:output_type -> svc.v1.BanMemberResponse
-	18, // 70: svc.v1.ServerService.UnbanMember:output_type -> svc.v1.UnbanMemberResponse
-	20, // 71: svc.v1.ServerService.ListBans:output_type -> svc.v1.ListBansResponse
-	22, // 72: svc.v1.ServerService.BlockMember:output_type -> svc.v1.BlockMemberResponse
-	24, // 73: svc.v1.ServerService.UnblockMember:output_type -> svc.v1.UnblockMemberResponse
-	26, // 74: svc.v1.ServerService.MuteMember:output_type -> svc.v1.MuteMemberResponse
-	28, // 75: svc.v1.ServerService.UnmuteMember:output_type -> svc.v1.UnmuteMemberResponse
-	30, // 76: svc.v1.ServerService.ReportMessage:output_type -> svc.v1.ReportMessageResponse
-	32, // 77: svc.v1.ServerService.ListReports:output_type -> svc.v1.ListReportsResponse
-	34, // 78: svc.v1.ServerService.ResolveReport:output_type -> svc.v1.ResolveReportResponse
-	36, // 79: svc.v1.ServerService.CreateInvite:output_type -> svc.v1.CreateInviteResponse
-	38, // 80: svc.v1.ServerService.ListInvites:output_type -> svc.v1.ListInvitesResponse
-	40, // 81: svc.v1.ServerService.RevokeInvite:output_type -> svc.v1.RevokeInviteResponse
-	42, // 82: svc.v1.ServerService.CreateRole:output_type -> svc.v1.CreateRoleResponse
-	44, // 83: svc.v1.ServerService.UpdateRole:output_type -> svc.v1.UpdateRoleResponse
-	46, // 84: svc.v1.ServerService.DeleteRole:output_type -> svc.v1.DeleteRoleResponse
-	48, // 85: svc.v1.ServerService.SetMemberRoles:output_type -> svc.v1.SetMemberRolesResponse
-	50, // 86: svc.v1.ServerService.SetMemberRole:output_type -> svc.v1.SetMemberRoleResponse
-	52, // 87: svc.v1.ServerService.DeleteEmoji:output_type -> svc.v1.DeleteEmojiResponse
-	62, // 88: svc.v1.ServerService.CreatePasswordResetLink:output_type -> svc.v1.CreatePasswordResetLinkResponse
-	54, // 89: svc.v1.ServerService.TimeoutMember:output_type -> svc.v1.TimeoutMemberResponse
-	56, // 90: svc.v1.ServerService.ListAuditLog:output_type -> svc.v1.ListAuditLogResponse
-	58, // 91: svc.v1.ServerService.GetModerationSettings:output_type -> svc.v1.GetModerationSettingsResponse
-	60, // 92: svc.v1.ServerService.UpdateModerationSettings:output_type -> svc.v1.UpdateModerationSettingsResponse
-	68, // 93: svc.v1.ServerService.GetServerStatus:output_type -> svc.v1.GetServerStatusResponse
-	61, // [61:94] is the sub-list for method output_type
-	28, // [28:61] is the sub-list for method input_type
+	63, // 61: svc.v1.ServerService.ClaimMember:input_type -> svc.v1.ClaimMemberRequest
+	65, // 62: svc.v1.ServerService.ExportMyData:input_type -> svc.v1.ExportMyDataRequest
+	1,  // 63: svc.v1.ServerService.GetServerInfo:output_type -> svc.v1.GetServerInfoResponse
+	1,  // 64: svc.v1.ServerService.UpdateServerSettings:output_type -> svc.v1.GetServerInfoResponse
+	4,  // 65: svc.v1.ServerService.GetMe:output_type -> svc.v1.GetMeResponse
+	6,  // 66: svc.v1.ServerService.Join:output_type -> svc.v1.JoinResponse
+	8,  // 67: svc.v1.ServerService.LeaveCommunity:output_type -> svc.v1.LeaveCommunityResponse
+	10, // 68: svc.v1.ServerService.UpdateProfile:output_type -> svc.v1.UpdateProfileResponse
+	12, // 69: svc.v1.ServerService.ListMembers:output_type -> svc.v1.ListMembersResponse
+	14, // 70: svc.v1.ServerService.KickMember:output_type -> svc.v1.KickMemberResponse
+	16, // 71: svc.v1.ServerService.BanMember:output_type -> svc.v1.BanMemberResponse
+	18, // 72: svc.v1.ServerService.UnbanMember:output_type -> svc.v1.UnbanMemberResponse
+	20, // 73: svc.v1.ServerService.ListBans:output_type -> svc.v1.ListBansResponse
+	22, // 74: svc.v1.ServerService.BlockMember:output_type -> svc.v1.BlockMemberResponse
+	24, // 75: svc.v1.ServerService.UnblockMember:output_type -> svc.v1.UnblockMemberResponse
+	26, // 76: svc.v1.ServerService.MuteMember:output_type -> svc.v1.MuteMemberResponse
+	28, // 77: svc.v1.ServerService.UnmuteMember:output_type -> svc.v1.UnmuteMemberResponse
+	30, // 78: svc.v1.ServerService.ReportMessage:output_type -> svc.v1.ReportMessageResponse
+	32, // 79: svc.v1.ServerService.ListReports:output_type -> svc.v1.ListReportsResponse
+	34, // 80: svc.v1.ServerService.ResolveReport:output_type -> svc.v1.ResolveReportResponse
+	36, // 81: svc.v1.ServerService.CreateInvite:output_type -> svc.v1.CreateInviteResponse
+	38, // 82: svc.v1.ServerService.ListInvites:output_type -> svc.v1.ListInvitesResponse
+	40, // 83: svc.v1.ServerService.RevokeInvite:output_type -> svc.v1.RevokeInviteResponse
+	42, // 84: svc.v1.ServerService.CreateRole:output_type -> svc.v1.CreateRoleResponse
+	44, // 85: svc.v1.ServerService.UpdateRole:output_type -> svc.v1.UpdateRoleResponse
+	46, // 86: svc.v1.ServerService.DeleteRole:output_type -> svc.v1.DeleteRoleResponse
+	48, // 87: svc.v1.ServerService.SetMemberRoles:output_type -> svc.v1.SetMemberRolesResponse
+	50, // 88: svc.v1.ServerService.SetMemberRole:output_type -> svc.v1.SetMemberRoleResponse
+	52, // 89: svc.v1.ServerService.DeleteEmoji:output_type -> svc.v1.DeleteEmojiResponse
+	62, // 90: svc.v1.ServerService.CreatePasswordResetLink:output_type -> svc.v1.CreatePasswordResetLinkResponse
+	54, // 91: svc.v1.ServerService.TimeoutMember:output_type -> svc.v1.TimeoutMemberResponse
+	56, // 92: svc.v1.ServerService.ListAuditLog:output_type -> svc.v1.ListAuditLogResponse
+	58, // 93: svc.v1.ServerService.GetModerationSettings:output_type -> svc.v1.GetModerationSettingsResponse
+	60, // 94: svc.v1.ServerService.UpdateModerationSettings:output_type -> svc.v1.UpdateModerationSettingsResponse
+	68, // 95: svc.v1.ServerService.GetServerStatus:output_type -> svc.v1.GetServerStatusResponse
+	64, // 96: svc.v1.ServerService.ClaimMember:output_type -> svc.v1.ClaimMemberResponse
+	66, // 97: svc.v1.ServerService.ExportMyData:output_type -> svc.v1.ExportMyDataResponse
+	63, // [63:98] is the sub-list for method output_type
+	28, // [28:63] is the sub-list for method input_type
 	28, // [28:28] is the sub-list for extension type_name
 	28, // [28:28] is the sub-list for extension extendee
 	0,  // [0:28] is the sub-list for field type_name

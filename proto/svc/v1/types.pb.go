@@ -593,7 +593,9 @@ type Member struct {
 	TimedOutUntilMs int64 `protobuf:"varint,13,opt,name=timed_out_until_ms,json=timedOutUntilMs,proto3" json:"timed_out_until_ms,omitempty"`
 	// A placeholder made by an import for an author of the imported history: no login, never
 	// online; ClaimMember gives its messages to a real member.
-	Imported      bool `protobuf:"varint,14,opt,name=imported,proto3" json:"imported,omitempty"`
+	Imported bool `protobuf:"varint,14,opt,name=imported,proto3" json:"imported,omitempty"`
+	// On a placeholder being claimed (ClaimMember): the member its messages and reactions go to.
+	ClaimedBy     string `protobuf:"bytes,190,opt,name=claimed_by,json=claimedBy,proto3" json:"claimed_by,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -724,6 +726,13 @@ func (x *Member) GetImported() bool {
 		return x.Imported
 	}
 	return false
+}
+
+func (x *Member) GetClaimedBy() string {
+	if x != nil {
+		return x.ClaimedBy
+	}
+	return ""
 }
 
 // A custom role, made by admins. A role only decides which TEXT channels a member sees (through
@@ -2873,7 +2882,7 @@ var File_svc_v1_types_proto protoreflect.FileDescriptor
 
 const file_svc_v1_types_proto_rawDesc = "" +
 	"\n" +
-	"\x12svc/v1/types.proto\x12\x06svc.v1\"\xd0\x03\n" +
+	"\x12svc/v1/types.proto\x12\x06svc.v1\"\xf0\x03\n" +
 	"\x06Member\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12&\n" +
 	"\x04kind\x18\x02 \x01(\x0e2\x12.svc.v1.MemberKindR\x04kind\x12&\n" +
@@ -2892,7 +2901,9 @@ const file_svc_v1_types_proto_rawDesc = "" +
 	"\fstatus_emoji\x18\v \x01(\tR\vstatusEmoji\x12\x19\n" +
 	"\brole_ids\x18\f \x03(\tR\aroleIds\x12+\n" +
 	"\x12timed_out_until_ms\x18\r \x01(\x03R\x0ftimedOutUntilMs\x12\x1a\n" +
-	"\bimported\x18\x0e \x01(\bR\bimported\"\\\n" +
+	"\bimported\x18\x0e \x01(\bR\bimported\x12\x1e\n" +
+	"\n" +
+	"claimed_by\x18\xbe\x01 \x01(\tR\tclaimedBy\"\\\n" +
 	"\x04Role\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x12\x14\n" +

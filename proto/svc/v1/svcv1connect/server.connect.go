@@ -137,6 +137,12 @@ const (
 	// ServerServiceGetServerStatusProcedure is the fully-qualified name of the ServerService's
 	// GetServerStatus RPC.
 	ServerServiceGetServerStatusProcedure = "/svc.v1.ServerService/GetServerStatus"
+	// ServerServiceClaimMemberProcedure is the fully-qualified name of the ServerService's ClaimMember
+	// RPC.
+	ServerServiceClaimMemberProcedure = "/svc.v1.ServerService/ClaimMember"
+	// ServerServiceExportMyDataProcedure is the fully-qualified name of the ServerService's
+	// ExportMyData RPC.
+	ServerServiceExportMyDataProcedure = "/svc.v1.ServerService/ExportMyData"
 )
 
 // ServerServiceClient is a client for the svc.v1.ServerService service.
@@ -366,6 +372,33 @@ type ServerServiceClient interface {
 	// A member is active on a day (UTC) when they sent a message or had an event stream open
 	// that day; bots are counted apart and never as active.
 	GetServerStatus(context.Context, *connect.Request[v1.GetServerStatusRequest]) (*connect.Response[v1.GetServerStatusResponse], error)
+	// Gives an imported placeholder member's history to a real member (EXTENSIONS.md 9): the
+	// messages it wrote, its reactions, the mentions of it, the files of its messages and its
+	// place in DMs and private channels become member_id's, and the placeholder is removed.
+	// Admin or owner. placeholder_id: an active member with imported true (not_found for an
+	// unknown id, invalid_argument for a member that is not a placeholder); member_id: an
+	// active member that is not a placeholder, not the placeholder itself (invalid_argument;
+	// not_found when not in the community). A placeholder being claimed by another member is
+	// failed_precondition; the same call again finishes a claim that was cut short (a restart
+	// finishes it too).
+	// The work is done in changes of up to 500 messages each, so a placeholder with any number
+	// of messages can be claimed; it answers when all are done.
+	// Events: member_updated for the placeholder with claimed_by set, to every member, once
+	// before the first change and once with each change (the messages it changed carry that
+	// event's seq): clients replace the placeholder by claimed_by in the messages, reactions and
+	// member lists they hold. channel_updated for each DM and private channel it was in. Then
+	// member_left for the placeholder. No per-message events.
+	ClaimMember(context.Context, *connect.Request[v1.ClaimMemberRequest]) (*connect.Response[v1.ClaimMemberResponse], error)
+	// Starts a zip of the caller's data: their profile (profile.json), every message they wrote
+	// that is still kept (messages.json: with channel names, oldest first, thread replies
+	// marked), and the files of those messages and their avatar (files/<id>/<name>). Any member.
+	// The zip is made in the background and stored in the bucket; url is its signed download
+	// link (GET /exports/{id}/{name}?exp=&sig=), valid 24 hours, after which the zip is deleted.
+	// Until the zip is ready the link answers 503 with Retry-After; then it serves the zip. One
+	// export at a time per member (failed_precondition while one is being made), at most 3 a
+	// day per member (resource_exhausted, saying when to retry). unavailable on a server with
+	// no bucket.
+	ExportMyData(context.Context, *connect.Request[v1.ExportMyDataRequest]) (*connect.Response[v1.ExportMyDataResponse], error)
 }
 
 // NewServerServiceClient constructs a client for the svc.v1.ServerService service. By default, it
@@ -577,6 +610,18 @@ func NewServerServiceClient(httpClient connect.HTTPClient, baseURL string, opts 
 			connect.WithSchema(serverServiceMethods.ByName("GetServerStatus")),
 			connect.WithClientOptions(opts...),
 		),
+		claimMember: connect.NewClient[v1.ClaimMemberRequest, v1.ClaimMemberResponse](
+			httpClient,
+			baseURL+ServerServiceClaimMemberProcedure,
+			connect.WithSchema(serverServiceMethods.ByName("ClaimMember")),
+			connect.WithClientOptions(opts...),
+		),
+		exportMyData: connect.NewClient[v1.ExportMyDataRequest, v1.ExportMyDataResponse](
+			httpClient,
+			baseURL+ServerServiceExportMyDataProcedure,
+			connect.WithSchema(serverServiceMethods.ByName("ExportMyData")),
+			connect.WithClientOptions(opts...),
+		),
 	}
 }
 
@@ -615,6 +660,8 @@ type serverServiceClient struct {
 	getModerationSettings    *connect.Client[v1.GetModerationSettingsRequest, v1.GetModerationSettingsResponse]
 	updateModerationSettings *connect.Client[v1.UpdateModerationSettingsRequest, v1.UpdateModerationSettingsResponse]
 	getServerStatus          *connect.Client[v1.GetServerStatusRequest, v1.GetServerStatusResponse]
+	claimMember              *connect.Client[v1.ClaimMemberRequest, v1.ClaimMemberResponse]
+	exportMyData             *connect.Client[v1.ExportMyDataRequest, v1.ExportMyDataResponse]
 }
 
 // GetServerInfo calls svc.v1.ServerService.GetServerInfo.
@@ -780,6 +827,16 @@ func (c *serverServiceClient) UpdateModerationSettings(ctx context.Context, req 
 // GetServerStatus calls svc.v1.ServerService.GetServerStatus.
 func (c *serverServiceClient) GetServerStatus(ctx context.Context, req *connect.Request[v1.GetServerStatusRequest]) (*connect.Response[v1.GetServerStatusResponse], error) {
 	return c.getServerStatus.CallUnary(ctx, req)
+}
+
+// ClaimMember calls svc.v1.ServerService.ClaimMember.
+func (c *serverServiceClient) ClaimMember(ctx context.Context, req *connect.Request[v1.ClaimMemberRequest]) (*connect.Response[v1.ClaimMemberResponse], error) {
+	return c.claimMember.CallUnary(ctx, req)
+}
+
+// ExportMyData calls svc.v1.ServerService.ExportMyData.
+func (c *serverServiceClient) ExportMyData(ctx context.Context, req *connect.Request[v1.ExportMyDataRequest]) (*connect.Response[v1.ExportMyDataResponse], error) {
+	return c.exportMyData.CallUnary(ctx, req)
 }
 
 // ServerServiceHandler is an implementation of the svc.v1.ServerService service.
@@ -1009,6 +1066,33 @@ type ServerServiceHandler interface {
 	// A member is active on a day (UTC) when they sent a message or had an event stream open
 	// that day; bots are counted apart and never as active.
 	GetServerStatus(context.Context, *connect.Request[v1.GetServerStatusRequest]) (*connect.Response[v1.GetServerStatusResponse], error)
+	// Gives an imported placeholder member's history to a real member (EXTENSIONS.md 9): the
+	// messages it wrote, its reactions, the mentions of it, the files of its messages and its
+	// place in DMs and private channels become member_id's, and the placeholder is removed.
+	// Admin or owner. placeholder_id: an active member with imported true (not_found for an
+	// unknown id, invalid_argument for a member that is not a placeholder); member_id: an
+	// active member that is not a placeholder, not the placeholder itself (invalid_argument;
+	// not_found when not in the community). A placeholder being claimed by another member is
+	// failed_precondition; the same call again finishes a claim that was cut short (a restart
+	// finishes it too).
+	// The work is done in changes of up to 500 messages each, so a placeholder with any number
+	// of messages can be claimed; it answers when all are done.
+	// Events: member_updated for the placeholder with claimed_by set, to every member, once
+	// before the first change and once with each change (the messages it changed carry that
+	// event's seq): clients replace the placeholder by claimed_by in the messages, reactions and
+	// member lists they hold. channel_updated for each DM and private channel it was in. Then
+	// member_left for the placeholder. No per-message events.
+	ClaimMember(context.Context, *connect.Request[v1.ClaimMemberRequest]) (*connect.Response[v1.ClaimMemberResponse], error)
+	// Starts a zip of the caller's data: their profile (profile.json), every message they wrote
+	// that is still kept (messages.json: with channel names, oldest first, thread replies
+	// marked), and the files of those messages and their avatar (files/<id>/<name>). Any member.
+	// The zip is made in the background and stored in the bucket; url is its signed download
+	// link (GET /exports/{id}/{name}?exp=&sig=), valid 24 hours, after which the zip is deleted.
+	// Until the zip is ready the link answers 503 with Retry-After; then it serves the zip. One
+	// export at a time per member (failed_precondition while one is being made), at most 3 a
+	// day per member (resource_exhausted, saying when to retry). unavailable on a server with
+	// no bucket.
+	ExportMyData(context.Context, *connect.Request[v1.ExportMyDataRequest]) (*connect.Response[v1.ExportMyDataResponse], error)
 }
 
 // NewServerServiceHandler builds an HTTP handler from the service implementation. It returns the
@@ -1216,6 +1300,18 @@ func NewServerServiceHandler(svc ServerServiceHandler, opts ...connect.HandlerOp
 		connect.WithSchema(serverServiceMethods.ByName("GetServerStatus")),
 		connect.WithHandlerOptions(opts...),
 	)
+	serverServiceClaimMemberHandler := connect.NewUnaryHandler(
+		ServerServiceClaimMemberProcedure,
+		svc.ClaimMember,
+		connect.WithSchema(serverServiceMethods.ByName("ClaimMember")),
+		connect.WithHandlerOptions(opts...),
+	)
+	serverServiceExportMyDataHandler := connect.NewUnaryHandler(
+		ServerServiceExportMyDataProcedure,
+		svc.ExportMyData,
+		connect.WithSchema(serverServiceMethods.ByName("ExportMyData")),
+		connect.WithHandlerOptions(opts...),
+	)
 	return "/svc.v1.ServerService/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case ServerServiceGetServerInfoProcedure:
@@ -1284,6 +1380,10 @@ func NewServerServiceHandler(svc ServerServiceHandler, opts ...connect.HandlerOp
 			serverServiceUpdateModerationSettingsHandler.ServeHTTP(w, r)
 		case ServerServiceGetServerStatusProcedure:
 			serverServiceGetServerStatusHandler.ServeHTTP(w, r)
+		case ServerServiceClaimMemberProcedure:
+			serverServiceClaimMemberHandler.ServeHTTP(w, r)
+		case ServerServiceExportMyDataProcedure:
+			serverServiceExportMyDataHandler.ServeHTTP(w, r)
 		default:
 			http.NotFound(w, r)
 		}
@@ -1423,4 +1523,12 @@ func (UnimplementedServerServiceHandler) UpdateModerationSettings(context.Contex
 
 func (UnimplementedServerServiceHandler) GetServerStatus(context.Context, *connect.Request[v1.GetServerStatusRequest]) (*connect.Response[v1.GetServerStatusResponse], error) {
 	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("svc.v1.ServerService.GetServerStatus is not implemented"))
+}
+
+func (UnimplementedServerServiceHandler) ClaimMember(context.Context, *connect.Request[v1.ClaimMemberRequest]) (*connect.Response[v1.ClaimMemberResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("svc.v1.ServerService.ClaimMember is not implemented"))
+}
+
+func (UnimplementedServerServiceHandler) ExportMyData(context.Context, *connect.Request[v1.ExportMyDataRequest]) (*connect.Response[v1.ExportMyDataResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("svc.v1.ServerService.ExportMyData is not implemented"))
 }
