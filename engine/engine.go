@@ -145,6 +145,8 @@ type Engine struct {
 	joinHook joinHooks
 	// reportHook hears of every report filed or replaced (SetReportHook, notices.go).
 	reportHook atomic.Pointer[func(ReportFiled)]
+	// voice are the seats of the voice channels (voice.go).
+	voice voiceRooms
 
 	// ctx ends at Close, cutting short the background jobs' calls to the bucket.
 	ctx    context.Context

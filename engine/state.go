@@ -68,6 +68,7 @@ func (e *Engine) state(c Caller, last bool) (*svcv1.GetStateResponse, error) {
 			BlockedMemberIds: d.blockedIDs(c.ID),
 			Seq:              seq,
 		}
+		out.VoiceStates, out.VoiceVersion = e.voiceStates(d, c.ID)
 		for _, rec := range d.sidebar(c.ID) {
 			ch, err := e.channelView(r, rec, seq)
 			if err != nil {

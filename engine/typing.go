@@ -24,6 +24,9 @@ func (e *Engine) SetTyping(ctx context.Context, c Caller, req *svcv1.SetTypingRe
 	if !d.In(c.ID, rec) {
 		return nil, denied("you have not joined this channel")
 	}
+	if voiceChannel(rec) {
+		return nil, invalid("channel %s is a voice channel, which holds no messages", rec.GetChannel().GetId())
+	}
 	ch := rec.GetChannel()
 	if ch.GetKind() == svcv1.ChannelKind_CHANNEL_KIND_DM {
 		if err := dmBlocked(d, c.ID, ch.GetMemberIds()); err != nil {
