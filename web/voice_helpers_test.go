@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -29,15 +30,16 @@ import (
 // their candidates, send synthetic Opus (50 packets a second, with the audio level) and VP8,
 // and count the packets they receive from each other participant.
 
-// startVoice starts a server with voice on a free loopback port.
-func startVoice(t *testing.T, change ...func(*voice.Options)) *webtest.Server {
+// startVoice starts a server with voice on a free loopback port; change, if not nil, changes
+// the voice options.
+func startVoice(t *testing.T, change func(*voice.Options), options ...webtest.Option) *webtest.Server {
 	t.Helper()
 	return webtest.StartConfig(t, func(c *web.Config) {
 		c.Voice = voice.Options{Addr: "127.0.0.1:0"}
-		for _, f := range change {
-			f(&c.Voice)
+		if change != nil {
+			change(&c.Voice)
 		}
-	})
+	}, options...)
 }
 
 func voiceClient(s *webtest.Server, c *webtest.Client) svcv1connect.VoiceServiceClient {
@@ -55,8 +57,10 @@ func createVoiceChannel(t *testing.T, admin *webtest.Client, name string) *svcv1
 }
 
 type peerOptions struct {
-	// relay forces ICE through the TURN server (relay candidates only); tcp uses ICE-TCP only.
+	// relay forces ICE through the TURN server (relay candidates only), reached over turn
+	// ("udp" or "tcp"); tcp uses ICE-TCP only.
 	relay, tcp bool
+	turn       string
 	muted      bool
 }
 
@@ -139,7 +143,13 @@ func tryJoinVoice(t *testing.T, s *webtest.Server, c *webtest.Client, channelID 
 	t.Cleanup(p.close)
 	cfg := webrtc.Configuration{}
 	for _, is := range res.Msg.GetIceServers() {
-		cfg.ICEServers = append(cfg.ICEServers, webrtc.ICEServer{URLs: is.GetUrls(), Username: is.GetUsername(), Credential: is.GetCredential()})
+		var urls []string
+		for _, u := range is.GetUrls() {
+			if o.turn == "" || strings.HasSuffix(u, "?transport="+o.turn) {
+				urls = append(urls, u)
+			}
+		}
+		cfg.ICEServers = append(cfg.ICEServers, webrtc.ICEServer{URLs: urls, Username: is.GetUsername(), Credential: is.GetCredential()})
 	}
 	if o.relay {
 		cfg.ICETransportPolicy = webrtc.ICETransportPolicyRelay
@@ -167,7 +177,7 @@ func tryJoinVoice(t *testing.T, s *webtest.Server, c *webtest.Client, channelID 
 			i := uint32(*init.SDPMLineIndex)
 			req.SdpMlineIndex = &i
 		}
-		if _, err := api.AddIceCandidate(p.ctx, connect.NewRequest(req)); err != nil && p.ctx.Err() == nil {
+		if _, err := api.AddIceCandidate(p.ctx, connect.NewRequest(req)); err != nil && p.ctx.Err() == nil && connect.CodeOf(err) != connect.CodeNotFound {
 			t.Logf("%s: AddIceCandidate: %v", p.member, err)
 		}
 	})
@@ -203,7 +213,8 @@ func (p *voicePeer) signal(stream *connect.ServerStreamForClient[svcv1.SignalEve
 		ev := stream.Msg()
 		switch {
 		case ev.GetOffer() != nil:
-			if err := p.answer(ev.GetOffer()); err != nil && p.ctx.Err() == nil {
+			// A session that ended meanwhile is not found: its ended event follows.
+			if err := p.answer(ev.GetOffer()); err != nil && p.ctx.Err() == nil && connect.CodeOf(err) != connect.CodeNotFound {
 				p.t.Errorf("%s: answering offer %d: %v", p.member, ev.GetOffer().GetRevision(), err)
 			}
 		case ev.GetEnded() != nil:
@@ -335,6 +346,16 @@ func (p *voicePeer) setState(req *svcv1.SetVoiceStateRequest) *svcv1.VoiceState 
 		p.t.Fatalf("SetVoiceState: %v", err)
 	}
 	return res.Msg.GetState()
+}
+
+// selectedPair is the candidate pair the client's ICE selected.
+func (p *voicePeer) selectedPair() *webrtc.ICECandidatePair {
+	p.t.Helper()
+	pair, err := p.pc.SCTP().Transport().ICETransport().GetSelectedCandidatePair()
+	if err != nil || pair == nil {
+		p.t.Fatalf("no selected candidate pair: %v", err)
+	}
+	return pair
 }
 
 func (p *voicePeer) close() {
