@@ -11,6 +11,7 @@ import (
 	"github.com/pion/webrtc/v4"
 
 	"hearth/engine/voice"
+	"hearth/engine/voice/voicetest"
 	svcv1 "hearth/proto/svc/v1"
 	"hearth/proto/svc/v1/svcv1connect"
 	"hearth/web/webtest"
@@ -30,73 +31,73 @@ func TestVoiceThreePeople(t *testing.T) {
 	st := watcher.Subscribe(t, 0)
 	st.Ephemeral = true
 
-	a := joinVoice(t, s, alice, ch.GetId(), peerOptions{})
-	b := joinVoice(t, s, bob, ch.GetId(), peerOptions{})
-	c := joinVoice(t, s, carol, ch.GetId(), peerOptions{})
+	a := joinVoice(t, s, alice, ch.GetId(), voicetest.Options{})
+	b := joinVoice(t, s, bob, ch.GetId(), voicetest.Options{})
+	c := joinVoice(t, s, carol, ch.GetId(), voicetest.Options{})
 	peers := []*voicePeer{a, b, c}
 	for _, who := range peers {
-		v := voiceUntil(t, st, func(v *svcv1.VoiceState) bool { return v.GetMemberId() == who.member && v.GetJoined() })
+		v := voiceUntil(t, st, func(v *svcv1.VoiceState) bool { return v.GetMemberId() == who.Member && v.GetJoined() })
 		if v.GetChannelId() != ch.GetId() {
-			t.Fatalf("voice_state of %s names channel %s, want %s", who.member, v.GetChannelId(), ch.GetId())
+			t.Fatalf("voice_state of %s names channel %s, want %s", who.Member, v.GetChannelId(), ch.GetId())
 		}
 	}
-	if n := len(c.join.GetStates()); n != 3 {
+	if n := len(c.Join.GetStates()); n != 3 {
 		t.Errorf("the third to join saw %d in the channel, want 3", n)
 	}
 	for _, to := range peers {
 		for _, from := range peers {
 			if to != from {
-				eventually(t, to.member+" hears "+from.member, func() bool { return to.packets(from.member, webrtc.RTPCodecTypeAudio) > 25 })
+				eventually(t, to.Member+" hears "+from.Member, func() bool { return to.Packets(from.Member, webrtc.RTPCodecTypeAudio) > 25 })
 			}
 		}
 	}
 	// The server hears who speaks from the audio level.
-	voiceUntil(t, st, func(v *svcv1.VoiceState) bool { return v.GetMemberId() == b.member && v.GetSpeaking() })
+	voiceUntil(t, st, func(v *svcv1.VoiceState) bool { return v.GetMemberId() == b.Member && v.GetSpeaking() })
 
 	// Bob mutes: the others stop receiving his audio, and still receive each other's.
 	if got := b.setState(&svcv1.SetVoiceStateRequest{Muted: ptr(true)}); !got.GetMuted() || got.GetSpeaking() {
 		t.Fatalf("after muting: %v", got)
 	}
-	voiceUntil(t, st, func(v *svcv1.VoiceState) bool { return v.GetMemberId() == b.member && v.GetMuted() })
+	voiceUntil(t, st, func(v *svcv1.VoiceState) bool { return v.GetMemberId() == b.Member && v.GetMuted() })
 	time.Sleep(200 * time.Millisecond) // what was on the way arrives
-	fromBob, fromCarol := a.packets(b.member, webrtc.RTPCodecTypeAudio), a.packets(c.member, webrtc.RTPCodecTypeAudio)
+	fromBob, fromCarol := a.Packets(b.Member, webrtc.RTPCodecTypeAudio), a.Packets(c.Member, webrtc.RTPCodecTypeAudio)
 	time.Sleep(600 * time.Millisecond)
-	if n := a.packets(b.member, webrtc.RTPCodecTypeAudio) - fromBob; n != 0 {
+	if n := a.Packets(b.Member, webrtc.RTPCodecTypeAudio) - fromBob; n != 0 {
 		t.Errorf("alice received %d packets of muted bob's audio", n)
 	}
-	if n := a.packets(c.member, webrtc.RTPCodecTypeAudio) - fromCarol; n < 15 {
+	if n := a.Packets(c.Member, webrtc.RTPCodecTypeAudio) - fromCarol; n < 15 {
 		t.Errorf("alice received %d packets of carol's audio in 600 ms, want ~30", n)
 	}
 	b.setState(&svcv1.SetVoiceStateRequest{Muted: ptr(false)})
-	n := a.packets(b.member, webrtc.RTPCodecTypeAudio)
-	eventually(t, "alice hears bob again", func() bool { return a.packets(b.member, webrtc.RTPCodecTypeAudio) > n+10 })
+	n := a.Packets(b.Member, webrtc.RTPCodecTypeAudio)
+	eventually(t, "alice hears bob again", func() bool { return a.Packets(b.Member, webrtc.RTPCodecTypeAudio) > n+10 })
 
 	// Carol shares her screen: alice and bob receive it.
-	c.sharing.Store(true)
+	c.Sharing.Store(true)
 	if got := c.setState(&svcv1.SetVoiceStateRequest{SharingScreen: ptr(true)}); !got.GetSharingScreen() {
 		t.Fatalf("after sharing: %v", got)
 	}
-	voiceUntil(t, st, func(v *svcv1.VoiceState) bool { return v.GetMemberId() == c.member && v.GetSharingScreen() })
+	voiceUntil(t, st, func(v *svcv1.VoiceState) bool { return v.GetMemberId() == c.Member && v.GetSharingScreen() })
 	for _, to := range []*voicePeer{a, b} {
-		eventually(t, to.member+" sees carol's screen", func() bool { return to.packets(c.member, webrtc.RTPCodecTypeVideo) > 10 })
+		eventually(t, to.Member+" sees carol's screen", func() bool { return to.Packets(c.Member, webrtc.RTPCodecTypeVideo) > 10 })
 	}
-	if n := c.packets(c.member, webrtc.RTPCodecTypeVideo); n != -1 {
+	if n := c.Packets(c.Member, webrtc.RTPCodecTypeVideo); n != -1 {
 		t.Errorf("carol receives her own screen (%d packets)", n)
 	}
 
 	// Bob leaves: the others lose his track, and those who see the channel hear of it.
-	if _, err := b.api.LeaveVoice(context.Background(), connect.NewRequest(&svcv1.LeaveVoiceRequest{SessionId: b.join.GetSessionId()})); err != nil {
+	if _, err := b.api.LeaveVoice(context.Background(), connect.NewRequest(&svcv1.LeaveVoiceRequest{SessionId: b.Join.GetSessionId()})); err != nil {
 		t.Fatal(err)
 	}
 	if e := b.endedWith(); e.GetReason() != svcv1.VoiceEndReason_VOICE_END_REASON_LEFT {
 		t.Errorf("bob's session ended with %v, want LEFT", e)
 	}
-	v := voiceUntil(t, st, func(v *svcv1.VoiceState) bool { return v.GetMemberId() == b.member && !v.GetJoined() })
+	v := voiceUntil(t, st, func(v *svcv1.VoiceState) bool { return v.GetMemberId() == b.Member && !v.GetJoined() })
 	if v.GetChannelId() != ch.GetId() {
 		t.Errorf("bob left channel %s, want %s", v.GetChannelId(), ch.GetId())
 	}
 	for _, to := range []*voicePeer{a, c} {
-		eventually(t, to.member+" loses bob's track", func() bool { return to.trackDone(b.member, webrtc.RTPCodecTypeAudio) })
+		eventually(t, to.Member+" loses bob's track", func() bool { return to.TrackDone(b.Member, webrtc.RTPCodecTypeAudio) })
 	}
 	res, err := alice.Chat.GetState(context.Background(), connect.NewRequest(&svcv1.GetStateRequest{}))
 	if err != nil {
@@ -106,7 +107,7 @@ func TestVoiceThreePeople(t *testing.T) {
 	for _, v := range res.Msg.GetVoiceStates() {
 		in = append(in, v.GetMemberId())
 	}
-	if len(in) != 2 || in[0] != a.member || in[1] != c.member {
+	if len(in) != 2 || in[0] != a.Member || in[1] != c.Member {
 		t.Errorf("GetState.voice_states = %v, want alice then carol", in)
 	}
 }
@@ -118,28 +119,28 @@ func TestVoiceThroughTURN(t *testing.T) {
 	s := startVoice(t, nil)
 	owner := s.Join("owner")
 	ch := createVoiceChannel(t, owner, "lounge")
-	direct := joinVoice(t, s, owner, ch.GetId(), peerOptions{})
+	direct := joinVoice(t, s, owner, ch.GetId(), voicetest.Options{})
 	for _, tc := range []struct {
 		name string
-		o    peerOptions
+		o    voicetest.Options
 	}{
-		{"relayed over UDP", peerOptions{relay: true, turn: "udp"}},
-		{"relayed over TCP", peerOptions{relay: true, turn: "tcp"}},
-		{"on ICE-TCP", peerOptions{tcp: true}},
+		{"relayed over UDP", voicetest.Options{Relay: true, TURN: "udp"}},
+		{"relayed over TCP", voicetest.Options{Relay: true, TURN: "tcp"}},
+		{"on ICE-TCP", voicetest.Options{TCP: true}},
 	} {
-		c := s.Join(tc.name[:7] + tc.o.turn)
+		c := s.Join(tc.name[:7] + tc.o.TURN)
 		p := joinVoice(t, s, c, ch.GetId(), tc.o)
-		eventually(t, tc.name+": hears the direct client", func() bool { return p.packets(direct.member, webrtc.RTPCodecTypeAudio) > 25 })
-		eventually(t, tc.name+": is heard", func() bool { return direct.packets(p.member, webrtc.RTPCodecTypeAudio) > 25 })
+		eventually(t, tc.name+": hears the direct client", func() bool { return p.Packets(direct.Member, webrtc.RTPCodecTypeAudio) > 25 })
+		eventually(t, tc.name+": is heard", func() bool { return direct.Packets(p.Member, webrtc.RTPCodecTypeAudio) > 25 })
 		pair := p.selectedPair()
 		switch {
-		case tc.o.relay && pair.Local.Typ != webrtc.ICECandidateTypeRelay:
+		case tc.o.Relay && pair.Local.Typ != webrtc.ICECandidateTypeRelay:
 			t.Errorf("%s: the selected pair's local candidate is %s", tc.name, pair.Local)
-		case tc.o.tcp && pair.Local.Protocol != webrtc.ICEProtocolTCP:
+		case tc.o.TCP && pair.Local.Protocol != webrtc.ICEProtocolTCP:
 			t.Errorf("%s: the selected pair is on %s", tc.name, pair.Local.Protocol)
 		}
-		p.close()
-		if _, err := p.api.LeaveVoice(context.Background(), connect.NewRequest(&svcv1.LeaveVoiceRequest{SessionId: p.join.GetSessionId()})); err != nil {
+		p.Close()
+		if _, err := p.api.LeaveVoice(context.Background(), connect.NewRequest(&svcv1.LeaveVoiceRequest{SessionId: p.Join.GetSessionId()})); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -184,9 +185,9 @@ func TestVoiceRefusals(t *testing.T) {
 		t.Errorf("SendMessage in a voice channel: %v", err)
 	}
 
-	p := joinVoice(t, s, member, voice.GetId(), peerOptions{})
-	session := p.join.GetSessionId()
-	eventually(t, "the first answer", func() bool { p.mu.Lock(); defer p.mu.Unlock(); return p.offers > 0 })
+	p := joinVoice(t, s, member, voice.GetId(), voicetest.Options{})
+	session := p.Join.GetSessionId()
+	eventually(t, "the first answer", func() bool { return p.Offers() > 0 })
 	ownerAPI := voiceClient(s, owner)
 	// Someone else's session is not found, as an unknown one.
 	if _, err := ownerAPI.SetVoiceState(ctx, connect.NewRequest(&svcv1.SetVoiceStateRequest{SessionId: session, Muted: ptr(true)})); connect.CodeOf(err) != connect.CodeNotFound {
@@ -317,18 +318,18 @@ func TestVoiceRemovedAtOnce(t *testing.T) {
 	ch := createVoiceChannel(t, owner, "lounge")
 	st := owner.Subscribe(t, 0)
 	st.Ephemeral = true
-	o := joinVoice(t, s, owner, ch.GetId(), peerOptions{})
-	k := joinVoice(t, s, kicked, ch.GetId(), peerOptions{})
-	u := joinVoice(t, s, unseen, ch.GetId(), peerOptions{})
-	eventually(t, "the owner hears the kicked one", func() bool { return o.packets(k.member, webrtc.RTPCodecTypeAudio) > 10 })
-	if _, err := owner.Server.KickMember(ctx, connect.NewRequest(&svcv1.KickMemberRequest{MemberId: k.member})); err != nil {
+	o := joinVoice(t, s, owner, ch.GetId(), voicetest.Options{})
+	k := joinVoice(t, s, kicked, ch.GetId(), voicetest.Options{})
+	u := joinVoice(t, s, unseen, ch.GetId(), voicetest.Options{})
+	eventually(t, "the owner hears the kicked one", func() bool { return o.Packets(k.Member, webrtc.RTPCodecTypeAudio) > 10 })
+	if _, err := owner.Server.KickMember(ctx, connect.NewRequest(&svcv1.KickMemberRequest{MemberId: k.Member})); err != nil {
 		t.Fatal(err)
 	}
 	if e := k.endedWith(); e.GetReason() != svcv1.VoiceEndReason_VOICE_END_REASON_REMOVED || e.GetMessage() != "you are no longer a member of this community" {
 		t.Errorf("the kicked member's session ended with %v", e)
 	}
-	voiceUntil(t, st, func(v *svcv1.VoiceState) bool { return v.GetMemberId() == k.member && !v.GetJoined() })
-	eventually(t, "the owner loses the kicked one's track", func() bool { return o.trackDone(k.member, webrtc.RTPCodecTypeAudio) })
+	voiceUntil(t, st, func(v *svcv1.VoiceState) bool { return v.GetMemberId() == k.Member && !v.GetJoined() })
+	eventually(t, "the owner loses the kicked one's track", func() bool { return o.TrackDone(k.Member, webrtc.RTPCodecTypeAudio) })
 
 	role, err := owner.Server.CreateRole(ctx, connect.NewRequest(&svcv1.CreateRoleRequest{Name: "inner"}))
 	if err != nil {
@@ -340,8 +341,8 @@ func TestVoiceRemovedAtOnce(t *testing.T) {
 	if e := u.endedWith(); e.GetReason() != svcv1.VoiceEndReason_VOICE_END_REASON_REMOVED || e.GetMessage() != "you can no longer see this voice channel" {
 		t.Errorf("the session of one who lost sight ended with %v", e)
 	}
-	voiceUntil(t, st, func(v *svcv1.VoiceState) bool { return v.GetMemberId() == u.member && !v.GetJoined() })
-	eventually(t, "the owner loses the unseen one's track", func() bool { return o.trackDone(u.member, webrtc.RTPCodecTypeAudio) })
+	voiceUntil(t, st, func(v *svcv1.VoiceState) bool { return v.GetMemberId() == u.Member && !v.GetJoined() })
+	eventually(t, "the owner loses the unseen one's track", func() bool { return o.TrackDone(u.Member, webrtc.RTPCodecTypeAudio) })
 }
 
 // TestVoiceEventsToViewers: voice_state reaches those who see the channel only, through the
@@ -367,9 +368,9 @@ func TestVoiceEventsToViewers(t *testing.T) {
 	}
 	in, out := insider.Subscribe(t, 0), outsider.Subscribe(t, 0)
 	in.Ephemeral, out.Ephemeral = true, true
-	p := joinVoice(t, s, insider, ch.GetId(), peerOptions{})
+	p := joinVoice(t, s, insider, ch.GetId(), voicetest.Options{})
 	v := voiceUntil(t, in, func(v *svcv1.VoiceState) bool { return v.GetJoined() })
-	if v.GetMemberId() != p.member || v.GetChannelId() != ch.GetId() {
+	if v.GetMemberId() != p.Member || v.GetChannelId() != ch.GetId() {
 		t.Fatalf("the insider heard %v", v)
 	}
 	p.setState(&svcv1.SetVoiceStateRequest{Deafened: ptr(true)})
@@ -417,9 +418,9 @@ func TestVoiceOneChannelAtATime(t *testing.T) {
 	two := createVoiceChannel(t, owner, "two")
 	st := owner.Subscribe(t, 0)
 	st.Ephemeral = true
-	first := joinVoice(t, s, owner, one.GetId(), peerOptions{})
+	first := joinVoice(t, s, owner, one.GetId(), voicetest.Options{})
 	voiceUntil(t, st, func(v *svcv1.VoiceState) bool { return v.GetJoined() && v.GetChannelId() == one.GetId() })
-	second := joinVoice(t, s, owner, two.GetId(), peerOptions{})
+	second := joinVoice(t, s, owner, two.GetId(), voicetest.Options{})
 	if e := first.endedWith(); e.GetReason() != svcv1.VoiceEndReason_VOICE_END_REASON_REPLACED {
 		t.Errorf("the first session ended with %v", e)
 	}
@@ -429,14 +430,14 @@ func TestVoiceOneChannelAtATime(t *testing.T) {
 		t.Errorf("moving: %v then %v; want left one, joined two", left, joined)
 	}
 	// The same channel again from another device: one seat, no left event.
-	third := joinVoice(t, s, owner, two.GetId(), peerOptions{})
+	third := joinVoice(t, s, owner, two.GetId(), voicetest.Options{})
 	if e := second.endedWith(); e.GetReason() != svcv1.VoiceEndReason_VOICE_END_REASON_REPLACED {
 		t.Errorf("the second session ended with %v", e)
 	}
 	if v := nextVoice(t, st); !v.GetJoined() || v.GetChannelId() != two.GetId() {
 		t.Errorf("joining again: %v", v)
 	}
-	if n := len(third.join.GetStates()); n != 1 {
+	if n := len(third.Join.GetStates()); n != 1 {
 		t.Errorf("joining again, the room has %d", n)
 	}
 }
@@ -447,21 +448,21 @@ func TestVoiceDeafened(t *testing.T) {
 	s := startVoice(t, nil)
 	owner, friend := s.Join("owner"), s.Join("friend")
 	ch := createVoiceChannel(t, owner, "lounge")
-	a := joinVoice(t, s, owner, ch.GetId(), peerOptions{})
-	b := joinVoice(t, s, friend, ch.GetId(), peerOptions{})
+	a := joinVoice(t, s, owner, ch.GetId(), voicetest.Options{})
+	b := joinVoice(t, s, friend, ch.GetId(), voicetest.Options{})
 	eventually(t, "both hear", func() bool {
-		return a.packets(b.member, webrtc.RTPCodecTypeAudio) > 10 && b.packets(a.member, webrtc.RTPCodecTypeAudio) > 10
+		return a.Packets(b.Member, webrtc.RTPCodecTypeAudio) > 10 && b.Packets(a.Member, webrtc.RTPCodecTypeAudio) > 10
 	})
 	if st := b.setState(&svcv1.SetVoiceStateRequest{Deafened: ptr(true)}); !st.GetDeafened() || st.GetMuted() {
 		t.Fatalf("deafened: %v", st)
 	}
 	time.Sleep(200 * time.Millisecond)
-	heard, got := a.packets(b.member, webrtc.RTPCodecTypeAudio), b.packets(a.member, webrtc.RTPCodecTypeAudio)
+	heard, got := a.Packets(b.Member, webrtc.RTPCodecTypeAudio), b.Packets(a.Member, webrtc.RTPCodecTypeAudio)
 	time.Sleep(600 * time.Millisecond)
-	if n := a.packets(b.member, webrtc.RTPCodecTypeAudio) - heard; n != 0 {
+	if n := a.Packets(b.Member, webrtc.RTPCodecTypeAudio) - heard; n != 0 {
 		t.Errorf("the deafened member was heard: %d packets", n)
 	}
-	if n := b.packets(a.member, webrtc.RTPCodecTypeAudio) - got; n != 0 {
+	if n := b.Packets(a.Member, webrtc.RTPCodecTypeAudio) - got; n != 0 {
 		t.Errorf("the deafened member received %d packets", n)
 	}
 }
@@ -476,7 +477,7 @@ func TestVoiceSignalGrace(t *testing.T) {
 	ch := createVoiceChannel(t, owner, "lounge")
 	st := owner.Subscribe(t, 0)
 	st.Ephemeral = true
-	a := joinVoice(t, s, owner, ch.GetId(), peerOptions{})
+	a := joinVoice(t, s, owner, ch.GetId(), voicetest.Options{})
 	api := voiceClient(s, friend)
 	res, err := api.JoinVoice(ctx, connect.NewRequest(&svcv1.JoinVoiceRequest{ChannelId: ch.GetId()}))
 	if err != nil {
@@ -506,7 +507,7 @@ func TestVoiceSignalGrace(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(list.Msg.GetStates()) != 1 || list.Msg.GetStates()[0].GetMemberId() != a.member {
+	if len(list.Msg.GetStates()) != 1 || list.Msg.GetStates()[0].GetMemberId() != a.Member {
 		t.Errorf("in voice: %v", list.Msg.GetStates())
 	}
 }
