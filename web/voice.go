@@ -65,7 +65,7 @@ func (s *voiceService) Signal(ctx context.Context, r *connect.Request[svcv1.Sign
 // URLs name the base URL's host unless the options say otherwise.
 func openVoice(cfg Config, opts engine.Options, eng *engine.Engine) (*voice.Server, error) {
 	v := cfg.Voice
-	if v.Addr == "" {
+	if v.Addr == "" && v.UDP == nil {
 		return nil, nil
 	}
 	if v.Host == "" {

@@ -403,8 +403,9 @@ func (q *connQueue) Close() error {
 
 func (q *connQueue) Addr() net.Addr { return q.addr }
 
-// listenPort takes addr's port for UDP and TCP alike. Port 0 picks one free for both.
-func listenPort(addr string) (*net.UDPConn, net.Listener, error) {
+// Listen takes addr's port for UDP and TCP alike: the media port. Port 0 picks one free for
+// both.
+func Listen(addr string) (*net.UDPConn, net.Listener, error) {
 	host, port, err := net.SplitHostPort(addr)
 	if err != nil {
 		return nil, nil, err

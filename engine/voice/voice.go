@@ -38,6 +38,10 @@ type Options struct {
 	// Addr is where the media port listens, UDP and TCP on the same port number
 	// ("host:port"; port 0 picks one free for both).
 	Addr string
+	// UDP and TCP, when set, are the media port, taken by the caller with Listen (the binary
+	// takes its ports before anything opens); Addr is then unused. Close closes them.
+	UDP *net.UDPConn
+	TCP net.Listener
 	// PublicIP, when valid, is the only address the server gives in its ICE candidates and its
 	// TURN URLs: the address clients reach it at, for a server behind NAT (-voice-public-ip).
 	PublicIP netip.Addr
@@ -116,9 +120,12 @@ func New(eng *engine.Engine, opts Options) (*Server, error) {
 			return net.DefaultResolver.LookupNetIP(ctx, "ip", host)
 		}
 	}
-	uc, ln, err := listenPort(opts.Addr)
-	if err != nil {
-		return nil, err
+	uc, ln := opts.UDP, opts.TCP
+	if uc == nil || ln == nil {
+		var err error
+		if uc, ln, err = Listen(opts.Addr); err != nil {
+			return nil, err
+		}
 	}
 	srv := &Server{
 		eng: eng, opts: opts, log: opts.Log,
