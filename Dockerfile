@@ -18,7 +18,7 @@ COPY --from=build /out/hearth /usr/local/bin/hearth
 USER hearth
 VOLUME /data
 ENV HEARTH_DATA=/data HEARTH_ADDR=:8080
-EXPOSE 8080
+EXPOSE 8080 7881/udp 7881/tcp
 # `hearth healthcheck` asks the server over /data/admin.sock where it listens and whether it
 # serves TLS, then checks /healthz there: it follows -addr, HEARTH_ADDR and -tls-cert however
 # they were given.

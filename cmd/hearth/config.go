@@ -60,6 +60,16 @@ type Config struct {
 	// addresses, on any port: for tests and closed networks only.
 	PushAllowPrivate bool
 
+	// VoicePort is the UDP and TCP port of voice (media and TURN); 0 turns voice off.
+	VoicePort int
+	// VoicePublicIP is the address clients reach voice at, for a server behind NAT.
+	VoicePublicIP string
+	// voicePublic is VoicePublicIP parsed by validate; voiceUDP and voiceTCP the port, taken
+	// by serve before anything opens.
+	voicePublic netip.Addr
+	voiceUDP    *net.UDPConn
+	voiceTCP    net.Listener
+
 	// tlsCert is the certificate of -tls-cert and -tls-key, loaded by validate.
 	tlsCert *tls.Certificate
 }
@@ -108,6 +118,8 @@ func serveFlags(fs *flag.FlagSet, c *Config) {
 	fs.StringVar(&c.BackupTo, "backup-to", "", "where backups go: a folder, or a bucket URL (under backups/ in it); default the file bucket, under backups/")
 	fs.DurationVar(&c.BackupEvery, "backup-every", 0, "take a backup at this interval, e.g. 24h (default 0: only when hearth backup asks)")
 	fs.IntVar(&c.BackupKeep, "backup-keep", 7, "how many backups -backup-to keeps, the newest (0 keeps all)")
+	fs.IntVar(&c.VoicePort, "voice-port", 7881, "UDP and TCP port of voice channels (media and TURN), on every interface; 0 turns voice off")
+	fs.StringVar(&c.VoicePublicIP, "voice-public-ip", "", "the IP address clients reach voice at, for a server behind NAT (default: the interfaces' addresses, and -base-url's host's)")
 }
 
 // parseFlags parses args, then fills every flag not given on the command line from its
@@ -245,6 +257,16 @@ func (c *Config) validate() error {
 	}
 	if c.BackupKeep < 0 || c.BackupKeep > 10000 {
 		return fmt.Errorf("-backup-keep %d must be 0 (keep all) to 10000", c.BackupKeep)
+	}
+	if c.VoicePort < 0 || c.VoicePort > 65535 {
+		return fmt.Errorf("-voice-port %d must be 1 to 65535, or 0 (voice off)", c.VoicePort)
+	}
+	if c.VoicePublicIP != "" {
+		a, err := netip.ParseAddr(c.VoicePublicIP)
+		if err != nil || a.IsUnspecified() || a.Zone() != "" {
+			return fmt.Errorf("-voice-public-ip %q must be an IP address, e.g. 203.0.113.7", c.VoicePublicIP)
+		}
+		c.voicePublic = a
 	}
 	return checkWritableDir("-data", "data directory", c.Data)
 }

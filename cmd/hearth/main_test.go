@@ -15,6 +15,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -41,6 +42,12 @@ func TestBadConfigurationIsOneLineAndExitCode2(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer taken.Close()
+	takenUDP, err := net.ListenPacket("udp", ":0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer takenUDP.Close()
+	udpPort := strconv.Itoa(takenUDP.LocalAddr().(*net.UDPAddr).Port)
 	for _, tc := range []struct {
 		name string
 		args []string
@@ -84,6 +91,9 @@ func TestBadConfigurationIsOneLineAndExitCode2(t *testing.T) {
 		{"oidc client with spaces", []string{"-oidc-client", "https://login.example.com=a b"}, nil, `client id "a b" must be at most 255 printable characters without spaces`},
 		{"cors origin with a path", []string{"-cors-origin", "https://chat.example.com/app"}, nil, `-cors-origin "https://chat.example.com/app" must be an origin`},
 		{"cors origin with a slash", nil, map[string]string{"HEARTH_CORS_ORIGIN": "https://chat.example.com/"}, `-cors-origin "https://chat.example.com/" must be an origin`},
+		{"voice port in use", []string{"-voice-port", udpPort}, nil, "-voice-port " + udpPort + ": listen udp :" + udpPort + ": bind: address already in use (-voice-port 0 turns voice off)"},
+		{"voice port out of range", []string{"-voice-port", "70000"}, nil, "-voice-port 70000 must be 1 to 65535, or 0 (voice off)"},
+		{"voice public ip not an address", []string{"-voice-public-ip", "voice.example.com"}, nil, `-voice-public-ip "voice.example.com" must be an IP address, e.g. 203.0.113.7`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			for k, v := range tc.env {

@@ -12,12 +12,14 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"strconv"
 	"syscall"
 	"time"
 
 	"hearth/engine"
 	"hearth/engine/outbound"
 	"hearth/engine/store"
+	"hearth/engine/voice"
 	"hearth/web"
 	"hearth/web/h2c"
 )
@@ -55,6 +57,15 @@ func serve(args []string, stdout, stderr io.Writer) error {
 			return usageError{fmt.Errorf("-metrics-addr %s: %v", c.MetricsAddr, err)}
 		}
 	}
+	if c.VoicePort != 0 {
+		if c.voiceUDP, c.voiceTCP, err = voice.Listen(":" + strconv.Itoa(c.VoicePort)); err != nil {
+			ln.Close()
+			if metricsLn != nil {
+				metricsLn.Close()
+			}
+			return usageError{fmt.Errorf("-voice-port %d: %v (-voice-port 0 turns voice off)", c.VoicePort, err)}
+		}
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	a, err := openApp(ctx, c, log)
@@ -62,6 +73,10 @@ func serve(args []string, stdout, stderr io.Writer) error {
 		ln.Close()
 		if metricsLn != nil {
 			metricsLn.Close()
+		}
+		if c.voiceUDP != nil {
+			c.voiceUDP.Close()
+			c.voiceTCP.Close()
 		}
 		return err
 	}
@@ -123,6 +138,7 @@ func openApp(ctx context.Context, c Config, log *slog.Logger) (*app, error) {
 		Log:            log,
 		AdminSocket:    true,
 		Backups:        web.BackupConfig{To: c.BackupTo, Every: c.BackupEvery, Keep: c.BackupKeep},
+		Voice:          voice.Options{UDP: c.voiceUDP, TCP: c.voiceTCP, PublicIP: c.voicePublic},
 	})
 	if err != nil {
 		return nil, err
