@@ -51,8 +51,11 @@ func TestVoiceThreePeople(t *testing.T) {
 			}
 		}
 	}
-	// The server hears who speaks from the audio level.
+	// The server hears who speaks from the audio level, and when they go quiet.
 	voiceUntil(t, st, func(v *svcv1.VoiceState) bool { return v.GetMemberId() == b.Member && v.GetSpeaking() })
+	b.Level.Store(127)
+	voiceUntil(t, st, func(v *svcv1.VoiceState) bool { return v.GetMemberId() == b.Member && !v.GetSpeaking() })
+	b.Level.Store(20)
 
 	// Bob mutes: the others stop receiving his audio, and still receive each other's.
 	if got := b.setState(&svcv1.SetVoiceStateRequest{Muted: ptr(true)}); !got.GetMuted() || got.GetSpeaking() {

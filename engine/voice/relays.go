@@ -226,6 +226,18 @@ func (g relayGenerator) AllocateConn(turn.AllocateConnConfig) (net.Conn, error) 
 	return nil, errTCPRelay
 }
 
+// newTURN starts the TURN server on the port's TURN side: credentials of the TURN REST API
+// under secret, relays into ICE only.
+func newTURN(udp net.PacketConn, tcp net.Listener, rs *relays, secret string, lf pionLogs) (*turn.Server, error) {
+	return turn.NewServer(turn.ServerConfig{
+		Realm:             "hearth",
+		AuthHandler:       turn.LongTermTURNRESTAuthHandler(secret, lf.NewLogger("turn")),
+		LoggerFactory:     lf,
+		PacketConnConfigs: []turn.PacketConnConfig{{PacketConn: udp, RelayAddressGenerator: relayGenerator{rs}, PermissionHandler: rs.permitted}},
+		ListenerConfigs:   []turn.ListenerConfig{{Listener: tcp, RelayAddressGenerator: relayGenerator{rs}, PermissionHandler: rs.permitted}},
+	})
+}
+
 // permitted is the TURN server's PermissionHandler: a client may relay to this server only.
 func (rs *relays) permitted(_ net.Addr, peer net.IP) bool {
 	a, ok := netip.AddrFromSlice(peer)

@@ -168,14 +168,7 @@ func New(eng *engine.Engine, opts Options) (*Server, error) {
 		return nil, err
 	}
 	srv.secret = base64.RawStdEncoding.EncodeToString(key[:])
-	srv.turn, err = turn.NewServer(turn.ServerConfig{
-		Realm:             "hearth",
-		AuthHandler:       turn.LongTermTURNRESTAuthHandler(srv.secret, lf.NewLogger("turn")),
-		LoggerFactory:     lf,
-		PacketConnConfigs: []turn.PacketConnConfig{{PacketConn: srv.udp.turn, RelayAddressGenerator: relayGenerator{rs}, PermissionHandler: rs.permitted}},
-		ListenerConfigs:   []turn.ListenerConfig{{Listener: srv.tcp.turn, RelayAddressGenerator: relayGenerator{rs}, PermissionHandler: rs.permitted}},
-	})
-	if err != nil {
+	if srv.turn, err = newTURN(srv.udp.turn, srv.tcp.turn, rs, srv.secret, lf); err != nil {
 		return nil, fmt.Errorf("start the TURN server: %w", err)
 	}
 	hostport := net.JoinHostPort(ad.turnHost, strconv.Itoa(int(port)))
