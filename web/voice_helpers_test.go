@@ -3,7 +3,6 @@ package web_test
 import (
 	"context"
 	"testing"
-	"time"
 
 	"connectrpc.com/connect"
 	"github.com/pion/webrtc/v4"
@@ -93,18 +92,6 @@ func (p *voicePeer) selectedPair() *webrtc.ICECandidatePair {
 		p.t.Fatal(err)
 	}
 	return pair
-}
-
-// eventually waits until cond holds, failing the test after webtest.Wait.
-func eventually(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(webtest.Wait)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: not within %s", what, webtest.Wait)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
 }
 
 // nextVoice returns the next voice_state event of a stream opened with Ephemeral set.

@@ -47,7 +47,7 @@ func TestVoiceThreePeople(t *testing.T) {
 	for _, to := range peers {
 		for _, from := range peers {
 			if to != from {
-				eventually(t, to.Member+" hears "+from.Member, func() bool { return to.Packets(from.Member, webrtc.RTPCodecTypeAudio) > 25 })
+				waitFor(t, to.Member+" hears "+from.Member, func() bool { return to.Packets(from.Member, webrtc.RTPCodecTypeAudio) > 25 })
 			}
 		}
 	}
@@ -73,7 +73,7 @@ func TestVoiceThreePeople(t *testing.T) {
 	}
 	b.setState(&svcv1.SetVoiceStateRequest{Muted: ptr(false)})
 	n := a.Packets(b.Member, webrtc.RTPCodecTypeAudio)
-	eventually(t, "alice hears bob again", func() bool { return a.Packets(b.Member, webrtc.RTPCodecTypeAudio) > n+10 })
+	waitFor(t, "alice hears bob again", func() bool { return a.Packets(b.Member, webrtc.RTPCodecTypeAudio) > n+10 })
 
 	// Carol shares her screen: alice and bob receive it.
 	c.Sharing.Store(true)
@@ -82,7 +82,7 @@ func TestVoiceThreePeople(t *testing.T) {
 	}
 	voiceUntil(t, st, func(v *svcv1.VoiceState) bool { return v.GetMemberId() == c.Member && v.GetSharingScreen() })
 	for _, to := range []*voicePeer{a, b} {
-		eventually(t, to.Member+" sees carol's screen", func() bool { return to.Packets(c.Member, webrtc.RTPCodecTypeVideo) > 10 })
+		waitFor(t, to.Member+" sees carol's screen", func() bool { return to.Packets(c.Member, webrtc.RTPCodecTypeVideo) > 10 })
 	}
 	if n := c.Packets(c.Member, webrtc.RTPCodecTypeVideo); n != -1 {
 		t.Errorf("carol receives her own screen (%d packets)", n)
@@ -100,7 +100,7 @@ func TestVoiceThreePeople(t *testing.T) {
 		t.Errorf("bob left channel %s, want %s", v.GetChannelId(), ch.GetId())
 	}
 	for _, to := range []*voicePeer{a, c} {
-		eventually(t, to.Member+" loses bob's track", func() bool { return to.TrackDone(b.Member, webrtc.RTPCodecTypeAudio) })
+		waitFor(t, to.Member+" loses bob's track", func() bool { return to.TrackDone(b.Member, webrtc.RTPCodecTypeAudio) })
 	}
 	res, err := alice.Chat.GetState(context.Background(), connect.NewRequest(&svcv1.GetStateRequest{}))
 	if err != nil {
@@ -133,8 +133,8 @@ func TestVoiceThroughTURN(t *testing.T) {
 	} {
 		c := s.Join(tc.name[:7] + tc.o.TURN)
 		p := joinVoice(t, s, c, ch.GetId(), tc.o)
-		eventually(t, tc.name+": hears the direct client", func() bool { return p.Packets(direct.Member, webrtc.RTPCodecTypeAudio) > 25 })
-		eventually(t, tc.name+": is heard", func() bool { return direct.Packets(p.Member, webrtc.RTPCodecTypeAudio) > 25 })
+		waitFor(t, tc.name+": hears the direct client", func() bool { return p.Packets(direct.Member, webrtc.RTPCodecTypeAudio) > 25 })
+		waitFor(t, tc.name+": is heard", func() bool { return direct.Packets(p.Member, webrtc.RTPCodecTypeAudio) > 25 })
 		pair := p.selectedPair()
 		switch {
 		case tc.o.Relay && pair.Local.Typ != webrtc.ICECandidateTypeRelay:
@@ -190,7 +190,7 @@ func TestVoiceRefusals(t *testing.T) {
 
 	p := joinVoice(t, s, member, voice.GetId(), voicetest.Options{})
 	session := p.Join.GetSessionId()
-	eventually(t, "the first answer", func() bool { return p.Offers() > 0 })
+	waitFor(t, "the first answer", func() bool { return p.Offers() > 0 })
 	ownerAPI := voiceClient(s, owner)
 	// Someone else's session is not found, as an unknown one.
 	if _, err := ownerAPI.SetVoiceState(ctx, connect.NewRequest(&svcv1.SetVoiceStateRequest{SessionId: session, Muted: ptr(true)})); connect.CodeOf(err) != connect.CodeNotFound {
@@ -324,7 +324,7 @@ func TestVoiceRemovedAtOnce(t *testing.T) {
 	o := joinVoice(t, s, owner, ch.GetId(), voicetest.Options{})
 	k := joinVoice(t, s, kicked, ch.GetId(), voicetest.Options{})
 	u := joinVoice(t, s, unseen, ch.GetId(), voicetest.Options{})
-	eventually(t, "the owner hears the kicked one", func() bool { return o.Packets(k.Member, webrtc.RTPCodecTypeAudio) > 10 })
+	waitFor(t, "the owner hears the kicked one", func() bool { return o.Packets(k.Member, webrtc.RTPCodecTypeAudio) > 10 })
 	if _, err := owner.Server.KickMember(ctx, connect.NewRequest(&svcv1.KickMemberRequest{MemberId: k.Member})); err != nil {
 		t.Fatal(err)
 	}
@@ -332,7 +332,7 @@ func TestVoiceRemovedAtOnce(t *testing.T) {
 		t.Errorf("the kicked member's session ended with %v", e)
 	}
 	voiceUntil(t, st, func(v *svcv1.VoiceState) bool { return v.GetMemberId() == k.Member && !v.GetJoined() })
-	eventually(t, "the owner loses the kicked one's track", func() bool { return o.TrackDone(k.Member, webrtc.RTPCodecTypeAudio) })
+	waitFor(t, "the owner loses the kicked one's track", func() bool { return o.TrackDone(k.Member, webrtc.RTPCodecTypeAudio) })
 
 	role, err := owner.Server.CreateRole(ctx, connect.NewRequest(&svcv1.CreateRoleRequest{Name: "inner"}))
 	if err != nil {
@@ -345,7 +345,7 @@ func TestVoiceRemovedAtOnce(t *testing.T) {
 		t.Errorf("the session of one who lost sight ended with %v", e)
 	}
 	voiceUntil(t, st, func(v *svcv1.VoiceState) bool { return v.GetMemberId() == u.Member && !v.GetJoined() })
-	eventually(t, "the owner loses the unseen one's track", func() bool { return o.TrackDone(u.Member, webrtc.RTPCodecTypeAudio) })
+	waitFor(t, "the owner loses the unseen one's track", func() bool { return o.TrackDone(u.Member, webrtc.RTPCodecTypeAudio) })
 }
 
 // TestVoiceEventsToViewers: voice_state reaches those who see the channel only, through the
@@ -453,7 +453,7 @@ func TestVoiceDeafened(t *testing.T) {
 	ch := createVoiceChannel(t, owner, "lounge")
 	a := joinVoice(t, s, owner, ch.GetId(), voicetest.Options{})
 	b := joinVoice(t, s, friend, ch.GetId(), voicetest.Options{})
-	eventually(t, "both hear", func() bool {
+	waitFor(t, "both hear", func() bool {
 		return a.Packets(b.Member, webrtc.RTPCodecTypeAudio) > 10 && b.Packets(a.Member, webrtc.RTPCodecTypeAudio) > 10
 	})
 	if st := b.setState(&svcv1.SetVoiceStateRequest{Deafened: ptr(true)}); !st.GetDeafened() || st.GetMuted() {

@@ -74,13 +74,18 @@ func (p *pipe) deliverCopy(b []byte, from netip.AddrPort) {
 	p.deliver(pkt)
 }
 
+// take copies a datagram into b and gives its packet back to the pool.
+func (pkt *packet) take(b []byte) (int, netip.AddrPort) {
+	n, from := copy(b, pkt.buf[:pkt.n]), pkt.from
+	packets.Put(pkt)
+	return n, from
+}
+
 // ReadFromAddrPort is ReadFrom without an allocation (pion's ice.AddrPortReaderWriter).
 func (p *pipe) ReadFromAddrPort(b []byte) (int, netip.AddrPort, error) {
 	select {
 	case pkt := <-p.in:
-		n := copy(b, pkt.buf[:pkt.n])
-		from := pkt.from
-		packets.Put(pkt)
+		n, from := pkt.take(b)
 		return n, from, nil
 	case <-p.closed:
 		return 0, netip.AddrPort{}, io.EOF

@@ -6,7 +6,6 @@ import (
 	"net"
 	"net/netip"
 	"sync"
-	"time"
 
 	"github.com/pion/turn/v5"
 )
@@ -96,8 +95,9 @@ func (rs *relays) allocate(network, user string) (*relayConn, error) {
 		return nil, fmt.Errorf("%s has %d relays already", user, relaysPerUser)
 	}
 	rs.perUser[user]++
-	r := &relayConn{rs: rs, user: user, v6: network == "udp6", in: make(chan *packet, relayQueue), closed: make(chan struct{}), byPeer: map[netip.AddrPort]netip.AddrPort{}}
+	r := &relayConn{rs: rs, user: user, v6: network == "udp6", byPeer: map[netip.AddrPort]netip.AddrPort{}}
 	r.addr = rs.newAddr(r.v6)
+	r.pipe = newPipe(net.UDPAddrFromAddrPort(r.addr), relayQueue, r.toServer)
 	return r, nil
 }
 
@@ -110,53 +110,28 @@ func (rs *relays) toClient(b []byte, to netip.AddrPort) (int, error) {
 	if !ok {
 		return len(b), nil // a relay that closed: the datagram is lost, as on a network
 	}
-	pkt := packets.Get().(*packet)
-	pkt.n = copy(pkt.buf[:], b)
-	pkt.from = rt.peer
-	select {
-	case rt.r.in <- pkt:
-	default:
-		packets.Put(pkt)
-	}
+	rt.r.deliverCopy(b, rt.peer)
 	return len(b), nil
 }
 
-// relayConn is one allocation's relay: a net.PacketConn whose peer is this server's ICE.
+// relayConn is one allocation's relay: a net.PacketConn whose peer is this server's ICE. Its
+// pipe holds what ICE sent the client (ReadFrom: the datagram, and the server address it came
+// from).
 type relayConn struct {
+	*pipe
 	rs   *relays
 	user string
 	v6   bool
 	addr netip.AddrPort
-	in   chan *packet
 	// byPeer maps the server addresses the client sent to onto their virtual addresses; guarded
 	// by rs.mu.
 	byPeer map[netip.AddrPort]netip.AddrPort
-	closed chan struct{}
 	once   sync.Once
 }
 
-// ReadFrom returns what ICE sent the client, and the server address it came from.
-func (r *relayConn) ReadFrom(b []byte) (int, net.Addr, error) {
-	select {
-	case pkt := <-r.in:
-		n := copy(b, pkt.buf[:pkt.n])
-		from := pkt.from
-		packets.Put(pkt)
-		return n, net.UDPAddrFromAddrPort(from), nil
-	case <-r.closed:
-		return 0, nil, net.ErrClosed
-	}
-}
-
-// WriteTo gives ICE what the client sends to a server address, from that address's virtual
-// address.
-func (r *relayConn) WriteTo(b []byte, addr net.Addr) (int, error) {
-	ua, ok := addr.(*net.UDPAddr)
-	if !ok {
-		return 0, errors.New("a relay sends UDP only")
-	}
-	peer := ua.AddrPort()
-	peer = netip.AddrPortFrom(peer.Addr().Unmap(), peer.Port())
+// toServer gives ICE what the client sends to a server address (peer), from that address's
+// virtual address: the pipe's writes (WriteTo).
+func (r *relayConn) toServer(b []byte, peer netip.AddrPort) (int, error) {
 	r.rs.mu.Lock()
 	src, ok := r.byPeer[peer]
 	if !ok {
@@ -184,7 +159,7 @@ func (r *relayConn) WriteTo(b []byte, addr net.Addr) (int, error) {
 
 func (r *relayConn) Close() error {
 	r.once.Do(func() {
-		close(r.closed)
+		r.pipe.Close()
 		r.rs.mu.Lock()
 		for _, src := range r.byPeer {
 			delete(r.rs.routes, src)
@@ -197,11 +172,6 @@ func (r *relayConn) Close() error {
 	return nil
 }
 
-func (r *relayConn) LocalAddr() net.Addr { return net.UDPAddrFromAddrPort(r.addr) }
-
-func (r *relayConn) SetDeadline(time.Time) error      { return nil }
-func (r *relayConn) SetReadDeadline(time.Time) error  { return nil }
-func (r *relayConn) SetWriteDeadline(time.Time) error { return nil }
 
 // relayGenerator gives the TURN server its relays (turn.RelayAddressGenerator).
 type relayGenerator struct{ rs *relays }

@@ -184,6 +184,8 @@ func (srv *Server) Signal(ctx context.Context, c engine.Caller, req *svcv1.Signa
 		case <-st.gone:
 			return st.goneErr
 		case <-s.finished:
+			// What the session queued before it ended, then its end (told here when the session
+			// ended before it took this stream).
 			for {
 				select {
 				case ev := <-st.events:
@@ -191,7 +193,7 @@ func (srv *Server) Signal(ctx context.Context, c engine.Caller, req *svcv1.Signa
 						return err
 					}
 				default:
-					return nil
+					return send(&svcv1.SignalEvent{Kind: &svcv1.SignalEvent_Ended{Ended: s.ended}})
 				}
 			}
 		case <-beat.C:
