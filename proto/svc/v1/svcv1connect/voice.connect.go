@@ -122,7 +122,8 @@ type VoiceServiceClient interface {
 	// The session's signalling stream: the server's offers, a heartbeat every 25 seconds, and
 	// `ended` (then the stream closes) when the session ends. The first event is the offer
 	// waiting for an answer, if any: on the first stream of a session, the initial offer. One
-	// stream per session: opening another ends the earlier one (aborted). A stream that closes
+	// stream per session: opening another ends the earlier one (failed_precondition), and a
+	// stream that does not read its events is ended (unavailable). A stream that closes
 	// (a network blip, or the token it was opened with expiring, when it ends with
 	// unauthenticated as Subscribe does) may be opened again with the same session_id within 15
 	// seconds: the session and its media carry on. not_found for an unknown or ended session,
@@ -287,7 +288,8 @@ type VoiceServiceHandler interface {
 	// The session's signalling stream: the server's offers, a heartbeat every 25 seconds, and
 	// `ended` (then the stream closes) when the session ends. The first event is the offer
 	// waiting for an answer, if any: on the first stream of a session, the initial offer. One
-	// stream per session: opening another ends the earlier one (aborted). A stream that closes
+	// stream per session: opening another ends the earlier one (failed_precondition), and a
+	// stream that does not read its events is ended (unavailable). A stream that closes
 	// (a network blip, or the token it was opened with expiring, when it ends with
 	// unauthenticated as Subscribe does) may be opened again with the same session_id within 15
 	// seconds: the session and its media carry on. not_found for an unknown or ended session,
