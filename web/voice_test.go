@@ -514,3 +514,20 @@ func TestVoiceSignalGrace(t *testing.T) {
 		t.Errorf("in voice: %v", list.Msg.GetStates())
 	}
 }
+
+// TestVoiceJoinRateLimit: JoinVoice is 10 a minute per member, burst 10.
+func TestVoiceJoinRateLimit(t *testing.T) {
+	t.Parallel()
+	s := startVoice(t, nil)
+	owner := s.Join("owner")
+	ch := createVoiceChannel(t, owner, "lounge")
+	api := voiceClient(s, owner)
+	var err error
+	n := 0
+	for ; n < 11 && err == nil; n++ {
+		_, err = api.JoinVoice(context.Background(), connect.NewRequest(&svcv1.JoinVoiceRequest{ChannelId: ch.GetId()}))
+	}
+	if n != 11 || connect.CodeOf(err) != connect.CodeResourceExhausted || !strings.HasPrefix(err.Error(), "resource_exhausted: joining voice: rate limit reached; retry in ") {
+		t.Fatalf("join %d: %v", n, err)
+	}
+}
