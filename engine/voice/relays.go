@@ -172,7 +172,6 @@ func (r *relayConn) Close() error {
 	return nil
 }
 
-
 // relayGenerator gives the TURN server its relays (turn.RelayAddressGenerator).
 type relayGenerator struct{ rs *relays }
 
