@@ -346,6 +346,7 @@ func (srv *Server) publish(p *publisher) {
 		prev = s.screen.Swap(p)
 	}
 	if prev != nil {
+		prev.closed.Store(true)
 		srv.unshareLocked(prev)
 	}
 	if s.isEnded() {
