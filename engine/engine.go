@@ -156,6 +156,8 @@ type Engine struct {
 	filters     filters
 	// ops is what the admins' status tells (status.go).
 	ops operations
+	// voice are the seats of the voice channels (voice.go).
+	voice voiceRooms
 
 	// ctx ends at Close, cutting short the background jobs' calls to the bucket.
 	ctx    context.Context

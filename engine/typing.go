@@ -27,6 +27,9 @@ func (e *Engine) SetTyping(ctx context.Context, c Caller, req *svcv1.SetTypingRe
 	if err := checkNotTimedOut(d.active(c.ID).GetMember(), e.now()); err != nil {
 		return nil, err
 	}
+	if voiceChannel(rec) {
+		return nil, invalid("channel %s is a voice channel, which holds no messages", rec.GetChannel().GetId())
+	}
 	ch := rec.GetChannel()
 	if ch.GetKind() == svcv1.ChannelKind_CHANNEL_KIND_DM {
 		if err := dmBlocked(d, c.ID, ch.GetMemberIds()); err != nil {

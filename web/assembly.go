@@ -24,6 +24,7 @@ import (
 	"hearth/engine/plugins"
 	"hearth/engine/sandbox"
 	"hearth/engine/store"
+	"hearth/engine/voice"
 	"hearth/web/h2c"
 	"hearth/web/metrics"
 )
@@ -82,6 +83,9 @@ type Config struct {
 	// server sends mail, and fills Dir (<Data>), WebURL, Version, Clock, Log and Observer (the
 	// metrics) where they are empty.
 	Notify notify.Options
+	// Voice are the voice server's options (-voice-port, -voice-public-ip); an empty Addr
+	// leaves voice off. Open fills Host (the base URL's) and Log where they are empty.
+	Voice voice.Options
 	// Log receives every log line (default slog.Default()).
 	Log *slog.Logger
 	// AdminSocket serves <Data>/admin.sock (mode 0600), through which `hearth backup` and
@@ -123,6 +127,8 @@ type Server struct {
 	Notify *notify.Service
 	// Disk watches the data disk: while it is full, changes and uploads are refused.
 	Disk *diskspace.Guard
+	// Voice is the voice server; nil when voice is off.
+	Voice *voice.Server
 
 	handler http.Handler
 	intake  *intake
@@ -267,6 +273,9 @@ func Open(ctx context.Context, cfg Config) (s *Server, err error) {
 	if s.Plugins, err = plugins.New(s.Engine, popts); err != nil {
 		return nil, err
 	}
+	if s.Voice, err = openVoice(cfg, opts, s.Engine); err != nil {
+		return nil, fmt.Errorf("start voice: %w", err)
+	}
 	client := cfg.IssuerHTTPClient
 	if client == nil {
 		version := opts.Version
@@ -330,6 +339,7 @@ func Open(ctx context.Context, cfg Config) (s *Server, err error) {
 		Engine:         s.Engine,
 		Plugins:        s.Plugins,
 		Notify:         s.Notify,
+		Voice:          s.Voice,
 		Verifier:       verifier,
 		Issuer:         s.Issuer,
 		SignIn:         signIn,
@@ -442,8 +452,12 @@ func (s *Server) AccountSecurity() auth.SecurityStore { return AccountSecurity(s
 // Handler serves every endpoint of the server.
 func (s *Server) Handler() http.Handler { return s.handler }
 
-// CloseStreams ends every Subscribe stream, so that an HTTP server shutting down can drain.
+// CloseStreams ends every Subscribe stream and voice session (and with them their Signal
+// streams), so that an HTTP server shutting down can drain.
 func (s *Server) CloseStreams() {
+	if s.Voice != nil {
+		s.Voice.Close()
+	}
 	if s.Engine != nil {
 		s.Engine.CloseStreams()
 	}
@@ -481,6 +495,10 @@ func (s *Server) close() error {
 	if s.Mailer != nil {
 		// After the notifier, which mails the digests.
 		s.Mailer.Close()
+	}
+	if s.Voice != nil {
+		// Before the engine: the sessions leave their seats as they end.
+		s.Voice.Close()
 	}
 	if s.Engine != nil {
 		s.Engine.Close()

@@ -332,7 +332,7 @@ func TestHealthAndReflectionNeedNoToken(t *testing.T) {
 		got[i] = string(n)
 	}
 	slices.Sort(got)
-	if want := []string{"svc.v1.BotService", "svc.v1.ChatService", "svc.v1.NotificationService", "svc.v1.ServerService"}; !slices.Equal(got, want) {
+	if want := []string{"svc.v1.BotService", "svc.v1.ChatService", "svc.v1.NotificationService", "svc.v1.ServerService", "svc.v1.VoiceService"}; !slices.Equal(got, want) {
 		t.Fatalf("reflection lists %v, want %v", got, want)
 	}
 	files, err := stream.FileContainingSymbol("svc.v1.ChatService")

@@ -19,6 +19,7 @@ import (
 	"hearth/engine"
 	"hearth/engine/notify"
 	"hearth/engine/plugins"
+	"hearth/engine/voice"
 	"hearth/proto/svc/v1/svcv1connect"
 	"hearth/web/metrics"
 )
@@ -31,6 +32,8 @@ type Options struct {
 	Plugins *plugins.Host
 	// Notify sends Web Push notifications; without it GetPushConfig answers unavailable.
 	Notify *notify.Service
+	// Voice is the voice server; without it VoiceService answers unavailable.
+	Voice *voice.Server
 	// Issuer, when set, serves the local issuer's discovery document and keys.
 	Issuer *auth.Issuer
 	// SignIn, when set, serves the built-in issuer's sign-in (/oauth/...).
@@ -88,6 +91,7 @@ func newHandler(opts Options) (http.Handler, *intake) {
 	mux.Handle(svcv1connect.NewServerServiceHandler(&serverService{eng: opts.Engine, signIn: opts.SignIn}, handlerOpts...))
 	mux.Handle(svcv1connect.NewBotServiceHandler(&botService{eng: opts.Engine, plugins: opts.Plugins}, handlerOpts...))
 	mux.Handle(svcv1connect.NewNotificationServiceHandler(&notificationService{eng: opts.Engine, notify: opts.Notify}, handlerOpts...))
+	mux.Handle(svcv1connect.NewVoiceServiceHandler(&voiceService{eng: opts.Engine, voice: opts.Voice}, handlerOpts...))
 	// gRPC's own services are counted as calls too (by code, not by an HTTP status that is 200
 	// for a failed gRPC call); the request log logs them from the answer (logRequest).
 	var toolOpts []connect.HandlerOption

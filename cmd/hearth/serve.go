@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"strconv"
 	"syscall"
 	"time"
 
@@ -20,6 +21,7 @@ import (
 	"hearth/engine/mail"
 	"hearth/engine/outbound"
 	"hearth/engine/store"
+	"hearth/engine/voice"
 	"hearth/web"
 	"hearth/web/h2c"
 )
@@ -70,6 +72,15 @@ func serve(args []string, stdout, stderr io.Writer) error {
 			return usageError{fmt.Errorf("-metrics-addr %s: %v", c.MetricsAddr, err)}
 		}
 	}
+	if c.VoicePort != 0 {
+		if c.voiceUDP, c.voiceTCP, err = voice.Listen(":" + strconv.Itoa(c.VoicePort)); err != nil {
+			ln.Close()
+			if metricsLn != nil {
+				metricsLn.Close()
+			}
+			return usageError{fmt.Errorf("-voice-port %d: %v (-voice-port 0 turns voice off)", c.VoicePort, err)}
+		}
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	a, err := openApp(ctx, c, log)
@@ -79,6 +90,10 @@ func serve(args []string, stdout, stderr io.Writer) error {
 			if l != nil {
 				l.Close()
 			}
+		}
+		if c.voiceUDP != nil {
+			c.voiceUDP.Close()
+			c.voiceTCP.Close()
 		}
 		return err
 	}
@@ -148,6 +163,7 @@ func openApp(ctx context.Context, c Config, log *slog.Logger) (*app, error) {
 		Backups:        web.BackupConfig{To: c.BackupTo, Every: c.BackupEvery, Keep: c.BackupKeep},
 		Mail:           mail.Config{URL: c.SMTPURL, From: c.MailFrom},
 		Disk:           diskspace.Options{MinFree: uint64(c.DiskMinFree)},
+		Voice:          voice.Options{UDP: c.voiceUDP, TCP: c.voiceTCP, PublicIP: c.voicePublic},
 	})
 	if err != nil {
 		return nil, err
