@@ -227,6 +227,7 @@ export function reduce(s: WritableState, a: Action, fx: Effects, seq = 0n): void
     case "auditAppended":
     case "reportFiled":
     case "notificationPrefs":
+    case "voiceState":
       break;
     default:
       a satisfies never;
