@@ -136,6 +136,8 @@ export function PinsPanel(props: { store: Store; act: PinsCommands; channelId: s
   );
 }
 
+const shortFmt = new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeStyle: "short" });
+
 function PinItem(props: { state: State; base: string; message: Message; mayUnpin: boolean; onOpen: () => void; onUnpin: () => void }) {
   const { state, message: m } = props;
   const name = nameOf(state, m.authorId);
@@ -147,7 +149,7 @@ function PinItem(props: { state: State; base: string; message: Message; mayUnpin
         <Avatar base={props.base} member={state.members.get(m.authorId)} size={24} />
         <span class="pin-author">{name}</span>
         <time class="msg-time" title={formatFull(m.createdAtMs)}>
-          {formatFull(m.createdAtMs)}
+          {shortFmt.format(Number(m.createdAtMs))}
         </time>
       </div>
       {m.text && <div class="pin-text">{renderMarkdown(m.text, ctx)}</div>}

@@ -13,7 +13,7 @@ import { plainText } from "../../lib/markdown";
 import type { State } from "../../state/store";
 import { ErrorRow, formatFull } from "../common";
 import "./search.css";
-import { queryOf, SearchBox, type Filter } from "./chips";
+import { queryOf, SearchBox, typedText, type Filter } from "./chips";
 import { channelTitle, memberName, nameOf, sortedChannels, sortedDMs } from "../../state/selectors";
 
 const LIMIT = 50;
@@ -36,7 +36,7 @@ export function SearchDialogBody(props: { state: SearchState; api: Api; initialC
 
   const run = async (text: string, fs: Filter[], ch: string) => {
     const gen = ++generation.current;
-    const q = queryOf(fs, text);
+    const q = queryOf(fs, typedText(text));
     if (!q) {
       setResults(null);
       setError("");
@@ -56,7 +56,7 @@ export function SearchDialogBody(props: { state: SearchState; api: Api; initialC
       const res = await api.chat.search({ query: q, channelId: ch, limit: LIMIT });
       if (gen !== generation.current) return;
       setResults(res.messages);
-      setSearched(text);
+      setSearched(typedText(text));
       setError("");
     } catch (e) {
       if (gen !== generation.current) return;

@@ -42,6 +42,14 @@ export function queryOf(filters: Filter[], text: string): string {
   return [...filters.map(filterWord), text.trim()].filter((w) => w !== "").join(" ");
 }
 
+/**
+ * The text to search while it is typed: a filter being written at its end (from:ma) is left
+ * out until it is whole and becomes a chip, so that it is not searched as a word or refused.
+ */
+export function typedText(text: string): string {
+  return text.replace(/(^|\s)(from|in|has|is|mentions|before|after):\S*$/, "$1");
+}
+
 /** A filter added: it replaces one of the same kind (each is allowed once). */
 export function withFilter(filters: Filter[], f: Filter): Filter[] {
   return [...filters.filter((x) => x.key !== f.key), f];
@@ -101,13 +109,21 @@ export function suggest(state: Pick<State, "members" | "channels">, word: string
         .map((c) => whole(c.name, `in:${c.name}`, "#" + c.name));
     case "before":
     case "after": {
-      const days: [string, string][] = [
-        [day(now, 0), "today"],
-        [day(now, 1), "yesterday"],
-        [day(now, 7), "a week ago"],
-        [day(now, 30), "30 days ago"],
-      ];
-      const list = days.filter(([d]) => d.startsWith(v)).map(([d, when]) => whole(d, `${key}:${d}`, `${key} ${when}, UTC`));
+      // Each excludes its own day (UTC).
+      const days: [number, string][] =
+        key === "before"
+          ? [
+              [0, "before today"],
+              [1, "before yesterday"],
+              [7, "more than a week ago"],
+              [30, "more than 30 days ago"],
+            ]
+          : [
+              [1, "today"],
+              [7, "in the last week"],
+              [30, "in the last 30 days"],
+            ];
+      const list = days.map(([n, when]): [string, string] => [day(now, n), when]).filter(([d]) => d.startsWith(v)).map(([d, when]) => whole(d, `${key}:${d}`, `${when} (UTC)`));
       // A whole day typed that is none of them.
       if (/^\d{4}-\d{2}-\d{2}$/.test(v) && !list.some((s) => s.word === `${key}:${v}`)) list.unshift(whole(v, `${key}:${v}`, `${key} that day, UTC`));
       return list;
@@ -184,6 +200,7 @@ export function SearchBox(props: {
 
   const listId = "search-suggestions";
   return (
+    <>
     <div class="search-box">
       {filters.map((f) => (
         <span class="search-chip" key={f.key}>
@@ -216,6 +233,7 @@ export function SearchBox(props: {
         onBlur={() => setClosed(true)}
         onFocus={() => setClosed(false)}
       />
+    </div>
       {list.length > 0 && (
         <ul class="search-suggestions" id={listId} role="listbox" aria-label="Filters">
           {list.map((s, i) => (
@@ -235,6 +253,6 @@ export function SearchBox(props: {
           ))}
         </ul>
       )}
-    </div>
+    </>
   );
 }
