@@ -494,3 +494,72 @@ func TestBrowserSearchFilters(t *testing.T) {
 		t.Error("the page shows undefined")
 	}
 }
+
+// TestBrowserConversationContrast: the texts of the new pieces (a quote, "Original message
+// deleted", the pinned mark and the pins panel, a poll voted and closed with who voted, group
+// mention chips that reached the person and one that did not, "Replying to", the search's
+// chips and suggestions) read at 4.5:1 or better, light and dark.
+func TestBrowserConversationContrast(t *testing.T) {
+	browser := startBrowser(t)
+	srv, owner, ids := community(t)
+	general := ids["general"]
+	rename(t, owner, "Olivia", "", "")
+	bob := srv.Join("bob")
+	rename(t, bob, "Bob", "", "")
+	gone := send(t, bob, &svcv1.SendMessageRequest{ChannelId: general, Text: "soon gone"})
+	send(t, owner, &svcv1.SendMessageRequest{ChannelId: general, Text: "answering it", ReplyToId: gone.GetId()})
+	if _, err := bob.Chat.DeleteMessage(context.Background(), connect.NewRequest(&svcv1.DeleteMessageRequest{MessageId: gone.GetId()})); err != nil {
+		t.Fatal(err)
+	}
+	rules := send(t, owner, &svcv1.SendMessageRequest{ChannelId: general, Text: "<!everyone> the rules are pinned"})
+	if _, err := owner.Chat.PinMessage(context.Background(), connect.NewRequest(&svcv1.PinMessageRequest{MessageId: rules.GetId()})); err != nil {
+		t.Fatal(err)
+	}
+	send(t, bob, &svcv1.SendMessageRequest{ChannelId: general, Text: "<!here> from a member", ReplyToId: rules.GetId()})
+	poll := send(t, bob, &svcv1.SendMessageRequest{ChannelId: general, Poll: &svcv1.PollInput{Question: "Tea or coffee?", Options: []string{"Tea", "Coffee"}}})
+	closed := send(t, bob, &svcv1.SendMessageRequest{ChannelId: general, Poll: &svcv1.PollInput{Question: "Cake?", Options: []string{"Yes", "No"}}})
+	for _, p := range []*svcv1.Message{poll, closed} {
+		if _, err := bob.Chat.VotePoll(context.Background(), connect.NewRequest(&svcv1.VotePollRequest{MessageId: p.GetId(), OptionIds: []string{"0"}})); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := bob.Chat.ClosePoll(context.Background(), connect.NewRequest(&svcv1.ClosePollRequest{MessageId: closed.GetId()})); err != nil {
+		t.Fatal(err)
+	}
+	alice := openPage(t, browser, "alice", 1280, 800)
+	alice.signIn(srv, "alice")
+	alice.join("Alice")
+	alice.openChannel("general")
+	alice.waitFor("the pieces", `!!document.querySelector(".channel-view .reply-quote-deleted") && !!document.querySelector(".channel-view .pinned-mark") && document.querySelectorAll(".channel-view .poll").length === 2 && !!document.querySelector(".channel-view .mention-group.mention-me") && !!document.querySelector(".channel-view .mention-quiet")`)
+	alice.clickJS("Coffee", `[...document.querySelectorAll(".channel-view .poll-choice")].find(b => b.textContent.includes("Coffee"))`)
+	alice.hover("Tea", `[...document.querySelectorAll(".channel-view .poll-choice")].find(b => b.textContent.includes("Tea"))`)
+	alice.click(".channel-view .pins-button")
+	alice.waitFor("the pin", `!!document.querySelector(".pins-panel .pin")`)
+	alice.clickJS("Reply", messageJS(".channel-view", "answering it")+`.querySelector('[aria-label="Reply"]')`)
+	alice.waitFor("the reply bar", `!!document.querySelector(".channel-view .reply-bar")`)
+	check := func(where string) {
+		t.Helper()
+		for _, theme := range []string{"light", "dark"} {
+			dark(t, alice, theme == "dark")
+			alice.waitFor("the "+theme+" theme", `matchMedia("(prefers-color-scheme: dark)").matches === `+map[string]string{"light": "false", "dark": "true"}[theme])
+			// The sidebar is not what this test is about (its # icons are graphics, at 3:1).
+			var low []string
+			for _, l := range strings.Split(eval[string](alice, lowContrastJS), "\n") {
+				if l != "" && !strings.Contains(l, "span.side-icon") {
+					low = append(low, l)
+				}
+			}
+			if len(low) > 0 {
+				t.Errorf("%s, %s theme: text below 4.5:1:\n%s", where, theme, strings.Join(low, "\n"))
+			}
+		}
+	}
+	check("the channel with its pins")
+	alice.click(".search-button")
+	alice.waitFor("the search", `!!document.querySelector("dialog[open]")`)
+	alice.run(chromedp.KeyEvent("from:bob has:link h"))
+	alice.waitFor("a chip and a suggestion", `!!document.querySelector("dialog[open] .search-chip") && !!document.querySelector("dialog[open] .search-suggestion")`)
+	check("the search's chips")
+	alice.closeDialog()
+	alice.noErrors(srv.URL)
+}

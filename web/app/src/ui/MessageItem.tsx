@@ -13,7 +13,7 @@ import { formatSize } from "../lib/upload";
 import type { Commands } from "../state/commands";
 import { draftKey, restoreDraft } from "../state/drafts";
 import type { Pending } from "../state/outbox";
-import { idOfUsername, markdownContext, memberName, mentionsMe, nameOf, previewKey } from "../state/selectors";
+import { idOfUsername, markdownContext, mayMentionGroups, memberName, mentionsMe, nameOf, previewKey } from "../state/selectors";
 import type { State, Store } from "../state/store";
 import { Avatar, formatFull, formatTime, useAutoGrow } from "./common";
 import { EmojiPicker } from "./EmojiPicker";
@@ -255,7 +255,7 @@ function useKeptFocus(article: { current: HTMLElement | null }, editing: boolean
   }, [editing, confirming]);
 }
 
-function EditBox(props: { state: Pick<State, "members">; act: Pick<Commands, "edit">; message: Message; onDone: () => void }) {
+function EditBox(props: { state: Pick<State, "members" | "me" | "channels" | "info">; act: Pick<Commands, "edit">; message: Message; onDone: () => void }) {
   const { state, message } = props;
   const usernameOf = (id: string) => state.members.get(id)?.username;
   const [text, setText] = useState(() => groupsFromWire(fromWire(message.text, usernameOf)));
@@ -269,8 +269,10 @@ function EditBox(props: { state: Pick<State, "members">; act: Pick<Commands, "ed
     el.setSelectionRange(el.value.length, el.value.length);
   }, []);
   // Counted as the server counts it: the text as sent, in characters (lib/chars).
-  // Group mentions as they were sent (the server counts them by the editor's rank).
-  const wire = groupsToWire(toWire(text.trim(), (u) => idOfUsername(state, u)));
+  // Group mentions as the composer sends them: for those whose group mentions count, and
+  // those the message had (the server counts them by the editor's rank).
+  const typed = toWire(text.trim(), (u) => idOfUsername(state, u));
+  const wire = mayMentionGroups(state, message.channelId) || /<!(here|everyone)>/.test(message.text) ? groupsToWire(typed) : typed;
   const tooLong = limitError(wire, LIMITS.messageText);
   const save = async () => {
     if (tooLong) return;

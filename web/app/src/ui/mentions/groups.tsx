@@ -6,6 +6,7 @@ import type { Message } from "../../gen/svc/v1/types_pb";
 import type { RenderContext } from "../../lib/markdown";
 import { mayMentionGroups } from "../../state/selectors";
 import { useStore, type Store } from "../../state/store";
+import "./mentions.css";
 
 export type GroupName = "here" | "everyone";
 
