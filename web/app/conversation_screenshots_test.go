@@ -75,10 +75,7 @@ func TestConversationScreenshots(t *testing.T) {
 	maya.waitFor("Maya's vote", option(maya, "Beans")+`.getAttribute("aria-pressed") === "true" && `+option(maya, "Beans")+`.querySelector(".poll-count").textContent === "3 · 75%"`)
 	maya.eval0(`document.querySelector(".channel-view .poll").scrollIntoView({block: "center"})`)
 	maya.hover("Beans", option(maya, "Beans"))
-	shoot(t, maya, filepath.Join(dir, "conversation-poll.png"))
-	dark(t, maya, true)
-	shoot(t, maya, filepath.Join(dir, "conversation-poll-dark.png"))
-	dark(t, maya, false)
+	shootLightDark(t, maya, dir, "conversation-poll")
 
 	t.Log("replying, with a quote above")
 	maya.clickJS("Reply", messageJS(".channel-view", "Looks great!")+`.querySelector('[aria-label="Reply"]')`)
@@ -89,19 +86,13 @@ func TestConversationScreenshots(t *testing.T) {
 	maya.waitFor("the reply bar", `document.querySelector(".channel-view .reply-bar-text")?.textContent.startsWith("Replying to Sam Okafor")`)
 	maya.run(chromedp.KeyEvent("Lovely light in there"))
 	maya.eval0(`document.querySelector(".channel-view .message-scroller").scrollTop = 1e6`)
-	shoot(t, maya, filepath.Join(dir, "conversation-reply.png"))
-	dark(t, maya, true)
-	shoot(t, maya, filepath.Join(dir, "conversation-reply-dark.png"))
-	dark(t, maya, false)
+	shootLightDark(t, maya, dir, "conversation-reply")
 
 	t.Log("the pins beside the messages")
 	maya.click(".channel-view .pins-button")
 	maya.waitFor("two pins", `document.querySelectorAll(".pins-panel .pin").length === 2`)
 	maya.eval0(`document.activeElement?.blur()`)
-	shoot(t, maya, filepath.Join(dir, "conversation-pins.png"))
-	dark(t, maya, true)
-	shoot(t, maya, filepath.Join(dir, "conversation-pins-dark.png"))
-	dark(t, maya, false)
+	shootLightDark(t, maya, dir, "conversation-pins")
 	maya.click(".pins-head .icon-button")
 
 	t.Log("search filters as chips")
@@ -111,10 +102,7 @@ func TestConversationScreenshots(t *testing.T) {
 	maya.waitFor("Sam's picture found", `document.querySelectorAll("dialog[open] .search-chip").length === 2 && document.querySelectorAll("dialog[open] .search-result").length === 1`)
 	maya.run(chromedp.KeyEvent("after:"))
 	maya.waitFor("the days suggested", `document.querySelectorAll("dialog[open] .search-suggestion").length === 3`)
-	shoot(t, maya, filepath.Join(dir, "conversation-search-chips.png"))
-	dark(t, maya, true)
-	shoot(t, maya, filepath.Join(dir, "conversation-search-chips-dark.png"))
-	dark(t, maya, false)
+	shootLightDark(t, maya, dir, "conversation-search-chips")
 	maya.closeDialog()
 
 	t.Log("on a phone")
@@ -137,4 +125,13 @@ func TestConversationScreenshots(t *testing.T) {
 	phone.run(chromedp.KeyEvent("from:sam has:image "))
 	phone.waitFor("Sam's picture found", `document.querySelectorAll("dialog[open] .search-chip").length === 2 && document.querySelectorAll("dialog[open] .search-result").length === 1`)
 	shoot(t, phone, filepath.Join(dir, "conversation-search-chips-phone.png"))
+}
+
+// shootLightDark writes name.png, then name-dark.png in the dark theme, and goes back to light.
+func shootLightDark(t *testing.T, p *page, dir, name string) {
+	t.Helper()
+	shoot(t, p, filepath.Join(dir, name+".png"))
+	dark(t, p, true)
+	shoot(t, p, filepath.Join(dir, name+"-dark.png"))
+	dark(t, p, false)
 }

@@ -11,7 +11,7 @@ import { fromWire, plainText, renderMarkdown, toWire } from "../lib/markdown";
 import { canDeleteMessageOf } from "../lib/ranks";
 import { formatSize } from "../lib/upload";
 import type { Commands } from "../state/commands";
-import { draftKey, restoreDraft } from "../state/drafts";
+import { draftKey, restoreDraft, setReplyTo } from "../state/drafts";
 import type { Pending } from "../state/outbox";
 import { idOfUsername, markdownContext, mayMentionGroups, memberName, mentionsMe, nameOf, previewKey } from "../state/selectors";
 import type { State, Store } from "../state/store";
@@ -425,6 +425,7 @@ function editPending(base: string, act: Pick<Commands, "tell" | "dropPending">, 
     act.tell("The message box holds a draft: send it or empty it, then edit the message that was not sent.", "info");
     return;
   }
+  if (p.replyTo) setReplyTo(key, p.replyTo);
   act.dropPending(p);
   if (gone.length > 0) act.tell(`No longer on the server (uploaded more than a day ago), attach again: ${gone.join(", ")}`, "error");
   const box = from.closest(".channel-view, .thread-panel")?.querySelector<HTMLTextAreaElement>(".composer-input");

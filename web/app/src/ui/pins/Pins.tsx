@@ -11,7 +11,7 @@ import { channelHash, navigate } from "../../lib/router";
 import type { Commands } from "../../state/commands";
 import { canPin, markdownContext, nameOf } from "../../state/selectors";
 import { useStore, type State, type Store } from "../../state/store";
-import { Avatar, ErrorRow, focusOpened, formatFull } from "../common";
+import { Avatar, ErrorRow, focusOpened, formatFull, usePanelEscape } from "../common";
 import { withGroups } from "../mentions/groups";
 import { openMessage } from "../search/open";
 import "./pins.css";
@@ -82,14 +82,7 @@ export function PinsPanel(props: { store: Store; act: PinsCommands; channelId: s
       setTimeout(() => document.querySelector<HTMLElement>(".channel-view .pins-button")?.focus());
     };
   }, []);
-  useEffect(() => {
-    const onKey = (e: KeyboardEvent) => {
-      if (e.key !== "Escape" || e.defaultPrevented || store.notices.length > 0) return;
-      if (!document.querySelector("dialog[open], .drawer-open")) props.onClose();
-    };
-    window.addEventListener("keydown", onKey);
-    return () => window.removeEventListener("keydown", onKey);
-  }, [props.onClose]);
+  usePanelEscape(store, props.onClose);
 
   const open = (m: Message) => {
     openMessage(store, m);
