@@ -12,6 +12,8 @@ export type RenderContext = {
   /** Custom emoji by name: image URLs. */
   emoji: ReadonlyMap<string, string>;
   onMention?: (id: string, target: HTMLElement) => void;
+  /** How a group mention (<!here>, <!everyone>) shows; as the text @here, @everyone without it. */
+  groupMention?: (name: "here" | "everyone") => ComponentChildren;
 };
 
 const INLINE = new RegExp(
@@ -24,6 +26,7 @@ const INLINE = new RegExp(
     "(?<![\\w*])\\*(?=[^\\s*])([^*\\n]*?[^\\s*])\\*(?![\\w*])", // 7 italic
     "(?<![\\w])_(?=[^\\s_])([^_\\n]*?[^\\s_])_(?![\\w])", // 8 italic
     ":([a-z0-9_-]{1,62}):", // 9 custom emoji
+    "<!(here|everyone)>", // 10 group mention (EXTENSIONS.md 3)
   ].join("|"),
   "g",
 );
@@ -66,6 +69,7 @@ function inline(text: string, ctx: RenderContext, depth: number): ComponentChild
     else if (m[7] !== undefined) out.push(<em>{nest(m[7], ctx, depth)}</em>);
     else if (m[8] !== undefined) out.push(<em>{nest(m[8], ctx, depth)}</em>);
     else if (m[9] !== undefined) out.push(customEmoji(m[9], m[0], ctx));
+    else if (m[10] !== undefined) out.push(ctx.groupMention?.(m[10] as "here" | "everyone") ?? "@" + m[10]);
   }
   if (last < text.length) pushText(out, text.slice(last));
   return out;
@@ -142,6 +146,7 @@ function inlinePlain(text: string, memberName: (id: string) => string | undefine
     if (m[5] !== undefined) return nested(m[5]);
     if (m[6] !== undefined) return nested(m[6]);
     if (m[7] !== undefined) return nested(m[7]);
+    if (m[9] !== undefined) return "@" + m[9];
     return raw; // a custom emoji shows as its picture with this text, or as this text
   });
 }

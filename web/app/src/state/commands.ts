@@ -20,9 +20,9 @@ import type {
   SetChannelAccessRequestSchema,
   UpdateChannelRequestSchema,
 } from "../gen/svc/v1/chat_pb";
-import { Presence, type Channel, type Member, type MemberRole, type Message, type Role } from "../gen/svc/v1/types_pb";
+import { Presence, type Channel, type Member, type MemberRole, type Message, type PollInputSchema, type Role } from "../gen/svc/v1/types_pb";
 import { errorText, type Api } from "../lib/api";
-import type { SentFile } from "./drafts";
+import type { ReplyRef, SentFile } from "./drafts";
 import type { NoticeBoard, NoticeKind } from "./notices";
 import type { Outbox, Pending } from "./outbox";
 import type { Action } from "./reducer";
@@ -98,9 +98,9 @@ export class Commands {
 
   // ---- messages ----
 
-  /** Queues a message; it shows at once and goes when the server can take it. */
-  send(channelId: string, threadRootId: string, text: string, attachments: SentFile[]): void {
-    this.host.outbox.send(channelId, threadRootId, text, attachments);
+  /** Queues a message (answering replyTo); it shows at once and goes when the server can take it. */
+  send(channelId: string, threadRootId: string, text: string, attachments: SentFile[], replyTo?: ReplyRef): void {
+    this.host.outbox.send(channelId, threadRootId, text, attachments, replyTo);
   }
 
   retryPending(p: Pending): void {
@@ -177,6 +177,50 @@ export class Commands {
     const mine = m.reactions.find((r) => r.emoji === emoji)?.memberIds.includes(this.state.me?.id ?? "");
     const res = await this.run("Could not react", () => this.api.chat.react({ messageId: m.id, emoji, remove: !!mine }));
     if (res?.message) this.dispatch({ case: "messageUpdated", value: res.message });
+  }
+
+  // ---- replies, pins and polls (EXTENSIONS.md 1, 2, 4) ----
+
+  /**
+   * Sends a poll into a channel; throws the server's refusal (the poll's form shows it). The
+   * same clientId for every try of one form: a try whose answer was lost makes no second poll.
+   */
+  async sendPoll(channelId: string, poll: Init<typeof PollInputSchema>, clientId: string): Promise<void> {
+    const res = await this.api.chat.sendMessage({ channelId, poll, clientId });
+    if (res.message) this.dispatch({ case: "messageCreated", value: res.message });
+  }
+
+  /** Replaces the person's vote in a poll ([] withdraws it); a notice says why not. */
+  async vote(m: Message, optionIds: string[]): Promise<void> {
+    const res = await this.run("Could not vote", () => this.api.chat.votePoll({ messageId: m.id, optionIds }));
+    if (res?.message) this.dispatch({ case: "messageUpdated", value: res.message });
+  }
+
+  /** Closes a poll (its author, moderators); a notice says why not. */
+  async closePoll(m: Message): Promise<void> {
+    const res = await this.run("Could not close the poll", () => this.api.chat.closePoll({ messageId: m.id }));
+    if (res?.message) this.dispatch({ case: "messageUpdated", value: res.message });
+  }
+
+  /** Pins a message, or unpins a pinned one; a notice says why not (50 pins at most). */
+  async togglePin(m: Message): Promise<void> {
+    const pinned = m.pinnedAtMs > 0n;
+    const res = await this.run<{ message?: Message }>(pinned ? "Could not unpin the message" : "Could not pin the message", () =>
+      pinned ? this.api.chat.unpinMessage({ messageId: m.id }) : this.api.chat.pinMessage({ messageId: m.id }),
+    );
+    if (res?.message) this.dispatch({ case: "messageUpdated", value: res.message });
+  }
+
+  /** Loads a channel's pins into the State (State.pins); a failure is kept there to show. */
+  async loadPins(channelId: string): Promise<void> {
+    if (this.state.pins.get(channelId)?.loaded === false && !this.state.pins.get(channelId)?.error) return;
+    this.dispatch({ case: "pinsLoading", value: channelId });
+    try {
+      const res = await this.api.chat.listPins({ channelId });
+      this.dispatch({ case: "pinsLoaded", value: { channelId, messages: res.messages } });
+    } catch (e) {
+      this.dispatch({ case: "pinsFailed", value: { channelId, error: errorText(e) } });
+    }
   }
 
   // ---- channels ----

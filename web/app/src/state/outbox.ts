@@ -8,7 +8,7 @@ import { codeOf, errorText, retryable, type Api } from "../lib/api";
 import type { Emitter } from "../lib/emitter";
 import { loadPending, savePending } from "../lib/storage";
 import type { Topic } from "./topics";
-import type { SentFile } from "./drafts";
+import type { ReplyRef, SentFile } from "./drafts";
 
 /** A message on its way: shown at the end of its channel until the server has it. */
 export type Pending = {
@@ -17,6 +17,8 @@ export type Pending = {
   threadRootId: string;
   text: string;
   attachments: SentFile[];
+  /** The message it answers, if any. */
+  replyTo?: ReplyRef;
   /** Who wrote it: a tab's queue outlives a sign-out, and goes only as its author. */
   memberId?: string;
   state: "sending" | "failed";
@@ -63,13 +65,14 @@ export class Outbox {
   }
 
   /** Queues a message; it shows at once and goes when the server can take it. */
-  send(channelId: string, threadRootId: string, text: string, attachments: SentFile[]): void {
+  send(channelId: string, threadRootId: string, text: string, attachments: SentFile[], replyTo?: ReplyRef): void {
     this.pending.push({
       clientId: newId(),
       channelId,
       threadRootId,
       text,
       attachments,
+      replyTo,
       memberId: this.host.me(),
       state: "sending",
       error: "",
@@ -133,6 +136,7 @@ export class Outbox {
             text: p.text,
             clientId: p.clientId,
             attachmentIds: p.attachments.map((a) => a.id),
+            replyToId: p.replyTo?.id ?? "",
           });
           this.retryDelay = 1000;
           this.drop(p);

@@ -12,8 +12,8 @@ import type { Event } from "../gen/svc/v1/events_pb";
 import type { GetStateResponse } from "../gen/svc/v1/chat_pb";
 import type { GetServerInfoResponse } from "../gen/svc/v1/server_pb";
 import { ChannelKind, ChannelMode, Presence, type Channel, type LinkPreview, type Member, type Message, type Role } from "../gen/svc/v1/types_pb";
-import { mentions } from "../lib/markdown";
-import { readState } from "./selectors";
+import { pinChanged, pinsFailed, pinsLoaded, pinsLoading } from "./pins";
+import { mentionsMe, readState } from "./selectors";
 import type { Status, WritableState } from "./store";
 import type { Topic } from "./topics";
 
@@ -42,7 +42,11 @@ export type Local =
   /** A member as a call answered it (a profile saved, a rank or roles given): presence kept. */
   | { case: "memberSaved"; value: Member }
   /** A typing notice's time is up (TYPING_MS after it came). */
-  | { case: "typingEnded"; value: { channelId: string; memberId: string } };
+  | { case: "typingEnded"; value: { channelId: string; memberId: string } }
+  /** ListPins of a channel: asked, answered (newest pin first), or failed (state/pins.ts). */
+  | { case: "pinsLoading"; value: string }
+  | { case: "pinsLoaded"; value: { channelId: string; messages: Message[] } }
+  | { case: "pinsFailed"; value: { channelId: string; error: string } };
 
 export type Action = Exclude<Event["kind"], { case: undefined }> | Local;
 
@@ -72,8 +76,26 @@ export function reduce(s: WritableState, a: Action, fx: Effects, seq = 0n): void
       messageCreated(s, a.value, seq, fx);
       break;
     case "messageUpdated":
-    case "messageDeleted":
+    case "messageDeleted": {
       fx.messageChanged(a.value);
+      const pins = s.pins.get(a.value.channelId);
+      if (pins) {
+        s.pins.set(a.value.channelId, pinChanged(pins, a.value));
+        fx.emit("pins");
+      }
+      break;
+    }
+    case "pinsLoading":
+      s.pins.set(a.value, pinsLoading(s.pins.get(a.value)));
+      fx.emit("pins");
+      break;
+    case "pinsLoaded":
+      s.pins.set(a.value.channelId, pinsLoaded(s.pins.get(a.value.channelId), a.value.messages));
+      fx.emit("pins");
+      break;
+    case "pinsFailed":
+      s.pins.set(a.value.channelId, pinsFailed(s.pins.get(a.value.channelId), a.value.error));
+      fx.emit("pins");
       break;
     case "channelCreated":
     case "channelUpdated":
@@ -208,7 +230,9 @@ export function reduce(s: WritableState, a: Action, fx: Effects, seq = 0n): void
       s.reads = new Map(st.readStates.map((r) => [r.channelId, r]));
       s.muted = new Set(st.mutedMemberIds);
       s.blocked = new Set(st.blockedMemberIds);
-      fx.emit("channels", "members", "me");
+      // The pins may have changed while the stream was away: the screens load them again.
+      s.pins = new Map();
+      fx.emit("channels", "members", "me", "pins");
       break;
     }
     case "status":
@@ -246,7 +270,7 @@ function messageCreated(s: WritableState, m: Message, seq: bigint, fx: Effects):
   } else if (!s.muted.has(m.authorId) && !s.blocked.has(m.authorId)) {
     const rs = readState(s, m.channelId);
     if (m.createdSeq > rs.lastReadSeq) {
-      const mentioned = mentions(m.text, me) || ch?.kind === ChannelKind.DM;
+      const mentioned = mentionsMe(m, me) || ch?.kind === ChannelKind.DM;
       s.reads.set(m.channelId, {
         ...rs,
         unreadCount: rs.unreadCount + (m.threadRootId ? 0 : 1),

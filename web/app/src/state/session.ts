@@ -330,6 +330,7 @@ export class Session implements Store, Effects {
   messageChanged(m: Message): void {
     this.view(m.channelId, "", false)?.update(m);
     this.view(m.channelId, m.threadRootId || m.id, false)?.update(m);
+    for (const v of this.views.values()) if (v.channelId === m.channelId) v.requote(m);
   }
 
   arrived(clientId: string): void {

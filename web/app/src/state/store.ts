@@ -9,6 +9,7 @@ import { ChannelMode, type Channel, type LinkPreview, type Member, type ReadStat
 import { useTopics, type Topics } from "../lib/emitter";
 import type { Notice } from "./notices";
 import type { Pending } from "./outbox";
+import type { PinList } from "./pins";
 import type { Topic } from "./topics";
 import type { MessageView } from "./view";
 
@@ -44,6 +45,8 @@ export type WritableState = {
   previews: Map<string, LinkPreview[]>;
   /** Who is typing, by channel, then by member. */
   typing: Map<string, Map<string, Typist>>;
+  /** The pinned messages of the channels whose pins were asked for (state/pins.ts). */
+  pins: Map<string, PinList>;
 };
 
 type ReadOnly<T> =
@@ -68,6 +71,7 @@ export function emptyState(): WritableState {
     emoji: new Map(),
     previews: new Map(),
     typing: new Map(),
+    pins: new Map(),
   };
 }
 

@@ -17,6 +17,7 @@ import { MemberCard, NewDM } from "./People";
 import { Profile } from "./Profile";
 import { Sidebar } from "./Sidebar";
 import { ThreadPanel } from "./ThreadPanel";
+import { PinsPanel, usePinsPanel } from "./pins/Pins";
 import { ToolDialog, type ToolName } from "./tools/Tools";
 import { channelTitle, readState, sortedChannels, sortedDMs, unreadTotal } from "../state/selectors";
 
@@ -46,6 +47,7 @@ export function Chat(props: { store: Store; act: Commands; api: Api; route: Rout
   const threadId = route.path[2] === "t" ? route.path[3] ?? "" : "";
 
   const community = showsCommunity(state, route, !!channel);
+  const pins = usePinsPanel(channel?.id ?? "", threadId);
   const hashAtRender = location.hash;
   useEffect(() => {
     // No channel asked for, or one that is gone: the first one. Unless the address changed
@@ -149,7 +151,7 @@ export function Chat(props: { store: Store; act: Commands; api: Api; route: Rout
   const shown = dialog;
   const closeDialog = () => setDialog((d) => (d === shown ? null : d));
   return (
-    <div class={`chat${drawer ? " drawer-open" : ""}${threadId ? " thread-open" : ""}`}>
+    <div class={`chat${drawer ? " drawer-open" : ""}${threadId ? " thread-open" : ""}${pins.open ? " pins-open" : ""}`}>
       <a class="skip-link" href="#composer" onClick={(e) => (e.preventDefault(), document.querySelector<HTMLTextAreaElement>(".channel-view .composer .composer-input")?.focus())}>
         Skip to the message box
       </a>
@@ -169,7 +171,7 @@ export function Chat(props: { store: Store; act: Commands; api: Api; route: Rout
         {community ? (
           <CommunityMain store={store} act={act} api={api} route={route} onMenu={() => setDrawer(true)} onMember={(id) => setDialog({ kind: "member", id })} />
         ) : channel ? (
-          <ChannelView key={channel.id} store={store} act={act} api={api} channel={channel} jumpTo={jumpTo} actions={actions} onMenu={() => setDrawer(true)} />
+          <ChannelView key={channel.id} store={store} act={act} api={api} channel={channel} jumpTo={jumpTo} actions={actions} onMenu={() => setDrawer(true)} pins={pins} />
         ) : (
           <div class="empty-main">
             <button type="button" class="icon-button menu-button" aria-label="Open the channel list" onClick={() => setDrawer(true)}>
@@ -182,6 +184,7 @@ export function Chat(props: { store: Store; act: Commands; api: Api; route: Rout
       {channel && threadId && (
         <ThreadPanel key={threadId} inert={drawer} store={store} act={act} api={api} channelId={channel.id} rootId={threadId} actions={actions} onClose={() => navigate(channelHash(channel.id))} />
       )}
+      {channel && pins.open && <PinsPanel key={channel.id} store={store} act={act} channelId={channel.id} onClose={pins.close} />}
       <Notices store={store} act={act} />
       <CommunityAccent store={store} />
       {dialog?.kind === "member" && <MemberCard store={store} act={act} api={api} memberId={dialog.id} onClose={closeDialog} onOpenChannel={openChannel} />}

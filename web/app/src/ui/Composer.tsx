@@ -6,7 +6,7 @@
 // uploads it again: a message never goes without a file they saw in it.
 
 import { useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
-import type { Member } from "../gen/svc/v1/types_pb";
+import { ChannelKind, type Member } from "../gen/svc/v1/types_pb";
 import { LIMITS, limitError } from "../lib/chars";
 import type { Api } from "../lib/api";
 import { useTopics } from "../lib/emitter";
@@ -18,10 +18,14 @@ import type { Store } from "../state/store";
 import { Avatar, useAutoGrow } from "./common";
 import { EmojiPicker } from "./EmojiPicker";
 import { idOfUsername } from "../state/selectors";
+import { groupsToWire } from "../lib/groups";
+import { groupOptions, GroupOptionItem, useGroupMentions } from "./mentions/groups";
+import { PollButton } from "./polls/PollDialog";
+import { ReplyBar } from "./replies/Replies";
 
 export type ComposerHandle = { addFiles: (files: File[]) => void; focus: () => void };
 
-export type ComposerCommands = Pick<Commands, "send" | "tell" | "typingNow">;
+export type ComposerCommands = Pick<Commands, "send" | "tell" | "typingNow" | "sendPoll">;
 
 export function Composer(props: {
   /** The server's URL and custom emoji (the emoji picker); the members come from here too. */
@@ -41,7 +45,9 @@ export function Composer(props: {
   const { members } = store.state;
   const draftKey = drafts.draftKey(store.base, channelId, threadRootId);
   useTopics(drafts.draftsEm, drafts.draftTopic(draftKey));
-  const { text, files: slots } = drafts.getDraft(draftKey);
+  const { text, files: slots, replyTo } = drafts.getDraft(draftKey);
+  // @here and @everyone: offered, and sent as such, when they count (ui/mentions/groups.tsx).
+  const groups = useGroupMentions(store, channelId);
   const setText = (value: string) => drafts.setDraftText(draftKey, value);
   const [picking, setPicking] = useState(false);
   const [mention, setMention] = useState<{ start: number; query: string; index: number } | null>(null);
@@ -61,6 +67,10 @@ export function Composer(props: {
   });
 
   useEffect(() => setMention(null), [draftKey]);
+  // A reply started from a message: the box takes the keys.
+  useEffect(() => {
+    if (replyTo) input.current?.focus();
+  }, [replyTo?.id]);
 
   const addFiles = (files: File[]) => {
     // Info, not an error: what was added shows right here, in the list of files to send.
@@ -89,6 +99,9 @@ export function Composer(props: {
         .sort((a, b) => a.username.localeCompare(b.username))
         .slice(0, 8)
     : [];
+  const groupOpts = mention ? groupOptions(mention.query, groups, store.state.channels.get(channelId)?.kind === ChannelKind.DM) : [];
+  const options = groupOpts.length + candidates.length;
+  const listOpen = !!mention && options > 0;
 
   const findMention = (value: string, caret: number) => {
     const before = value.slice(0, caret);
@@ -97,14 +110,15 @@ export function Composer(props: {
     setMention({ start: caret - m[2].length - 1, query: m[2], index: 0 });
   };
 
-  const insertMention = (member: Member) => {
+  const insertMention = (username: string) => {
     if (!mention) return;
     const end = input.current?.selectionStart ?? text.length;
-    const next = text.slice(0, mention.start) + "@" + member.username + " " + text.slice(end);
+    const next = text.slice(0, mention.start) + "@" + username + " " + text.slice(end);
     setText(next);
     setMention(null);
-    caret.current = mention.start + member.username.length + 2;
+    caret.current = mention.start + username.length + 2;
   };
+  const pick = (i: number) => insertMention(i < groupOpts.length ? groupOpts[i].name : (candidates[i - groupOpts.length] ?? candidates[0]).username);
 
   const insertText = (s: string) => {
     const el = input.current;
@@ -125,7 +139,8 @@ export function Composer(props: {
         : `${failed.length} files did not upload: remove them or try them again to send the message.`;
   // Counted as the server counts it: the text as sent (trimmed, mentions as <@member_id>), in
   // characters (lib/chars).
-  const wire = toWire(text.trim(), (u) => idOfUsername({ members }, u));
+  const typed = toWire(text.trim(), (u) => idOfUsername({ members }, u));
+  const wire = groups ? groupsToWire(typed) : typed;
   const tooLongText = limitError(wire, LIMITS.messageText);
   const tooLong = tooLongText !== "";
 
@@ -138,22 +153,22 @@ export function Composer(props: {
       return { id: a.id, name: a.name, contentType: a.contentType, width: a.width, height: a.height, size: s.size, uploadedAt: s.uploadedAt };
     });
     if (!wire && ready.length === 0) return;
-    act.send(channelId, threadRootId, wire, ready);
+    act.send(channelId, threadRootId, wire, ready, replyTo);
     drafts.clearDraft(draftKey);
     setMention(null);
   };
 
   const onKeyDown = (e: KeyboardEvent) => {
-    if (mention && candidates.length > 0) {
+    if (mention && listOpen) {
       if (e.key === "ArrowDown" || e.key === "ArrowUp") {
         e.preventDefault();
         const d = e.key === "ArrowDown" ? 1 : -1;
-        setMention({ ...mention, index: (mention.index + d + candidates.length) % candidates.length });
+        setMention({ ...mention, index: (mention.index + d + options) % options });
         return;
       }
       if ((e.key === "Enter" && !e.isComposing) || e.key === "Tab") {
         e.preventDefault();
-        insertMention(candidates[mention.index] ?? candidates[0]);
+        pick(mention.index);
         return;
       }
       if (e.key === "Escape") {
@@ -162,7 +177,10 @@ export function Composer(props: {
         return;
       }
     }
-    if (e.key === "Enter" && !e.shiftKey && !e.isComposing) {
+    if (e.key === "Escape" && replyTo) {
+      e.preventDefault();
+      drafts.setReplyTo(draftKey, undefined);
+    } else if (e.key === "Enter" && !e.shiftKey && !e.isComposing) {
       e.preventDefault();
       send();
     } else if (e.key === "ArrowUp" && !e.altKey && text === "" && props.onUpFromEmpty) {
@@ -175,9 +193,14 @@ export function Composer(props: {
   const noteId = `composer-note-${channelId}-${threadRootId || "main"}`;
   return (
     <div class="composer">
-      {mention && candidates.length > 0 && (
+      {mention && listOpen && (
         <ul class="mention-list" id={listId} role="listbox" aria-label="Members to mention">
-          {candidates.map((m, i) => (
+          {groupOpts.map((g, i) => (
+            <GroupOptionItem key={g.name} option={g} id={`${listId}-${i}`} selected={i === mention.index} onPick={() => pick(i)} />
+          ))}
+          {candidates.map((m, j) => {
+            const i = j + groupOpts.length;
+            return (
             <li
               key={m.id}
               id={`${listId}-${i}`}
@@ -186,14 +209,15 @@ export function Composer(props: {
               class={i === mention.index ? "mention-option selected" : "mention-option"}
               onMouseDown={(e) => {
                 e.preventDefault();
-                insertMention(m);
+                pick(i);
               }}
             >
               <Avatar base={store.base} member={m} size={24} />
               <span class="mention-name">{m.displayName || m.username}</span>
               <span class="muted">@{m.username}</span>
             </li>
-          ))}
+            );
+          })}
         </ul>
       )}
       {slots.length > 0 && (
@@ -222,6 +246,7 @@ export function Composer(props: {
           ))}
         </ul>
       )}
+      {replyTo && <ReplyBar state={store.state} reply={replyTo} onCancel={() => drafts.setReplyTo(draftKey, undefined)} />}
       <div class="composer-row">
         <button type="button" class="icon-button" aria-label="Attach files" title="Attach files" onClick={() => fileInput.current?.click()}>
           +
@@ -246,8 +271,8 @@ export function Composer(props: {
           placeholder={props.placeholder}
           aria-label={props.placeholder}
           aria-autocomplete="list"
-          aria-controls={mention && candidates.length > 0 ? listId : undefined}
-          aria-activedescendant={mention && candidates.length > 0 ? `${listId}-${mention.index}` : undefined}
+          aria-controls={listOpen ? listId : undefined}
+          aria-activedescendant={listOpen ? `${listId}-${mention!.index}` : undefined}
           aria-invalid={tooLong}
           value={text}
           onInput={(e) => {
@@ -270,6 +295,7 @@ export function Composer(props: {
             }
           }}
         />
+        {!threadRootId && <PollButton act={act} channelId={channelId} />}
         <button type="button" class="icon-button" aria-label="Insert emoji" title="Insert emoji" onClick={() => setPicking(true)}>
           ☺
         </button>
