@@ -1354,8 +1354,11 @@ type MessageRef struct {
 	Id       string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
 	AuthorId string                 `protobuf:"bytes,2,opt,name=author_id,json=authorId,proto3" json:"author_id,omitempty"`
 	// The answered message's text, cut to 200 characters; empty when it is deleted.
-	Text          string `protobuf:"bytes,3,opt,name=text,proto3" json:"text,omitempty"`
-	Deleted       bool   `protobuf:"varint,4,opt,name=deleted,proto3" json:"deleted,omitempty"`
+	Text    string `protobuf:"bytes,3,opt,name=text,proto3" json:"text,omitempty"`
+	Deleted bool   `protobuf:"varint,4,opt,name=deleted,proto3" json:"deleted,omitempty"`
+	// Set when the answered message is a thread reply: the thread to open to show it (a channel
+	// message may answer a reply of a thread).
+	ThreadRootId  string `protobuf:"bytes,5,opt,name=thread_root_id,json=threadRootId,proto3" json:"thread_root_id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1416,6 +1419,13 @@ func (x *MessageRef) GetDeleted() bool {
 		return x.Deleted
 	}
 	return false
+}
+
+func (x *MessageRef) GetThreadRootId() string {
+	if x != nil {
+		return x.ThreadRootId
+	}
+	return ""
 }
 
 // A poll as sent with SendMessageRequest.poll.
@@ -3093,13 +3103,14 @@ const file_svc_v1_types_proto_rawDesc = "" +
 	"\tpinned_by\x18\x12 \x01(\tR\bpinnedBy\x12#\n" +
 	"\rmentions_here\x18\x13 \x01(\bR\fmentionsHere\x12+\n" +
 	"\x11mentions_everyone\x18\x14 \x01(\bR\x10mentionsEveryone\x12 \n" +
-	"\x04poll\x18\x15 \x01(\v2\f.svc.v1.PollR\x04poll\"g\n" +
+	"\x04poll\x18\x15 \x01(\v2\f.svc.v1.PollR\x04poll\"\x8d\x01\n" +
 	"\n" +
 	"MessageRef\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x1b\n" +
 	"\tauthor_id\x18\x02 \x01(\tR\bauthorId\x12\x12\n" +
 	"\x04text\x18\x03 \x01(\tR\x04text\x12\x18\n" +
-	"\adeleted\x18\x04 \x01(\bR\adeleted\"\x7f\n" +
+	"\adeleted\x18\x04 \x01(\bR\adeleted\x12$\n" +
+	"\x0ethread_root_id\x18\x05 \x01(\tR\fthreadRootId\"\x7f\n" +
 	"\tPollInput\x12\x1a\n" +
 	"\bquestion\x18\x01 \x01(\tR\bquestion\x12\x18\n" +
 	"\aoptions\x18\x02 \x03(\tR\aoptions\x12\x1a\n" +
