@@ -16,7 +16,9 @@ import * as drafts from "../state/drafts";
 import type { Commands } from "../state/commands";
 import type { Store } from "../state/store";
 import { Avatar, useAutoGrow } from "./common";
+import { useEmojiComplete } from "./EmojiComplete";
 import { EmojiPicker } from "./EmojiPicker";
+import { FileThumb } from "./FileThumb";
 import { idOfUsername } from "../state/selectors";
 
 export type ComposerHandle = { addFiles: (files: File[]) => void; focus: () => void };
@@ -60,7 +62,10 @@ export function Composer(props: {
     }
   });
 
-  useEffect(() => setMention(null), [draftKey]);
+  useEffect(() => {
+    setMention(null);
+    emoji.close();
+  }, [draftKey]);
 
   const addFiles = (files: File[]) => {
     // Info, not an error: what was added shows right here, in the list of files to send.
@@ -106,6 +111,16 @@ export function Composer(props: {
     caret.current = mention.start + member.username.length + 2;
   };
 
+  const emoji = useEmojiComplete({
+    id: `${channelId}-${threadRootId || "main"}`,
+    custom: store.state.emoji,
+    place: (start, s) => {
+      const end = input.current?.selectionStart ?? text.length;
+      setText(text.slice(0, start) + s + text.slice(end));
+      caret.current = start + s.length;
+    },
+  });
+
   const insertText = (s: string) => {
     const el = input.current;
     const start = el?.selectionStart ?? text.length;
@@ -141,9 +156,11 @@ export function Composer(props: {
     act.send(channelId, threadRootId, wire, ready);
     drafts.clearDraft(draftKey);
     setMention(null);
+    emoji.close();
   };
 
   const onKeyDown = (e: KeyboardEvent) => {
+    if (emoji.onKeyDown(e)) return;
     if (mention && candidates.length > 0) {
       if (e.key === "ArrowDown" || e.key === "ArrowUp") {
         e.preventDefault();
@@ -196,10 +213,12 @@ export function Composer(props: {
           ))}
         </ul>
       )}
+      {emoji.list}
       {slots.length > 0 && (
         <ul class="upload-list" aria-label="Files to send">
           {slots.map((s) => (
             <li key={s.key} class={s.error ? "upload upload-error" : "upload"}>
+              <FileThumb file={s.file} />
               <span class="upload-name">{s.name}</span>
               {s.error ? (
                 <span class="upload-status" role="alert">
@@ -246,22 +265,27 @@ export function Composer(props: {
           placeholder={props.placeholder}
           aria-label={props.placeholder}
           aria-autocomplete="list"
-          aria-controls={mention && candidates.length > 0 ? listId : undefined}
-          aria-activedescendant={mention && candidates.length > 0 ? `${listId}-${mention.index}` : undefined}
+          aria-controls={emoji.listId ?? (mention && candidates.length > 0 ? listId : undefined)}
+          aria-activedescendant={emoji.activeId ?? (mention && candidates.length > 0 ? `${listId}-${mention.index}` : undefined)}
           aria-invalid={tooLong}
           value={text}
           onInput={(e) => {
             const el = e.target as HTMLTextAreaElement;
             setText(el.value);
             findMention(el.value, el.selectionStart ?? el.value.length);
+            emoji.find(el.value, el.selectionStart ?? el.value.length);
             if (el.value.trim()) act.typingNow(channelId, threadRootId);
           }}
           onKeyDown={onKeyDown}
           onClick={(e) => {
             const el = e.target as HTMLTextAreaElement;
             findMention(el.value, el.selectionStart ?? el.value.length);
+            emoji.find(el.value, el.selectionStart ?? el.value.length);
           }}
-          onBlur={() => setMention(null)}
+          onBlur={() => {
+            setMention(null);
+            emoji.close();
+          }}
           onPaste={(e) => {
             const files = [...(e.clipboardData?.files ?? [])];
             if (files.length > 0) {
