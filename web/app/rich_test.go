@@ -119,30 +119,30 @@ func TestBrowserEmojiShortcodes(t *testing.T) {
 	alice.openChannel("general")
 	bob.openChannel("general")
 	box := ".channel-view .composer .composer-input"
-	offered := `[...document.querySelectorAll(".channel-view .emoji-list [role=option]")].map(o => o.textContent)`
-	selected := `document.querySelector('.channel-view .emoji-list [aria-selected="true"]')?.textContent`
+	offered := `[...document.querySelectorAll(".channel-view .emoji-complete [role=option]")].map(o => o.textContent)`
+	selected := `document.querySelector('.channel-view .emoji-complete [aria-selected="true"]')?.textContent`
 
 	t.Log(":ta offers 🎉 first; the arrows move; Escape closes; Tab picks")
 	alice.typeInto(box, "we won :ta")
 	alice.waitFor("the names offered, 🎉 :tada: first and chosen", offered+`[0] === "🎉:tada:" && `+selected+` === "🎉:tada:" && `+offered+`.length > 3 && `+offered+`.every(o => /^\S+:[a-z0-9_+-]*ta[a-z0-9_+-]*:$/.test(o))`)
-	alice.waitFor("the box tells its list", `document.querySelector(`+js(box)+`).getAttribute("aria-activedescendant") === document.querySelector('.channel-view .emoji-list [aria-selected="true"]').id`)
+	alice.waitFor("the box tells its list", `document.querySelector(`+js(box)+`).getAttribute("aria-activedescendant") === document.querySelector('.channel-view .emoji-complete [aria-selected="true"]').id`)
 	second := eval[string](alice, offered+`[1]`)
 	alice.run(press("ArrowDown", 40, "", 0))
 	alice.waitFor("the second chosen", selected+` === `+js(second))
 	alice.run(press("ArrowUp", 38, "", 0))
 	alice.waitFor("the first again", selected+` === "🎉:tada:"`)
 	alice.run(press("Escape", 27, "", 0))
-	alice.waitFor("the list closed, the text as typed", `!document.querySelector(".channel-view .emoji-list") && document.querySelector(`+js(box)+`).value === "we won :ta"`)
+	alice.waitFor("the list closed, the text as typed", `!document.querySelector(".channel-view .emoji-complete") && document.querySelector(`+js(box)+`).value === "we won :ta"`)
 	alice.run(chromedp.KeyEvent("d"))
 	alice.waitFor("offered again as the name goes on", selected+` === "🎉:tada:"`)
 	alice.run(press("Tab", 9, "", 0))
-	alice.waitFor("the emoji in the box, the list closed, the focus kept", `document.querySelector(`+js(box)+`).value === "we won 🎉 " && !document.querySelector(".channel-view .emoji-list") && document.activeElement === document.querySelector(`+js(box)+`)`)
+	alice.waitFor("the emoji in the box, the list closed, the focus kept", `document.querySelector(`+js(box)+`).value === "we won 🎉 " && !document.querySelector(".channel-view .emoji-complete") && document.activeElement === document.querySelector(`+js(box)+`)`)
 	alice.run(enter())
 	bob.seesOnce("we won 🎉")
 
 	t.Log("a custom emoji is offered and put in as its :name:, by Enter")
 	alice.typeInto(box, "time to :par")
-	alice.waitFor("the custom one first, with its picture", `document.querySelector('.channel-view .emoji-list [aria-selected="true"] img')?.complete && `+selected+` === ":party:"`)
+	alice.waitFor("the custom one first, with its picture", `document.querySelector('.channel-view .emoji-complete [aria-selected="true"] img')?.complete && `+selected+` === ":party:"`)
 	alice.run(enter())
 	alice.waitFor("its name in the box", `document.querySelector(`+js(box)+`).value === "time to :party: "`)
 	alice.run(enter())

@@ -71,22 +71,22 @@ export function useEmojiComplete(props: {
     listId: open ? listId : undefined,
     activeId: open ? `${listId}-${query.index}` : undefined,
     list: open ? (
-      <ul class="mention-list emoji-list" id={listId} role="listbox" aria-label="Emoji">
+      <ul class="mention-list emoji-complete" id={listId} role="listbox" aria-label="Emoji">
         {offered.map((e, i) => (
           <li
             key={e.name}
             id={`${listId}-${i}`}
             role="option"
             aria-selected={i === query.index}
-            class={i === query.index ? "mention-option emoji-option selected" : "mention-option emoji-option"}
+            class={i === query.index ? "mention-option emoji-complete-option selected" : "mention-option emoji-complete-option"}
             onMouseDown={(ev) => {
               // Before the box loses the focus (which closes the list).
               ev.preventDefault();
               pick(e);
             }}
           >
-            {e.url ? <img class="emoji-option-char" src={e.url} alt="" width={22} height={22} /> : <span class="emoji-option-char">{e.char}</span>}
-            <span class="emoji-option-name">:{e.name}:</span>
+            {e.url ? <img class="emoji-complete-char" src={e.url} alt="" width={22} height={22} /> : <span class="emoji-complete-char">{e.char}</span>}
+            <span class="emoji-complete-name">:{e.name}:</span>
           </li>
         ))}
       </ul>
