@@ -6,6 +6,7 @@
 import type { ComponentChildren } from "preact";
 import { useMemo, useState } from "preact/hooks";
 import type { Token } from "./highlighter";
+import { copyText } from "./clipboard";
 import { Lazy } from "./lazy";
 import { shortcodes } from "./shortcodes";
 import "./markdown.css";
@@ -80,35 +81,6 @@ function CopyButton(props: { text: string }) {
       {copied || "Copy"}
     </button>
   );
-}
-
-/**
- * Puts text on the clipboard. The Clipboard API is there on HTTPS and localhost; a server
- * reached over plain HTTP on its network address has only the older way: the text selected in
- * a hidden box and copied by the browser's own command.
- */
-async function copyText(text: string): Promise<boolean> {
-  try {
-    if (navigator.clipboard) {
-      await navigator.clipboard.writeText(text);
-      return true;
-    }
-  } catch {
-    // Refused (no permission, the page not focused): the older way may still work.
-  }
-  const box = document.createElement("textarea");
-  box.value = text;
-  box.setAttribute("readonly", "");
-  box.className = "copy-source";
-  document.body.append(box);
-  box.select();
-  try {
-    return document.execCommand("copy");
-  } catch {
-    return false;
-  } finally {
-    box.remove();
-  }
 }
 
 /** A standard emoji by shortcode (:tada:): the emoji once the table is here, else as written. */
