@@ -15,6 +15,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	svcv1 "hearth/proto/svc/v1"
+	"hearth/web/webtest"
 )
 
 // richMessage is what a person coming from Discord or Slack writes: a quote, lists, strikethrough,
@@ -35,14 +36,7 @@ const richCode = "func main() {\n\tfmt.Println(\"hello\") // greet\n}"
 func TestBrowserRichMarkdown(t *testing.T) {
 	browser := startBrowser(t)
 	srv, _, _ := community(t)
-	alice := openPage(t, browser, "alice", 1280, 800)
-	bob := openPage(t, browser, "bob", 1280, 800)
-	alice.signIn(srv, "alice")
-	alice.join("Alice")
-	bob.signIn(srv, "bob")
-	bob.join("Bob")
-	alice.openChannel("general")
-	bob.openChannel("general")
+	alice, bob := twoInGeneral(t, browser, srv)
 	browserCall(bob, "grant the clipboard", cdpbrowser.SetPermission, cdpbrowser.SetPermissionParams{
 		Permission: &cdpbrowser.PermissionDescriptor{Name: "clipboard-read"}, Setting: cdpbrowser.PermissionSettingGranted,
 		Origin: srv.URL, BrowserContextID: chromedp.FromContext(bob.ctx).BrowserContextID,
@@ -110,14 +104,7 @@ func TestBrowserEmojiShortcodes(t *testing.T) {
 	browser := startBrowser(t)
 	srv, owner, ids := community(t)
 	addEmoji(t, srv, owner.Token, "party", writePNG(t, "party.png", 64, 64))
-	alice := openPage(t, browser, "alice", 1280, 800)
-	bob := openPage(t, browser, "bob", 1280, 800)
-	alice.signIn(srv, "alice")
-	alice.join("Alice")
-	bob.signIn(srv, "bob")
-	bob.join("Bob")
-	alice.openChannel("general")
-	bob.openChannel("general")
+	alice, bob := twoInGeneral(t, browser, srv)
 	box := ".channel-view .composer .composer-input"
 	offered := `[...document.querySelectorAll(".channel-view .emoji-complete [role=option]")].map(o => o.textContent)`
 	selected := `document.querySelector('.channel-view .emoji-complete [aria-selected="true"]')?.textContent`
@@ -126,6 +113,7 @@ func TestBrowserEmojiShortcodes(t *testing.T) {
 	alice.typeInto(box, "we won :ta")
 	alice.waitFor("the names offered, 🎉 :tada: first and chosen", offered+`[0] === "🎉:tada:" && `+selected+` === "🎉:tada:" && `+offered+`.length > 3 && `+offered+`.every(o => /^\S+:[a-z0-9_+-]*ta[a-z0-9_+-]*:$/.test(o))`)
 	alice.waitFor("the box tells its list", `document.querySelector(`+js(box)+`).getAttribute("aria-activedescendant") === document.querySelector('.channel-view .emoji-complete [aria-selected="true"]').id`)
+	alice.allNamed("the composer's emoji names")
 	second := eval[string](alice, offered+`[1]`)
 	alice.run(press("ArrowDown", 40, "", 0))
 	alice.waitFor("the second chosen", selected+` === `+js(second))
@@ -175,14 +163,7 @@ func TestBrowserEmojiShortcodes(t *testing.T) {
 func TestBrowserLightbox(t *testing.T) {
 	browser := startBrowser(t)
 	srv, _, _ := community(t)
-	alice := openPage(t, browser, "alice", 1280, 800)
-	bob := openPage(t, browser, "bob", 1280, 800)
-	alice.signIn(srv, "alice")
-	alice.join("Alice")
-	bob.signIn(srv, "bob")
-	bob.join("Bob")
-	alice.openChannel("general")
-	bob.openChannel("general")
+	alice, bob := twoInGeneral(t, browser, srv)
 	alice.run(chromedp.SetUploadFiles(chromedp.CSS(".channel-view input[type=file]"), []string{
 		writePNG(t, "one.png", 300, 200), writePNG(t, "two.png", 200, 300), writePNG(t, "three.png", 400, 250),
 	}))
@@ -246,6 +227,23 @@ func TestBrowserLightbox(t *testing.T) {
 	for _, p := range []*page{alice, bob, phone} {
 		p.noErrors(srv.URL)
 	}
+}
+
+// twoInGeneral signs Alice and Bob in, each in a window of their own, with #general open.
+func twoInGeneral(t *testing.T, browser context.Context, srv *webtest.Server) (alice, bob *page) {
+	t.Helper()
+	alice = openPage(t, browser, "alice", 1280, 800)
+	bob = openPage(t, browser, "bob", 1280, 800)
+	for _, p := range []struct {
+		page *page
+		sub  string
+		name string
+	}{{alice, "alice", "Alice"}, {bob, "bob", "Bob"}} {
+		p.page.signIn(srv, p.sub)
+		p.page.join(p.name)
+		p.page.openChannel("general")
+	}
+	return alice, bob
 }
 
 // swipe moves one finger across the page from (x1, y1) to (x2, y2).
