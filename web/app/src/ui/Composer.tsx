@@ -16,7 +16,9 @@ import * as drafts from "../state/drafts";
 import type { Commands } from "../state/commands";
 import type { Store } from "../state/store";
 import { Avatar, useAutoGrow } from "./common";
+import { useEmojiComplete } from "./EmojiComplete";
 import { EmojiPicker } from "./EmojiPicker";
+import { FileThumb } from "./FileThumb";
 import { idOfUsername } from "../state/selectors";
 import { groupsToWire } from "../lib/groups";
 import { groupOptions, GroupOptionItem, useGroupMentions } from "./mentions/groups";
@@ -66,7 +68,10 @@ export function Composer(props: {
     }
   });
 
-  useEffect(() => setMention(null), [draftKey]);
+  useEffect(() => {
+    setMention(null);
+    emoji.close();
+  }, [draftKey]);
   // A reply started from a message: the box takes the keys.
   useEffect(() => {
     if (replyTo) input.current?.focus();
@@ -120,6 +125,16 @@ export function Composer(props: {
   };
   const pick = (i: number) => insertMention(i < groupOpts.length ? groupOpts[i].name : (candidates[i - groupOpts.length] ?? candidates[0]).username);
 
+  const emoji = useEmojiComplete({
+    id: `${channelId}-${threadRootId || "main"}`,
+    custom: store.state.emoji,
+    place: (start, s) => {
+      const end = input.current?.selectionStart ?? text.length;
+      setText(text.slice(0, start) + s + text.slice(end));
+      caret.current = start + s.length;
+    },
+  });
+
   const insertText = (s: string) => {
     const el = input.current;
     const start = el?.selectionStart ?? text.length;
@@ -156,9 +171,11 @@ export function Composer(props: {
     act.send(channelId, threadRootId, wire, ready, replyTo);
     drafts.clearDraft(draftKey);
     setMention(null);
+    emoji.close();
   };
 
   const onKeyDown = (e: KeyboardEvent) => {
+    if (emoji.onKeyDown(e)) return;
     if (mention && listOpen) {
       if (e.key === "ArrowDown" || e.key === "ArrowUp") {
         e.preventDefault();
@@ -220,10 +237,12 @@ export function Composer(props: {
           })}
         </ul>
       )}
+      {emoji.list}
       {slots.length > 0 && (
         <ul class="upload-list" aria-label="Files to send">
           {slots.map((s) => (
             <li key={s.key} class={s.error ? "upload upload-error" : "upload"}>
+              <FileThumb file={s.file} />
               <span class="upload-name">{s.name}</span>
               {s.error ? (
                 <span class="upload-status" role="alert">
@@ -271,22 +290,27 @@ export function Composer(props: {
           placeholder={props.placeholder}
           aria-label={props.placeholder}
           aria-autocomplete="list"
-          aria-controls={listOpen ? listId : undefined}
-          aria-activedescendant={listOpen ? `${listId}-${mention!.index}` : undefined}
+          aria-controls={emoji.listId ?? (listOpen ? listId : undefined)}
+          aria-activedescendant={emoji.activeId ?? (listOpen ? `${listId}-${mention!.index}` : undefined)}
           aria-invalid={tooLong}
           value={text}
           onInput={(e) => {
             const el = e.target as HTMLTextAreaElement;
             setText(el.value);
             findMention(el.value, el.selectionStart ?? el.value.length);
+            emoji.find(el.value, el.selectionStart ?? el.value.length);
             if (el.value.trim()) act.typingNow(channelId, threadRootId);
           }}
           onKeyDown={onKeyDown}
           onClick={(e) => {
             const el = e.target as HTMLTextAreaElement;
             findMention(el.value, el.selectionStart ?? el.value.length);
+            emoji.find(el.value, el.selectionStart ?? el.value.length);
           }}
-          onBlur={() => setMention(null)}
+          onBlur={() => {
+            setMention(null);
+            emoji.close();
+          }}
           onPaste={(e) => {
             const files = [...(e.clipboardData?.files ?? [])];
             if (files.length > 0) {

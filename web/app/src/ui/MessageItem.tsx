@@ -8,6 +8,7 @@ import { absUrl, isWebUrl, type Api } from "../lib/api";
 import { LIMITS, limitError } from "../lib/chars";
 import { emojiName } from "../lib/emoji";
 import { fromWire, plainText, renderMarkdown, toWire } from "../lib/markdown";
+import { StandardEmoji } from "../lib/markdownParts";
 import { canDeleteMessageOf } from "../lib/ranks";
 import { formatSize } from "../lib/upload";
 import type { Commands } from "../state/commands";
@@ -17,6 +18,7 @@ import { idOfUsername, markdownContext, mayMentionGroups, memberName, mentionsMe
 import type { State, Store } from "../state/store";
 import { Avatar, formatFull, formatTime, useAutoGrow } from "./common";
 import { EmojiPicker } from "./EmojiPicker";
+import { Lightbox } from "./Lightbox";
 import { ReportDialog } from "./moderation/ReportDialog";
 import { groupsFromWire, groupsToWire } from "../lib/groups";
 import { withGroups } from "./mentions/groups";
@@ -55,6 +57,8 @@ export function MessageItem(props: {
   const [confirming, setConfirming] = useState(false);
   const [picking, setPicking] = useState(false);
   const [reporting, setReporting] = useState(false);
+  // The picture shown large (its index among the message's pictures), or -1.
+  const [viewing, setViewing] = useState(-1);
   const article = useRef<HTMLElement>(null);
   useKeptFocus(article, editing, confirming);
   const mine = m.authorId === state.me?.id;
@@ -70,6 +74,7 @@ export function MessageItem(props: {
     if (linked) act.loadPreviews(m);
   }, [linked, previewKey(m)]);
   const previews = linked ? state.previews.get(previewKey(m))?.filter((p) => isWebUrl(p.url)) : undefined;
+  const images = m.attachments.filter(inlineImage).map((a) => ({ url: absUrl(shared.base, a.url), name: a.name, width: a.width, height: a.height }));
   return (
     <article
       ref={article}
@@ -125,7 +130,17 @@ export function MessageItem(props: {
         {!m.deleted && m.attachments.length > 0 && (
           <div class="attachments">
             {m.attachments.map((a) => (
-              <AttachmentView key={a.id} base={shared.base} name={a.name} url={a.url} contentType={a.contentType} width={a.width} height={a.height} size={Number(a.size)} />
+              <AttachmentView
+                key={a.id}
+                base={shared.base}
+                name={a.name}
+                url={a.url}
+                contentType={a.contentType}
+                width={a.width}
+                height={a.height}
+                size={Number(a.size)}
+                onOpen={() => setViewing(m.attachments.filter(inlineImage).indexOf(a))}
+              />
             ))}
           </div>
         )}
@@ -158,7 +173,11 @@ export function MessageItem(props: {
                   title={`${who} reacted with ${r.emoji}`}
                   onClick={() => act.react(m, r.emoji)}
                 >
-                  {custom ? <img src={custom} alt={r.emoji} width={18} height={18} /> : <span class="reaction-emoji">{r.emoji}</span>}
+                  {custom ? (
+                    <img src={custom} alt={r.emoji} width={18} height={18} />
+                  ) : (
+                    <span class="reaction-emoji">{/^:[a-z0-9_+-]{1,62}:$/.test(r.emoji) ? <StandardEmoji name={r.emoji.slice(1, -1)} raw={r.emoji} /> : r.emoji}</span>
+                  )}
                   <span class="reaction-count">{r.memberIds.length}</span>
                 </button>
               );
@@ -215,6 +234,7 @@ export function MessageItem(props: {
         </div>
       )}
       {picking && <EmojiPicker store={shared.store} title="Add a reaction" onPick={(e) => act.react(m, e)} onClose={() => setPicking(false)} />}
+      {viewing >= 0 && <Lightbox images={images} start={viewing} onClose={() => setViewing(-1)} />}
       {reporting && <ReportDialog api={shared.api} members={state.members} message={m} onClose={() => setReporting(false)} />}
     </article>
   );
@@ -332,13 +352,39 @@ export function fitImage(w: number, h: number, maxW = 400, maxH = 300): [number,
 const inlineSideMax = 16_384;
 const inlinePixelsMax = 144_000_000;
 
-export function AttachmentView(props: { base: string; name: string; url: string; contentType: string; width: number; height: number; size: number; local?: string }) {
+/** Whether an attachment is a picture drawn in the message (and shown large when clicked). */
+function inlineImage(a: { contentType: string; width: number; height: number; url: string }): boolean {
+  const drawable = a.width > 0 && a.height > 0 && a.width <= inlineSideMax && a.height <= inlineSideMax && a.width * a.height <= inlinePixelsMax;
+  return a.contentType.startsWith("image/") && drawable && a.url !== "";
+}
+
+export function AttachmentView(props: {
+  base: string;
+  name: string;
+  url: string;
+  contentType: string;
+  width: number;
+  height: number;
+  size: number;
+  local?: string;
+  /** Shows the picture large (a plain click; with a modifier key it opens as a link does). */
+  onOpen?: () => void;
+}) {
   const url = props.local ?? absUrl(props.base, props.url);
-  const drawable = props.width > 0 && props.height > 0 && props.width <= inlineSideMax && props.height <= inlineSideMax && props.width * props.height <= inlinePixelsMax;
-  if (props.contentType.startsWith("image/") && drawable && url) {
+  if (inlineImage({ ...props, url })) {
     const [w, h] = fitImage(props.width, props.height);
     return (
-      <a class="att-image" href={url} target="_blank" rel="noopener noreferrer">
+      <a
+        class="att-image"
+        href={url}
+        target="_blank"
+        rel="noopener noreferrer"
+        onClick={(e) => {
+          if (!props.onOpen || e.button !== 0 || e.ctrlKey || e.metaKey || e.shiftKey || e.altKey) return;
+          e.preventDefault();
+          props.onOpen();
+        }}
+      >
         <img src={url} alt={props.name} width={w} height={h} loading="lazy" decoding="async" />
       </a>
     );

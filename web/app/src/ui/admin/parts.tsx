@@ -140,23 +140,7 @@ export function ImageField(props: {
   );
 }
 
-/** Copies text to the clipboard; where the Clipboard API is missing or refused, by a selection. */
-export async function copyText(text: string): Promise<boolean> {
-  try {
-    await navigator.clipboard.writeText(text);
-    return true;
-  } catch {
-    const area = document.createElement("textarea");
-    area.value = text;
-    area.setAttribute("readonly", "");
-    area.className = "visually-hidden";
-    document.body.append(area);
-    area.select();
-    const ok = document.execCommand("copy");
-    area.remove();
-    return ok;
-  }
-}
+export { copyText } from "../../lib/clipboard";
 
 /** A duration in words: "5 minutes", "3 days". */
 export function inWords(ms: number): string {

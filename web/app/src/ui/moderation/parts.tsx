@@ -37,21 +37,4 @@ export function ago(ms: bigint | number, now = Date.now()): string {
   return formatFull(ms);
 }
 
-/**
- * Copies text to the clipboard: the Clipboard API where the page may use it (https, or
- * localhost), else the selection of a text box holding it (a plain-http page elsewhere).
- */
-export async function copyText(text: string, box?: HTMLInputElement | null): Promise<boolean> {
-  try {
-    if (navigator.clipboard && window.isSecureContext) {
-      await navigator.clipboard.writeText(text);
-      return true;
-    }
-  } catch {
-    // Refused (no permission): fall back to the selection below.
-  }
-  if (!box) return false;
-  box.focus();
-  box.select();
-  return document.execCommand("copy");
-}
+export { copyText } from "../../lib/clipboard";
