@@ -14,10 +14,11 @@ import { toWire } from "../lib/markdown";
 import { formatSize } from "../lib/upload";
 import * as drafts from "../state/drafts";
 import type { Commands } from "../state/commands";
-import type { Store } from "../state/store";
+import { useStore, type Store } from "../state/store";
 import { Avatar, useAutoGrow } from "./common";
 import { EmojiPicker } from "./EmojiPicker";
-import { idOfUsername } from "../state/selectors";
+import { HoldNote } from "./moderation/SendHold";
+import { idOfUsername, sendHold } from "../state/selectors";
 
 export type ComposerHandle = { addFiles: (files: File[]) => void; focus: () => void };
 
@@ -42,6 +43,9 @@ export function Composer(props: {
   const draftKey = drafts.draftKey(store.base, channelId, threadRootId);
   useTopics(drafts.draftsEm, drafts.draftTopic(draftKey));
   const { text, files: slots } = drafts.getDraft(draftKey);
+  // Timed out (nothing can be done here) or waiting for slowmode (Send waits).
+  const hold = sendHold(useStore(store, "me", "slowmode"), channelId);
+  const out = hold?.kind === "timeout";
   const setText = (value: string) => drafts.setDraftText(draftKey, value);
   const [picking, setPicking] = useState(false);
   const [mention, setMention] = useState<{ start: number; query: string; index: number } | null>(null);
@@ -130,7 +134,7 @@ export function Composer(props: {
   const tooLong = tooLongText !== "";
 
   const send = () => {
-    if (uploading || tooLong) return;
+    if (uploading || tooLong || hold) return;
     // Refused, and said why where the person looks: the notice stays until dismissed.
     if (failedText) return act.tell(failedText, "error");
     const ready: drafts.SentFile[] = slots.map((s) => {
@@ -173,6 +177,7 @@ export function Composer(props: {
 
   const listId = `mentions-${channelId}-${threadRootId || "main"}`;
   const noteId = `composer-note-${channelId}-${threadRootId || "main"}`;
+  const holdId = `composer-hold-${channelId}-${threadRootId || "main"}`;
   return (
     <div class="composer">
       {mention && candidates.length > 0 && (
@@ -223,7 +228,7 @@ export function Composer(props: {
         </ul>
       )}
       <div class="composer-row">
-        <button type="button" class="icon-button" aria-label="Attach files" title="Attach files" onClick={() => fileInput.current?.click()}>
+        <button type="button" class="icon-button" aria-label="Attach files" title="Attach files" disabled={out} onClick={() => fileInput.current?.click()}>
           +
         </button>
         <input
@@ -249,6 +254,8 @@ export function Composer(props: {
           aria-controls={mention && candidates.length > 0 ? listId : undefined}
           aria-activedescendant={mention && candidates.length > 0 ? `${listId}-${mention.index}` : undefined}
           aria-invalid={tooLong}
+          aria-describedby={out ? holdId : undefined}
+          disabled={out}
           value={text}
           onInput={(e) => {
             const el = e.target as HTMLTextAreaElement;
@@ -270,15 +277,15 @@ export function Composer(props: {
             }
           }}
         />
-        <button type="button" class="icon-button" aria-label="Insert emoji" title="Insert emoji" onClick={() => setPicking(true)}>
+        <button type="button" class="icon-button" aria-label="Insert emoji" title="Insert emoji" disabled={out} onClick={() => setPicking(true)}>
           ☺
         </button>
         <button
           type="button"
           class="button button-primary send-button"
           aria-label="Send"
-          aria-describedby={failedText ? noteId : undefined}
-          disabled={uploading || tooLong}
+          aria-describedby={hold ? holdId : failedText ? noteId : undefined}
+          disabled={uploading || tooLong || !!hold}
           onClick={send}
         >
           Send
@@ -294,6 +301,7 @@ export function Composer(props: {
           {failedText}
         </p>
       )}
+      {hold && <HoldNote hold={hold} id={holdId} />}
       {picking && <EmojiPicker store={store} title="Insert an emoji" onPick={insertText} onClose={() => setPicking(false)} />}
     </div>
   );

@@ -13,7 +13,7 @@ import { formatSize } from "../lib/upload";
 import type { Commands } from "../state/commands";
 import { draftKey, restoreDraft } from "../state/drafts";
 import type { Pending } from "../state/outbox";
-import { idOfUsername, markdownContext, nameOf, previewKey } from "../state/selectors";
+import { idOfUsername, markdownContext, nameOf, previewKey, timedOutUntil } from "../state/selectors";
 import type { State, Store } from "../state/store";
 import { Avatar, formatFull, formatTime, useAutoGrow } from "./common";
 import { EmojiPicker } from "./EmojiPicker";
@@ -53,6 +53,8 @@ export function MessageItem(props: {
   const article = useRef<HTMLElement>(null);
   useKeptFocus(article, editing, confirming);
   const mine = m.authorId === state.me?.id;
+  // Timed out: the person may read, and take back a reaction, but not react, edit or report.
+  const out = timedOutUntil(state.me) > 0;
   const name = nameOf(state, m.authorId);
   const ctx = markdownContext(state, actions.onMember);
   const cls = ["msg"];
@@ -140,6 +142,7 @@ export function MessageItem(props: {
                   aria-pressed={me}
                   aria-label={`${emojiName(r.emoji)}: ${r.memberIds.length}`}
                   title={`${who} reacted with ${r.emoji}`}
+                  disabled={out && !me}
                   onClick={() => act.react(m, r.emoji)}
                 >
                   {custom ? <img src={custom} alt={r.emoji} width={18} height={18} /> : <span class="reaction-emoji">{r.emoji}</span>}
@@ -169,15 +172,17 @@ export function MessageItem(props: {
             </>
           ) : (
             <>
-              <button type="button" class="icon-button" aria-label="Add reaction" title="Add reaction" onClick={() => setPicking(true)}>
-                ☺
-              </button>
+              {!out && (
+                <button type="button" class="icon-button" aria-label="Add reaction" title="Add reaction" onClick={() => setPicking(true)}>
+                  ☺
+                </button>
+              )}
               {canThread && (
                 <button type="button" class="icon-button" aria-label="Reply in thread" title="Reply in thread" onClick={() => actions.onThread!(m.id)}>
                   ↩
                 </button>
               )}
-              {mine && (
+              {mine && !out && (
                 <button type="button" class="icon-button" aria-label="Edit message" title="Edit" onClick={() => setEditing(true)}>
                   ✎
                 </button>
@@ -187,7 +192,7 @@ export function MessageItem(props: {
                   🗑
                 </button>
               )}
-              {!mine && (
+              {!mine && !out && (
                 <button type="button" class="icon-button" aria-label="Report message" title="Report to the moderators" onClick={() => setReporting(true)}>
                   ⚑
                 </button>
