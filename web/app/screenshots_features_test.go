@@ -116,7 +116,7 @@ func TestFeatureScreenshots(t *testing.T) {
 	inesPage := openPage(t, browser, "ines", 1280, 800)
 	inesPage.signIn(srv, "ines")
 	inesPage.openChannel("general")
-	inesPage.openTool("Reports and bans")
+	inesPage.openTool("Moderation")
 	inesPage.waitFor("the reports", `document.querySelectorAll("dialog[open] .report").length === 2`)
 	shootDialog(t, inesPage, filepath.Join(dir, "moderation-reports.png"))
 	inesPage.closeDialog()
@@ -124,16 +124,17 @@ func TestFeatureScreenshots(t *testing.T) {
 	shoot(t, inesPage, filepath.Join(dir, "moderation-member-card.png"))
 	inesPage.clickJS("Ban", buttonJS("dialog[open] .mod-actions", "Ban"))
 	inesPage.waitFor("the confirmation", `!!document.querySelector("dialog[open] .confirm-question")`)
+	inesPage.setText(`document.querySelector("dialog[open] .reason-field input")`, "Selling tools in every channel")
 	rexPage := openPage(t, browser, "rex", 1280, 800)
 	rexPage.signIn(srv, "rex")
 	rexPage.waitFor("the chat", `!!document.querySelector(".chat")`)
 	inesPage.clickJS("Ban, confirmed", buttonJS("dialog[open] .confirm", "Ban"))
 	rexPage.waitFor("the banned screen", `!!document.querySelector("#banned-title")`)
 	shoot(t, rexPage, filepath.Join(dir, "moderation-banned.png"))
-	if _, err := owner.Server.BanMember(ctx, connect.NewRequest(&svcv1.BanMemberRequest{MemberId: tom.Member.GetId()})); err != nil {
+	if _, err := owner.Server.BanMember(ctx, connect.NewRequest(&svcv1.BanMemberRequest{MemberId: tom.Member.GetId(), Reason: "Went after Sam in every channel"})); err != nil {
 		t.Fatal(err)
 	}
-	inesPage.openTool("Reports and bans")
+	inesPage.openTool("Moderation")
 	inesPage.clickJS("the Bans tab", `document.querySelector('dialog[open] [role="tab"]:nth-child(2)')`)
 	inesPage.waitFor("two bans", `document.querySelectorAll("dialog[open] .ban").length === 2`)
 	shootDialog(t, inesPage, filepath.Join(dir, "moderation-bans.png"))
