@@ -175,7 +175,9 @@ func TestBrowserTimeoutFromTheCard(t *testing.T) {
 	filterBy("Mia")
 	miaPage.waitFor("mia's entries: the timeout she gave and the rank she got", fmt.Sprintf(`JSON.stringify(%s) === %s`, auditJS, js(`["`+timeout+`","olivia changed the rank of Mia · rank MEMBER -> MODERATOR"]`)))
 	filterBy("@nobody")
-	miaPage.waitFor("a name nobody has, said", `document.querySelector("dialog[open] .error-row")?.textContent === "Nobody here is called @nobody."`)
+	miaPage.waitFor("a name nobody has, said, and every entry", `document.querySelector("dialog[open] .error-row")?.textContent === "Nobody here is called @nobody." && `+auditJS+`.length > 2`)
+	filterBy("@bob")
+	miaPage.waitFor("bob's entries again", fmt.Sprintf(`JSON.stringify(%s) === %s && !document.querySelector("dialog[open] .error-row")`, auditJS, js(`["`+timeout+`"]`)))
 	miaPage.clickJS("Show all", buttonJS("dialog[open] .mod-toolbar", "Show all"))
 	miaPage.waitFor("every entry again", auditJS+`.length >= 2 && `+person+`.value === ""`)
 

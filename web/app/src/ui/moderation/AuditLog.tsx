@@ -108,17 +108,16 @@ export function AuditLog(props: { store: Store; api: Api }) {
     void load(false);
   }, [filter.action, filter.person]);
 
-  // Who to filter by: "@username", the username or the name as shown.
-  const choosePerson = (text: string) => {
+  // Who to filter by: "@username", the username or the name as shown. As it is typed (or
+  // picked from the list), a name that is someone's applies at once; once entered, one that is
+  // nobody's is said so, and filters nothing.
+  const choosePerson = (text: string, entered: boolean) => {
     setWho(text);
     const q = text.trim().replace(/^@/, "");
-    if (!q) {
-      setWhoError("");
-      return setFilter((f) => ({ ...f, person: "" }));
-    }
-    const id = idOfUsername(state, q) ?? [...state.members.values()].find((m) => m.displayName.toLowerCase() === q.toLowerCase())?.id;
-    setWhoError(id ? "" : `Nobody here is called ${text.trim()}.`);
-    if (id) setFilter((f) => ({ ...f, person: id }));
+    const id = q ? idOfUsername(state, q) ?? [...state.members.values()].find((m) => m.displayName.toLowerCase() === q.toLowerCase())?.id : "";
+    if (id === undefined && !entered) return;
+    setFilter((f) => ({ ...f, person: id ?? "" }));
+    setWhoError(id === undefined ? `Nobody here is called ${text.trim()}.` : "");
   };
   const byPerson = (id: string) => {
     const m = state.members.get(id);
@@ -150,7 +149,16 @@ export function AuditLog(props: { store: Store; api: Api }) {
         </label>
         <label class="field">
           <span>Person</span>
-          <input class="input" type="search" list="audit-people" value={who} placeholder="@username" aria-invalid={whoError ? true : undefined} onChange={(e) => choosePerson(e.currentTarget.value)} />
+          <input
+            class="input"
+            type="search"
+            list="audit-people"
+            value={who}
+            placeholder="@username"
+            aria-invalid={whoError ? true : undefined}
+            onInput={(e) => choosePerson(e.currentTarget.value, false)}
+            onChange={(e) => choosePerson(e.currentTarget.value, true)}
+          />
           <datalist id="audit-people">
             {[...state.members.values()].map((m) => (
               <option key={m.id} value={"@" + m.username}>
