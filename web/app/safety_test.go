@@ -520,14 +520,9 @@ func TestSafetyScreenshots(t *testing.T) {
 	browser := startBrowser(t)
 	srv := webtest.Start(t)
 	ctx := context.Background()
-	g, people := newGarden(t, srv, [2]string{"sam", "Sam Okafor"}, [2]string{"ines", "Inês Duarte"}, [2]string{"lee", "Lee Park"}, [2]string{"rex", "Rex Deals"}, [2]string{"tom", "Tom Vale"})
-	owner, channel := g.owner, g.channel
-	general := channel("general", "", "Everything about the garden, and then some")
-	channel("announcements", "", "News from the committee")
-	tomatoes := channel("tomatoes", "Growing", "Forty varieties and counting")
-	seeds := channel("seed-swap", "Growing", "Offer and ask for seeds")
-	sam, ines, lee, rex, tom := people["sam"], people["ines"], people["lee"], people["rex"], people["tom"]
-	setRank(t, owner, ines, svcv1.MemberRole_MEMBER_ROLE_MODERATOR)
+	g := newTroubledGarden(t, srv)
+	owner, general, tomatoes, seeds := g.owner, g.general, g.tomatoes, g.seeds
+	sam, lee, rex, tom := g.sam, g.lee, g.rex, g.tom
 	say := func(c *webtest.Client, channelID, text string) *svcv1.Message { return g.say(c, channelID, text, "") }
 	say(owner, general, "Good morning everyone! The **spring planting day** is this Saturday at 9.")
 	say(sam, general, "I'll bring the seedlings from the greenhouse. Anyone need *basil*?")

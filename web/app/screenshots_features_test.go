@@ -30,14 +30,9 @@ func TestFeatureScreenshots(t *testing.T) {
 	browser := startBrowser(t)
 	srv := webtest.Start(t, webtest.WithPreviewAllowPrivate())
 	ctx := context.Background()
-	g, people := newGarden(t, srv, [2]string{"sam", "Sam Okafor"}, [2]string{"ines", "Inês Duarte"}, [2]string{"lee", "Lee Park"}, [2]string{"rex", "Rex Deals"}, [2]string{"tom", "Tom Vale"})
-	owner, channel := g.owner, g.channel
-	general := channel("general", "", "Everything about the garden, and then some")
-	channel("announcements", "", "News from the committee")
-	tomatoes := channel("tomatoes", "Growing", "Forty varieties and counting")
-	seeds := channel("seed-swap", "Growing", "Offer and ask for seeds")
-	sam, ines, lee, rex, tom := people["sam"], people["ines"], people["lee"], people["rex"], people["tom"]
-	setRank(t, owner, ines, svcv1.MemberRole_MEMBER_ROLE_MODERATOR)
+	g := newTroubledGarden(t, srv)
+	owner, general, tomatoes, seeds := g.owner, g.general, g.tomatoes, g.seeds
+	sam, ines, lee, rex, tom := g.sam, g.ines, g.lee, g.rex, g.tom
 	say := func(c *webtest.Client, channelID, text string) *svcv1.Message { return g.say(c, channelID, text, "") }
 	report := func(c *webtest.Client, m *svcv1.Message, note string) {
 		if _, err := c.Server.ReportMessage(ctx, connect.NewRequest(&svcv1.ReportMessageRequest{MessageId: m.GetId(), Note: note})); err != nil {
@@ -204,6 +199,26 @@ func TestFeatureScreenshots(t *testing.T) {
 	shoot(t, maya, filepath.Join(dir, "plugins.png"))
 	maya.eval0(`document.querySelector('.plugin-item[aria-label^="frost"]').scrollIntoView()`)
 	shoot(t, maya, filepath.Join(dir, "plugins-list.png"))
+}
+
+// troubledGarden is the garden of the moderation screenshots: its channels, and its people, of
+// whom Inês is a moderator and Rex and Tom make trouble.
+type troubledGarden struct {
+	*garden
+	general, tomatoes, seeds string
+	sam, ines, lee, rex, tom *webtest.Client
+}
+
+func newTroubledGarden(t *testing.T, srv *webtest.Server) *troubledGarden {
+	t.Helper()
+	g, people := newGarden(t, srv, [2]string{"sam", "Sam Okafor"}, [2]string{"ines", "Inês Duarte"}, [2]string{"lee", "Lee Park"}, [2]string{"rex", "Rex Deals"}, [2]string{"tom", "Tom Vale"})
+	tg := &troubledGarden{garden: g, sam: people["sam"], ines: people["ines"], lee: people["lee"], rex: people["rex"], tom: people["tom"]}
+	tg.general = g.channel("general", "", "Everything about the garden, and then some")
+	g.channel("announcements", "", "News from the committee")
+	tg.tomatoes = g.channel("tomatoes", "Growing", "Forty varieties and counting")
+	tg.seeds = g.channel("seed-swap", "Growing", "Offer and ask for seeds")
+	setRank(t, g.owner, tg.ines, svcv1.MemberRole_MEMBER_ROLE_MODERATOR)
+	return tg
 }
 
 // shootDialog is shoot without the focus ring a dialog opened by a script's click leaves on its
