@@ -52,6 +52,12 @@ export function codeOf(e: unknown): Code | undefined {
   return e instanceof ConnectError ? e.code : undefined;
 }
 
+/** How long a refusal asked to wait before trying again (its Retry-After), in ms; 0 for none. */
+export function retryAfterMs(e: unknown): number {
+  const s = e instanceof ConnectError ? Number(e.metadata.get("Retry-After")) : 0;
+  return s > 0 ? s * 1000 : 0;
+}
+
 /** Whether trying the same call again later may succeed (the network or the server was away). */
 export function retryable(e: unknown): boolean {
   const c = codeOf(e);

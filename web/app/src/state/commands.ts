@@ -9,7 +9,7 @@
 // of the forms of the community pages throw the server's refusal, which the form shows beside
 // itself (ui/admin/parts.tsx, useAction). Each says which.
 //
-// A screen's own lists (invites, bans, reports, bots, plugins, search results) are not State:
+// A screen's own lists (invites, bans, the audit log, bots, plugins, search results) are not State:
 // the screen loads them and calls the server about them itself (ui/common.tsx, useLoaded).
 
 import type { DescMessage, MessageInitShape } from "@bufbuild/protobuf";
@@ -20,13 +20,13 @@ import type {
   SetChannelAccessRequestSchema,
   UpdateChannelRequestSchema,
 } from "../gen/svc/v1/chat_pb";
-import { Presence, type Channel, type Member, type MemberRole, type Message, type PollInputSchema, type Role } from "../gen/svc/v1/types_pb";
+import { Presence, type Channel, type Member, type MemberRole, type Message, type PollInputSchema, type Report, type Role } from "../gen/svc/v1/types_pb";
 import { errorText, type Api } from "../lib/api";
 import type { ReplyRef, SentFile } from "./drafts";
 import type { NoticeBoard, NoticeKind } from "./notices";
 import type { Outbox, Pending } from "./outbox";
 import type { Action } from "./reducer";
-import { previewKey, readState } from "./selectors";
+import { previewKey, readState, timedOutUntil } from "./selectors";
 import type { State } from "./store";
 
 /** A channel's new place, as ui/admin/Channels.tsx plans a move. */
@@ -115,7 +115,8 @@ export class Commands {
   typingNow(channelId: string, threadRootId: string): void {
     const key = channelId + "/" + threadRootId;
     const now = Date.now();
-    if ((this.typingSent.get(key) ?? 0) > now - 3000) return;
+    // A timed-out member may not type (the server refuses it).
+    if ((this.typingSent.get(key) ?? 0) > now - 3000 || timedOutUntil(this.state.me, now)) return;
     this.typingSent.set(key, now);
     this.api.chat.setTyping({ channelId, threadRootId }).catch(() => undefined);
   }
@@ -339,14 +340,33 @@ export class Commands {
     return this.memberSaved(await this.api.server.setMemberRoles({ memberId, roleIds }));
   }
 
+  /**
+   * Times a member out for durationS seconds, or ends their timeout (0), with a reason for the
+   * audit log; throws the server's refusal.
+   */
+  async timeoutMember(memberId: string, durationS: number, reason: string): Promise<Member | undefined> {
+    return this.memberSaved(await this.api.server.timeoutMember({ memberId, durationS: BigInt(durationS), reason }));
+  }
+
   private memberSaved(res: { member?: Member }): Member | undefined {
     if (res.member) this.dispatch({ case: "memberSaved", value: res.member });
     return res.member;
   }
 
-  /** Joins the community, then loads it and opens the stream; throws Join's refusal. */
+  /**
+   * Joins the community, then loads it and opens the stream; throws Join's refusal, after
+   * which the community's card is loaded again (it says whether it is in lockdown, say).
+   */
   async join(req: Init<typeof JoinRequestSchema>): Promise<boolean> {
-    await this.api.server.join(req);
+    try {
+      await this.api.server.join(req);
+    } catch (e) {
+      this.api.server
+        .getServerInfo({})
+        .then((info) => this.dispatch({ case: "info", value: info as GetServerInfoResponse }))
+        .catch(() => undefined);
+      throw e;
+    }
     return this.host.joined();
   }
 
@@ -399,6 +419,23 @@ export class Commands {
     const info = (await this.api.server.updateServerSettings(req)) as GetServerInfoResponse;
     this.dispatch({ case: "info", value: info });
     return info;
+  }
+
+  // ---- reports ----
+
+  /** Loads the open reports (the badge counts them); throws the server's refusal. */
+  async loadReports(): Promise<void> {
+    const before = new Map(this.state.reports);
+    const res = await this.api.server.listReports({});
+    // What the stream brought meanwhile (filed or filed again) may not be in the list.
+    const since = [...this.state.reports.values()].filter((r) => before.get(r.id) !== r);
+    this.dispatch({ case: "reportsListed", value: { list: res.reports, since } });
+  }
+
+  /** Resolves a report, and with it every report of its message; throws the server's refusal. */
+  async resolveReport(r: Report): Promise<void> {
+    await this.api.server.resolveReport({ reportId: r.id });
+    if (r.message) this.dispatch({ case: "reportResolved", value: r.message.id });
   }
 
   /** Deletes a custom emoji; true when it is gone (a notice says why not). */

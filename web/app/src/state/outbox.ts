@@ -4,7 +4,7 @@
 
 import { Code } from "@connectrpc/connect";
 import type { Message } from "../gen/svc/v1/types_pb";
-import { codeOf, errorText, retryable, type Api } from "../lib/api";
+import { codeOf, errorText, retryAfterMs, retryable, type Api } from "../lib/api";
 import type { Emitter } from "../lib/emitter";
 import { loadPending, savePending } from "../lib/storage";
 import type { Topic } from "./topics";
@@ -52,6 +52,13 @@ export type OutboxHost = {
   reauthorized(e: unknown): Promise<boolean>;
   /** Moves to the screen a call's failure calls for (Session.failed). */
   failed(e: unknown): void;
+  /** The server asked to wait ms before sending in a channel again (slowmode's Retry-After). */
+  waited(channelId: string, ms: number): void;
+  /**
+   * The server refused the message for what it says (a filter): true when it was put back in
+   * its message box to be changed, and the person told why, so that it leaves the queue.
+   */
+  refused(p: Pending, why: string): boolean;
 };
 
 export class Outbox {
@@ -150,9 +157,16 @@ export class Outbox {
           if (retryable(e)) {
             p.error = errorText(e);
             this.host.em.emit("pending");
-            this.retryTimer = window.setTimeout(() => void this.flush(), this.retryDelay);
-            this.retryDelay = Math.min(this.retryDelay * 2, 15_000);
+            // Slowmode says how long: the message goes then, not before.
+            const wait = retryAfterMs(e);
+            if (wait) this.host.waited(p.channelId, wait);
+            this.retryTimer = window.setTimeout(() => void this.flush(), wait || this.retryDelay);
+            if (!wait) this.retryDelay = Math.min(this.retryDelay * 2, 15_000);
             return;
+          }
+          if (codeOf(e) === Code.InvalidArgument && this.host.refused(p, errorText(e))) {
+            this.drop(p);
+            continue;
           }
           p.state = "failed";
           p.error = errorText(e);

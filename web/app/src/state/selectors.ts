@@ -4,7 +4,7 @@
 // two screens share lives here, never in either of them.
 
 import { create } from "@bufbuild/protobuf";
-import { ChannelKind, MemberRole, ReadStateSchema, type Channel, type Message, type ReadState } from "../gen/svc/v1/types_pb";
+import { ChannelKind, MemberRole, ReadStateSchema, type Channel, type Member, type Message, type ReadState, type Report } from "../gen/svc/v1/types_pb";
 import { mentions, type RenderContext } from "../lib/markdown";
 import { atLeast, isModerator } from "../lib/ranks";
 import type { State } from "./store";
@@ -138,4 +138,26 @@ export function canPin(s: Pick<State, "me" | "members" | "channels">, channelId:
 export function mayMentionGroups(s: Pick<State, "me" | "members" | "channels" | "info">, channelId: string): boolean {
   if (s.channels.get(channelId)?.kind === ChannelKind.DM) return true;
   return atLeast(s, s.info?.groupMentionRank || MemberRole.MODERATOR);
+}
+
+/** When a member's timeout ends (Unix ms), or 0 when they are not timed out. */
+export function timedOutUntil(m: Member | undefined, now = Date.now()): number {
+  const until = Number(m?.timedOutUntilMs ?? 0n);
+  return until > now ? until : 0;
+}
+
+/** Why the person cannot send in a channel now, and until when (Unix ms): a timeout, or slowmode. */
+export type SendHold = { kind: "timeout" | "slowmode"; until: number };
+
+export function sendHold(s: Pick<State, "me" | "members" | "channels" | "slowmode">, channelId: string, now = Date.now()): SendHold | undefined {
+  const out = timedOutUntil(s.me, now);
+  if (out) return { kind: "timeout", until: out };
+  const until = s.slowmode.get(channelId) ?? 0;
+  if (until > now && (s.channels.get(channelId)?.slowmodeS ?? 0) > 0 && !isModerator(s)) return { kind: "slowmode", until };
+  return undefined;
+}
+
+/** The open reports known, newest first. */
+export function sortedReports(s: Pick<State, "reports">): Report[] {
+  return [...s.reports.values()].sort((a, b) => Number(b.reportedAtMs - a.reportedAtMs));
 }

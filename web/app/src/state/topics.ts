@@ -26,6 +26,12 @@ export type Topic =
   | "pending"
   /** What the person is told (state/notices.ts). */
   | "notices"
+  /** State.slowmode: when the person may send again in channels under slowmode. */
+  | "slowmode"
+  /** State.openReports, reports: the moderators' reports queue. */
+  | "reports"
+  /** State.audit: audit entries as they come. */
+  | "audit"
   /** The server's plugins changed: the plugins screen loads them again (they are not state). */
   | "plugins"
   | ViewTopic;

@@ -1,5 +1,6 @@
 // The chat screen: the sidebar (a drawer on a phone), the channel, the thread beside it, and
-// the dialogs. It follows the route (#/c/{channel}[/m/{message}|/t/{message}]), keeps the tab's
+// the dialogs. It follows the route (#/c/{channel}[/m/{message}|/t/{message}]; #/reports opens
+// the moderators' reports queue over the channel last open), keeps the tab's
 // title showing the unread count, and takes the keyboard shortcuts: Alt+Up/Down for the
 // previous/next channel, Alt+Shift+Up/Down for the previous/next unread one, Escape to close.
 
@@ -49,6 +50,13 @@ export function Chat(props: { store: Store; act: Commands; api: Api; route: Rout
   const community = showsCommunity(state, route, !!channel);
   const pins = usePinsPanel(channel?.id ?? "", threadId);
   const hashAtRender = location.hash;
+  const lastChannel = useRef("");
+  if (channel) lastChannel.current = channel.id;
+  useEffect(() => {
+    if (route.path[0] !== "reports") return;
+    setTool(() => "moderation");
+    navigate(lastChannel.current ? channelHash(lastChannel.current) : "#/", true);
+  }, [route]);
   useEffect(() => {
     // No channel asked for, or one that is gone: the first one. Unless the address changed
     // since this render (the effect runs a frame later): a channel the person picked in

@@ -14,16 +14,17 @@ import { toWire } from "../lib/markdown";
 import { formatSize } from "../lib/upload";
 import * as drafts from "../state/drafts";
 import type { Commands } from "../state/commands";
-import type { Store } from "../state/store";
+import { useStore, type Store } from "../state/store";
 import { Avatar, useAutoGrow } from "./common";
 import { useEmojiComplete } from "./EmojiComplete";
 import { EmojiPicker } from "./EmojiPicker";
 import { FileThumb } from "./FileThumb";
-import { idOfUsername } from "../state/selectors";
 import { groupsToWire } from "../lib/groups";
 import { groupOptions, GroupOptionItem, useGroupMentions } from "./mentions/groups";
 import { PollButton } from "./polls/PollDialog";
 import { ReplyBar } from "./replies/Replies";
+import { HoldNote } from "./moderation/SendHold";
+import { idOfUsername, sendHold } from "../state/selectors";
 
 export type ComposerHandle = { addFiles: (files: File[]) => void; focus: () => void };
 
@@ -50,6 +51,9 @@ export function Composer(props: {
   const { text, files: slots, replyTo } = drafts.getDraft(draftKey);
   // @here and @everyone: offered, and sent as such, when they count (ui/mentions/groups.tsx).
   const groups = useGroupMentions(store, channelId);
+  // Timed out (nothing can be done here) or waiting for slowmode (Send waits).
+  const hold = sendHold(useStore(store, "me", "slowmode"), channelId);
+  const out = hold?.kind === "timeout";
   const setText = (value: string) => drafts.setDraftText(draftKey, value);
   const [picking, setPicking] = useState(false);
   const [mention, setMention] = useState<{ start: number; query: string; index: number } | null>(null);
@@ -160,7 +164,7 @@ export function Composer(props: {
   const tooLong = tooLongText !== "";
 
   const send = () => {
-    if (uploading || tooLong) return;
+    if (uploading || tooLong || hold) return;
     // Refused, and said why where the person looks: the notice stays until dismissed.
     if (failedText) return act.tell(failedText, "error");
     const ready: drafts.SentFile[] = slots.map((s) => {
@@ -208,6 +212,7 @@ export function Composer(props: {
 
   const listId = `mentions-${channelId}-${threadRootId || "main"}`;
   const noteId = `composer-note-${channelId}-${threadRootId || "main"}`;
+  const holdId = `composer-hold-${channelId}-${threadRootId || "main"}`;
   return (
     <div class="composer">
       {mention && listOpen && (
@@ -267,7 +272,7 @@ export function Composer(props: {
       )}
       {replyTo && <ReplyBar state={store.state} reply={replyTo} onCancel={() => drafts.setReplyTo(draftKey, undefined)} />}
       <div class="composer-row">
-        <button type="button" class="icon-button" aria-label="Attach files" title="Attach files" onClick={() => fileInput.current?.click()}>
+        <button type="button" class="icon-button" aria-label="Attach files" title="Attach files" disabled={out} onClick={() => fileInput.current?.click()}>
           +
         </button>
         <input
@@ -293,6 +298,8 @@ export function Composer(props: {
           aria-controls={emoji.listId ?? (listOpen ? listId : undefined)}
           aria-activedescendant={emoji.activeId ?? (listOpen ? `${listId}-${mention!.index}` : undefined)}
           aria-invalid={tooLong}
+          aria-describedby={out ? holdId : undefined}
+          disabled={out}
           value={text}
           onInput={(e) => {
             const el = e.target as HTMLTextAreaElement;
@@ -319,16 +326,16 @@ export function Composer(props: {
             }
           }}
         />
-        {!threadRootId && <PollButton act={act} channelId={channelId} />}
-        <button type="button" class="icon-button" aria-label="Insert emoji" title="Insert emoji" onClick={() => setPicking(true)}>
+        {!threadRootId && !out && <PollButton act={act} channelId={channelId} />}
+        <button type="button" class="icon-button" aria-label="Insert emoji" title="Insert emoji" disabled={out} onClick={() => setPicking(true)}>
           ☺
         </button>
         <button
           type="button"
           class="button button-primary send-button"
           aria-label="Send"
-          aria-describedby={failedText ? noteId : undefined}
-          disabled={uploading || tooLong}
+          aria-describedby={hold ? holdId : failedText ? noteId : undefined}
+          disabled={uploading || tooLong || !!hold}
           onClick={send}
         >
           Send
@@ -344,6 +351,7 @@ export function Composer(props: {
           {failedText}
         </p>
       )}
+      {hold && <HoldNote hold={hold} id={holdId} />}
       {picking && <EmojiPicker store={store} title="Insert an emoji" onPick={insertText} onClose={() => setPicking(false)} />}
     </div>
   );

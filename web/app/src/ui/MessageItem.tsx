@@ -14,7 +14,7 @@ import { formatSize } from "../lib/upload";
 import type { Commands } from "../state/commands";
 import { draftKey, restoreDraft, setReplyTo } from "../state/drafts";
 import type { Pending } from "../state/outbox";
-import { idOfUsername, markdownContext, mayMentionGroups, memberName, mentionsMe, nameOf, previewKey } from "../state/selectors";
+import { idOfUsername, markdownContext, mayMentionGroups, memberName, mentionsMe, nameOf, previewKey, timedOutUntil } from "../state/selectors";
 import type { State, Store } from "../state/store";
 import { Avatar, formatFull, formatTime, useAutoGrow } from "./common";
 import { EmojiPicker } from "./EmojiPicker";
@@ -62,6 +62,8 @@ export function MessageItem(props: {
   const article = useRef<HTMLElement>(null);
   useKeptFocus(article, editing, confirming);
   const mine = m.authorId === state.me?.id;
+  // Timed out: the person may read, and take back a reaction, but not react, edit or report.
+  const out = timedOutUntil(state.me) > 0;
   const name = nameOf(state, m.authorId);
   const ctx = withGroups(markdownContext(state, actions.onMember), m);
   const cls = ["msg"];
@@ -171,6 +173,7 @@ export function MessageItem(props: {
                   aria-pressed={me}
                   aria-label={`${emojiName(r.emoji)}: ${r.memberIds.length}`}
                   title={`${who} reacted with ${r.emoji}`}
+                  disabled={out && !me}
                   onClick={() => act.react(m, r.emoji)}
                 >
                   {custom ? (
@@ -204,17 +207,19 @@ export function MessageItem(props: {
             </>
           ) : (
             <>
-              <button type="button" class="icon-button" aria-label="Add reaction" title="Add reaction" onClick={() => setPicking(true)}>
-                ☺
-              </button>
-              <ReplyAction base={shared.base} message={m} inThread={props.inThread} />
+              {!out && (
+                <button type="button" class="icon-button" aria-label="Add reaction" title="Add reaction" onClick={() => setPicking(true)}>
+                  ☺
+                </button>
+              )}
+              {!out && <ReplyAction base={shared.base} message={m} inThread={props.inThread} />}
               {canThread && (
                 <button type="button" class="icon-button" aria-label="Reply in thread" title="Reply in thread" onClick={() => actions.onThread!(m.id)}>
                   ↩
                 </button>
               )}
-              <PinAction state={state} act={act} message={m} />
-              {mine && (
+              {!out && <PinAction state={state} act={act} message={m} />}
+              {mine && !out && (
                 <button type="button" class="icon-button" aria-label="Edit message" title="Edit" onClick={() => setEditing(true)}>
                   ✎
                 </button>
@@ -224,7 +229,7 @@ export function MessageItem(props: {
                   🗑
                 </button>
               )}
-              {!mine && (
+              {!mine && !out && (
                 <button type="button" class="icon-button" aria-label="Report message" title="Report to the moderators" onClick={() => setReporting(true)}>
                   ⚑
                 </button>

@@ -203,6 +203,7 @@ export function JoinScreen(props: { store: Store; act: Pick<Commands, "join">; o
             You are no longer a member: a moderator removed you, or you left from another device. You can join again.
           </p>
         )}
+        {info?.lockdown && <p class="muted">This community is closed to new members for now (lockdown): joining will work again once it reopens.</p>}
         {!notMember && state.statusText && (
           <p class="error-row" role="alert">
             {state.statusText}

@@ -17,6 +17,7 @@ import { limited } from "../limits";
 import { communityHash, ImageField, Outcome, useAction } from "./parts";
 import { isAdmin } from "../../lib/ranks";
 import { mayRemoveFromChannel, rankName } from "./ranks";
+import { SlowmodeField } from "./Slowmode";
 import { nameOf } from "../../state/selectors";
 
 /** The commands a channel's settings call. */
@@ -81,6 +82,7 @@ export function ChannelSettingsDialog(props: { store: Store; act: ChannelSetting
             onRemove={() => act.updateChannel({ channelId: channel.id, headerImageId: "" })}
           />
         )}
+        {admin && (channel.kind === ChannelKind.TEXT || channel.kind === ChannelKind.PRIVATE) && <SlowmodeField act={act} channel={channel} />}
         {admin && channel.kind === ChannelKind.TEXT && <Access state={state} act={act} channel={channel} />}
         {channel.kind === ChannelKind.PRIVATE && <PrivateMembers state={state} act={act} base={store.base} channel={channel} />}
         <Leave state={state} act={act} channel={channel} onLeft={props.onClose} />
