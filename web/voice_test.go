@@ -486,15 +486,19 @@ func TestVoiceSignalGrace(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Open, read the offer, close; open again: the offer waiting comes again.
+	// Open, read the heartbeat that says it is open and the offer, close; open again: the offer
+	// waiting comes again.
 	for range 2 {
 		sctx, cancel := context.WithCancel(ctx)
 		stream, err := api.Signal(sctx, connect.NewRequest(&svcv1.SignalRequest{SessionId: res.Msg.GetSessionId()}))
 		if err != nil {
 			t.Fatal(err)
 		}
+		if !stream.Receive() || !stream.Msg().GetHeartbeat() {
+			t.Fatalf("the first event: %v, %v; want the heartbeat", stream.Msg(), stream.Err())
+		}
 		if !stream.Receive() || stream.Msg().GetOffer().GetRevision() != 1 {
-			t.Fatalf("the first event: %v, %v", stream.Msg(), stream.Err())
+			t.Fatalf("the second event: %v, %v; want the offer", stream.Msg(), stream.Err())
 		}
 		cancel()
 		stream.Close()

@@ -164,6 +164,11 @@ func (srv *Server) Signal(ctx context.Context, c engine.Caller, req *svcv1.Signa
 	st := newSignalStream()
 	s.post(func() { s.attach(st) })
 	defer s.post(func() { s.detach(st) })
+	// A heartbeat at once, as Subscribe does: the client knows the stream is open (after a
+	// reopening, say) without waiting for an offer.
+	if err := send(&svcv1.SignalEvent{Kind: &svcv1.SignalEvent_Heartbeat{Heartbeat: true}}); err != nil {
+		return err
+	}
 	beat := time.NewTicker(srv.opts.Heartbeat)
 	defer beat.Stop()
 	var expiry <-chan time.Time

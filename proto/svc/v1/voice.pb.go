@@ -466,7 +466,8 @@ type SignalEvent_Offer struct {
 }
 
 type SignalEvent_Heartbeat struct {
-	// Every 25 seconds: keeps proxies from closing an idle stream.
+	// At once when the stream opens (it is open), then every 25 seconds: keeps proxies from
+	// closing an idle stream.
 	Heartbeat bool `protobuf:"varint,2,opt,name=heartbeat,proto3,oneof"`
 }
 

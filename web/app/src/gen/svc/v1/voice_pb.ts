@@ -204,7 +204,8 @@ export type SignalEvent = Message<"svc.v1.SignalEvent"> & {
     case: "offer";
   } | {
     /**
-     * Every 25 seconds: keeps proxies from closing an idle stream.
+     * At once when the stream opens (it is open), then every 25 seconds: keeps proxies from
+     * closing an idle stream.
      *
      * @generated from field: bool heartbeat = 2;
      */
