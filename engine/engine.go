@@ -21,6 +21,7 @@ import (
 
 	"hearth/blob"
 	"hearth/engine/clock"
+	"hearth/engine/fanout"
 	"hearth/engine/outbound"
 	"hearth/engine/sandbox"
 	"hearth/engine/search"
@@ -56,6 +57,9 @@ type Options struct {
 	RingSize int
 	// Heartbeat is how often a stream gets a heartbeat (default 25 s).
 	Heartbeat time.Duration
+	// StreamQueue is how many frames may wait in a stream's queue for its client before it is
+	// ended as a slow consumer (default fanout.MaxQueued).
+	StreamQueue int
 	// PresenceGrace is how long a member stays ONLINE after their last stream closes
 	// (default 30 s).
 	PresenceGrace time.Duration
@@ -122,8 +126,8 @@ type Engine struct {
 	now   func() time.Time
 
 	snap       atomic.Pointer[Snapshot]
-	hub        *hub
-	deliverers deliverers
+	pub        *publisher
+	deliverers *fanout.Deliverers[Delivery]
 	index      *search.Index
 	lists      *search.Badger
 	seq        int64     // the writer's: seq of the newest committed event
@@ -244,12 +248,13 @@ func Open(db *store.DB, opts Options) (*Engine, error) {
 	if err := e.openSearch(); err != nil {
 		return nil, fmt.Errorf("open the message index: %w", err)
 	}
-	e.hub = newHub(opts.RingSize, e.seq, snap)
+	e.pub = newPublisher(opts.RingSize, e.seq, snap)
+	e.deliverers = fanout.NewDeliverers(e.pub.hub)
 	e.limits = newLimiter(e.now)
 	e.previews = newPreviewer(opts)
 	e.purge = &purger{limit: purgeBatch}
 	e.presence = newPresence(opts.PresenceGrace, e.clock, func(ev *svcv1.Event) {
-		e.hub.publishEphemeral(ev, toEveryone())
+		e.pub.publishEphemeral(ev, toEveryone())
 	})
 	e.removeSpools()
 	go e.runWriter()
@@ -328,7 +333,7 @@ func (e *Engine) initSettings() error {
 
 // CloseStreams ends every Subscribe stream; the server calls it first when shutting down so
 // that the HTTP server can drain.
-func (e *Engine) CloseStreams() { e.hub.close() }
+func (e *Engine) CloseStreams() { e.pub.hub.Close() }
 
 // Close ends the streams, applies the changes already queued and stops the writer. Calls made
 // afterwards get ErrClosed.
@@ -336,7 +341,7 @@ func (e *Engine) Close() {
 	if e.closed.Swap(true) {
 		return
 	}
-	e.hub.close()
+	e.pub.hub.Close()
 	close(e.closing)
 	e.cancel()
 	e.previews.close()

@@ -306,7 +306,7 @@ func (e *Engine) tryBatch(batch []*change) ([]result, error) {
 	e.index.Committed(tx.searchOps)
 	// The hub first, then the Snapshot handlers read: a GetState never returns a seq the hub
 	// has not reached, so a Subscribe right after it never looks ahead of the log.
-	e.hub.publish(tx.events, snap)
+	e.pub.publish(tx.events, snap)
 	e.snap.Store(snap)
 	for _, f := range tx.after {
 		f()

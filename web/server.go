@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"net/netip"
 	"strings"
+	"time"
 
 	"connectrpc.com/connect"
 
@@ -49,6 +50,11 @@ type Options struct {
 	// TrustedProxies are the proxies whose forwarding headers name the client address
 	// (-trusted-proxy); from any other peer, the client address is the peer's.
 	TrustedProxies []netip.Prefix
+	// WriteTimeout bounds each write to a client (default 30 s; see Config.WriteTimeout).
+	WriteTimeout time.Duration
+	// StalledAfter: a request waiting on its client this long stops counting among its
+	// address's requests in flight (default 5 s; see Config.StalledAfter).
+	StalledAfter time.Duration
 }
 
 // maxRequestBytes bounds one decoded request. The largest valid ones (a message of 8,000
@@ -111,7 +117,11 @@ func newHandler(opts Options) (http.Handler, *intake) {
 	// The request log outermost, so that it sees every answer (the intake names the client
 	// address to it); CORS outside the intake, so that what the intake refuses still reaches a
 	// browser on another origin as a refusal.
-	in := &intake{proxies: opts.TrustedProxies}
+	in := &intake{proxies: opts.TrustedProxies, writeTimeout: opts.WriteTimeout}
+	if in.writeTimeout == 0 {
+		in.writeTimeout = writeTimeout
+	}
+	in.slots.stalledAfter = opts.StalledAfter
 	return logRequests(opts.Log, opts.Metrics, withCORS(opts.CORSOrigins, in.wrap(h))), in
 }
 

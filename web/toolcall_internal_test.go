@@ -29,9 +29,7 @@ func TestReflectionStreamsEnd(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.intake.toolTime = 300 * time.Millisecond
-	srv := NewHTTPServer(s.Handler(), log)
-	hs.Config = srv.HTTP
-	hs.Listener = srv.Listener(hs.Listener)
+	hs.Config = s.HTTPServer()
 	hs.Start()
 	t.Cleanup(func() {
 		hs.Close()
@@ -78,5 +76,5 @@ func TestReflectionStreamsEnd(t *testing.T) {
 func (s *addrSlots) count(addr string) int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.n[addr]
+	return len(s.places[addr])
 }

@@ -19,7 +19,6 @@ import (
 	"hearth/engine/outbound"
 	"hearth/engine/store"
 	"hearth/web"
-	"hearth/web/h2c"
 )
 
 func serve(args []string, stdout, stderr io.Writer) error {
@@ -84,7 +83,7 @@ func serve(args []string, stdout, stderr io.Writer) error {
 // the metrics listener.
 type app struct {
 	*web.Server
-	srv *h2c.Server
+	srv *http.Server
 	// metricsSrv serves Metrics on -metrics-addr.
 	metricsSrv *http.Server
 }
@@ -131,7 +130,7 @@ func openApp(ctx context.Context, c Config, log *slog.Logger) (*app, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &app{Server: s, srv: web.NewHTTPServer(s.Handler(), log)}, nil
+	return &app{Server: s, srv: s.HTTPServer()}, nil
 }
 
 // How a stop is spent (DECISIONS.md: SIGTERM exits 0 within 10 s, however slow a client is).
@@ -153,8 +152,8 @@ func (a *app) serve(ctx context.Context, ln net.Listener, c Config, log *slog.Lo
 	errc := make(chan error, 1)
 	go func() {
 		if c.tlsCert != nil {
-			a.srv.HTTP.TLSConfig = &tls.Config{Certificates: []tls.Certificate{*c.tlsCert}, MinVersion: tls.VersionTLS12}
-			errc <- a.srv.HTTP.ServeTLS(ln, "", "")
+			a.srv.TLSConfig = &tls.Config{Certificates: []tls.Certificate{*c.tlsCert}, MinVersion: tls.VersionTLS12}
+			errc <- a.srv.ServeTLS(ln, "", "")
 			return
 		}
 		errc <- a.srv.Serve(ln)

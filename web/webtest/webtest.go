@@ -1,14 +1,15 @@
 // Package webtest starts a real Hearth for tests, assembled by web.Open as the binary is: a
 // Badger database in a temp dir, a file bucket beside it (or any bucket, WithBucketURL), the
 // file URL key, the sandbox, the local token issuer, the engine and the HTTP surface on a
-// loopback httptest server that speaks HTTP/1.1 and cleartext HTTP/2 — and hands out Connect
-// clients logged in as anyone.
+// loopback httptest server that speaks HTTP/1.1 and cleartext HTTP/2 (net/http's, set up as
+// web.NewHTTPServer sets up the binary's) — and hands out Connect clients logged in as anyone.
 package webtest
 
 import (
 	"context"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
@@ -40,6 +41,7 @@ type Server struct {
 	cfg     web.Config
 	http    *httptest.Server
 	handler atomic.Pointer[http.Handler]
+	current atomic.Pointer[web.Server]
 	app     *web.Server
 }
 
@@ -59,12 +61,7 @@ func Start(t testing.TB, options ...Option) *Server {
 func StartConfig(t testing.TB, config func(*web.Config), options ...Option) *Server {
 	t.Helper()
 	s := &Server{t: t, Dir: t.TempDir()}
-	s.http = httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		(*s.handler.Load()).ServeHTTP(w, r)
-	}))
-	srv := web.NewHTTPServer(s.http.Config.Handler, Logger())
-	s.http.Config = srv.HTTP
-	s.http.Listener = srv.Listener(s.http.Listener)
+	s.http = httptest.NewUnstartedServer(nil)
 	s.URL = "http://" + s.http.Listener.Addr().String()
 	opts := engine.Options{
 		BaseURL:       s.URL,
@@ -90,6 +87,12 @@ func StartConfig(t testing.TB, config func(*web.Config), options ...Option) *Ser
 	if config != nil {
 		config(&s.cfg)
 	}
+	// The HTTP server outlives the assembled server, which a test may restart: its handler
+	// and its hook on connections are the current one's.
+	s.http.Config = web.NewHTTPServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		(*s.handler.Load()).ServeHTTP(w, r)
+	}), Logger(), s.cfg.WriteTimeout)
+	s.http.Config.ConnState = func(c net.Conn, st http.ConnState) { s.current.Load().ConnState(c, st) }
 	s.open()
 	s.http.Start()
 	t.Cleanup(func() {
@@ -114,6 +117,7 @@ func (s *Server) open() {
 	s.app, s.Engine, s.Issuer = app, app.Engine, app.Issuer
 	h := app.Handler()
 	s.handler.Store(&h)
+	s.current.Store(app)
 }
 
 func (s *Server) close() {
