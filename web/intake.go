@@ -68,6 +68,7 @@ type intake struct {
 	toolTime time.Duration
 	// writeTimeout is the deadline of each write to a client (Config.WriteTimeout).
 	writeTimeout time.Duration
+	writes       writeWatch
 }
 
 // isCall reports whether r is a call of our Connect services (their paths are
@@ -87,6 +88,7 @@ func (in *intake) wrap(next http.Handler) http.Handler {
 		}
 		is := &st.intake
 		is.served = true
+		is.writes = &in.writes
 		st.addr = in.proxies.clientAddrOf(r)
 		is.aw = answerWriter{ResponseWriter: w, http1: r.ProtoMajor == 1, rc: http.NewResponseController(w), timeout: in.writeTimeout}
 		aw := &is.aw
@@ -264,7 +266,7 @@ func (b *timedBody) Close() error {
 // now and then rather than at every write. A client that does not read (a full socket over
 // HTTP/1, a shut window over HTTP/2) is cut off within it: net/http's WriteTimeout, a deadline
 // for the whole answer, would cut off a large download or the answer to a long upload, and a
-// stream's whole life. A stream (streaming) sets the deadline of each of its writes itself.
+// stream's whole life. A stream's writes (streaming) are watched by writeWatch instead.
 //
 // It closes an HTTP/1 connection after an answer given before the body was read to its end,
 // instead of letting net/http read what is left of it (up to 256 KiB, at the client's pace) to
@@ -287,7 +289,7 @@ type answerWriter struct {
 	// the whole request (gRPC's own services), which the writes leave alone.
 	deadline time.Time
 	fixed    bool
-	// stream: a stream's writer sets each write's deadline (beginBatch, endBatch).
+	// stream: a stream's writes are bounded by its writer (writeWatch).
 	stream bool
 	// place is the request's place among those in flight before authentication (nil: none):
 	// a write that waits on the client marks it waiting.
@@ -319,35 +321,20 @@ func (w *answerWriter) finish() {
 	}
 }
 
-// streaming says that a stream's writer sets the deadline of each write (on), or that the
-// stream ended and its last writes are bounded as any answer's (off).
+// streaming says that a stream's writes are watched (on), or that the stream ended and its
+// last writes are bounded as any answer's (off).
 func (w *answerWriter) streaming(on bool) {
 	w.stream = on
-	if !on {
-		w.hold = false
-		w.bound(time.Now())
+	if on {
+		// The deadline set for the request's start (HTTP/1's) would end the stream, written to
+		// or not, once it passed.
+		if !w.deadline.IsZero() {
+			w.setDeadline(time.Time{})
+		}
+		return
 	}
-}
-
-// beginBatch starts a stream's write of a batch: its deadline, and flushes held until its
-// last frame. It returns the deadline (zero when there is none).
-func (w *answerWriter) beginBatch() time.Time {
-	w.hold = true
-	if w.timeout <= 0 || w.rc == nil {
-		return time.Time{}
-	}
-	w.setDeadline(time.Now().Add(w.timeout))
-	return w.deadline
-}
-
-// endBatch ends a stream's write of a batch: flushes are real again, and the deadline is
-// cleared, since an idle stream waits for its next event as long as it takes (over HTTP/2 a
-// deadline that passes resets the stream, written to or not).
-func (w *answerWriter) endBatch() {
 	w.hold = false
-	if !w.deadline.IsZero() {
-		w.setDeadline(time.Time{})
-	}
+	w.bound(time.Now())
 }
 
 // intakeState is what the intake tells the handlers inside about a request (in its
@@ -361,6 +348,8 @@ type intakeState struct {
 	slots   *addrSlots
 	refusal error
 	aw      answerWriter
+	// writes watches the writes of streams.
+	writes *writeWatch
 }
 
 // intakeOf is what the intake said about the request, nil outside the intake.

@@ -90,13 +90,9 @@ func newHandler(opts Options) (http.Handler, *intake) {
 	mux.Handle(svcv1connect.NewChatServiceHandler(&chatService{eng: opts.Engine}, handlerOpts...))
 	mux.Handle(svcv1connect.NewServerServiceHandler(&serverService{eng: opts.Engine}, handlerOpts...))
 	mux.Handle(svcv1connect.NewBotServiceHandler(&botService{eng: opts.Engine, plugins: opts.Plugins}, handlerOpts...))
-	// gRPC's own services are counted as calls too (by code, not by an HTTP status that is 200
-	// for a failed gRPC call); the request log logs them from the answer (logRequest).
-	var toolOpts []connect.HandlerOption
-	if opts.Metrics != nil {
-		toolOpts = append(toolOpts, connect.WithInterceptors(opts.Metrics.Interceptor(), countedInterceptor{}))
-	}
-	mountHealth(mux, opts.Engine, toolOpts...)
+	// gRPC's own services are counted and logged as calls too, by their codes (a failed gRPC
+	// call's HTTP status is 200).
+	mountHealth(mux, opts.Engine, connect.WithInterceptors(interceptors...))
 	base := opts.Engine.ServerInfo().GetBaseUrl()
 	webURL := strings.TrimSuffix(opts.WebURL, "/")
 	if webURL == "" {
@@ -121,6 +117,7 @@ func newHandler(opts Options) (http.Handler, *intake) {
 	if in.writeTimeout == 0 {
 		in.writeTimeout = writeTimeout
 	}
+	in.writes.timeout = in.writeTimeout
 	in.slots.stalledAfter = opts.StalledAfter
 	return logRequests(opts.Log, opts.Metrics, withCORS(opts.CORSOrigins, in.wrap(h))), in
 }

@@ -15,14 +15,18 @@ import (
 func (s *chatService) Subscribe(ctx context.Context, r *connect.Request[svcv1.SubscribeRequest], stream *connect.ServerStream[svcv1.Event]) error {
 	l := requestLogOf(ctx)
 	l.streamOpened(ctx, svcv1connect.ChatServiceSubscribeProcedure)
-	aw := answerWriterOf(ctx)
-	if aw != nil {
-		aw.streaming(true)
+	sink := &streamSink{conn: stream.Conn()}
+	if is := intakeOf(ctx); is != nil {
+		sink.aw, sink.timeout = &is.aw, is.writes.timeout
+		sink.aw.streaming(true)
+		sink.writes = is.writes.watch(sink.aw.rc)
 	}
-	end, err := s.eng.Subscribe(ctx, callerOf(ctx), r.Msg.GetAfterSeq(), &streamSink{conn: stream.Conn(), aw: aw})
-	if aw != nil {
+	end, err := s.eng.Subscribe(ctx, callerOf(ctx), r.Msg.GetAfterSeq(), sink)
+	if sink.aw != nil {
+		is := intakeOf(ctx)
+		is.writes.unwatch(sink.writes)
 		// The stream's end goes out as any answer's last write does.
-		aw.streaming(false)
+		sink.aw.streaming(false)
 	}
 	if l != nil {
 		l.end = end
@@ -39,16 +43,18 @@ func (s *chatService) Subscribe(ctx context.Context, r *connect.Request[svcv1.Su
 // it writes that as one write. The frames go through Connect, as their cached encoding (see
 // codec); Connect's flush after each is held back (answerWriter.holdFlushes) until the last,
 // so a batch costs one flush: one write to the socket, one DATA frame's hand-off to the
-// connection over HTTP/2. The batch has a write deadline (Config.WriteTimeout): a client that
-// does not take it in time is cut off, and the stream ends as a slow consumer.
+// connection over HTTP/2. A batch must be written within Config.WriteTimeout (writeWatch): a
+// client that does not take it in time is cut off, and the stream ends as a slow consumer.
 type streamSink struct {
 	conn connect.StreamingHandlerConn
-	aw   *answerWriter // nil outside the intake (a test's handler)
+	// aw and writes are nil outside the intake (a test's handler).
+	aw      *answerWriter
+	writes  *watchedWrites
+	timeout time.Duration
 }
 
 func (k *streamSink) Write(frames []*engine.Frame) error {
-	aw := k.aw
-	if aw == nil {
+	if k.aw == nil {
 		for _, f := range frames {
 			if err := k.conn.Send(f); err != nil {
 				return err
@@ -56,19 +62,21 @@ func (k *streamSink) Write(frames []*engine.Frame) error {
 		}
 		return nil
 	}
-	deadline := aw.beginBatch()
+	k.writes.begin()
+	k.aw.holdFlushes(true)
 	var err error
 	for i, f := range frames {
 		if i == len(frames)-1 {
-			aw.holdFlushes(false)
+			k.aw.holdFlushes(false)
 		}
 		if err = k.conn.Send(f); err != nil {
 			break
 		}
 	}
-	aw.endBatch()
-	if err != nil && !deadline.IsZero() && !time.Now().Before(deadline) {
-		return fmt.Errorf("%w: the client did not take a write within %s (%v)", engine.ErrSlowConsumer, aw.timeout, err)
+	k.aw.holdFlushes(false)
+	k.writes.end()
+	if err != nil && k.writes.cut.Load() {
+		return fmt.Errorf("%w: the client did not take a write within %s (%v)", engine.ErrSlowConsumer, k.timeout, err)
 	}
 	return err
 }

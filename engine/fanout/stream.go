@@ -79,8 +79,10 @@ type Stream[E Entry] struct {
 	drop bool
 	// ready is rung when frames are queued or the stream ends: the writer waits on it.
 	ready chan struct{}
-	// room is rung when the writer takes the queue, or the stream ends: the replay waits on it.
-	room chan struct{}
+	// room is rung when the writer takes the queue while the replay waits for room (wanted),
+	// or when the stream ends.
+	room   chan struct{}
+	wanted bool
 }
 
 // NewStream makes a stream; Start gives it its follower, Serve writes it.
@@ -220,6 +222,7 @@ func (s *Stream[E]) queueEntries(ds []E, wait bool) bool {
 			s.queue = append(s.queue, d.EventFrame())
 		}
 		ds = ds[n:]
+		s.wanted = len(ds) > 0
 		s.qmu.Unlock()
 		if n > 0 {
 			ring(s.ready)
@@ -328,8 +331,12 @@ func (s *Stream[E]) take(ctx context.Context) (batch []*Frame, done bool, err er
 					batch = append(batch, f)
 				}
 			}
+			wanted := s.wanted
+			s.wanted = false
 			s.qmu.Unlock()
-			ring(s.room)
+			if wanted {
+				ring(s.room)
+			}
 			return batch, done, err
 		}
 		s.qmu.Unlock()

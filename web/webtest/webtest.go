@@ -7,6 +7,8 @@ package webtest
 
 import (
 	"context"
+	cryptotls "crypto/tls"
+	"crypto/x509"
 	"io"
 	"log/slog"
 	"net"
@@ -43,6 +45,7 @@ type Server struct {
 	handler atomic.Pointer[http.Handler]
 	current atomic.Pointer[web.Server]
 	app     *web.Server
+	tls     bool
 }
 
 // Option changes the engine options of a test server.
@@ -60,9 +63,25 @@ func Start(t testing.TB, options ...Option) *Server {
 // (the plugins' limits, say), made before the server opens.
 func StartConfig(t testing.TB, config func(*web.Config), options ...Option) *Server {
 	t.Helper()
-	s := &Server{t: t, Dir: t.TempDir()}
+	return start(t, false, config, options...)
+}
+
+// StartTLS is StartConfig with the server on TLS (HTTP/2 by ALPN, and HTTP/1.1), on a
+// certificate for 127.0.0.1 that TLSConfig trusts. Its Connect clients (Client, Join) speak
+// HTTP/2 over TLS.
+func StartTLS(t testing.TB, config func(*web.Config), options ...Option) *Server {
+	t.Helper()
+	return start(t, true, config, options...)
+}
+
+func start(t testing.TB, tls bool, config func(*web.Config), options ...Option) *Server {
+	t.Helper()
+	s := &Server{t: t, Dir: t.TempDir(), tls: tls}
 	s.http = httptest.NewUnstartedServer(nil)
 	s.URL = "http://" + s.http.Listener.Addr().String()
+	if tls {
+		s.URL = "https://" + s.http.Listener.Addr().String()
+	}
 	opts := engine.Options{
 		BaseURL:       s.URL,
 		PresenceGrace: 50 * time.Millisecond,
@@ -94,12 +113,26 @@ func StartConfig(t testing.TB, config func(*web.Config), options ...Option) *Ser
 	}), Logger(), s.cfg.WriteTimeout)
 	s.http.Config.ConnState = func(c net.Conn, st http.ConnState) { s.current.Load().ConnState(c, st) }
 	s.open()
-	s.http.Start()
+	if tls {
+		s.http.EnableHTTP2 = true
+		s.http.TLS = &cryptotls.Config{NextProtos: []string{"h2", "http/1.1"}}
+		s.http.StartTLS()
+	} else {
+		s.http.Start()
+	}
 	t.Cleanup(func() {
 		s.http.Close()
 		s.close()
 	})
 	return s
+}
+
+// TLSConfig is a client's TLS configuration that trusts a StartTLS server, offering protos
+// by ALPN.
+func (s *Server) TLSConfig(protos ...string) *cryptotls.Config {
+	pool := x509.NewCertPool()
+	pool.AddCert(s.http.Certificate())
+	return &cryptotls.Config{RootCAs: pool, NextProtos: protos}
 }
 
 // Logger is quiet unless a test fails loudly: warnings and errors only.
@@ -277,6 +310,9 @@ func HTTPClient() *http.Client {
 func (s *Server) Client(token string, opts ...connect.ClientOption) *Client {
 	opts = append([]connect.ClientOption{connect.WithInterceptors(auth.WithBearer(token))}, opts...)
 	hc := HTTPClient()
+	if s.tls {
+		hc = &http.Client{Transport: &http.Transport{TLSClientConfig: s.TLSConfig("h2"), ForceAttemptHTTP2: true}}
+	}
 	return &Client{
 		Token:  token,
 		Chat:   svcv1connect.NewChatServiceClient(hc, s.URL, opts...),
