@@ -104,12 +104,6 @@ func (in *intake) wrap(next http.Handler) http.Handler {
 		} else {
 			is.refusal = errTooManyInFlight
 		}
-		if aw.http1 {
-			// net/http's own writes on the connection before the handler's first (100
-			// Continue) have a deadline too; a stale one from the connection's last answer
-			// would fail them.
-			aw.bound(time.Now())
-		}
 		// The answer's last bytes go out after the handler returns (net/http flushes them):
 		// within a deadline too.
 		defer aw.finish()
@@ -326,8 +320,8 @@ func (w *answerWriter) finish() {
 func (w *answerWriter) streaming(on bool) {
 	w.stream = on
 	if on {
-		// The deadline set for the request's start (HTTP/1's) would end the stream, written to
-		// or not, once it passed.
+		// A deadline set by a write before would end the stream, written to or not, once it
+		// passed.
 		if !w.deadline.IsZero() {
 			w.setDeadline(time.Time{})
 		}

@@ -168,3 +168,31 @@ func TestStalledStreamsDoNotLockAnAddressOut(t *testing.T) {
 		}
 	}
 }
+
+// TestAKeepAliveConnectionIdleForLongerThanTheWriteTimeoutIsAnswered: the write deadline an
+// HTTP/1.1 answer leaves on its connection (its last bytes go out after the handler, and are
+// bounded too) must not fail the next request's answer, however long the connection idled: a
+// CORS preflight, answered before the intake, included (net/http clears a connection's write
+// deadline after each answer).
+func TestAKeepAliveConnectionIdleForLongerThanTheWriteTimeoutIsAnswered(t *testing.T) {
+	const timeout = 200 * time.Millisecond
+	_, config := loggedConfig(t, timeout)
+	s := webtest.StartConfig(t, config)
+	c := dialRaw(t, s)
+	for i, req := range []string{
+		"GET /healthz HTTP/1.1\r\nHost: hearth.test\r\n\r\n",
+		"OPTIONS /svc.v1.ServerService/GetMe HTTP/1.1\r\nHost: hearth.test\r\nOrigin: https://elsewhere.example\r\nAccess-Control-Request-Method: POST\r\n\r\n",
+		"GET /healthz HTTP/1.1\r\nHost: hearth.test\r\n\r\n",
+	} {
+		if i > 0 {
+			time.Sleep(2 * timeout)
+		}
+		if err := c.send([]byte(req)); err != nil {
+			t.Fatal(err)
+		}
+		res, _ := c.answer()
+		if res.StatusCode >= 300 {
+			t.Fatalf("request %d: status %d", i, res.StatusCode)
+		}
+	}
+}

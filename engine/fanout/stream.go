@@ -301,8 +301,9 @@ func (s *Stream[E]) Serve(ctx context.Context, sink Sink) error {
 }
 
 func (s *Stream[E]) serve(ctx context.Context, sink Sink) error {
+	var written []*Frame
 	for {
-		batch, done, err := s.take(ctx)
+		batch, done, err := s.take(ctx, written)
 		if len(batch) > 0 {
 			if s.opts.Fold != nil {
 				batch = s.opts.Fold(batch)
@@ -310,19 +311,28 @@ func (s *Stream[E]) serve(ctx context.Context, sink Sink) error {
 			if werr := sink.Write(batch); werr != nil {
 				return werr
 			}
-			s.reuse(batch)
 		}
 		if done {
 			return err
 		}
+		written = batch
 	}
 }
 
 // take waits for frames or the end, and takes all that is queued: the batch, and done with
-// the stream's end when nothing follows it (the Last frame, if any, ends the batch).
-func (s *Stream[E]) take(ctx context.Context) (batch []*Frame, done bool, err error) {
+// the stream's end when nothing follows it (the Last frame, if any, ends the batch). written,
+// the batch written last, becomes the queue after the next, emptied, while it is small: a
+// burst's buffer stays with no idle stream.
+func (s *Stream[E]) take(ctx context.Context, written []*Frame) (batch []*Frame, done bool, err error) {
+	if cap(written) > keepQueue {
+		written = nil
+	}
+	clear(written[:cap(written)])
 	for {
 		s.qmu.Lock()
+		if written != nil {
+			s.spare, written = written[:0], nil
+		}
 		if len(s.queue) > 0 || s.ended {
 			batch, s.queue, s.spare = s.queue, s.spare, nil
 			done, err = s.ended, s.end
@@ -346,20 +356,6 @@ func (s *Stream[E]) take(ctx context.Context) (batch []*Frame, done bool, err er
 			return nil, true, ctx.Err()
 		}
 	}
-}
-
-// reuse keeps the written batch's buffer for the queue after the next, emptied, while it is
-// small: a burst's stays with no idle stream.
-func (s *Stream[E]) reuse(batch []*Frame) {
-	if cap(batch) > keepQueue {
-		return
-	}
-	clear(batch)
-	s.qmu.Lock()
-	if !s.ended {
-		s.spare = batch[:0]
-	}
-	s.qmu.Unlock()
 }
 
 func (s *Stream[E]) closeFollower() {
