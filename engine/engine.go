@@ -52,8 +52,9 @@ type Options struct {
 	// this many events (default 7 and 100,000).
 	ReplayDays   int
 	ReplayEvents int
-	// RingSize is how many of the newest events the hub keeps for the streams; a stream that
-	// falls further behind gets resync (default 8192).
+	// RingSize is how many of the newest events the hub keeps for the followers; a follower
+	// that falls further behind (a stream while it replays, a plugin) gets resync (default
+	// 8192). A live stream's own bound is its queue (StreamQueue).
 	RingSize int
 	// Heartbeat is how often a stream gets a heartbeat (default 25 s).
 	Heartbeat time.Duration

@@ -604,3 +604,25 @@ func TestAPanicReadingTheLogIsTheStreamsWriters(t *testing.T) {
 		t.Fatalf("the other stream got %q", got)
 	}
 }
+
+// TestAWritersOwnEndIsNotAStop: a stream whose writer ended it (its client went away, its
+// sink failed) was not stopped with that error; one stopped first keeps its cause.
+func TestAWritersOwnEndIsNotAStop(t *testing.T) {
+	l := newTestLog(64)
+	d := NewDeliverers(l.hub)
+	k := newWire()
+	k.fail = errors.New("broken pipe")
+	s := NewStream[entry](StreamOptions{})
+	done := serve(context.Background(), l, d, s, l.follow(0, nil), k)
+	l.publish("one")
+	if err := <-done; err != k.fail || s.StoppedWith(err) {
+		t.Fatalf("ended with %v, stopped with it: %v", err, s.StoppedWith(err))
+	}
+	cause := errors.New("gone")
+	stopped := NewStream[entry](StreamOptions{})
+	stopped.Stop(cause)
+	done = serve(context.Background(), l, d, stopped, l.follow(int64(len(l.entries)), nil), newWire())
+	if err := <-done; err != cause || !stopped.StoppedWith(cause) {
+		t.Fatalf("a stopped stream ended with %v, stopped with it: %v", err, stopped.StoppedWith(cause))
+	}
+}

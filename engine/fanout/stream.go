@@ -75,8 +75,9 @@ type Stream[E Entry] struct {
 	spare []*Frame // the writer's last batch, emptied, for the queue after the next
 	ended bool
 	end   error
-	// drop: the end is at once; what is queued is not written.
-	drop bool
+	// drop: the end is at once; what is queued is not written. byWriter: the end is the
+	// writer's own (its context, its sink), not one it was given.
+	drop, byWriter bool
 	// ready is rung when frames are queued or the stream ends: the writer waits on it.
 	ready chan struct{}
 	// room is rung when the writer takes the queue while the replay waits for room (wanted),
@@ -263,6 +264,16 @@ func (s *Stream[E]) endWith(err error, drop bool) {
 	s.qmu.Unlock()
 }
 
+// endByWriter is the writer's own end, unless the stream had one already.
+func (s *Stream[E]) endByWriter(err error) {
+	s.qmu.Lock()
+	if !s.ended {
+		s.endLocked(err, true)
+		s.byWriter = true
+	}
+	s.qmu.Unlock()
+}
+
 func (s *Stream[E]) endLocked(err error, drop bool) {
 	if s.ended {
 		return
@@ -277,11 +288,12 @@ func (s *Stream[E]) endLocked(err error, drop bool) {
 	ring(s.room)
 }
 
-// StoppedWith reports whether err is what the stream was ended with.
+// StoppedWith reports whether err is the end the stream was given (Stop, End, the follower's
+// end or the slow-consumer rule), not one its writer met (its context's, its sink's).
 func (s *Stream[E]) StoppedWith(err error) bool {
 	s.qmu.Lock()
 	defer s.qmu.Unlock()
-	return s.ended && err != nil && s.end == err
+	return s.ended && !s.byWriter && err != nil && s.end == err
 }
 
 // Serve is the stream's one writer: it writes everything queued to sink as one write, until
@@ -289,7 +301,7 @@ func (s *Stream[E]) StoppedWith(err error) bool {
 // went away), or the sink's. Then it lets go of everything the stream held.
 func (s *Stream[E]) Serve(ctx context.Context, sink Sink) error {
 	err := s.serve(ctx, sink)
-	s.endWith(err, true)
+	s.endByWriter(err)
 	if s.d != nil {
 		s.d.leave(s)
 	}
