@@ -3,7 +3,9 @@ package engine
 import (
 	"context"
 	"errors"
+	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"hearth/engine/clock"
@@ -117,15 +119,13 @@ func (e *Engine) Subscribe(ctx context.Context, c Caller, afterSeq int64, sink S
 	if !c.Expires.IsZero() {
 		b.expires = c.Expires.UnixNano()
 	}
-	// The heartbeat's timer is armed before the first heartbeat is queued, so that the next is
-	// due 25 s after it (on a manual clock too).
 	if err := b.start(); err != nil {
 		f.Close()
 		return e.streamEnded(ctx, s, err)
 	}
 	defer b.stop()
 	s.Start(f, e.deliverers)
-	return e.streamEnded(ctx, s, s.Serve(ctx, sink))
+	return e.streamEnded(ctx, s, s.Serve(ctx, beatingSink{sink, b}))
 }
 
 // streamEnded tells how a stream ended, from what ended it, and reports it to the Observer:
@@ -180,62 +180,98 @@ func (e *Engine) lastFrame(err error) *Frame {
 var ErrTokenExpired = &Error{Code: CodeUnauthenticated, Msg: "the access token this stream was opened with expired; subscribe again with a new one"}
 
 // beats queues a stream's heartbeats, and ends it when its token expires: one timer on the
-// engine's clock, set for whichever comes first.
+// engine's clock, set for whichever comes first. A heartbeat is queued only once the one
+// before it was written (beatingSink): a stream whose client takes nothing piles up no
+// heartbeats (it is ended by its write's deadline), and a clock moved on by a year fires its
+// timer once, not once per 25 s of it.
 type beats struct {
 	e *Engine
 	s *stream
 	// expires is when the token the stream was opened with expires, in Unix nanoseconds on
 	// the engine's clock; 0 for a token that does not (a bot's).
 	expires int64
+	// pending is the heartbeat queued and not written yet.
+	pending atomic.Pointer[Frame]
 
 	mu      sync.Mutex
 	timer   clock.Timer
 	stopped bool
 }
 
-// start arms the timer and queues the first heartbeat; ErrTokenExpired when the token had
+// start queues the first heartbeat and arms the timer; ErrTokenExpired when the token had
 // expired on the engine's clock already.
 func (b *beats) start() error {
-	next, err := b.next()
-	if err != nil {
-		return err
+	if b.expired() {
+		return ErrTokenExpired
 	}
-	b.arm(next)
-	b.s.Send(b.heartbeat())
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.beatLocked()
 	return nil
 }
 
-// next is how long until the timer should fire: the next heartbeat, or the expiry of the
-// stream's token if that comes first. ErrTokenExpired once it has come.
-func (b *beats) next() (time.Duration, error) {
-	d := b.e.opts.Heartbeat
-	if b.expires == 0 {
-		return d, nil
-	}
-	left := time.Duration(b.expires - b.e.now().UnixNano())
-	if left <= 0 {
-		return 0, ErrTokenExpired
-	}
-	return min(d, left), nil
+// expired reports whether the stream's token has expired.
+func (b *beats) expired() bool {
+	return b.expires != 0 && b.e.now().UnixNano() >= b.expires
 }
 
-func (b *beats) arm(d time.Duration) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if !b.stopped {
-		b.timer = b.e.clock.AfterFunc(d, b.fire)
+// beatLocked queues a heartbeat unless one waits to be written, and arms the timer.
+func (b *beats) beatLocked() {
+	if b.stopped {
+		return
+	}
+	if b.pending.Load() == nil {
+		hb := newFrame(&svcv1.Event{AtMs: b.e.now().UnixMilli(), Kind: &svcv1.Event_Heartbeat{Heartbeat: true}})
+		if !b.s.Send(hb) {
+			return
+		}
+		b.pending.Store(hb)
+	}
+	b.armLocked()
+}
+
+// armLocked sets the timer for the token's expiry, and for the next heartbeat once the last
+// was written, whichever comes first; no timer while a heartbeat waits and the token does not
+// expire.
+func (b *beats) armLocked() {
+	if b.timer != nil {
+		b.timer.Stop()
+		b.timer = nil
+	}
+	d, set := b.e.opts.Heartbeat, b.pending.Load() == nil
+	if b.expires != 0 {
+		left := time.Duration(b.expires - b.e.now().UnixNano())
+		if !set || left < d {
+			d, set = left, true
+		}
+	}
+	if set {
+		b.timer = b.e.clock.AfterFunc(max(d, 0), b.fire)
 	}
 }
 
 // fire is the timer: the stream ends if its token expired, else it gets a heartbeat.
 func (b *beats) fire() {
-	next, err := b.next()
-	if err != nil {
-		b.s.Stop(err)
+	if b.expired() {
+		b.s.Stop(ErrTokenExpired)
 		return
 	}
-	if b.s.Send(b.heartbeat()) {
-		b.arm(next)
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.beatLocked()
+}
+
+// written is told of every batch written: once the pending heartbeat went, the next is due a
+// heartbeat's interval later.
+func (b *beats) written(frames []*Frame) {
+	hb := b.pending.Load()
+	if hb == nil || !slices.Contains(frames, hb) {
+		return
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.pending.CompareAndSwap(hb, nil) && !b.stopped {
+		b.armLocked()
 	}
 }
 
@@ -248,8 +284,18 @@ func (b *beats) stop() {
 	}
 }
 
-func (b *beats) heartbeat() *Frame {
-	return newFrame(&svcv1.Event{AtMs: b.e.now().UnixMilli(), Kind: &svcv1.Event_Heartbeat{Heartbeat: true}})
+// beatingSink tells the stream's beats what was written.
+type beatingSink struct {
+	Sink
+	b *beats
+}
+
+func (k beatingSink) Write(frames []*Frame) error {
+	if err := k.Sink.Write(frames); err != nil {
+		return err
+	}
+	k.b.written(frames)
+	return nil
 }
 
 // foldPresence sends the presence changes of a batch, when it holds more than one, as one

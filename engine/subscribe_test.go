@@ -244,3 +244,111 @@ func TestATokenThatExpiresEndsItsStream(t *testing.T) {
 		t.Fatalf("the wire has %q", got)
 	}
 }
+
+// heartbeatSink counts the heartbeats written; while hold is set, a write waits for it to
+// close, as a client that reads nothing for a while.
+type heartbeatSink struct {
+	mu    sync.Mutex
+	beats int
+	hold  chan struct{}
+	wrote chan struct{}
+}
+
+func (k *heartbeatSink) Write(frames []*Frame) error {
+	k.mu.Lock()
+	hold := k.hold
+	k.mu.Unlock()
+	if hold != nil {
+		<-hold
+	}
+	k.mu.Lock()
+	for _, f := range frames {
+		if f.Event.GetHeartbeat() {
+			k.beats++
+		}
+	}
+	k.mu.Unlock()
+	select {
+	case k.wrote <- struct{}{}:
+	default:
+	}
+	return nil
+}
+
+func (k *heartbeatSink) waitBeats(t *testing.T, n int) {
+	t.Helper()
+	deadline := time.After(10 * time.Second)
+	for {
+		k.mu.Lock()
+		got := k.beats
+		k.mu.Unlock()
+		if got >= n {
+			return
+		}
+		select {
+		case <-k.wrote:
+		case <-deadline:
+			t.Fatalf("%d heartbeats written, want %d", got, n)
+		}
+	}
+}
+
+// TestHeartbeatsComeEvery25sAndNeverPileUp: a stream gets a heartbeat at once and one every
+// 25 s after the last was written; a heartbeat not written yet is the last queued: a clock
+// moved on by a year while the client reads nothing brings one, not one per 25 s of it (1.26
+// million, which filled the stream's queue and ended it).
+func TestHeartbeatsComeEvery25sAndNeverPileUp(t *testing.T) {
+	c := openTestCommunity(t)
+	owner := c.join("owner")
+	k := &heartbeatSink{wrote: make(chan struct{}, 1)}
+	done := subscribeTo(t, c.e, owner, k)
+	count := func() int {
+		k.mu.Lock()
+		defer k.mu.Unlock()
+		return k.beats
+	}
+	k.waitBeats(t, 1)
+	// The next heartbeat's timer is set once the last was written: 25 s on, it comes (the
+	// clock is moved again in case the timer was set after it moved).
+	next := func() {
+		t.Helper()
+		want := count() + 1
+		for range 100 {
+			c.clock.Advance(25 * time.Second)
+			select {
+			case <-k.wrote:
+			case <-time.After(50 * time.Millisecond):
+			}
+			if got := count(); got >= want {
+				if got > want {
+					t.Fatalf("%d heartbeats for 25 s, want 1", got-want+1)
+				}
+				return
+			}
+		}
+		t.Fatal("no heartbeat 25 s after the last")
+	}
+	next()
+	next()
+	hold := make(chan struct{})
+	k.mu.Lock()
+	k.hold = hold
+	k.mu.Unlock()
+	before := count()
+	c.clock.Advance(365 * 24 * time.Hour)
+	k.mu.Lock()
+	k.hold = nil
+	k.mu.Unlock()
+	close(hold)
+	k.waitBeats(t, before+1)
+	time.Sleep(50 * time.Millisecond)
+	if got := count(); got != before+1 {
+		t.Fatalf("%d heartbeats for a year the client read nothing in, want 1", got-before)
+	}
+	next()
+	select {
+	case r := <-done:
+		t.Fatalf("the stream ended %s: %v", r.end, r.err)
+	default:
+	}
+}

@@ -75,7 +75,9 @@ func (k *streamSink) Write(frames []*engine.Frame) error {
 	}
 	k.aw.holdFlushes(false)
 	k.writes.end()
-	if err != nil && k.writes.cut.Load() {
+	if k.writes.cut.Load() {
+		// Cut off: the stream is over, even when the write that failed was a flush, whose
+		// error the handler never sees (http.Flusher), and the batch seemed to go.
 		return fmt.Errorf("%w: the client did not take a write within %s (%v)", engine.ErrSlowConsumer, k.timeout, err)
 	}
 	return err
