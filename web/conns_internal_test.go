@@ -2,40 +2,23 @@ package web
 
 import (
 	"bufio"
-	"context"
 	"fmt"
 	"io"
-	"log/slog"
 	"net"
 	"net/http"
-	"net/http/httptest"
+	"strings"
 	"testing"
 	"time"
-
-	"hearth/engine"
 )
 
 // TestConnectionsPerAddressAreCapped: one client address may have MaxConnsPerAddr connections
 // open (256 by default; 4 here). One more is closed as it opens, before a byte is read from
 // it; the others are served; once one closes, a new one is served again.
 func TestConnectionsPerAddressAreCapped(t *testing.T) {
-	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	hs := httptest.NewUnstartedServer(nil)
-	base := "http://" + hs.Listener.Addr().String()
-	s, err := Open(context.Background(), Config{Data: t.TempDir(), Engine: engine.Options{BaseURL: base}, Log: log, MaxConnsPerAddr: 4})
-	if err != nil {
-		t.Fatal(err)
-	}
 	// The test's connections come from loopback, which is not capped otherwise (a reverse
 	// proxy on the same host).
-	s.conns.local = true
-	hs.Config = s.HTTPServer()
-	hs.Start()
-	t.Cleanup(func() {
-		hs.Close()
-		s.Close()
-	})
-	addr := hs.Listener.Addr().String()
+	s, base := serveInternal(t, Config{MaxConnsPerAddr: 4}, func(s *Server) { s.conns.local = true })
+	addr := strings.TrimPrefix(base, "http://")
 	dial := func() net.Conn {
 		t.Helper()
 		c, err := net.DialTimeout("tcp", addr, 10*time.Second)

@@ -354,14 +354,6 @@ func intakeOf(ctx context.Context) *intakeState {
 	return nil
 }
 
-// answerWriterOf is the request's answerWriter, nil outside the intake.
-func answerWriterOf(ctx context.Context) *answerWriter {
-	if is := intakeOf(ctx); is != nil {
-		return &is.aw
-	}
-	return nil
-}
-
 // holdFlushes makes the flushes that follow no-ops (hold) or real again. What is written
 // meanwhile stays in the response's buffer, which still writes itself out when full. The one
 // goroutine writing the response at a time calls it.

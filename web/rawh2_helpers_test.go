@@ -172,10 +172,3 @@ func (c *h2Client) waitEnded(id uint32, within time.Duration) string {
 		}
 	}
 }
-
-// ongoing reports whether stream id has neither ended nor been reset.
-func (c *h2Client) ongoing(id uint32) bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.ended[id] == "" && c.gone == nil
-}

@@ -86,24 +86,9 @@ func TestSlowSubscriberGetsResync(t *testing.T) {
 		clock.Advance(200 * time.Millisecond)
 		mustSend(t, alice, &svcv1.SendMessageRequest{ChannelId: ch.GetId(), Text: fmt.Sprint("before ", i)})
 	}
-	frames := make(chan *engine.Frame)
-	ended := make(chan streamEnd, 1)
 	// A subscriber that replays from the start and reads nothing for now: its writer waits.
-	go func() {
-		why, err := s.Engine.Subscribe(ctx, engine.Caller{ID: alice.Member.GetId()}, 0, engine.SendFunc(func(f *engine.Frame, _ bool) error {
-			frames <- f
-			return nil
-		}))
-		ended <- streamEnd{why, err}
-	}()
-	fast := alice.Subscribe(t, s.Engine.Seq())
-	for i := range 40 {
-		clock.Advance(200 * time.Millisecond)
-		mustSend(t, alice, &svcv1.SendMessageRequest{ChannelId: ch.GetId(), Text: fmt.Sprint(i)})
-		if ev := fast.Next(); ev.GetMessageCreated().GetText() != fmt.Sprint(i) {
-			t.Fatalf("the fast stream got %s, want message %d", kind(ev), i)
-		}
-	}
+	frames, ended := unreadStream(s, alice, 0)
+	sendWhileOneReads(t, s, clock, alice, ch.GetId())
 	// Now let the slow one read: 40 events came during its replay, on a ring of 16.
 	if e, last := drain(t, frames, ended); e.err != nil || e.why != engine.StreamResync || !last.GetResync() {
 		t.Fatalf("the slow stream ended with %v (%s) after %s, want resync", e.err, e.why, kind(last))
@@ -118,23 +103,8 @@ func TestNeverReadingSubscriberIsEndedAsASlowConsumer(t *testing.T) {
 	s := webtest.Start(t, webtest.WithClock(clock), func(o *engine.Options) { o.StreamQueue = 8 })
 	alice := s.Join("alice")
 	ch := mustChannel(t, alice, "general", svcv1.ChannelKind_CHANNEL_KIND_TEXT)
-	frames := make(chan *engine.Frame)
-	ended := make(chan streamEnd, 1)
-	go func() {
-		why, err := s.Engine.Subscribe(ctx, engine.Caller{ID: alice.Member.GetId()}, s.Engine.Seq(), engine.SendFunc(func(f *engine.Frame, _ bool) error {
-			frames <- f
-			return nil
-		}))
-		ended <- streamEnd{why, err}
-	}()
-	fast := alice.Subscribe(t, s.Engine.Seq())
-	for i := range 40 {
-		clock.Advance(200 * time.Millisecond)
-		mustSend(t, alice, &svcv1.SendMessageRequest{ChannelId: ch.GetId(), Text: fmt.Sprint(i)})
-		if ev := fast.Next(); ev.GetMessageCreated().GetText() != fmt.Sprint(i) {
-			t.Fatalf("the fast stream got %s, want message %d", kind(ev), i)
-		}
-	}
+	frames, ended := unreadStream(s, alice, s.Engine.Seq())
+	sendWhileOneReads(t, s, clock, alice, ch.GetId())
 	if e, _ := drain(t, frames, ended); e.why != engine.StreamSlowConsumer || e.err != engine.ErrSlowStream {
 		t.Fatalf("the slow stream ended with %v (%s), want slow_consumer", e.err, e.why)
 	}
@@ -143,6 +113,33 @@ func TestNeverReadingSubscriberIsEndedAsASlowConsumer(t *testing.T) {
 type streamEnd struct {
 	why engine.StreamEnd
 	err error
+}
+
+// unreadStream opens a stream of c's member on the engine after afterSeq whose client reads
+// a frame only when the test takes it from frames; its end comes on ended.
+func unreadStream(s *webtest.Server, c *webtest.Client, afterSeq int64) (frames chan *engine.Frame, ended chan streamEnd) {
+	frames, ended = make(chan *engine.Frame), make(chan streamEnd, 1)
+	go func() {
+		why, err := s.Engine.Subscribe(ctx, engine.Caller{ID: c.Member.GetId()}, afterSeq, engine.SendFunc(func(f *engine.Frame, _ bool) error {
+			frames <- f
+			return nil
+		}))
+		ended <- streamEnd{why, err}
+	}()
+	return frames, ended
+}
+
+// sendWhileOneReads sends 40 messages to channel, which a stream of c's reads as they come.
+func sendWhileOneReads(t *testing.T, s *webtest.Server, clock *webtest.Clock, c *webtest.Client, channel string) {
+	t.Helper()
+	fast := c.Subscribe(t, s.Engine.Seq())
+	for i := range 40 {
+		clock.Advance(200 * time.Millisecond)
+		mustSend(t, c, &svcv1.SendMessageRequest{ChannelId: channel, Text: fmt.Sprint(i)})
+		if ev := fast.Next(); ev.GetMessageCreated().GetText() != fmt.Sprint(i) {
+			t.Fatalf("the fast stream got %s, want message %d", kind(ev), i)
+		}
+	}
 }
 
 // drain reads a stream's frames until it ends, and returns its end and its last event.
