@@ -222,10 +222,11 @@ func (b *beats) beatLocked() {
 	}
 	if b.pending.Load() == nil {
 		hb := newFrame(&svcv1.Event{AtMs: b.e.now().UnixMilli(), Kind: &svcv1.Event_Heartbeat{Heartbeat: true}})
+		// Pending before it is queued: the writer may write it before Send returns.
+		b.pending.Store(hb)
 		if !b.s.Send(hb) {
 			return
 		}
-		b.pending.Store(hb)
 	}
 	b.armLocked()
 }
