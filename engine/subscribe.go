@@ -180,10 +180,11 @@ func (e *Engine) lastFrame(err error) *Frame {
 var ErrTokenExpired = &Error{Code: CodeUnauthenticated, Msg: "the access token this stream was opened with expired; subscribe again with a new one"}
 
 // beats queues a stream's heartbeats, and ends it when its token expires: one timer on the
-// engine's clock, set for whichever comes first. A heartbeat is queued only once the one
-// before it was written (beatingSink): a stream whose client takes nothing piles up no
-// heartbeats (it is ended by its write's deadline), and a clock moved on by a year fires its
-// timer once, not once per 25 s of it.
+// engine's clock, set for whichever comes first. The next heartbeat is due 25 s after one is
+// queued (its timer is set before it can reach the client, on a manual clock too), but none is
+// queued while the last waits to be written (beatingSink): a stream whose client takes nothing
+// piles up no heartbeats (its write's deadline ends it), and a clock moved on by a year queues
+// one, not one per 25 s of it, and fires no timer for the rest of the year.
 type beats struct {
 	e *Engine
 	s *stream
@@ -193,8 +194,11 @@ type beats struct {
 	// pending is the heartbeat queued and not written yet.
 	pending atomic.Pointer[Frame]
 
-	mu      sync.Mutex
-	timer   clock.Timer
+	mu    sync.Mutex
+	timer clock.Timer
+	// waiting: the timer came while a heartbeat was pending, and is set again once it is
+	// written.
+	waiting bool
 	stopped bool
 }
 
@@ -215,31 +219,35 @@ func (b *beats) expired() bool {
 	return b.expires != 0 && b.e.now().UnixNano() >= b.expires
 }
 
-// beatLocked queues a heartbeat unless one waits to be written, and arms the timer.
+// beatLocked queues a heartbeat and arms the timer for the next; while one waits to be
+// written, it queues none and arms the timer for the token's expiry only.
 func (b *beats) beatLocked() {
 	if b.stopped {
 		return
 	}
-	if b.pending.Load() == nil {
+	b.waiting = b.pending.Load() != nil
+	if !b.waiting {
 		hb := newFrame(&svcv1.Event{AtMs: b.e.now().UnixMilli(), Kind: &svcv1.Event_Heartbeat{Heartbeat: true}})
-		// Pending before it is queued: the writer may write it before Send returns.
+		// Pending, and the next one's timer set, before it is queued: the writer may write it
+		// before Send returns.
 		b.pending.Store(hb)
+		b.armLocked()
 		if !b.s.Send(hb) {
-			return
+			b.pending.Store(nil)
 		}
+		return
 	}
 	b.armLocked()
 }
 
-// armLocked sets the timer for the token's expiry, and for the next heartbeat once the last
-// was written, whichever comes first; no timer while a heartbeat waits and the token does not
-// expire.
+// armLocked sets the timer for the token's expiry, and for the next heartbeat unless the timer
+// waits for the last one's write, whichever comes first.
 func (b *beats) armLocked() {
 	if b.timer != nil {
 		b.timer.Stop()
 		b.timer = nil
 	}
-	d, set := b.e.opts.Heartbeat, b.pending.Load() == nil
+	d, set := b.e.opts.Heartbeat, !b.waiting
 	if b.expires != 0 {
 		left := time.Duration(b.expires - b.e.now().UnixNano())
 		if !set || left < d {
@@ -262,8 +270,8 @@ func (b *beats) fire() {
 	b.beatLocked()
 }
 
-// written is told of every batch written: once the pending heartbeat went, the next is due a
-// heartbeat's interval later.
+// written is told of every batch written: once the pending heartbeat went, a timer that waited
+// for it is set for the next.
 func (b *beats) written(frames []*Frame) {
 	hb := b.pending.Load()
 	if hb == nil || !slices.Contains(frames, hb) {
@@ -271,7 +279,8 @@ func (b *beats) written(frames []*Frame) {
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if b.pending.CompareAndSwap(hb, nil) && !b.stopped {
+	if b.pending.CompareAndSwap(hb, nil) && b.waiting && !b.stopped {
+		b.waiting = false
 		b.armLocked()
 	}
 }
