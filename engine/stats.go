@@ -56,7 +56,7 @@ type Stats struct {
 
 // Stats takes a snapshot. It costs one pass over the open streams.
 func (e *Engine) Stats() Stats {
-	head, lags := e.hub.lags()
+	head, lags := e.pub.hub.Lags()
 	lsm, vlog := e.db.Size()
 	disk, threshold, _ := e.DiskSpace()
 	return Stats{
@@ -67,7 +67,7 @@ func (e *Engine) Stats() Stats {
 		WriterQueueCap: cap(e.queue),
 		Streams:        int(e.streams.Load()),
 		HubHead:        head,
-		HubRing:        len(e.hub.ring),
+		HubRing:        e.pub.hub.Size(),
 		StreamLags:     lags,
 		LSMBytes:       lsm,
 		VlogBytes:      vlog,

@@ -53,7 +53,7 @@ func (e *Engine) SetTyping(ctx context.Context, c Caller, req *svcv1.SetTypingRe
 	}
 	aud := toChannel(ch.GetId())
 	aud.ExceptMemberIds = []string{c.ID}
-	e.hub.publishEphemeral(&svcv1.Event{AtMs: e.now().UnixMilli(), Kind: &svcv1.Event_Typing{Typing: &svcv1.TypingEvent{
+	e.pub.publishEphemeral(&svcv1.Event{AtMs: e.now().UnixMilli(), Kind: &svcv1.Event_Typing{Typing: &svcv1.TypingEvent{
 		ChannelId:    ch.GetId(),
 		MemberId:     c.ID,
 		ThreadRootId: req.GetThreadRootId(),

@@ -206,7 +206,7 @@ func (e *Engine) UpdateVoice(memberID, sessionID string, ch VoiceChange) (*svcv1
 // publishLocked sends a voice_state to those who see its channel. Called with v.mu held, so
 // that the events of one member reach the streams in the order of their versions.
 func (v *voiceRooms) publishLocked(e *Engine, st *svcv1.VoiceState) {
-	e.hub.publishEphemeral(&svcv1.Event{AtMs: e.now().UnixMilli(), Kind: &svcv1.Event_VoiceState{VoiceState: st}}, toViewers(st.GetChannelId()))
+	e.pub.publishEphemeral(&svcv1.Event{AtMs: e.now().UnixMilli(), Kind: &svcv1.Event_VoiceState{VoiceState: st}}, toViewers(st.GetChannelId()))
 }
 
 // left is the event state of a member leaving: their last state, joined false.

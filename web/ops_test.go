@@ -85,9 +85,7 @@ func startOps(t *testing.T, version string, options ...webtest.Option) *opsServe
 		t.Fatal(err)
 	}
 	o.Server = s
-	srv := web.NewHTTPServer(s.Handler(), log)
-	hs.Config = srv.HTTP
-	hs.Listener = srv.Listener(hs.Listener)
+	hs.Config = s.HTTPServer()
 	hs.Start()
 	t.Cleanup(func() {
 		s.CloseStreams()

@@ -23,7 +23,6 @@ import (
 	"hearth/engine/store"
 	"hearth/engine/voice"
 	"hearth/web"
-	"hearth/web/h2c"
 )
 
 func serve(args []string, stdout, stderr io.Writer) error {
@@ -114,7 +113,7 @@ func serve(args []string, stdout, stderr io.Writer) error {
 // the metrics listener.
 type app struct {
 	*web.Server
-	srv *h2c.Server
+	srv *http.Server
 	// metricsSrv serves Metrics on -metrics-addr.
 	metricsSrv *http.Server
 	// acme gets and renews the certificates of -domain; httpSrv answers on -http-addr.
@@ -168,7 +167,7 @@ func openApp(ctx context.Context, c Config, log *slog.Logger) (*app, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &app{Server: s, srv: web.NewHTTPServer(s.Handler(), log)}, nil
+	return &app{Server: s, srv: s.HTTPServer()}, nil
 }
 
 // How a stop is spent (DECISIONS.md: SIGTERM exits 0 within 10 s, however slow a client is).
@@ -190,13 +189,13 @@ func (a *app) serve(ctx context.Context, ln net.Listener, c Config, log *slog.Lo
 	errc := make(chan error, 1)
 	go func() {
 		if c.tlsCert != nil {
-			a.srv.HTTP.TLSConfig = &tls.Config{Certificates: []tls.Certificate{*c.tlsCert}, MinVersion: tls.VersionTLS12}
-			errc <- a.srv.HTTP.ServeTLS(ln, "", "")
+			a.srv.TLSConfig = &tls.Config{Certificates: []tls.Certificate{*c.tlsCert}, MinVersion: tls.VersionTLS12}
+			errc <- a.srv.ServeTLS(ln, "", "")
 			return
 		}
 		if a.acme != nil {
-			a.srv.HTTP.TLSConfig = a.acme.TLSConfig()
-			errc <- a.srv.HTTP.ServeTLS(ln, "", "")
+			a.srv.TLSConfig = a.acme.TLSConfig()
+			errc <- a.srv.ServeTLS(ln, "", "")
 			return
 		}
 		errc <- a.srv.Serve(ln)

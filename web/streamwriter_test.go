@@ -16,11 +16,11 @@ import (
 	"hearth/web/webtest"
 )
 
-// TestAnH2CStreamThatStopsReadingHoldsUpNoOther: over h2c the engine's deliverers write the
-// live events of every stream without waiting. A client that stops reading (its window shuts)
-// is left to its stream's own goroutine, and the other streams get every event meanwhile;
-// once it reads again, it gets every event once, in order.
-func TestAnH2CStreamThatStopsReadingHoldsUpNoOther(t *testing.T) {
+// TestAStreamThatStopsReadingHoldsUpNoOther: a client that stops reading for a moment (its
+// HTTP/2 window shuts) leaves its stream's writer waiting, and its events wait in its queue:
+// the other streams get every event meanwhile, and once it reads again (within the write
+// timeout), it gets every event once, in order.
+func TestAStreamThatStopsReadingHoldsUpNoOther(t *testing.T) {
 	clock := webtest.NewClock()
 	s := webtest.Start(t, webtest.WithClock(clock))
 	alice := s.Join("alice")
@@ -70,9 +70,8 @@ func TestAnH2CStreamThatStopsReadingHoldsUpNoOther(t *testing.T) {
 }
 
 // TestLiveEventsInEveryProtocolAndCodec: a stream's live events reach a client in each
-// protocol and codec it may stream in, over h2c: those the deliverers write themselves (below
-// Connect's compression threshold), and a larger one, which Connect sends compressed to these
-// clients (they accept gzip), in between, in order.
+// protocol and codec it may stream in, over h2c: small ones, and a larger one, which Connect
+// sends compressed to these clients (they accept gzip), in between, in order.
 func TestLiveEventsInEveryProtocolAndCodec(t *testing.T) {
 	clock := webtest.NewClock()
 	s := webtest.Start(t, webtest.WithClock(clock))
