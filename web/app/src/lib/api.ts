@@ -4,11 +4,9 @@
 
 import { Code, ConnectError, createClient, type Client, type Interceptor } from "@connectrpc/connect";
 import { createConnectTransport } from "@connectrpc/connect-web";
-import { fromJson } from "@bufbuild/protobuf";
 import { BotService } from "../gen/svc/v1/bot_pb";
 import { ChatService } from "../gen/svc/v1/chat_pb";
 import { ServerService } from "../gen/svc/v1/server_pb";
-import { ListEmojiResponseSchema, type CustomEmoji } from "../gen/svc/v1/types_pb";
 
 export type Api = {
   base: string;
@@ -96,14 +94,22 @@ export function isWebUrl(url: string): boolean {
   }
 }
 
-/** GET /emoji: the community's custom emoji by name (none when the server has no such list). */
+/**
+ * GET /emoji: the community's custom emoji by name (none when the server has no such list).
+ * The answer is ListEmojiResponse as JSON; of each CustomEmoji the client reads its name and its
+ * url, two strings, so it reads them as they are rather than with protobuf's JSON reader, which
+ * the start would otherwise load for this alone (lib/protojson.ts).
+ */
 export async function fetchEmoji(api: Api): Promise<Map<string, string>> {
   const res = await fetch(api.base + "/emoji", {
     headers: { Authorization: "Bearer " + ((await api.token()) ?? "") },
   });
   const out = new Map<string, string>();
   if (!res.ok) return out;
-  const list = fromJson(ListEmojiResponseSchema, await res.json(), { ignoreUnknownFields: true });
-  list.emoji.forEach((e: CustomEmoji) => out.set(e.name, absUrl(api.base, e.url)));
+  const list = ((await res.json()) as { emoji?: unknown } | null)?.emoji;
+  if (!Array.isArray(list)) return out;
+  for (const e of list as { name?: unknown; url?: unknown }[]) {
+    if (typeof e?.name === "string" && typeof e.url === "string") out.set(e.name, absUrl(api.base, e.url));
+  }
   return out;
 }

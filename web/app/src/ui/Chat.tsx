@@ -15,12 +15,14 @@ import { BrowseChannels } from "./Browse";
 import { ChannelView } from "./ChannelView";
 import type { MessageActions } from "./MessageItem";
 import { MemberCard, NewDM } from "./People";
-import { Profile } from "./Profile";
+import { lazyView } from "./lazy";
 import { Sidebar } from "./Sidebar";
 import { ThreadPanel } from "./ThreadPanel";
 import { PinsPanel, usePinsPanel } from "./pins/Pins";
 import { ToolDialog, type ToolName } from "./tools/Tools";
 import { channelTitle, readState, sortedChannels, sortedDMs, unreadTotal } from "../state/selectors";
+
+const Profile = lazyView("your profile", () => import("./Profile").then((m) => m.Profile), "dialog");
 
 type DialogState =
   | { kind: "member"; id: string }
