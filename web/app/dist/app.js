@@ -1,1 +1,1 @@
-import{Ma as r,Z as o,d as e}from"./chunk-WDZFDQCI.js";e(o(r,{}),document.getElementById("app"));
+import{Xa as r,d as e,fa as o}from"./chunk-XPKUJ47I.js";e(o(r,{}),document.getElementById("app"));

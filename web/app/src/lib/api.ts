@@ -2,9 +2,8 @@
 // and URLs. Calls use the binary protobuf encoding; the token is read at each call, so a new
 // one takes effect at once.
 
-import { Code, ConnectError, createClient, type Client, type Interceptor } from "@connectrpc/connect";
+import { Code, ConnectError, createClient, type Client, type Interceptor, type Transport } from "@connectrpc/connect";
 import { createConnectTransport } from "@connectrpc/connect-web";
-import { BotService } from "../gen/svc/v1/bot_pb";
 import { ChatService } from "../gen/svc/v1/chat_pb";
 import { ServerService } from "../gen/svc/v1/server_pb";
 
@@ -13,7 +12,12 @@ export type Api = {
   token: () => Promise<string | undefined>;
   chat: Client<typeof ChatService>;
   server: Client<typeof ServerService>;
-  bot: Client<typeof BotService>;
+  /**
+   * For the clients of the services only a screen loaded on first use calls (BotService,
+   * ui/bots): that screen makes its client (createClient(BotService, api.transport)), so that
+   * the service's types load with it rather than at every start.
+   */
+  transport: Transport;
 };
 
 export function makeApi(base: string, token: () => Promise<string | undefined>): Api {
@@ -32,7 +36,7 @@ export function makeApi(base: string, token: () => Promise<string | undefined>):
     token,
     chat: createClient(ChatService, transport),
     server: createClient(ServerService, transport),
-    bot: createClient(BotService, transport),
+    transport,
   };
 }
 

@@ -7,7 +7,10 @@ import { Lazy } from "./lazy";
 /** Shortcode (without colons) to the emoji. */
 export type ShortcodeTable = ReadonlyMap<string, string>;
 
-export const shortcodes = new Lazy<ShortcodeTable>(() => import("./shortcodeTable").then((m) => m.buildTable()));
+export const shortcodes = new Lazy(
+  () => import("./shortcodeTable"),
+  (m): ShortcodeTable => m.buildTable(),
+);
 
 /** A name a completion offers: a standard emoji (char) or one of the community's (url). */
 export type EmojiMatch = { name: string; char?: string; url?: string };

@@ -15,7 +15,7 @@ import type { ChannelSettingsCommands } from "./admin/ChannelSettings";
 import { Composer, type ComposerCommands, type ComposerHandle } from "./Composer";
 import type { MessageActions, MessageCommands } from "./MessageItem";
 import { MessageList } from "./MessageList";
-import { DMBlockGate } from "./moderation/MemberModeration";
+import { DMBlockGate } from "./moderation/DMBlockGate";
 import { PinsButton } from "./pins/Pins";
 
 /** The commands a channel calls: its messages', its composer's, its settings'. */

@@ -26,8 +26,8 @@ import { PollView } from "./polls/PollView";
 import { ReplyAction, replyKey, ReplyQuote } from "./replies/Replies";
 
 // Pictures shown large and the report form: chunks loaded when first opened.
-const Lightbox = lazyView("the picture viewer", () => import("./Lightbox").then((m) => m.Lightbox), "dialog");
-const ReportDialog = lazyView("the report form", () => import("./moderation/ReportDialog").then((m) => m.ReportDialog), "dialog");
+const Lightbox = lazyView("the picture viewer", () => import("./Lightbox"), (m) => m.Lightbox, "dialog");
+const ReportDialog = lazyView("the report form", () => import("./moderation/ReportDialog"), (m) => m.ReportDialog, "dialog");
 
 export type MessageActions = {
   onThread?: (rootId: string) => void;

@@ -4,17 +4,13 @@ import { useState } from "preact/hooks";
 import { MemberKind, MemberRole } from "../gen/svc/v1/types_pb";
 import { renderMarkdown } from "../lib/markdown";
 import { RANK_NAMES } from "../lib/ranks";
-import type { MembersCommands } from "./admin/Members";
+import { MemberAdmin, type MembersCommands } from "./admin/Members";
 import type { Api } from "../lib/api";
 import type { Commands } from "../state/commands";
 import { useStore, type Store } from "../state/store";
 import { Avatar, Dialog, PresenceDot, formatDay, presenceLabel } from "./common";
 import { MemberModeration } from "./moderation/MemberModeration";
-import { lazyView } from "./lazy";
 import { markdownContext, nameOf } from "../state/selectors";
-
-// The rank and roles part of the card: a chunk loaded when a card first opens.
-const MemberAdmin = lazyView("the member's rank and roles", () => import("./admin/Members").then((m) => m.MemberAdmin));
 
 export type MemberCardCommands = MembersCommands & Pick<Commands, "openDM" | "toggleMute" | "toggleBlock" | "timeoutMember">;
 

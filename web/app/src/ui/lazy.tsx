@@ -5,7 +5,7 @@
 // code comes through lazyView:
 //
 //   import type { ProfileProps } from "./Profile";
-//   const Profile = lazyView("your profile", () => import("./Profile").then((m) => m.Profile), "dialog");
+//   const Profile = lazyView("your profile", () => import("./Profile"), (m) => m.Profile, "dialog");
 //
 // The build (build/main.go, start_test.go) fails if one of them is pulled back into the start.
 
@@ -15,11 +15,12 @@ import { Lazy } from "../lib/lazy";
 import "./lazy.css";
 
 /** A component loaded on first render; chunk is its loader (chunk.prefetch(), chunk.load()). */
-export type LazyView<P> = FunctionComponent<P> & { chunk: Lazy<ComponentType<P>> };
+export type LazyView<P> = FunctionComponent<P> & { chunk: Pick<Lazy<unknown, ComponentType<P>>, "load" | "prefetch"> };
 
 /**
- * The component load() brings, in place of the component. what names it for the person ("the
- * moderation screen"). Until it is there:
+ * The component pick finds in the module importer brings (`() => import("./Profile")`, exactly:
+ * lib/lazy.ts), in place of the component. what names it for the person ("the moderation
+ * screen"). Until it is there:
  *
  *   - "part", a part of a page or of a dialog: a "Loading…" line in its place (shown only if
  *     the wait is long enough to see), and if the chunk cannot be loaded, that it could not and
@@ -29,8 +30,8 @@ export type LazyView<P> = FunctionComponent<P> & { chunk: Lazy<ComponentType<P>>
  *     is, but a "Loading…" in a corner if the wait is long; a failure is told in that corner,
  *     with Try again and Close (the dialog's onClose).
  */
-export function lazyView<P extends object>(what: string, load: () => Promise<ComponentType<P>>, shape: "part" | "dialog" = "part"): LazyView<P> {
-  const chunk = new Lazy(load);
+export function lazyView<M, P extends object>(what: string, importer: () => Promise<M>, pick: (m: M) => ComponentType<P>, shape: "part" | "dialog" = "part"): LazyView<P> {
+  const chunk = new Lazy(importer, pick);
   const View = (props: P) => {
     // What had the focus when the view was asked for: a dialog gives it back there when it
     // closes, so a retry puts it back there before the dialog opens.

@@ -9,7 +9,7 @@ import { useStore, type State, type Store } from "../../state/store";
 import { lazyView } from "../lazy";
 import type { ChannelSettingsCommands } from "./ChannelSettings";
 
-const ChannelSettingsDialog = lazyView("the channel's settings", () => import("./ChannelSettings").then((m) => m.ChannelSettingsDialog), "dialog");
+const ChannelSettingsDialog = lazyView("the channel's settings", () => import("./ChannelSettings"), (m) => m.ChannelSettingsDialog, "dialog");
 
 /** Whether the person has anything to do in a channel's settings. */
 export function hasChannelSettings(s: State, c: Channel): boolean {

@@ -23,12 +23,12 @@ import type { SetupCommands } from "./Setup";
 import "./admin.css";
 
 // Each page is a chunk of its own, loaded when it is first opened.
-const SettingsScreen = lazyView("the settings", () => import("./Settings").then((m) => m.SettingsScreen));
-const ChannelsScreen = lazyView("the channels", () => import("./Channels").then((m) => m.ChannelsScreen));
-const RolesScreen = lazyView("the roles", () => import("./Roles").then((m) => m.RolesScreen));
-const MembersScreen = lazyView("the members", () => import("./Members").then((m) => m.MembersScreen));
-const InvitesScreen = lazyView("the invites", () => import("./Invites").then((m) => m.InvitesScreen));
-const SetupWizard = lazyView("the setup", () => import("./Setup").then((m) => m.SetupWizard));
+const SettingsScreen = lazyView("the settings", () => import("./Settings"), (m) => m.SettingsScreen);
+const ChannelsScreen = lazyView("the channels", () => import("./Channels"), (m) => m.ChannelsScreen);
+const RolesScreen = lazyView("the roles", () => import("./Roles"), (m) => m.RolesScreen);
+const MembersScreen = lazyView("the members", () => import("./Members"), (m) => m.MembersScreen);
+const InvitesScreen = lazyView("the invites", () => import("./Invites"), (m) => m.InvitesScreen);
+const SetupWizard = lazyView("the setup", () => import("./Setup"), (m) => m.SetupWizard);
 
 const TABS: { tab: Tab; label: string; may: (s: State) => boolean }[] = [
   { tab: "settings", label: "Settings", may: isAdmin },

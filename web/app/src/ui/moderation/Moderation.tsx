@@ -11,10 +11,10 @@ import { lazyView } from "../lazy";
 import type { ReportsCommands } from "./Reports";
 
 // Each tab is a chunk of its own, loaded when it is first opened.
-const Reports = lazyView("the reports", () => import("./Reports").then((m) => m.Reports));
-const Bans = lazyView("the bans", () => import("./Bans").then((m) => m.Bans));
-const AuditLog = lazyView("the audit log", () => import("./AuditLog").then((m) => m.AuditLog));
-const Filters = lazyView("the filters", () => import("./Filters").then((m) => m.Filters));
+const Reports = lazyView("the reports", () => import("./Reports"), (m) => m.Reports);
+const Bans = lazyView("the bans", () => import("./Bans"), (m) => m.Bans);
+const AuditLog = lazyView("the audit log", () => import("./AuditLog"), (m) => m.AuditLog);
+const Filters = lazyView("the filters", () => import("./Filters"), (m) => m.Filters);
 
 export type ModerationCommands = ReportsCommands & Pick<Commands, "saveSettings">;
 

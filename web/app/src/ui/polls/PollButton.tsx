@@ -5,7 +5,7 @@ import { useState } from "preact/hooks";
 import type { Commands } from "../../state/commands";
 import { lazyView } from "../lazy";
 
-const PollDialog = lazyView("the poll form", () => import("./PollDialog").then((m) => m.PollDialog), "dialog");
+const PollDialog = lazyView("the poll form", () => import("./PollDialog"), (m) => m.PollDialog, "dialog");
 
 /** The Poll entry of a channel's composer. */
 export function PollButton(props: { act: Pick<Commands, "sendPoll">; channelId: string }) {

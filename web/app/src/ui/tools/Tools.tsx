@@ -18,11 +18,11 @@ import "./tools.css";
 
 // Each tool is a chunk of its own, loaded when it is first opened; the search, one keystroke
 // away, as soon as the browser is idle after the start (SearchButton).
-const SearchDialogBody = lazyView("the search", () => import("../search/SearchDialog").then((m) => m.SearchDialogBody));
-const EmojiManager = lazyView("the custom emoji", () => import("../emoji/EmojiManager").then((m) => m.EmojiManager));
-const LockdownSwitch = lazyView("the lockdown switch", () => import("../moderation/Lockdown").then((m) => m.LockdownSwitch));
-const Bots = lazyView("the bots", () => import("../bots/Bots").then((m) => m.Bots));
-const Plugins = lazyView("the plugins", () => import("../bots/Plugins").then((m) => m.Plugins));
+const SearchDialogBody = lazyView("the search", () => import("../search/SearchDialog"), (m) => m.SearchDialogBody);
+const EmojiManager = lazyView("the custom emoji", () => import("../emoji/EmojiManager"), (m) => m.EmojiManager);
+const LockdownSwitch = lazyView("the lockdown switch", () => import("../moderation/Lockdown"), (m) => m.LockdownSwitch);
+const Bots = lazyView("the bots", () => import("../bots/Bots"), (m) => m.Bots);
+const Plugins = lazyView("the plugins", () => import("../bots/Plugins"), (m) => m.Plugins);
 
 export type ToolName = "search" | "emoji" | "moderation" | "bots";
 export type SetTool = (fn: (t: ToolName | null) => ToolName | null) => void;

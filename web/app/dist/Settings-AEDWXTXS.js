@@ -1,1 +1,0 @@
-import{a,b,c,d,e}from"./chunk-JA6D7LUY.js";import"./chunk-ENQ2NX7V.js";import"./chunk-7YU2B2KV.js";import"./chunk-WDZFDQCI.js";export{a as LIMITS,c as ModeField,e as QuestionsField,b as SettingsScreen,d as questionsOver};
