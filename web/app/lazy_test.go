@@ -59,6 +59,7 @@ func TestBrowserScreensLoadOnFirstUse(t *testing.T) {
 		t.Error("a dialog opened without its chunk")
 	}
 	alice.focusIs("the profile button, still", `document.querySelector(".me-button")`)
+	look(t, alice, "lazy-failed-dialog")
 
 	t.Log("Try again, with the network back")
 	alice.blockChunk(srv.URL, "")
@@ -77,9 +78,24 @@ func TestBrowserScreensLoadOnFirstUse(t *testing.T) {
 	alice.blockChunk(srv.URL, "EmojiManager-")
 	alice.clickJS("Custom emoji", `[...document.querySelectorAll(".tool-link")].find((b) => b.textContent.includes("Custom emoji"))`)
 	alice.waitFor("the failure told in the dialog", `document.querySelector('dialog[open] .lazy-failed[role=alert]')?.textContent.startsWith("Could not load the custom emoji")`)
+	look(t, alice, "lazy-failed-part")
 	alice.blockChunk(srv.URL, "")
 	alice.click("dialog[open] .lazy-failed button")
 	alice.waitFor("the custom emoji", `!!document.querySelector("dialog[open] .emoji-manager") && !document.querySelector(".lazy-failed")`)
 	alice.closeDialog()
 	alice.noErrors(srv.URL)
+
+	t.Log("the search's chunk failed while the page was idle: Ctrl+K says so; Try again brings the search, its box focused as when it opens at once")
+	bob := openPage(t, browser, "bob", 1280, 800)
+	bob.blockChunk(srv.URL, "SearchDialog-")
+	bob.signIn(srv, "bob")
+	bob.join("Bob")
+	bob.openChannel("general")
+	bob.run(press("k", 75, "", 2)) // Ctrl+K
+	bob.waitFor("the failure told in the search's dialog", `document.querySelector("dialog[open] .lazy-failed[role=alert]")?.textContent.startsWith("Could not load the search")`)
+	bob.blockChunk(srv.URL, "")
+	bob.click("dialog[open] .lazy-failed button")
+	bob.focusIs("the search box", `document.querySelector('dialog[open] input[aria-label="Search messages"]')`)
+	bob.closeDialog()
+	bob.noErrors(srv.URL)
 }

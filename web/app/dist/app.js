@@ -1,1 +1,1 @@
-import{Xa as r,d as e,fa as o}from"./chunk-XPKUJ47I.js";e(o(r,{}),document.getElementById("app"));
+import{Xa as r,d as e,fa as o}from"./chunk-MEKASNP5.js";e(o(r,{}),document.getElementById("app"));

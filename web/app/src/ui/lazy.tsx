@@ -10,7 +10,7 @@
 // The build (build/main.go, start_test.go) fails if one of them is pulled back into the start.
 
 import type { ComponentType, FunctionComponent } from "preact";
-import { useState } from "preact/hooks";
+import { useLayoutEffect, useRef, useState } from "preact/hooks";
 import { Lazy } from "../lib/lazy";
 import "./lazy.css";
 
@@ -37,11 +37,22 @@ export function lazyView<M, P extends object>(what: string, importer: () => Prom
     // closes, so a retry puts it back there before the dialog opens.
     const [opener] = useState(() => (document.activeElement instanceof HTMLElement ? document.activeElement : null));
     const Loaded = chunk.use();
+    // A part that came after its dialog opened: the control it asks to have the focus
+    // (autofocus) gets it as it would have from the dialog, unless the person went elsewhere.
+    const waitedIn = useRef<HTMLElement | null>(null);
+    useLayoutEffect(() => {
+      const where = waitedIn.current;
+      if (!Loaded || !where) return;
+      waitedIn.current = null;
+      const active = document.activeElement;
+      if (active && active !== document.body && !(where.closest("dialog") ?? where).contains(active)) return;
+      where.querySelector<HTMLElement>("[autofocus]")?.focus();
+    }, [Loaded]);
     if (Loaded) return <Loaded {...props} />;
     const float = shape === "dialog" ? " lazy-float" : "";
     if (chunk.error === undefined) {
       return (
-        <p class={"lazy-wait" + float} role="status">
+        <p class={"lazy-wait" + float} role="status" ref={(el) => void (el && shape === "part" && (waitedIn.current = el.parentElement))}>
           Loading…
         </p>
       );

@@ -1,1 +1,0 @@
-import{a,b,c,d,e}from"./chunk-J3FAQFLG.js";import"./chunk-3RBCD5GI.js";import"./chunk-W56PWRU2.js";import"./chunk-MVOBGX5Z.js";import"./chunk-XPKUJ47I.js";export{a as LIMITS,c as ModeField,e as QuestionsField,b as SettingsScreen,d as questionsOver};
