@@ -10,11 +10,12 @@ import type { Commands } from "../state/commands";
 import { channelTitle, markdownContext, othersUnread, typists } from "../state/selectors";
 import { useStore, type Store } from "../state/store";
 import { Avatar, MenuButton, PresenceDot } from "./common";
-import { ChannelHeaderImage, ChannelSettingsButton, type ChannelSettingsCommands } from "./admin/ChannelSettings";
+import { ChannelHeaderImage, ChannelSettingsButton } from "./admin/ChannelHead";
+import type { ChannelSettingsCommands } from "./admin/ChannelSettings";
 import { Composer, type ComposerCommands, type ComposerHandle } from "./Composer";
 import type { MessageActions, MessageCommands } from "./MessageItem";
 import { MessageList } from "./MessageList";
-import { DMBlockGate } from "./moderation/MemberModeration";
+import { DMBlockGate } from "./moderation/DMBlockGate";
 import { PinsButton } from "./pins/Pins";
 
 /** The commands a channel calls: its messages', its composer's, its settings'. */

@@ -14,13 +14,17 @@ import { CommunityAccent, CommunityMain, showsCommunity } from "./admin/Communit
 import { BrowseChannels } from "./Browse";
 import { ChannelView } from "./ChannelView";
 import type { MessageActions } from "./MessageItem";
-import { MemberCard, NewDM } from "./People";
-import { Profile } from "./Profile";
+import { lazyView } from "./lazy";
 import { Sidebar } from "./Sidebar";
 import { ThreadPanel } from "./ThreadPanel";
 import { PinsPanel, usePinsPanel } from "./pins/Pins";
 import { ToolDialog, type ToolName } from "./tools/Tools";
 import { channelTitle, readState, sortedChannels, sortedDMs, unreadTotal } from "../state/selectors";
+
+// The dialogs are chunks loaded when first opened.
+const Profile = lazyView("your profile", () => import("./Profile"), (m) => m.Profile, "dialog");
+const MemberCard = lazyView("the member's card", () => import("./People"), (m) => m.MemberCard, "dialog");
+const NewDM = lazyView("the new conversation", () => import("./People"), (m) => m.NewDM, "dialog");
 
 type DialogState =
   | { kind: "member"; id: string }

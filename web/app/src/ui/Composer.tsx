@@ -21,7 +21,7 @@ import { EmojiPicker } from "./EmojiPicker";
 import { FileThumb } from "./FileThumb";
 import { groupsToWire } from "../lib/groups";
 import { groupOptions, GroupOptionItem, useGroupMentions } from "./mentions/groups";
-import { PollButton } from "./polls/PollDialog";
+import { PollButton } from "./polls/PollButton";
 import { ReplyBar } from "./replies/Replies";
 import { HoldNote } from "./moderation/SendHold";
 import { idOfUsername, sendHold } from "../state/selectors";

@@ -18,13 +18,16 @@ import { idOfUsername, markdownContext, mayMentionGroups, memberName, mentionsMe
 import type { State, Store } from "../state/store";
 import { Avatar, formatFull, formatTime, useAutoGrow } from "./common";
 import { EmojiPicker } from "./EmojiPicker";
-import { Lightbox } from "./Lightbox";
-import { ReportDialog } from "./moderation/ReportDialog";
+import { lazyView } from "./lazy";
 import { groupsFromWire, groupsToWire } from "../lib/groups";
 import { withGroups } from "./mentions/groups";
 import { PinAction, PinnedMark } from "./pins/Pins";
 import { PollView } from "./polls/PollView";
 import { ReplyAction, replyKey, ReplyQuote } from "./replies/Replies";
+
+// Pictures shown large and the report form: chunks loaded when first opened.
+const Lightbox = lazyView("the picture viewer", () => import("./Lightbox"), (m) => m.Lightbox, "dialog");
+const ReportDialog = lazyView("the report form", () => import("./moderation/ReportDialog"), (m) => m.ReportDialog, "dialog");
 
 export type MessageActions = {
   onThread?: (rootId: string) => void;

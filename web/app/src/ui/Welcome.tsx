@@ -6,15 +6,11 @@ import { absUrl, errorText } from "../lib/api";
 import { LIMITS } from "../lib/chars";
 import { renderMarkdown } from "../lib/markdown";
 import { beginSignIn, listIssuers, type Issuer } from "../lib/oidc";
-import { normalizeServer, setToken } from "../lib/storage";
+import { inviteKey, normalizeServer, setToken } from "../lib/storage";
 import type { Commands } from "../state/commands";
 import { useStore, type Store } from "../state/store";
 import { ErrorRow } from "./common";
 import { limited } from "./limits";
-
-export function inviteKey(server: string): string {
-  return "hearth.invite." + server;
-}
 
 function CommunityCard(props: { store: Store }) {
   const { store } = props;
