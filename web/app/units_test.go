@@ -476,3 +476,36 @@ func TestUnitsACommandShowsItsAnswerAsAnEventWould(t *testing.T) {
 		t.Errorf("got %s\nwant %s", got, want)
 	}
 }
+
+// TestUnitsViewTellsWhatIsNew: a window's divider goes before the first message of someone else
+// after the read position; what arrives while the person watches the end is read as it comes
+// (no divider of its own), what arrives while they do not is counted for "Jump to latest" and
+// starts the new part; their own messages are never new.
+func TestUnitsViewTellsWhatIsNew(t *testing.T) {
+	p := unitPage(t)
+	got := unitRun(t, p, `
+		const m = (id, seq, authorId) => units.message({ id, channelId: "c1", createdSeq: seq, seq, authorId, text: id });
+		const session = { em: { emit() {} }, state: { me: { id: "me" } }, api: { chat: { listMessages: async () => ({ messages: [m("a", 1n, "bob"), m("b", 2n, "me"), m("c", 3n, "bob")], hasMore: false, hasMoreAfter: false }) } } };
+		const v = new units.MessageView(session, "c1");
+		await v.loadLatest();
+		const out = [];
+		const shown = () => out.push("divider " + (v.divider() || "none") + ", unseen " + v.unseen);
+		v.readMark = 1n;
+		shown(); // b is the person's own: c is the first new one
+		v.readMark = 3n;
+		v.watching = true;
+		v.add(m("d", 4n, "bob"));
+		shown(); // seen as it came
+		v.watching = false;
+		v.add(m("e", 5n, "me"));
+		v.add(m("f", 6n, "bob"));
+		v.add(m("g", 7n, "bob"));
+		shown(); // f starts the new part; f and g unseen
+		v.watching = true;
+		v.add(m("h", 8n, "bob"));
+		shown(); // after the divider: part of the new part
+		return out.join(" / ");`)
+	if want := "divider c, unseen 0 / divider none, unseen 0 / divider f, unseen 2 / divider f, unseen 2"; got != want {
+		t.Errorf("what is new: %s\nwant %s", got, want)
+	}
+}

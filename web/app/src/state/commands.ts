@@ -44,6 +44,8 @@ export type CommandHost = {
   joined(): Promise<boolean>;
   /** The channel on screen, and how a notification's click opens a message. */
   showing(channelId: string, openMessage: (channelId: string, messageId: string) => void): void;
+  /** Brings the window of a channel (or a thread) back to its newest messages, if it is open. */
+  toLatest(channelId: string, threadRootId: string): void;
 };
 
 type Init<T extends DescMessage> = MessageInitShape<T>;
@@ -98,8 +100,12 @@ export class Commands {
 
   // ---- messages ----
 
-  /** Queues a message; it shows at once and goes when the server can take it. */
+  /**
+   * Queues a message; it shows at once and goes when the server can take it. The window it goes
+   * to comes back to its end, where the person sees it, from wherever they had scrolled.
+   */
   send(channelId: string, threadRootId: string, text: string, attachments: SentFile[]): void {
+    this.host.toLatest(channelId, threadRootId);
     this.host.outbox.send(channelId, threadRootId, text, attachments);
   }
 

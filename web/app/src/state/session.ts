@@ -89,6 +89,7 @@ export class Session implements Store, Effects {
         this.viewing = channelId;
         this.onOpenMessage = open;
       },
+      toLatest: (channelId, threadRootId) => this.view(channelId, threadRootId, false)?.toLatest(),
     });
   }
 

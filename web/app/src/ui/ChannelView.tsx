@@ -7,7 +7,7 @@ import { ChannelKind, type Channel } from "../gen/svc/v1/types_pb";
 import type { Api } from "../lib/api";
 import { renderMarkdown } from "../lib/markdown";
 import type { Commands } from "../state/commands";
-import { channelTitle, markdownContext, othersUnread, typists } from "../state/selectors";
+import { channelTitle, markdownContext, othersUnread, readState, typists } from "../state/selectors";
 import { useStore, type Store } from "../state/store";
 import { Avatar, MenuButton, PresenceDot } from "./common";
 import { ChannelHeaderImage, ChannelSettingsButton, type ChannelSettingsCommands } from "./admin/ChannelSettings";
@@ -36,11 +36,29 @@ export function ChannelView(props: {
   const title = channelTitle(state, channel);
   const dm = channel.kind === ChannelKind.DM;
 
+  // Opened (from the sidebar, or back from a message a link or a search opened): the newest
+  // messages, new after the read position as it is now; a link's message: the page around it.
+  // A channel never read (a newcomer's) has no divider: its history is not news. The first
+  // time, as the channel renders: before the list shows the window held from before (and,
+  // at its end, marks the channel read).
+  const open = (jumpTo: string, first: boolean) => {
+    const last = readState(state, channel.id).lastReadSeq;
+    const mark = first ? (last > 0n ? last : channel.lastMessageSeq) : view.readMark;
+    if (jumpTo && !view.has(jumpTo)) void view.jump(jumpTo);
+    else if (jumpTo) view.highlight(jumpTo);
+    else view.reopen(mark);
+    view.readMark = mark;
+  };
+  const opened = useRef<string | null>(null);
+  if (opened.current === null) {
+    opened.current = props.jumpTo;
+    open(props.jumpTo, true);
+  }
   useEffect(() => {
-    if (props.jumpTo && !view.has(props.jumpTo)) void view.jump(props.jumpTo);
-    else if (props.jumpTo) view.highlight(props.jumpTo);
-    else if (!view.loaded && !view.loading) void view.loadLatest();
-  }, [props.jumpTo, view]);
+    if (opened.current === props.jumpTo) return;
+    opened.current = props.jumpTo;
+    open(props.jumpTo, false);
+  }, [props.jumpTo]);
 
   const markRead = () => {
     if (document.visibilityState === "visible") act.markRead(channel.id);
@@ -137,6 +155,7 @@ export function ChannelView(props: {
         intro={intro}
         onAtBottom={markRead}
         onEscape={() => composer.current?.focus()}
+        unread={readState(state, channel.id).unreadCount}
       />
       <Typing store={store} channelId={channel.id} thread="" />
       <DMBlockGate state={state} act={act} memberIds={dm ? channel.memberIds : []}>

@@ -31,7 +31,9 @@ export function ThreadPanel(props: {
       .loadRoot()
       .then((found) => found || setError("This thread is gone."))
       .catch((e) => setError(errorText(e)));
-    if (!view.loaded && !view.loading) void view.loadLatest();
+    // Opened from a link or the thread's root: its newest replies. (A search's reply has its
+    // window loading around it already: open.ts.)
+    if (!view.loading) view.reopen(-1n);
   }, [view]);
 
   // The keyboard follows the thread: opened, it has the focus (it comes after every message in

@@ -262,12 +262,21 @@ export function focusOpened(box: HTMLElement | null | undefined, place: HTMLElem
   else place?.focus();
 }
 
-/** Grows a text box with its text (up to its CSS max-height), on every change of value. */
+/**
+ * Grows a text box with its text (up to its CSS max-height), on every change of value. The box
+ * is measured at its natural height with its container held at its size meanwhile: else the
+ * page around would take the room for a moment, and the message list above, grown, would lose
+ * its place at the bottom (a browser keeps a scroll position in range by moving it).
+ */
 export function useAutoGrow(ref: { current: HTMLTextAreaElement | null }, value: string): void {
   useLayoutEffect(() => {
     const el = ref.current;
-    if (!el) return;
+    const box = el?.parentElement;
+    if (!el || !box) return;
+    const held = box.style.height;
+    box.style.height = box.offsetHeight + "px";
     el.style.height = "auto";
     el.style.height = el.scrollHeight + 2 + "px";
+    box.style.height = held;
   }, [value]);
 }

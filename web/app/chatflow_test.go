@@ -1,0 +1,214 @@
+package app_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"connectrpc.com/connect"
+	"github.com/chromedp/chromedp"
+
+	"hearth/engine"
+	svcv1 "hearth/proto/svc/v1"
+	"hearth/web/webtest"
+)
+
+// The chat's flow: where a channel opens, what a person sees of new messages and of their own,
+// and the ways back to the newest.
+
+const channelScroller = `document.querySelector(".channel-view .message-scroller")`
+
+// atBottomJS: the list is scrolled to its end.
+func atBottomJS(scroller string) string {
+	return fmt.Sprintf(`(() => { const s = %s; return !!s && s.scrollHeight - s.scrollTop - s.clientHeight < 2; })()`, scroller)
+}
+
+// wholeInSightJS: the element is entirely inside the scroller's box.
+func wholeInSightJS(scroller, el string) string {
+	return fmt.Sprintf(`(() => { const s = %s, e = %s; if (!s || !e) return false; const b = s.getBoundingClientRect(), r = e.getBoundingClientRect(); return r.top >= b.top - 1 && r.bottom <= b.bottom + 1; })()`, scroller, el)
+}
+
+func (p *page) search(words string) {
+	p.t.Helper()
+	p.click(".search-button")
+	p.waitFor("the search, focused", `document.activeElement === document.querySelector('dialog[open] input[aria-label="Search messages"]')`)
+	p.run(chromedp.KeyEvent(words))
+}
+
+// TestBrowserBackToAChannelAfterASearchShowsTheLatest is the regression test of issue 46's
+// first bug: after opening a search result, the channel opened again from the sidebar shows its
+// newest messages (not the old highlighted one), a new message arrives in sight, and a window
+// away from the newest has its way back ("Jump to latest"). Both for a long channel (the
+// result's window is not the newest) and a short one (it is, but scrolled to the result).
+func TestBrowserBackToAChannelAfterASearchShowsTheLatest(t *testing.T) {
+	browser := startBrowser(t)
+	srv, owner, ids := community(t, func(o *engine.Options) { o.BotRate, o.BotBurst = 1e9, 1e9 })
+	bot := srv.CreateBot(owner, "archivist")
+	send := func(c *webtest.Client, channel, text string) {
+		if _, err := c.Chat.SendMessage(context.Background(), connect.NewRequest(&svcv1.SendMessageRequest{ChannelId: channel, Text: text})); err != nil {
+			t.Fatal(err)
+		}
+	}
+	send(owner, ids["general"], "photos from the beach trip")
+	fillChannel(t, bot, ids["general"], 150)
+	send(owner, ids["random"], "the beach volleyball net is torn")
+	for i := range 30 {
+		send(bot, ids["random"], fmt.Sprintf("random chatter %02d", i))
+	}
+	alice := openPage(t, browser, "alice", 1280, 800)
+	alice.signIn(srv, "alice")
+	alice.join("Alice")
+	alice.openChannel("random")
+
+	for _, tc := range []struct{ channel, other, found, newest string }{
+		{"general", "random", "photos from the beach trip", "message 00150"},
+		{"random", "general", "the beach volleyball net is torn", "random chatter 29"},
+	} {
+		t.Log("search, open the result in #" + tc.channel)
+		alice.search("beach")
+		alice.clickJS("the result", fmt.Sprintf(`[...document.querySelectorAll("dialog[open] .search-result")].find(r => r.querySelector(".search-text").textContent === %s)`, js(tc.found)))
+		alice.waitFor("the result highlighted", `document.querySelector(".channel-view .msg-target .msg-text")?.textContent === `+js(tc.found))
+		alice.waitFor("the way back to the latest", `!!document.querySelector(".channel-view .jump-present")`)
+
+		t.Log("another channel, then #" + tc.channel + " again from the sidebar")
+		alice.openChannel(tc.other)
+		alice.openChannel(tc.channel)
+		alice.waitFor("the newest message, at the bottom", fmt.Sprintf(`%s && %s`,
+			wholeInSightJS(channelScroller, messageJS(".channel-view", tc.newest)), atBottomJS(channelScroller)))
+		if eval[bool](alice, `!!document.querySelector(".channel-view .msg-target")`) {
+			t.Errorf("#%s opened from the sidebar still highlights the search result", tc.channel)
+		}
+		if eval[bool](alice, `!!document.querySelector(".channel-view .jump-present")`) {
+			t.Errorf("#%s at its newest message offers to jump to the latest", tc.channel)
+		}
+		text := "news in #" + tc.channel
+		send(owner, ids[tc.channel], text)
+		alice.seesOnce(text)
+		alice.waitFor("the new message in sight", wholeInSightJS(channelScroller, messageJS(".channel-view", text))+" && "+atBottomJS(channelScroller))
+	}
+	alice.noErrors(srv.URL)
+}
+
+// TestBrowserSenderSeesTheirOwnMessage is the regression test of the second bug: the message a
+// person sends is in sight, whole, after the message box had grown to many lines, and when they
+// had scrolled up (the list goes back to the end).
+func TestBrowserSenderSeesTheirOwnMessage(t *testing.T) {
+	browser := startBrowser(t)
+	srv, owner, ids := community(t, func(o *engine.Options) { o.BotRate, o.BotBurst = 1e9, 1e9 })
+	bot := srv.CreateBot(owner, "archivist")
+	fillChannel(t, bot, ids["general"], 120)
+	for _, size := range [][2]int{{1280, 800}, {390, 844}} {
+		t.Logf("a window of %dx%d", size[0], size[1])
+		alice := openPage(t, browser, "alice", size[0], size[1])
+		alice.signIn(srv, "alice")
+		if size[0] == 1280 {
+			alice.join("Alice")
+		}
+		alice.openChannel("general")
+		alice.seesOnce("message 00120")
+		box := ".channel-view .composer .composer-input"
+
+		t.Log("twelve lines with Shift+Enter, then Enter")
+		w := size[0]
+		alice.typeInto(box, fmt.Sprintf("%d: line 1", w))
+		for i := 2; i <= 12; i++ {
+			alice.run(press("Enter", 13, "\r", 8), chromedp.KeyEvent(fmt.Sprintf("line %d", i)))
+		}
+		alice.run(enter())
+		mine := fmt.Sprintf(`[...document.querySelectorAll(".channel-view .message-list > article.msg:not(.msg-pending)")].find(e => e.querySelector(".msg-text")?.innerText.startsWith("%d: line 1\nline 2") && e.querySelector(".msg-text").innerText.includes("line 12"))`, w)
+		alice.waitFor("the whole message in sight, the list at its end", wholeInSightJS(channelScroller, mine)+" && "+atBottomJS(channelScroller))
+
+		t.Log("scrolled up, then a message")
+		alice.eval0(channelScroller + `.scrollTop = 0`)
+		alice.waitFor("older messages loaded above", `!document.querySelector(".message-list[aria-busy=true]") && `+channelScroller+`.scrollTop > 0`)
+		alice.eval0(channelScroller + `.scrollTop = 0`)
+		text := fmt.Sprintf("sent from up there (%d)", size[0])
+		alice.send(text)
+		alice.seesOnce(text)
+		alice.waitFor("the message in sight at the end", wholeInSightJS(channelScroller, messageJS(".channel-view", text))+" && "+atBottomJS(channelScroller))
+		alice.noErrors(srv.URL)
+	}
+}
+
+// TestBrowserNewMessagesDividerAndJumps: a channel with more new messages than a screen opens
+// on the "New messages" divider, unread until the person reaches the end; "Jump to latest"
+// takes them there, and counts what another person writes while they read above; "Jump to
+// first unread" leads back to the divider, and, when the new part starts before the messages
+// loaded, loads the page where it does.
+func TestBrowserNewMessagesDividerAndJumps(t *testing.T) {
+	browser := startBrowser(t)
+	srv, owner, ids := community(t, func(o *engine.Options) { o.BotRate, o.BotBurst = 1e9, 1e9 })
+	bot := srv.CreateBot(owner, "archivist")
+	fillChannel(t, bot, ids["general"], 20)
+	alice := openPage(t, browser, "alice", 1280, 800)
+	alice.signIn(srv, "alice")
+	alice.join("Alice")
+	bob := openPage(t, browser, "bob", 1280, 800)
+	bob.signIn(srv, "bob")
+	bob.join("Bob")
+	bob.openChannel("general")
+	alice.openChannel("general")
+	alice.seesOnce("message 00020")
+	if eval[bool](alice, `!!document.querySelector(".new-divider")`) {
+		t.Error("a newcomer's first look at #general shows its history as new")
+	}
+	alice.openChannel("random")
+
+	t.Log("forty new messages while alice is elsewhere: #general opens on the divider")
+	news := fillChannelWith(t, bot, ids["general"], 40, "news %02d")
+	alice.waitFor("#general unread", `document.querySelector('.side-link[aria-label="#general, 40 unread"]') !== null`)
+	alice.openChannel("general")
+	divider := `document.querySelector(".channel-view .new-divider")`
+	firstNew := messageJS(".channel-view", news[0].GetText())
+	alice.waitFor("the divider before the first new message, near the top", fmt.Sprintf(`%s?.nextElementSibling === %s && (() => { const b = %s.getBoundingClientRect(), r = %s.getBoundingClientRect(); return r.top >= b.top && r.top < b.top + 40; })()`, divider, firstNew, channelScroller, divider))
+	alice.allNamed("the divider")
+	if eval[string](alice, divider+`.getAttribute("aria-label")`) != "New messages" {
+		t.Errorf("the divider's name: %q", eval[string](alice, divider+`.getAttribute("aria-label")`))
+	}
+	alice.waitFor("the way to the latest", `document.querySelector(".channel-view .jump-present")?.textContent === "Jump to latest ↓"`)
+	if label := alice.sideLabel("general"); label != "#general, 40 unread" {
+		t.Errorf("#general before alice reached its end: %q, want still unread", label)
+	}
+
+	t.Log("reading on: the divider above, the way back to it")
+	alice.eval0(channelScroller + `.scrollTop += 300`)
+	alice.waitFor("Jump to first unread", `document.querySelector(".channel-view .jump-new")?.textContent === "40 new messages · Jump to first unread ↑"`)
+	alice.click(".channel-view .jump-new")
+	alice.waitFor("the divider in sight", wholeInSightJS(channelScroller, divider)+` && !document.querySelector(".channel-view .jump-new")`)
+
+	t.Log("bob writes while alice reads above: counted on the way to the latest")
+	bob.send("are you reading all that?")
+	alice.waitFor("one new message counted", `document.querySelector(".channel-view .jump-present")?.textContent === "1 new message · Jump to latest ↓"`)
+	alice.click(".channel-view .jump-present")
+	alice.waitFor("bob's message in sight, the list at its end", wholeInSightJS(channelScroller, messageJS(".channel-view", "are you reading all that?"))+" && "+atBottomJS(channelScroller))
+	alice.waitFor("#general read, no jump left", `document.querySelector('.side-link[aria-label="#general"]') !== null && !document.querySelector(".channel-view .jump-present") && !document.querySelector(".channel-view .jump-new")`)
+	if !eval[bool](alice, `!!`+divider) {
+		t.Error("the divider went when alice reached the end; it stays while the channel is open")
+	}
+
+	t.Log("while alice looks at the end, what comes is read at once: no divider before it")
+	bob.send("good, then")
+	alice.seesOnce("good, then")
+	alice.waitFor("still read", `document.querySelector('.side-link[aria-label="#general"]') !== null`)
+	if eval[bool](alice, divider+`?.nextElementSibling === `+messageJS(".channel-view", "good, then")) {
+		t.Error("a message alice saw arrive is after a divider of its own")
+	}
+
+	t.Log("three hundred new messages: the new part starts before the page loaded")
+	alice.openChannel("random")
+	many := fillChannelWith(t, bot, ids["general"], 300, "later %03d")
+	alice.waitFor("#general unread", `document.querySelector('.side-link[aria-label="#general, 300 unread"]') !== null`)
+	alice.openChannel("general")
+	firstLater := fmt.Sprintf(`%s?.nextElementSibling === %s && %s`, divider, messageJS(".channel-view", many[0].GetText()), wholeInSightJS(channelScroller, divider))
+	alice.waitFor("the page where the new part starts, on the divider", firstLater+` && !!document.querySelector(".channel-view .jump-present")`)
+	if label := alice.sideLabel("general"); label != "#general, 300 unread" {
+		t.Errorf("#general before alice reached its end: %q, want still unread", label)
+	}
+	alice.run(press("PageDown", 34, "", 8)) // Shift+PageDown
+	alice.waitFor("at the newest", wholeInSightJS(channelScroller, messageJS(".channel-view", many[299].GetText()))+" && "+atBottomJS(channelScroller))
+	alice.waitFor("#general read", `document.querySelector('.side-link[aria-label="#general"]') !== null`)
+	alice.run(press("PageUp", 33, "", 8)) // Shift+PageUp
+	alice.waitFor("back on the divider", firstLater)
+	alice.noErrors(srv.URL)
+	bob.noErrors(srv.URL)
+}
