@@ -3,6 +3,7 @@ package app_test
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 
 	"connectrpc.com/connect"
@@ -211,4 +212,54 @@ func TestBrowserNewMessagesDividerAndJumps(t *testing.T) {
 	alice.waitFor("back on the divider", firstLater)
 	alice.noErrors(srv.URL)
 	bob.noErrors(srv.URL)
+}
+
+// TestBrowserBlockedMemberIsNotToldOfTheBlock is the regression test of the block's wording:
+// the member who blocked sees that they did, in the composer's place; the member blocked, whose
+// message cannot go, reads only that they cannot send messages in this DM: nothing on their page
+// speaks of a block (they were promised not to be told), nor says both blocked each other.
+func TestBrowserBlockedMemberIsNotToldOfTheBlock(t *testing.T) {
+	browser := startBrowser(t)
+	srv, owner, _ := community(t)
+	_, bob, carol := moderationCast(t, srv, owner)
+	dm, err := carol.Chat.OpenDM(context.Background(), connect.NewRequest(&svcv1.OpenDMRequest{MemberIds: []string{bob.Member.GetId()}}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []*webtest.Client{carol, bob} {
+		if _, err := c.Chat.SendMessage(context.Background(), connect.NewRequest(&svcv1.SendMessageRequest{ChannelId: dm.Msg.GetChannel().GetId(), Text: "hi from " + c.Member.GetDisplayName()})); err != nil {
+			t.Fatal(err)
+		}
+	}
+	bobPage := openPage(t, browser, "bob", 1280, 800)
+	carolPage := openPage(t, browser, "carol", 1280, 800)
+	for _, p := range []*page{bobPage, carolPage} {
+		p.signIn(srv, p.name)
+	}
+	bobPage.openChannel("Carol")
+	bobPage.openCard("Carol")
+	bobPage.clickJS("Block", buttonJS("dialog[open] .dialog-actions", "Block"))
+	bobPage.waitFor("the block's effect said", `document.querySelector("dialog[open] .effects")?.textContent.includes("They are not told.")`)
+	bobPage.closeDialog()
+	bobPage.waitFor("bob told he blocked, in the composer's place", `document.querySelector(".channel-view .dm-block-notice")?.textContent.startsWith("You blocked Carol: messages cannot be sent in this conversation") && !document.querySelector(".channel-view .composer")`)
+
+	carolPage.openChannel("Bob")
+	carolPage.typeInto(".channel-view .composer .composer-input", "are you there?")
+	carolPage.run(enter())
+	failed := `document.querySelector(".channel-view .msg-failed .pending-error span")`
+	carolPage.waitFor("the message not sent, and why in neutral words", failed+`?.textContent === "You cannot send messages in this DM."`)
+	if text := eval[string](carolPage, `document.body.innerText`); strings.Contains(strings.ToLower(text), "block") {
+		t.Errorf("carol's page speaks of a block:\n%s", text)
+	}
+	t.Log("opening the DM again from bob's card says the same")
+	carolPage.openCard("Bob")
+	carolPage.clickJS("Message", buttonJS("dialog[open] .dialog-actions", "Message"))
+	carolPage.waitFor("the refusal", `[...document.querySelectorAll(".notice-error .notice-text")].some(n => n.textContent.includes("Could not open the conversation: you cannot send messages in this DM"))`)
+	// (The card offers carol a Block button of her own, which is not about bob's.)
+	if text := eval[string](carolPage, `document.querySelector(".channel-view").innerText + document.querySelector(".notices").innerText`); strings.Contains(strings.ToLower(text), "block") {
+		t.Errorf("carol's page speaks of a block:\n%s", text)
+	}
+	for _, p := range []*page{bobPage, carolPage} {
+		p.noErrors(srv.URL)
+	}
 }

@@ -362,7 +362,7 @@ export function PendingItem(props: { shared: MessageShared; pending: Pending }) 
         )}
         {(p.error || p.state === "failed") && (
           <div class="pending-error" role="alert">
-            <span>{p.state === "failed" ? p.error : `Will retry: ${p.error}`}</span>
+            <span>{p.state === "failed" ? p.error.replace(/^./, (c) => c.toUpperCase()).replace(/([^.!?])$/, "$1.") : `Will retry: ${p.error}`}</span>
             {p.state === "failed" && (
               <>
                 <button type="button" class="button" onClick={() => act.retryPending(p)}>
