@@ -7,6 +7,9 @@ import (
 	"testing"
 
 	"connectrpc.com/connect"
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/emulation"
+	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/chromedp"
 
 	"hearth/engine"
@@ -262,4 +265,138 @@ func TestBrowserBlockedMemberIsNotToldOfTheBlock(t *testing.T) {
 	for _, p := range []*page{bobPage, carolPage} {
 		p.noErrors(srv.URL)
 	}
+}
+
+// pointAt is the middle of the element the expression finds, in the window's coordinates.
+func (p *page) pointAt(find string) (float64, float64) {
+	p.t.Helper()
+	p.waitFor("the element to point at", "!!("+find+")")
+	xy := eval[[]float64](p, `(() => { const r = (`+find+`).getBoundingClientRect(); return [r.left + r.width / 2, r.top + r.height / 2]; })()`)
+	return xy[0], xy[1]
+}
+
+// mouse moves the mouse over the element the expression finds, and presses and releases its
+// button there when click is set (a person's click: the focus moves as it does for them).
+func (p *page) mouse(find string, click bool) {
+	p.t.Helper()
+	x, y := p.pointAt(find)
+	p.run(chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+		events := []input.DispatchMouseEventParams{{Type: input.DispatchMouseEventTypeMouseMoved, X: x, Y: y}}
+		if click {
+			events = append(events,
+				input.DispatchMouseEventParams{Type: input.DispatchMouseEventTypeMousePressed, X: x, Y: y, Button: input.MouseButtonLeft, ClickCount: 1},
+				input.DispatchMouseEventParams{Type: input.DispatchMouseEventTypeMouseReleased, X: x, Y: y, Button: input.MouseButtonLeft, ClickCount: 1})
+		}
+		for _, ev := range events {
+			if _, err := cdp.Call(ctx, t, input.DispatchMouseEvent, ev); err != nil {
+				return err
+			}
+		}
+		return nil
+	}))
+}
+
+// tap touches the element the expression finds (with touch emulation on).
+func (p *page) tap(find string) {
+	p.t.Helper()
+	x, y := p.pointAt(find)
+	p.run(chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+		for _, typ := range []input.DispatchTouchEventType{input.DispatchTouchEventTypeTouchStart, input.DispatchTouchEventTypeTouchEnd} {
+			points := []*input.TouchPoint{{X: x, Y: y}}
+			if typ == input.DispatchTouchEventTypeTouchEnd {
+				points = []*input.TouchPoint{}
+			}
+			if _, err := cdp.Call(ctx, t, input.DispatchTouchEvent, input.DispatchTouchEventParams{Type: typ, TouchPoints: points}); err != nil {
+				return err
+			}
+		}
+		return nil
+	}))
+}
+
+// touchScreen makes the page a touch screen's: a coarse pointer, no hover.
+func (p *page) touchScreen() {
+	p.t.Helper()
+	p.run(chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+		_, err := cdp.Call(ctx, tg, emulation.SetTouchEmulationEnabled, emulation.SetTouchEmulationEnabledParams{Enabled: true, MaxTouchPoints: 5})
+		return err
+	}))
+	p.waitFor("a coarse pointer", `matchMedia("(pointer: coarse)").matches`)
+}
+
+// toolbarsJS is the text of each message's actions shown, by the message's text.
+const toolbarsJS = `[...document.querySelectorAll(".msg")].filter(m => { const a = m.querySelector(":scope > .msg-actions"); return a && getComputedStyle(a).display !== "none"; }).map(m => m.querySelector(".msg-text")?.textContent).join("|")`
+
+// TestBrowserOneMessageToolbarAtATime is the regression test of two message toolbars shown at
+// once: a message clicked, then another under the pointer; a message the keyboard moved to with
+// the pointer over another; on a touch screen, a message tapped and another where the hover
+// stayed. Each time one toolbar shows, of the message the person is on.
+func TestBrowserOneMessageToolbarAtATime(t *testing.T) {
+	browser := startBrowser(t)
+	srv, owner, ids := community(t)
+	for _, text := range []string{"apples", "bananas", "cherries", "dates", "elderberries"} {
+		if _, err := owner.Chat.SendMessage(context.Background(), connect.NewRequest(&svcv1.SendMessageRequest{ChannelId: ids["general"], Text: text})); err != nil {
+			t.Fatal(err)
+		}
+	}
+	msg := func(text string) string { return messageJS(".channel-view", text) }
+	for _, size := range [][2]int{{1280, 800}, {390, 844}} {
+		t.Logf("a window of %dx%d", size[0], size[1])
+		p := openPage(t, browser, "alice", size[0], size[1])
+		p.signIn(srv, "alice")
+		if size[0] == 1280 {
+			p.join("Alice")
+		}
+		p.openChannel("general")
+		p.seesOnce("elderberries")
+
+		t.Log("a message clicked, another under the pointer")
+		p.mouse(msg("bananas")+`.querySelector(".msg-text")`, true)
+		p.waitFor("bananas focused, its toolbar", `document.activeElement === `+msg("bananas")+` && (`+toolbarsJS+`) === "bananas"`)
+		p.mouse(msg("dates")+`.querySelector(".msg-text")`, false)
+		p.waitFor("one toolbar, of the message under the pointer", `(`+toolbarsJS+`) === "dates"`)
+
+		t.Log("the keyboard moves on, the pointer stays")
+		p.run(press("ArrowUp", 38, "", 0))
+		p.waitFor("one toolbar, of the message the keyboard is on", `document.activeElement === `+msg("apples")+` && (`+toolbarsJS+`) === "apples"`)
+
+		if size[0] < 800 {
+			t.Log("a touch screen: a message tapped, the hover left on another")
+			p.touchScreen()
+			p.tap(msg("cherries") + `.querySelector(".msg-text")`)
+			p.waitFor("cherries focused", `document.activeElement === `+msg("cherries"))
+			p.mouse(msg("elderberries")+`.querySelector(".msg-text")`, false)
+			p.waitFor("one toolbar, of the message tapped", `(`+toolbarsJS+`) === "cherries"`)
+		}
+		p.noErrors(srv.URL)
+	}
+}
+
+// TestBrowserPhoneProfileHasNoGap is the regression test of the phone's profile: "Status
+// emoji" and "Status", stacked, follow each other without a gap (the emoji field's width basis
+// became its height).
+func TestBrowserPhoneProfileHasNoGap(t *testing.T) {
+	browser := startBrowser(t)
+	srv, _, _ := community(t)
+	p := openPage(t, browser, "alice", 390, 844)
+	p.signIn(srv, "alice")
+	p.join("Alice")
+	p.openChannel("general")
+	p.click(`.channel-view button.menu-button`)
+	p.waitFor("the drawer", `getComputedStyle(document.querySelector(".sidebar")).visibility === "visible"`)
+	p.clickJS("your profile", `document.querySelector(".me-button")`)
+	label := func(text string) string {
+		return fmt.Sprintf(`[...document.querySelectorAll("dialog[open] .field")].find(f => f.querySelector("span")?.textContent === %s)`, js(text))
+	}
+	p.waitFor("the profile", "!!("+label("Status")+")")
+	gap := eval[float64](p, `(() => { const a = (`+label("Status emoji")+`).getBoundingClientRect(), b = (`+label("Status")+`).getBoundingClientRect(); return b.top - a.bottom; })()`)
+	// The form's gap between fields, as between the others.
+	want := eval[float64](p, `(() => { const a = (`+label("Display name")+`).getBoundingClientRect(), b = (`+label("Username")+`).getBoundingClientRect(); return b.top - a.bottom; })()`)
+	if gap < 0 || gap > want+1 {
+		t.Errorf("between Status emoji and Status: %.0f px, want the form's %.0f", gap, want)
+	}
+	if w := eval[float64](p, `(`+label("Status emoji")+`).querySelector("input").getBoundingClientRect().width`); w < 200 {
+		t.Errorf("the status emoji field is %.0f px wide on a phone, want the form's width", w)
+	}
+	p.noErrors(srv.URL)
 }
