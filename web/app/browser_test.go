@@ -168,7 +168,7 @@ func TestBrowserTwoPeopleChat(t *testing.T) {
 	alice.sendAPI(t, owner, ids["general"], "written while they reconnect")
 	for _, p := range []*page{alice, bob} {
 		p.seesOnce("written while they reconnect")
-		p.waitFor("the connection back", `document.querySelector(".conn")?.textContent === ""`)
+		p.waitFor("the connection back", `!document.querySelector(".outage")`)
 	}
 	bob.send("bob after the restart")
 	alice.seesOnce("bob after the restart")

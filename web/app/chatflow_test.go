@@ -400,3 +400,60 @@ func TestBrowserPhoneProfileHasNoGap(t *testing.T) {
 	}
 	p.noErrors(srv.URL)
 }
+
+// presenceOfJS is the accessible name of the presence dot of the DM with name in the sidebar.
+func presenceOfJS(name string) string {
+	return fmt.Sprintf(`[...document.querySelectorAll(".side-link")].find(a => a.querySelector(".side-name").textContent === %s)?.querySelector(".presence")?.getAttribute("aria-label")`, js(name))
+}
+
+// TestBrowserOutageShowsABannerAndUnknownPresence is the regression test of the outage: while the
+// connection is lost, a banner across the top of the chat says so (the community's name keeps
+// its room), everyone's presence shows as unknown rather than as it last was, and once the
+// connection is back (sooner with "Try now") the banner goes and presence is as it is now,
+// changes made meanwhile included.
+func TestBrowserOutageShowsABannerAndUnknownPresence(t *testing.T) {
+	browser := startBrowser(t)
+	srv, owner, _ := community(t)
+	bob := srv.Join("bob")
+	rename(t, bob, "Bob", "", "")
+	rename(t, owner, "Olivia Quintero-Lindqvist of the Garden", "", "")
+	alice := openPage(t, browser, "alice", 1280, 800)
+	alice.signIn(srv, "alice")
+	alice.join("Alice")
+	bobPage := openPage(t, browser, "bob", 1280, 800)
+	bobPage.signIn(srv, "bob")
+	bobPage.openChannel("general")
+	me, err := srv.Client(srv.Token("alice")).Server.GetMe(context.Background(), connect.NewRequest(&svcv1.GetMeRequest{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dm, err := bob.Chat.OpenDM(context.Background(), connect.NewRequest(&svcv1.OpenDMRequest{MemberIds: []string{me.Msg.GetMember().GetId()}}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	alice.sendAPI(t, bob, dm.Msg.GetChannel().GetId(), "hi alice")
+	alice.openChannel("Bob")
+	alice.waitFor("bob online", presenceOfJS("Bob")+` === "online"`)
+	nameWidth := eval[float64](alice, `document.querySelector(".server-name").getBoundingClientRect().width`)
+
+	t.Log("the connection lost: the stream cannot open again")
+	alice.block(srv.URL+"/svc.v1.ChatService/Subscribe", true)
+	srv.Restart()
+	alice.waitFor("the banner", `document.querySelector(".main > .outage[role=alert] .outage-text")?.textContent.startsWith("No connection to the server. Reconnecting…")`)
+	alice.allNamed("the banner")
+	alice.waitFor("everyone's presence unknown", presenceOfJS("Bob")+` === "unknown" && [...document.querySelectorAll(".presence")].every(p => p.getAttribute("aria-label") === "unknown")`)
+	if w := eval[float64](alice, `document.querySelector(".server-name").getBoundingClientRect().width`); w < nameWidth-1 {
+		t.Errorf("the community's name is %.0f px wide during the outage, %.0f before", w, nameWidth)
+	}
+	alice.waitFor("the channel still whole under the banner", wholeInSightJS(`document.querySelector(".main")`, `document.querySelector(".channel-view .composer")`))
+	if _, err := bob.Chat.SetPresence(context.Background(), connect.NewRequest(&svcv1.SetPresenceRequest{Presence: svcv1.Presence_PRESENCE_AWAY})); err != nil {
+		t.Fatal(err)
+	}
+
+	t.Log("the connection back, at once with Try now")
+	alice.block(srv.URL+"/svc.v1.ChatService/Subscribe", false)
+	alice.click(".outage .outage-retry")
+	alice.waitFor("the banner gone, bob's presence as it is now", `!document.querySelector(".outage") && `+presenceOfJS("Bob")+` === "away"`)
+	alice.noErrors(srv.URL)
+	bobPage.noErrors(srv.URL)
+}

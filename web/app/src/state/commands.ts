@@ -46,6 +46,8 @@ export type CommandHost = {
   showing(channelId: string, openMessage: (channelId: string, messageId: string) => void): void;
   /** Brings the window of a channel (or a thread) back to its newest messages, if it is open. */
   toLatest(channelId: string, threadRootId: string): void;
+  /** Tries to open the event stream again now, rather than after the wait between attempts. */
+  reconnectNow(): void;
 };
 
 type Init<T extends DescMessage> = MessageInitShape<T>;
@@ -91,6 +93,11 @@ export class Commands {
       this.tell(`${what}: ${errorText(e)}`, "error");
       return undefined;
     }
+  }
+
+  /** Tries to reach the server again now (the connection banner's "Try now"). */
+  reconnectNow(): void {
+    this.host.reconnectNow();
   }
 
   /** The channel on screen (no notification for it while the page has the focus). */

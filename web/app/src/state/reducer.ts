@@ -218,6 +218,7 @@ export function reduce(s: WritableState, a: Action, fx: Effects, seq = 0n): void
       fx.emit("status");
       break;
     case "online":
+      s.lost = !a.value && (s.online || s.lost);
       s.online = a.value;
       fx.emit("status");
       break;

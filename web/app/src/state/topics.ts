@@ -4,7 +4,7 @@
 // here, and tsc then checks every emit and every listener against this list.
 
 export type Topic =
-  /** State.status, statusText, online, removed: which screen shows, and the connection. */
+  /** State.status, statusText, online, lost, removed: which screen shows, and the connection. */
   | "status"
   /** State.info: the community's card and settings. */
   | "info"

@@ -29,7 +29,7 @@ export function ChannelView(props: {
   onMenu: () => void;
 }) {
   const { store, act, api, channel } = props;
-  const state = useStore(store, "channels", "members");
+  const state = useStore(store, "channels", "members", "status");
   const view = store.view(channel.id, "", true);
   const composer = useRef<ComposerHandle | null>(null);
   const [dragging, setDragging] = useState(false);
@@ -125,7 +125,7 @@ export function ChannelView(props: {
         <h2 class="channel-title">
           {dm ? (
             <>
-              {others.length === 1 && <PresenceDot presence={state.members.get(others[0])?.presence} />}{" "}
+              {others.length === 1 && <PresenceDot presence={state.members.get(others[0])?.presence} unknown={state.lost} />}{" "}
               <span class="channel-name" title={title}>
                 {title}
               </span>

@@ -12,6 +12,7 @@ import { focusOpened, Notices } from "./common";
 import { CommunityAccent, CommunityMain, showsCommunity } from "./admin/Community";
 import { BrowseChannels } from "./Browse";
 import { ChannelView } from "./ChannelView";
+import { ConnectionBanner } from "./Connection";
 import type { MessageActions } from "./MessageItem";
 import { MemberCard, NewDM } from "./People";
 import { Profile } from "./Profile";
@@ -166,6 +167,7 @@ export function Chat(props: { store: Store; act: Commands; api: Api; route: Rout
       </div>
       {drawer && <div class="drawer-backdrop" onClick={() => closeDrawer("menu")} aria-hidden="true" />}
       <main class="main" inert={drawer}>
+        <ConnectionBanner store={store} act={act} />
         {community ? (
           <CommunityMain store={store} act={act} api={api} route={route} onMenu={() => setDrawer(true)} onMember={(id) => setDialog({ kind: "member", id })} />
         ) : channel ? (

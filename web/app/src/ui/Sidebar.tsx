@@ -38,9 +38,6 @@ export function Sidebar(props: SidebarProps) {
       <header class="server-head">
         <h1 class="server-name">{info?.name || "Hearth"}</h1>
         <CommunityLink store={store} onNavigate={props.onNavigate} />
-        <span class={state.online ? "conn conn-online" : "conn conn-offline"} role="status">
-          {state.online ? "" : "Reconnecting…"}
-        </span>
       </header>
       {info?.needsSetup && owner && (
         <div class="setup-note">
@@ -91,7 +88,7 @@ export function Sidebar(props: SidebarProps) {
               <span class="me-name">{me.displayName || me.username}</span>
               <span class="me-status">{me.statusEmoji} {me.statusText || "@" + me.username}</span>
             </span>
-            <PresenceDot presence={state.members.get(me.id)?.presence} />
+            <PresenceDot presence={state.members.get(me.id)?.presence} unknown={state.lost} />
           </button>
         </footer>
       )}
@@ -126,7 +123,7 @@ function ChannelLink(props: { state: State; channel: Channel; current: string; o
         {dm ? (
           others.length === 1 ? (
             <span class="side-icon">
-              <PresenceDot presence={state.members.get(others[0])?.presence} />
+              <PresenceDot presence={state.members.get(others[0])?.presence} unknown={state.lost} />
             </span>
           ) : (
             <span class="side-icon group-icon" aria-hidden="true">

@@ -82,7 +82,9 @@ function initials(name: string): string {
   return (first + second).toUpperCase();
 }
 
-export function presenceLabel(p: Presence | undefined): string {
+/** A member's presence in words; unknown while the connection is lost (State.lost). */
+export function presenceLabel(p: Presence | undefined, unknown = false): string {
+  if (unknown) return "unknown";
   switch (p) {
     case Presence.ONLINE:
       return "online";
@@ -93,8 +95,8 @@ export function presenceLabel(p: Presence | undefined): string {
   }
 }
 
-export function PresenceDot(props: { presence?: Presence }) {
-  const label = presenceLabel(props.presence);
+export function PresenceDot(props: { presence?: Presence; unknown?: boolean }) {
+  const label = presenceLabel(props.presence, props.unknown);
   return <span class={"presence presence-" + label} role="img" aria-label={label} title={label} />;
 }
 
