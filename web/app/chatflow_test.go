@@ -457,3 +457,69 @@ func TestBrowserOutageShowsABannerAndUnknownPresence(t *testing.T) {
 	alice.noErrors(srv.URL)
 	bobPage.noErrors(srv.URL)
 }
+
+// TestBrowserRevokedInviteIsSaidAtOnce is the regression test of an invite that looked valid
+// until the whole sign-up form was filled in: the issuer's sign-up page an invite link opens says
+// at once that the invite was revoked, with the invite's field to change. And a member kicked
+// comes back with an invite the moderator gives them, which their return does not use up.
+func TestBrowserRevokedInviteIsSaidAtOnce(t *testing.T) {
+	browser := startBrowser(t)
+	srv, owner, _ := community(t)
+	ctx := context.Background()
+	inviteOnly := true
+	if _, err := owner.Server.UpdateServerSettings(ctx, connect.NewRequest(&svcv1.UpdateServerSettingsRequest{InviteOnly: &inviteOnly})); err != nil {
+		t.Fatal(err)
+	}
+	invite := func(uses int32) string {
+		res, err := owner.Server.CreateInvite(ctx, connect.NewRequest(&svcv1.CreateInviteRequest{MaxUses: uses}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res.Msg.GetInvite().GetCode()
+	}
+	revoked := invite(0)
+	if _, err := owner.Server.RevokeInvite(ctx, connect.NewRequest(&svcv1.RevokeInviteRequest{Code: revoked})); err != nil {
+		t.Fatal(err)
+	}
+	dana := openPage(t, browser, "dana", 1280, 800)
+	dana.run(chromedp.Navigate(srv.URL + "/invite/" + revoked))
+	dana.clickJS("the built-in issuer's button", `[...document.querySelectorAll(".issuer-button")].find(b => b.textContent === "Create an account or sign in")`)
+	dana.waitFor("the sign-up page saying the invite was revoked, before anything is typed", fmt.Sprintf(`location.pathname.startsWith("/oauth/") && document.querySelector("#form-error")?.textContent === %s && document.activeElement === document.querySelector("#invite") && document.querySelector("#username").value === ""`,
+		js(`The invite code "`+revoked+`" has been revoked. Ask whoever invited you for a new invite.`)))
+
+	t.Log("with a good invite: in; kicked; back with another one-use invite, still there for a newcomer")
+	good := invite(1)
+	dana.setText(`document.querySelector("#invite")`, good)
+	dana.setText(`document.querySelector("#username")`, "dana")
+	dana.setText(`document.querySelector("#password")`, "a long enough password")
+	dana.setText(`document.querySelector("#password2")`, "a long enough password")
+	dana.clickJS("Create account and join", `[...document.querySelectorAll("button[type=submit]")].find(b => b.textContent.startsWith("Create account"))`)
+	dana.waitFor("the chat", `!!document.querySelector(".chat")`)
+	members, err := owner.Server.ListMembers(ctx, connect.NewRequest(&svcv1.ListMembersRequest{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range members.Msg.GetMembers() {
+		if m.GetUsername() == "dana" {
+			if _, err := owner.Server.KickMember(ctx, connect.NewRequest(&svcv1.KickMemberRequest{MemberId: m.GetId()})); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	dana.waitFor("dana told she is out, and how to come back", `document.querySelector(".welcome-box .error-row")?.textContent.startsWith("You are no longer a member") && document.querySelector(".welcome-box .field-hint")?.textContent.startsWith("Coming back, any invite that is still valid lets you in")`)
+	back := invite(1)
+	// (The box holds the code dana first came with, which is used up.)
+	dana.setText(`document.querySelector('.welcome-box input[autocomplete="off"]')`, back)
+	dana.click(`.welcome-box button[type="submit"]`)
+	dana.waitFor("the chat again", `!!document.querySelector(".chat")`)
+	list, err := owner.Server.ListInvites(ctx, connect.NewRequest(&svcv1.ListInvitesRequest{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, inv := range list.Msg.GetInvites() {
+		if inv.GetCode() == back && inv.GetUses() != 0 {
+			t.Errorf("dana's return used the invite: %d uses", inv.GetUses())
+		}
+	}
+	dana.noErrors(srv.URL)
+}
