@@ -523,3 +523,57 @@ func TestBrowserRevokedInviteIsSaidAtOnce(t *testing.T) {
 	}
 	dana.noErrors(srv.URL)
 }
+
+// TestBrowserDraftsSurviveAReload: what a person typed in a channel's box and in a thread's, and
+// a file they uploaded there, are back after a reload, each in its box; a draft sent is gone for
+// good (not back after the next reload), and a sign-out forgets the others.
+func TestBrowserDraftsSurviveAReload(t *testing.T) {
+	browser := startBrowser(t)
+	srv, owner, ids := community(t)
+	root, err := owner.Chat.SendMessage(context.Background(), connect.NewRequest(&svcv1.SendMessageRequest{ChannelId: ids["general"], Text: "plans for saturday?"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	alice := openPage(t, browser, "alice", 1280, 800)
+	alice.signUp(srv, "", "alice", "Alice")
+	alice.openChannel("general")
+	box := ".channel-view .composer .composer-input"
+	threadBox := ".thread-panel .composer .composer-input"
+	alice.typeInto(box, "half a thought about")
+	alice.run(press("Enter", 13, "\r", 8), chromedp.KeyEvent("the picnic"))
+	alice.clickJS("Reply in thread", messageJS(".channel-view", "plans for saturday?")+`?.querySelector('[aria-label="Reply in thread"]')`)
+	alice.typeInto(threadBox, "a reply in progress")
+	alice.openChannel("random")
+	alice.typeInto(box, "with a picture")
+	alice.attach(".channel-view", writePNG(t, "map.png", 40, 30))
+	alice.waitFor("the picture uploaded", uploadRowJS(".channel-view", "map.png")+`?.querySelector(".upload-status")?.textContent.endsWith("B")`)
+
+	t.Log("a reload")
+	alice.run(chromedp.Reload())
+	alice.openChannel("random")
+	alice.waitFor("#random's draft, its picture too", `document.querySelector(`+js(box)+`)?.value === "with a picture" && !!`+uploadRowJS(".channel-view", "map.png")+`?.querySelector(".upload-status")`)
+	alice.openChannel("general")
+	alice.waitFor("#general's draft", `document.querySelector(`+js(box)+`)?.value === "half a thought about\nthe picnic"`)
+	alice.run(chromedp.Navigate(srv.URL + "/app/#/c/" + ids["general"] + "/t/" + root.Msg.GetMessage().GetId()))
+	alice.waitFor("the thread's draft", `document.querySelector(`+js(threadBox)+`)?.value === "a reply in progress"`)
+
+	t.Log("sent, gone for good")
+	alice.typeInto(box, "")
+	alice.run(enter())
+	alice.waitFor("the message sent", `document.querySelector(`+js(box)+`).value === "" && !document.querySelector(".channel-view .msg-pending")`)
+	if m := latest(t, owner, ids["general"]); m.GetText() != "half a thought about\nthe picnic" {
+		t.Fatalf("the server has %q, want the draft sent", m.GetText())
+	}
+	alice.run(chromedp.Reload())
+	alice.waitFor("the thread's draft after another reload", `document.querySelector(`+js(threadBox)+`)?.value === "a reply in progress"`)
+	alice.waitFor("#general's box empty", `document.querySelector(`+js(box)+`)?.value === ""`)
+
+	t.Log("a sign-out forgets them")
+	alice.click(".me-button")
+	alice.clickJS("Sign out", `[...document.querySelectorAll("dialog[open] button")].find(b => b.textContent.startsWith("Sign out"))`)
+	alice.waitFor("the sign-in page", `!!document.querySelector("#signin-title")`)
+	if kept := eval[string](alice, `Object.keys(localStorage).filter(k => k.startsWith("hearth.drafts.")).join()`); kept != "" {
+		t.Errorf("drafts kept after the sign-out: %s", kept)
+	}
+	alice.noErrors(srv.URL)
+}

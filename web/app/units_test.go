@@ -19,6 +19,7 @@ import { searchEmoji, emojiName } from "./src/lib/emoji";
 import { normalizeServer } from "./src/lib/storage";
 import { parseRoute } from "./src/lib/router";
 import { MessageView } from "./src/state/view";
+import * as drafts from "./src/state/drafts";
 import { Session } from "./src/state/session";
 import * as select from "./src/state/selectors";
 import { create } from "@bufbuild/protobuf";
@@ -47,7 +48,7 @@ globalThis.units = {
   toWire, fromWire, plainText, mentions, searchEmoji, emojiName, normalizeServer,
   route: (h) => { const r = parseRoute(h); return { path: r.path, params: Object.fromEntries(r.params) }; },
   sha256: (s) => hex(sha256Fallback(new TextEncoder().encode(s))),
-  MessageView, message: (init) => create(MessageSchema, init),
+  MessageView, drafts, message: (init) => create(MessageSchema, init),
   newSession, select, member: (init) => create(MemberSchema, init), channel: (init) => create(ChannelSchema, init),
   readState: (init) => create(ReadStateSchema, init), event: (init) => create(EventSchema, init),
   state: (init) => create(GetStateResponseSchema, init),
@@ -507,5 +508,36 @@ func TestUnitsViewTellsWhatIsNew(t *testing.T) {
 		return out.join(" / ");`)
 	if want := "divider c, unseen 0 / divider none, unseen 0 / divider f, unseen 2 / divider f, unseen 2"; got != want {
 		t.Errorf("what is new: %s\nwant %s", got, want)
+	}
+}
+
+// TestUnitsDraftsKeptBounded: drafts are kept in the browser's storage for the next page, the
+// newest 50 of a server, 10,000 characters of each at most, with their uploaded files; a sent
+// (emptied) draft is no longer kept; a sign-out forgets them all.
+func TestUnitsDraftsKeptBounded(t *testing.T) {
+	p := unitPage(t)
+	got := unitRun(t, p, `
+		units.newSession(); // the blank page gets a storage
+		const d = units.drafts, base = "http://unit.invalid";
+		const flush = () => window.dispatchEvent(new Event("pagehide"));
+		for (let i = 0; i < 60; i++) {
+			d.setDraftText(d.draftKey(base, "c" + i, ""), "draft " + i);
+			flush();
+		}
+		d.setDraftText(d.draftKey(base, "c59", "r1"), "x".repeat(12000));
+		d.restoreDraft(d.draftKey(base, "c58", "r1"), "with a file", [{ id: "u1", name: "a.png", contentType: "image/png", width: 4, height: 3, size: 10, uploadedAt: Date.now() }], Date.now());
+		d.clearDraft(d.draftKey(base, "c57", ""));
+		flush();
+		const kept = JSON.parse(localStorage.getItem("hearth.drafts." + base));
+		const keys = Object.keys(kept);
+		const out = [keys.length + " kept", "c0/ " + ("c0/" in kept), "c9/ " + ("c9/" in kept), "c12/ " + ("c12/" in kept), "c57/ " + ("c57/" in kept),
+			"long " + kept["c59/r1"].text.length, "file " + kept["c58/r1"].files.map((f) => f.name + ":" + f.id).join()];
+		forgot: {
+			d.forgetDrafts(base);
+			out.push("after a sign-out " + localStorage.getItem("hearth.drafts." + base));
+		}
+		return out.join(", ");`)
+	if want := "50 kept, c0/ false, c9/ false, c12/ true, c57/ false, long 10000, file a.png:u1, after a sign-out null"; got != want {
+		t.Errorf("the drafts kept: %s\nwant %s", got, want)
 	}
 }

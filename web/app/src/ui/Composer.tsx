@@ -1,9 +1,9 @@
 // The composer: a growing text box (Enter sends, Shift+Enter starts a new line, Up edits
 // nothing but moves as usual), `@` mention autocomplete, an emoji button, and uploads with a
 // progress bar each, from the attach button, a paste, or a drop on the channel. What is in the
-// box, text and files, is its draft (state/drafts): kept per channel and thread for the tab's
-// life. A file that failed to upload holds the message back until the person removes it or
-// uploads it again: a message never goes without a file they saw in it.
+// box, text and files, is its draft (state/drafts): kept per channel and thread, across reloads.
+// A file that failed to upload holds the message back until the person removes it or uploads it
+// again: a message never goes without a file they saw in it.
 
 import { useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
 import type { Member } from "../gen/svc/v1/types_pb";
@@ -133,10 +133,7 @@ export function Composer(props: {
     if (uploading || tooLong) return;
     // Refused, and said why where the person looks: the notice stays until dismissed.
     if (failedText) return act.tell(failedText, "error");
-    const ready: drafts.SentFile[] = slots.map((s) => {
-      const a = s.attachment!;
-      return { id: a.id, name: a.name, contentType: a.contentType, width: a.width, height: a.height, size: s.size, uploadedAt: s.uploadedAt };
-    });
+    const ready = slots.map(drafts.sentFile);
     if (!wire && ready.length === 0) return;
     act.send(channelId, threadRootId, wire, ready);
     drafts.clearDraft(draftKey);
