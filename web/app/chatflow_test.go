@@ -577,3 +577,129 @@ func TestBrowserDraftsSurviveAReload(t *testing.T) {
 	}
 	alice.noErrors(srv.URL)
 }
+
+// TestBrowserUpEditsTheLastOwnMessage: Up in an empty message box opens the edit box of the
+// person's own newest message (not another's newer one), Enter saves it, and the focus comes
+// back to the message box; the same in a thread. With text in the box, Up moves in the text.
+func TestBrowserUpEditsTheLastOwnMessage(t *testing.T) {
+	browser := startBrowser(t)
+	srv, owner, ids := community(t)
+	alice := openPage(t, browser, "alice", 1280, 800)
+	alice.signIn(srv, "alice")
+	alice.join("Alice")
+	alice.openChannel("general")
+	box := ".channel-view .composer .composer-input"
+	alice.send("my first try")
+	alice.send("my second try")
+	alice.sendAPI(t, owner, ids["general"], "the owner's word")
+	alice.seesOnce("the owner's word")
+	alice.focusIs("the message box", `document.querySelector(`+js(box)+`)`)
+	alice.run(press("ArrowUp", 38, "", 0))
+	edit := `document.querySelector('textarea[aria-label="Edit message"]')`
+	alice.focusIs("the edit box of alice's newest", edit)
+	if got := eval[string](alice, edit+`.value`); got != "my second try" {
+		t.Errorf("Up opened the edit of %q, want alice's newest", got)
+	}
+	alice.run(chromedp.KeyEvent(", fixed"))
+	alice.run(enter())
+	alice.waitFor("the edit saved", messageJS(".channel-view", "my second try, fixed")+`?.querySelector(".edited") != null`)
+	alice.focusIs("the message box again", `document.querySelector(`+js(box)+`)`)
+
+	t.Log("with text in the box, Up stays in the text")
+	alice.typeInto(box, "line one")
+	alice.run(press("ArrowUp", 38, "", 0))
+	if eval[bool](alice, `!!`+edit) {
+		t.Error("Up in a box with text opened an edit")
+	}
+	alice.setText(`document.querySelector(`+js(box)+`)`, "")
+
+	t.Log("in a thread")
+	alice.clickJS("Reply in thread", messageJS(".channel-view", "the owner's word")+`?.querySelector('[aria-label="Reply in thread"]')`)
+	alice.send("a reply", ".thread-panel")
+	alice.waitFor("the reply", countJS(".thread-panel .message-list > article.msg:not(.msg-pending)", "a reply")+" === 1")
+	alice.run(press("ArrowUp", 38, "", 0))
+	alice.focusIs("the reply's edit box", `document.querySelector('.thread-panel textarea[aria-label="Edit message"]')`)
+	alice.run(press("Escape", 27, "", 0))
+	alice.focusIs("the thread's message box again", `document.querySelector(".thread-panel .composer .composer-input")`)
+	alice.noErrors(srv.URL)
+}
+
+// TestBrowserCopyLinkToMessage: "Copy link to message" puts a link on the clipboard that opens
+// the message where it is, for another person too: a channel's message highlighted in its
+// channel, a thread's reply in its thread.
+func TestBrowserCopyLinkToMessage(t *testing.T) {
+	browser := startBrowser(t)
+	srv, owner, ids := community(t, func(o *engine.Options) { o.BotRate, o.BotBurst = 1e9, 1e9 })
+	bot := srv.CreateBot(owner, "archivist")
+	root, err := owner.Chat.SendMessage(context.Background(), connect.NewRequest(&svcv1.SendMessageRequest{ChannelId: ids["general"], Text: "the minutes of the meeting"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := owner.Chat.SendMessage(context.Background(), connect.NewRequest(&svcv1.SendMessageRequest{ChannelId: ids["general"], ThreadRootId: root.Msg.GetMessage().GetId(), Text: "a correction to item 3"})); err != nil {
+		t.Fatal(err)
+	}
+	fillChannel(t, bot, ids["general"], 120)
+	alice := openPage(t, browser, "alice", 1280, 800)
+	alice.signIn(srv, "alice")
+	alice.join("Alice")
+	bob := openPage(t, browser, "bob", 1280, 800)
+	bob.signIn(srv, "bob")
+	bob.join("Bob")
+	// The page's clipboard, as the test reads it.
+	alice.eval0(`navigator.clipboard.writeText = (text) => { window.copied = text; return Promise.resolve(); }`)
+	alice.openChannel("general")
+	alice.search("minutes")
+	alice.clickJS("the result", `document.querySelector("dialog[open] .search-result")`)
+	msg := messageJS(".channel-view", "the minutes of the meeting")
+	alice.clickJS("Copy link to message", msg+`?.querySelector('[aria-label="Copy link to message"]')`)
+	alice.waitFor("said so", `[...document.querySelectorAll(".notice-info .notice-text")].some(n => n.textContent === "Link to the message copied.")`)
+	link := eval[string](alice, `window.copied`)
+	if want := srv.URL + "/app/#/c/" + ids["general"] + "/m/" + root.Msg.GetMessage().GetId(); link != want {
+		t.Fatalf("the link copied: %q, want %q", link, want)
+	}
+	bob.run(chromedp.Navigate(link))
+	bob.waitFor("the message highlighted in its channel, in sight", `document.querySelector(".channel-view .msg-target .msg-text")?.textContent === "the minutes of the meeting" && `+wholeInSightJS(channelScroller, `document.querySelector(".channel-view .msg-target")`))
+
+	t.Log("a reply's link opens its thread on it")
+	alice.clickJS("the thread", msg+`?.querySelector(".thread-link")`)
+	reply := messageJS(".thread-panel", "a correction to item 3")
+	alice.clickJS("Copy link to the reply", reply+`?.querySelector('[aria-label="Copy link to message"]')`)
+	alice.waitFor("the reply's link", `window.copied?.includes("/t/")`)
+	link = eval[string](alice, `window.copied`)
+	bob.run(chromedp.Navigate(link))
+	bob.waitFor("the reply highlighted in its thread", `document.querySelector(".thread-panel .msg-target .msg-text")?.textContent === "a correction to item 3" && document.querySelector(".thread-panel .thread-root .msg-text")?.textContent === "the minutes of the meeting"`)
+	alice.noErrors(srv.URL)
+	bob.noErrors(srv.URL)
+}
+
+// TestBrowserShortcutsList: `?` outside a text box, and Ctrl+/ anywhere, open the list of the
+// keyboard shortcuts; in the message box `?` is typed; Escape closes the list.
+func TestBrowserShortcutsList(t *testing.T) {
+	browser := startBrowser(t)
+	srv, _, _ := community(t)
+	alice := openPage(t, browser, "alice", 1280, 800)
+	alice.signIn(srv, "alice")
+	alice.join("Alice")
+	alice.openChannel("general")
+	box := ".channel-view .composer .composer-input"
+	alice.typeInto(box, "really?")
+	if got := eval[string](alice, `document.querySelector(`+js(box)+`).value`); got != "really?" || eval[bool](alice, `!!document.querySelector("dialog[open]")`) {
+		t.Fatalf("? in the message box: the box holds %q, a dialog open: %v", got, eval[bool](alice, `!!document.querySelector("dialog[open]")`))
+	}
+	alice.run(press("/", 191, "", 2)) // Ctrl+/
+	rows := `[...document.querySelectorAll('dialog[open][aria-label="Keyboard shortcuts"] .shortcuts tr')]`
+	alice.waitFor("the list", rows+`.length > 8`)
+	alice.allNamed("the shortcuts")
+	for _, want := range []string{"Ctrl+K|Search messages", "Shift+Page Up|Jump to the first unread message", "Shift+Page Down|Jump to the latest messages", "↑|In an empty message box: edit your last message", "? or Ctrl+/|This list"} {
+		if !eval[bool](alice, rows+`.some(r => r.querySelector("th").textContent + "|" + r.querySelector("td").textContent === `+js(want)+`)`) {
+			t.Errorf("the list lacks %q:\n%s", want, eval[string](alice, rows+`.map(r => r.querySelector("th").textContent + "|" + r.querySelector("td").textContent).join("\n")`))
+		}
+	}
+	alice.run(press("Escape", 27, "", 0))
+	alice.waitFor("closed", `!document.querySelector("dialog")`)
+	alice.eval0(`document.querySelector(".channel-view .message-list").focus()`)
+	alice.run(press("?", 191, "?", 8))
+	alice.waitFor("the list again", rows+`.length > 8`)
+	alice.closeDialog()
+	alice.noErrors(srv.URL)
+}

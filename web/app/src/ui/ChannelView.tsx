@@ -12,7 +12,7 @@ import { useStore, type Store } from "../state/store";
 import { Avatar, MenuButton, PresenceDot } from "./common";
 import { ChannelHeaderImage, ChannelSettingsButton, type ChannelSettingsCommands } from "./admin/ChannelSettings";
 import { Composer, type ComposerCommands, type ComposerHandle } from "./Composer";
-import type { MessageActions, MessageCommands } from "./MessageItem";
+import { EDIT_EVENT, type EditRequest, type MessageActions, type MessageCommands } from "./MessageItem";
 import { MessageList } from "./MessageList";
 import { DMBlockGate } from "./moderation/MemberModeration";
 
@@ -167,7 +167,8 @@ export function ChannelView(props: {
           threadRootId=""
           placeholder={dm ? `Message ${title}` : `Message #${title}`}
           handle={composer}
-          onUpFromEmpty={() => focusLast(".channel-view")}
+          onUpFromEmpty={() => editLast(".channel-view")}
+          onToMessages={() => focusLast(".channel-view")}
         />
       </DMBlockGate>
       {dragging && (
@@ -190,6 +191,19 @@ export function Typing(props: { store: Store; channelId: string; thread: string 
       {text}
     </div>
   );
+}
+
+/**
+ * Up in an empty message box: the person's own newest message of the list (scope is the list's
+ * section) opens its edit box, the focus coming back to the box after; with none of theirs, the
+ * newest message takes the focus.
+ */
+export function editLast(scope: string): void {
+  const mine = document.querySelectorAll<HTMLElement>(`${scope} .message-list > article.msg[data-mine]`);
+  const el = mine[mine.length - 1];
+  if (!el) return focusLast(scope);
+  el.scrollIntoView({ block: "nearest" });
+  el.dispatchEvent(new CustomEvent(EDIT_EVENT, { detail: { back: document.activeElement instanceof HTMLElement ? document.activeElement : null } }) satisfies EditRequest);
 }
 
 /** Focuses the newest message of a list (scope is the list's section). */

@@ -1,14 +1,15 @@
 // The chat screen: the sidebar (a drawer on a phone), the channel, the thread beside it, and
 // the dialogs. It follows the route (#/c/{channel}[/m/{message}|/t/{message}]), keeps the tab's
 // title showing the unread count, and takes the keyboard shortcuts: Alt+Up/Down for the
-// previous/next channel, Alt+Shift+Up/Down for the previous/next unread one, Escape to close.
+// previous/next channel, Alt+Shift+Up/Down for the previous/next unread one, Escape to close,
+// `?` and Ctrl+/ for the list of them all (Shortcuts.tsx).
 
 import { useCallback, useEffect, useRef, useState } from "preact/hooks";
-import { channelHash, navigate, type Route } from "../lib/router";
+import { channelHash, messageHash, navigate, type Route } from "../lib/router";
 import type { Api } from "../lib/api";
 import type { Commands } from "../state/commands";
 import { useStore, type Store } from "../state/store";
-import { focusOpened, Notices } from "./common";
+import { copyText, focusOpened, Notices } from "./common";
 import { CommunityAccent, CommunityMain, showsCommunity } from "./admin/Community";
 import { BrowseChannels } from "./Browse";
 import { ChannelView } from "./ChannelView";
@@ -16,6 +17,7 @@ import { ConnectionBanner } from "./Connection";
 import type { MessageActions } from "./MessageItem";
 import { MemberCard, NewDM } from "./People";
 import { Profile } from "./Profile";
+import { ShortcutsDialog, useShortcutsKey } from "./Shortcuts";
 import { Sidebar } from "./Sidebar";
 import { ThreadPanel } from "./ThreadPanel";
 import { ToolDialog, type ToolName } from "./tools/Tools";
@@ -26,6 +28,7 @@ type DialogState =
   | { kind: "profile" }
   | { kind: "browse" }
   | { kind: "newdm" }
+  | { kind: "shortcuts" }
   | null;
 
 /**
@@ -45,6 +48,7 @@ export function Chat(props: { store: Store; act: Commands; api: Api; route: Rout
   const channel = state.channels.get(routeId);
   const jumpTo = route.path[2] === "m" ? route.path[3] ?? "" : "";
   const threadId = route.path[2] === "t" ? route.path[3] ?? "" : "";
+  const threadJumpTo = threadId && route.path[4] === "m" ? route.path[5] ?? "" : "";
 
   const community = showsCommunity(state, route, !!channel);
   const hashAtRender = location.hash;
@@ -79,7 +83,12 @@ export function Chat(props: { store: Store; act: Commands; api: Api; route: Rout
   const actions: MessageActions = {
     onThread: (rootId) => channel && navigate(channelHash(channel.id, { thread: rootId })),
     onMember: (id) => setDialog({ kind: "member", id }),
+    onCopyLink: (m) =>
+      void copyText(new URL(messageHash(m), location.href).href).then((ok) =>
+        act.tell(ok ? "Link to the message copied." : "Could not copy the link: the browser did not allow it.", ok ? "info" : "error"),
+      ),
   };
+  useShortcutsKey(() => setDialog({ kind: "shortcuts" }));
 
   // The shortcuts read the newest render's values, so a key pressed right after a switch
   // starts from where the person now is.
@@ -182,7 +191,7 @@ export function Chat(props: { store: Store; act: Commands; api: Api; route: Rout
         )}
       </main>
       {channel && threadId && (
-        <ThreadPanel key={threadId} inert={drawer} store={store} act={act} api={api} channelId={channel.id} rootId={threadId} actions={actions} onClose={() => navigate(channelHash(channel.id))} />
+        <ThreadPanel key={threadId} jumpTo={threadJumpTo} inert={drawer} store={store} act={act} api={api} channelId={channel.id} rootId={threadId} actions={actions} onClose={() => navigate(channelHash(channel.id))} />
       )}
       <Notices store={store} act={act} />
       <CommunityAccent store={store} />
@@ -190,6 +199,7 @@ export function Chat(props: { store: Store; act: Commands; api: Api; route: Rout
       {dialog?.kind === "profile" && <Profile store={store} act={act} api={api} onClose={closeDialog} onSignOut={props.onSignOut} />}
       {dialog?.kind === "browse" && <BrowseChannels store={store} act={act} api={api} onClose={closeDialog} onOpenChannel={openChannel} />}
       {dialog?.kind === "newdm" && <NewDM store={store} act={act} onClose={closeDialog} onOpenChannel={openChannel} />}
+      {dialog?.kind === "shortcuts" && <ShortcutsDialog onClose={closeDialog} />}
       <ToolDialog store={store} act={act} api={api} tool={tool} setTool={setTool} />
     </div>
   );

@@ -1,5 +1,5 @@
-// The composer: a growing text box (Enter sends, Shift+Enter starts a new line, Up edits
-// nothing but moves as usual), `@` mention autocomplete, an emoji button, and uploads with a
+// The composer: a growing text box (Enter sends, Shift+Enter starts a new line, Up in an empty
+// box edits the person's last message, Shift+Up goes to the messages), `@` mention autocomplete, an emoji button, and uploads with a
 // progress bar each, from the attach button, a paste, or a drop on the channel. What is in the
 // box, text and files, is its draft (state/drafts): kept per channel and thread, across reloads.
 // A file that failed to upload holds the message back until the person removes it or uploads it
@@ -33,8 +33,10 @@ export function Composer(props: {
   threadRootId: string;
   placeholder: string;
   handle?: { current: ComposerHandle | null };
-  /** Up in an empty composer: to the messages. */
+  /** Up in an empty composer: the person's last message to edit (ChannelView's editLast). */
   onUpFromEmpty?: () => void;
+  /** Shift+Up in an empty composer: to the newest message (ChannelView's focusLast). */
+  onToMessages?: () => void;
 }) {
   const { store, act, api, channelId, threadRootId } = props;
   // The members to mention, as of the render: the channel around re-renders for theirs.
@@ -162,9 +164,12 @@ export function Composer(props: {
     if (e.key === "Enter" && !e.shiftKey && !e.isComposing) {
       e.preventDefault();
       send();
-    } else if (e.key === "ArrowUp" && !e.altKey && text === "" && props.onUpFromEmpty) {
+    } else if (e.key === "ArrowUp" && !e.altKey && !e.ctrlKey && !e.metaKey && text === "") {
+      // Shift+Up: to the messages; Up: the person's last message to edit.
+      const go = e.shiftKey ? props.onToMessages : props.onUpFromEmpty;
+      if (!go) return;
       e.preventDefault();
-      props.onUpFromEmpty();
+      go();
     }
   };
 

@@ -22,7 +22,16 @@ import { ReportDialog } from "./moderation/ReportDialog";
 export type MessageActions = {
   onThread?: (rootId: string) => void;
   onMember: (id: string, target: HTMLElement) => void;
+  /** Copies a link that opens the message (Copy link to message). */
+  onCopyLink?: (m: Message) => void;
 };
+
+/**
+ * Asks a message of the person's own to open its edit box (Up in an empty message box): the
+ * event the message's element takes; back is where the focus goes when the edit ends.
+ */
+export const EDIT_EVENT = "hearth-edit";
+export type EditRequest = CustomEvent<{ back: HTMLElement | null }>;
 
 /** What a message shows of the State: its author, the names it mentions, emoji, previews. */
 export type MessageState = Pick<State, "me" | "members" | "emoji" | "previews">;
@@ -52,6 +61,23 @@ export function MessageItem(props: {
   const [reporting, setReporting] = useState(false);
   const article = useRef<HTMLElement>(null);
   useKeptFocus(article, editing, confirming);
+  // Editing asked for from the message box: the focus goes back there when the edit ends.
+  const back = useRef<HTMLElement | null>(null);
+  useEffect(() => {
+    const el = article.current;
+    const on = (e: Event) => {
+      back.current = (e as EditRequest).detail?.back ?? null;
+      setEditing(true);
+    };
+    el?.addEventListener(EDIT_EVENT, on);
+    return () => el?.removeEventListener(EDIT_EVENT, on);
+  }, []);
+  const endEdit = () => {
+    setEditing(false);
+    const to = back.current;
+    back.current = null;
+    if (to) requestAnimationFrame(() => to.focus());
+  };
   const mine = m.authorId === state.me?.id;
   const name = nameOf(state, m.authorId);
   const ctx = markdownContext(state, actions.onMember);
@@ -66,7 +92,7 @@ export function MessageItem(props: {
   }, [linked, previewKey(m)]);
   const previews = linked ? state.previews.get(previewKey(m))?.filter((p) => isWebUrl(p.url)) : undefined;
   return (
-    <article ref={article} class={cls.join(" ")} id={"msg-" + m.id} data-id={m.id} tabindex={-1} aria-label={`${name}, ${formatFull(m.createdAtMs)}`}>
+    <article ref={article} class={cls.join(" ")} id={"msg-" + m.id} data-id={m.id} data-mine={mine && !m.deleted ? "" : undefined} tabindex={-1} aria-label={`${name}, ${formatFull(m.createdAtMs)}`}>
       <div class="msg-gutter">
         {props.grouped ? (
           <time class="msg-time-hover" dateTime={new Date(Number(m.createdAtMs)).toISOString()}>
@@ -92,7 +118,7 @@ export function MessageItem(props: {
         {m.deleted ? (
           <p class="msg-deleted">This message was deleted.</p>
         ) : editing ? (
-          <EditBox state={state} act={act} message={m} onDone={() => setEditing(false)} />
+          <EditBox state={state} act={act} message={m} onDone={endEdit} />
         ) : (
           m.text && (
             <div class="msg-text">
@@ -175,6 +201,11 @@ export function MessageItem(props: {
               {canThread && (
                 <button type="button" class="icon-button" aria-label="Reply in thread" title="Reply in thread" onClick={() => actions.onThread!(m.id)}>
                   ↩
+                </button>
+              )}
+              {actions.onCopyLink && (
+                <button type="button" class="icon-button" aria-label="Copy link to message" title="Copy link" onClick={() => actions.onCopyLink!(m)}>
+                  🔗
                 </button>
               )}
               {mine && (

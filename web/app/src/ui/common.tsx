@@ -282,3 +282,23 @@ export function useAutoGrow(ref: { current: HTMLTextAreaElement | null }, value:
     box.style.height = held;
   }, [value]);
 }
+
+/** Puts text on the clipboard; false when the browser would not. */
+export async function copyText(text: string): Promise<boolean> {
+  try {
+    await navigator.clipboard.writeText(text);
+    return true;
+  } catch {
+    // No clipboard API (a page that is not a secure context): a selection copied the old way.
+    const box = document.createElement("textarea");
+    box.value = text;
+    box.setAttribute("readonly", "");
+    box.style.position = "fixed";
+    box.style.opacity = "0";
+    document.body.append(box);
+    box.select();
+    const ok = document.execCommand("copy");
+    box.remove();
+    return ok;
+  }
+}
