@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 	"testing"
 
 	"connectrpc.com/connect"
@@ -702,4 +703,78 @@ func TestBrowserShortcutsList(t *testing.T) {
 	alice.waitFor("the list again", rows+`.length > 8`)
 	alice.closeDialog()
 	alice.noErrors(srv.URL)
+}
+
+// peopleJS is the member list's groups and names: "Online: Alice, Bob | Offline: ...".
+const peopleJS = `[...document.querySelectorAll(".people-panel .people-group")].map(g => g.querySelector(".people-title").textContent.split(" — ")[0] + ": " + [...g.querySelectorAll(".people-name")].map(n => n.firstChild.textContent).join(", ")).join(" | ")`
+
+// TestBrowserMemberList: the member list beside a channel shows who is in it, online first, and
+// follows presence live (another person leaving goes to Offline); a private channel lists its
+// members only; the list stays shown across a reload; a name opens the member's card; on a
+// phone it covers the channel and its ✕ closes it.
+func TestBrowserMemberList(t *testing.T) {
+	browser := startBrowser(t)
+	srv, owner, ids := community(t, func(o *engine.Options) { o.PresenceGrace = 500 * time.Millisecond })
+	carol := srv.Join("carol")
+	rename(t, carol, "Carol", "🌻", "gardening")
+	alice := openPage(t, browser, "alice", 1280, 800)
+	alice.signIn(srv, "alice")
+	alice.join("Alice")
+	bob := openPage(t, browser, "bob", 1280, 800)
+	bob.signIn(srv, "bob")
+	bob.join("Bob")
+	bob.openChannel("general")
+	alice.openChannel("general")
+	alice.waitFor("no member list yet", `!document.querySelector(".people-panel") && document.querySelector(".channel-view .members-toggle")?.getAttribute("aria-label") === "Members (4)"`)
+	alice.click(".channel-view .members-toggle")
+	alice.waitFor("online first", peopleJS+` === "Online: Alice, Bob | Offline: Carol, olivia"`)
+	alice.allNamed("the member list")
+	if status := eval[string](alice, `[...document.querySelectorAll(".people-row")].find(r => r.querySelector(".people-name").textContent === "Carol").querySelector(".people-status").textContent`); status != "🌻 gardening" {
+		t.Errorf("carol's status in the list: %q", status)
+	}
+
+	t.Log("bob leaves: offline, live")
+	bob.noErrors(srv.URL)
+	if err := chromedp.Cancel(bob.ctx); err != nil { // the window closed
+		t.Fatal(err)
+	}
+	alice.waitFor("bob offline", peopleJS+` === "Online: Alice | Offline: Bob, Carol, olivia"`)
+
+	t.Log("a private channel lists its members only")
+	res, err := owner.Chat.CreateChannel(context.Background(), connect.NewRequest(&svcv1.CreateChannelRequest{Name: "secret", Kind: svcv1.ChannelKind_CHANNEL_KIND_PRIVATE}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	me, err := srv.Client(srv.Token("alice")).Server.GetMe(context.Background(), connect.NewRequest(&svcv1.GetMeRequest{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := owner.Chat.AddChannelMembers(context.Background(), connect.NewRequest(&svcv1.AddChannelMembersRequest{ChannelId: res.Msg.GetChannel().GetId(), MemberIds: []string{me.Msg.GetMember().GetId()}})); err != nil {
+		t.Fatal(err)
+	}
+	alice.openChannel("secret")
+	alice.waitFor("the private channel's members", peopleJS+` === "Online: Alice | Offline: olivia"`)
+
+	t.Log("still shown after a reload; a name opens the card")
+	alice.run(chromedp.Reload())
+	alice.openChannel("general")
+	alice.waitFor("the list", peopleJS+` === "Online: Alice | Offline: Bob, Carol, olivia"`)
+	alice.clickJS("Carol in the list", `[...document.querySelectorAll(".people-row")].find(r => r.querySelector(".people-name").textContent === "Carol")`)
+	alice.waitFor("carol's card", `document.querySelector("dialog[open] .member-card-name")?.textContent.startsWith("Carol")`)
+	alice.closeDialog()
+	alice.click(".channel-view .members-toggle")
+	alice.waitFor("hidden", `!document.querySelector(".people-panel") && document.querySelector(".channel-view .members-toggle").getAttribute("aria-pressed") === "false"`)
+	alice.click(".channel-view .members-toggle")
+	alice.waitFor("shown again", `!!document.querySelector(".people-panel")`)
+
+	t.Log("on a phone: over the channel, closed by its ✕")
+	phone := openTab(t, alice, "alice's phone", 390, 844)
+	phone.run(chromedp.Navigate(srv.URL + "/app/#/c/" + ids["general"]))
+	phone.waitFor("#general, no list over it", `document.querySelector(".channel-title")?.textContent.endsWith("general") && !document.querySelector(".people-panel")`)
+	phone.click(".channel-view .members-toggle")
+	phone.waitFor("the list over the channel, focused", `(() => { const p = document.querySelector(".people-panel"); if (!p) return false; const r = p.getBoundingClientRect(); return r.left === 0 && r.width === 390 && p.contains(document.activeElement); })()`)
+	phone.click(`.people-panel button[aria-label="Close the member list"]`)
+	phone.waitFor("closed, the focus on its button", `!document.querySelector(".people-panel") && document.activeElement === document.querySelector(".channel-view .members-toggle")`)
+	alice.noErrors(srv.URL)
+	phone.noErrors(srv.URL)
 }

@@ -9,6 +9,7 @@ const LAST = "hearth.lastServer";
 const CURRENT = "hearth.server";
 const PENDING = "hearth.pending.";
 const DRAFTS = "hearth.drafts.";
+const FLAG = "hearth.show.";
 
 /** Normalizes a server URL (http or https, no trailing slash), or returns "" if it is none. */
 export function normalizeServer(raw: string): string {
@@ -110,5 +111,23 @@ export function saveDrafts<T>(server: string, all: Record<string, T>): void {
     else localStorage.setItem(DRAFTS + server, JSON.stringify(all));
   } catch {
     // Over the browser's quota, or no storage: the drafts are still in the tab.
+  }
+}
+
+/** A panel the person keeps shown or hidden across visits (the member list), for every server. */
+export function loadShown(panel: string): boolean {
+  try {
+    return localStorage.getItem(FLAG + panel) === "1";
+  } catch {
+    return false;
+  }
+}
+
+export function saveShown(panel: string, shown: boolean): void {
+  try {
+    if (shown) localStorage.setItem(FLAG + panel, "1");
+    else localStorage.removeItem(FLAG + panel);
+  } catch {
+    // No storage: shown for this page only.
   }
 }

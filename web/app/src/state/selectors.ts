@@ -4,7 +4,7 @@
 // two screens share lives here, never in either of them.
 
 import { create } from "@bufbuild/protobuf";
-import { ChannelKind, ReadStateSchema, type Channel, type Message, type ReadState } from "../gen/svc/v1/types_pb";
+import { ChannelKind, MemberRole, Presence, ReadStateSchema, type Channel, type Member, type Message, type ReadState } from "../gen/svc/v1/types_pb";
 import type { RenderContext } from "../lib/markdown";
 import type { State } from "./store";
 
@@ -108,4 +108,24 @@ export function quietOf(s: Pick<State, "blocked" | "muted">, others: string[]): 
 /** Whether the server refused the person's login because it is banned (ui/moderation/Banned.tsx). */
 export function isBanned(s: Pick<State, "statusText">): boolean {
   return /\bbanned\b/i.test(s.statusText);
+}
+
+/**
+ * Who is in a channel, as the member list beside it shows them: a DM's or a private channel's
+ * members; for a text channel, the members who see it (its roles' holders, admins and the owner,
+ * when roles limit it; everyone otherwise, in OPT_IN mode too, where anyone may read it). Online
+ * first, then away, then offline (all alike while the connection is lost), by name within each.
+ */
+export function channelMembers(s: Pick<State, "members" | "lost">, c: Channel): Member[] {
+  let list: Member[];
+  if (c.kind === ChannelKind.DM || c.kind === ChannelKind.PRIVATE) {
+    list = c.memberIds.map((id) => s.members.get(id)).filter((m): m is Member => !!m);
+  } else if (c.roleIds.length > 0) {
+    list = [...s.members.values()].filter((m) => m.role >= MemberRole.ADMIN || m.roleIds.some((r) => c.roleIds.includes(r)));
+  } else {
+    list = [...s.members.values()];
+  }
+  const rank = (m: Member) => (s.lost ? 0 : m.presence === Presence.ONLINE ? 0 : m.presence === Presence.AWAY ? 1 : 2);
+  const name = (m: Member) => m.displayName || m.username;
+  return list.sort((a, b) => rank(a) - rank(b) || name(a).localeCompare(name(b)));
 }

@@ -7,13 +7,14 @@ import { ChannelKind, type Channel } from "../gen/svc/v1/types_pb";
 import type { Api } from "../lib/api";
 import { renderMarkdown } from "../lib/markdown";
 import type { Commands } from "../state/commands";
-import { channelTitle, markdownContext, othersUnread, readState, typists } from "../state/selectors";
+import { channelMembers, channelTitle, markdownContext, othersUnread, readState, typists } from "../state/selectors";
 import { useStore, type Store } from "../state/store";
 import { Avatar, MenuButton, PresenceDot } from "./common";
 import { ChannelHeaderImage, ChannelSettingsButton, type ChannelSettingsCommands } from "./admin/ChannelSettings";
 import { Composer, type ComposerCommands, type ComposerHandle } from "./Composer";
 import { EDIT_EVENT, type EditRequest, type MessageActions, type MessageCommands } from "./MessageItem";
 import { MessageList } from "./MessageList";
+import { MembersButton } from "./MemberList";
 import { DMBlockGate } from "./moderation/MemberModeration";
 
 /** The commands a channel calls: its messages', its composer's, its settings'. */
@@ -27,6 +28,8 @@ export function ChannelView(props: {
   jumpTo: string;
   actions: MessageActions;
   onMenu: () => void;
+  /** The member list beside the channel: shown or not, and its toggle (none for a DM of two). */
+  members?: { open: boolean; onToggle: () => void };
 }) {
   const { store, act, api, channel } = props;
   const state = useStore(store, "channels", "members", "status");
@@ -143,6 +146,7 @@ export function ChannelView(props: {
         </h2>
         {channel.topic && <p class="channel-topic">{renderMarkdown(channel.topic, markdownContext(state, props.actions.onMember))}</p>}
         {!dm && <ChannelSettingsButton store={store} act={act} api={api} channel={channel} />}
+        {props.members && <MembersButton count={channelMembers(state, channel).length} open={props.members.open} onToggle={props.members.onToggle} />}
       </header>
       <MessageList
         store={store}

@@ -7,12 +7,14 @@
 import { useCallback, useEffect, useRef, useState } from "preact/hooks";
 import { channelHash, messageHash, navigate, type Route } from "../lib/router";
 import type { Api } from "../lib/api";
+import { loadShown, saveShown } from "../lib/storage";
 import type { Commands } from "../state/commands";
 import { useStore, type Store } from "../state/store";
 import { copyText, focusOpened, Notices } from "./common";
 import { CommunityAccent, CommunityMain, showsCommunity } from "./admin/Community";
 import { BrowseChannels } from "./Browse";
 import { ChannelView } from "./ChannelView";
+import { hasMemberList, MemberList } from "./MemberList";
 import { ConnectionBanner } from "./Connection";
 import type { MessageActions } from "./MessageItem";
 import { MemberCard, NewDM } from "./People";
@@ -42,6 +44,16 @@ export function Chat(props: { store: Store; act: Commands; api: Api; route: Rout
   const [dialog, setDialog] = useState<DialogState>(null);
   const [tool, setTool] = useState<ToolName | null>(null);
   const focusAfter = useRef(""); // the address whose page takes the focus when it shows (below)
+  // The member list beside the channel, as the person left it (over the channel on a phone,
+  // where it starts hidden).
+  const [members, setMembers] = useState(() => loadShown("members") && window.matchMedia("(min-width: 761px)").matches);
+  const toggleMembers = () => {
+    // With a thread open in its place, the list comes back instead of the thread.
+    const show = !members || !!threadId;
+    saveShown("members", show);
+    setMembers(show);
+    if (threadId && channel) navigate(channelHash(channel.id));
+  };
 
   const order = [...sortedChannels(state), ...sortedDMs(state)];
   const routeId = route.path[0] === "c" ? route.path[1] ?? "" : "";
@@ -51,6 +63,7 @@ export function Chat(props: { store: Store; act: Commands; api: Api; route: Rout
   const threadJumpTo = threadId && route.path[4] === "m" ? route.path[5] ?? "" : "";
 
   const community = showsCommunity(state, route, !!channel);
+  const peopleShown = !!channel && !community && !threadId && members && hasMemberList(channel);
   const hashAtRender = location.hash;
   useEffect(() => {
     // No channel asked for, or one that is gone: the first one. Unless the address changed
@@ -159,7 +172,7 @@ export function Chat(props: { store: Store; act: Commands; api: Api; route: Rout
   const shown = dialog;
   const closeDialog = () => setDialog((d) => (d === shown ? null : d));
   return (
-    <div class={`chat${drawer ? " drawer-open" : ""}${threadId ? " thread-open" : ""}`}>
+    <div class={`chat${drawer ? " drawer-open" : ""}${threadId ? " thread-open" : ""}${peopleShown ? " members-open" : ""}`}>
       <a class="skip-link" href="#composer" onClick={(e) => (e.preventDefault(), document.querySelector<HTMLTextAreaElement>(".channel-view .composer .composer-input")?.focus())}>
         Skip to the message box
       </a>
@@ -180,7 +193,17 @@ export function Chat(props: { store: Store; act: Commands; api: Api; route: Rout
         {community ? (
           <CommunityMain store={store} act={act} api={api} route={route} onMenu={() => setDrawer(true)} onMember={(id) => setDialog({ kind: "member", id })} />
         ) : channel ? (
-          <ChannelView key={channel.id} store={store} act={act} api={api} channel={channel} jumpTo={jumpTo} actions={actions} onMenu={() => setDrawer(true)} />
+          <ChannelView
+            key={channel.id}
+            store={store}
+            act={act}
+            api={api}
+            channel={channel}
+            jumpTo={jumpTo}
+            actions={actions}
+            onMenu={() => setDrawer(true)}
+            members={hasMemberList(channel) ? { open: peopleShown, onToggle: toggleMembers } : undefined}
+          />
         ) : (
           <div class="empty-main">
             <button type="button" class="icon-button menu-button" aria-label="Open the channel list" onClick={() => setDrawer(true)}>
@@ -192,6 +215,9 @@ export function Chat(props: { store: Store; act: Commands; api: Api; route: Rout
       </main>
       {channel && threadId && (
         <ThreadPanel key={threadId} jumpTo={threadJumpTo} inert={drawer} store={store} act={act} api={api} channelId={channel.id} rootId={threadId} actions={actions} onClose={() => navigate(channelHash(channel.id))} />
+      )}
+      {peopleShown && channel && (
+        <MemberList store={store} channel={channel} inert={drawer} onMember={(id) => setDialog({ kind: "member", id })} onClose={toggleMembers} />
       )}
       <Notices store={store} act={act} />
       <CommunityAccent store={store} />
