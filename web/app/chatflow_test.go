@@ -4,8 +4,8 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"time"
 	"testing"
+	"time"
 
 	"connectrpc.com/connect"
 	"github.com/chromedp/cdproto/cdp"
