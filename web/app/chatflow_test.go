@@ -778,3 +778,61 @@ func TestBrowserMemberList(t *testing.T) {
 	alice.noErrors(srv.URL)
 	phone.noErrors(srv.URL)
 }
+
+// inboxJS is the thread inbox's rows: "root text / last reply text / new" (new when marked).
+const inboxJS = `[...document.querySelectorAll(".thread-inbox .thread-row")].map(r => r.querySelector(".thread-row-text").textContent + " / " + r.querySelector(".thread-row-reply").textContent + (r.classList.contains("thread-row-new") ? " / " + r.querySelector(".thread-row-badge").textContent : "")).join(" | ")`
+
+// TestBrowserThreadInbox: the threads a person is in (they started it or replied), the newest
+// reply first, those with replies they have not read marked; another person's reply, live,
+// brings its thread to the top, marked; opening it opens the thread beside its channel, and it
+// is no longer marked. A thread they are not in is not there.
+func TestBrowserThreadInbox(t *testing.T) {
+	browser := startBrowser(t)
+	srv, owner, ids := community(t)
+	carol := srv.Join("carol")
+	rename(t, carol, "Carol", "", "")
+	alice := openPage(t, browser, "alice", 1280, 800)
+	alice.signIn(srv, "alice")
+	alice.join("Alice")
+	bob := openPage(t, browser, "bob", 1280, 800)
+	bob.signIn(srv, "bob")
+	bob.join("Bob")
+	me := func(sub string) *webtest.Client { return srv.Client(srv.Token(sub)) }
+	say := func(c *webtest.Client, ch, text, root string) *svcv1.Message {
+		res, err := c.Chat.SendMessage(context.Background(), connect.NewRequest(&svcv1.SendMessageRequest{ChannelId: ch, Text: text, ThreadRootId: root}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res.Msg.GetMessage()
+	}
+	// Alice looks at her threads (none yet) while the others write.
+	alice.clickJS("Threads", `document.querySelector(".sidebar .threads-link")`)
+	alice.waitFor("no threads yet", `document.querySelector(".thread-inbox-empty")?.textContent.startsWith("No threads yet.")`)
+	picnic := say(me("alice"), ids["general"], "who brings the blanket?", "")
+	say(me("bob"), ids["general"], "I will", picnic.GetId())
+	route := say(me("bob"), ids["random"], "which way to the lake?", "")
+	say(me("alice"), ids["random"], "left at the mill", route.GetId())
+	other := say(owner, ids["general"], "the owner's own question", "")
+	say(carol, ids["general"], "carol's answer", other.GetId())
+	say(carol, ids["random"], "or right, it is shorter", route.GetId())
+
+	alice.waitFor("alice's threads, the newest reply first, the unread marked", inboxJS+` === "which way to the lake? / Carol: or right, it is shorter / 1 new | who brings the blanket? / Bob: I will / 1 new"`)
+	alice.allNamed("the thread inbox")
+	if title := eval[string](alice, `document.title`); title != "(1) Threads · Hearth" {
+		t.Errorf("the tab's title: %q", title)
+	}
+
+	t.Log("bob replies in alice's thread, live")
+	bob.openChannel("general")
+	bob.clickJS("the thread", messageJS(".channel-view", "who brings the blanket?")+`?.querySelector(".thread-link")`)
+	bob.send("and the lemonade", ".thread-panel")
+	alice.waitFor("that thread first, with two new", inboxJS+` === "who brings the blanket? / Bob: and the lemonade / 2 new | which way to the lake? / Carol: or right, it is shorter / 1 new"`)
+
+	t.Log("opened: the thread beside its channel, then read")
+	alice.clickJS("the first thread", `document.querySelector(".thread-inbox .thread-row")`)
+	alice.waitFor("the thread beside #general", `document.querySelector(".channel-title")?.textContent.endsWith("general") && document.querySelector(".thread-panel .thread-root .msg-text")?.textContent === "who brings the blanket?" && `+countJS(".thread-panel .message-list > article.msg", "and the lemonade")+` === 1`)
+	alice.clickJS("Threads", `document.querySelector(".sidebar .threads-link")`)
+	alice.waitFor("no longer marked", inboxJS+` === "who brings the blanket? / Bob: and the lemonade | which way to the lake? / Carol: or right, it is shorter / 1 new"`)
+	alice.noErrors(srv.URL)
+	bob.noErrors(srv.URL)
+}

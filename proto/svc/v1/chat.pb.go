@@ -2594,6 +2594,177 @@ func (x *ClosePollResponse) GetMessage() *Message {
 	return nil
 }
 
+type ListMyThreadsRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Default 20, 1 to 50.
+	Limit int32 `protobuf:"varint,1,opt,name=limit,proto3" json:"limit,omitempty"`
+	// Only threads whose newest reply's created_seq is below this; 0 for the newest.
+	Before        int64 `protobuf:"varint,2,opt,name=before,proto3" json:"before,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListMyThreadsRequest) Reset() {
+	*x = ListMyThreadsRequest{}
+	mi := &file_svc_v1_chat_proto_msgTypes[51]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListMyThreadsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListMyThreadsRequest) ProtoMessage() {}
+
+func (x *ListMyThreadsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_svc_v1_chat_proto_msgTypes[51]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListMyThreadsRequest.ProtoReflect.Descriptor instead.
+func (*ListMyThreadsRequest) Descriptor() ([]byte, []int) {
+	return file_svc_v1_chat_proto_rawDescGZIP(), []int{51}
+}
+
+func (x *ListMyThreadsRequest) GetLimit() int32 {
+	if x != nil {
+		return x.Limit
+	}
+	return 0
+}
+
+func (x *ListMyThreadsRequest) GetBefore() int64 {
+	if x != nil {
+		return x.Before
+	}
+	return 0
+}
+
+type ListMyThreadsResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The newest reply first.
+	Threads []*MyThread `protobuf:"bytes,1,rep,name=threads,proto3" json:"threads,omitempty"`
+	// The before of the next page; 0 when there is none.
+	NextBefore    int64 `protobuf:"varint,2,opt,name=next_before,json=nextBefore,proto3" json:"next_before,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListMyThreadsResponse) Reset() {
+	*x = ListMyThreadsResponse{}
+	mi := &file_svc_v1_chat_proto_msgTypes[52]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListMyThreadsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListMyThreadsResponse) ProtoMessage() {}
+
+func (x *ListMyThreadsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_svc_v1_chat_proto_msgTypes[52]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListMyThreadsResponse.ProtoReflect.Descriptor instead.
+func (*ListMyThreadsResponse) Descriptor() ([]byte, []int) {
+	return file_svc_v1_chat_proto_rawDescGZIP(), []int{52}
+}
+
+func (x *ListMyThreadsResponse) GetThreads() []*MyThread {
+	if x != nil {
+		return x.Threads
+	}
+	return nil
+}
+
+func (x *ListMyThreadsResponse) GetNextBefore() int64 {
+	if x != nil {
+		return x.NextBefore
+	}
+	return 0
+}
+
+// A thread the caller is in (ListMyThreads).
+type MyThread struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Root  *Message               `protobuf:"bytes,1,opt,name=root,proto3" json:"root,omitempty"`
+	// The thread's newest reply.
+	LastReply *Message `protobuf:"bytes,2,opt,name=last_reply,json=lastReply,proto3" json:"last_reply,omitempty"`
+	// Replies after the caller's read position in the channel that count for them, up to 100.
+	UnreadCount   int32 `protobuf:"varint,3,opt,name=unread_count,json=unreadCount,proto3" json:"unread_count,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *MyThread) Reset() {
+	*x = MyThread{}
+	mi := &file_svc_v1_chat_proto_msgTypes[53]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *MyThread) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*MyThread) ProtoMessage() {}
+
+func (x *MyThread) ProtoReflect() protoreflect.Message {
+	mi := &file_svc_v1_chat_proto_msgTypes[53]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use MyThread.ProtoReflect.Descriptor instead.
+func (*MyThread) Descriptor() ([]byte, []int) {
+	return file_svc_v1_chat_proto_rawDescGZIP(), []int{53}
+}
+
+func (x *MyThread) GetRoot() *Message {
+	if x != nil {
+		return x.Root
+	}
+	return nil
+}
+
+func (x *MyThread) GetLastReply() *Message {
+	if x != nil {
+		return x.LastReply
+	}
+	return nil
+}
+
+func (x *MyThread) GetUnreadCount() int32 {
+	if x != nil {
+		return x.UnreadCount
+	}
+	return 0
+}
+
 var File_svc_v1_chat_proto protoreflect.FileDescriptor
 
 const file_svc_v1_chat_proto_rawDesc = "" +
@@ -2768,7 +2939,19 @@ const file_svc_v1_chat_proto_rawDesc = "" +
 	"\n" +
 	"message_id\x18\x01 \x01(\tR\tmessageId\">\n" +
 	"\x11ClosePollResponse\x12)\n" +
-	"\amessage\x18\x01 \x01(\v2\x0f.svc.v1.MessageR\amessage2\x83\f\n" +
+	"\amessage\x18\x01 \x01(\v2\x0f.svc.v1.MessageR\amessage\"D\n" +
+	"\x14ListMyThreadsRequest\x12\x14\n" +
+	"\x05limit\x18\x01 \x01(\x05R\x05limit\x12\x16\n" +
+	"\x06before\x18\x02 \x01(\x03R\x06before\"d\n" +
+	"\x15ListMyThreadsResponse\x12*\n" +
+	"\athreads\x18\x01 \x03(\v2\x10.svc.v1.MyThreadR\athreads\x12\x1f\n" +
+	"\vnext_before\x18\x02 \x01(\x03R\n" +
+	"nextBefore\"\x82\x01\n" +
+	"\bMyThread\x12#\n" +
+	"\x04root\x18\x01 \x01(\v2\x0f.svc.v1.MessageR\x04root\x12.\n" +
+	"\n" +
+	"last_reply\x18\x02 \x01(\v2\x0f.svc.v1.MessageR\tlastReply\x12!\n" +
+	"\funread_count\x18\x03 \x01(\x05R\vunreadCount2\xd1\f\n" +
 	"\vChatService\x12L\n" +
 	"\rCreateChannel\x12\x1c.svc.v1.CreateChannelRequest\x1a\x1d.svc.v1.CreateChannelResponse\x12L\n" +
 	"\rUpdateChannel\x12\x1c.svc.v1.UpdateChannelRequest\x1a\x1d.svc.v1.UpdateChannelResponse\x127\n" +
@@ -2790,7 +2973,8 @@ const file_svc_v1_chat_proto_rawDesc = "" +
 	"\fLeaveChannel\x12\x1b.svc.v1.LeaveChannelRequest\x1a\x1c.svc.v1.LeaveChannelResponse\x12=\n" +
 	"\bGetState\x12\x17.svc.v1.GetStateRequest\x1a\x18.svc.v1.GetStateResponse\x126\n" +
 	"\tSubscribe\x12\x18.svc.v1.SubscribeRequest\x1a\r.svc.v1.Event0\x01\x12F\n" +
-	"\vSetPresence\x12\x1a.svc.v1.SetPresenceRequest\x1a\x1b.svc.v1.SetPresenceResponseB\x1bZ\x19hearth/proto/svc/v1;svcv1b\x06proto3"
+	"\vSetPresence\x12\x1a.svc.v1.SetPresenceRequest\x1a\x1b.svc.v1.SetPresenceResponse\x12L\n" +
+	"\rListMyThreads\x12\x1c.svc.v1.ListMyThreadsRequest\x1a\x1d.svc.v1.ListMyThreadsResponseB\x1bZ\x19hearth/proto/svc/v1;svcv1b\x06proto3"
 
 var (
 	file_svc_v1_chat_proto_rawDescOnce sync.Once
@@ -2804,7 +2988,7 @@ func file_svc_v1_chat_proto_rawDescGZIP() []byte {
 	return file_svc_v1_chat_proto_rawDescData
 }
 
-var file_svc_v1_chat_proto_msgTypes = make([]protoimpl.MessageInfo, 51)
+var file_svc_v1_chat_proto_msgTypes = make([]protoimpl.MessageInfo, 54)
 var file_svc_v1_chat_proto_goTypes = []any{
 	(*CreateChannelRequest)(nil),        // 0: svc.v1.CreateChannelRequest
 	(*CreateChannelResponse)(nil),       // 1: svc.v1.CreateChannelResponse
@@ -2857,95 +3041,103 @@ var file_svc_v1_chat_proto_goTypes = []any{
 	(*VotePollResponse)(nil),            // 48: svc.v1.VotePollResponse
 	(*ClosePollRequest)(nil),            // 49: svc.v1.ClosePollRequest
 	(*ClosePollResponse)(nil),           // 50: svc.v1.ClosePollResponse
-	(ChannelKind)(0),                    // 51: svc.v1.ChannelKind
-	(*Channel)(nil),                     // 52: svc.v1.Channel
-	(*Message)(nil),                     // 53: svc.v1.Message
-	(*PollInput)(nil),                   // 54: svc.v1.PollInput
-	(*ReadState)(nil),                   // 55: svc.v1.ReadState
-	(*LinkPreview)(nil),                 // 56: svc.v1.LinkPreview
-	(*Member)(nil),                      // 57: svc.v1.Member
-	(*Role)(nil),                        // 58: svc.v1.Role
-	(ChannelMode)(0),                    // 59: svc.v1.ChannelMode
-	(Presence)(0),                       // 60: svc.v1.Presence
-	(*Event)(nil),                       // 61: svc.v1.Event
+	(*ListMyThreadsRequest)(nil),        // 51: svc.v1.ListMyThreadsRequest
+	(*ListMyThreadsResponse)(nil),       // 52: svc.v1.ListMyThreadsResponse
+	(*MyThread)(nil),                    // 53: svc.v1.MyThread
+	(ChannelKind)(0),                    // 54: svc.v1.ChannelKind
+	(*Channel)(nil),                     // 55: svc.v1.Channel
+	(*Message)(nil),                     // 56: svc.v1.Message
+	(*PollInput)(nil),                   // 57: svc.v1.PollInput
+	(*ReadState)(nil),                   // 58: svc.v1.ReadState
+	(*LinkPreview)(nil),                 // 59: svc.v1.LinkPreview
+	(*Member)(nil),                      // 60: svc.v1.Member
+	(*Role)(nil),                        // 61: svc.v1.Role
+	(ChannelMode)(0),                    // 62: svc.v1.ChannelMode
+	(Presence)(0),                       // 63: svc.v1.Presence
+	(*Event)(nil),                       // 64: svc.v1.Event
 }
 var file_svc_v1_chat_proto_depIdxs = []int32{
-	51, // 0: svc.v1.CreateChannelRequest.kind:type_name -> svc.v1.ChannelKind
-	52, // 1: svc.v1.CreateChannelResponse.channel:type_name -> svc.v1.Channel
-	52, // 2: svc.v1.UpdateChannelResponse.channel:type_name -> svc.v1.Channel
-	52, // 3: svc.v1.OpenDMResponse.channel:type_name -> svc.v1.Channel
-	53, // 4: svc.v1.ListMessagesResponse.messages:type_name -> svc.v1.Message
-	54, // 5: svc.v1.SendMessageRequest.poll:type_name -> svc.v1.PollInput
-	53, // 6: svc.v1.SendMessageResponse.message:type_name -> svc.v1.Message
-	53, // 7: svc.v1.EditMessageResponse.message:type_name -> svc.v1.Message
-	53, // 8: svc.v1.ReactResponse.message:type_name -> svc.v1.Message
-	55, // 9: svc.v1.MarkReadResponse.read_state:type_name -> svc.v1.ReadState
-	53, // 10: svc.v1.SearchResponse.messages:type_name -> svc.v1.Message
-	56, // 11: svc.v1.GetLinkPreviewsResponse.previews:type_name -> svc.v1.LinkPreview
-	52, // 12: svc.v1.AddChannelMembersResponse.channel:type_name -> svc.v1.Channel
-	52, // 13: svc.v1.RemoveChannelMemberResponse.channel:type_name -> svc.v1.Channel
-	52, // 14: svc.v1.SetChannelAccessResponse.channel:type_name -> svc.v1.Channel
-	52, // 15: svc.v1.BrowseChannelsResponse.channels:type_name -> svc.v1.Channel
-	52, // 16: svc.v1.JoinChannelResponse.channel:type_name -> svc.v1.Channel
-	57, // 17: svc.v1.GetStateResponse.me:type_name -> svc.v1.Member
-	57, // 18: svc.v1.GetStateResponse.members:type_name -> svc.v1.Member
-	52, // 19: svc.v1.GetStateResponse.channels:type_name -> svc.v1.Channel
-	58, // 20: svc.v1.GetStateResponse.roles:type_name -> svc.v1.Role
-	59, // 21: svc.v1.GetStateResponse.channel_mode:type_name -> svc.v1.ChannelMode
-	55, // 22: svc.v1.GetStateResponse.read_states:type_name -> svc.v1.ReadState
-	60, // 23: svc.v1.SetPresenceRequest.presence:type_name -> svc.v1.Presence
-	53, // 24: svc.v1.PinMessageResponse.message:type_name -> svc.v1.Message
-	53, // 25: svc.v1.UnpinMessageResponse.message:type_name -> svc.v1.Message
-	53, // 26: svc.v1.ListPinsResponse.messages:type_name -> svc.v1.Message
-	53, // 27: svc.v1.VotePollResponse.message:type_name -> svc.v1.Message
-	53, // 28: svc.v1.ClosePollResponse.message:type_name -> svc.v1.Message
-	0,  // 29: svc.v1.ChatService.CreateChannel:input_type -> svc.v1.CreateChannelRequest
-	2,  // 30: svc.v1.ChatService.UpdateChannel:input_type -> svc.v1.UpdateChannelRequest
-	4,  // 31: svc.v1.ChatService.OpenDM:input_type -> svc.v1.OpenDMRequest
-	6,  // 32: svc.v1.ChatService.ListMessages:input_type -> svc.v1.ListMessagesRequest
-	8,  // 33: svc.v1.ChatService.SendMessage:input_type -> svc.v1.SendMessageRequest
-	10, // 34: svc.v1.ChatService.EditMessage:input_type -> svc.v1.EditMessageRequest
-	12, // 35: svc.v1.ChatService.DeleteMessage:input_type -> svc.v1.DeleteMessageRequest
-	14, // 36: svc.v1.ChatService.React:input_type -> svc.v1.ReactRequest
-	16, // 37: svc.v1.ChatService.MarkRead:input_type -> svc.v1.MarkReadRequest
-	18, // 38: svc.v1.ChatService.SetTyping:input_type -> svc.v1.SetTypingRequest
-	20, // 39: svc.v1.ChatService.Search:input_type -> svc.v1.SearchRequest
-	22, // 40: svc.v1.ChatService.GetLinkPreviews:input_type -> svc.v1.GetLinkPreviewsRequest
-	24, // 41: svc.v1.ChatService.AddChannelMembers:input_type -> svc.v1.AddChannelMembersRequest
-	26, // 42: svc.v1.ChatService.RemoveChannelMember:input_type -> svc.v1.RemoveChannelMemberRequest
-	28, // 43: svc.v1.ChatService.SetChannelAccess:input_type -> svc.v1.SetChannelAccessRequest
-	30, // 44: svc.v1.ChatService.BrowseChannels:input_type -> svc.v1.BrowseChannelsRequest
-	32, // 45: svc.v1.ChatService.JoinChannel:input_type -> svc.v1.JoinChannelRequest
-	34, // 46: svc.v1.ChatService.LeaveChannel:input_type -> svc.v1.LeaveChannelRequest
-	36, // 47: svc.v1.ChatService.GetState:input_type -> svc.v1.GetStateRequest
-	38, // 48: svc.v1.ChatService.Subscribe:input_type -> svc.v1.SubscribeRequest
-	39, // 49: svc.v1.ChatService.SetPresence:input_type -> svc.v1.SetPresenceRequest
-	1,  // 50: svc.v1.ChatService.CreateChannel:output_type -> svc.v1.CreateChannelResponse
-	3,  // 51: svc.v1.ChatService.UpdateChannel:output_type -> svc.v1.UpdateChannelResponse
-	5,  // 52: svc.v1.ChatService.OpenDM:output_type -> svc.v1.OpenDMResponse
-	7,  // 53: svc.v1.ChatService.ListMessages:output_type -> svc.v1.ListMessagesResponse
-	9,  // 54: svc.v1.ChatService.SendMessage:output_type -> svc.v1.SendMessageResponse
-	11, // 55: svc.v1.ChatService.EditMessage:output_type -> svc.v1.EditMessageResponse
-	13, // 56: svc.v1.ChatService.DeleteMessage:output_type -> svc.v1.DeleteMessageResponse
-	15, // 57: svc.v1.ChatService.React:output_type -> svc.v1.ReactResponse
-	17, // 58: svc.v1.ChatService.MarkRead:output_type -> svc.v1.MarkReadResponse
-	19, // 59: svc.v1.ChatService.SetTyping:output_type -> svc.v1.SetTypingResponse
-	21, // 60: svc.v1.ChatService.Search:output_type -> svc.v1.SearchResponse
-	23, // 61: svc.v1.ChatService.GetLinkPreviews:output_type -> svc.v1.GetLinkPreviewsResponse
-	25, // 62: svc.v1.ChatService.AddChannelMembers:output_type -> svc.v1.AddChannelMembersResponse
-	27, // 63: svc.v1.ChatService.RemoveChannelMember:output_type -> svc.v1.RemoveChannelMemberResponse
-	29, // 64: svc.v1.ChatService.SetChannelAccess:output_type -> svc.v1.SetChannelAccessResponse
-	31, // 65: svc.v1.ChatService.BrowseChannels:output_type -> svc.v1.BrowseChannelsResponse
-	33, // 66: svc.v1.ChatService.JoinChannel:output_type -> svc.v1.JoinChannelResponse
-	35, // 67: svc.v1.ChatService.LeaveChannel:output_type -> svc.v1.LeaveChannelResponse
-	37, // 68: svc.v1.ChatService.GetState:output_type -> svc.v1.GetStateResponse
-	61, // 69: svc.v1.ChatService.Subscribe:output_type -> svc.v1.Event
-	40, // 70: svc.v1.ChatService.SetPresence:output_type -> svc.v1.SetPresenceResponse
-	50, // [50:71] is the sub-list for method output_type
-	29, // [29:50] is the sub-list for method input_type
-	29, // [29:29] is the sub-list for extension type_name
-	29, // [29:29] is the sub-list for extension extendee
-	0,  // [0:29] is the sub-list for field type_name
+	54, // 0: svc.v1.CreateChannelRequest.kind:type_name -> svc.v1.ChannelKind
+	55, // 1: svc.v1.CreateChannelResponse.channel:type_name -> svc.v1.Channel
+	55, // 2: svc.v1.UpdateChannelResponse.channel:type_name -> svc.v1.Channel
+	55, // 3: svc.v1.OpenDMResponse.channel:type_name -> svc.v1.Channel
+	56, // 4: svc.v1.ListMessagesResponse.messages:type_name -> svc.v1.Message
+	57, // 5: svc.v1.SendMessageRequest.poll:type_name -> svc.v1.PollInput
+	56, // 6: svc.v1.SendMessageResponse.message:type_name -> svc.v1.Message
+	56, // 7: svc.v1.EditMessageResponse.message:type_name -> svc.v1.Message
+	56, // 8: svc.v1.ReactResponse.message:type_name -> svc.v1.Message
+	58, // 9: svc.v1.MarkReadResponse.read_state:type_name -> svc.v1.ReadState
+	56, // 10: svc.v1.SearchResponse.messages:type_name -> svc.v1.Message
+	59, // 11: svc.v1.GetLinkPreviewsResponse.previews:type_name -> svc.v1.LinkPreview
+	55, // 12: svc.v1.AddChannelMembersResponse.channel:type_name -> svc.v1.Channel
+	55, // 13: svc.v1.RemoveChannelMemberResponse.channel:type_name -> svc.v1.Channel
+	55, // 14: svc.v1.SetChannelAccessResponse.channel:type_name -> svc.v1.Channel
+	55, // 15: svc.v1.BrowseChannelsResponse.channels:type_name -> svc.v1.Channel
+	55, // 16: svc.v1.JoinChannelResponse.channel:type_name -> svc.v1.Channel
+	60, // 17: svc.v1.GetStateResponse.me:type_name -> svc.v1.Member
+	60, // 18: svc.v1.GetStateResponse.members:type_name -> svc.v1.Member
+	55, // 19: svc.v1.GetStateResponse.channels:type_name -> svc.v1.Channel
+	61, // 20: svc.v1.GetStateResponse.roles:type_name -> svc.v1.Role
+	62, // 21: svc.v1.GetStateResponse.channel_mode:type_name -> svc.v1.ChannelMode
+	58, // 22: svc.v1.GetStateResponse.read_states:type_name -> svc.v1.ReadState
+	63, // 23: svc.v1.SetPresenceRequest.presence:type_name -> svc.v1.Presence
+	56, // 24: svc.v1.PinMessageResponse.message:type_name -> svc.v1.Message
+	56, // 25: svc.v1.UnpinMessageResponse.message:type_name -> svc.v1.Message
+	56, // 26: svc.v1.ListPinsResponse.messages:type_name -> svc.v1.Message
+	56, // 27: svc.v1.VotePollResponse.message:type_name -> svc.v1.Message
+	56, // 28: svc.v1.ClosePollResponse.message:type_name -> svc.v1.Message
+	53, // 29: svc.v1.ListMyThreadsResponse.threads:type_name -> svc.v1.MyThread
+	56, // 30: svc.v1.MyThread.root:type_name -> svc.v1.Message
+	56, // 31: svc.v1.MyThread.last_reply:type_name -> svc.v1.Message
+	0,  // 32: svc.v1.ChatService.CreateChannel:input_type -> svc.v1.CreateChannelRequest
+	2,  // 33: svc.v1.ChatService.UpdateChannel:input_type -> svc.v1.UpdateChannelRequest
+	4,  // 34: svc.v1.ChatService.OpenDM:input_type -> svc.v1.OpenDMRequest
+	6,  // 35: svc.v1.ChatService.ListMessages:input_type -> svc.v1.ListMessagesRequest
+	8,  // 36: svc.v1.ChatService.SendMessage:input_type -> svc.v1.SendMessageRequest
+	10, // 37: svc.v1.ChatService.EditMessage:input_type -> svc.v1.EditMessageRequest
+	12, // 38: svc.v1.ChatService.DeleteMessage:input_type -> svc.v1.DeleteMessageRequest
+	14, // 39: svc.v1.ChatService.React:input_type -> svc.v1.ReactRequest
+	16, // 40: svc.v1.ChatService.MarkRead:input_type -> svc.v1.MarkReadRequest
+	18, // 41: svc.v1.ChatService.SetTyping:input_type -> svc.v1.SetTypingRequest
+	20, // 42: svc.v1.ChatService.Search:input_type -> svc.v1.SearchRequest
+	22, // 43: svc.v1.ChatService.GetLinkPreviews:input_type -> svc.v1.GetLinkPreviewsRequest
+	24, // 44: svc.v1.ChatService.AddChannelMembers:input_type -> svc.v1.AddChannelMembersRequest
+	26, // 45: svc.v1.ChatService.RemoveChannelMember:input_type -> svc.v1.RemoveChannelMemberRequest
+	28, // 46: svc.v1.ChatService.SetChannelAccess:input_type -> svc.v1.SetChannelAccessRequest
+	30, // 47: svc.v1.ChatService.BrowseChannels:input_type -> svc.v1.BrowseChannelsRequest
+	32, // 48: svc.v1.ChatService.JoinChannel:input_type -> svc.v1.JoinChannelRequest
+	34, // 49: svc.v1.ChatService.LeaveChannel:input_type -> svc.v1.LeaveChannelRequest
+	36, // 50: svc.v1.ChatService.GetState:input_type -> svc.v1.GetStateRequest
+	38, // 51: svc.v1.ChatService.Subscribe:input_type -> svc.v1.SubscribeRequest
+	39, // 52: svc.v1.ChatService.SetPresence:input_type -> svc.v1.SetPresenceRequest
+	51, // 53: svc.v1.ChatService.ListMyThreads:input_type -> svc.v1.ListMyThreadsRequest
+	1,  // 54: svc.v1.ChatService.CreateChannel:output_type -> svc.v1.CreateChannelResponse
+	3,  // 55: svc.v1.ChatService.UpdateChannel:output_type -> svc.v1.UpdateChannelResponse
+	5,  // 56: svc.v1.ChatService.OpenDM:output_type -> svc.v1.OpenDMResponse
+	7,  // 57: svc.v1.ChatService.ListMessages:output_type -> svc.v1.ListMessagesResponse
+	9,  // 58: svc.v1.ChatService.SendMessage:output_type -> svc.v1.SendMessageResponse
+	11, // 59: svc.v1.ChatService.EditMessage:output_type -> svc.v1.EditMessageResponse
+	13, // 60: svc.v1.ChatService.DeleteMessage:output_type -> svc.v1.DeleteMessageResponse
+	15, // 61: svc.v1.ChatService.React:output_type -> svc.v1.ReactResponse
+	17, // 62: svc.v1.ChatService.MarkRead:output_type -> svc.v1.MarkReadResponse
+	19, // 63: svc.v1.ChatService.SetTyping:output_type -> svc.v1.SetTypingResponse
+	21, // 64: svc.v1.ChatService.Search:output_type -> svc.v1.SearchResponse
+	23, // 65: svc.v1.ChatService.GetLinkPreviews:output_type -> svc.v1.GetLinkPreviewsResponse
+	25, // 66: svc.v1.ChatService.AddChannelMembers:output_type -> svc.v1.AddChannelMembersResponse
+	27, // 67: svc.v1.ChatService.RemoveChannelMember:output_type -> svc.v1.RemoveChannelMemberResponse
+	29, // 68: svc.v1.ChatService.SetChannelAccess:output_type -> svc.v1.SetChannelAccessResponse
+	31, // 69: svc.v1.ChatService.BrowseChannels:output_type -> svc.v1.BrowseChannelsResponse
+	33, // 70: svc.v1.ChatService.JoinChannel:output_type -> svc.v1.JoinChannelResponse
+	35, // 71: svc.v1.ChatService.LeaveChannel:output_type -> svc.v1.LeaveChannelResponse
+	37, // 72: svc.v1.ChatService.GetState:output_type -> svc.v1.GetStateResponse
+	64, // 73: svc.v1.ChatService.Subscribe:output_type -> svc.v1.Event
+	40, // 74: svc.v1.ChatService.SetPresence:output_type -> svc.v1.SetPresenceResponse
+	52, // 75: svc.v1.ChatService.ListMyThreads:output_type -> svc.v1.ListMyThreadsResponse
+	54, // [54:76] is the sub-list for method output_type
+	32, // [32:54] is the sub-list for method input_type
+	32, // [32:32] is the sub-list for extension type_name
+	32, // [32:32] is the sub-list for extension extendee
+	0,  // [0:32] is the sub-list for field type_name
 }
 
 func init() { file_svc_v1_chat_proto_init() }
@@ -2962,7 +3154,7 @@ func file_svc_v1_chat_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_svc_v1_chat_proto_rawDesc), len(file_svc_v1_chat_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   51,
+			NumMessages:   54,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

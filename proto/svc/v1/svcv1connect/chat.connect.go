@@ -99,6 +99,9 @@ const (
 	ChatServiceSubscribeProcedure = "/svc.v1.ChatService/Subscribe"
 	// ChatServiceSetPresenceProcedure is the fully-qualified name of the ChatService's SetPresence RPC.
 	ChatServiceSetPresenceProcedure = "/svc.v1.ChatService/SetPresence"
+	// ChatServiceListMyThreadsProcedure is the fully-qualified name of the ChatService's ListMyThreads
+	// RPC.
+	ChatServiceListMyThreadsProcedure = "/svc.v1.ChatService/ListMyThreads"
 )
 
 // ChatServiceClient is a client for the svc.v1.ChatService service.
@@ -125,8 +128,10 @@ type ChatServiceClient interface {
 	// same set of members always gets the same DM. Puts the caller back into it if they had hidden
 	// it. Any member may call, bots included. member_ids: the others; the caller's own id and
 	// repeats are ignored; invalid_argument for an empty id, for none and for more than 8 others;
-	// not_found for an id that is not a current member. permission_denied if any two of the members
-	// (the caller included) blocked each other, in either direction; the message does not say who.
+	// not_found for an id that is not a current member. permission_denied if one of the members
+	// (the caller included) blocked another; the message tells the caller only of their own block
+	// ("you blocked a member of this DM"), a member blocked only that they cannot send messages in
+	// this DM, never who blocked whom.
 	// Events: channel_created to every member of the DM when it is new; channel_updated to the
 	// caller's devices when they are put back; nothing otherwise.
 	OpenDM(context.Context, *connect.Request[v1.OpenDMRequest]) (*connect.Response[v1.OpenDMResponse], error)
@@ -151,7 +156,8 @@ type ChatServiceClient interface {
 	// returns the first message and changes nothing; failed_precondition if that message is in
 	// another channel or thread. Mentions are written `<@member_id>`.
 	// A thread reply's root must be a top-level message of the same channel. In a DM,
-	// permission_denied if the sender and another member blocked each other; members who had
+	// permission_denied if the sender blocked another member or another blocked them (worded as
+	// for OpenDM); members who had
 	// hidden the DM are put back. Rate limited per member: people 5 per second with a burst of
 	// 10, bots per the server's -bot-rate and -bot-burst (resource_exhausted).
 	// The sender's read position moves to the new message.
@@ -259,6 +265,15 @@ type ChatServiceClient interface {
 	// Sets the caller's presence: ONLINE or AWAY (invalid_argument otherwise; OFFLINE follows
 	// from closing every stream). Events: presence (seq 0) to every member when it changes.
 	SetPresence(context.Context, *connect.Request[v1.SetPresenceRequest]) (*connect.Response[v1.SetPresenceResponse], error)
+	// The threads the caller is in: those whose root they wrote or in which they replied, in the
+	// channels they are in, the one with the newest reply first. Each with its root, its newest
+	// reply, and how many of its replies are unread (after the caller's read position in the
+	// channel, not their own, not from members they muted or blocked; at most 100 counted).
+	// limit: default 20, 1 to 50 (invalid_argument otherwise). before: only threads whose newest
+	// reply's created_seq is below it (0: from the newest); next_before is the before of the
+	// next page, 0 when there is none. One call reads at most 20,000 messages of the channels'
+	// logs, newest first: a page may end early, with next_before to go on from.
+	ListMyThreads(context.Context, *connect.Request[v1.ListMyThreadsRequest]) (*connect.Response[v1.ListMyThreadsResponse], error)
 }
 
 // NewChatServiceClient constructs a client for the svc.v1.ChatService service. By default, it uses
@@ -398,6 +413,12 @@ func NewChatServiceClient(httpClient connect.HTTPClient, baseURL string, opts ..
 			connect.WithSchema(chatServiceMethods.ByName("SetPresence")),
 			connect.WithClientOptions(opts...),
 		),
+		listMyThreads: connect.NewClient[v1.ListMyThreadsRequest, v1.ListMyThreadsResponse](
+			httpClient,
+			baseURL+ChatServiceListMyThreadsProcedure,
+			connect.WithSchema(chatServiceMethods.ByName("ListMyThreads")),
+			connect.WithClientOptions(opts...),
+		),
 	}
 }
 
@@ -424,6 +445,7 @@ type chatServiceClient struct {
 	getState            *connect.Client[v1.GetStateRequest, v1.GetStateResponse]
 	subscribe           *connect.Client[v1.SubscribeRequest, v1.Event]
 	setPresence         *connect.Client[v1.SetPresenceRequest, v1.SetPresenceResponse]
+	listMyThreads       *connect.Client[v1.ListMyThreadsRequest, v1.ListMyThreadsResponse]
 }
 
 // CreateChannel calls svc.v1.ChatService.CreateChannel.
@@ -531,6 +553,11 @@ func (c *chatServiceClient) SetPresence(ctx context.Context, req *connect.Reques
 	return c.setPresence.CallUnary(ctx, req)
 }
 
+// ListMyThreads calls svc.v1.ChatService.ListMyThreads.
+func (c *chatServiceClient) ListMyThreads(ctx context.Context, req *connect.Request[v1.ListMyThreadsRequest]) (*connect.Response[v1.ListMyThreadsResponse], error) {
+	return c.listMyThreads.CallUnary(ctx, req)
+}
+
 // ChatServiceHandler is an implementation of the svc.v1.ChatService service.
 type ChatServiceHandler interface {
 	// Creates a TEXT or PRIVATE channel. Admin or owner.
@@ -555,8 +582,10 @@ type ChatServiceHandler interface {
 	// same set of members always gets the same DM. Puts the caller back into it if they had hidden
 	// it. Any member may call, bots included. member_ids: the others; the caller's own id and
 	// repeats are ignored; invalid_argument for an empty id, for none and for more than 8 others;
-	// not_found for an id that is not a current member. permission_denied if any two of the members
-	// (the caller included) blocked each other, in either direction; the message does not say who.
+	// not_found for an id that is not a current member. permission_denied if one of the members
+	// (the caller included) blocked another; the message tells the caller only of their own block
+	// ("you blocked a member of this DM"), a member blocked only that they cannot send messages in
+	// this DM, never who blocked whom.
 	// Events: channel_created to every member of the DM when it is new; channel_updated to the
 	// caller's devices when they are put back; nothing otherwise.
 	OpenDM(context.Context, *connect.Request[v1.OpenDMRequest]) (*connect.Response[v1.OpenDMResponse], error)
@@ -581,7 +610,8 @@ type ChatServiceHandler interface {
 	// returns the first message and changes nothing; failed_precondition if that message is in
 	// another channel or thread. Mentions are written `<@member_id>`.
 	// A thread reply's root must be a top-level message of the same channel. In a DM,
-	// permission_denied if the sender and another member blocked each other; members who had
+	// permission_denied if the sender blocked another member or another blocked them (worded as
+	// for OpenDM); members who had
 	// hidden the DM are put back. Rate limited per member: people 5 per second with a burst of
 	// 10, bots per the server's -bot-rate and -bot-burst (resource_exhausted).
 	// The sender's read position moves to the new message.
@@ -689,6 +719,15 @@ type ChatServiceHandler interface {
 	// Sets the caller's presence: ONLINE or AWAY (invalid_argument otherwise; OFFLINE follows
 	// from closing every stream). Events: presence (seq 0) to every member when it changes.
 	SetPresence(context.Context, *connect.Request[v1.SetPresenceRequest]) (*connect.Response[v1.SetPresenceResponse], error)
+	// The threads the caller is in: those whose root they wrote or in which they replied, in the
+	// channels they are in, the one with the newest reply first. Each with its root, its newest
+	// reply, and how many of its replies are unread (after the caller's read position in the
+	// channel, not their own, not from members they muted or blocked; at most 100 counted).
+	// limit: default 20, 1 to 50 (invalid_argument otherwise). before: only threads whose newest
+	// reply's created_seq is below it (0: from the newest); next_before is the before of the
+	// next page, 0 when there is none. One call reads at most 20,000 messages of the channels'
+	// logs, newest first: a page may end early, with next_before to go on from.
+	ListMyThreads(context.Context, *connect.Request[v1.ListMyThreadsRequest]) (*connect.Response[v1.ListMyThreadsResponse], error)
 }
 
 // NewChatServiceHandler builds an HTTP handler from the service implementation. It returns the path
@@ -824,6 +863,12 @@ func NewChatServiceHandler(svc ChatServiceHandler, opts ...connect.HandlerOption
 		connect.WithSchema(chatServiceMethods.ByName("SetPresence")),
 		connect.WithHandlerOptions(opts...),
 	)
+	chatServiceListMyThreadsHandler := connect.NewUnaryHandler(
+		ChatServiceListMyThreadsProcedure,
+		svc.ListMyThreads,
+		connect.WithSchema(chatServiceMethods.ByName("ListMyThreads")),
+		connect.WithHandlerOptions(opts...),
+	)
 	return "/svc.v1.ChatService/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case ChatServiceCreateChannelProcedure:
@@ -868,6 +913,8 @@ func NewChatServiceHandler(svc ChatServiceHandler, opts ...connect.HandlerOption
 			chatServiceSubscribeHandler.ServeHTTP(w, r)
 		case ChatServiceSetPresenceProcedure:
 			chatServiceSetPresenceHandler.ServeHTTP(w, r)
+		case ChatServiceListMyThreadsProcedure:
+			chatServiceListMyThreadsHandler.ServeHTTP(w, r)
 		default:
 			http.NotFound(w, r)
 		}
@@ -959,4 +1006,8 @@ func (UnimplementedChatServiceHandler) Subscribe(context.Context, *connect.Reque
 
 func (UnimplementedChatServiceHandler) SetPresence(context.Context, *connect.Request[v1.SetPresenceRequest]) (*connect.Response[v1.SetPresenceResponse], error) {
 	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("svc.v1.ChatService.SetPresence is not implemented"))
+}
+
+func (UnimplementedChatServiceHandler) ListMyThreads(context.Context, *connect.Request[v1.ListMyThreadsRequest]) (*connect.Response[v1.ListMyThreadsResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("svc.v1.ChatService.ListMyThreads is not implemented"))
 }

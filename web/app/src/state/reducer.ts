@@ -258,6 +258,7 @@ function messageCreated(s: WritableState, m: Message, seq: bigint, fx: Effects):
   stopTyping(s, m.channelId, m.authorId, fx);
   fx.messageAdded(m);
   fx.emit("channels");
+  if (m.threadRootId) fx.emit("threads");
 }
 
 function memberChanged(s: WritableState, m: Member, fx: Effects): void {

@@ -26,6 +26,8 @@ export type Topic =
   | "notices"
   /** The server's plugins changed: the plugins screen loads them again (they are not state). */
   | "plugins"
+  /** A thread got a reply: the thread inbox loads its list again (it is not state). */
+  | "threads"
   | ViewTopic;
 
 /** One message window (state/view.ts): a channel's, by its id, or a thread's, by its root's. */

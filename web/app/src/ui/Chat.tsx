@@ -21,6 +21,7 @@ import { MemberCard, NewDM } from "./People";
 import { Profile } from "./Profile";
 import { ShortcutsDialog, useShortcutsKey } from "./Shortcuts";
 import { Sidebar } from "./Sidebar";
+import { ThreadInbox } from "./ThreadInbox";
 import { ThreadPanel } from "./ThreadPanel";
 import { ToolDialog, type ToolName } from "./tools/Tools";
 import { channelTitle, readState, sortedChannels, sortedDMs, unreadTotal } from "../state/selectors";
@@ -63,6 +64,7 @@ export function Chat(props: { store: Store; act: Commands; api: Api; route: Rout
   const threadJumpTo = threadId && route.path[4] === "m" ? route.path[5] ?? "" : "";
 
   const community = showsCommunity(state, route, !!channel);
+  const inbox = !community && route.path[0] === "threads";
   const peopleShown = !!channel && !community && !threadId && members && hasMemberList(channel);
   const hashAtRender = location.hash;
   useEffect(() => {
@@ -70,8 +72,8 @@ export function Chat(props: { store: Store; act: Commands; api: Api; route: Rout
     // since this render (the effect runs a frame later): a channel the person picked in
     // between is not replaced by the first one.
     if (location.hash !== hashAtRender) return;
-    if (!channel && !community && order.length > 0) navigate(channelHash(order[0].id), true);
-  }, [channel, community, order.length, hashAtRender]);
+    if (!channel && !community && !inbox && order.length > 0) navigate(channelHash(order[0].id), true);
+  }, [channel, community, inbox, order.length, hashAtRender]);
 
   useEffect(() => {
     act.showing(channel?.id ?? "", (c, m) => navigate(channelHash(c, { message: m })));
@@ -79,7 +81,7 @@ export function Chat(props: { store: Store; act: Commands; api: Api; route: Rout
 
   // The tab's title: unread messages in all channels, then where the person is.
   const unread = unreadTotal(state);
-  const where = channel ? (channel.kind === 3 ? channelTitle(state, channel) : "#" + channel.name) : "";
+  const where = channel ? (channel.kind === 3 ? channelTitle(state, channel) : "#" + channel.name) : inbox ? "Threads" : "";
   const title = `${unread > 0 ? `(${unread}) ` : ""}${where ? where + " · " : ""}${state.info?.name ?? "Hearth"}`;
   useEffect(() => {
     document.title = title;
@@ -179,7 +181,7 @@ export function Chat(props: { store: Store; act: Commands; api: Api; route: Rout
       <div class="sidebar" id="sidebar">
         <Sidebar
           store={store}
-          current={channel?.id ?? ""}
+          current={inbox ? "threads" : channel?.id ?? ""}
           onBrowse={() => setDialog({ kind: "browse" })}
           onNewDM={() => setDialog({ kind: "newdm" })}
           onProfile={() => setDialog({ kind: "profile" })}
@@ -192,6 +194,8 @@ export function Chat(props: { store: Store; act: Commands; api: Api; route: Rout
         <ConnectionBanner store={store} act={act} />
         {community ? (
           <CommunityMain store={store} act={act} api={api} route={route} onMenu={() => setDrawer(true)} onMember={(id) => setDialog({ kind: "member", id })} />
+        ) : inbox ? (
+          <ThreadInbox store={store} api={api} onMenu={() => setDrawer(true)} />
         ) : channel ? (
           <ChannelView
             key={channel.id}

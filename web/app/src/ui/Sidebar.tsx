@@ -7,6 +7,7 @@ import { CommunityLink } from "./admin/Community";
 import { useStore, type State, type Store } from "../state/store";
 import { Avatar, PresenceDot } from "./common";
 import { SearchButton, ToolLinks, type ToolName } from "./tools/Tools";
+import "./threadinbox.css";
 import { channelTitle, quietOf, readState, sortedChannels, sortedDMs } from "../state/selectors";
 
 export type SidebarProps = {
@@ -48,6 +49,12 @@ export function Sidebar(props: SidebarProps) {
         </div>
       )}
       <SearchButton onTool={props.onTool} />
+      <a href="#/threads" class={`side-link threads-link${props.current === "threads" ? " current" : ""}`} aria-current={props.current === "threads" ? "page" : undefined} onClick={props.onNavigate}>
+        <span class="side-icon" aria-hidden="true">
+          🧵
+        </span>
+        <span class="side-name">Threads</span>
+      </a>
       <div class="sidebar-scroll">
         {[...groups.entries()].map(([category, list]) => (
           <section class="side-section" key={category}>
