@@ -3,6 +3,9 @@ package app_test
 import (
 	"context"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -833,6 +836,60 @@ func TestBrowserThreadInbox(t *testing.T) {
 	alice.waitFor("the thread beside #general", `document.querySelector(".channel-title")?.textContent.endsWith("general") && document.querySelector(".thread-panel .thread-root .msg-text")?.textContent === "who brings the blanket?" && `+countJS(".thread-panel .message-list > article.msg", "and the lemonade")+` === 1`)
 	alice.clickJS("Threads", `document.querySelector(".sidebar .threads-link")`)
 	alice.waitFor("no longer marked", inboxJS+` === "who brings the blanket? / Bob: and the lemonade | which way to the lake? / Carol: or right, it is shorter / 1 new"`)
+	alice.noErrors(srv.URL)
+	bob.noErrors(srv.URL)
+}
+
+// TestBrowserLinkPreviewKeepsItsPlace: while a link's preview is on its way, the message keeps
+// its place (a placeholder the size of a preview card, so nothing below moves when it comes);
+// the preview then takes it; a link with no preview ends with nothing in its place.
+func TestBrowserLinkPreviewKeepsItsPlace(t *testing.T) {
+	browser := startBrowser(t)
+	srv, _, _ := community(t, webtest.WithPreviewAllowPrivate())
+	picture, err := os.ReadFile(writePNG(t, "lake.png", 120, 90))
+	if err != nil {
+		t.Fatal(err)
+	}
+	release := make(chan struct{})
+	pages := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/lake.png":
+			w.Header().Set("Content-Type", "image/png")
+			w.Write(picture)
+		case "/slow":
+			select {
+			case <-release:
+			case <-r.Context().Done():
+				return
+			case <-time.After(10 * time.Second):
+			}
+			w.Header().Set("Content-Type", "text/html; charset=utf-8")
+			fmt.Fprintf(w, `<html><head><meta property="og:title" content="The lake"><meta property="og:description" content="Cold in May."><meta property="og:image" content="http://%s/lake.png"></head></html>`, r.Host)
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	defer pages.Close()
+	alice := openPage(t, browser, "alice", 1280, 800)
+	alice.signIn(srv, "alice")
+	alice.join("Alice")
+	bob := openPage(t, browser, "bob", 1280, 800)
+	bob.signIn(srv, "bob")
+	bob.join("Bob")
+	for _, p := range []*page{alice, bob} {
+		p.openChannel("general")
+	}
+	alice.send("the lake: " + pages.URL + "/slow")
+	msg := messageJS(".channel-view", "the lake: ")
+	bob.waitFor("the preview's place kept while it comes", msg+`?.querySelector(".preview-loading")?.getBoundingClientRect().height === 90`)
+	close(release)
+	bob.waitFor("the preview in its place, as tall", msg+`?.querySelector(".preview .preview-title")?.textContent === "The lake" && !`+msg+`.querySelector(".preview-loading") && `+msg+`.querySelector(".preview").getBoundingClientRect().height === 90`)
+
+	t.Log("a link without a preview: nothing in its place once the answer came")
+	alice.send("gone: " + pages.URL + "/missing")
+	gone := messageJS(".channel-view", "gone: ")
+	bob.waitFor("the message", `!!`+gone)
+	bob.waitFor("no preview and no place kept", `!`+gone+`.querySelector(".previews")`)
 	alice.noErrors(srv.URL)
 	bob.noErrors(srv.URL)
 }

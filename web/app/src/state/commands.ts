@@ -133,17 +133,22 @@ export class Commands {
     this.api.chat.setTyping({ channelId, threadRootId }).catch(() => undefined);
   }
 
-  /** Asks once for the previews of a message's links (again after an edit). */
+  /**
+   * Asks once for the previews of a message's links (again after an edit). The answer is kept
+   * even when it has none, so that the message stops keeping a place for one; a failure keeps
+   * none either.
+   */
   loadPreviews(m: Message): void {
     const key = previewKey(m);
     if (this.previewsAsked.has(key)) return;
     this.previewsAsked.add(key);
     this.api.chat
       .getLinkPreviews({ messageId: m.id })
-      .then((res) => {
-        if (res.previews.length > 0) this.dispatch({ case: "previews", value: { key, previews: res.previews } });
-      })
-      .catch(() => this.previewsAsked.delete(key));
+      .then((res) => this.dispatch({ case: "previews", value: { key, previews: res.previews } }))
+      .catch(() => {
+        this.previewsAsked.delete(key);
+        this.dispatch({ case: "previews", value: { key, previews: [] } });
+      });
   }
 
   /** Marks a channel read up to its newest message, once per new message. */

@@ -90,7 +90,9 @@ export function MessageItem(props: {
   useEffect(() => {
     if (linked) act.loadPreviews(m);
   }, [linked, previewKey(m)]);
-  const previews = linked ? state.previews.get(previewKey(m))?.filter((p) => isWebUrl(p.url)) : undefined;
+  // Undefined while the previews are asked for: their place is kept meanwhile.
+  const asked = linked ? state.previews.get(previewKey(m)) : [];
+  const previews = asked?.filter((p) => isWebUrl(p.url));
   return (
     <article ref={article} class={cls.join(" ")} id={"msg-" + m.id} data-id={m.id} data-mine={mine && !m.deleted ? "" : undefined} tabindex={-1} aria-label={`${name}, ${formatFull(m.createdAtMs)}`}>
       <div class="msg-gutter">
@@ -137,6 +139,17 @@ export function MessageItem(props: {
             {m.attachments.map((a) => (
               <AttachmentView key={a.id} base={shared.base} name={a.name} url={a.url} contentType={a.contentType} width={a.width} height={a.height} size={Number(a.size)} />
             ))}
+          </div>
+        )}
+        {!previews && (
+          <div class="previews" aria-hidden="true">
+            <div class="preview preview-loading">
+              <span class="preview-loading-image" />
+              <span class="preview-text">
+                <span class="preview-loading-line" />
+                <span class="preview-loading-line preview-loading-short" />
+              </span>
+            </div>
           </div>
         )}
         {previews && previews.length > 0 && (
