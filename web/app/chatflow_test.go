@@ -173,7 +173,7 @@ func TestBrowserNewMessagesDividerAndJumps(t *testing.T) {
 	if eval[string](alice, divider+`.getAttribute("aria-label")`) != "New messages" {
 		t.Errorf("the divider's name: %q", eval[string](alice, divider+`.getAttribute("aria-label")`))
 	}
-	alice.waitFor("the way to the latest", `document.querySelector(".channel-view .jump-present")?.textContent === "Jump to latest ↓"`)
+	alice.waitFor("the way to the latest, with what is new below", `document.querySelector(".channel-view .jump-present")?.textContent === "40 new messages · Jump to latest ↓"`)
 	if label := alice.sideLabel("general"); label != "#general, 40 unread" {
 		t.Errorf("#general before alice reached its end: %q, want still unread", label)
 	}
@@ -186,7 +186,7 @@ func TestBrowserNewMessagesDividerAndJumps(t *testing.T) {
 
 	t.Log("bob writes while alice reads above: counted on the way to the latest")
 	bob.send("are you reading all that?")
-	alice.waitFor("one new message counted", `document.querySelector(".channel-view .jump-present")?.textContent === "1 new message · Jump to latest ↓"`)
+	alice.waitFor("bob's message counted", `document.querySelector(".channel-view .jump-present")?.textContent === "41 new messages · Jump to latest ↓"`)
 	alice.click(".channel-view .jump-present")
 	alice.waitFor("bob's message in sight, the list at its end", wholeInSightJS(channelScroller, messageJS(".channel-view", "are you reading all that?"))+" && "+atBottomJS(channelScroller))
 	alice.waitFor("#general read, no jump left", `document.querySelector('.side-link[aria-label="#general"]') !== null && !document.querySelector(".channel-view .jump-present") && !document.querySelector(".channel-view .jump-new")`)

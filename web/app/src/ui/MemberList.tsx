@@ -42,7 +42,7 @@ export function MemberList(props: { store: Store; channel: Channel; onMember: (i
   const list = channelMembers(state, channel);
   const title = channel.kind === ChannelKind.DM ? channelTitle(state, channel) : "#" + channel.name;
   const groups: [string, Member[]][] = state.lost
-    ? [["Members", list]]
+    ? [["Presence unknown", list]]
     : [
         ["Online", list.filter((m) => m.presence === Presence.ONLINE)],
         ["Away", list.filter((m) => m.presence === Presence.AWAY)],
@@ -73,7 +73,9 @@ export function MemberList(props: { store: Store; channel: Channel; onMember: (i
       }}
     >
       <header class="thread-head">
-        <h2>Members</h2>
+        <h2>
+          Members <span class="people-where">{title}</span>
+        </h2>
         <button type="button" class="icon-button" aria-label="Close the member list" onClick={props.onClose}>
           ✕
         </button>

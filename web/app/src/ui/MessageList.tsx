@@ -5,8 +5,8 @@
 // render. At the live end it sticks to the bottom as messages arrive.
 //
 // A channel opens at its end, or, when more is new than a screen holds, on the "New messages"
-// divider (state/view.ts, readMark). Away from the end, "Jump to latest" says how many came
-// meanwhile; with the divider above (or the new part before the window), "Jump to first
+// divider (state/view.ts, readMark). Away from the end, "Jump to latest" says how many are new
+// below (came meanwhile, or are unread); with the divider above (or the new part before the window), "Jump to first
 // unread" leads to it. Shift+PageDown and Shift+PageUp do the same from the keyboard.
 
 import { useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
@@ -179,6 +179,8 @@ export function MessageList(props: {
     ? []
     : store.pending.filter((p) => p.channelId === view.channelId && p.threadRootId === view.threadRootId && ownPending(p, state.me?.id));
 
+  // New below what is in sight: what came meanwhile, or the channel's unread messages.
+  const fresh = Math.max(view.unseen, props.unread ?? 0);
   const rows: preact.ComponentChildren[] = [];
   const dividerAt = view.divider();
   let prev: Message | undefined;
@@ -312,7 +314,7 @@ export function MessageList(props: {
       )}
       {(away || view.hasAfter) && (
         <button type="button" class="jump-present" aria-keyshortcuts="Shift+PageDown" onClick={toLatest}>
-          {view.unseen > 0 ? `${view.unseen} new ${view.unseen === 1 ? "message" : "messages"} · ` : ""}Jump to latest ↓
+          {fresh > 0 ? `${fresh} new ${fresh === 1 ? "message" : "messages"} · ` : ""}Jump to latest ↓
         </button>
       )}
     </div>

@@ -46,7 +46,7 @@ export function ShortcutsDialog(props: { onClose: () => void }) {
     [[["?"], [mod, "/"]], "This list"],
   ];
   return (
-    <Dialog title="Keyboard shortcuts" onClose={props.onClose}>
+    <Dialog title="Keyboard shortcuts" onClose={props.onClose} wide>
       <table class="shortcuts">
         <tbody>
           {rows.map(([combos, what]) => (
