@@ -63,9 +63,7 @@ func TestBrowserBackToAChannelAfterASearchShowsTheLatest(t *testing.T) {
 	for i := range 30 {
 		send(bot, ids["random"], fmt.Sprintf("random chatter %02d", i))
 	}
-	alice := openPage(t, browser, "alice", 1280, 800)
-	alice.signIn(srv, "alice")
-	alice.join("Alice")
+	alice := joinedPage(t, browser, srv, "alice", "Alice")
 	alice.openChannel("random")
 
 	for _, tc := range []struct{ channel, other, found, newest string }{
@@ -148,12 +146,8 @@ func TestBrowserNewMessagesDividerAndJumps(t *testing.T) {
 	srv, owner, ids := community(t, func(o *engine.Options) { o.BotRate, o.BotBurst = 1e9, 1e9 })
 	bot := srv.CreateBot(owner, "archivist")
 	fillChannel(t, bot, ids["general"], 20)
-	alice := openPage(t, browser, "alice", 1280, 800)
-	alice.signIn(srv, "alice")
-	alice.join("Alice")
-	bob := openPage(t, browser, "bob", 1280, 800)
-	bob.signIn(srv, "bob")
-	bob.join("Bob")
+	alice := joinedPage(t, browser, srv, "alice", "Alice")
+	bob := joinedPage(t, browser, srv, "bob", "Bob")
 	bob.openChannel("general")
 	alice.openChannel("general")
 	alice.seesOnce("message 00020")
@@ -181,6 +175,7 @@ func TestBrowserNewMessagesDividerAndJumps(t *testing.T) {
 	t.Log("reading on: the divider above, the way back to it")
 	alice.eval0(channelScroller + `.scrollTop += 300`)
 	alice.waitFor("Jump to first unread", `document.querySelector(".channel-view .jump-new")?.textContent === "40 new messages · Jump to first unread ↑"`)
+	alice.readable("the divider and both jumps", ".main")
 	alice.click(".channel-view .jump-new")
 	alice.waitFor("the divider in sight", wholeInSightJS(channelScroller, divider)+` && !document.querySelector(".channel-view .jump-new")`)
 
@@ -421,9 +416,7 @@ func TestBrowserOutageShowsABannerAndUnknownPresence(t *testing.T) {
 	bob := srv.Join("bob")
 	rename(t, bob, "Bob", "", "")
 	rename(t, owner, "Olivia Quintero-Lindqvist of the Garden", "", "")
-	alice := openPage(t, browser, "alice", 1280, 800)
-	alice.signIn(srv, "alice")
-	alice.join("Alice")
+	alice := joinedPage(t, browser, srv, "alice", "Alice")
 	bobPage := openPage(t, browser, "bob", 1280, 800)
 	bobPage.signIn(srv, "bob")
 	bobPage.openChannel("general")
@@ -445,6 +438,7 @@ func TestBrowserOutageShowsABannerAndUnknownPresence(t *testing.T) {
 	srv.Restart()
 	alice.waitFor("the banner", `document.querySelector(".main > .outage[role=alert] .outage-text")?.textContent.startsWith("No connection to the server. Reconnecting…")`)
 	alice.allNamed("the banner")
+	alice.readable("the banner", ".main")
 	alice.waitFor("everyone's presence unknown", presenceOfJS("Bob")+` === "unknown" && [...document.querySelectorAll(".presence")].every(p => p.getAttribute("aria-label") === "unknown")`)
 	if w := eval[float64](alice, `document.querySelector(".server-name").getBoundingClientRect().width`); w < nameWidth-1 {
 		t.Errorf("the community's name is %.0f px wide during the outage, %.0f before", w, nameWidth)
@@ -588,9 +582,7 @@ func TestBrowserDraftsSurviveAReload(t *testing.T) {
 func TestBrowserUpEditsTheLastOwnMessage(t *testing.T) {
 	browser := startBrowser(t)
 	srv, owner, ids := community(t)
-	alice := openPage(t, browser, "alice", 1280, 800)
-	alice.signIn(srv, "alice")
-	alice.join("Alice")
+	alice := joinedPage(t, browser, srv, "alice", "Alice")
 	alice.openChannel("general")
 	box := ".channel-view .composer .composer-input"
 	alice.send("my first try")
@@ -643,12 +635,8 @@ func TestBrowserCopyLinkToMessage(t *testing.T) {
 		t.Fatal(err)
 	}
 	fillChannel(t, bot, ids["general"], 120)
-	alice := openPage(t, browser, "alice", 1280, 800)
-	alice.signIn(srv, "alice")
-	alice.join("Alice")
-	bob := openPage(t, browser, "bob", 1280, 800)
-	bob.signIn(srv, "bob")
-	bob.join("Bob")
+	alice := joinedPage(t, browser, srv, "alice", "Alice")
+	bob := joinedPage(t, browser, srv, "bob", "Bob")
 	// The page's clipboard, as the test reads it.
 	alice.eval0(`navigator.clipboard.writeText = (text) => { window.copied = text; return Promise.resolve(); }`)
 	alice.openChannel("general")
@@ -681,9 +669,7 @@ func TestBrowserCopyLinkToMessage(t *testing.T) {
 func TestBrowserShortcutsList(t *testing.T) {
 	browser := startBrowser(t)
 	srv, _, _ := community(t)
-	alice := openPage(t, browser, "alice", 1280, 800)
-	alice.signIn(srv, "alice")
-	alice.join("Alice")
+	alice := joinedPage(t, browser, srv, "alice", "Alice")
 	alice.openChannel("general")
 	box := ".channel-view .composer .composer-input"
 	alice.typeInto(box, "really?")
@@ -694,6 +680,7 @@ func TestBrowserShortcutsList(t *testing.T) {
 	rows := `[...document.querySelectorAll('dialog[open][aria-label="Keyboard shortcuts"] .shortcuts tr')]`
 	alice.waitFor("the list", rows+`.length > 8`)
 	alice.allNamed("the shortcuts")
+	alice.readable("the shortcuts", "dialog[open]")
 	for _, want := range []string{"Ctrl+K|Search messages", "Shift+Page Up|Jump to the first unread message", "Shift+Page Down|Jump to the latest messages", "↑|In an empty message box: edit your last message", "? or Ctrl+/|This list"} {
 		if !eval[bool](alice, rows+`.some(r => r.querySelector("th").textContent + "|" + r.querySelector("td").textContent === `+js(want)+`)`) {
 			t.Errorf("the list lacks %q:\n%s", want, eval[string](alice, rows+`.map(r => r.querySelector("th").textContent + "|" + r.querySelector("td").textContent).join("\n")`))
@@ -720,18 +707,16 @@ func TestBrowserMemberList(t *testing.T) {
 	srv, owner, ids := community(t, func(o *engine.Options) { o.PresenceGrace = 500 * time.Millisecond })
 	carol := srv.Join("carol")
 	rename(t, carol, "Carol", "🌻", "gardening")
-	alice := openPage(t, browser, "alice", 1280, 800)
-	alice.signIn(srv, "alice")
-	alice.join("Alice")
-	bob := openPage(t, browser, "bob", 1280, 800)
-	bob.signIn(srv, "bob")
-	bob.join("Bob")
+	alice := joinedPage(t, browser, srv, "alice", "Alice")
+	bob := joinedPage(t, browser, srv, "bob", "Bob")
 	bob.openChannel("general")
 	alice.openChannel("general")
 	alice.waitFor("no member list yet", `!document.querySelector(".people-panel") && document.querySelector(".channel-view .members-toggle")?.getAttribute("aria-label") === "Members (4)"`)
 	alice.click(".channel-view .members-toggle")
 	alice.waitFor("online first", peopleJS+` === "Online: Alice, Bob | Offline: Carol, olivia"`)
 	alice.allNamed("the member list")
+	alice.readable("the member list", ".people-panel")
+	alice.readable("the channel's header", ".channel-head")
 	if status := eval[string](alice, `[...document.querySelectorAll(".people-row")].find(r => r.querySelector(".people-name").textContent === "Carol").querySelector(".people-status").textContent`); status != "🌻 gardening" {
 		t.Errorf("carol's status in the list: %q", status)
 	}
@@ -794,12 +779,8 @@ func TestBrowserThreadInbox(t *testing.T) {
 	srv, owner, ids := community(t)
 	carol := srv.Join("carol")
 	rename(t, carol, "Carol", "", "")
-	alice := openPage(t, browser, "alice", 1280, 800)
-	alice.signIn(srv, "alice")
-	alice.join("Alice")
-	bob := openPage(t, browser, "bob", 1280, 800)
-	bob.signIn(srv, "bob")
-	bob.join("Bob")
+	alice := joinedPage(t, browser, srv, "alice", "Alice")
+	bob := joinedPage(t, browser, srv, "bob", "Bob")
 	me := func(sub string) *webtest.Client { return srv.Client(srv.Token(sub)) }
 	say := func(c *webtest.Client, ch, text, root string) *svcv1.Message {
 		res, err := c.Chat.SendMessage(context.Background(), connect.NewRequest(&svcv1.SendMessageRequest{ChannelId: ch, Text: text, ThreadRootId: root}))
@@ -821,6 +802,7 @@ func TestBrowserThreadInbox(t *testing.T) {
 
 	alice.waitFor("alice's threads, the newest reply first, the unread marked", inboxJS+` === "which way to the lake? / Carol: or right, it is shorter / 1 new | who brings the blanket? / Bob: I will / 1 new"`)
 	alice.allNamed("the thread inbox")
+	alice.readable("the thread inbox", ".main")
 	if title := eval[string](alice, `document.title`); title != "(1) Threads · Hearth" {
 		t.Errorf("the tab's title: %q", title)
 	}
@@ -870,12 +852,8 @@ func TestBrowserLinkPreviewKeepsItsPlace(t *testing.T) {
 		}
 	}))
 	defer pages.Close()
-	alice := openPage(t, browser, "alice", 1280, 800)
-	alice.signIn(srv, "alice")
-	alice.join("Alice")
-	bob := openPage(t, browser, "bob", 1280, 800)
-	bob.signIn(srv, "bob")
-	bob.join("Bob")
+	alice := joinedPage(t, browser, srv, "alice", "Alice")
+	bob := joinedPage(t, browser, srv, "bob", "Bob")
 	for _, p := range []*page{alice, bob} {
 		p.openChannel("general")
 	}
@@ -892,4 +870,32 @@ func TestBrowserLinkPreviewKeepsItsPlace(t *testing.T) {
 	bob.waitFor("no preview and no place kept", `!`+gone+`.querySelector(".previews")`)
 	alice.noErrors(srv.URL)
 	bob.noErrors(srv.URL)
+}
+
+// joinedPage opens a desktop window for sub, signed in and joined as name.
+func joinedPage(t *testing.T, browser context.Context, srv *webtest.Server, sub, name string) *page {
+	t.Helper()
+	p := openPage(t, browser, sub, 1280, 800)
+	p.signIn(srv, sub)
+	p.join(name)
+	return p
+}
+
+// readable fails the test for every text under scope (a CSS selector; an open dialog's when
+// one is open) below 4.5:1 against its background, in the light theme and the dark
+// (lowContrastJS); where names the page's state.
+func (p *page) readable(where, scope string) {
+	p.t.Helper()
+	check := strings.Replace(lowContrastJS, `document.querySelector("dialog[open]") ?? document.body`, `document.querySelector("dialog[open]") ?? document.querySelector(`+js(scope)+`)`, 1)
+	if check == lowContrastJS {
+		p.t.Fatal("lowContrastJS no longer starts from the open dialog or the body")
+	}
+	for _, on := range []bool{false, true} {
+		dark(p.t, p, on)
+		p.waitFor("the theme", fmt.Sprintf(`matchMedia("(prefers-color-scheme: dark)").matches === %v`, on))
+		if low := eval[string](p, check); low != "" {
+			p.t.Errorf("%s, dark %v: text below 4.5:1:\n%s", where, on, strings.TrimSpace(low))
+		}
+	}
+	dark(p.t, p, false)
 }

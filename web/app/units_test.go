@@ -494,15 +494,15 @@ func TestUnitsViewTellsWhatIsNew(t *testing.T) {
 		v.readMark = 1n;
 		shown(); // b is the person's own: c is the first new one
 		v.readMark = 3n;
-		v.watching = true;
+		v.watching = () => true;
 		v.add(m("d", 4n, "bob"));
 		shown(); // seen as it came
-		v.watching = false;
+		v.watching = () => false;
 		v.add(m("e", 5n, "me"));
 		v.add(m("f", 6n, "bob"));
 		v.add(m("g", 7n, "bob"));
 		shown(); // f starts the new part; f and g unseen
-		v.watching = true;
+		v.watching = () => true;
 		v.add(m("h", 8n, "bob"));
 		shown(); // after the divider: part of the new part
 		return out.join(" / ");`)

@@ -52,8 +52,11 @@ export class MessageView {
    * not the person's own); -1n: no divider (a thread).
    */
   readMark = -1n;
-  /** The person sees the end of this window now (the message list keeps it current). */
-  watching = false;
+  /**
+   * Whether the person sees the end of this window now: asked as a message arrives, of the page
+   * as it is then (the message list gives it; nobody sees a window no list shows).
+   */
+  watching: () => boolean = () => false;
   /** Messages of others that came while the person was not watching the end. */
   unseen = 0;
   /** Bumped by every load, so that an answer to an older one is ignored. */
@@ -270,9 +273,10 @@ export class MessageView {
     if (!mine && !known && !m.deleted) {
       // Seen as it comes when the person watches the end and nothing before it is new: the
       // divider stays where the new part began. Else counted for "Jump to latest".
-      if (this.watching && !this.hasAfter && this.readMark >= 0n && this.divider() === "") {
+      const watching = this.watching();
+      if (watching && !this.hasAfter && this.readMark >= 0n && this.divider() === "") {
         if (m.createdSeq > this.readMark) this.readMark = m.createdSeq;
-      } else if (!this.watching) {
+      } else if (!watching) {
         this.unseen++;
         if (this.hasAfter) this.changed();
       }

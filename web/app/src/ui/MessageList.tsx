@@ -70,13 +70,14 @@ export function MessageList(props: {
   // Away from the end (the jump button), and the divider above what is in sight (the bar).
   const [away, setAway] = useState(false);
   const [newAbove, setNewAbove] = useState(false);
-  /** What the person sees now: the view's watching, and the two buttons. */
+  /** The person sees the end of the window, the page being in sight. */
+  const watching = () => !!scroller.current && !view.hasAfter && nearBottom() && document.visibilityState === "visible";
+  /** What the person sees now: the two buttons, and nothing unseen once the end is in sight. */
   const looked = () => {
     const el = scroller.current;
     if (!el) return;
     const end = !view.hasAfter && nearBottom();
-    view.watching = end && document.visibilityState === "visible";
-    if (view.watching && view.unseen > 0) view.unseen = 0;
+    if (watching() && view.unseen > 0) view.unseen = 0;
     setAway(!end && (view.hasAfter || view.unseen > 0 || el.scrollHeight - el.scrollTop - el.clientHeight > el.clientHeight / 3));
     const divider = el.querySelector<HTMLElement>(".new-divider");
     setNewAbove(view.newBefore() || (!!divider && divider.offsetTop + divider.offsetHeight < el.scrollTop));
@@ -84,9 +85,10 @@ export function MessageList(props: {
   useEffect(() => {
     const on = () => looked();
     document.addEventListener("visibilitychange", on);
+    view.watching = watching;
     return () => {
       document.removeEventListener("visibilitychange", on);
-      view.watching = false;
+      if (view.watching === watching) view.watching = () => false;
     };
   }, [view]);
 
