@@ -1,1 +1,1 @@
-import{Xa as r,d as e,fa as o}from"./chunk-MEKASNP5.js";e(o(r,{}),document.getElementById("app"));
+import{Xa as i,d as e,fa as o}from"./chunk-LQ356FBP.js";e(o(i,{}),document.getElementById("app"));

@@ -44,6 +44,10 @@ export type CommandHost = {
   joined(): Promise<boolean>;
   /** The channel on screen, and how a notification's click opens a message. */
   showing(channelId: string, openMessage: (channelId: string, messageId: string) => void): void;
+  /** Brings the window of a channel (or a thread) back to its newest messages, if it is open. */
+  toLatest(channelId: string, threadRootId: string): void;
+  /** Tries to open the event stream again now, rather than after the wait between attempts. */
+  reconnectNow(): void;
 };
 
 type Init<T extends DescMessage> = MessageInitShape<T>;
@@ -91,6 +95,11 @@ export class Commands {
     }
   }
 
+  /** Tries to reach the server again now (the connection banner's "Try now"). */
+  reconnectNow(): void {
+    this.host.reconnectNow();
+  }
+
   /** The channel on screen (no notification for it while the page has the focus). */
   showing(channelId: string, openMessage: (channelId: string, messageId: string) => void): void {
     this.host.showing(channelId, openMessage);
@@ -98,8 +107,13 @@ export class Commands {
 
   // ---- messages ----
 
-  /** Queues a message (answering replyTo); it shows at once and goes when the server can take it. */
+  /**
+   * Queues a message (answering replyTo); it shows at once and goes when the server can take it.
+   * The window it goes to comes back to its end, where the person sees it, from wherever they
+   * had scrolled.
+   */
   send(channelId: string, threadRootId: string, text: string, attachments: SentFile[], replyTo?: ReplyRef): void {
+    this.host.toLatest(channelId, threadRootId);
     this.host.outbox.send(channelId, threadRootId, text, attachments, replyTo);
   }
 
@@ -121,17 +135,22 @@ export class Commands {
     this.api.chat.setTyping({ channelId, threadRootId }).catch(() => undefined);
   }
 
-  /** Asks once for the previews of a message's links (again after an edit). */
+  /**
+   * Asks once for the previews of a message's links (again after an edit). The answer is kept
+   * even when it has none, so that the message stops keeping a place for one; a failure keeps
+   * none either.
+   */
   loadPreviews(m: Message): void {
     const key = previewKey(m);
     if (this.previewsAsked.has(key)) return;
     this.previewsAsked.add(key);
     this.api.chat
       .getLinkPreviews({ messageId: m.id })
-      .then((res) => {
-        if (res.previews.length > 0) this.dispatch({ case: "previews", value: { key, previews: res.previews } });
-      })
-      .catch(() => this.previewsAsked.delete(key));
+      .then((res) => this.dispatch({ case: "previews", value: { key, previews: res.previews } }))
+      .catch(() => {
+        this.previewsAsked.delete(key);
+        this.dispatch({ case: "previews", value: { key, previews: [] } });
+      });
   }
 
   /** Marks a channel read up to its newest message, once per new message. */

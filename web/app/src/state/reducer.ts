@@ -273,6 +273,7 @@ export function reduce(s: WritableState, a: Action, fx: Effects, seq = 0n): void
       fx.emit("status");
       break;
     case "online":
+      s.lost = !a.value && (s.online || s.lost);
       s.online = a.value;
       fx.emit("status");
       break;
@@ -330,6 +331,7 @@ function messageCreated(s: WritableState, m: Message, seq: bigint, fx: Effects):
   stopTyping(s, m.channelId, m.authorId, fx);
   fx.messageAdded(m);
   fx.emit("channels");
+  if (m.threadRootId) fx.emit("threads");
 }
 
 function memberChanged(s: WritableState, m: Member, fx: Effects): void {

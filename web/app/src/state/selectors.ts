@@ -4,7 +4,7 @@
 // two screens share lives here, never in either of them.
 
 import { create } from "@bufbuild/protobuf";
-import { ChannelKind, MemberRole, ReadStateSchema, type Channel, type Member, type Message, type ReadState, type Report } from "../gen/svc/v1/types_pb";
+import { ChannelKind, MemberRole, Presence, ReadStateSchema, type Channel, type Member, type Message, type ReadState, type Report } from "../gen/svc/v1/types_pb";
 import { mentions, type RenderContext } from "../lib/markdown";
 import { atLeast, isModerator } from "../lib/ranks";
 import type { State } from "./store";
@@ -160,4 +160,24 @@ export function sendHold(s: Pick<State, "me" | "members" | "channels" | "slowmod
 /** The open reports known, newest first. */
 export function sortedReports(s: Pick<State, "reports">): Report[] {
   return [...s.reports.values()].sort((a, b) => Number(b.reportedAtMs - a.reportedAtMs));
+}
+
+/**
+ * Who is in a channel, as the member list beside it shows them: a DM's or a private channel's
+ * members; for a text channel, the members who see it (its roles' holders, admins and the owner,
+ * when roles limit it; everyone otherwise, in OPT_IN mode too, where anyone may read it). Online
+ * first, then away, then offline (all alike while the connection is lost), by name within each.
+ */
+export function channelMembers(s: Pick<State, "members" | "lost">, c: Channel): Member[] {
+  let list: Member[];
+  if (c.kind === ChannelKind.DM || c.kind === ChannelKind.PRIVATE) {
+    list = c.memberIds.map((id) => s.members.get(id)).filter((m): m is Member => !!m);
+  } else if (c.roleIds.length > 0) {
+    list = [...s.members.values()].filter((m) => m.role >= MemberRole.ADMIN || m.roleIds.some((r) => c.roleIds.includes(r)));
+  } else {
+    list = [...s.members.values()];
+  }
+  const rank = (m: Member) => (s.lost ? 0 : m.presence === Presence.ONLINE ? 0 : m.presence === Presence.AWAY ? 1 : 2);
+  const name = (m: Member) => m.displayName || m.username;
+  return list.sort((a, b) => rank(a) - rank(b) || name(a).localeCompare(name(b)));
 }

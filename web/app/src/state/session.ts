@@ -12,7 +12,8 @@
 import { Code } from "@connectrpc/connect";
 import type { Event } from "../gen/svc/v1/events_pb";
 import type { GetServerInfoResponse } from "../gen/svc/v1/server_pb";
-import { ChannelKind, type Message } from "../gen/svc/v1/types_pb";
+import { create } from "@bufbuild/protobuf";
+import { ChannelKind, PresenceBatchSchema, type Message } from "../gen/svc/v1/types_pb";
 import { codeOf, errorText, fetchEmoji, makeApi, type Api } from "../lib/api";
 import { Emitter } from "../lib/emitter";
 import { plainText } from "../lib/markdown";
@@ -28,8 +29,6 @@ import { memberName, nameOf } from "./selectors";
 import { emptyState, type State, type Status, type Store } from "./store";
 import type { Topic } from "./topics";
 import { MessageView } from "./view";
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 export class Session implements Store, Effects {
   readonly em = new Emitter<Topic>();
@@ -49,6 +48,10 @@ export class Session implements Store, Effects {
 
   private seq = 0n;
   private views = new Map<string, MessageView>();
+  /** The stream has been open in this session (a reconnect, not the first open, follows). */
+  private everOnline = false;
+  /** Ends the wait before the next attempt to reconnect (reconnectNow). */
+  private wake?: () => void;
   private closed = false;
   private abort?: AbortController;
   private reloadTimer = 0;
@@ -96,6 +99,8 @@ export class Session implements Store, Effects {
         this.viewing = channelId;
         this.onOpenMessage = open;
       },
+      toLatest: (channelId, threadRootId) => this.view(channelId, threadRootId, false)?.toLatest(),
+      reconnectNow: () => this.wake?.(),
     });
   }
 
@@ -254,7 +259,7 @@ export class Session implements Store, Effects {
     let delay = 0;
     let resync = false;
     while (!this.closed) {
-      if (delay) await sleep(delay + Math.random() * delay * 0.3);
+      if (delay) await this.pause(delay + Math.random() * delay * 0.3);
       if (this.closed) return;
       const ac = new AbortController();
       this.abort = ac;
@@ -279,6 +284,9 @@ export class Session implements Store, Effects {
             this.dispatch({ case: "online", value: true });
             delay = 0;
             void this.outbox.flush();
+            // Presence is not replayed: what changed while the stream was down is asked for.
+            if (this.everOnline) this.refreshPresence();
+            this.everOnline = true;
           }
           if (ev.kind.case === "resync") {
             resync = true;
@@ -309,6 +317,29 @@ export class Session implements Store, Effects {
       if (this.data.online) this.dispatch({ case: "online", value: false });
       delay = resync ? 0 : delay ? Math.min(delay * 2, 30_000) : 500;
     }
+  }
+
+  /** Waits ms before the next attempt to reconnect, or less if the person asks (wake). */
+  private pause(ms: number): Promise<void> {
+    return new Promise((done) => {
+      const timer = setTimeout(done, ms);
+      this.wake = () => {
+        clearTimeout(timer);
+        this.wake = undefined;
+        done();
+      };
+    });
+  }
+
+  /** Everyone's presence as it is now, after the stream was down (given as the stream would). */
+  private refreshPresence(): void {
+    this.api.server
+      .listMembers({})
+      .then((res) => {
+        const changes = res.members.map((m) => ({ memberId: m.id, presence: m.presence }));
+        this.dispatch({ case: "presenceBatch", value: create(PresenceBatchSchema, { changes }) });
+      })
+      .catch(() => undefined);
   }
 
   // ---- changes ----

@@ -26,6 +26,8 @@ export type WritableState = {
   statusText: string;
   /** The event stream is open. */
   online: boolean;
+  /** The stream was open and is not now: what the session knows may be out of date (presence). */
+  lost: boolean;
   /** The person was a member in this session and is no longer (kicked, banned, left elsewhere). */
   removed: boolean;
   info?: GetServerInfoResponse;
@@ -71,6 +73,7 @@ export function emptyState(): WritableState {
     status: "loading",
     statusText: "",
     online: false,
+    lost: false,
     removed: false,
     members: new Map(),
     channels: new Map(),

@@ -4,7 +4,7 @@
 // here, and tsc then checks every emit and every listener against this list.
 
 export type Topic =
-  /** State.status, statusText, online, removed: which screen shows, and the connection. */
+  /** State.status, statusText, online, lost, removed: which screen shows, and the connection. */
   | "status"
   /** State.info: the community's card and settings. */
   | "info"
@@ -34,6 +34,8 @@ export type Topic =
   | "audit"
   /** The server's plugins changed: the plugins screen loads them again (they are not state). */
   | "plugins"
+  /** A thread got a reply: the thread inbox loads its list again (it is not state). */
+  | "threads"
   | ViewTopic;
 
 /** One message window (state/view.ts): a channel's, by its id, or a thread's, by its root's. */

@@ -16,7 +16,7 @@ export type MemberCardCommands = MembersCommands & Pick<Commands, "openDM" | "to
 
 export function MemberCard(props: { store: Store; act: MemberCardCommands; api: Api; memberId: string; onClose: () => void; onOpenChannel: (id: string) => void }) {
   const { store, act, memberId } = props;
-  const state = useStore(store, "members");
+  const state = useStore(store, "members", "status");
   const m = state.members.get(memberId);
   const me = memberId === state.me?.id;
   const name = nameOf(state, memberId);
@@ -42,7 +42,7 @@ export function MemberCard(props: { store: Store; act: MemberCardCommands; api: 
               </p>
               <p class="muted">@{m.username}</p>
               <p class="member-presence">
-                <PresenceDot presence={m.presence} /> {presenceLabel(m.presence)}
+                <PresenceDot presence={m.presence} unknown={state.lost} /> {presenceLabel(m.presence, state.lost)}
               </p>
             </div>
           </div>

@@ -7,6 +7,7 @@ import { CommunityLink } from "./admin/Community";
 import { useStore, type State, type Store } from "../state/store";
 import { Avatar, PresenceDot } from "./common";
 import { SearchButton, ToolLinks, type ToolName } from "./tools/Tools";
+import "./threadinbox.css";
 import { channelTitle, quietOf, readState, sortedChannels, sortedDMs } from "../state/selectors";
 
 export type SidebarProps = {
@@ -38,9 +39,6 @@ export function Sidebar(props: SidebarProps) {
       <header class="server-head">
         <h1 class="server-name">{info?.name || "Hearth"}</h1>
         <CommunityLink store={store} onNavigate={props.onNavigate} />
-        <span class={state.online ? "conn conn-online" : "conn conn-offline"} role="status">
-          {state.online ? "" : "Reconnecting…"}
-        </span>
       </header>
       {info?.needsSetup && owner && (
         <div class="setup-note">
@@ -51,6 +49,12 @@ export function Sidebar(props: SidebarProps) {
         </div>
       )}
       <SearchButton onTool={props.onTool} />
+      <a href="#/threads" class={`side-link threads-link${props.current === "threads" ? " current" : ""}`} aria-current={props.current === "threads" ? "page" : undefined} onClick={props.onNavigate}>
+        <span class="side-icon" aria-hidden="true">
+          🧵
+        </span>
+        <span class="side-name">Threads</span>
+      </a>
       <div class="sidebar-scroll">
         {[...groups.entries()].map(([category, list]) => (
           <section class="side-section" key={category}>
@@ -91,7 +95,7 @@ export function Sidebar(props: SidebarProps) {
               <span class="me-name">{me.displayName || me.username}</span>
               <span class="me-status">{me.statusEmoji} {me.statusText || "@" + me.username}</span>
             </span>
-            <PresenceDot presence={state.members.get(me.id)?.presence} />
+            <PresenceDot presence={state.members.get(me.id)?.presence} unknown={state.lost} />
           </button>
         </footer>
       )}
@@ -126,7 +130,7 @@ function ChannelLink(props: { state: State; channel: Channel; current: string; o
         {dm ? (
           others.length === 1 ? (
             <span class="side-icon">
-              <PresenceDot presence={state.members.get(others[0])?.presence} />
+              <PresenceDot presence={state.members.get(others[0])?.presence} unknown={state.lost} />
             </span>
           ) : (
             <span class="side-icon group-icon" aria-hidden="true">

@@ -216,6 +216,7 @@ export function JoinScreen(props: { store: Store; act: Pick<Commands, "join">; o
               <span>Invite code</span>
               <input class="input" value={invite} required autoComplete="off" {...inviteCheck.field} onInput={(e) => setInvite((e.target as HTMLInputElement).value)} />
               {inviteCheck.note}
+              {state.removed && <span class="muted small field-hint">Coming back, any invite that is still valid lets you in, and your return does not use it up.</span>}
             </label>
           )}
           {questions.map((q, i) => (
