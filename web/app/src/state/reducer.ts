@@ -13,7 +13,7 @@ import type { GetStateResponse } from "../gen/svc/v1/chat_pb";
 import type { GetServerInfoResponse } from "../gen/svc/v1/server_pb";
 import { ChannelKind, ChannelMode, Presence, type Channel, type LinkPreview, type Member, type Message, type Role } from "../gen/svc/v1/types_pb";
 import { mentions } from "../lib/markdown";
-import { readState } from "./selectors";
+import { nextMuteEnd, notifies, readState } from "./selectors";
 import type { Status, WritableState } from "./store";
 import type { Topic } from "./topics";
 
@@ -42,7 +42,11 @@ export type Local =
   /** A member as a call answered it (a profile saved, a rank or roles given): presence kept. */
   | { case: "memberSaved"; value: Member }
   /** A typing notice's time is up (TYPING_MS after it came). */
-  | { case: "typingEnded"; value: { channelId: string; memberId: string } };
+  | { case: "typingEnded"; value: { channelId: string; memberId: string } }
+  /** A change refused because the server's disk is full (true), or one that went through (false). */
+  | { case: "diskFull"; value: boolean }
+  /** A channel's mute has ended (muteEndsAt's time has come). */
+  | { case: "muteEnded"; value: undefined };
 
 export type Action = Exclude<Event["kind"], { case: undefined }> | Local;
 
@@ -63,6 +67,8 @@ export interface Effects {
   refreshEmoji(): void;
   /** Someone started typing: a typingEnded after TYPING_MS. */
   typingStarted(channelId: string, memberId: string): void;
+  /** A muteEnded at atMs (when the next channel's mute ends), in place of the one asked before; 0 for none. */
+  muteEndsAt(atMs: number): void;
 }
 
 /** Applies a change to s. seq is the event's, for the stream's events (0 for local changes). */
@@ -221,12 +227,26 @@ export function reduce(s: WritableState, a: Action, fx: Effects, seq = 0n): void
       s.online = a.value;
       fx.emit("status");
       break;
+    case "notificationPrefs":
+      // GetNotificationPrefs' or SetNotificationPrefs' answer, or a change from another device.
+      s.prefs = a.value;
+      fx.emit("prefs");
+      fx.muteEndsAt(nextMuteEnd(s, Date.now()));
+      break;
+    case "muteEnded":
+      fx.emit("prefs");
+      fx.muteEndsAt(nextMuteEnd(s, Date.now()));
+      break;
+    case "diskFull":
+      if (s.diskFull === a.value) break;
+      s.diskFull = a.value;
+      fx.emit("disk");
+      break;
     // The stream's own (state/session.ts reads them), and what no screen shows yet.
     case "heartbeat":
     case "resync":
     case "auditAppended":
     case "reportFiled":
-    case "notificationPrefs":
       break;
     default:
       a satisfies never;
@@ -251,7 +271,7 @@ function messageCreated(s: WritableState, m: Message, seq: bigint, fx: Effects):
         unreadCount: rs.unreadCount + (m.threadRootId ? 0 : 1),
         mentionCount: rs.mentionCount + (mentioned ? 1 : 0),
       });
-      if (mentioned) fx.notify(m);
+      if (notifies(s, m.channelId, mentioned, Date.now())) fx.notify(m);
     }
   }
   stopTyping(s, m.channelId, m.authorId, fx);

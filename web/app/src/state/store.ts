@@ -5,10 +5,11 @@
 // else. What is derived from it (names, sorted lists, counts) is in state/selectors.ts.
 
 import type { GetServerInfoResponse } from "../gen/svc/v1/server_pb";
-import { ChannelMode, type Channel, type LinkPreview, type Member, type ReadState, type Role } from "../gen/svc/v1/types_pb";
+import { ChannelMode, type Channel, type LinkPreview, type Member, type NotificationPrefs, type ReadState, type Role } from "../gen/svc/v1/types_pb";
 import { useTopics, type Topics } from "../lib/emitter";
 import type { Notice } from "./notices";
 import type { Pending } from "./outbox";
+import type { PushState } from "./push";
 import type { Topic } from "./topics";
 import type { MessageView } from "./view";
 
@@ -44,6 +45,10 @@ export type WritableState = {
   previews: Map<string, LinkPreview[]>;
   /** Who is typing, by channel, then by member. */
   typing: Map<string, Map<string, Typist>>;
+  /** The person's notification preferences, once loaded (EXTENSIONS.md 7). */
+  prefs?: NotificationPrefs;
+  /** The server refused the latest change because its disk is full, and none went through since. */
+  diskFull: boolean;
 };
 
 type ReadOnly<T> =
@@ -68,6 +73,7 @@ export function emptyState(): WritableState {
     emoji: new Map(),
     previews: new Map(),
     typing: new Map(),
+    diskFull: false,
   };
 }
 
@@ -83,6 +89,8 @@ export interface Store {
   readonly pending: readonly Pending[];
   /** What the person is told, oldest first. */
   readonly notices: readonly Notice[];
+  /** This device's push subscription. */
+  readonly push: PushState;
   readonly em: Topics<Topic>;
   /** The window onto a channel's messages (threadRootId ""), or a thread's; make makes it. */
   view(channelId: string, threadRootId: string, make: true): MessageView;

@@ -26,6 +26,12 @@ export type Topic =
   | "notices"
   /** The server's plugins changed: the plugins screen loads them again (they are not state). */
   | "plugins"
+  /** State.prefs: notification preferences (and a channel's mute that ended). */
+  | "prefs"
+  /** State.diskFull. */
+  | "disk"
+  /** This device's push subscription (state/push.ts). */
+  | "push"
   | ViewTopic;
 
 /** One message window (state/view.ts): a channel's, by its id, or a thread's, by its root's. */

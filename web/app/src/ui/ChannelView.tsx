@@ -15,9 +15,10 @@ import { Composer, type ComposerCommands, type ComposerHandle } from "./Composer
 import type { MessageActions, MessageCommands } from "./MessageItem";
 import { MessageList } from "./MessageList";
 import { DMBlockGate } from "./moderation/MemberModeration";
+import { ChannelNotifyButton, type NotifyMenuCommands } from "./notify/NotifyMenu";
 
 /** The commands a channel calls: its messages', its composer's, its settings'. */
-export type ChannelCommands = MessageCommands & ComposerCommands & ChannelSettingsCommands & Pick<Commands, "markRead" | "toggleBlock">;
+export type ChannelCommands = MessageCommands & ComposerCommands & ChannelSettingsCommands & NotifyMenuCommands & Pick<Commands, "markRead" | "toggleBlock">;
 
 export function ChannelView(props: {
   store: Store;
@@ -124,6 +125,7 @@ export function ChannelView(props: {
           )}
         </h2>
         {channel.topic && <p class="channel-topic">{renderMarkdown(channel.topic, markdownContext(state, props.actions.onMember))}</p>}
+        <ChannelNotifyButton store={store} act={act} channel={channel} />
         {!dm && <ChannelSettingsButton store={store} act={act} api={api} channel={channel} />}
       </header>
       <MessageList

@@ -19,6 +19,9 @@ import { Sidebar } from "./Sidebar";
 import { ThreadPanel } from "./ThreadPanel";
 import { ToolDialog, type ToolName } from "./tools/Tools";
 import { channelTitle, readState, sortedChannels, sortedDMs, unreadTotal } from "../state/selectors";
+import { NotifyHost, PushBanner } from "./notify/NotifyHost";
+import { NotifySettingsPage } from "./notify/NotifySettings";
+import { DiskFullBanner } from "./status/DiskFull";
 
 type DialogState =
   | { kind: "member"; id: string }
@@ -46,14 +49,20 @@ export function Chat(props: { store: Store; act: Commands; api: Api; route: Rout
   const threadId = route.path[2] === "t" ? route.path[3] ?? "" : "";
 
   const community = showsCommunity(state, route, !!channel);
+  // The person's own settings: #/settings/notifications (the digest emails link there).
+  const settings = route.path[0] === "settings";
   const hashAtRender = location.hash;
   useEffect(() => {
     // No channel asked for, or one that is gone: the first one. Unless the address changed
     // since this render (the effect runs a frame later): a channel the person picked in
     // between is not replaced by the first one.
     if (location.hash !== hashAtRender) return;
-    if (!channel && !community && order.length > 0) navigate(channelHash(order[0].id), true);
-  }, [channel, community, order.length, hashAtRender]);
+    if (!channel && !community && !settings && order.length > 0) navigate(channelHash(order[0].id), true);
+  }, [channel, community, settings, order.length, hashAtRender]);
+  useEffect(() => {
+    // #/reports (where a report's notification links): the moderators' reports.
+    if (route.path[0] === "reports") setTool(() => "moderation");
+  }, [route]);
 
   useEffect(() => {
     act.showing(channel?.id ?? "", (c, m) => navigate(channelHash(c, { message: m })));
@@ -166,8 +175,12 @@ export function Chat(props: { store: Store; act: Commands; api: Api; route: Rout
       </div>
       {drawer && <div class="drawer-backdrop" onClick={() => closeDrawer("menu")} aria-hidden="true" />}
       <main class="main" inert={drawer}>
+        <DiskFullBanner store={store} />
+        <PushBanner store={store} act={act} />
         {community ? (
           <CommunityMain store={store} act={act} api={api} route={route} onMenu={() => setDrawer(true)} onMember={(id) => setDialog({ kind: "member", id })} />
+        ) : settings ? (
+          <NotifySettingsPage store={store} act={act} api={api} onMenu={() => setDrawer(true)} />
         ) : channel ? (
           <ChannelView key={channel.id} store={store} act={act} api={api} channel={channel} jumpTo={jumpTo} actions={actions} onMenu={() => setDrawer(true)} />
         ) : (
@@ -184,6 +197,7 @@ export function Chat(props: { store: Store; act: Commands; api: Api; route: Rout
       )}
       <Notices store={store} act={act} />
       <CommunityAccent store={store} />
+      <NotifyHost store={store} />
       {dialog?.kind === "member" && <MemberCard store={store} act={act} api={api} memberId={dialog.id} onClose={closeDialog} onOpenChannel={openChannel} />}
       {dialog?.kind === "profile" && <Profile store={store} act={act} api={api} onClose={closeDialog} onSignOut={props.onSignOut} />}
       {dialog?.kind === "browse" && <BrowseChannels store={store} act={act} api={api} onClose={closeDialog} onOpenChannel={openChannel} />}

@@ -7,7 +7,7 @@ import { CommunityLink } from "./admin/Community";
 import { useStore, type State, type Store } from "../state/store";
 import { Avatar, PresenceDot } from "./common";
 import { SearchButton, ToolLinks, type ToolName } from "./tools/Tools";
-import { channelTitle, quietOf, readState, sortedChannels, sortedDMs } from "../state/selectors";
+import { channelTitle, mutedUntil, quietOf, readState, sortedChannels, sortedDMs } from "../state/selectors";
 
 export type SidebarProps = {
   store: Store;
@@ -21,7 +21,7 @@ export type SidebarProps = {
 
 export function Sidebar(props: SidebarProps) {
   const { store } = props;
-  const state = useStore(store, "channels", "members", "me", "info", "status");
+  const state = useStore(store, "channels", "members", "me", "info", "status", "prefs");
   const channels = sortedChannels(state);
   const groups = new Map<string, Channel[]>();
   for (const c of channels) {
@@ -112,12 +112,14 @@ function ChannelLink(props: { state: State; channel: Channel; current: string; o
   const others = c.memberIds.filter((id) => id !== state.me?.id);
   const quiet = dm ? quietOf(state, others) : undefined;
   if (quiet) parts.push(quiet.label);
+  const muted = mutedUntil(state, c.id, Date.now()) !== 0;
+  if (muted) parts.push("notifications muted");
   const current = props.current === c.id;
   return (
     <li>
       <a
         href={channelHash(c.id)}
-        class={`side-link${unread > 0 || mentionCount > 0 ? " unread" : ""}${current ? " current" : ""}`}
+        class={`side-link${unread > 0 || mentionCount > 0 ? " unread" : ""}${current ? " current" : ""}${muted ? " side-muted" : ""}`}
         aria-current={current ? "page" : undefined}
         aria-label={parts.join(", ")}
         data-channel={c.id}
@@ -142,6 +144,11 @@ function ChannelLink(props: { state: State; channel: Channel; current: string; o
         {quiet && (
           <span class="side-quiet" aria-hidden="true" title={quiet.title}>
             {quiet.icon}
+          </span>
+        )}
+        {muted && (
+          <span class="side-mute" aria-hidden="true" title="Notifications muted">
+            🔕
           </span>
         )}
         {mentionCount > 0 ? (

@@ -1,5 +1,5 @@
 // The community's pages in the main column, beside the sidebar: #/community/{tab} (settings,
-// channels, roles, members, invites) and, for the owner of a new community, the setup wizard
+// channels, roles, members, invites, the server's status) and, for the owner of a new community, the setup wizard
 // (#/setup, and wherever no channel is open while the setup is not done). Each tab is offered
 // only to the ranks that may use it: members to everyone, invites to moderators and up, the
 // rest to admins and the owner; a tab the person may not use (a rank lost meanwhile) falls back
@@ -21,6 +21,7 @@ import { isAdmin, isModerator } from "../../lib/ranks";
 import { RolesScreen, type RolesCommands } from "./Roles";
 import { SettingsScreen, type SettingsCommands } from "./Settings";
 import { SetupWizard, type SetupCommands } from "./Setup";
+import { StatusScreen } from "../status/Status";
 import "./admin.css";
 
 const TABS: { tab: Tab; label: string; may: (s: State) => boolean }[] = [
@@ -29,6 +30,7 @@ const TABS: { tab: Tab; label: string; may: (s: State) => boolean }[] = [
   { tab: "roles", label: "Roles", may: isAdmin },
   { tab: "members", label: "Members", may: () => true },
   { tab: "invites", label: "Invites", may: isModerator },
+  { tab: "status", label: "Status", may: isAdmin },
 ];
 
 /** The tabs the person may open. */
@@ -82,6 +84,7 @@ export function CommunityMain(props: { store: Store; act: CommunityCommands; api
         {tab === "roles" && <RolesScreen {...page} />}
         {tab === "members" && <MembersScreen store={store} onMember={props.onMember} />}
         {tab === "invites" && <InvitesScreen store={store} api={api} />}
+        {tab === "status" && <StatusScreen api={api} />}
       </div>
     </section>
   );

@@ -9,7 +9,7 @@ import { absUrl, errorText, type Api } from "../../lib/api";
 import { upload } from "../../lib/upload";
 
 /** The screens of the community: #/community/{tab}. */
-export type Tab = "settings" | "channels" | "roles" | "members" | "invites";
+export type Tab = "settings" | "channels" | "roles" | "members" | "invites" | "status";
 
 export function communityHash(tab: Tab): string {
   return "#/community/" + tab;

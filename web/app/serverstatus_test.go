@@ -1,0 +1,249 @@
+package app_test
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+
+	"connectrpc.com/connect"
+	"github.com/chromedp/chromedp"
+
+	"hearth/engine/diskspace"
+	svcv1 "hearth/proto/svc/v1"
+	"hearth/web"
+	"hearth/web/webtest"
+)
+
+// testDisk is a server's data disk, as full as the test says.
+type testDisk struct {
+	mu sync.Mutex
+	sp diskspace.Space
+}
+
+func (d *testDisk) statfs(string) (diskspace.Space, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.sp, nil
+}
+
+func (d *testDisk) setFree(n uint64) {
+	d.mu.Lock()
+	d.sp.Free = n
+	d.mu.Unlock()
+}
+
+// startOnTestDisk starts a server whose data disk is disk (the default margin: 64 MiB).
+func startOnTestDisk(t *testing.T, disk *testDisk, options ...webtest.Option) *webtest.Server {
+	return webtest.StartConfig(t, func(c *web.Config) { c.Disk = diskspace.Options{Statfs: disk.statfs} }, options...)
+}
+
+// sizeText is lib/upload.ts's formatSize, for the figures the status screen shows.
+func sizeText(n int64) string {
+	f := float64(n)
+	switch {
+	case n < 1000:
+		return strconv.FormatInt(n, 10) + " B"
+	case n < 10_000:
+		return fmt.Sprintf("%.1f kB", f/1e3)
+	case n < 1_000_000:
+		return fmt.Sprintf("%.0f kB", f/1e3)
+	case n < 1_000_000_000:
+		return fmt.Sprintf("%.1f MB", f/1e6)
+	case n < 1_000_000_000_000:
+		return fmt.Sprintf("%.1f GB", f/1e9)
+	}
+	return fmt.Sprintf("%.1f TB", f/1e12)
+}
+
+// statJS is the text of the status screen's figure named name.
+func statJS(name string) string {
+	return fmt.Sprintf(`document.querySelector('.status-page [data-stat=%s]')?.textContent`, js(name))
+}
+
+// TestBrowserServerStatus: an admin opens the status screen from the community's pages and sees
+// what GetServerStatus answers: the version, the members and how many were active, messages a
+// day, the storage, the last backup and the free disk, with a warning as it nears full; Refresh
+// loads it again. A member has no such page.
+func TestBrowserServerStatus(t *testing.T) {
+	browser := startBrowser(t)
+	disk := &testDisk{sp: diskspace.Space{Free: 300 << 20, Total: 1 << 30}}
+	srv := startOnTestDisk(t, disk)
+	ctx := context.Background()
+	owner := srv.Join("olivia")
+	bob := srv.Join("bob")
+	srv.CreateBot(owner, "helper")
+	ch, err := owner.Chat.CreateChannel(ctx, connect.NewRequest(&svcv1.CreateChannelRequest{Name: "general", Kind: svcv1.ChannelKind_CHANNEL_KIND_TEXT}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 5 {
+		c := owner
+		if i%2 == 1 {
+			c = bob
+		}
+		if _, err := c.Chat.SendMessage(ctx, connect.NewRequest(&svcv1.SendMessageRequest{ChannelId: ch.Msg.GetChannel().GetId(), Text: fmt.Sprintf("message %d", i)})); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := srv.App().Backups.Run(ctx); err != nil {
+		t.Fatal(err)
+	}
+	status := func() *svcv1.GetServerStatusResponse {
+		t.Helper()
+		res, err := owner.Server.GetServerStatus(ctx, connect.NewRequest(&svcv1.GetServerStatusRequest{Days: 30}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res.Msg
+	}
+
+	p := openPage(t, browser, "olivia", 1280, 800)
+	p.signIn(srv, "olivia")
+	p.click(".community-link")
+	p.clickJS("the Status tab", `[...document.querySelectorAll(".community-tab")].find(a => a.textContent === "Status")`)
+	p.waitFor("the status", statJS("members")+` !== undefined && location.hash === "#/community/status"`)
+	p.allNamed("the status screen")
+	check := func(s *svcv1.GetServerStatusResponse) {
+		t.Helper()
+		st := s.GetStorage()
+		var total int64
+		for _, d := range s.GetMessagesPerDay() {
+			total += d.GetMessages()
+		}
+		want := map[string]string{
+			"version":        s.GetServerVersion(),
+			"members":        strconv.Itoa(int(s.GetMembers())),
+			"active-today":   strconv.Itoa(int(s.GetActiveToday())),
+			"active-week":    strconv.Itoa(int(s.GetActiveWeek())),
+			"bots":           strconv.Itoa(int(s.GetBots())),
+			"messages-today": strconv.FormatInt(s.GetMessagesPerDay()[len(s.GetMessagesPerDay())-1].GetMessages(), 10),
+			"messages-total": strconv.FormatInt(total, 10),
+			"database":       sizeText(st.GetDatabaseBytes()),
+			"bucket":         sizeText(st.GetFilesBytes() + st.GetEmojiBytes() + st.GetPreviewBytes()),
+			"files":          sizeText(st.GetFilesBytes()),
+			"disk-free":      sizeText(s.GetDisk().GetFreeBytes()),
+		}
+		for name, v := range want {
+			if got := eval[string](p, statJS(name)); got != v {
+				t.Errorf("%s shows %q, GetServerStatus says %q", name, got, v)
+			}
+		}
+		bars := eval[string](p, `[...document.querySelectorAll(".status-page .bar")].map(b => b.dataset.day + "=" + b.dataset.messages).join(" ")`)
+		var days string
+		for i, d := range s.GetMessagesPerDay() {
+			if i > 0 {
+				days += " "
+			}
+			days += d.GetDay() + "=" + strconv.FormatInt(d.GetMessages(), 10)
+		}
+		if bars != days {
+			t.Errorf("the chart: %s\nGetServerStatus: %s", bars, days)
+		}
+	}
+	s := status()
+	if s.GetMembers() != 2 || s.GetBots() != 1 || s.GetActiveToday() != 2 || s.GetMessagesPerDay()[29].GetMessages() != 5 || len(s.GetMessagesPerDay()) != 30 {
+		t.Fatalf("GetServerStatus: %v", s)
+	}
+	check(s)
+	if got := eval[string](p, statJS("backup")); !strings.Contains(got, "✓ Succeeded") || !strings.Contains(got, s.GetLastBackup().GetLocation()) {
+		t.Errorf("the backup: %q", got)
+	}
+	if got := eval[string](p, statJS("disk-note")); got != "Writes stop below 67.1 MB free, before the disk fills." {
+		t.Errorf("the disk's note: %q", got)
+	}
+
+	t.Log("more messages, less room: Refresh shows them")
+	for i := range 3 {
+		if _, err := bob.Chat.SendMessage(ctx, connect.NewRequest(&svcv1.SendMessageRequest{ChannelId: ch.Msg.GetChannel().GetId(), Text: fmt.Sprintf("more %d", i)})); err != nil {
+			t.Fatal(err)
+		}
+	}
+	disk.setFree(100 << 20)
+	p.clickJS("Refresh", buttonJS(".status-head", "Refresh"))
+	p.waitFor("the new count", statJS("messages-today")+` === "8"`)
+	check(status())
+	p.waitFor("the warning", statJS("disk-note")+`.startsWith("The disk is nearly full")`)
+
+	t.Log("a member: no Status tab, and its address shows the members")
+	m := openPage(t, browser, "bob", 1280, 800)
+	m.signIn(srv, "bob")
+	m.waitFor("the chat", `!!document.querySelector(".chat")`)
+	m.eval0(`location.hash = "#/community/status"`)
+	m.waitFor("the members page", `!!document.querySelector(".member-list")`)
+	if eval[bool](m, `!!document.querySelector(".status-page") || [...document.querySelectorAll(".community-tab")].some(a => a.textContent === "Status")`) {
+		t.Error("a member is shown the server's status")
+	}
+	p.noErrors(srv.URL)
+	m.noErrors(srv.URL)
+}
+
+// TestBrowserDiskFullNotice: while the server's disk is full, an upload (507) and a message
+// (resource_exhausted) are refused: everyone is told at the top of the page, the message waits
+// in its place with the server's words, and reading goes on. Once space is freed, the message
+// goes by itself and the notice leaves.
+func TestBrowserDiskFullNotice(t *testing.T) {
+	browser := startBrowser(t)
+	disk := &testDisk{sp: diskspace.Space{Free: 500 << 20, Total: 1 << 30}}
+	srv := startOnTestDisk(t, disk)
+	ctx := context.Background()
+	owner := srv.Join("olivia")
+	bob := srv.Join("bob")
+	rename(t, bob, "Bob", "", "")
+	ids := map[string]string{}
+	for _, name := range []string{"general", "random"} {
+		res, err := owner.Chat.CreateChannel(ctx, connect.NewRequest(&svcv1.CreateChannelRequest{Name: name, Kind: svcv1.ChannelKind_CHANNEL_KIND_TEXT}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids[name] = res.Msg.GetChannel().GetId()
+	}
+	if _, err := owner.Chat.SendMessage(ctx, connect.NewRequest(&svcv1.SendMessageRequest{ChannelId: ids["random"], Text: "written before"})); err != nil {
+		t.Fatal(err)
+	}
+	p := openPage(t, browser, "bob", 1280, 800)
+	p.signIn(srv, "bob")
+	p.openChannel("general")
+	const banner = `document.querySelector(".disk-banner")`
+
+	disk.setFree(10 << 20)
+	t.Log("an upload refused")
+	p.run(chromedp.SetUploadFiles(chromedp.CSS(".channel-view input[type=file]"), []string{writePNG(t, "photo.png", 40, 30)}))
+	p.waitFor("the notice", banner+`?.textContent.startsWith("The server’s disk is full.")`)
+	p.waitFor("the upload's error", `document.querySelector(".channel-view .upload")?.textContent.includes("the server's disk is full")`)
+	if eval[bool](p, banner+`.textContent.includes("Server status")`) {
+		t.Error("a member is sent to the status screen")
+	}
+	p.allNamed("the disk's notice")
+
+	t.Log("a message refused; it waits, and reading goes on")
+	p.run(chromedp.Reload())
+	p.openChannel("general")
+	if eval[bool](p, "!!"+banner) {
+		t.Fatal("the notice before anything was refused")
+	}
+	p.send("are you there?")
+	p.waitFor("the notice", "!!"+banner)
+	p.waitFor("the message waiting with the server's words", `[...document.querySelectorAll(".channel-view article.msg-pending")].some(m => m.textContent.includes("are you there?") && m.textContent.includes("the server's disk is full"))`)
+	p.openChannel("random")
+	p.seesOnce("written before")
+
+	t.Log("space freed: the message goes, the notice leaves")
+	disk.setFree(500 << 20)
+	p.waitFor("the notice gone", "!"+banner)
+	p.openChannel("general")
+	p.seesOnce("are you there?")
+	p.noErrors(srv.URL)
+
+	t.Log("an admin is shown the way to the status screen, which says the disk is full")
+	disk.setFree(10 << 20)
+	o := openPage(t, browser, "olivia", 1280, 800)
+	o.signIn(srv, "olivia")
+	o.openChannel("general")
+	o.send("hello?")
+	o.waitFor("the notice", banner+`?.textContent.includes("Server status")`)
+	o.clickJS("Server status", `[...document.querySelectorAll(".disk-banner a")].find(a => a.textContent === "Server status")`)
+	o.waitFor("the disk full on the status screen", statJS("disk-note")+`?.startsWith("The disk is full")`)
+}
