@@ -281,7 +281,8 @@ func TestBrowserPushNotNowIsRemembered(t *testing.T) {
 // nothing installable in an incognito context), the client registers its service worker by
 // itself and Chromium finds it installable; the app badge counts the mentions and DMs not
 // read, and clears when they are; a "hearth-open" message from the worker (a notification
-// clicked while this tab was not under it) takes the tab to the message.
+// clicked while this tab was not under it) takes the tab to the message, or for a report's
+// notification (#/reports) to the reports.
 func TestBrowserInstallableWorkerBadgeAndOpen(t *testing.T) {
 	srv, owner, ids := community(t)
 	ctx := context.Background()
@@ -346,6 +347,10 @@ func TestBrowserInstallableWorkerBadgeAndOpen(t *testing.T) {
 	}
 	p.clickJS("the DM", sideLinkJS(dm.Msg.GetChannel().GetId()))
 	p.waitFor("the badge cleared", `window.badges.at(-1) === 0`)
+
+	t.Log("a report's notification: #/reports opens the reports")
+	inWorker(t, p, srv.URL+"/app/", `clients.matchAll({type: "window", includeUncontrolled: true}).then(cs => Promise.all(cs.map(c => c.postMessage({type: "hearth-open", url: `+js(srv.URL+"/app/#/reports")+`}))))`)
+	p.waitFor("the reports", `document.querySelector("dialog[open]")?.getAttribute("aria-label") === "Reports and bans" && document.querySelector('dialog[open] [role=tab][aria-selected="true"]')?.textContent === "Reports"`)
 	p.noErrors(srv.URL)
 }
 

@@ -247,3 +247,75 @@ func TestBrowserDiskFullNotice(t *testing.T) {
 	o.clickJS("Server status", `[...document.querySelectorAll(".disk-banner a")].find(a => a.textContent === "Server status")`)
 	o.waitFor("the disk full on the status screen", statJS("disk-note")+`?.startsWith("The disk is full")`)
 }
+
+// TestBrowserNotifyAndStatusContrast: the texts of the new screens read at 4.5:1 or better in
+// both themes: the banners (notifications, a full disk), a muted channel in the sidebar, a
+// channel's notifications menu, the notification settings, a reset link and the status screen.
+func TestBrowserNotifyAndStatusContrast(t *testing.T) {
+	browser := startBrowser(t)
+	disk := &testDisk{sp: diskspace.Space{Free: 100 << 20, Total: 1 << 30}}
+	srv := startOnTestDisk(t, disk)
+	ctx := context.Background()
+	owner := srv.Join("olivia")
+	srv.SignUp(t, "bob", "the first password", nil)
+	ids := map[string]string{}
+	for _, name := range []string{"general", "random"} {
+		res, err := owner.Chat.CreateChannel(ctx, connect.NewRequest(&svcv1.CreateChannelRequest{Name: name, Kind: svcv1.ChannelKind_CHANNEL_KIND_TEXT}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids[name] = res.Msg.GetChannel().GetId()
+	}
+	if _, err := notifyOf(srv, owner).SetNotificationPrefs(ctx, connect.NewRequest(&svcv1.SetNotificationPrefsRequest{Prefs: &svcv1.NotificationPrefs{
+		Channels: []*svcv1.ChannelNotificationPrefs{{ChannelId: ids["random"], MutedUntilMs: -1}, {ChannelId: ids["general"], MutedUntilMs: -1}},
+	}})); err != nil {
+		t.Fatal(err)
+	}
+	p := openPage(t, browser, "olivia", 1280, 800)
+	p.signIn(srv, "olivia")
+	p.openChannel("general")
+	p.send("hello")
+	p.waitFor("the banner", "!!"+bannerJS)
+	// Each check reads the new screen's own texts (what is around it is the other tests').
+	check := func(where string, roots ...string) {
+		t.Helper()
+		for _, theme := range []string{"light", "dark"} {
+			dark(t, p, theme == "dark")
+			p.waitFor("the "+theme+" theme", `matchMedia("(prefers-color-scheme: dark)").matches === `+map[string]string{"light": "false", "dark": "true"}[theme])
+			for _, root := range roots {
+				const whole = `document.querySelector("dialog[open]") ?? document.body`
+				if !strings.Contains(lowContrastJS, whole) {
+					t.Fatal("lowContrastJS no longer reads from the open dialog or the body")
+				}
+				p.waitFor(root, fmt.Sprintf(`!!document.querySelector(%s)`, js(root)))
+				for i := range eval[int](p, fmt.Sprintf(`document.querySelectorAll(%s).length`, js(root))) {
+					scoped := strings.Replace(lowContrastJS, whole, fmt.Sprintf(`document.querySelectorAll(%s)[%d]`, js(root), i), 1)
+					if low := eval[string](p, scoped); low != "" {
+						t.Errorf("%s, %s theme: text below 4.5:1:\n%s", where, theme, strings.TrimSpace(low))
+					}
+				}
+			}
+		}
+	}
+	check("the banner and muted channels", ".push-banner", ".side-link.side-muted")
+	p.clickJS("the bell", bellJS)
+	p.waitFor("the menu", `!!document.querySelector(".notify-menu")`)
+	check("the menu", ".notify-menu")
+	p.run(press("Escape", 27, "", 0))
+	p.eval0(`location.hash = "#/settings/notifications"`)
+	p.waitFor("the settings", `document.querySelectorAll(".channel-pref").length === 2`)
+	check("the settings", ".notify-page")
+	p.cardOf("bob")
+	p.clickJS("Reset password", resetButtonJS)
+	p.waitFor("the link", `!!document.querySelector("dialog[open] .reset-box")`)
+	check("the reset link", ".reset-box")
+	p.closeDialog()
+	p.eval0(`location.hash = "#/community/status"`)
+	p.waitFor("the status", statJS("disk-note")+`?.startsWith("The disk is nearly full")`)
+	check("the status", ".status-page")
+	disk.setFree(1 << 20)
+	p.openChannel("general")
+	p.send("full?")
+	p.waitFor("the disk's notice", `!!document.querySelector(".disk-banner")`)
+	check("the disk's notice", ".disk-banner")
+}

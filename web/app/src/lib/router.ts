@@ -3,6 +3,9 @@
 //   #/join?url={server}&invite={code}  an invite link (GET /invite/{code} redirects here)
 //   #/c/{channel}                      a channel; /m/{message} jumps to a message in it,
 //                                      /t/{message} opens that message's thread beside it
+//   #/community/{tab}                  the community's pages (ui/admin/Community.tsx)
+//   #/settings/notifications           the person's notification settings
+//   #/reports                          the moderators' reports (a report's notification)
 //   #/                                 the first channel
 
 import { useEffect, useState } from "preact/hooks";

@@ -162,7 +162,13 @@ export class PushDevice {
       await sub.unsubscribe();
       sub = null;
     }
-    sub ??= await reg.pushManager.subscribe({ userVisibleOnly: true, applicationServerKey: serverKey });
+    if (!sub) {
+      try {
+        sub = await reg.pushManager.subscribe({ userVisibleOnly: true, applicationServerKey: serverKey });
+      } catch (e) {
+        throw new Error(`the browser's push service refused (${errorText(e)})`);
+      }
+    }
     const res = await this.host.api.notify.addPushSubscription({
       endpoint: sub.endpoint,
       p256dh: keyOf(sub, "p256dh"),

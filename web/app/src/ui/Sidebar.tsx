@@ -155,7 +155,7 @@ function ChannelLink(props: { state: State; channel: Channel; current: string; o
           <span class="badge badge-mention" aria-hidden="true">
             {mentionCount}
           </span>
-        ) : unread > 0 ? (
+        ) : unread > 0 && !muted ? (
           <span class="badge" aria-hidden="true">
             {unread}
           </span>

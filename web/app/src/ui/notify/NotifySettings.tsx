@@ -10,7 +10,7 @@ import { channelHash } from "../../lib/router";
 import type { Commands } from "../../state/commands";
 import { channelTitle, memberLevel, mutedUntil, othersUnread } from "../../state/selectors";
 import { useStore, type State, type Store } from "../../state/store";
-import { MenuButton, formatFull, useLoaded } from "../common";
+import { MenuButton, useLoaded } from "../common";
 import { useAccountUrl } from "../account/AccountLink";
 import { Outcome, useAction } from "../admin/parts";
 import { ago } from "../moderation/parts";
@@ -19,6 +19,8 @@ import { LEVEL_NAMES, mutedWords } from "./NotifyMenu";
 import "./notify.css";
 
 export type NotifySettingsCommands = Pick<Commands, "saveNotifyPrefs" | "setChannelNotify" | "enablePush" | "disablePush" | "syncPush">;
+
+const dateFmt = new Intl.DateTimeFormat(undefined, { dateStyle: "medium" });
 
 /** The address of the settings. */
 export const NOTIFY_SETTINGS = "#/settings/notifications";
@@ -44,13 +46,12 @@ export function NotifySettingsPage(props: { store: Store; act: NotifySettingsCom
         <div class="admin-page">
           <ThisDevice store={store} act={act} />
           <section class="admin-section" aria-labelledby={id + "-what"}>
-            <h2 id={id + "-what"}>What you are notified about</h2>
+            <h2 id={id + "-what"}>Notify me about</h2>
             {!prefs ? (
               <p class="muted">Loading…</p>
             ) : (
               <>
-                <fieldset class="radio-list" disabled={action.busy}>
-                  <legend>Notify me about</legend>
+                <fieldset class="radio-list" disabled={action.busy} aria-labelledby={id + "-what"}>
                   {[NotifyLevel.ALL, NotifyLevel.MENTIONS, NotifyLevel.NONE].map((level) => (
                     <label key={level}>
                       <input type="radio" name={id + "-level"} checked={memberLevel(state) === level} onChange={() => save({ level })} />
@@ -110,7 +111,7 @@ function ThisDevice(props: { store: Store; act: NotifySettingsCommands }) {
       </div>
       {push.error && (
         <p class="error-row" role="alert">
-          {push.error}
+          Could not turn notifications on: {push.error}
         </p>
       )}
     </section>
@@ -212,7 +213,7 @@ function Devices(props: { store: Store; act: NotifySettingsCommands; api: Api })
                 <span class="device-names">
                   <span class="device-name">{name}</span>
                   <span class="muted small">
-                    Added {formatFull(s.createdAtMs)} · {s.lastSuccessMs > 0n ? `last notified ${ago(s.lastSuccessMs)}` : "not notified yet"}
+                    Added {dateFmt.format(Number(s.createdAtMs))} · {s.lastSuccessMs > 0n ? `last notified ${ago(s.lastSuccessMs)}` : "not notified yet"}
                   </span>
                 </span>
                 <button type="button" class="button" disabled={action.busy} aria-label={`Remove ${name}`} onClick={() => remove(s)}>

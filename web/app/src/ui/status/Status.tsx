@@ -81,7 +81,7 @@ function StatusBody(props: { status: GetServerStatusResponse }) {
           </p>
         ) : (
           <p class="muted small" data-stat="update">
-            Up to date.
+            No newer version is known.
           </p>
         )}
         <p class="muted small">Running since {formatFull(Number(s.startedAtMs))}.</p>
