@@ -351,6 +351,32 @@ func TestBrowserInstallableWorkerBadgeAndOpen(t *testing.T) {
 	t.Log("a report's notification: #/reports opens the reports")
 	inWorker(t, p, srv.URL+"/app/", `clients.matchAll({type: "window", includeUncontrolled: true}).then(cs => Promise.all(cs.map(c => c.postMessage({type: "hearth-open", url: `+js(srv.URL+"/app/#/reports")+`}))))`)
 	p.waitFor("the reports", `document.querySelector("dialog[open]")?.getAttribute("aria-label") === "Reports and bans" && document.querySelector('dialog[open] [role=tab][aria-selected="true"]')?.textContent === "Reports"`)
+	p.closeDialog()
+
+	t.Log("a browser without the Notification constructor (a phone's): the worker shows the mention")
+	p.grantNotifications(srv)
+	p.waitFor("the permission", `Notification.permission === "granted"`)
+	// The constructor throws, as on Android; the registration's showNotification is watched
+	// (whether headless Chromium then lists the notification is its own business, and varies).
+	p.eval0(`(() => {
+		const N = window.Notification;
+		window.Notification = class { constructor() { throw new TypeError("Illegal constructor"); } static get permission() { return N.permission; } };
+		const show = ServiceWorkerRegistration.prototype.showNotification;
+		window.shown = [];
+		ServiceWorkerRegistration.prototype.showNotification = function (title, options) {
+			return show.call(this, title, options).then(() => void window.shown.push({ title, body: options.body, url: options.data.url }));
+		};
+	})()`)
+	p.openChannel("random")
+	m2, err := bob.Chat.SendMessage(ctx, connect.NewRequest(&svcv1.SendMessageRequest{ChannelId: ids["general"], Text: "<@" + owner.Member.GetId() + "> again"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.waitFor("the worker's notification", `window.shown.length === 1`)
+	want := `[{"title":"bob in #general","body":"@olivia again","url":` + js(srv.URL+"/app/#/c/"+ids["general"]+"/m/"+m2.Msg.GetMessage().GetId()) + `}]`
+	if got := eval[string](p, `JSON.stringify(window.shown)`); got != want {
+		t.Errorf("shown: %s\nwant %s", got, want)
+	}
 	p.noErrors(srv.URL)
 }
 

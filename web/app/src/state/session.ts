@@ -16,6 +16,7 @@ import { ChannelKind, type Message } from "../gen/svc/v1/types_pb";
 import { codeOf, errorText, fetchEmoji, makeApi, type Api } from "../lib/api";
 import { Emitter } from "../lib/emitter";
 import { plainText } from "../lib/markdown";
+import { channelHash } from "../lib/router";
 import { accessToken } from "../lib/oidc";
 import { getCreds, getToken } from "../lib/storage";
 import { Commands } from "./commands";
@@ -375,12 +376,21 @@ export class Session implements Store, Effects {
     const ch = s.channels.get(m.channelId);
     const where = ch && ch.kind !== ChannelKind.DM ? " in #" + ch.name : "";
     const body = [...plainText(m.text, (id) => memberName(s, id))].slice(0, 200).join("");
-    const n = new Notification(nameOf(s, m.authorId) + where, { body: body || "sent a file", tag: m.id });
-    n.onclick = () => {
-      window.focus();
-      this.onOpenMessage?.(m.channelId, m.threadRootId || m.id);
-      n.close();
-    };
+    const title = nameOf(s, m.authorId) + where;
+    const options = { body: body || "sent a file", tag: m.id };
+    try {
+      const n = new Notification(title, options);
+      n.onclick = () => {
+        window.focus();
+        this.onOpenMessage?.(m.channelId, m.threadRootId || m.id);
+        n.close();
+      };
+    } catch {
+      // A phone's browser has no Notification constructor: the service worker shows it, and
+      // opens the message when it is clicked (web/pwa/sw.js).
+      const url = location.href.split("#")[0] + channelHash(m.channelId, { message: m.threadRootId || m.id });
+      navigator.serviceWorker?.ready.then((r) => r.showNotification(title, { ...options, data: { url } })).catch(() => undefined);
+    }
   }
 
   private muteTimer = 0;
@@ -418,8 +428,9 @@ export class Session implements Store, Effects {
    */
   private loadPrefs(): void {
     const before = this.data.prefs;
-    this.api.notify
-      .getNotificationPrefs({})
+    // Never a failure of the load it follows: an answer or nothing.
+    Promise.resolve()
+      .then(() => this.api.notify.getNotificationPrefs({}))
       .then((res) => {
         if (res.prefs && this.data.prefs === before && !this.closed) this.dispatch({ case: "notificationPrefs", value: res.prefs });
       })

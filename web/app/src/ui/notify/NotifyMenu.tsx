@@ -135,16 +135,18 @@ function NotifyMenu(props: { state: State; push: PushState; act: NotifyMenuComma
       </div>
       <div class="menu-separator" role="separator" />
       {muted !== 0 ? (
-        <>
-          <p class="menu-title">Muted {mutedWords(muted, now)}</p>
+        <div role="group" aria-label={`Muted ${mutedWords(muted, now)}`}>
+          <p class="menu-title" aria-hidden="true">
+            Muted {mutedWords(muted, now)}
+          </p>
           {item("Unmute", mute(0))}
-        </>
+        </div>
       ) : (
-        <>
+        <div role="group" aria-label="Mute">
           {item("Mute for 1 hour", mute(now + HOUR))}
           {item("Mute for 8 hours", mute(now + 8 * HOUR))}
           {item("Mute until I unmute", mute(-1))}
-        </>
+        </div>
       )}
       <div class="menu-separator" role="separator" />
       {(push.status === "ask" || push.status === "off") && item("Turn on notifications on this device", pick(() => act.enablePush()))}
