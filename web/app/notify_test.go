@@ -5,6 +5,7 @@ import (
 	"crypto/ecdh"
 	"crypto/rand"
 	"encoding/base64"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -303,21 +304,9 @@ func TestBrowserInstallableWorkerBadgeAndOpen(t *testing.T) {
 	p.signIn(srv, "olivia")
 	p.openChannel("random")
 	p.waitFor("the page under the service worker", `navigator.serviceWorker.controller !== null`)
-	var errs []*cdppage.InstallabilityError
-	deadline := time.Now().Add(waitLimit)
-	for {
-		p.run(chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
-			res, err := cdp.Call(ctx, tg, cdppage.GetInstallabilityErrors, cdp.Empty{})
-			errs = res.InstallabilityErrors
-			return err
-		}))
-		if len(errs) == 0 || time.Now().After(deadline) {
-			break
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	for _, e := range errs {
-		t.Errorf("Chromium finds the client not installable: %s %v", e.ErrorID, e.ErrorArguments)
+	if errs := p.installabilityErrors(); len(errs) > 0 {
+		b, _ := json.Marshal(errs)
+		t.Fatalf("Chromium finds the client not installable: %s", b)
 	}
 
 	t.Log("the badge: a mention in #general, then a DM")
@@ -378,6 +367,25 @@ func TestBrowserInstallableWorkerBadgeAndOpen(t *testing.T) {
 		t.Errorf("shown: %s\nwant %s", got, want)
 	}
 	p.noErrors(srv.URL)
+}
+
+// installabilityErrors is what Chromium finds missing to install the page as an app: none, once
+// it has looked at the manifest and the service worker (asked until then, for up to waitLimit).
+func (p *page) installabilityErrors() []*cdppage.InstallabilityError {
+	p.t.Helper()
+	var errs []*cdppage.InstallabilityError
+	deadline := time.Now().Add(waitLimit)
+	for {
+		p.run(chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+			res, err := cdp.Call(ctx, tg, cdppage.GetInstallabilityErrors, cdp.Empty{})
+			errs = res.InstallabilityErrors
+			return err
+		}))
+		if len(errs) == 0 || time.Now().After(deadline) {
+			return errs
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
 }
 
 // inWorker runs a JavaScript promise in the page's service worker (started first: an idle one

@@ -40,6 +40,20 @@ func startOnTestDisk(t *testing.T, disk *testDisk, options ...webtest.Option) *w
 	return webtest.StartConfig(t, func(c *web.Config) { c.Disk = diskspace.Options{Statfs: disk.statfs} }, options...)
 }
 
+// textChannels has c make text channels, and returns their ids by name.
+func textChannels(t *testing.T, c *webtest.Client, names ...string) map[string]string {
+	t.Helper()
+	ids := map[string]string{}
+	for _, name := range names {
+		res, err := c.Chat.CreateChannel(context.Background(), connect.NewRequest(&svcv1.CreateChannelRequest{Name: name, Kind: svcv1.ChannelKind_CHANNEL_KIND_TEXT}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids[name] = res.Msg.GetChannel().GetId()
+	}
+	return ids
+}
+
 // sizeText is lib/upload.ts's formatSize, for the figures the status screen shows.
 func sizeText(n int64) string {
 	f := float64(n)
@@ -75,16 +89,13 @@ func TestBrowserServerStatus(t *testing.T) {
 	owner := srv.Join("olivia")
 	bob := srv.Join("bob")
 	srv.CreateBot(owner, "helper")
-	ch, err := owner.Chat.CreateChannel(ctx, connect.NewRequest(&svcv1.CreateChannelRequest{Name: "general", Kind: svcv1.ChannelKind_CHANNEL_KIND_TEXT}))
-	if err != nil {
-		t.Fatal(err)
-	}
+	general := textChannels(t, owner, "general")["general"]
 	for i := range 5 {
 		c := owner
 		if i%2 == 1 {
 			c = bob
 		}
-		if _, err := c.Chat.SendMessage(ctx, connect.NewRequest(&svcv1.SendMessageRequest{ChannelId: ch.Msg.GetChannel().GetId(), Text: fmt.Sprintf("message %d", i)})); err != nil {
+		if _, err := c.Chat.SendMessage(ctx, connect.NewRequest(&svcv1.SendMessageRequest{ChannelId: general, Text: fmt.Sprintf("message %d", i)})); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -157,7 +168,7 @@ func TestBrowserServerStatus(t *testing.T) {
 
 	t.Log("more messages, less room: Refresh shows them")
 	for i := range 3 {
-		if _, err := bob.Chat.SendMessage(ctx, connect.NewRequest(&svcv1.SendMessageRequest{ChannelId: ch.Msg.GetChannel().GetId(), Text: fmt.Sprintf("more %d", i)})); err != nil {
+		if _, err := bob.Chat.SendMessage(ctx, connect.NewRequest(&svcv1.SendMessageRequest{ChannelId: general, Text: fmt.Sprintf("more %d", i)})); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -192,14 +203,7 @@ func TestBrowserDiskFullNotice(t *testing.T) {
 	owner := srv.Join("olivia")
 	bob := srv.Join("bob")
 	rename(t, bob, "Bob", "", "")
-	ids := map[string]string{}
-	for _, name := range []string{"general", "random"} {
-		res, err := owner.Chat.CreateChannel(ctx, connect.NewRequest(&svcv1.CreateChannelRequest{Name: name, Kind: svcv1.ChannelKind_CHANNEL_KIND_TEXT}))
-		if err != nil {
-			t.Fatal(err)
-		}
-		ids[name] = res.Msg.GetChannel().GetId()
-	}
+	ids := textChannels(t, owner, "general", "random")
 	if _, err := owner.Chat.SendMessage(ctx, connect.NewRequest(&svcv1.SendMessageRequest{ChannelId: ids["random"], Text: "written before"})); err != nil {
 		t.Fatal(err)
 	}
@@ -258,14 +262,7 @@ func TestBrowserNotifyAndStatusContrast(t *testing.T) {
 	ctx := context.Background()
 	owner := srv.Join("olivia")
 	srv.SignUp(t, "bob", "the first password", nil)
-	ids := map[string]string{}
-	for _, name := range []string{"general", "random"} {
-		res, err := owner.Chat.CreateChannel(ctx, connect.NewRequest(&svcv1.CreateChannelRequest{Name: name, Kind: svcv1.ChannelKind_CHANNEL_KIND_TEXT}))
-		if err != nil {
-			t.Fatal(err)
-		}
-		ids[name] = res.Msg.GetChannel().GetId()
-	}
+	ids := textChannels(t, owner, "general", "random")
 	if _, err := notifyOf(srv, owner).SetNotificationPrefs(ctx, connect.NewRequest(&svcv1.SetNotificationPrefsRequest{Prefs: &svcv1.NotificationPrefs{
 		Channels: []*svcv1.ChannelNotificationPrefs{{ChannelId: ids["random"], MutedUntilMs: -1}, {ChannelId: ids["general"], MutedUntilMs: -1}},
 	}})); err != nil {
