@@ -1,1 +1,1 @@
-import{Xa as i,d as e,fa as o}from"./chunk-LQ356FBP.js";e(o(i,{}),document.getElementById("app"));
+import{d as e,ea as o,eb as i}from"./chunk-NBJNYYUY.js";e(o(i,{}),document.getElementById("app"));

@@ -5,6 +5,7 @@
 import { Code, ConnectError, createClient, type Client, type Interceptor, type Transport } from "@connectrpc/connect";
 import { createConnectTransport } from "@connectrpc/connect-web";
 import { ChatService } from "../gen/svc/v1/chat_pb";
+import { NotificationService } from "../gen/svc/v1/notification_pb";
 import { ServerService } from "../gen/svc/v1/server_pb";
 
 export type Api = {
@@ -18,13 +19,37 @@ export type Api = {
    * the service's types load with it rather than at every start.
    */
   transport: Transport;
+  notify: Client<typeof NotificationService>;
+  /**
+   * Told what the server's disk allows, as the calls find it: true when one is refused because
+   * the disk is full (DISK_FULL), false when a change goes through again.
+   */
+  diskFull: (full: boolean) => void;
 };
 
-export function makeApi(base: string, token: () => Promise<string | undefined>): Api {
+/** The server's words when it refuses a change because its disk is full (EXTENSIONS.md 11). */
+export const DISK_FULL = "the server's disk is full";
+
+/** Whether a call was refused because the server's disk is full. */
+export function isDiskFull(e: unknown): boolean {
+  return e instanceof ConnectError && e.code === Code.ResourceExhausted && e.rawMessage === DISK_FULL;
+}
+
+/** The calls that only read (and those that write nothing): their success says nothing of the disk. */
+const READS = /^(Get|List|Search|Subscribe|SetTyping|SetPresence|Export)/;
+
+export function makeApi(base: string, token: () => Promise<string | undefined>, diskFull: (full: boolean) => void = () => undefined): Api {
   const bearer: Interceptor = (next) => async (req) => {
     const t = await token();
     if (t) req.header.set("Authorization", "Bearer " + t);
-    return next(req);
+    try {
+      const res = await next(req);
+      if (!req.stream && !READS.test(req.method.name)) diskFull(false);
+      return res;
+    } catch (e) {
+      if (isDiskFull(e)) diskFull(true);
+      throw e;
+    }
   };
   const transport = createConnectTransport({
     baseUrl: base,
@@ -37,6 +62,8 @@ export function makeApi(base: string, token: () => Promise<string | undefined>):
     chat: createClient(ChatService, transport),
     server: createClient(ServerService, transport),
     transport,
+    notify: createClient(NotificationService, transport),
+    diskFull,
   };
 }
 

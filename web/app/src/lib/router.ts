@@ -4,7 +4,11 @@
 //   #/c/{channel}                      a channel; /m/{message} jumps to a message in it,
 //                                      /t/{message} opens that message's thread beside it,
 //                                      /t/{message}/m/{reply} on one of its replies
-//   #/reports                          the moderators' reports queue (over the channel open)
+//   #/threads                          the threads the person is in (ui/ThreadInbox.tsx)
+//   #/community/{tab}                  the community's pages (ui/admin/Community.tsx)
+//   #/settings/notifications           the person's notification settings
+//   #/reports                          the moderators' reports queue (over the channel open; a
+//                                      report's notification links there)
 //   #/                                 the first channel
 
 import { useEffect, useState } from "preact/hooks";

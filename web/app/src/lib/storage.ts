@@ -2,7 +2,8 @@
 // tabs), the server a tab shows (sessionStorage, falling back to the last one used), and the
 // tab's messages not yet sent, per server (sessionStorage: a reload of the tab retries them with
 // the same client_id, and two tabs never overwrite each other's), and the message boxes' drafts,
-// per server (localStorage: state/drafts.ts bounds them).
+// per server (localStorage: state/drafts.ts bounds them), and this browser's Web Push
+// subscription per server and member (localStorage).
 
 const TOKENS = "hearth.tokens";
 const LAST = "hearth.lastServer";
@@ -10,6 +11,7 @@ const CURRENT = "hearth.server";
 const PENDING = "hearth.pending.";
 const DRAFTS = "hearth.drafts.";
 const FLAG = "hearth.show.";
+const PUSH = "hearth.push.";
 
 /** Normalizes a server URL (http or https, no trailing slash), or returns "" if it is none. */
 export function normalizeServer(raw: string): string {
@@ -135,4 +137,19 @@ export function saveShown(panel: string, shown: boolean): void {
   } catch {
     // No storage: shown for this page only.
   }
+}
+
+/**
+ * This browser's push subscription for a member of a server, as the server has it (its id and
+ * the push service's endpoint), or off: the person turned notifications off on this device.
+ */
+export type PushRecord = { id: string; endpoint: string } | { off: true };
+
+export function getPushRecord(server: string, memberId: string): PushRecord | undefined {
+  return readJSON<PushRecord | undefined>(localStorage, PUSH + server + " " + memberId, undefined);
+}
+
+export function setPushRecord(server: string, memberId: string, rec: PushRecord | undefined): void {
+  if (rec) localStorage.setItem(PUSH + server + " " + memberId, JSON.stringify(rec));
+  else localStorage.removeItem(PUSH + server + " " + memberId);
 }

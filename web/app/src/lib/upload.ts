@@ -46,6 +46,8 @@ export function postForm<S extends DescMessage>(
       } catch {
         body = undefined;
       }
+      // 507: the server's disk is full (EXTENSIONS.md 11), as a call's resource_exhausted.
+      if (xhr.status === 507 || xhr.status === 200) api.diskFull(xhr.status === 507);
       if (xhr.status === 200 && body) {
         onProgress(1);
         resolve(reader.then((m) => m.readJson(schema, body as JsonValue), () => Promise.reject(new Error("cannot reach the server"))));
@@ -74,9 +76,11 @@ export function upload(api: Api, file: File, onProgress: (fraction: number) => v
   return postForm(api, "/upload", form, AttachmentSchema, "upload failed", onProgress);
 }
 
-/** A file size for people: 1.2 MB. */
+/** A file (or disk) size for people: 1.2 MB, 3.4 GB. */
 export function formatSize(bytes: number): string {
   if (bytes < 1000) return `${bytes} B`;
   if (bytes < 1_000_000) return `${(bytes / 1000).toFixed(bytes < 10_000 ? 1 : 0)} kB`;
-  return `${(bytes / 1_000_000).toFixed(1)} MB`;
+  if (bytes < 1_000_000_000) return `${(bytes / 1_000_000).toFixed(1)} MB`;
+  if (bytes < 1_000_000_000_000) return `${(bytes / 1_000_000_000).toFixed(1)} GB`;
+  return `${(bytes / 1_000_000_000_000).toFixed(1)} TB`;
 }

@@ -20,13 +20,14 @@ import type {
   SetChannelAccessRequestSchema,
   UpdateChannelRequestSchema,
 } from "../gen/svc/v1/chat_pb";
-import { Presence, type Channel, type Member, type MemberRole, type Message, type PollInputSchema, type Report, type Role } from "../gen/svc/v1/types_pb";
+import { Presence, type Channel, type Member, type MemberRole, type Message, type NotificationPrefs, type NotifyLevel, type PollInputSchema, type Report, type Role } from "../gen/svc/v1/types_pb";
 import { errorText, type Api } from "../lib/api";
 import type { ReplyRef, SentFile } from "./drafts";
 import type { NoticeBoard, NoticeKind } from "./notices";
 import type { Outbox, Pending } from "./outbox";
+import type { PushDevice } from "./push";
 import type { Action } from "./reducer";
-import { previewKey, readState, timedOutUntil } from "./selectors";
+import { prefsWith, previewKey, readState, timedOutUntil, type PrefsChange } from "./selectors";
 import type { State } from "./store";
 
 /** A channel's new place, as ui/admin/Channels.tsx plans a move. */
@@ -40,6 +41,8 @@ export type CommandHost = {
   dispatch(a: Action): void;
   readonly outbox: Outbox;
   readonly notices: NoticeBoard;
+  /** This device's push subscription. */
+  readonly push: PushDevice;
   /** After Join: loads the community and opens the stream; false when that failed. */
   joined(): Promise<boolean>;
   /** The channel on screen, and how a notification's click opens a message. */
@@ -58,6 +61,8 @@ export class Commands {
   private readsInFlight = new Map<string, bigint>();
   /** The channel moves not yet answered, one after another (moveChannels). */
   private moves: Promise<void> = Promise.resolve();
+  /** The changes of notification preferences not yet answered, one after another (saveNotifyPrefs). */
+  private prefsSaves: Promise<unknown> = Promise.resolve();
 
   constructor(private readonly host: CommandHost) {}
 
@@ -429,6 +434,64 @@ export class Commands {
       this.dispatch({ case: "rolesOrdered", value: [...before] });
       throw new Error(`Could not move ${role.name}: ${errorText(e)}`);
     }
+  }
+
+  // ---- notifications ----
+
+  /**
+   * Changes the person's notification preferences (their level, hidden content, email, or one
+   * channel's level and mute): shown at once, then as the server stored them. Each change sends
+   * the whole preferences, so changes go one after another, each made on what the one before
+   * left; a refusal puts back what was shown and throws.
+   */
+  saveNotifyPrefs(change: PrefsChange): Promise<NotificationPrefs | undefined> {
+    const done = this.prefsSaves.then(async () => {
+      if (!this.state.prefs) {
+        // Not loaded yet (or its load failed): what the server has, not the defaults, is changed.
+        const res = await this.api.notify.getNotificationPrefs({});
+        if (res.prefs) this.dispatch({ case: "notificationPrefs", value: res.prefs });
+      }
+      const before = this.state.prefs;
+      const next = prefsWith(this.state, change, Date.now());
+      this.dispatch({ case: "notificationPrefs", value: next });
+      try {
+        const res = await this.api.notify.setNotificationPrefs({ prefs: next });
+        // The stream may have brought them already (or a newer change from another device).
+        if (res.prefs && this.state.prefs === next) this.dispatch({ case: "notificationPrefs", value: res.prefs });
+        return res.prefs;
+      } catch (e) {
+        if (before && this.state.prefs === next) this.dispatch({ case: "notificationPrefs", value: before });
+        throw e;
+      }
+    });
+    this.prefsSaves = done.catch(() => undefined);
+    return done;
+  }
+
+  /** A channel's level or mute, from its menu (a notice says why not). */
+  async setChannelNotify(channelId: string, change: { level?: NotifyLevel; mutedUntilMs?: number }): Promise<void> {
+    await this.run("Could not change the channel's notifications", () => this.saveNotifyPrefs({ channel: { id: channelId, ...change } }));
+  }
+
+  /**
+   * Turns notifications on for this device, asking for the browser's permission first if
+   * needed (a notice says why not).
+   */
+  async enablePush(): Promise<void> {
+    const push = this.host.push;
+    await push.enable();
+    if (push.state.error) this.tell(`Could not turn on notifications: ${push.state.error}`, "error");
+    else if (push.state.status === "blocked") this.tell("Notifications are blocked for this site in the browser's settings.", "info");
+  }
+
+  /** Finds this device's notifications as the browser and the server have them now (another device may have removed it). */
+  syncPush(): Promise<void> {
+    return this.host.push.sync();
+  }
+
+  /** Turns notifications off for this device. */
+  disablePush(): Promise<void> {
+    return this.host.push.disable();
   }
 
   // ---- the community ----

@@ -14,7 +14,7 @@ import type { GetServerInfoResponse } from "../gen/svc/v1/server_pb";
 import { AuditAction, ChannelKind, ChannelMode, Presence, type Channel, type LinkPreview, type Member, type Message, type Report, type Role } from "../gen/svc/v1/types_pb";
 import { isModerator } from "../lib/ranks";
 import { pinChanged, pinsFailed, pinsLoaded, pinsLoading } from "./pins";
-import { mentionsMe, readState } from "./selectors";
+import { mentionsMe, nextMuteEnd, notifies, readState } from "./selectors";
 import type { Status, WritableState } from "./store";
 import type { Topic } from "./topics";
 
@@ -65,7 +65,11 @@ export type Local =
    */
   | { case: "reportsListed"; value: { list: Report[]; since: Report[] } }
   /** The reports of a message resolved (ResolveReport's answer): its message id. */
-  | { case: "reportResolved"; value: string };
+  | { case: "reportResolved"; value: string }
+  /** A change refused because the server's disk is full (true), or one that went through (false). */
+  | { case: "diskFull"; value: boolean }
+  /** A channel's mute has ended (muteEndsAt's time has come). */
+  | { case: "muteEnded"; value: undefined };
 
 export type Action = Exclude<Event["kind"], { case: undefined }> | Local;
 
@@ -92,6 +96,8 @@ export interface Effects {
   timeoutRunning(until: bigint): void;
   /** ListReports, for a reportsListed. */
   loadReports(): void;
+  /** A muteEnded at atMs (when the next channel's mute ends), in place of the one asked before; 0 for none. */
+  muteEndsAt(atMs: number): void;
 }
 
 /** Applies a change to s. seq is the event's, for the stream's events (0 for local changes). */
@@ -296,10 +302,24 @@ export function reduce(s: WritableState, a: Action, fx: Effects, seq = 0n): void
       fx.emit("audit");
       if (a.value.action === AuditAction.REPORT_RESOLVED && a.value.messageId) reports(s, { case: "reportResolved", value: a.value.messageId }, fx);
       break;
+    case "notificationPrefs":
+      // GetNotificationPrefs' or SetNotificationPrefs' answer, or a change from another device.
+      s.prefs = a.value;
+      fx.emit("prefs");
+      fx.muteEndsAt(nextMuteEnd(s, Date.now()));
+      break;
+    case "muteEnded":
+      fx.emit("prefs");
+      fx.muteEndsAt(nextMuteEnd(s, Date.now()));
+      break;
+    case "diskFull":
+      if (s.diskFull === a.value) break;
+      s.diskFull = a.value;
+      fx.emit("disk");
+      break;
     // The stream's own (state/session.ts reads them), and what no screen shows yet.
     case "heartbeat":
     case "resync":
-    case "notificationPrefs":
     case "voiceState":
       break;
     default:
@@ -325,7 +345,7 @@ function messageCreated(s: WritableState, m: Message, seq: bigint, fx: Effects):
         unreadCount: rs.unreadCount + (m.threadRootId ? 0 : 1),
         mentionCount: rs.mentionCount + (mentioned ? 1 : 0),
       });
-      if (mentioned) fx.notify(m);
+      if (notifies(s, m.channelId, mentioned, Date.now())) fx.notify(m);
     }
   }
   stopTyping(s, m.channelId, m.authorId, fx);

@@ -18,12 +18,14 @@ import { codeOf, errorText, fetchEmoji, makeApi, type Api } from "../lib/api";
 import { Emitter } from "../lib/emitter";
 import { plainText } from "../lib/markdown";
 import { fromWire } from "../lib/markdown";
+import { channelHash } from "../lib/router";
 import { accessToken } from "../lib/oidc";
 import { getCreds, getToken } from "../lib/storage";
 import { Commands } from "./commands";
 import { draftKey, restoreDraft } from "./drafts";
 import { NoticeBoard, type Notice } from "./notices";
 import { Outbox, type Pending } from "./outbox";
+import { PushDevice, type PushState } from "./push";
 import { reduce, TYPING_MS, type Action, type Effects } from "./reducer";
 import { memberName, nameOf } from "./selectors";
 import { emptyState, type State, type Status, type Store } from "./store";
@@ -41,6 +43,8 @@ export class Session implements Store, Effects {
   /** The messages on their way. */
   private readonly outbox: Outbox;
   private readonly noticeBoard = new NoticeBoard(() => this.em.emit("notices"));
+  /** This device's push subscription. */
+  private readonly pushDevice: PushDevice;
   /** The channel on screen (for notifications). */
   private viewing = "";
   /** Opens a message when its notification is clicked. */
@@ -66,7 +70,11 @@ export class Session implements Store, Effects {
   private early?: Event[];
 
   constructor(readonly base: string) {
-    this.api = makeApi(base, () => accessToken(base));
+    this.api = makeApi(
+      base,
+      () => accessToken(base),
+      (full) => this.diskFull(full),
+    );
     this.outbox = new Outbox({
       base,
       api: this.api,
@@ -83,6 +91,7 @@ export class Session implements Store, Effects {
       waited: (channelId, ms) => this.dispatch({ case: "slowmodeWait", value: { channelId, ms } }),
       refused: (p, why) => this.refused(p, why),
     });
+    this.pushDevice = new PushDevice({ base, api: this.api, em: this.em, me: () => this.data.me?.id });
     const session = this;
     this.act = new Commands({
       get api() {
@@ -94,6 +103,7 @@ export class Session implements Store, Effects {
       dispatch: (a) => this.dispatch(a),
       outbox: this.outbox,
       notices: this.noticeBoard,
+      push: this.pushDevice,
       joined: () => this.joined(),
       showing: (channelId, open) => {
         this.viewing = channelId;
@@ -117,6 +127,10 @@ export class Session implements Store, Effects {
   /** What the person is told (ui/common.tsx, Notices), oldest first. */
   get notices(): Notice[] {
     return this.noticeBoard.list;
+  }
+
+  get push(): PushState {
+    return this.pushDevice.state;
   }
 
   /** The window onto a channel's (or a thread's) messages; make creates it if needed. */
@@ -149,10 +163,13 @@ export class Session implements Store, Effects {
     this.refreshEmoji();
     void this.loop();
     void this.outbox.flush();
+    void this.pushDevice.sync();
   }
 
   close(): void {
     this.closed = true;
+    clearTimeout(this.muteTimer);
+    clearInterval(this.diskTimer);
     this.abort?.abort();
     this.outbox.stop();
   }
@@ -163,6 +180,11 @@ export class Session implements Store, Effects {
     this.outbox.forget();
   }
 
+  /** At a sign-out, before the tokens go: this device no longer gets the person's pushes. */
+  forgetDevice(): Promise<void> {
+    return this.pushDevice.forget();
+  }
+
   /** Called after Join: loads the community and opens the stream. */
   async joined(): Promise<boolean> {
     this.setStatus("loading", "", false);
@@ -170,6 +192,7 @@ export class Session implements Store, Effects {
     this.refreshEmoji();
     void this.loop();
     void this.outbox.flush();
+    void this.pushDevice.sync();
     return true;
   }
 
@@ -186,6 +209,7 @@ export class Session implements Store, Effects {
       if (gen !== this.stateGeneration) return true;
       this.dispatch({ case: "loaded", value: st });
       this.seq = st.seq;
+      this.loadPrefs();
       this.setStatus("ready", "");
       // Views may have missed anything: load them again from the newest messages.
       for (const v of this.views.values()) if (v.loaded) void v.loadLatest();
@@ -425,12 +449,65 @@ export class Session implements Store, Effects {
     const ch = s.channels.get(m.channelId);
     const where = ch && ch.kind !== ChannelKind.DM ? " in #" + ch.name : "";
     const body = [...plainText(m.text, (id) => memberName(s, id))].slice(0, 200).join("");
-    const n = new Notification(nameOf(s, m.authorId) + where, { body: body || "sent a file", tag: m.id });
-    n.onclick = () => {
-      window.focus();
-      this.onOpenMessage?.(m.channelId, m.threadRootId || m.id);
-      n.close();
-    };
+    const title = nameOf(s, m.authorId) + where;
+    const options = { body: body || "sent a file", tag: m.id };
+    try {
+      const n = new Notification(title, options);
+      n.onclick = () => {
+        window.focus();
+        this.onOpenMessage?.(m.channelId, m.threadRootId || m.id);
+        n.close();
+      };
+    } catch {
+      // A phone's browser has no Notification constructor: the service worker shows it, and
+      // opens the message when it is clicked (web/pwa/sw.js).
+      const url = location.href.split("#")[0] + channelHash(m.channelId, { message: m.threadRootId || m.id });
+      navigator.serviceWorker?.ready.then((r) => r.showNotification(title, { ...options, data: { url } })).catch(() => undefined);
+    }
+  }
+
+  private muteTimer = 0;
+  private diskTimer = 0;
+
+  /**
+   * What the calls find of the server's disk. While it is full, /healthz (which says so) is
+   * asked every 10 s, so the notice goes once space is freed even when nothing is sent.
+   */
+  private diskFull(full: boolean): void {
+    this.dispatch({ case: "diskFull", value: full });
+    if (!full || this.closed) {
+      clearInterval(this.diskTimer);
+      this.diskTimer = 0;
+    } else if (!this.diskTimer) {
+      this.diskTimer = window.setInterval(() => {
+        fetch(this.base + "/healthz", { cache: "no-store" })
+          .then((res) => res.ok && this.diskFull(false))
+          .catch(() => undefined);
+      }, 10_000);
+    }
+  }
+
+  muteEndsAt(atMs: number): void {
+    clearTimeout(this.muteTimer);
+    if (!atMs || this.closed) return;
+    // setTimeout waits at most 2^31-1 ms (24.8 days): a later end wakes it then, to wait again.
+    const delay = Math.min(Math.max(atMs - Date.now(), 0) + 50, 2 ** 31 - 1);
+    this.muteTimer = window.setTimeout(() => this.dispatch({ case: "muteEnded", value: undefined }), delay);
+  }
+
+  /**
+   * The person's notification preferences, which GetState does not hold. A change the stream
+   * brings meanwhile is newer than the answer, which then is dropped.
+   */
+  private loadPrefs(): void {
+    const before = this.data.prefs;
+    // Never a failure of the load it follows: an answer or nothing.
+    Promise.resolve()
+      .then(() => this.api.notify.getNotificationPrefs({}))
+      .then((res) => {
+        if (res.prefs && this.data.prefs === before && !this.closed) this.dispatch({ case: "notificationPrefs", value: res.prefs });
+      })
+      .catch(() => undefined);
   }
 
   // Two changes close together (emoji deleted one after another, settings saved in a row) make

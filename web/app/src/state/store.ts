@@ -5,11 +5,12 @@
 // else. What is derived from it (names, sorted lists, counts) is in state/selectors.ts.
 
 import type { GetServerInfoResponse } from "../gen/svc/v1/server_pb";
-import { ChannelMode, type AuditEntry, type Channel, type LinkPreview, type Member, type ReadState, type Report, type Role } from "../gen/svc/v1/types_pb";
+import { ChannelMode, type AuditEntry, type Channel, type LinkPreview, type Member, type NotificationPrefs, type ReadState, type Report, type Role } from "../gen/svc/v1/types_pb";
 import { useTopics, type Topics } from "../lib/emitter";
 import type { Notice } from "./notices";
 import type { Pending } from "./outbox";
 import type { PinList } from "./pins";
+import type { PushState } from "./push";
 import type { Topic } from "./topics";
 import type { MessageView } from "./view";
 
@@ -60,6 +61,10 @@ export type WritableState = {
   reports: Map<string, Report>;
   /** The audit entries the stream brought in this session, oldest first (at most AUDIT_KEPT). */
   audit: AuditEntry[];
+  /** The person's notification preferences, once loaded (EXTENSIONS.md 7). */
+  prefs?: NotificationPrefs;
+  /** The server refused the latest change because its disk is full, and none went through since. */
+  diskFull: boolean;
 };
 
 type ReadOnly<T> =
@@ -90,6 +95,7 @@ export function emptyState(): WritableState {
     openReports: 0,
     reports: new Map(),
     audit: [],
+    diskFull: false,
   };
 }
 
@@ -105,6 +111,8 @@ export interface Store {
   readonly pending: readonly Pending[];
   /** What the person is told, oldest first. */
   readonly notices: readonly Notice[];
+  /** This device's push subscription. */
+  readonly push: PushState;
   readonly em: Topics<Topic>;
   /** The window onto a channel's messages (threadRootId ""), or a thread's; make makes it. */
   view(channelId: string, threadRootId: string, make: true): MessageView;

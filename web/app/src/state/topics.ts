@@ -36,6 +36,12 @@ export type Topic =
   | "plugins"
   /** A thread got a reply: the thread inbox loads its list again (it is not state). */
   | "threads"
+  /** State.prefs: notification preferences (and a channel's mute that ended). */
+  | "prefs"
+  /** State.diskFull. */
+  | "disk"
+  /** This device's push subscription (state/push.ts). */
+  | "push"
   | ViewTopic;
 
 /** One message window (state/view.ts): a channel's, by its id, or a thread's, by its root's. */

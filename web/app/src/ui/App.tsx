@@ -74,11 +74,15 @@ export function App() {
   const restart = () => setGeneration((g) => g + 1);
   if (!session) return <Splash text="Opening…" />;
   // Signing out leaves nothing of the person in the tab for whoever signs in next: neither
-  // their messages not sent yet (they would go as the next person) nor their drafts.
+  // their messages not sent yet (they would go as the next person) nor their drafts, nor their
+  // notifications on this device.
   const signOut = () => {
     session.forgetPending();
     forgetDrafts(session.base);
-    void endSignIn(session.base).finally(restart);
+    void session
+      .forgetDevice()
+      .finally(() => endSignIn(session.base))
+      .finally(restart);
   };
 
   switch (session.state.status) {

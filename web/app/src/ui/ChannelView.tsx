@@ -18,9 +18,10 @@ import { MessageList } from "./MessageList";
 import { DMBlockGate } from "./moderation/DMBlockGate";
 import { PinsButton } from "./pins/Pins";
 import { MembersButton } from "./MemberList";
+import { ChannelNotifyButton, type NotifyMenuCommands } from "./notify/NotifyMenu";
 
 /** The commands a channel calls: its messages', its composer's, its settings'. */
-export type ChannelCommands = MessageCommands & ComposerCommands & ChannelSettingsCommands & Pick<Commands, "markRead" | "toggleBlock" | "loadPins">;
+export type ChannelCommands = MessageCommands & ComposerCommands & ChannelSettingsCommands & NotifyMenuCommands & Pick<Commands, "markRead" | "toggleBlock" | "loadPins">;
 
 export function ChannelView(props: {
   store: Store;
@@ -150,6 +151,7 @@ export function ChannelView(props: {
         </h2>
         {channel.topic && <p class="channel-topic">{renderMarkdown(channel.topic, markdownContext(state, props.actions.onMember))}</p>}
         {props.pins && <PinsButton store={store} act={act} channelId={channel.id} open={props.pins.open} onToggle={props.pins.toggle} />}
+        <ChannelNotifyButton store={store} act={act} channel={channel} />
         {!dm && <ChannelSettingsButton store={store} act={act} api={api} channel={channel} />}
         {props.members && <MembersButton count={channelMembers(state, channel).length} open={props.members.open} onToggle={props.members.onToggle} />}
       </header>

@@ -26,6 +26,9 @@ import { ThreadPanel } from "./ThreadPanel";
 import { PinsPanel, usePinsPanel } from "./pins/Pins";
 import { ToolDialog, type ToolName } from "./tools/Tools";
 import { channelTitle, readState, sortedChannels, sortedDMs, unreadTotal } from "../state/selectors";
+import { NotifyHost, PushBanner } from "./notify/NotifyHost";
+import { NotifySettingsPage } from "./notify/NotifySettings";
+import { DiskFullBanner } from "./status/DiskFull";
 
 // The dialogs are chunks loaded when first opened.
 const Profile = lazyView("your profile", () => import("./Profile"), (m) => m.Profile, "dialog");
@@ -74,6 +77,8 @@ export function Chat(props: { store: Store; act: Commands; api: Api; route: Rout
   const inbox = !community && route.path[0] === "threads";
   // The member list and the pins share the place beside the channel: the pins, asked for, win.
   const peopleShown = !!channel && !community && !threadId && !pins.open && members && hasMemberList(channel);
+  // The person's own settings: #/settings/notifications (the digest emails link there).
+  const settings = route.path[0] === "settings";
   const hashAtRender = location.hash;
   const lastChannel = useRef("");
   if (channel) lastChannel.current = channel.id;
@@ -87,8 +92,8 @@ export function Chat(props: { store: Store; act: Commands; api: Api; route: Rout
     // since this render (the effect runs a frame later): a channel the person picked in
     // between is not replaced by the first one.
     if (location.hash !== hashAtRender) return;
-    if (!channel && !community && !inbox && order.length > 0) navigate(channelHash(order[0].id), true);
-  }, [channel, community, inbox, order.length, hashAtRender]);
+    if (!channel && !community && !inbox && !settings && order.length > 0) navigate(channelHash(order[0].id), true);
+  }, [channel, community, inbox, settings, order.length, hashAtRender]);
 
   useEffect(() => {
     act.showing(channel?.id ?? "", (c, m) => navigate(channelHash(c, { message: m })));
@@ -207,10 +212,14 @@ export function Chat(props: { store: Store; act: Commands; api: Api; route: Rout
       {drawer && <div class="drawer-backdrop" onClick={() => closeDrawer("menu")} aria-hidden="true" />}
       <main class="main" inert={drawer}>
         <ConnectionBanner store={store} act={act} />
+        <DiskFullBanner store={store} />
+        <PushBanner store={store} act={act} />
         {community ? (
           <CommunityMain store={store} act={act} api={api} route={route} onMenu={() => setDrawer(true)} onMember={(id) => setDialog({ kind: "member", id })} />
         ) : inbox ? (
           <ThreadInbox store={store} api={api} onMenu={() => setDrawer(true)} />
+        ) : settings ? (
+          <NotifySettingsPage store={store} act={act} api={api} onMenu={() => setDrawer(true)} />
         ) : channel ? (
           <ChannelView
             key={channel.id}
@@ -242,6 +251,7 @@ export function Chat(props: { store: Store; act: Commands; api: Api; route: Rout
       {channel && pins.open && <PinsPanel key={channel.id} store={store} act={act} channelId={channel.id} onClose={pins.close} />}
       <Notices store={store} act={act} />
       <CommunityAccent store={store} />
+      <NotifyHost store={store} />
       {dialog?.kind === "member" && <MemberCard store={store} act={act} api={api} memberId={dialog.id} onClose={closeDialog} onOpenChannel={openChannel} />}
       {dialog?.kind === "profile" && <Profile store={store} act={act} api={api} onClose={closeDialog} onSignOut={props.onSignOut} />}
       {dialog?.kind === "browse" && <BrowseChannels store={store} act={act} api={api} onClose={closeDialog} onOpenChannel={openChannel} />}

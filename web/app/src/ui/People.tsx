@@ -10,6 +10,7 @@ import type { Commands } from "../state/commands";
 import { useStore, type Store } from "../state/store";
 import { Avatar, Dialog, PresenceDot, formatDay, presenceLabel } from "./common";
 import { MemberModeration } from "./moderation/MemberModeration";
+import { ResetPasswordItem } from "./account/ResetLink";
 import { markdownContext, nameOf } from "../state/selectors";
 
 export type MemberCardCommands = MembersCommands & Pick<Commands, "openDM" | "toggleMute" | "toggleBlock" | "timeoutMember">;
@@ -68,6 +69,7 @@ export function MemberCard(props: { store: Store; act: MemberCardCommands; api: 
             </div>
           )}
           <MemberModeration store={store} act={act} api={props.api} member={m} onDone={props.onClose} />
+          <ResetPasswordItem store={store} api={props.api} member={m} />
         </div>
       )}
     </Dialog>

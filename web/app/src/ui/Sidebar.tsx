@@ -8,7 +8,7 @@ import { useStore, type State, type Store } from "../state/store";
 import { Avatar, PresenceDot } from "./common";
 import { SearchButton, ToolLinks, type ToolName } from "./tools/Tools";
 import "./threadinbox.css";
-import { channelTitle, quietOf, readState, sortedChannels, sortedDMs } from "../state/selectors";
+import { channelTitle, mutedUntil, quietOf, readState, sortedChannels, sortedDMs } from "../state/selectors";
 
 export type SidebarProps = {
   store: Store;
@@ -22,7 +22,7 @@ export type SidebarProps = {
 
 export function Sidebar(props: SidebarProps) {
   const { store } = props;
-  const state = useStore(store, "channels", "members", "me", "info", "status");
+  const state = useStore(store, "channels", "members", "me", "info", "status", "prefs");
   const channels = sortedChannels(state);
   const groups = new Map<string, Channel[]>();
   for (const c of channels) {
@@ -116,12 +116,14 @@ function ChannelLink(props: { state: State; channel: Channel; current: string; o
   const others = c.memberIds.filter((id) => id !== state.me?.id);
   const quiet = dm ? quietOf(state, others) : undefined;
   if (quiet) parts.push(quiet.label);
+  const muted = mutedUntil(state, c.id, Date.now()) !== 0;
+  if (muted) parts.push("notifications muted");
   const current = props.current === c.id;
   return (
     <li>
       <a
         href={channelHash(c.id)}
-        class={`side-link${unread > 0 || mentionCount > 0 ? " unread" : ""}${current ? " current" : ""}`}
+        class={`side-link${unread > 0 || mentionCount > 0 ? " unread" : ""}${current ? " current" : ""}${muted ? " side-muted" : ""}`}
         aria-current={current ? "page" : undefined}
         aria-label={parts.join(", ")}
         data-channel={c.id}
@@ -148,11 +150,16 @@ function ChannelLink(props: { state: State; channel: Channel; current: string; o
             {quiet.icon}
           </span>
         )}
+        {muted && (
+          <span class="side-mute" aria-hidden="true" title="Notifications muted">
+            🔕
+          </span>
+        )}
         {mentionCount > 0 ? (
           <span class="badge badge-mention" aria-hidden="true">
             {mentionCount}
           </span>
-        ) : unread > 0 ? (
+        ) : unread > 0 && !muted ? (
           <span class="badge" aria-hidden="true">
             {unread}
           </span>

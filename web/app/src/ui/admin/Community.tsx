@@ -1,5 +1,5 @@
 // The community's pages in the main column, beside the sidebar: #/community/{tab} (settings,
-// channels, roles, members, invites) and, for the owner of a new community, the setup wizard
+// channels, roles, members, invites, the server's status) and, for the owner of a new community, the setup wizard
 // (#/setup, and wherever no channel is open while the setup is not done). Each tab is offered
 // only to the ranks that may use it: members to everyone, invites to moderators and up, the
 // rest to admins and the owner; a tab the person may not use (a rank lost meanwhile) falls back
@@ -29,6 +29,7 @@ const RolesScreen = lazyView("the roles", () => import("./Roles"), (m) => m.Role
 const MembersScreen = lazyView("the members", () => import("./Members"), (m) => m.MembersScreen);
 const InvitesScreen = lazyView("the invites", () => import("./Invites"), (m) => m.InvitesScreen);
 const SetupWizard = lazyView("the setup", () => import("./Setup"), (m) => m.SetupWizard);
+const StatusScreen = lazyView("the server's status", () => import("../status/Status"), (m) => m.StatusScreen);
 
 const TABS: { tab: Tab; label: string; may: (s: State) => boolean }[] = [
   { tab: "settings", label: "Settings", may: isAdmin },
@@ -36,6 +37,7 @@ const TABS: { tab: Tab; label: string; may: (s: State) => boolean }[] = [
   { tab: "roles", label: "Roles", may: isAdmin },
   { tab: "members", label: "Members", may: () => true },
   { tab: "invites", label: "Invites", may: isModerator },
+  { tab: "status", label: "Status", may: isAdmin },
 ];
 
 /** The tabs the person may open. */
@@ -89,6 +91,7 @@ export function CommunityMain(props: { store: Store; act: CommunityCommands; api
         {tab === "roles" && <RolesScreen {...page} />}
         {tab === "members" && <MembersScreen store={store} onMember={props.onMember} />}
         {tab === "invites" && <InvitesScreen store={store} api={api} />}
+        {tab === "status" && <StatusScreen api={api} />}
       </div>
     </section>
   );

@@ -2,7 +2,7 @@
 // and the pages' tabs, which load with the chat, while the pages load when opened.
 
 /** The screens of the community: #/community/{tab}. */
-export type Tab = "settings" | "channels" | "roles" | "members" | "invites";
+export type Tab = "settings" | "channels" | "roles" | "members" | "invites" | "status";
 
 export function communityHash(tab: Tab): string {
   return "#/community/" + tab;

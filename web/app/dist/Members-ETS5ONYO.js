@@ -1,1 +1,0 @@
-import{a,b}from"./chunk-TFBBCZCI.js";import"./chunk-7ID5YI5F.js";import"./chunk-7XO6BV6R.js";import"./chunk-AU43BOPB.js";import"./chunk-LQ356FBP.js";export{b as MemberAdmin,a as MembersScreen};

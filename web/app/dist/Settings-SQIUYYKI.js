@@ -1,1 +1,0 @@
-import{a,b,c,d,e}from"./chunk-6VIUFI7M.js";import"./chunk-YTW3VU6Q.js";import"./chunk-7XO6BV6R.js";import"./chunk-AU43BOPB.js";import"./chunk-LQ356FBP.js";export{a as LIMITS,c as ModeField,e as QuestionsField,b as SettingsScreen,d as questionsOver};
