@@ -8,6 +8,7 @@ import { fromJson } from "@bufbuild/protobuf";
 import { BotService } from "../gen/svc/v1/bot_pb";
 import { ChatService } from "../gen/svc/v1/chat_pb";
 import { ServerService } from "../gen/svc/v1/server_pb";
+import { VoiceService } from "../gen/svc/v1/voice_pb";
 import { ListEmojiResponseSchema, type CustomEmoji } from "../gen/svc/v1/types_pb";
 
 export type Api = {
@@ -16,6 +17,7 @@ export type Api = {
   chat: Client<typeof ChatService>;
   server: Client<typeof ServerService>;
   bot: Client<typeof BotService>;
+  voice: Client<typeof VoiceService>;
 };
 
 export function makeApi(base: string, token: () => Promise<string | undefined>): Api {
@@ -35,6 +37,7 @@ export function makeApi(base: string, token: () => Promise<string | undefined>):
     chat: createClient(ChatService, transport),
     server: createClient(ServerService, transport),
     bot: createClient(BotService, transport),
+    voice: createClient(VoiceService, transport),
   };
 }
 

@@ -28,6 +28,7 @@ import type { Outbox, Pending } from "./outbox";
 import type { Action } from "./reducer";
 import { previewKey, readState } from "./selectors";
 import type { State } from "./store";
+import { VoiceCommands } from "./voice";
 
 /** A channel's new place, as ui/admin/Channels.tsx plans a move. */
 export type ChannelMove = { channel: Channel; category: string; position: number };
@@ -54,8 +55,21 @@ export class Commands {
   private readsInFlight = new Map<string, bigint>();
   /** The channel moves not yet answered, one after another (moveChannels). */
   private moves: Promise<void> = Promise.resolve();
+  /** Joining, leaving and talking in voice channels (state/voice.ts). */
+  readonly voice: VoiceCommands;
 
-  constructor(private readonly host: CommandHost) {}
+  constructor(private readonly host: CommandHost) {
+    this.voice = new VoiceCommands({
+      get api() {
+        return host.api;
+      },
+      get state() {
+        return host.state;
+      },
+      dispatch: (a) => host.dispatch(a),
+      tell: (text, kind) => this.tell(text, kind),
+    });
+  }
 
   private get api(): Api {
     return this.host.api;

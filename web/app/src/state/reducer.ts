@@ -11,8 +11,11 @@
 import type { Event } from "../gen/svc/v1/events_pb";
 import type { GetStateResponse } from "../gen/svc/v1/chat_pb";
 import type { GetServerInfoResponse } from "../gen/svc/v1/server_pb";
-import { ChannelKind, ChannelMode, Presence, type Channel, type LinkPreview, type Member, type Message, type Role } from "../gen/svc/v1/types_pb";
+import { ChannelKind, ChannelMode, Presence, type Channel, type LinkPreview, type Member, type Message, type Role, type VoiceState } from "../gen/svc/v1/types_pb";
+import type { ListVoiceStatesResponse } from "../gen/svc/v1/voice_pb";
 import { mentions } from "../lib/markdown";
+import type { CallView } from "../voice/call";
+import type { VoicePrefs } from "../voice/prefs";
 import { readState } from "./selectors";
 import type { Status, WritableState } from "./store";
 import type { Topic } from "./topics";
@@ -42,7 +45,14 @@ export type Local =
   /** A member as a call answered it (a profile saved, a rank or roles given): presence kept. */
   | { case: "memberSaved"; value: Member }
   /** A typing notice's time is up (TYPING_MS after it came). */
-  | { case: "typingEnded"; value: { channelId: string; memberId: string } };
+  | { case: "typingEnded"; value: { channelId: string; memberId: string } }
+  /** ListVoiceStates' answer, replacing who is known to be in voice. */
+  | { case: "voiceListed"; value: ListVoiceStatesResponse }
+  /** Voice states a call answered (JoinVoice, SetVoiceState), as their events would bring them. */
+  | { case: "voiceStates"; value: VoiceState[] }
+  /** The person's call as it is now (voice/call.ts); undefined when there is none. */
+  | { case: "call"; value: CallView | undefined }
+  | { case: "voicePrefs"; value: VoicePrefs };
 
 export type Action = Exclude<Event["kind"], { case: undefined }> | Local;
 
@@ -63,6 +73,8 @@ export interface Effects {
   refreshEmoji(): void;
   /** Someone started typing: a typingEnded after TYPING_MS. */
   typingStarted(channelId: string, memberId: string): void;
+  /** Who is in voice may be missing something (a voice channel came): ListVoiceStates. */
+  reloadVoice(): void;
 }
 
 /** Applies a change to s. seq is the event's, for the stream's events (0 for local changes). */
@@ -87,6 +99,8 @@ export function reduce(s: WritableState, a: Action, fx: Effects, seq = 0n): void
       }
       s.channels.set(a.value.id, a.value);
       fx.emit("channels");
+      // Who is in it was not sent to the person, who did not see it.
+      if (a.case === "channelCreated" && a.value.kind === ChannelKind.VOICE) fx.reloadVoice();
       break;
     case "channelSaved":
       s.channels.set(a.value.id, a.value);
@@ -95,6 +109,8 @@ export function reduce(s: WritableState, a: Action, fx: Effects, seq = 0n): void
     case "channelDeleted":
       s.channels.delete(a.value);
       fx.emit("channels");
+      for (const v of s.voice.values()) if (v.channelId === a.value) s.voice.delete(v.memberId);
+      fx.emit("voice");
       break;
     case "memberJoined":
     case "memberUpdated":
@@ -208,9 +224,28 @@ export function reduce(s: WritableState, a: Action, fx: Effects, seq = 0n): void
       s.reads = new Map(st.readStates.map((r) => [r.channelId, r]));
       s.muted = new Set(st.mutedMemberIds);
       s.blocked = new Set(st.blockedMemberIds);
-      fx.emit("channels", "members", "me");
+      voiceListed(s, st.voiceStates, st.voiceVersion);
+      fx.emit("channels", "members", "me", "voice");
       break;
     }
+    case "voiceListed":
+      voiceListed(s, a.value.states, a.value.version);
+      fx.emit("voice");
+      break;
+    case "voiceState":
+      if (voiceChanged(s, a.value)) fx.emit("voice");
+      break;
+    case "voiceStates":
+      if (a.value.map((v) => voiceChanged(s, v)).some(Boolean)) fx.emit("voice");
+      break;
+    case "call":
+      s.call = a.value;
+      fx.emit("voice");
+      break;
+    case "voicePrefs":
+      s.voicePrefs = a.value;
+      fx.emit("voice");
+      break;
     case "status":
       s.status = a.value.status;
       s.statusText = a.value.text;
@@ -227,7 +262,6 @@ export function reduce(s: WritableState, a: Action, fx: Effects, seq = 0n): void
     case "auditAppended":
     case "reportFiled":
     case "notificationPrefs":
-    case "voiceState":
       break;
     default:
       a satisfies never;
@@ -280,4 +314,23 @@ function presence(s: WritableState, id: string, p: Presence): void {
 
 function stopTyping(s: WritableState, channelId: string, memberId: string, fx: Effects): void {
   if (s.typing.get(channelId)?.delete(memberId)) fx.emit("typing");
+}
+
+function voiceListed(s: WritableState, states: VoiceState[], version: bigint): void {
+  s.voice = new Map(states.filter((v) => v.joined).map((v) => [v.memberId, v]));
+  s.voiceVersion = version;
+  s.voiceSeen.clear();
+}
+
+/**
+ * A member's voice state, if newer than what is known of them: versions grow with every change
+ * on the server, and a state at or below the last list's version is in it already. Per member,
+ * since a call's answer may come before the events of others that are older than it.
+ */
+function voiceChanged(s: WritableState, v: VoiceState): boolean {
+  if (v.version <= (s.voiceSeen.get(v.memberId) ?? s.voiceVersion)) return false;
+  s.voiceSeen.set(v.memberId, v.version);
+  if (v.joined) s.voice.set(v.memberId, v);
+  else if (s.voice.get(v.memberId)?.channelId === v.channelId) s.voice.delete(v.memberId);
+  return true;
 }

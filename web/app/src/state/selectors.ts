@@ -4,7 +4,7 @@
 // two screens share lives here, never in either of them.
 
 import { create } from "@bufbuild/protobuf";
-import { ChannelKind, ReadStateSchema, type Channel, type Message, type ReadState } from "../gen/svc/v1/types_pb";
+import { ChannelKind, ReadStateSchema, type Channel, type Message, type ReadState, type VoiceState } from "../gen/svc/v1/types_pb";
 import type { RenderContext } from "../lib/markdown";
 import type { State } from "./store";
 
@@ -108,4 +108,14 @@ export function quietOf(s: Pick<State, "blocked" | "muted">, others: string[]): 
 /** Whether the server refused the person's login because it is banned (ui/moderation/Banned.tsx). */
 export function isBanned(s: Pick<State, "statusText">): boolean {
   return /\bbanned\b/i.test(s.statusText);
+}
+
+/** Who is in a voice channel, in the order they joined. */
+export function voiceRoom(s: Pick<State, "voice">, channelId: string): VoiceState[] {
+  return [...s.voice.values()].filter((v) => v.channelId === channelId).sort((a, b) => Number(a.joinedAtMs - b.joinedAtMs));
+}
+
+/** The voice channel the person's call is in, while it is on (not over). */
+export function callChannel(s: Pick<State, "call">): string {
+  return s.call && s.call.phase !== "ended" ? s.call.channelId : "";
 }

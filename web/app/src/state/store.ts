@@ -5,8 +5,10 @@
 // else. What is derived from it (names, sorted lists, counts) is in state/selectors.ts.
 
 import type { GetServerInfoResponse } from "../gen/svc/v1/server_pb";
-import { ChannelMode, type Channel, type LinkPreview, type Member, type ReadState, type Role } from "../gen/svc/v1/types_pb";
+import { ChannelMode, type Channel, type LinkPreview, type Member, type ReadState, type Role, type VoiceState } from "../gen/svc/v1/types_pb";
 import { useTopics, type Topics } from "../lib/emitter";
+import type { CallView } from "../voice/call";
+import type { VoicePrefs } from "../voice/prefs";
 import type { Notice } from "./notices";
 import type { Pending } from "./outbox";
 import type { Topic } from "./topics";
@@ -44,6 +46,16 @@ export type WritableState = {
   previews: Map<string, LinkPreview[]>;
   /** Who is typing, by channel, then by member. */
   typing: Map<string, Map<string, Typist>>;
+  /** Who is in a voice channel, by member id (a member is in one at a time). */
+  voice: Map<string, VoiceState>;
+  /** The voice version of the last GetState or ListVoiceStates: older states are in it. */
+  voiceVersion: bigint;
+  /** The version of each member's newest voice state since then. */
+  voiceSeen: Map<string, bigint>;
+  /** The person's own call (voice/call.ts), while there is one or its end is shown. */
+  call?: CallView;
+  /** Push-to-talk and volumes, as kept in this browser. */
+  voicePrefs: VoicePrefs;
 };
 
 type ReadOnly<T> =
@@ -68,6 +80,10 @@ export function emptyState(): WritableState {
     emoji: new Map(),
     previews: new Map(),
     typing: new Map(),
+    voice: new Map(),
+    voiceVersion: 0n,
+    voiceSeen: new Map(),
+    voicePrefs: { ptt: false, pttKey: "Backquote", volumes: {} },
   };
 }
 

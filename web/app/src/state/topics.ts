@@ -20,6 +20,8 @@ export type Topic =
   | "emoji"
   /** State.previews: link previews. */
   | "previews"
+  /** State.voice (who is in which voice channel), call and voicePrefs. */
+  | "voice"
   /** The messages on their way (state/outbox.ts). */
   | "pending"
   /** What the person is told (state/notices.ts). */

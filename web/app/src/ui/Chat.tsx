@@ -19,6 +19,9 @@ import { Sidebar } from "./Sidebar";
 import { ThreadPanel } from "./ThreadPanel";
 import { ToolDialog, type ToolName } from "./tools/Tools";
 import { channelTitle, readState, sortedChannels, sortedDMs, unreadTotal } from "../state/selectors";
+import { ChannelKind } from "../gen/svc/v1/types_pb";
+import { VoiceRoom } from "./voice/VoiceRoom";
+import { VoiceBar } from "./voice/VoiceSide";
 
 type DialogState =
   | { kind: "member"; id: string }
@@ -52,7 +55,9 @@ export function Chat(props: { store: Store; act: Commands; api: Api; route: Rout
     // since this render (the effect runs a frame later): a channel the person picked in
     // between is not replaced by the first one.
     if (location.hash !== hashAtRender) return;
-    if (!channel && !community && order.length > 0) navigate(channelHash(order[0].id), true);
+    // A text channel first: a voice channel's screen is no place to land.
+    const first = order.find((c) => c.kind !== ChannelKind.VOICE) ?? order[0];
+    if (!channel && !community && first) navigate(channelHash(first.id), true);
   }, [channel, community, order.length, hashAtRender]);
 
   useEffect(() => {
@@ -156,6 +161,7 @@ export function Chat(props: { store: Store; act: Commands; api: Api; route: Rout
       <div class="sidebar" id="sidebar">
         <Sidebar
           store={store}
+          act={act}
           current={channel?.id ?? ""}
           onBrowse={() => setDialog({ kind: "browse" })}
           onNewDM={() => setDialog({ kind: "newdm" })}
@@ -168,6 +174,8 @@ export function Chat(props: { store: Store; act: Commands; api: Api; route: Rout
       <main class="main" inert={drawer}>
         {community ? (
           <CommunityMain store={store} act={act} api={api} route={route} onMenu={() => setDrawer(true)} onMember={(id) => setDialog({ kind: "member", id })} />
+        ) : channel?.kind === ChannelKind.VOICE ? (
+          <VoiceRoom key={channel.id} store={store} act={act} api={api} channel={channel} onMenu={() => setDrawer(true)} />
         ) : channel ? (
           <ChannelView key={channel.id} store={store} act={act} api={api} channel={channel} jumpTo={jumpTo} actions={actions} onMenu={() => setDrawer(true)} />
         ) : (
@@ -179,6 +187,7 @@ export function Chat(props: { store: Store; act: Commands; api: Api; route: Rout
           </div>
         )}
       </main>
+      <VoiceBar store={store} act={act} where="dock" current={channel?.id ?? ""} inert={drawer} />
       {channel && threadId && (
         <ThreadPanel key={threadId} inert={drawer} store={store} act={act} api={api} channelId={channel.id} rootId={threadId} actions={actions} onClose={() => navigate(channelHash(channel.id))} />
       )}

@@ -28,7 +28,7 @@ type PartProps = { state: State; act: ChannelSettingsCommands; channel: Channel 
 /** Whether the person has anything to do in a channel's settings. */
 export function hasChannelSettings(s: State, c: Channel): boolean {
   if (c.kind === ChannelKind.DM) return false;
-  return isAdmin(s) || c.kind === ChannelKind.PRIVATE || s.mode === ChannelMode.OPT_IN;
+  return isAdmin(s) || c.kind === ChannelKind.PRIVATE || (s.mode === ChannelMode.OPT_IN && c.kind === ChannelKind.TEXT);
 }
 
 /** The button in a channel's header that opens its settings (when there is anything to do). */
@@ -81,7 +81,7 @@ export function ChannelSettingsDialog(props: { store: Store; act: ChannelSetting
             onRemove={() => act.updateChannel({ channelId: channel.id, headerImageId: "" })}
           />
         )}
-        {admin && channel.kind === ChannelKind.TEXT && <Access state={state} act={act} channel={channel} />}
+        {admin && (channel.kind === ChannelKind.TEXT || channel.kind === ChannelKind.VOICE) && <Access state={state} act={act} channel={channel} />}
         {channel.kind === ChannelKind.PRIVATE && <PrivateMembers state={state} act={act} base={store.base} channel={channel} />}
         <Leave state={state} act={act} channel={channel} onLeft={props.onClose} />
       </div>
@@ -197,12 +197,14 @@ function Access(props: PartProps) {
           </ul>
         )
       )}
-      <label class="check">
-        <input type="checkbox" checked={isDefault} onChange={(e) => setDefault(e.currentTarget.checked)} />
-        <span>
-          Default channel <span class="muted small">new members are put in it when people choose their channels</span>
-        </span>
-      </label>
+      {channel.kind === ChannelKind.TEXT && (
+        <label class="check">
+          <input type="checkbox" checked={isDefault} onChange={(e) => setDefault(e.currentTarget.checked)} />
+          <span>
+            Default channel <span class="muted small">new members are put in it when people choose their channels</span>
+          </span>
+        </label>
+      )}
       <Outcome action={action} />
       <div class="dialog-actions">
         <button type="submit" class="button button-primary" disabled={action.busy || same || (limited && chosen.length === 0)}>
