@@ -32,10 +32,16 @@ var voiceFlags = []chromedp.ExecAllocatorOption{
 	chromedp.Flag("autoplay-policy", "no-user-gesture-required"),
 }
 
-// startVoiceServer starts a server with voice on a free loopback port (as -voice-port does).
-func startVoiceServer(t *testing.T, options ...webtest.Option) *webtest.Server {
+// startVoiceServer starts a server with voice on a free loopback port (as -voice-port does);
+// change, if not nil, changes the voice options.
+func startVoiceServer(t *testing.T, change func(*voice.Options), options ...webtest.Option) *webtest.Server {
 	t.Helper()
-	return webtest.StartConfig(t, func(c *web.Config) { c.Voice = voice.Options{Addr: "127.0.0.1:0"} }, options...)
+	return webtest.StartConfig(t, func(c *web.Config) {
+		c.Voice = voice.Options{Addr: "127.0.0.1:0"}
+		if change != nil {
+			change(&c.Voice)
+		}
+	}, options...)
 }
 
 // voiceHook is put in every page of a voice test before the client runs. It keeps the page's

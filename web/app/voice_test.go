@@ -2,12 +2,17 @@ package app_test
 
 import (
 	"context"
+	"fmt"
 	"strconv"
 	"testing"
+	"time"
 
 	"connectrpc.com/connect"
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/chromedp"
 
+	"hearth/engine/voice"
 	svcv1 "hearth/proto/svc/v1"
 	"hearth/web/webtest"
 )
@@ -19,7 +24,7 @@ import (
 // without the role does not see the channel, and JoinVoice is refused to them.
 func TestBrowserVoice(t *testing.T) {
 	browser := startBrowser(t, voiceFlags...)
-	srv := startVoiceServer(t)
+	srv := startVoiceServer(t, nil)
 	ctx := context.Background()
 	ann := srv.Join("ann")
 	bob, cat, dan := srv.Join("bob"), srv.Join("cat"), srv.Join("dan")
@@ -133,4 +138,188 @@ func TestBrowserVoice(t *testing.T) {
 	for _, p := range []*page{a, b, c, d} {
 		p.noErrors(srv.URL)
 	}
+}
+
+// TestBrowserVoiceRefusals: a join that cannot happen says why, plainly: voice is off on the
+// server; the channel is full (25 people: the button waits until someone leaves); the member
+// is timed out.
+func TestBrowserVoiceRefusals(t *testing.T) {
+	browser := startBrowser(t, voiceFlags...)
+	ctx := context.Background()
+
+	t.Log("a server with voice off")
+	off := webtest.Start(t)
+	createVoiceChannel(t, off.Join("ann"), "lounge")
+	p := voicePage(t, browser, off, "ann", 1280, 800)
+	p.openVoice("lounge")
+	p.click(".voice-room .voice-join")
+	p.waitFor("voice is off", `document.querySelector(".voice-room .voice-refused[role=alert]")?.textContent === "Voice is off on this server."`)
+	p.waitFor("the button back", `document.querySelector(".voice-room .voice-join")?.textContent.includes("Join voice") && !document.querySelector(".voice-room .voice-join").disabled`)
+	p.noErrors(off.URL)
+
+	t.Log("a full channel")
+	// A clock of its own, moved on to let 25 people join from one address (10 a minute).
+	clock := webtest.NewClockAt(time.Now())
+	srv := startVoiceServer(t, func(o *voice.Options) { o.SignalGrace = 5 * time.Minute }, webtest.WithClock(clock))
+	owner := srv.Join("owner")
+	lounge := createVoiceChannel(t, owner, "lounge").GetId()
+	zoe := srv.Join("zoe")
+	z := voicePage(t, browser, srv, "zoe", 1280, 800)
+	z.openVoice("lounge")
+	var sessions []string
+	var seated []*webtest.Client
+	for i := range 25 {
+		if i%8 == 7 {
+			clock.Advance(time.Minute)
+		}
+		m := srv.Join(fmt.Sprintf("m%02d", i))
+		res, err := voiceAPI(srv, m).JoinVoice(ctx, connect.NewRequest(&svcv1.JoinVoiceRequest{ChannelId: lounge}))
+		if err != nil {
+			t.Fatalf("seat %d: %v", i, err)
+		}
+		sessions = append(sessions, res.Msg.GetSessionId())
+		seated = append(seated, m)
+	}
+	z.waitFor("25 people, the channel full", `document.querySelectorAll(".voice-room .voice-tile").length === 25 && document.querySelector(".voice-room .voice-refused")?.textContent === "This voice channel is full: 25 people are in it." && document.querySelector(".voice-room .voice-join").disabled`)
+	if got := eval[string](z, `document.querySelector(".voice-room .voice-tiles").getAttribute("aria-label")`); got != "In lounge: 25 of 25" {
+		t.Errorf("the list's name: %q", got)
+	}
+	if _, err := voiceAPI(srv, seated[3]).LeaveVoice(ctx, connect.NewRequest(&svcv1.LeaveVoiceRequest{SessionId: sessions[3]})); err != nil {
+		t.Fatal(err)
+	}
+	z.waitFor("24 people, the button back", `document.querySelectorAll(".voice-room .voice-tile").length === 24 && !document.querySelector(".voice-room .voice-refused") && !document.querySelector(".voice-room .voice-join").disabled`)
+
+	t.Log("a member timed out")
+	if _, err := owner.Server.TimeoutMember(ctx, connect.NewRequest(&svcv1.TimeoutMemberRequest{MemberId: zoe.Member.GetId(), DurationS: 600})); err != nil {
+		t.Fatal(err)
+	}
+	z.click(".voice-room .voice-join")
+	z.waitFor("the refusal", `/^Could not join: you are timed out until \d{4}-/.test(document.querySelector(".voice-room .voice-refused[role=alert]")?.textContent ?? "")`)
+	if eval[bool](z, `!!document.querySelector(".voice-bar")`) {
+		t.Error("a refused join shows the call's bar")
+	}
+	z.noErrors(srv.URL)
+}
+
+// TestBrowserVoiceRidesOutABlip: a call carries on through a network blip. Its Signal stream
+// breaks: the client opens it again and the session goes on (nobody sees the person leave);
+// its ICE fails: the client asks for an ICE restart and answers the new offer, and the sound
+// flows again both ways.
+func TestBrowserVoiceRidesOutABlip(t *testing.T) {
+	browser := startBrowser(t, voiceFlags...)
+	srv := startVoiceServer(t, nil)
+	ctx := context.Background()
+	ann, bob := srv.Join("ann"), srv.Join("bob")
+	createVoiceChannel(t, ann, "lounge")
+	a := voicePage(t, browser, srv, "ann", 1280, 800)
+	b := voicePage(t, browser, srv, "bob", 1280, 800)
+	a.joinVoice("lounge")
+	b.joinVoice("lounge")
+	a.hears(bob)
+	b.hears(ann)
+	joinedAt := func() int64 {
+		res, err := voiceAPI(srv, bob).ListVoiceStates(ctx, connect.NewRequest(&svcv1.ListVoiceStatesRequest{}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, v := range res.Msg.GetStates() {
+			if v.GetMemberId() == ann.Member.GetId() {
+				return v.GetJoinedAtMs()
+			}
+		}
+		t.Fatal("ann is not in voice")
+		return 0
+	}
+	joined := joinedAt()
+
+	t.Log("ann's Signal stream breaks")
+	a.eval0(`window.__voice.dropSignal()`)
+	a.waitFor("a second Signal stream", `window.__voice.signalsOpened === 2`)
+	a.connected()
+	b.hears(ann)
+	a.hears(bob)
+
+	t.Log("ann's ICE fails")
+	ufrag := `(/a=ice-ufrag:(\S+)/.exec(window.__voice.pc().localDescription.sdp) || [])[1]`
+	before := eval[string](a, ufrag)
+	a.eval0(`window.__voice.failIce()`)
+	a.waitFor("new ICE credentials (the restart's offer answered)", ufrag+` !== `+js(before))
+	a.connected()
+	b.hears(ann)
+	a.hears(bob)
+
+	if got := joinedAt(); got != joined {
+		t.Errorf("ann joined again (at %d, first at %d): the session did not carry on", got, joined)
+	}
+	if eval[int](a, `window.__voice.pcs.length`) != 1 {
+		t.Error("ann's client made another connection")
+	}
+	a.noErrors(srv.URL)
+	b.noErrors(srv.URL)
+}
+
+// TestBrowserVoiceDeafenVolumePushToTalk: deafened, a person hears nobody and is not heard,
+// and the others see it; each person's volume is the listener's to set, and is kept; with
+// push-to-talk on, the microphone is on only while the chosen key is held. Reloading the page
+// leaves the channel at once (the others see it), and the settings are there after.
+func TestBrowserVoiceDeafenVolumePushToTalk(t *testing.T) {
+	browser := startBrowser(t, voiceFlags...)
+	srv := startVoiceServer(t, nil)
+	ann, bob := srv.Join("ann"), srv.Join("bob")
+	createVoiceChannel(t, ann, "lounge")
+	a := voicePage(t, browser, srv, "ann", 1280, 800)
+	b := voicePage(t, browser, srv, "bob", 1280, 800)
+	a.joinVoice("lounge")
+	b.joinVoice("lounge")
+	a.hears(bob)
+	b.hears(ann)
+
+	t.Log("ann turns bob down")
+	a.setText(tileJS(bob)+`.querySelector('input[type=range][aria-label="Volume of bob"]')`, "40")
+	playsAt40 := `window.__voice.players.some(p => p.srcObject && Math.abs(p.volume - 0.4) < 0.001)`
+	a.waitFor("bob's sound at 40%", playsAt40)
+	a.waitFor("kept", `JSON.parse(localStorage.getItem("hearth.voice")).volumes[`+js(bob.Member.GetId())+`] === 0.4`)
+
+	t.Log("ann deafens")
+	a.click(`.voice-room button[aria-label="Deafen"]`)
+	b.waitFor("ann deafened", tileJS(ann)+`?.querySelector(".icon-headphonesOff[aria-label=deafened]")`)
+	a.waitFor("ann's sound off", `window.__voice.players.filter(p => p.srcObject).every(p => p.muted)`)
+	a.hearsNothingFrom(bob)
+	b.hearsNothingFrom(ann)
+	a.click(`.voice-room button[aria-label="Deafen"]`)
+	b.waitFor("ann hearing again", `!`+tileJS(ann)+`.querySelector(".icon-headphonesOff")`)
+	a.hears(bob)
+	b.hears(ann)
+
+	t.Log("ann talks with V held")
+	a.click(`.voice-room button[aria-label="Voice settings"]`)
+	a.clickJS("Push to talk", `[...document.querySelectorAll("dialog[open] label.check")].find(l => l.textContent.startsWith("Push to talk")).querySelector("input")`)
+	a.click(`dialog[open] button[aria-label="Choose the push-to-talk key"]`)
+	a.waitFor("asked for a key", `document.querySelector('dialog[open] button[aria-label="Choose the push-to-talk key"]').textContent.startsWith("Press a key")`)
+	a.run(keyEvent(input.DispatchKeyEventTypeKeyDown, "v", "KeyV", 86), keyEvent(input.DispatchKeyEventTypeKeyUp, "v", "KeyV", 86))
+	a.waitFor("V chosen", `document.querySelector("dialog[open] .voice-key").textContent === "V"`)
+	a.closeDialog()
+	a.waitFor("the microphone off until V is held", `window.__voice.micEnabled() === false && document.querySelector(".voice-room .voice-phase").textContent.endsWith("push to talk")`)
+	a.run(keyEvent(input.DispatchKeyEventTypeKeyDown, "v", "KeyV", 86))
+	a.waitFor("the microphone on while V is held", `window.__voice.micEnabled() === true && document.querySelector(".voice-room .voice-phase").textContent.endsWith("talking")`)
+	a.run(keyEvent(input.DispatchKeyEventTypeKeyUp, "v", "KeyV", 86))
+	a.waitFor("off again", `window.__voice.micEnabled() === false`)
+
+	t.Log("ann reloads the page: she leaves at once; her settings stay")
+	a.run(chromedp.Reload())
+	b.waitFor("ann gone", `!`+tileJS(ann)+` && document.querySelectorAll(".voice-room .voice-tile").length === 1`)
+	a.waitFor("the voice channel again", `!!document.querySelector(".voice-room .voice-join")`)
+	a.click(".voice-room .voice-join")
+	a.connected()
+	a.waitFor("push-to-talk on, bob at 40%", `window.__voice.micEnabled() === false && `+playsAt40)
+	a.noErrors(srv.URL)
+	b.noErrors(srv.URL)
+}
+
+// keyEvent is one key going down or up, as a keyboard sends it (key, code, key code).
+func keyEvent(kind input.DispatchKeyEventType, key, code string, keyCode int64) chromedp.Action[chromedp.Void] {
+	return chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+		_, err := cdp.Call(ctx, t, input.DispatchKeyEvent, input.DispatchKeyEventParams{Type: kind, Key: key, Code: code, WindowsVirtualKeyCode: keyCode})
+		return err
+	})
 }

@@ -29,6 +29,8 @@ export type CallView = {
   readonly phase: CallPhase;
   /** Why the call ended or could not start, for people ("" when the person left). */
   readonly message: string;
+  /** JoinVoice seated the person (a call that ends before was refused). */
+  readonly seated: boolean;
   readonly muted: boolean;
   readonly deafened: boolean;
   readonly sharing: boolean;
@@ -125,6 +127,7 @@ export class VoiceCall {
       channelId,
       phase: "joining",
       message: "",
+      seated: false,
       muted: opts.muted,
       deafened: opts.deafened,
       sharing: false,
@@ -165,6 +168,7 @@ export class VoiceCall {
       return;
     }
     this.sessionId = joined.sessionId;
+    this.set({ seated: true });
     if (this.ended) {
       // Left while joining: the seat taken meanwhile goes too.
       void api.leaveVoice({ sessionId: this.sessionId }).catch(() => undefined);
@@ -283,17 +287,24 @@ export class VoiceCall {
         clearTimeout(watchdog);
         watchdog = window.setTimeout(stop, SIGNAL_SILENCE_MS);
       };
+      // The stream sends nothing until there is something to say (or its heartbeat): one that
+      // has not failed within a second is open. A stream that cannot open fails sooner.
+      const up = () => {
+        clearTimeout(opened);
+        failures = 0;
+        brokeAt = 0;
+        if (!this.signalUp) {
+          this.signalUp = true;
+          this.update();
+        }
+      };
+      const opened = window.setTimeout(up, 1000);
       try {
         kick();
         this.token = (await this.host.api.token()) ?? this.token;
         for await (const ev of this.host.api.voice.signal({ sessionId: this.sessionId }, { signal: ac.signal })) {
           kick();
-          failures = 0;
-          brokeAt = 0;
-          if (!this.signalUp) {
-            this.signalUp = true;
-            this.update();
-          }
+          up();
           if (ev.kind.case === "offer") {
             const offer = ev.kind.value;
             this.answering = this.answering.then(() => this.answer(offer));
@@ -307,6 +318,7 @@ export class VoiceCall {
         if (!this.ended && codeOf(e) === Code.NotFound) return this.finish(endedText(VoiceEndReason.CONNECTION_LOST, "the connection was lost"));
       } finally {
         clearTimeout(watchdog);
+        clearTimeout(opened);
         this.over.signal.removeEventListener("abort", stop);
       }
       if (this.ended) return;

@@ -62,7 +62,8 @@ export function VoiceBar(props: { store: Store; act: VoiceActs; where: "side" | 
   const prefs = state.voicePrefs;
   // The side bar is always there while the chat is: it holds the push-to-talk key.
   usePushToTalk(act, props.where === "side" && !!call && call.phase !== "ended" && prefs.ptt, prefs.pttKey);
-  if (!call || (call.phase === "ended" && !call.message)) return null;
+  // A refused join says why where it was asked for (the channel's screen).
+  if (!call || (call.phase === "ended" && (!call.message || !call.seated))) return null;
   if (props.where === "dock" && props.current === call.channelId) return null;
   const name = state.channels.get(call.channelId)?.name ?? "";
   const cls = props.where === "dock" ? "voice-bar voice-dock" : "voice-bar";
