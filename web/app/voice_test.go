@@ -323,3 +323,61 @@ func keyEvent(kind input.DispatchKeyEventType, key, code string, keyCode int64) 
 		return err
 	})
 }
+
+// TestBrowserVoiceOnAPhone: on a 390 x 844 phone a person opens a voice channel from the
+// drawer, joins it and hears the others; the call's buttons fit on the screen; in a text
+// channel the call's dock shows under the message box, whose buttons mute and leave.
+func TestBrowserVoiceOnAPhone(t *testing.T) {
+	browser := startBrowser(t, voiceFlags...)
+	srv := startVoiceServer(t, nil)
+	ctx := context.Background()
+	ann, bob := srv.Join("ann"), srv.Join("bob")
+	if _, err := ann.Chat.CreateChannel(ctx, connect.NewRequest(&svcv1.CreateChannelRequest{Name: "general", Kind: svcv1.ChannelKind_CHANNEL_KIND_TEXT})); err != nil {
+		t.Fatal(err)
+	}
+	createVoiceChannel(t, ann, "lounge")
+	b := voicePage(t, browser, srv, "bob", 1280, 800)
+	b.joinVoice("lounge")
+	p := voicePage(t, browser, srv, "ann", 390, 844)
+	p.waitFor("general open", `document.querySelector(".channel-title")?.textContent.endsWith("general")`)
+
+	t.Log("ann joins from the drawer")
+	p.click(`.channel-view button.menu-button`)
+	p.waitFor("the drawer", `getComputedStyle(document.querySelector(".sidebar")).visibility === "visible"`)
+	p.waitFor("bob under lounge in the drawer", `!!`+sidePersonJS(bob))
+	p.openVoice("lounge")
+	p.waitFor("the drawer closed", `getComputedStyle(document.querySelector(".sidebar")).visibility === "hidden"`)
+	p.click(".voice-room .voice-join")
+	p.connected()
+	p.hears(bob)
+	b.hears(ann)
+	fits := func(what, sel string) {
+		t.Helper()
+		p.waitFor(what+" on the screen", `(() => { const all = [...document.querySelectorAll(`+js(sel)+`)]; return all.length > 0 && all.every(e => { const r = e.getBoundingClientRect(); return r.width > 0 && r.left >= 0 && r.right <= innerWidth && r.top >= 0 && r.bottom <= innerHeight; }); })()`)
+	}
+	fits("the call's buttons", ".voice-foot button")
+	fits("the cards", ".voice-room .voice-tile")
+	if !eval[bool](p, noSidewaysScrollJS) {
+		t.Error("the voice channel scrolls sideways on a phone")
+	}
+	if eval[bool](p, `!!document.querySelector(".voice-dock")`) {
+		t.Error("the dock shows in the call's own channel")
+	}
+	p.allNamed("a voice channel on a phone")
+
+	t.Log("in #general, the dock")
+	p.click(`.voice-room button.menu-button`)
+	p.openChannel("general")
+	p.waitFor("the dock under the message box", `(() => { const d = document.querySelector(".voice-dock"), c = document.querySelector(".channel-view .composer"); return d && c && c.getBoundingClientRect().bottom <= d.getBoundingClientRect().top + 1 && d.getBoundingClientRect().bottom <= innerHeight; })()`)
+	fits("the dock's buttons", ".voice-dock button")
+	if !eval[bool](p, noSidewaysScrollJS) {
+		t.Error("#general scrolls sideways with the dock")
+	}
+	p.click(`.voice-dock button[aria-label="Mute"]`)
+	b.waitFor("ann muted", tileJS(ann)+`?.querySelector(".icon-micOff")`)
+	p.click(`.voice-dock button[aria-label="Leave voice"]`)
+	p.waitFor("the dock gone", `!document.querySelector(".voice-dock")`)
+	b.waitFor("ann gone", `!`+tileJS(ann))
+	p.noErrors(srv.URL)
+	b.noErrors(srv.URL)
+}

@@ -47,11 +47,11 @@ export function VoiceRoom(props: { store: Store; act: VoiceRoomCommands; api: Ap
         <span class="voice-ring">
           <Avatar base={store.base} member={state.members.get(v.memberId)} size={64} />
         </span>
-        <span class="voice-tile-name">
-          {name}
-          {mine && <span class="muted"> (you)</span>}
+        <span class="voice-tile-name">{name}</span>
+        <span class="voice-tile-marks">
+          {mine && <span class="tag voice-you">you</span>}
+          <VoiceMarks v={v} />
         </span>
-        <VoiceMarks v={v} />
         {watchable && (
           <button type="button" class="button voice-watch" aria-label={`Watch ${name}'s screen`} aria-pressed={watching === v.memberId} onClick={() => setWatching(watching === v.memberId ? "" : v.memberId)}>
             <Icon name="screen" size={16} /> {watching === v.memberId ? "Watching" : "Watch"}
