@@ -12,11 +12,7 @@ import (
 	cdppage "github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 
-	"hearth/auth"
-	"hearth/engine/voice"
 	svcv1 "hearth/proto/svc/v1"
-	"hearth/proto/svc/v1/svcv1connect"
-	"hearth/web"
 	"hearth/web/webtest"
 )
 
@@ -30,18 +26,6 @@ var voiceFlags = []chromedp.ExecAllocatorOption{
 	chromedp.Flag("use-fake-device-for-media-stream", true),
 	chromedp.Flag("use-fake-ui-for-media-stream", true),
 	chromedp.Flag("autoplay-policy", "no-user-gesture-required"),
-}
-
-// startVoiceServer starts a server with voice on a free loopback port (as -voice-port does);
-// change, if not nil, changes the voice options.
-func startVoiceServer(t *testing.T, change func(*voice.Options), options ...webtest.Option) *webtest.Server {
-	t.Helper()
-	return webtest.StartConfig(t, func(c *web.Config) {
-		c.Voice = voice.Options{Addr: "127.0.0.1:0"}
-		if change != nil {
-			change(&c.Voice)
-		}
-	}, options...)
 }
 
 // voiceHook is put in every page of a voice test before the client runs. It keeps the page's
@@ -229,7 +213,18 @@ func createVoiceChannel(t *testing.T, admin *webtest.Client, name string) *svcv1
 	return res.Msg.GetChannel()
 }
 
-// voiceAPI is VoiceService as c calls it.
-func voiceAPI(srv *webtest.Server, c *webtest.Client) svcv1connect.VoiceServiceClient {
-	return svcv1connect.NewVoiceServiceClient(webtest.HTTPClient(), srv.URL, connect.WithInterceptors(auth.WithBearer(c.Token)))
+// twoInVoice: ann (the owner) and bob, each in a browser window, in voice channel lounge,
+// hearing each other.
+func twoInVoice(t *testing.T, browser context.Context) (srv *webtest.Server, ann, bob *webtest.Client, a, b *page) {
+	t.Helper()
+	srv = webtest.StartVoice(t, nil)
+	ann, bob = srv.Join("ann"), srv.Join("bob")
+	createVoiceChannel(t, ann, "lounge")
+	a = voicePage(t, browser, srv, "ann", 1280, 800)
+	b = voicePage(t, browser, srv, "bob", 1280, 800)
+	a.joinVoice("lounge")
+	b.joinVoice("lounge")
+	a.hears(bob)
+	b.hears(ann)
+	return srv, ann, bob, a, b
 }

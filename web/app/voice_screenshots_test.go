@@ -8,6 +8,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"hearth/engine/voice/voicetest"
+	"hearth/web/webtest"
 )
 
 // TestVoiceScreenshots writes the screenshots of voice (docs/screenshots/voice-*.png) when
@@ -27,7 +28,7 @@ func TestVoiceScreenshots(t *testing.T) {
 		t.Skip("HEARTH_SCREENSHOTS is not set")
 	}
 	browser := startBrowser(t, voiceFlags...)
-	srv := startVoiceServer(t, nil)
+	srv := webtest.StartVoice(t, nil)
 	g, people := newGarden(t, srv, [2]string{"sam", "Sam Okafor"}, [2]string{"ines", "Inês Duarte"}, [2]string{"lee", "Lee Park"})
 	general := g.channel("general", "", "Everything about the garden, and then some")
 	g.channel("tomatoes", "Growing", "Forty varieties and counting")
@@ -35,12 +36,12 @@ func TestVoiceScreenshots(t *testing.T) {
 	g.say(people["sam"], general, "Joining the garden chat in a minute, Inês is showing the spring plan", "")
 	chat := createVoiceChannel(t, g.owner, "garden-chat").GetId()
 	createVoiceChannel(t, g.owner, "workshop")
-	sam, err := voicetest.Join(voiceAPI(srv, people["sam"]), people["sam"].Member.GetId(), chat, voicetest.Options{})
+	sam, err := voicetest.Join(srv.Voice(people["sam"]), people["sam"].Member.GetId(), chat, voicetest.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(sam.Close)
-	lee, err := voicetest.Join(voiceAPI(srv, people["lee"]), people["lee"].Member.GetId(), chat, voicetest.Options{Muted: true, Quiet: true})
+	lee, err := voicetest.Join(srv.Voice(people["lee"]), people["lee"].Member.GetId(), chat, voicetest.Options{Muted: true, Quiet: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -24,7 +24,7 @@ import (
 // without the role does not see the channel, and JoinVoice is refused to them.
 func TestBrowserVoice(t *testing.T) {
 	browser := startBrowser(t, voiceFlags...)
-	srv := startVoiceServer(t, nil)
+	srv := webtest.StartVoice(t, nil)
 	ctx := context.Background()
 	ann := srv.Join("ann")
 	bob, cat, dan := srv.Join("bob"), srv.Join("cat"), srv.Join("dan")
@@ -94,7 +94,7 @@ func TestBrowserVoice(t *testing.T) {
 	if eval[bool](d, `!!document.querySelector(".voice-link, .voice-person")`) {
 		t.Error("dan's sidebar shows the voice channel or who is in it")
 	}
-	if _, err := voiceAPI(srv, dan).JoinVoice(ctx, connect.NewRequest(&svcv1.JoinVoiceRequest{ChannelId: lounge})); connect.CodeOf(err) != connect.CodePermissionDenied && connect.CodeOf(err) != connect.CodeNotFound {
+	if _, err := srv.Voice(dan).JoinVoice(ctx, connect.NewRequest(&svcv1.JoinVoiceRequest{ChannelId: lounge})); connect.CodeOf(err) != connect.CodePermissionDenied && connect.CodeOf(err) != connect.CodeNotFound {
 		t.Errorf("dan's JoinVoice: %v, want permission_denied or not_found", err)
 	}
 
@@ -160,7 +160,7 @@ func TestBrowserVoiceRefusals(t *testing.T) {
 	t.Log("a full channel")
 	// A clock of its own, moved on to let 25 people join from one address (10 a minute).
 	clock := webtest.NewClockAt(time.Now())
-	srv := startVoiceServer(t, func(o *voice.Options) { o.SignalGrace = 5 * time.Minute }, webtest.WithClock(clock))
+	srv := webtest.StartVoice(t, func(o *voice.Options) { o.SignalGrace = 5 * time.Minute }, webtest.WithClock(clock))
 	owner := srv.Join("owner")
 	lounge := createVoiceChannel(t, owner, "lounge").GetId()
 	zoe := srv.Join("zoe")
@@ -173,7 +173,7 @@ func TestBrowserVoiceRefusals(t *testing.T) {
 			clock.Advance(time.Minute)
 		}
 		m := srv.Join(fmt.Sprintf("m%02d", i))
-		res, err := voiceAPI(srv, m).JoinVoice(ctx, connect.NewRequest(&svcv1.JoinVoiceRequest{ChannelId: lounge}))
+		res, err := srv.Voice(m).JoinVoice(ctx, connect.NewRequest(&svcv1.JoinVoiceRequest{ChannelId: lounge}))
 		if err != nil {
 			t.Fatalf("seat %d: %v", i, err)
 		}
@@ -184,7 +184,7 @@ func TestBrowserVoiceRefusals(t *testing.T) {
 	if got := eval[string](z, `document.querySelector(".voice-room .voice-tiles").getAttribute("aria-label")`); got != "In lounge: 25 of 25" {
 		t.Errorf("the list's name: %q", got)
 	}
-	if _, err := voiceAPI(srv, seated[3]).LeaveVoice(ctx, connect.NewRequest(&svcv1.LeaveVoiceRequest{SessionId: sessions[3]})); err != nil {
+	if _, err := srv.Voice(seated[3]).LeaveVoice(ctx, connect.NewRequest(&svcv1.LeaveVoiceRequest{SessionId: sessions[3]})); err != nil {
 		t.Fatal(err)
 	}
 	z.waitFor("24 people, the button back", `document.querySelectorAll(".voice-room .voice-tile").length === 24 && !document.querySelector(".voice-room .voice-refused") && !document.querySelector(".voice-room .voice-join").disabled`)
@@ -206,19 +206,10 @@ func TestBrowserVoiceRefusals(t *testing.T) {
 // its ICE fails: the client asks for an ICE restart and answers the new offer, and the sound
 // flows again both ways.
 func TestBrowserVoiceRidesOutABlip(t *testing.T) {
-	browser := startBrowser(t, voiceFlags...)
-	srv := startVoiceServer(t, nil)
 	ctx := context.Background()
-	ann, bob := srv.Join("ann"), srv.Join("bob")
-	createVoiceChannel(t, ann, "lounge")
-	a := voicePage(t, browser, srv, "ann", 1280, 800)
-	b := voicePage(t, browser, srv, "bob", 1280, 800)
-	a.joinVoice("lounge")
-	b.joinVoice("lounge")
-	a.hears(bob)
-	b.hears(ann)
+	srv, ann, bob, a, b := twoInVoice(t, startBrowser(t, voiceFlags...))
 	joinedAt := func() int64 {
-		res, err := voiceAPI(srv, bob).ListVoiceStates(ctx, connect.NewRequest(&svcv1.ListVoiceStatesRequest{}))
+		res, err := srv.Voice(bob).ListVoiceStates(ctx, connect.NewRequest(&svcv1.ListVoiceStatesRequest{}))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -263,16 +254,7 @@ func TestBrowserVoiceRidesOutABlip(t *testing.T) {
 // push-to-talk on, the microphone is on only while the chosen key is held. Reloading the page
 // leaves the channel at once (the others see it), and the settings are there after.
 func TestBrowserVoiceDeafenVolumePushToTalk(t *testing.T) {
-	browser := startBrowser(t, voiceFlags...)
-	srv := startVoiceServer(t, nil)
-	ann, bob := srv.Join("ann"), srv.Join("bob")
-	createVoiceChannel(t, ann, "lounge")
-	a := voicePage(t, browser, srv, "ann", 1280, 800)
-	b := voicePage(t, browser, srv, "bob", 1280, 800)
-	a.joinVoice("lounge")
-	b.joinVoice("lounge")
-	a.hears(bob)
-	b.hears(ann)
+	srv, ann, bob, a, b := twoInVoice(t, startBrowser(t, voiceFlags...))
 
 	t.Log("ann turns bob down")
 	a.setText(tileJS(bob)+`.querySelector('input[type=range][aria-label="Volume of bob"]')`, "40")
@@ -329,7 +311,7 @@ func keyEvent(kind input.DispatchKeyEventType, key, code string, keyCode int64) 
 // channel the call's dock shows under the message box, whose buttons mute and leave.
 func TestBrowserVoiceOnAPhone(t *testing.T) {
 	browser := startBrowser(t, voiceFlags...)
-	srv := startVoiceServer(t, nil)
+	srv := webtest.StartVoice(t, nil)
 	ctx := context.Background()
 	ann, bob := srv.Join("ann"), srv.Join("bob")
 	if _, err := ann.Chat.CreateChannel(ctx, connect.NewRequest(&svcv1.CreateChannelRequest{Name: "general", Kind: svcv1.ChannelKind_CHANNEL_KIND_TEXT})); err != nil {
