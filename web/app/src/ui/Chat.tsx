@@ -139,7 +139,7 @@ export function Chat(props: { store: Store; act: Commands; api: Api; route: Rout
     if (drawer || !focusAfter.current || hashAtRender !== focusAfter.current) return;
     focusAfter.current = "";
     const main = (sel: string) => document.querySelector<HTMLElement>(".main " + sel);
-    focusOpened(main(".composer .composer-input"), main(".message-list") ?? main(".menu-button"));
+    focusOpened(main(".composer .composer-input"), main(".message-list") ?? main(".voice-join") ?? main(".menu-button"));
   }, [drawer, hashAtRender]);
   useEffect(() => {
     // A phone turned (or a window widened) past the drawer's width has no drawer to close.

@@ -70,7 +70,7 @@ export function ChannelSettingsDialog(props: { store: Store; act: ChannelSetting
     <Dialog title={`#${channel.name}`} onClose={props.onClose} wide>
       <div class="channel-settings">
         {admin && <Details state={state} act={act} channel={channel} />}
-        {admin && (
+        {admin && channel.kind !== ChannelKind.VOICE && (
           <ImageField
             base={store.base}
             api={props.api}
