@@ -30,8 +30,8 @@ const chromiumPath = "/usr/bin/chromium"
 const waitLimit = 20 * time.Second
 
 // startBrowser starts one headless Chromium for the test; people get their own browser
-// contexts in it (their own storage, like two profiles).
-func startBrowser(t *testing.T) context.Context {
+// contexts in it (their own storage, like two profiles). extra adds flags (voice's fake media).
+func startBrowser(t *testing.T, extra ...chromedp.ExecAllocatorOption) context.Context {
 	t.Helper()
 	if _, err := os.Stat(chromiumPath); err != nil {
 		if os.Getenv("HEARTH_REQUIRE_BROWSER") != "" {
@@ -50,6 +50,7 @@ func startBrowser(t *testing.T) context.Context {
 		chromedp.Flag("disable-background-networking", true),
 		chromedp.Flag("lang", "en-US"),
 	)
+	opts = append(opts, extra...)
 	alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
 	browser, cancelBrowser := chromedp.NewContext(alloc)
 	if err := chromedp.Do(browser); err != nil {

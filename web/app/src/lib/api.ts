@@ -7,6 +7,7 @@ import { createConnectTransport } from "@connectrpc/connect-web";
 import { ChatService } from "../gen/svc/v1/chat_pb";
 import { NotificationService } from "../gen/svc/v1/notification_pb";
 import { ServerService } from "../gen/svc/v1/server_pb";
+import { VoiceService } from "../gen/svc/v1/voice_pb";
 
 export type Api = {
   base: string;
@@ -25,6 +26,7 @@ export type Api = {
    * the disk is full (DISK_FULL), false when a change goes through again.
    */
   diskFull: (full: boolean) => void;
+  voice: Client<typeof VoiceService>;
 };
 
 /** The server's words when it refuses a change because its disk is full (EXTENSIONS.md 11). */
@@ -64,6 +66,7 @@ export function makeApi(base: string, token: () => Promise<string | undefined>, 
     transport,
     notify: createClient(NotificationService, transport),
     diskFull,
+    voice: createClient(VoiceService, transport),
   };
 }
 

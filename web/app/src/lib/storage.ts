@@ -30,7 +30,7 @@ export function ownServer(): string {
   return normalizeServer(new URL("..", location.href).href);
 }
 
-function readJSON<T>(store: Storage, key: string, fallback: T): T {
+export function readJSON<T>(store: Storage, key: string, fallback: T): T {
   try {
     const raw = store.getItem(key);
     return raw ? (JSON.parse(raw) as T) : fallback;

@@ -29,6 +29,7 @@ import type { PushDevice } from "./push";
 import type { Action } from "./reducer";
 import { prefsWith, previewKey, readState, timedOutUntil, type PrefsChange } from "./selectors";
 import type { State } from "./store";
+import { VoiceCommands } from "./voice";
 
 /** A channel's new place, as ui/admin/Channels.tsx plans a move. */
 export type ChannelMove = { channel: Channel; category: string; position: number };
@@ -63,8 +64,21 @@ export class Commands {
   private moves: Promise<void> = Promise.resolve();
   /** The changes of notification preferences not yet answered, one after another (saveNotifyPrefs). */
   private prefsSaves: Promise<unknown> = Promise.resolve();
+  /** Joining, leaving and talking in voice channels (state/voice.ts). */
+  readonly voice: VoiceCommands;
 
-  constructor(private readonly host: CommandHost) {}
+  constructor(private readonly host: CommandHost) {
+    this.voice = new VoiceCommands({
+      get api() {
+        return host.api;
+      },
+      get state() {
+        return host.state;
+      },
+      dispatch: (a) => host.dispatch(a),
+      tell: (text, kind) => this.tell(text, kind),
+    });
+  }
 
   private get api(): Api {
     return this.host.api;

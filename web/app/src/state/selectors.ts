@@ -18,6 +18,7 @@ import {
   type NotificationPrefs,
   type ReadState,
   type Report,
+  type VoiceState,
 } from "../gen/svc/v1/types_pb";
 import { mentions, type RenderContext } from "../lib/markdown";
 import { atLeast, isModerator } from "../lib/ranks";
@@ -283,4 +284,14 @@ export function badgeCount(s: Pick<State, "channels" | "reads" | "prefs">, now: 
     n += c.kind === ChannelKind.DM ? Math.max(rs.unreadCount, rs.mentionCount) : rs.mentionCount;
   }
   return n;
+}
+
+/** Who is in a voice channel, in the order they joined. */
+export function voiceRoom(s: Pick<State, "voice">, channelId: string): VoiceState[] {
+  return [...s.voice.values()].filter((v) => v.channelId === channelId).sort((a, b) => Number(a.joinedAtMs - b.joinedAtMs));
+}
+
+/** The voice channel the person's call is in, while it is on (not over). */
+export function callChannel(s: Pick<State, "call">): string {
+  return s.call && s.call.phase !== "ended" ? s.call.channelId : "";
 }

@@ -13,7 +13,7 @@ import { Code } from "@connectrpc/connect";
 import type { Event } from "../gen/svc/v1/events_pb";
 import type { GetServerInfoResponse } from "../gen/svc/v1/server_pb";
 import { create } from "@bufbuild/protobuf";
-import { ChannelKind, PresenceBatchSchema, type Message } from "../gen/svc/v1/types_pb";
+import { ChannelKind, PresenceBatchSchema, type Message, type VoiceState } from "../gen/svc/v1/types_pb";
 import { codeOf, errorText, fetchEmoji, makeApi, type Api } from "../lib/api";
 import { Emitter } from "../lib/emitter";
 import { plainText } from "../lib/markdown";
@@ -68,6 +68,9 @@ export class Session implements Store, Effects {
    * rather than to the state it is about to replace.
    */
   private early?: Event[];
+  /** The voice_state events that came while ListVoiceStates was on its way (refreshVoice). */
+  private voiceHeld?: VoiceState[];
+  private voiceAgain = false;
 
   constructor(readonly base: string) {
     this.api = makeApi(
@@ -172,6 +175,7 @@ export class Session implements Store, Effects {
     clearInterval(this.diskTimer);
     this.abort?.abort();
     this.outbox.stop();
+    this.act.voice.close();
   }
 
   /** At a sign-out: the queue goes, and a send still on its way does not write it back. */
@@ -311,6 +315,8 @@ export class Session implements Store, Effects {
             // Presence is not replayed: what changed while the stream was down is asked for.
             if (this.everOnline) this.refreshPresence();
             this.everOnline = true;
+            // Voice states are not replayed: who joined or left while no stream was open.
+            this.reloadVoice();
           }
           if (ev.kind.case === "resync") {
             resync = true;
@@ -375,7 +381,8 @@ export class Session implements Store, Effects {
 
   /** An event of the stream, applied; the stream resumes after it. */
   private apply(ev: Event): void {
-    if (ev.kind.case) this.dispatch(ev.kind, ev.seq);
+    if (ev.kind.case === "voiceState" && this.voiceHeld) this.voiceHeld.push(ev.kind.value);
+    else if (ev.kind.case) this.dispatch(ev.kind, ev.seq);
     if (ev.seq > this.seq) this.seq = ev.seq;
   }
 
@@ -440,6 +447,33 @@ export class Session implements Store, Effects {
     this.noticeBoard.tell(`Your message was not sent: ${why}`, "error");
     if (gone.length > 0) this.noticeBoard.tell(`No longer on the server (uploaded more than a day ago), attach again: ${gone.join(", ")}`, "error");
     return true;
+  }
+
+  /**
+   * ListVoiceStates, holding the voice_state events that come meanwhile: then those newer than
+   * the answer (the reducer compares versions). One call at a time; asked again meanwhile, once
+   * more after it.
+   */
+  reloadVoice(): void {
+    if (this.voiceHeld) {
+      this.voiceAgain = true;
+      return;
+    }
+    if (![...this.data.channels.values()].some((c) => c.kind === ChannelKind.VOICE)) return;
+    this.voiceHeld = [];
+    this.api.voice
+      .listVoiceStates({})
+      .then((res) => this.dispatch({ case: "voiceListed", value: res }))
+      .catch(() => undefined)
+      .finally(() => {
+        const held = this.voiceHeld ?? [];
+        this.voiceHeld = undefined;
+        for (const v of held) this.dispatch({ case: "voiceState", value: v });
+        if (this.voiceAgain && !this.closed) {
+          this.voiceAgain = false;
+          this.reloadVoice();
+        }
+      });
   }
 
   notify(m: Message): void {

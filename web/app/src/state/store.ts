@@ -5,8 +5,10 @@
 // else. What is derived from it (names, sorted lists, counts) is in state/selectors.ts.
 
 import type { GetServerInfoResponse } from "../gen/svc/v1/server_pb";
-import { ChannelMode, type AuditEntry, type Channel, type LinkPreview, type Member, type NotificationPrefs, type ReadState, type Report, type Role } from "../gen/svc/v1/types_pb";
+import { ChannelMode, type AuditEntry, type Channel, type LinkPreview, type Member, type NotificationPrefs, type ReadState, type Report, type Role, type VoiceState } from "../gen/svc/v1/types_pb";
 import { useTopics, type Topics } from "../lib/emitter";
+import type { CallView } from "../voice/call";
+import type { VoicePrefs } from "../voice/prefs";
 import type { Notice } from "./notices";
 import type { Pending } from "./outbox";
 import type { PinList } from "./pins";
@@ -65,6 +67,16 @@ export type WritableState = {
   prefs?: NotificationPrefs;
   /** The server refused the latest change because its disk is full, and none went through since. */
   diskFull: boolean;
+  /** Who is in a voice channel, by member id (a member is in one at a time). */
+  voice: Map<string, VoiceState>;
+  /** The voice version of the last GetState or ListVoiceStates: older states are in it. */
+  voiceVersion: bigint;
+  /** The version of each member's newest voice state since then. */
+  voiceSeen: Map<string, bigint>;
+  /** The person's own call (voice/call.ts), while there is one or its end is shown. */
+  call?: CallView;
+  /** Push-to-talk and volumes, as kept in this browser. */
+  voicePrefs: VoicePrefs;
 };
 
 type ReadOnly<T> =
@@ -96,6 +108,10 @@ export function emptyState(): WritableState {
     reports: new Map(),
     audit: [],
     diskFull: false,
+    voice: new Map(),
+    voiceVersion: 0n,
+    voiceSeen: new Map(),
+    voicePrefs: { ptt: false, pttKey: "Backquote", volumes: {} },
   };
 }
 

@@ -22,6 +22,8 @@ export type Topic =
   | "previews"
   /** State.pins: the channels' pinned messages. */
   | "pins"
+  /** State.voice (who is in which voice channel), call and voicePrefs. */
+  | "voice"
   /** The messages on their way (state/outbox.ts). */
   | "pending"
   /** What the person is told (state/notices.ts). */

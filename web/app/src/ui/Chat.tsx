@@ -26,6 +26,9 @@ import { ThreadPanel } from "./ThreadPanel";
 import { PinsPanel, usePinsPanel } from "./pins/Pins";
 import { ToolDialog, type ToolName } from "./tools/Tools";
 import { channelTitle, readState, sortedChannels, sortedDMs, unreadTotal } from "../state/selectors";
+import { ChannelKind } from "../gen/svc/v1/types_pb";
+import { VoiceRoom } from "./voice/VoiceRoom";
+import { VoiceBar } from "./voice/VoiceSide";
 import { NotifyHost, PushBanner } from "./notify/NotifyHost";
 import { NotifySettingsPage } from "./notify/NotifySettings";
 import { DiskFullBanner } from "./status/DiskFull";
@@ -92,7 +95,9 @@ export function Chat(props: { store: Store; act: Commands; api: Api; route: Rout
     // since this render (the effect runs a frame later): a channel the person picked in
     // between is not replaced by the first one.
     if (location.hash !== hashAtRender) return;
-    if (!channel && !community && !inbox && !settings && order.length > 0) navigate(channelHash(order[0].id), true);
+    // A text channel first: a voice channel's screen is no place to land.
+    const first = order.find((c) => c.kind !== ChannelKind.VOICE) ?? order[0];
+    if (!channel && !community && !inbox && !settings && first) navigate(channelHash(first.id), true);
   }, [channel, community, inbox, settings, order.length, hashAtRender]);
 
   useEffect(() => {
@@ -179,7 +184,7 @@ export function Chat(props: { store: Store; act: Commands; api: Api; route: Rout
     if (drawer || !focusAfter.current || hashAtRender !== focusAfter.current) return;
     focusAfter.current = "";
     const main = (sel: string) => document.querySelector<HTMLElement>(".main " + sel);
-    focusOpened(main(".composer .composer-input"), main(".message-list") ?? main(".menu-button"));
+    focusOpened(main(".composer .composer-input"), main(".message-list") ?? main(".voice-join") ?? main(".menu-button"));
   }, [drawer, hashAtRender]);
   useEffect(() => {
     // A phone turned (or a window widened) past the drawer's width has no drawer to close.
@@ -201,6 +206,7 @@ export function Chat(props: { store: Store; act: Commands; api: Api; route: Rout
       <div class="sidebar" id="sidebar">
         <Sidebar
           store={store}
+          act={act}
           current={inbox ? "threads" : channel?.id ?? ""}
           onBrowse={() => setDialog({ kind: "browse" })}
           onNewDM={() => setDialog({ kind: "newdm" })}
@@ -220,6 +226,8 @@ export function Chat(props: { store: Store; act: Commands; api: Api; route: Rout
           <ThreadInbox store={store} api={api} onMenu={() => setDrawer(true)} />
         ) : settings ? (
           <NotifySettingsPage store={store} act={act} api={api} onMenu={() => setDrawer(true)} />
+        ) : channel?.kind === ChannelKind.VOICE ? (
+          <VoiceRoom key={channel.id} store={store} act={act} api={api} channel={channel} onMenu={() => setDrawer(true)} />
         ) : channel ? (
           <ChannelView
             key={channel.id}
@@ -242,6 +250,7 @@ export function Chat(props: { store: Store; act: Commands; api: Api; route: Rout
           </div>
         )}
       </main>
+      <VoiceBar store={store} act={act} where="dock" current={channel?.id ?? ""} inert={drawer} />
       {channel && threadId && (
         <ThreadPanel key={threadId} jumpTo={threadJumpTo} inert={drawer} store={store} act={act} api={api} channelId={channel.id} rootId={threadId} actions={actions} onClose={() => navigate(channelHash(channel.id))} />
       )}

@@ -1,5 +1,6 @@
-// The sidebar: the community's name, its channels by category, DMs and group DMs with their
-// unread and mention badges, and the person's own card at the bottom.
+// The sidebar: the community's name, its channels by category (voice channels with who is in
+// them), DMs and group DMs with their unread and mention badges, the person's call, and their
+// own card at the bottom.
 
 import { ChannelKind, ChannelMode, MemberRole, type Channel } from "../gen/svc/v1/types_pb";
 import { channelHash, navigate } from "../lib/router";
@@ -9,9 +10,12 @@ import { Avatar, PresenceDot } from "./common";
 import { SearchButton, ToolLinks, type ToolName } from "./tools/Tools";
 import "./threadinbox.css";
 import { channelTitle, mutedUntil, quietOf, readState, sortedChannels, sortedDMs } from "../state/selectors";
+import { VoiceBar, VoiceChannelItem } from "./voice/VoiceSide";
+import type { VoiceActs } from "./voice/parts";
 
 export type SidebarProps = {
   store: Store;
+  act: VoiceActs;
   current: string;
   onBrowse: () => void;
   onNewDM: () => void;
@@ -60,9 +64,13 @@ export function Sidebar(props: SidebarProps) {
           <section class="side-section" key={category}>
             <h2 class="side-title">{category || "Channels"}</h2>
             <ul class="side-list">
-              {list.map((c) => (
-                <ChannelLink key={c.id} state={state} channel={c} current={props.current} onNavigate={props.onNavigate} />
-              ))}
+              {list.map((c) =>
+                c.kind === ChannelKind.VOICE ? (
+                  <VoiceChannelItem key={c.id} store={store} channel={c} current={props.current} onNavigate={props.onNavigate} />
+                ) : (
+                  <ChannelLink key={c.id} state={state} channel={c} current={props.current} onNavigate={props.onNavigate} />
+                ),
+              )}
             </ul>
           </section>
         ))}
@@ -87,6 +95,7 @@ export function Sidebar(props: SidebarProps) {
         </section>
         <ToolLinks store={store} onTool={props.onTool} />
       </div>
+      <VoiceBar store={store} act={props.act} where="side" current={props.current} onNavigate={props.onNavigate} />
       {me && (
         <footer class="me-card">
           <button type="button" class="me-button" onClick={props.onProfile} aria-label={`Your profile: ${me.displayName || me.username}`}>

@@ -14,7 +14,7 @@ const ChannelSettingsDialog = lazyView("the channel's settings", () => import(".
 /** Whether the person has anything to do in a channel's settings. */
 export function hasChannelSettings(s: State, c: Channel): boolean {
   if (c.kind === ChannelKind.DM) return false;
-  return isAdmin(s) || c.kind === ChannelKind.PRIVATE || s.mode === ChannelMode.OPT_IN;
+  return isAdmin(s) || c.kind === ChannelKind.PRIVATE || (s.mode === ChannelMode.OPT_IN && c.kind === ChannelKind.TEXT);
 }
 
 /** The button in a channel's header that opens its settings (when there is anything to do). */

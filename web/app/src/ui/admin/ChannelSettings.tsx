@@ -42,7 +42,7 @@ export function ChannelSettingsDialog(props: { store: Store; act: ChannelSetting
     <Dialog title={`#${channel.name}`} onClose={props.onClose} wide>
       <div class="channel-settings">
         {admin && <Details state={state} act={act} channel={channel} />}
-        {admin && (
+        {admin && channel.kind !== ChannelKind.VOICE && (
           <ImageField
             base={store.base}
             api={props.api}
@@ -54,7 +54,7 @@ export function ChannelSettingsDialog(props: { store: Store; act: ChannelSetting
           />
         )}
         {admin && (channel.kind === ChannelKind.TEXT || channel.kind === ChannelKind.PRIVATE) && <SlowmodeField act={act} channel={channel} />}
-        {admin && channel.kind === ChannelKind.TEXT && <Access state={state} act={act} channel={channel} />}
+        {admin && (channel.kind === ChannelKind.TEXT || channel.kind === ChannelKind.VOICE) && <Access state={state} act={act} channel={channel} />}
         {channel.kind === ChannelKind.PRIVATE && <PrivateMembers state={state} act={act} base={store.base} channel={channel} />}
         <Leave state={state} act={act} channel={channel} onLeft={props.onClose} />
       </div>
@@ -170,12 +170,14 @@ function Access(props: PartProps) {
           </ul>
         )
       )}
-      <label class="check">
-        <input type="checkbox" checked={isDefault} onChange={(e) => setDefault(e.currentTarget.checked)} />
-        <span>
-          Default channel <span class="muted small">new members are put in it when people choose their channels</span>
-        </span>
-      </label>
+      {channel.kind === ChannelKind.TEXT && (
+        <label class="check">
+          <input type="checkbox" checked={isDefault} onChange={(e) => setDefault(e.currentTarget.checked)} />
+          <span>
+            Default channel <span class="muted small">new members are put in it when people choose their channels</span>
+          </span>
+        </label>
+      )}
       <Outcome action={action} />
       <div class="dialog-actions">
         <button type="submit" class="button button-primary" disabled={action.busy || same || (limited && chosen.length === 0)}>
