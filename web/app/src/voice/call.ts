@@ -287,10 +287,8 @@ export class VoiceCall {
         clearTimeout(watchdog);
         watchdog = window.setTimeout(stop, SIGNAL_SILENCE_MS);
       };
-      // The stream sends nothing until there is something to say (or its heartbeat): one that
-      // has not failed within a second is open. A stream that cannot open fails sooner.
+      // The server sends a heartbeat as the stream opens: the first event says it is up.
       const up = () => {
-        clearTimeout(opened);
         failures = 0;
         brokeAt = 0;
         if (!this.signalUp) {
@@ -298,7 +296,6 @@ export class VoiceCall {
           this.update();
         }
       };
-      const opened = window.setTimeout(up, 1000);
       try {
         kick();
         this.token = (await this.host.api.token()) ?? this.token;
@@ -318,7 +315,6 @@ export class VoiceCall {
         if (!this.ended && codeOf(e) === Code.NotFound) return this.finish(endedText(VoiceEndReason.CONNECTION_LOST, "the connection was lost"));
       } finally {
         clearTimeout(watchdog);
-        clearTimeout(opened);
         this.over.signal.removeEventListener("abort", stop);
       }
       if (this.ended) return;
