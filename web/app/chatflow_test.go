@@ -270,7 +270,9 @@ func TestBrowserBlockedMemberIsNotToldOfTheBlock(t *testing.T) {
 func (p *page) pointAt(find string) (float64, float64) {
 	p.t.Helper()
 	p.waitFor("the element to point at", "!!("+find+")")
-	xy := eval[[]float64](p, `(() => { const r = (`+find+`).getBoundingClientRect(); return [r.left + r.width / 2, r.top + r.height / 2]; })()`)
+	// The middle of its first line of text, where a person points at words (a block's middle may
+	// be empty space, under a message's toolbar on a narrow screen); else of its box.
+	xy := eval[[]float64](p, `(() => { const el = (`+find+`); const range = document.createRange(); range.selectNodeContents(el); const r = [...range.getClientRects()].find(r => r.width > 0) ?? el.getBoundingClientRect(); return [r.left + r.width / 2, r.top + r.height / 2]; })()`)
 	return xy[0], xy[1]
 }
 

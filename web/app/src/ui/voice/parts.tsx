@@ -1,7 +1,7 @@
 // The pieces the voice screens share: a person's voice marks (muted, deafened, live), the
 // call's buttons, the voice settings (push-to-talk), and the push-to-talk key itself.
 
-import { useEffect, useState } from "preact/hooks";
+import { useEffect, useLayoutEffect, useState } from "preact/hooks";
 import type { VoiceState } from "../../gen/svc/v1/types_pb";
 import type { Commands } from "../../state/commands";
 import type { CallView } from "../../voice/call";
@@ -103,7 +103,9 @@ export function CallButtons(props: { call: CallView; act: VoiceActs; prefs: Voic
 export function VoiceSettings(props: { act: VoiceActs; prefs: VoicePrefs; onClose: () => void }) {
   const { act, prefs } = props;
   const [choosing, setChoosing] = useState(false);
-  useEffect(() => {
+  // Listening from the render that says "Press a key" on (a layout effect runs before the page
+  // is painted, an effect after): a key pressed as soon as it shows is not missed.
+  useLayoutEffect(() => {
     if (!choosing) return;
     const onKey = (e: KeyboardEvent) => {
       e.preventDefault();
