@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"hearth/engine/store"
 	"hearth/engine/store/storepb"
 )
 
@@ -16,19 +17,7 @@ import (
 // with new seqs between messages sent live), found by the lists and by the ops still in memory
 // together, after batches of every size (one op, an import's thousand, many days at once).
 func TestDaysAgainstModelWithImportedHistory(t *testing.T) {
-	db := openTestDB(t)
-	be, err := OpenBadger(db)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ix, err := Open(db, be, Options{ApplyAfter: time.Hour, ApplyAt: 1 << 30})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ix.Close()
-	for !ix.Ready() {
-		time.Sleep(time.Millisecond)
-	}
+	db, ix := openHeldIndex(t)
 	rng := rand.New(rand.NewPCG(7, 8))
 	type doc struct {
 		at    int64
@@ -130,4 +119,24 @@ func TestDaysAgainstModelWithImportedHistory(t *testing.T) {
 			t.Fatalf("query %d %+v: got %d docs %v..., want %d %v...", i, f, len(got), head(got), len(want), head(want))
 		}
 	}
+}
+
+// openHeldIndex opens an index over a new database that keeps its ops in memory until Flush,
+// ready to take them; it is closed when the test ends.
+func openHeldIndex(t *testing.T) (*store.DB, *Index) {
+	t.Helper()
+	db := openTestDB(t)
+	be, err := OpenBadger(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ix, err := Open(db, be, Options{ApplyAfter: time.Hour, ApplyAt: 1 << 30})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ix.Close() })
+	for !ix.Ready() {
+		time.Sleep(time.Millisecond)
+	}
+	return db, ix
 }
