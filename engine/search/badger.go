@@ -142,7 +142,7 @@ func (b *Badger) Apply(ops []*storepb.SearchOp, through uint64) error {
 		}
 		m[c.doc] = c
 	}
-	days := firstDays(ops)
+	days := dayBounds(ops)
 	for _, op := range ops {
 		c := change{doc: op.GetDoc(), ord: ordOf(op.GetChannelId()), add: !op.GetRemove()}
 		note(allDocs, c)
@@ -223,32 +223,13 @@ func (b *Badger) Apply(ops []*storepb.SearchOp, through uint64) error {
 		}
 		inTxn = append(inTxn, term)
 	}
-	if err := w.firstDays(days); err != nil {
+	if err := w.days(days); err != nil {
 		return err
 	}
 	if err := w.set(metaKey("applied"), binary.BigEndian.AppendUint64(nil, through)); err != nil {
 		return err
 	}
 	return w.commit()
-}
-
-// firstDays keeps the first document of each day (filters.go): the earlier of the one stored
-// and the one of these ops.
-func (w *chunkWriter) firstDays(days map[int64]int64) error {
-	for _, day := range slices.Sorted(maps.Keys(days)) {
-		doc := days[day]
-		v, err := w.b.SearchGet(dayKey(day))
-		if err == nil && len(v) == 8 && int64(binary.BigEndian.Uint64(v)) <= doc {
-			continue
-		}
-		if err != nil && !errors.Is(err, store.ErrNotFound) {
-			return err
-		}
-		if err := w.set(dayKey(day), binary.BigEndian.AppendUint64(nil, uint64(doc))); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 func channelKey(id string) []byte { return append([]byte{prefixChannel}, id...) }
@@ -284,8 +265,10 @@ func (w *chunkWriter) discard() {
 }
 
 func (w *chunkWriter) commit() error {
-	w.it.Close()
-	w.it = nil
+	if w.it != nil {
+		w.it.Close()
+		w.it = nil
+	}
 	err := w.b.Commit()
 	w.b.Discard()
 	w.b = nil

@@ -1,7 +1,6 @@
 package search
 
 import (
-	"encoding/binary"
 	"fmt"
 	"slices"
 	"strings"
@@ -16,9 +15,9 @@ import (
 // Each is answered from the posting lists, as the words are: a message is also indexed under
 // terms that no text makes (they start with a control character, as stems and pairs do) for
 // its author, its channel, its files, images and links, whether it is pinned and whom it
-// mentions, and the index keeps the first document of each day (Badger.Apply), so that the
-// documents of a range of days are a range of documents: the lists are walked from the newest
-// document before the range's end down to its start, never past it. Every candidate is checked
+// mentions, and the index keeps the bounds of each day's documents (days.go), so that the
+// documents of a range of days are within a range of documents: the lists are walked from the
+// highest document before the range's end down to the lowest in it, never past them. Every candidate is checked
 // against the message as stored, filters included, as for the words.
 
 // filterMark starts every filter term; no word holds it.
@@ -362,80 +361,6 @@ func Fields(m *svcv1.Message) []string {
 		out = append(out, p.GetQuestion())
 		for _, o := range p.GetOptions() {
 			out = append(out, o.GetText())
-		}
-	}
-	return out
-}
-
-// Days: the index keeps, under the meta rows day:<UTC day number>, the first document
-// (created_seq) of each day that has one. created_at_ms only grows along created_seq (the
-// writer's clock never goes back), so the documents of the days from D on are those from the
-// first document of the first day at or after D.
-
-func dayKey(day int64) []byte { return binary.BigEndian.AppendUint64(metaKey("day:"), uint64(day)) }
-
-// floorDay and ceilDay are the UTC day a time is in, and the first day that starts at or after it.
-func floorDay(ms int64) int64 {
-	d := ms / dayMs
-	if ms < 0 && ms%dayMs != 0 {
-		d--
-	}
-	return d
-}
-
-func ceilDay(ms int64) int64 { return -floorDay(-ms) }
-
-// firstDocFrom is the first document of the first day at or after day, if any is indexed.
-func firstDocFrom(r *store.Reader, day int64) (int64, bool, error) {
-	it := r.SearchIter(metaKey("day:"), false)
-	defer it.Close()
-	it.Seek(dayKey(day))
-	if !it.Valid() {
-		return 0, false, nil
-	}
-	v, err := it.Value(nil)
-	if err != nil || len(v) != 8 {
-		return 0, false, err
-	}
-	return int64(binary.BigEndian.Uint64(v)), true, nil
-}
-
-// docRange turns a plan's days into the documents to walk: lo <= doc < hi. ok is false when
-// no indexed document can be in them.
-func docRange(r *store.Reader, p *Plan) (lo, hi int64, ok bool, err error) {
-	lo, hi = 0, int64(1)<<62
-	if p.AfterMs > 0 {
-		d, found, err := firstDocFrom(r, floorDay(p.AfterMs))
-		if err != nil || !found {
-			return 0, 0, false, err
-		}
-		lo = d
-	}
-	if p.BeforeMs > 0 {
-		d, found, err := firstDocFrom(r, ceilDay(p.BeforeMs))
-		if err != nil {
-			return 0, 0, false, err
-		}
-		if found {
-			hi = d
-		}
-	}
-	return lo, hi, lo < hi, nil
-}
-
-// firstDays notes the first document of each day among ops that add.
-func firstDays(ops []*storepb.SearchOp) map[int64]int64 {
-	var out map[int64]int64
-	for _, op := range ops {
-		if op.GetRemove() || op.GetAtMs() == 0 {
-			continue
-		}
-		if out == nil {
-			out = map[int64]int64{}
-		}
-		day := floorDay(op.GetAtMs())
-		if d, ok := out[day]; !ok || op.GetDoc() < d {
-			out[day] = op.GetDoc()
 		}
 	}
 	return out

@@ -93,19 +93,7 @@ func TestFilterTerms(t *testing.T) {
 // TestDaysAgainstModel: filter terms and day ranges, found by the lists and by the ops still in
 // memory together, against a brute-force model, newest first.
 func TestDaysAgainstModel(t *testing.T) {
-	db := openTestDB(t)
-	be, err := OpenBadger(db)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ix, err := Open(db, be, Options{ApplyAfter: time.Hour, ApplyAt: 1 << 30})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ix.Close()
-	for !ix.Ready() {
-		time.Sleep(time.Millisecond)
-	}
+	db, ix := openHeldIndex(t)
 	rng := rand.New(rand.NewPCG(4, 5))
 	type doc struct {
 		at    int64

@@ -15,7 +15,9 @@ import (
 //	2: half-width voicing marks join their kana (ｶﾞ is ガ)
 //	3: the filter terms (author, channel, files, images, links, pins, mentions), the first
 //	   document of each day, and a poll's question and options as fields of its message
-const AnalyzerVersion = 3
+//	4: the days as ranges that hold for imported history too (days.go: the lowest document of a
+//	   day and the days after it, the highest of a day and the days before it)
+const AnalyzerVersion = 4
 
 // RebuildIfOutdated drops the index of a database whose lists were made by another version of
 // the analyzer, so that Open builds it again from the stored messages (in the background, as
