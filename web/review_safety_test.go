@@ -5,13 +5,15 @@ import (
 	"testing"
 	"time"
 
+	"connectrpc.com/connect"
+
 	svcv1 "hearth/proto/svc/v1"
 	"hearth/web/webtest"
 )
 
 // The moderation rules of EXTENSIONS.md 6 at the corners the other tests leave: the rank rule
 // (nobody acts on a member of equal or higher rank) on every call of a moderator that acts on
-// someone else.
+// someone else, and the timeout on voice.
 
 // TestNobodyModeratesAnEqualOrHigherRank: TimeoutMember, DeleteMessage and ClosePoll of
 // someone else's message, SetMemberRoles and RemoveChannelMember, for every caller rank and
@@ -101,5 +103,30 @@ func TestNobodyModeratesAnEqualOrHigherRank(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestTimedOutMemberCannotJoinVoice: joining a voice channel is refused while the timeout
+// runs, saying until when, as every call a timeout stops is; once it ends, the member joins.
+func TestTimedOutMemberCannotJoinVoice(t *testing.T) {
+	t.Parallel()
+	clock := webtest.NewClock()
+	s := startVoice(t, nil, webtest.WithClock(clock))
+	owner, bob := s.Join("owner"), s.Join("bob")
+	lounge := createVoiceChannel(t, owner, "lounge")
+	if _, err := owner.Server.TimeoutMember(ctx, req(&svcv1.TimeoutMemberRequest{MemberId: bob.Member.GetId(), DurationS: 600})); err != nil {
+		t.Fatal(err)
+	}
+	ends := "you are timed out until " + clock.Now().Add(10*time.Minute).UTC().Format("2006-01-02 15:04:05 UTC") + " (10m0s from now)"
+	api := voiceClient(s, bob)
+	_, err := api.JoinVoice(ctx, connect.NewRequest(&svcv1.JoinVoiceRequest{ChannelId: lounge.GetId()}))
+	wantCode(t, "JoinVoice while timed out", err, connect.CodePermissionDenied, ends, "join voice")
+	clock.Advance(601 * time.Second)
+	res, err := api.JoinVoice(ctx, connect.NewRequest(&svcv1.JoinVoiceRequest{ChannelId: lounge.GetId()}))
+	if err != nil {
+		t.Fatalf("JoinVoice after the timeout ended: %v", err)
+	}
+	if _, err := api.LeaveVoice(ctx, connect.NewRequest(&svcv1.LeaveVoiceRequest{SessionId: res.Msg.GetSessionId()})); err != nil {
+		t.Fatal(err)
 	}
 }
