@@ -201,16 +201,8 @@ func (e *Engine) ClosePoll(ctx context.Context, c Caller, req *svcv1.ClosePollRe
 		if err != nil {
 			return nil, err
 		}
-		if author := m.GetAuthorId(); author != c.ID {
-			d := tx.Snap()
-			if d.rank(c.ID) < svcv1.MemberRole_MEMBER_ROLE_MODERATOR {
-				return nil, denied("only the poll's author or a moderator can close it")
-			}
-			// As for deleting a message: nobody acts on a member of equal or higher rank; an
-			// author who left has none.
-			if d.rank(author) >= d.rank(c.ID) {
-				return nil, denied("you can close only the polls of members you outrank")
-			}
+		if err := tx.Snap().actsOnMessageOf(c.ID, m.GetAuthorId(), "close a poll", "close only the polls"); err != nil {
+			return nil, err
 		}
 		if m.GetPoll().GetClosed() {
 			return &svcv1.ClosePollResponse{Message: m}, fillReplies(tx.read(), m)
