@@ -381,6 +381,22 @@ func (e *Engine) EditMessage(ctx context.Context, c Caller, req *svcv1.EditMessa
 	})
 }
 
+// actsOnMessageOf checks that the caller may act on a message of author's: as its author, or as
+// a moderator or higher who outranks the author (nobody acts on a member of equal or higher
+// rank; an author who left has none). act and acts name the action in the refusals.
+func (d *Snapshot) actsOnMessageOf(caller, author, act, acts string) error {
+	if author == caller {
+		return nil
+	}
+	if d.rank(caller) < svcv1.MemberRole_MEMBER_ROLE_MODERATOR {
+		return denied("only the author or a moderator can %s", act)
+	}
+	if d.rank(author) >= d.rank(caller) {
+		return denied("you can %s of members you outrank", acts)
+	}
+	return nil
+}
+
 // DeleteMessage deletes a message: the author, or a moderator or higher who sees the channel and
 // outranks the author.
 func (e *Engine) DeleteMessage(ctx context.Context, c Caller, req *svcv1.DeleteMessageRequest) (*svcv1.DeleteMessageResponse, error) {
@@ -389,15 +405,8 @@ func (e *Engine) DeleteMessage(ctx context.Context, c Caller, req *svcv1.DeleteM
 		if err != nil {
 			return nil, err
 		}
-		if author := m.GetAuthorId(); author != c.ID {
-			d := tx.Snap()
-			if d.rank(c.ID) < svcv1.MemberRole_MEMBER_ROLE_MODERATOR {
-				return nil, denied("only the author or a moderator can delete a message")
-			}
-			// Nobody acts on a member of equal or higher rank; an author who left has none.
-			if d.rank(author) >= d.rank(c.ID) {
-				return nil, denied("you can delete only the messages of members you outrank")
-			}
+		if err := tx.Snap().actsOnMessageOf(c.ID, m.GetAuthorId(), "delete a message", "delete only the messages"); err != nil {
+			return nil, err
 		}
 		if m.GetDeleted() {
 			return &svcv1.DeleteMessageResponse{}, nil

@@ -194,15 +194,15 @@ func vote(m *svcv1.Message, member string, chosen []bool) bool {
 	return changed
 }
 
-// ClosePoll closes a poll: its author, or a moderator or higher.
+// ClosePoll closes a poll: its author, or a moderator or higher who outranks the author.
 func (e *Engine) ClosePoll(ctx context.Context, c Caller, req *svcv1.ClosePollRequest) (*svcv1.ClosePollResponse, error) {
 	return submit(e, func(tx *Tx) (*svcv1.ClosePollResponse, error) {
 		m, err := e.pollMessage(tx, c, req.GetMessageId())
 		if err != nil {
 			return nil, err
 		}
-		if m.GetAuthorId() != c.ID && tx.Snap().rank(c.ID) < svcv1.MemberRole_MEMBER_ROLE_MODERATOR {
-			return nil, denied("only the poll's author or a moderator can close it")
+		if err := tx.Snap().actsOnMessageOf(c.ID, m.GetAuthorId(), "close a poll", "close only the polls"); err != nil {
+			return nil, err
 		}
 		if m.GetPoll().GetClosed() {
 			return &svcv1.ClosePollResponse{Message: m}, fillReplies(tx.read(), m)

@@ -30,7 +30,7 @@ func checkNotTimedOut(m *svcv1.Member, now time.Time) error {
 		return nil
 	}
 	left := time.Duration(until-now.UnixMilli()) * time.Millisecond
-	return denied("you are timed out until %s (%s from now): until then you can read, but not send, edit, react, vote, pin, start DMs, type or report",
+	return denied("you are timed out until %s (%s from now): until then you can read, but not send, edit, react, vote, pin, start DMs, type, report or join voice",
 		auditTime(until), roundUp(left))
 }
 

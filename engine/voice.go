@@ -99,8 +99,10 @@ func (e *Engine) JoinVoice(c Caller, channelID, sessionID string, muted, deafene
 		return nil, nil, "", invalid("channel %s is %s, not a voice channel", channelID, kindName(rec))
 	}
 	now := e.now()
-	if until := d.active(c.ID).GetMember().GetTimedOutUntilMs(); until > now.UnixMilli() {
-		return nil, nil, "", denied("you are timed out until %s", time.UnixMilli(until).UTC().Format(time.RFC3339))
+	// A timed-out member reads as before, but speaks to nobody: refused as every other call a
+	// timeout stops is, with when it ends.
+	if err := checkNotTimedOut(d.active(c.ID).GetMember(), now); err != nil {
+		return nil, nil, "", err
 	}
 	n := 0
 	for id, s := range v.seats {

@@ -1,1 +1,1 @@
-import{d as e,ea as o,eb as i}from"./chunk-Y6PCD4QK.js";e(o(i,{}),document.getElementById("app"));
+import{d as e,ea as o,eb as i}from"./chunk-K6TVSRZJ.js";e(o(i,{}),document.getElementById("app"));

@@ -346,12 +346,12 @@ type ChatServiceClient interface {
 	// (an option kept keeps its place). A vote equal to the current one changes nothing and
 	// sends nothing. Events: message_updated (seq bumped).
 	VotePoll(context.Context, *connect.Request[v1.VotePollRequest]) (*connect.Response[v1.VotePollResponse], error)
-	// Closes a poll: its author, or a moderator or higher who sees it (permission_denied
-	// otherwise). Closing a closed poll changes nothing and sends nothing; invalid_argument for
-	// a message without a poll, failed_precondition for a deleted one. A poll with closes_at_ms
-	// closes by itself at that time, on the server's clock (also across a restart: one due
-	// while the server was down closes as it starts). Events: message_updated (closed true,
-	// seq bumped).
+	// Closes a poll: its author, or a moderator or higher who sees it and outranks its author
+	// (permission_denied otherwise). Closing a closed poll changes nothing and sends nothing;
+	// invalid_argument for a message without a poll, failed_precondition for a deleted one. A
+	// poll with closes_at_ms closes by itself at that time, on the server's clock (also across a
+	// restart: one due while the server was down closes as it starts). Events: message_updated
+	// (closed true, seq bumped).
 	ClosePoll(context.Context, *connect.Request[v1.ClosePollRequest]) (*connect.Response[v1.ClosePollResponse], error)
 	// The threads the caller is in: those whose root they wrote or in which they replied, in the
 	// channels they are in, the one with the newest reply first. Each with its root, its newest
@@ -937,12 +937,12 @@ type ChatServiceHandler interface {
 	// (an option kept keeps its place). A vote equal to the current one changes nothing and
 	// sends nothing. Events: message_updated (seq bumped).
 	VotePoll(context.Context, *connect.Request[v1.VotePollRequest]) (*connect.Response[v1.VotePollResponse], error)
-	// Closes a poll: its author, or a moderator or higher who sees it (permission_denied
-	// otherwise). Closing a closed poll changes nothing and sends nothing; invalid_argument for
-	// a message without a poll, failed_precondition for a deleted one. A poll with closes_at_ms
-	// closes by itself at that time, on the server's clock (also across a restart: one due
-	// while the server was down closes as it starts). Events: message_updated (closed true,
-	// seq bumped).
+	// Closes a poll: its author, or a moderator or higher who sees it and outranks its author
+	// (permission_denied otherwise). Closing a closed poll changes nothing and sends nothing;
+	// invalid_argument for a message without a poll, failed_precondition for a deleted one. A
+	// poll with closes_at_ms closes by itself at that time, on the server's clock (also across a
+	// restart: one due while the server was down closes as it starts). Events: message_updated
+	// (closed true, seq bumped).
 	ClosePoll(context.Context, *connect.Request[v1.ClosePollRequest]) (*connect.Response[v1.ClosePollResponse], error)
 	// The threads the caller is in: those whose root they wrote or in which they replied, in the
 	// channels they are in, the one with the newest reply first. Each with its root, its newest

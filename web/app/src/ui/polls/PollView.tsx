@@ -7,7 +7,7 @@
 
 import { useEffect, useState } from "preact/hooks";
 import type { Message, Poll } from "../../gen/svc/v1/types_pb";
-import { isModerator } from "../../lib/ranks";
+import { canDeleteMessageOf } from "../../lib/ranks";
 import type { Commands } from "../../state/commands";
 import { nameOf } from "../../state/selectors";
 import type { State } from "../../state/store";
@@ -55,7 +55,8 @@ export function PollView(props: { state: Pick<State, "me" | "members">; act: Pol
   const voters = new Set(p.options.flatMap((o) => o.voterIds));
   const mine = p.options.filter((o) => o.voterIds.includes(me)).map((o) => o.id);
   const top = Math.max(0, ...p.options.map((o) => o.voterIds.length));
-  const mayClose = !closed && (m.authorId === me || isModerator(state));
+  // As for deleting it: its author, or a moderator who outranks the author (or the author left).
+  const mayClose = !closed && canDeleteMessageOf(state, m.authorId);
 
   const choose = (id: string) => {
     if (closed || busy) return;

@@ -1678,12 +1678,12 @@ export const ChatService: GenService<{
     output: typeof VotePollResponseSchema;
   },
   /**
-   * Closes a poll: its author, or a moderator or higher who sees it (permission_denied
-   * otherwise). Closing a closed poll changes nothing and sends nothing; invalid_argument for
-   * a message without a poll, failed_precondition for a deleted one. A poll with closes_at_ms
-   * closes by itself at that time, on the server's clock (also across a restart: one due
-   * while the server was down closes as it starts). Events: message_updated (closed true,
-   * seq bumped).
+   * Closes a poll: its author, or a moderator or higher who sees it and outranks its author
+   * (permission_denied otherwise). Closing a closed poll changes nothing and sends nothing;
+   * invalid_argument for a message without a poll, failed_precondition for a deleted one. A
+   * poll with closes_at_ms closes by itself at that time, on the server's clock (also across a
+   * restart: one due while the server was down closes as it starts). Events: message_updated
+   * (closed true, seq bumped).
    *
    * @generated from rpc svc.v1.ChatService.ClosePoll
    */
