@@ -19,6 +19,9 @@ type Community interface {
 	Join(ctx context.Context, j JoinRequest) (username string, err error)
 	// IsMember tells whether the login (this issuer, subject) is a member now.
 	IsMember(subject string) bool
+	// CheckInvite tells whether an invite code would let a newcomer join now, changing
+	// nothing: nil, or the *Refusal Join would give (revoked, expired, used up...).
+	CheckInvite(code string) error
 }
 
 // SignUpInfo is the community as the sign-up page shows it.

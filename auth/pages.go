@@ -95,6 +95,9 @@ type page struct {
 	Password2 string
 	// BecomesOwner: the first person to sign up becomes the community's owner.
 	BecomesOwner bool
+	// InviteNote says, on the sign-in form, that the invite the person came with would not let
+	// them join (on the sign-up form that is the page's Error).
+	InviteNote string
 	// ForAccount: the sign-in leads to the account page, not to the app.
 	ForAccount bool
 	// MailOn: the server sends mail ("Forgot password" is offered); ForgotURL leads there.
@@ -182,6 +185,18 @@ func (p *Provider) signInPage(a *authRequest, mode string) page {
 	}
 	d.Username = strings.ToLower(strings.TrimSpace(a.req.LoginHint))
 	d.BecomesOwner = info.BecomesOwner
+	// The invite the person came with, checked as the page opens: one that would not let them
+	// join is said at once, not after the whole form is filled in.
+	if info.InviteOnly && a.invite != "" {
+		var ref *Refusal
+		if err := p.community.CheckInvite(a.invite); errors.As(err, &ref) {
+			if mode == modeSignUp {
+				d.Error, d.Field = ref.Message+" Ask whoever invited you for a new invite.", "invite"
+			} else {
+				d.InviteNote = ref.Message + " Signing in works if you are a member already; to join, ask for a new invite."
+			}
+		}
+	}
 	d.ForAccount = a.forAccount
 	d.Passkeys = p.passkeys != nil
 	if a.forAccount {
@@ -426,6 +441,12 @@ func (p *Provider) createAccount(r *http.Request, d page, password, password2 st
 	}
 	if d.InviteOnly && d.Invite == "" {
 		return "", "", refusal(http.StatusForbidden, "invite", "This community is invite only: enter your invite code.")
+	}
+	// A code that would be refused is, before an account is made only to be deleted again.
+	if d.InviteOnly {
+		if err := p.community.CheckInvite(d.Invite); err != nil {
+			return "", "", err
+		}
 	}
 	if err := p.reclaimStale(ctx, d.Username); err != nil {
 		return "", "", err

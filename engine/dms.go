@@ -82,8 +82,8 @@ func dmOthers(caller string, ids []string) ([]string, error) {
 	return others, nil
 }
 
-// dmPartiesBlocked refuses to open a DM in which any two members blocked each other: they
-// could not write there anyway. The message never says who blocked whom.
+// dmPartiesBlocked refuses to open a DM in which one member blocked another: they could not
+// write there anyway. The message never says who blocked whom (see dmBlocked).
 func dmPartiesBlocked(d *Snapshot, caller string, members []string) error {
 	if err := dmBlocked(d, caller, members); err != nil {
 		return err
@@ -91,7 +91,7 @@ func dmPartiesBlocked(d *Snapshot, caller string, members []string) error {
 	for i, a := range members {
 		for _, b := range members[i+1:] {
 			if d.Blocked(a, b) || d.Blocked(b, a) {
-				return denied("two members of this DM have blocked each other, so it cannot be opened")
+				return denied("this DM cannot be opened: some of its members cannot send messages to each other")
 			}
 		}
 	}

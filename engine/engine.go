@@ -65,6 +65,8 @@ type Options struct {
 	// PresenceGrace is how long a member stays ONLINE after their last stream closes
 	// (default 30 s).
 	PresenceGrace time.Duration
+	// ThreadsScan bounds the channel log entries one ListMyThreads reads (default 20,000).
+	ThreadsScan int
 	// Bucket keeps the bytes of uploaded files, Signer signs their URLs and Sandbox sniffs
 	// them (a *sandbox.Sandbox, or a *sandbox.Lazy that starts on the first upload). Without
 	// all three, uploads answer unavailable.
@@ -210,6 +212,9 @@ func Open(db *store.DB, opts Options) (*Engine, error) {
 	}
 	if opts.PresenceGrace == 0 {
 		opts.PresenceGrace = 30 * time.Second
+	}
+	if opts.ThreadsScan == 0 {
+		opts.ThreadsScan = myThreadsScan
 	}
 	if opts.OrphanAge == 0 {
 		opts.OrphanAge = 24 * time.Hour

@@ -133,3 +133,33 @@ func (e *Engine) RevokeInvite(ctx context.Context, c Caller, req *svcv1.RevokeIn
 		return &svcv1.RevokeInviteResponse{}, nil
 	})
 }
+
+// CheckInvite tells, without a token and changing nothing, whether an invite code would let a
+// newcomer join now: nil, or the refusal Join would give (no code, not a valid invite, revoked,
+// expired, used up). In a community that is not invite only any code does (nil). The sign-up
+// page asks it as it opens, so that a person is told before they fill in the form.
+func (e *Engine) CheckInvite(code string) error {
+	if !e.snap.Load().Settings().GetInviteOnly() {
+		return nil
+	}
+	if err := checkLen("invite_code", code, inviteCodeInputMax); err != nil {
+		return err
+	}
+	norm := strings.ToUpper(strings.TrimSpace(code))
+	if norm == "" {
+		return denied("this community is invite only: invite_code is required")
+	}
+	var inv *storepb.InviteRecord
+	err := e.db.View(func(r *store.Reader) error {
+		var err error
+		inv, err = r.Invite(norm)
+		if isNotFound(err) {
+			inv, err = nil, nil
+		}
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	return inviteRefusal(inv, code, e.clock.Now().UnixMilli())
+}

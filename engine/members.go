@@ -79,7 +79,8 @@ func (e *Engine) Join(ctx context.Context, in JoinInput) (*svcv1.Member, bool, e
 		if err := lockedOut(d.Settings(), rec); err != nil {
 			return joined{}, err
 		}
-		if err := e.admit(tx, req, hooked); err != nil {
+		// A member coming back (who left, was kicked or was unbanned) was admitted once.
+		if err := e.admit(tx, req, hooked, rec != nil); err != nil {
 			return joined{}, err
 		}
 		m, err := e.addMember(tx, rec, in)
@@ -93,8 +94,10 @@ func (e *Engine) Join(ctx context.Context, in JoinInput) (*svcv1.Member, bool, e
 
 // admit checks what a newcomer must bring: the invite of an invite-only community and one answer
 // per join question (the community's and the plugins' that checkJoinHook asked). It uses up one
-// invite use.
-func (e *Engine) admit(tx *Tx, req *svcv1.JoinRequest, hooked []JoinQuestion) error {
+// invite use, unless the person is returning (a former member: left, kicked or unbanned): they
+// need an invite that would admit a newcomer now, but their return takes no slot of it
+// (docs/decisions.md, "Coming back").
+func (e *Engine) admit(tx *Tx, req *svcv1.JoinRequest, hooked []JoinQuestion, returning bool) error {
 	s := tx.Snap().Settings()
 	if err := answersMatch(len(s.GetJoinQuestions())+len(hooked), len(req.GetAnswers())); err != nil {
 		return err
@@ -107,22 +110,38 @@ func (e *Engine) admit(tx *Tx, req *svcv1.JoinRequest, hooked []JoinQuestion) er
 		return denied("this community is invite only: invite_code is required")
 	}
 	inv, err := tx.read().Invite(code)
-	if isNotFound(err) || (err == nil && inv.GetRevoked()) {
-		return denied("invite_code %q is not a valid invite", req.GetInviteCode())
+	if isNotFound(err) {
+		inv, err = nil, nil
 	}
 	if err != nil {
 		return err
 	}
-	i := inv.GetInvite()
-	if i.GetExpiresAtMs() > 0 && tx.NowMs() >= i.GetExpiresAtMs() {
-		return denied("invite_code %q has expired", req.GetInviteCode())
+	if err := inviteRefusal(inv, req.GetInviteCode(), tx.NowMs()); err != nil {
+		return err
 	}
-	if i.GetMaxUses() > 0 && i.GetUses() >= i.GetMaxUses() {
-		return denied("invite_code %q has been used up", req.GetInviteCode())
+	if returning {
+		return nil
 	}
 	inv = proto.Clone(inv).(*storepb.InviteRecord)
 	inv.Invite.Uses++
 	return tx.mutate().PutInvite(inv)
+}
+
+// inviteRefusal is why an invite (nil: no such code) admits nobody now, or nil when it would.
+// code is the code as sent, which the refusal repeats.
+func inviteRefusal(inv *storepb.InviteRecord, code string, nowMs int64) error {
+	i := inv.GetInvite()
+	switch {
+	case inv == nil:
+		return denied("invite_code %q is not a valid invite", code)
+	case inv.GetRevoked():
+		return denied("invite_code %q has been revoked", code)
+	case i.GetExpiresAtMs() > 0 && nowMs >= i.GetExpiresAtMs():
+		return denied("invite_code %q has expired", code)
+	case i.GetMaxUses() > 0 && i.GetUses() >= i.GetMaxUses():
+		return denied("invite_code %q has been used up", code)
+	}
+	return nil
 }
 
 // addMember creates a member for a login, or brings back one who left (same id).

@@ -227,11 +227,19 @@ func threadRoot(r *store.Reader, cutoff int64, channelID, rootID string) (*svcv1
 	return root, nil
 }
 
-// dmBlocked refuses a DM action when the caller and another member blocked each other.
+// dmBlocked refuses a DM action when the caller blocked another member, or another blocked
+// the caller. The refusal says only what the caller knows already: that they blocked someone
+// (whether that one blocked them too is not said), or, to the one blocked, that they cannot
+// write there, never that a block is why: a block is not told to the member blocked.
 func dmBlocked(d *Snapshot, caller string, members []string) error {
 	for _, other := range members {
-		if other != caller && (d.Blocked(caller, other) || d.Blocked(other, caller)) {
-			return denied("you and a member of this DM have blocked each other")
+		if other != caller && d.Blocked(caller, other) {
+			return denied("you blocked a member of this DM: unblock them to write in it")
+		}
+	}
+	for _, other := range members {
+		if other != caller && d.Blocked(other, caller) {
+			return denied("you cannot send messages in this DM")
 		}
 	}
 	return nil

@@ -105,13 +105,13 @@ func TestBlockStopsEditsAndReactionsInADM(t *testing.T) {
 	st := alice.Subscribe(t, c.s.Engine.Seq())
 
 	_, err = bob.Chat.EditMessage(ctx, req(&svcv1.EditMessageRequest{MessageId: fromBob.GetId(), Text: "you will regret this"}))
-	wantCode(t, "the blocked member editing their DM message", err, connect.CodePermissionDenied, "blocked")
+	wantCode(t, "the blocked member editing their DM message", err, connect.CodePermissionDenied, blockedWords)
 	_, err = bob.Chat.React(ctx, req(&svcv1.ReactRequest{MessageId: fromAlice.GetId(), Emoji: "🖕"}))
-	wantCode(t, "the blocked member reacting in the DM", err, connect.CodePermissionDenied, "blocked")
+	wantCode(t, "the blocked member reacting in the DM", err, connect.CodePermissionDenied, blockedWords)
 	_, err = alice.Chat.EditMessage(ctx, req(&svcv1.EditMessageRequest{MessageId: fromAlice.GetId(), Text: "hi!"}))
-	wantCode(t, "the blocker editing in the DM", err, connect.CodePermissionDenied, "blocked")
+	wantCode(t, "the blocker editing in the DM", err, connect.CodePermissionDenied, blockerWords)
 	_, err = alice.Chat.React(ctx, req(&svcv1.ReactRequest{MessageId: fromBob.GetId(), Emoji: "👍"}))
-	wantCode(t, "the blocker reacting in the DM", err, connect.CodePermissionDenied, "blocked")
+	wantCode(t, "the blocker reacting in the DM", err, connect.CodePermissionDenied, blockerWords)
 	_, err = bob.Chat.DeleteMessage(ctx, req(&svcv1.DeleteMessageRequest{MessageId: bobsOther.GetId()}))
 	wantOK(t, "the blocked member deleting their own DM message", err)
 	got := between(t, alice, func() {}, st)
@@ -140,7 +140,7 @@ func TestBlockLetsAReactionBeTakenBack(t *testing.T) {
 	_, err = bob.Chat.React(ctx, req(&svcv1.ReactRequest{MessageId: fromAlice.GetId(), Emoji: "👍", Remove: true}))
 	wantOK(t, "bob taking his reaction back after the block", err)
 	_, err = bob.Chat.React(ctx, req(&svcv1.ReactRequest{MessageId: fromAlice.GetId(), Emoji: "👍"}))
-	wantCode(t, "bob reacting again after the block", err, connect.CodePermissionDenied, "blocked")
+	wantCode(t, "bob reacting again after the block", err, connect.CodePermissionDenied, blockedWords)
 }
 
 // TestPluginOfAHigherBotIsNotAnAdminsToManage: a plugin acts as its bot, so replacing its

@@ -2,6 +2,7 @@ package web_test
 
 import (
 	"slices"
+	"strings"
 	"testing"
 
 	"connectrpc.com/connect"
@@ -99,17 +100,19 @@ func TestBlockAndMute(t *testing.T) {
 			continue
 		}
 		// Blocked: neither may open the DM or send in it, whoever blocked; others are not
-		// touched.
+		// touched. Alice is told she blocked; bob only that he cannot write there.
 		for _, tc := range []struct {
 			what string
 			err  error
+			want string
 		}{
-			{"alice sending to bob", dmSend("alice", "bob")},
-			{"bob sending to alice", dmSend("bob", "alice")},
-			{"alice opening the DM", openErr(c, alice, bob)},
-			{"bob opening the DM", openErr(c, bob, alice)},
+			{"alice sending to bob", dmSend("alice", "bob"), blockerWords},
+			{"bob sending to alice", dmSend("bob", "alice"), blockedWords},
+			{"alice opening the DM", openErr(c, alice, bob), blockerWords},
+			{"bob opening the DM", openErr(c, bob, alice), blockedWords},
 		} {
-			wantCode(t, tc.what, tc.err, connect.CodePermissionDenied, "blocked each other")
+			wantCode(t, tc.what, tc.err, connect.CodePermissionDenied, tc.want)
+			wantNoBlockTold(t, tc.what, tc.err, tc.want)
 		}
 		got = between(t, alice, func() {
 			mustSend(t, alice, &svcv1.SendMessageRequest{ChannelId: dmCarol.GetId(), Text: "still fine"})
@@ -155,4 +158,18 @@ func blockErr(c *webtest.Client, id string) error {
 func muteErr(c *webtest.Client, id string) error {
 	_, err := c.Server.MuteMember(ctx, req(&svcv1.MuteMemberRequest{MemberId: id}))
 	return err
+}
+
+// What a DM's refusal says to the member who blocked another, and to the member blocked.
+const (
+	blockerWords = "you blocked a member of this DM: unblock them to write in it"
+	blockedWords = "you cannot send messages in this DM"
+)
+
+// wantNoBlockTold fails when the refusal the member blocked gets says anything of a block.
+func wantNoBlockTold(t *testing.T, what string, err error, want string) {
+	t.Helper()
+	if want == blockedWords && err != nil && strings.Contains(strings.ToLower(err.Error()), "block") {
+		t.Errorf("%s: the refusal tells the member blocked of the block: %q", what, err.Error())
+	}
 }

@@ -125,8 +125,9 @@ func TestOpenDMBadInput(t *testing.T) {
 	}
 }
 
-// TestOpenDMRefusedByBlocks: a DM cannot be opened, nor sent to, when two of its members
-// blocked each other, in either direction; the refusal does not say who.
+// TestOpenDMRefusedByBlocks: a DM cannot be opened, nor sent to, when one of its members blocked
+// another; the refusal says who blocked only to that member (the one blocked is told they
+// cannot write there, not why), and to others nothing of who.
 func TestOpenDMRefusedByBlocks(t *testing.T) {
 	s := webtest.Start(t)
 	alice, bob, carol := s.Join("alice"), s.Join("bob"), s.Join("carol")
@@ -142,15 +143,21 @@ func TestOpenDMRefusedByBlocks(t *testing.T) {
 		others []*webtest.Client
 		want   string
 	}{
-		{"the blocker", bob, []*webtest.Client{carol}, "you and a member of this DM have blocked each other"},
-		{"the blocked", carol, []*webtest.Client{bob}, "you and a member of this DM have blocked each other"},
-		{"a third member, with both", alice, []*webtest.Client{bob, carol}, "two members of this DM have blocked each other"},
+		{"the blocker", bob, []*webtest.Client{carol}, blockerWords},
+		{"the blocked", carol, []*webtest.Client{bob}, blockedWords},
+		{"a third member, with both", alice, []*webtest.Client{bob, carol}, "this DM cannot be opened: some of its members cannot send messages to each other"},
 	} {
 		_, err := tc.by.Chat.OpenDM(ctx, req(&svcv1.OpenDMRequest{MemberIds: memberIDs(tc.others...)}))
 		wantCode(t, "OpenDM by "+tc.what, err, connect.CodePermissionDenied, tc.want)
+		wantNoBlockTold(t, "OpenDM by "+tc.what, err, tc.want)
 	}
 	_, err = carol.Chat.SendMessage(ctx, req(&svcv1.SendMessageRequest{ChannelId: before.Msg.GetChannel().GetId(), Text: "hi"}))
-	wantCode(t, "carol writing in the DM she shares with bob", err, connect.CodePermissionDenied, "blocked")
+	wantCode(t, "carol writing in the DM she shares with bob", err, connect.CodePermissionDenied, blockedWords)
+	wantNoBlockTold(t, "carol writing in the DM she shares with bob", err, blockedWords)
+	// Both ways blocked: each is told of their own block, nothing of the other's.
+	s.SeedBlock(carol, bob)
+	_, err = carol.Chat.SendMessage(ctx, req(&svcv1.SendMessageRequest{ChannelId: before.Msg.GetChannel().GetId(), Text: "hi"}))
+	wantCode(t, "carol writing once she blocked bob too", err, connect.CodePermissionDenied, blockerWords)
 	if s.Engine.Seq() != seq {
 		t.Fatal("a refused call wrote an event")
 	}

@@ -143,7 +143,7 @@ func TestInvites(t *testing.T) {
 		t.Fatalf("ListInvites after a revoke = %v, want 2", got)
 	}
 	_, err = c.tryJoin("revoked", forever.GetCode())
-	wantCode(t, "joining on a revoked invite", err, connect.CodePermissionDenied, "is not a valid invite")
+	wantCode(t, "joining on a revoked invite", err, connect.CodePermissionDenied, "has been revoked")
 	for _, tc := range []struct {
 		code  string
 		want  connect.Code

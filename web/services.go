@@ -36,6 +36,10 @@ func (s *chatService) ListMessages(ctx context.Context, r *connect.Request[svcv1
 	return call(ctx, r, s.eng.ListMessages)
 }
 
+func (s *chatService) ListMyThreads(ctx context.Context, r *connect.Request[svcv1.ListMyThreadsRequest]) (*connect.Response[svcv1.ListMyThreadsResponse], error) {
+	return call(ctx, r, s.eng.ListMyThreads)
+}
+
 func (s *chatService) SendMessage(ctx context.Context, r *connect.Request[svcv1.SendMessageRequest]) (*connect.Response[svcv1.SendMessageResponse], error) {
 	return call(ctx, r, s.eng.SendMessage)
 }

@@ -64,9 +64,23 @@ func (c signUpCommunity) Join(ctx context.Context, j auth.JoinRequest) (string, 
 	if err == nil {
 		return m.GetUsername(), nil
 	}
+	return "", pageRefusal(err)
+}
+
+// CheckInvite is the engine's CheckInvite, its refusal worded for the sign-up page.
+func (c signUpCommunity) CheckInvite(code string) error {
+	if err := c.eng.CheckInvite(code); err != nil {
+		return pageRefusal(err)
+	}
+	return nil
+}
+
+// pageRefusal turns an engine's refusal of a Join into what the sign-up page shows: the message
+// and the status the same error gets on plain endpoints. Other errors are the server's.
+func pageRefusal(err error) error {
 	var ee *engine.Error
 	if !errors.As(err, &ee) || ee.Code == engine.CodeInternal {
-		return "", err
+		return err
 	}
 	msg := pageMessage(ee.Msg)
 	if msg != "" {
@@ -75,7 +89,7 @@ func (c signUpCommunity) Join(ctx context.Context, j auth.JoinRequest) (string, 
 			msg += "."
 		}
 	}
-	return "", &auth.Refusal{Status: httpStatus(err), Message: msg, RetryAfter: ee.RetryAfter, Field: joinField(ee.Msg)}
+	return &auth.Refusal{Status: httpStatus(err), Message: msg, RetryAfter: ee.RetryAfter, Field: joinField(ee.Msg)}
 }
 
 // pageMessage words a Join refusal for the sign-up page: the engine's messages name the

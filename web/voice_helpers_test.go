@@ -7,12 +7,10 @@ import (
 	"connectrpc.com/connect"
 	"github.com/pion/webrtc/v4"
 
-	"hearth/auth"
 	"hearth/engine/voice"
 	"hearth/engine/voice/voicetest"
 	svcv1 "hearth/proto/svc/v1"
 	"hearth/proto/svc/v1/svcv1connect"
-	"hearth/web"
 	"hearth/web/webtest"
 )
 
@@ -24,16 +22,11 @@ import (
 // the voice options.
 func startVoice(t *testing.T, change func(*voice.Options), options ...webtest.Option) *webtest.Server {
 	t.Helper()
-	return webtest.StartConfig(t, func(c *web.Config) {
-		c.Voice = voice.Options{Addr: "127.0.0.1:0"}
-		if change != nil {
-			change(&c.Voice)
-		}
-	}, options...)
+	return webtest.StartVoice(t, change, options...)
 }
 
 func voiceClient(s *webtest.Server, c *webtest.Client) svcv1connect.VoiceServiceClient {
-	return svcv1connect.NewVoiceServiceClient(webtest.HTTPClient(), s.URL, connect.WithInterceptors(auth.WithBearer(c.Token)))
+	return s.Voice(c)
 }
 
 // createVoiceChannel has an admin make a voice channel.

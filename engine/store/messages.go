@@ -70,6 +70,22 @@ func (r *Reader) Entries(channelID string, after, until int64, fn func(seq int64
 	})
 }
 
+// EntriesBefore calls fn for each message of a channel with created_seq below before, the newest
+// first, until fn returns false.
+func (r *Reader) EntriesBefore(channelID string, before int64, fn func(seq int64, e *storepb.MessageEntry) bool) error {
+	if before <= 0 {
+		return nil
+	}
+	prefix := seqPrefix(prefixChanLog, channelID)
+	return r.scan(prefix, seqKey(prefixChanLog, channelID, before-1), true, false, func(k []byte, item *badger.Item) (bool, error) {
+		e := new(storepb.MessageEntry)
+		if err := item.Value(func(v []byte) error { return proto.Unmarshal(v, e) }); err != nil {
+			return false, err
+		}
+		return fn(getSeq(k), e), nil
+	})
+}
+
 // LastMessageSeq is the created_seq of the newest message of a channel at or below seq, 0 if
 // none.
 func (r *Reader) LastMessageSeq(channelID string, atOrBelow int64) (int64, error) {

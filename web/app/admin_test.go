@@ -152,7 +152,7 @@ func TestAdminRoleLimitedChannel(t *testing.T) {
 	t.Log("the admin creates a role")
 	admin.click(`a.community-link[aria-label="Community settings"]`)
 	admin.waitFor("the settings", `document.querySelector(".community-tab.current")?.textContent === "Settings"`)
-	if got := admin.tabs(); got != "Settings,Channels,Roles,Members,Invites" {
+	if got := admin.tabs(); got != "Settings,Channels,Roles,Members,Invites,Status" {
 		t.Errorf("an admin's tabs: %s", got)
 	}
 	admin.tab("Roles")

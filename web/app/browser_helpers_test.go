@@ -13,6 +13,7 @@ import (
 
 	"github.com/chromedp/cdproto/accessibility"
 	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/fetch"
 	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
@@ -29,8 +30,8 @@ const chromiumPath = "/usr/bin/chromium"
 const waitLimit = 20 * time.Second
 
 // startBrowser starts one headless Chromium for the test; people get their own browser
-// contexts in it (their own storage, like two profiles).
-func startBrowser(t *testing.T) context.Context {
+// contexts in it (their own storage, like two profiles). extra adds flags (voice's fake media).
+func startBrowser(t *testing.T, extra ...chromedp.ExecAllocatorOption) context.Context {
 	t.Helper()
 	if _, err := os.Stat(chromiumPath); err != nil {
 		if os.Getenv("HEARTH_REQUIRE_BROWSER") != "" {
@@ -49,6 +50,7 @@ func startBrowser(t *testing.T) context.Context {
 		chromedp.Flag("disable-background-networking", true),
 		chromedp.Flag("lang", "en-US"),
 	)
+	opts = append(opts, extra...)
 	alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
 	browser, cancelBrowser := chromedp.NewContext(alloc)
 	if err := chromedp.Do(browser); err != nil {
@@ -72,6 +74,10 @@ type page struct {
 	errors []string
 	// requests are the URLs the page asked for (each must be on the server's origin).
 	requests []string
+	// blocked are the URL prefixes whose requests fail at the network (block); intercepting
+	// says the listener that fails them runs.
+	blocked      map[string]bool
+	intercepting bool
 }
 
 // openPage opens a window in a fresh browser context of its own, width x height pixels.
@@ -121,6 +127,68 @@ func (p *page) collectErrors() {
 			}
 		}
 	}()
+}
+
+// block makes the page's requests to URLs that start with prefix fail at the network, as when
+// the connection drops (on), or go through again (off). It pauses only those requests, with the
+// Fetch domain (Fetch.enable with their patterns, Fetch.failRequest), which every Chromium of
+// the last years has, unlike Network.emulateNetworkConditionsByRule.
+func (p *page) block(prefix string, on bool) {
+	p.t.Helper()
+	p.mu.Lock()
+	if p.blocked == nil {
+		p.blocked = map[string]bool{}
+	}
+	if on {
+		p.blocked[prefix] = true
+	} else {
+		delete(p.blocked, prefix)
+	}
+	var patterns []*fetch.RequestPattern
+	for u := range p.blocked {
+		patterns = append(patterns, &fetch.RequestPattern{URLPattern: fetchPatternEscaper.Replace(u) + "*"})
+	}
+	start := !p.intercepting
+	p.intercepting = true
+	p.mu.Unlock()
+	if start {
+		paused := chromedp.Events(p.ctx, fetch.RequestPaused)
+		go func() {
+			for ev, err := range paused {
+				if err != nil {
+					return
+				}
+				// A request paused under patterns that have changed since goes through.
+				if p.isBlocked(ev.Request.URL) {
+					chromedp.Call(p.ctx, fetch.FailRequest, fetch.FailRequestParams{RequestID: ev.RequestID, ErrorReason: network.ErrorReasonInternetDisconnected})
+				} else {
+					chromedp.Call(p.ctx, fetch.ContinueRequest, fetch.ContinueRequestParams{RequestID: ev.RequestID})
+				}
+			}
+		}()
+	}
+	p.run(chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+		if len(patterns) == 0 {
+			_, err := cdp.Call(ctx, t, fetch.Disable, cdp.Empty{})
+			return err
+		}
+		_, err := cdp.Call(ctx, t, fetch.Enable, fetch.EnableParams{Patterns: patterns})
+		return err
+	}))
+}
+
+// fetchPatternEscaper escapes the wildcards of a Fetch domain's URL pattern.
+var fetchPatternEscaper = strings.NewReplacer(`\`, `\\`, "*", `\*`, "?", `\?`)
+
+func (p *page) isBlocked(u string) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for prefix := range p.blocked {
+		if strings.HasPrefix(u, prefix) {
+			return true
+		}
+	}
+	return false
 }
 
 func (p *page) note(s string) {

@@ -189,7 +189,7 @@ func TestBrowserEverydayActions(t *testing.T) {
 
 	t.Log("the keyboard reaches the messages and their actions")
 	alice.eval0(`document.querySelector(".channel-view .composer .composer-input").focus()`)
-	alice.run(press("ArrowUp", 38, "", 0))
+	alice.toNewestMessage(".channel-view")
 	alice.waitFor("the newest message focused", `document.activeElement === [...document.querySelectorAll(".channel-view .message-list > article.msg")].at(-1)`)
 	alice.run(press("ArrowUp", 38, "", 0))
 	alice.waitFor("the one before focused, its actions shown", `document.activeElement === [...document.querySelectorAll(".channel-view .message-list > article.msg")].at(-2) && getComputedStyle(document.activeElement.querySelector(".msg-actions")).display === "flex"`)

@@ -8,8 +8,6 @@ import (
 	"testing"
 
 	"connectrpc.com/connect"
-	"github.com/chromedp/cdproto/cdp"
-	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
 
 	svcv1 "hearth/proto/svc/v1"
@@ -23,17 +21,7 @@ import (
 // blockUploads makes the page's uploads fail at the network (on) or go through (off).
 func (p *page) blockUploads(srv *webtest.Server, on bool) {
 	p.t.Helper()
-	rules := []*network.Conditions{}
-	if on {
-		rules = []*network.Conditions{{URLPattern: srv.URL + "/upload", Offline: true, DownloadThroughput: -1, UploadThroughput: -1}}
-	}
-	p.run(chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
-		if _, err := cdp.Call(ctx, t, network.Enable, network.EnableParams{}); err != nil {
-			return err
-		}
-		_, err := cdp.Call(ctx, t, network.EmulateNetworkConditionsByRule, network.EmulateNetworkConditionsByRuleParams{MatchedNetworkConditions: rules})
-		return err
-	}))
+	p.block(srv.URL+"/upload", on)
 }
 
 // look writes a screenshot to the folder HEARTH_LOOK names, for a person to look at.

@@ -3,17 +3,12 @@ package app_test
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/chromedp/cdproto/browser"
 	"github.com/chromedp/cdproto/cdp"
-	cdppage "github.com/chromedp/cdproto/page"
-	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/cdproto/serviceworker"
-	"github.com/chromedp/cdproto/target"
 	"github.com/chromedp/chromedp"
 
 	"hearth/web/webtest"
@@ -61,20 +56,7 @@ func TestClientIsInstallableAndShowsPushes(t *testing.T) {
 	p.waitFor("the service worker to control the page", `navigator.serviceWorker.controller !== null || (navigator.serviceWorker.ready.then(() => navigator.serviceWorker.controller !== null))`)
 
 	// The manifest: the community's name, standalone, /app/, and icons Chromium takes.
-	var errs []*cdppage.InstallabilityError
-	deadline := time.Now().Add(waitLimit)
-	for {
-		p.run(chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
-			res, err := cdp.Call(ctx, tg, cdppage.GetInstallabilityErrors, cdp.Empty{})
-			errs = res.InstallabilityErrors
-			return err
-		}))
-		if len(errs) == 0 || time.Now().After(deadline) {
-			break
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	if len(errs) > 0 {
+	if errs := p.installabilityErrors(); len(errs) > 0 {
 		b, _ := json.Marshal(errs)
 		t.Fatalf("Chromium finds the client not installable: %s", b)
 	}
@@ -116,40 +98,7 @@ func TestClientIsInstallableAndShowsPushes(t *testing.T) {
 	// The click: the worker focuses this tab and takes it to the message. A click on a
 	// notification is what lets a worker focus a tab; the protocol cannot click one, so the
 	// click handler's own function runs in the worker with focus granted.
-	targets, err := chromedp.Targets(p.ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var sw target.ID
-	for _, ti := range targets {
-		if ti.Type == "service_worker" && strings.HasSuffix(ti.URL, "/app/sw.js") {
-			sw = ti.TargetID
-		}
-	}
-	if sw == "" {
-		t.Fatal("no service worker target")
-	}
-	swCtx, cancel := chromedp.NewContext(p.ctx, chromedp.WithTargetID(sw))
-	defer cancel()
-	runCtx, cancelRun := context.WithTimeout(swCtx, waitLimit)
-	defer cancelRun()
-	yes := true
-	err = chromedp.Do(runCtx, chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
-		res, err := cdp.Call(ctx, tg, runtime.Evaluate, runtime.EvaluateParams{
-			Expression:   `WindowClient.prototype.focus = function () { return Promise.resolve(this); }; openClient(` + js(url) + `).then(c => c ? c.url : "")`,
-			AwaitPromise: &yes,
-		})
-		if err != nil {
-			return err
-		}
-		if res.ExceptionDetails != nil {
-			return fmt.Errorf("%s: %v", res.ExceptionDetails.Text, res.ExceptionDetails.Exception)
-		}
-		return nil
-	}))
-	if err != nil {
-		t.Fatalf("the click handler: %v", err)
-	}
+	inWorker(t, p, srv.URL+"/app/", `WindowClient.prototype.focus = function () { return Promise.resolve(this); }; openClient(`+js(url)+`).then(c => c ? c.url : "")`)
 	p.waitFor("the tab to show the message's address", `location.hash === "#/c/chan-1/m/msg-1"`)
 }
 

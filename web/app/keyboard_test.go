@@ -35,9 +35,10 @@ func TestBrowserKeyboardKeepsItsPlace(t *testing.T) {
 	control := func(label string) string {
 		return msg + `?.querySelector('.msg-actions [aria-label="` + label + `"]')`
 	}
-	// From the composer, Up reaches the newest message, and Tab its actions.
+	// From the composer, Shift+Up reaches the newest message, and Tab its actions. (Up alone
+	// edits the person's last message: TestBrowserUpEditsTheLastOwnMessage.)
 	alice.focusIs("the composer", `document.querySelector(".channel-view .composer .composer-input")`)
-	alice.run(press("ArrowUp", 38, "", 0))
+	alice.toNewestMessage(".channel-view")
 	alice.focusIs("the message", msg)
 	tabTo := func(label string) {
 		t.Helper()
@@ -82,7 +83,7 @@ func TestBrowserKeyboardKeepsItsPlace(t *testing.T) {
 	alice.send("a question worth a thread")
 	alice.seesOnce("a question worth a thread")
 	root := messageJS(".channel-view", "a question worth a thread")
-	alice.run(press("ArrowUp", 38, "", 0))
+	alice.toNewestMessage(".channel-view")
 	alice.focusIs("the question", root)
 	for i := 0; i < 8 && eval[string](alice, focusedJS) != "Reply in thread"; i++ {
 		alice.run(press("Tab", 9, "", 0))
@@ -257,4 +258,12 @@ func TestBrowserEscapeInAThreadIsForWhatTookIt(t *testing.T) {
 	alice.run(press("Escape", 27, "", 0))
 	alice.waitFor("the thread closed", `!document.querySelector(".thread-panel")`)
 	alice.noErrors(srv.URL)
+}
+
+// toNewestMessage goes from the empty message box of scope to the newest message of its list, as
+// the keyboard does: Shift+Up.
+func (p *page) toNewestMessage(scope string) {
+	p.t.Helper()
+	p.focusIs("the message box", `document.querySelector(`+js(scope+" .composer .composer-input")+`)`)
+	p.run(press("ArrowUp", 38, "", 8))
 }

@@ -100,6 +100,12 @@ func TestBrowserLongChannel(t *testing.T) {
 // order (which the concurrent sends mix a little).
 func fillChannel(t *testing.T, c *webtest.Client, channelID string, n int) []*svcv1.Message {
 	t.Helper()
+	return fillChannelWith(t, c, channelID, n, "message %05d")
+}
+
+// fillChannelWith is fillChannel with the messages' text made by format from their number.
+func fillChannelWith(t *testing.T, c *webtest.Client, channelID string, n int, format string) []*svcv1.Message {
+	t.Helper()
 	msgs := make([]*svcv1.Message, n)
 	var wg sync.WaitGroup
 	errs := make(chan error, 1)
@@ -107,7 +113,7 @@ func fillChannel(t *testing.T, c *webtest.Client, channelID string, n int) []*sv
 	for range 16 {
 		wg.Go(func() {
 			for i := range next {
-				res, err := c.Chat.SendMessage(context.Background(), connect.NewRequest(&svcv1.SendMessageRequest{ChannelId: channelID, Text: fmt.Sprintf("message %05d", i+1)}))
+				res, err := c.Chat.SendMessage(context.Background(), connect.NewRequest(&svcv1.SendMessageRequest{ChannelId: channelID, Text: fmt.Sprintf(format, i+1)}))
 				if err != nil {
 					select {
 					case errs <- err:

@@ -19,6 +19,7 @@ import { searchEmoji, emojiName } from "./src/lib/emoji";
 import { normalizeServer } from "./src/lib/storage";
 import { parseRoute } from "./src/lib/router";
 import { MessageView } from "./src/state/view";
+import * as drafts from "./src/state/drafts";
 import { Session } from "./src/state/session";
 import * as select from "./src/state/selectors";
 import { create } from "@bufbuild/protobuf";
@@ -47,7 +48,7 @@ globalThis.units = {
   toWire, fromWire, plainText, mentions, searchEmoji, emojiName, normalizeServer,
   route: (h) => { const r = parseRoute(h); return { path: r.path, params: Object.fromEntries(r.params) }; },
   sha256: (s) => hex(sha256Fallback(new TextEncoder().encode(s))),
-  MessageView, message: (init) => create(MessageSchema, init),
+  MessageView, drafts, message: (init) => create(MessageSchema, init),
   newSession, select, member: (init) => create(MemberSchema, init), channel: (init) => create(ChannelSchema, init),
   readState: (init) => create(ReadStateSchema, init), event: (init) => create(EventSchema, init),
   state: (init) => create(GetStateResponseSchema, init),
@@ -477,5 +478,69 @@ func TestUnitsACommandShowsItsAnswerAsAnEventWould(t *testing.T) {
 		return "blocked " + blocked + " then " + [...s.state.blocked].join(" ") + " (" + emitted.join(" ") + "); channels " + [...s.state.channels.keys()].join(" ") + ", " + loads + " load";`)
 	if want := "blocked m2 then m2 (members members); channels c2, 1 load"; got != want {
 		t.Errorf("got %s\nwant %s", got, want)
+	}
+}
+
+// TestUnitsViewTellsWhatIsNew: a window's divider goes before the first message of someone else
+// after the read position; what arrives while the person watches the end is read as it comes
+// (no divider of its own), what arrives while they do not is counted for "Jump to latest" and
+// starts the new part; their own messages are never new.
+func TestUnitsViewTellsWhatIsNew(t *testing.T) {
+	p := unitPage(t)
+	got := unitRun(t, p, `
+		const m = (id, seq, authorId) => units.message({ id, channelId: "c1", createdSeq: seq, seq, authorId, text: id });
+		const session = { em: { emit() {} }, state: { me: { id: "me" } }, api: { chat: { listMessages: async () => ({ messages: [m("a", 1n, "bob"), m("b", 2n, "me"), m("c", 3n, "bob")], hasMore: false, hasMoreAfter: false }) } } };
+		const v = new units.MessageView(session, "c1");
+		await v.loadLatest();
+		const out = [];
+		const shown = () => out.push("divider " + (v.divider() || "none") + ", unseen " + v.unseen);
+		v.readMark = 1n;
+		shown(); // b is the person's own: c is the first new one
+		v.readMark = 3n;
+		v.watching = () => true;
+		v.add(m("d", 4n, "bob"));
+		shown(); // seen as it came
+		v.watching = () => false;
+		v.add(m("e", 5n, "me"));
+		v.add(m("f", 6n, "bob"));
+		v.add(m("g", 7n, "bob"));
+		shown(); // f starts the new part; f and g unseen
+		v.watching = () => true;
+		v.add(m("h", 8n, "bob"));
+		shown(); // after the divider: part of the new part
+		return out.join(" / ");`)
+	if want := "divider c, unseen 0 / divider none, unseen 0 / divider f, unseen 2 / divider f, unseen 2"; got != want {
+		t.Errorf("what is new: %s\nwant %s", got, want)
+	}
+}
+
+// TestUnitsDraftsKeptBounded: drafts are kept in the browser's storage for the next page, the
+// newest 50 of a server, 10,000 characters of each at most, with their uploaded files; a sent
+// (emptied) draft is no longer kept; a sign-out forgets them all.
+func TestUnitsDraftsKeptBounded(t *testing.T) {
+	p := unitPage(t)
+	got := unitRun(t, p, `
+		units.newSession(); // the blank page gets a storage
+		const d = units.drafts, base = "http://unit.invalid";
+		const flush = () => window.dispatchEvent(new Event("pagehide"));
+		for (let i = 0; i < 60; i++) {
+			d.setDraftText(d.draftKey(base, "c" + i, ""), "draft " + i);
+			flush();
+		}
+		d.setDraftText(d.draftKey(base, "c59", "r1"), "x".repeat(12000));
+		d.restoreDraft(d.draftKey(base, "c58", "r1"), "with a file", [{ id: "u1", name: "a.png", contentType: "image/png", width: 4, height: 3, size: 10, uploadedAt: Date.now() }], Date.now());
+		d.clearDraft(d.draftKey(base, "c57", ""));
+		flush();
+		const kept = JSON.parse(localStorage.getItem("hearth.drafts." + base));
+		const keys = Object.keys(kept);
+		const out = [keys.length + " kept", "c0/ " + ("c0/" in kept), "c9/ " + ("c9/" in kept), "c12/ " + ("c12/" in kept), "c57/ " + ("c57/" in kept),
+			"long " + kept["c59/r1"].text.length, "file " + kept["c58/r1"].files.map((f) => f.name + ":" + f.id).join()];
+		forgot: {
+			d.forgetDrafts(base);
+			out.push("after a sign-out " + localStorage.getItem("hearth.drafts." + base));
+		}
+		return out.join(", ");`)
+	if want := "50 kept, c0/ false, c9/ false, c12/ true, c57/ false, long 10000, file a.png:u1, after a sign-out null"; got != want {
+		t.Errorf("the drafts kept: %s\nwant %s", got, want)
 	}
 }

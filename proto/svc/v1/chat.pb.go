@@ -2622,6 +2622,177 @@ func (x *ClosePollResponse) GetMessage() *Message {
 	return nil
 }
 
+type ListMyThreadsRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Default 20, 1 to 50.
+	Limit int32 `protobuf:"varint,1,opt,name=limit,proto3" json:"limit,omitempty"`
+	// Only threads whose newest reply's created_seq is below this; 0 for the newest.
+	Before        int64 `protobuf:"varint,2,opt,name=before,proto3" json:"before,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListMyThreadsRequest) Reset() {
+	*x = ListMyThreadsRequest{}
+	mi := &file_svc_v1_chat_proto_msgTypes[51]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListMyThreadsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListMyThreadsRequest) ProtoMessage() {}
+
+func (x *ListMyThreadsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_svc_v1_chat_proto_msgTypes[51]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListMyThreadsRequest.ProtoReflect.Descriptor instead.
+func (*ListMyThreadsRequest) Descriptor() ([]byte, []int) {
+	return file_svc_v1_chat_proto_rawDescGZIP(), []int{51}
+}
+
+func (x *ListMyThreadsRequest) GetLimit() int32 {
+	if x != nil {
+		return x.Limit
+	}
+	return 0
+}
+
+func (x *ListMyThreadsRequest) GetBefore() int64 {
+	if x != nil {
+		return x.Before
+	}
+	return 0
+}
+
+type ListMyThreadsResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The newest reply first.
+	Threads []*MyThread `protobuf:"bytes,1,rep,name=threads,proto3" json:"threads,omitempty"`
+	// The before of the next page; 0 when there is none.
+	NextBefore    int64 `protobuf:"varint,2,opt,name=next_before,json=nextBefore,proto3" json:"next_before,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListMyThreadsResponse) Reset() {
+	*x = ListMyThreadsResponse{}
+	mi := &file_svc_v1_chat_proto_msgTypes[52]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListMyThreadsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListMyThreadsResponse) ProtoMessage() {}
+
+func (x *ListMyThreadsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_svc_v1_chat_proto_msgTypes[52]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListMyThreadsResponse.ProtoReflect.Descriptor instead.
+func (*ListMyThreadsResponse) Descriptor() ([]byte, []int) {
+	return file_svc_v1_chat_proto_rawDescGZIP(), []int{52}
+}
+
+func (x *ListMyThreadsResponse) GetThreads() []*MyThread {
+	if x != nil {
+		return x.Threads
+	}
+	return nil
+}
+
+func (x *ListMyThreadsResponse) GetNextBefore() int64 {
+	if x != nil {
+		return x.NextBefore
+	}
+	return 0
+}
+
+// A thread the caller is in (ListMyThreads).
+type MyThread struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Root  *Message               `protobuf:"bytes,1,opt,name=root,proto3" json:"root,omitempty"`
+	// The thread's newest reply.
+	LastReply *Message `protobuf:"bytes,2,opt,name=last_reply,json=lastReply,proto3" json:"last_reply,omitempty"`
+	// Replies after the caller's read position in the channel that count for them, up to 100.
+	UnreadCount   int32 `protobuf:"varint,3,opt,name=unread_count,json=unreadCount,proto3" json:"unread_count,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *MyThread) Reset() {
+	*x = MyThread{}
+	mi := &file_svc_v1_chat_proto_msgTypes[53]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *MyThread) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*MyThread) ProtoMessage() {}
+
+func (x *MyThread) ProtoReflect() protoreflect.Message {
+	mi := &file_svc_v1_chat_proto_msgTypes[53]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use MyThread.ProtoReflect.Descriptor instead.
+func (*MyThread) Descriptor() ([]byte, []int) {
+	return file_svc_v1_chat_proto_rawDescGZIP(), []int{53}
+}
+
+func (x *MyThread) GetRoot() *Message {
+	if x != nil {
+		return x.Root
+	}
+	return nil
+}
+
+func (x *MyThread) GetLastReply() *Message {
+	if x != nil {
+		return x.LastReply
+	}
+	return nil
+}
+
+func (x *MyThread) GetUnreadCount() int32 {
+	if x != nil {
+		return x.UnreadCount
+	}
+	return 0
+}
+
 var File_svc_v1_chat_proto protoreflect.FileDescriptor
 
 const file_svc_v1_chat_proto_rawDesc = "" +
@@ -2801,7 +2972,19 @@ const file_svc_v1_chat_proto_rawDesc = "" +
 	"\n" +
 	"message_id\x18\x01 \x01(\tR\tmessageId\">\n" +
 	"\x11ClosePollResponse\x12)\n" +
-	"\amessage\x18\x01 \x01(\v2\x0f.svc.v1.MessageR\amessage2\xd3\x0e\n" +
+	"\amessage\x18\x01 \x01(\v2\x0f.svc.v1.MessageR\amessage\"D\n" +
+	"\x14ListMyThreadsRequest\x12\x14\n" +
+	"\x05limit\x18\x01 \x01(\x05R\x05limit\x12\x16\n" +
+	"\x06before\x18\x02 \x01(\x03R\x06before\"d\n" +
+	"\x15ListMyThreadsResponse\x12*\n" +
+	"\athreads\x18\x01 \x03(\v2\x10.svc.v1.MyThreadR\athreads\x12\x1f\n" +
+	"\vnext_before\x18\x02 \x01(\x03R\n" +
+	"nextBefore\"\x82\x01\n" +
+	"\bMyThread\x12#\n" +
+	"\x04root\x18\x01 \x01(\v2\x0f.svc.v1.MessageR\x04root\x12.\n" +
+	"\n" +
+	"last_reply\x18\x02 \x01(\v2\x0f.svc.v1.MessageR\tlastReply\x12!\n" +
+	"\funread_count\x18\x03 \x01(\x05R\vunreadCount2\xa1\x0f\n" +
 	"\vChatService\x12L\n" +
 	"\rCreateChannel\x12\x1c.svc.v1.CreateChannelRequest\x1a\x1d.svc.v1.CreateChannelResponse\x12L\n" +
 	"\rUpdateChannel\x12\x1c.svc.v1.UpdateChannelRequest\x1a\x1d.svc.v1.UpdateChannelResponse\x127\n" +
@@ -2829,7 +3012,8 @@ const file_svc_v1_chat_proto_rawDesc = "" +
 	"\fUnpinMessage\x12\x1b.svc.v1.UnpinMessageRequest\x1a\x1c.svc.v1.UnpinMessageResponse\x12=\n" +
 	"\bListPins\x12\x17.svc.v1.ListPinsRequest\x1a\x18.svc.v1.ListPinsResponse\x12=\n" +
 	"\bVotePoll\x12\x17.svc.v1.VotePollRequest\x1a\x18.svc.v1.VotePollResponse\x12@\n" +
-	"\tClosePoll\x12\x18.svc.v1.ClosePollRequest\x1a\x19.svc.v1.ClosePollResponseB\x1bZ\x19hearth/proto/svc/v1;svcv1b\x06proto3"
+	"\tClosePoll\x12\x18.svc.v1.ClosePollRequest\x1a\x19.svc.v1.ClosePollResponse\x12L\n" +
+	"\rListMyThreads\x12\x1c.svc.v1.ListMyThreadsRequest\x1a\x1d.svc.v1.ListMyThreadsResponseB\x1bZ\x19hearth/proto/svc/v1;svcv1b\x06proto3"
 
 var (
 	file_svc_v1_chat_proto_rawDescOnce sync.Once
@@ -2843,7 +3027,7 @@ func file_svc_v1_chat_proto_rawDescGZIP() []byte {
 	return file_svc_v1_chat_proto_rawDescData
 }
 
-var file_svc_v1_chat_proto_msgTypes = make([]protoimpl.MessageInfo, 51)
+var file_svc_v1_chat_proto_msgTypes = make([]protoimpl.MessageInfo, 54)
 var file_svc_v1_chat_proto_goTypes = []any{
 	(*CreateChannelRequest)(nil),        // 0: svc.v1.CreateChannelRequest
 	(*CreateChannelResponse)(nil),       // 1: svc.v1.CreateChannelResponse
@@ -2896,107 +3080,115 @@ var file_svc_v1_chat_proto_goTypes = []any{
 	(*VotePollResponse)(nil),            // 48: svc.v1.VotePollResponse
 	(*ClosePollRequest)(nil),            // 49: svc.v1.ClosePollRequest
 	(*ClosePollResponse)(nil),           // 50: svc.v1.ClosePollResponse
-	(ChannelKind)(0),                    // 51: svc.v1.ChannelKind
-	(*Channel)(nil),                     // 52: svc.v1.Channel
-	(*Message)(nil),                     // 53: svc.v1.Message
-	(*PollInput)(nil),                   // 54: svc.v1.PollInput
-	(*ReadState)(nil),                   // 55: svc.v1.ReadState
-	(*LinkPreview)(nil),                 // 56: svc.v1.LinkPreview
-	(*Member)(nil),                      // 57: svc.v1.Member
-	(*Role)(nil),                        // 58: svc.v1.Role
-	(ChannelMode)(0),                    // 59: svc.v1.ChannelMode
-	(*VoiceState)(nil),                  // 60: svc.v1.VoiceState
-	(Presence)(0),                       // 61: svc.v1.Presence
-	(*Event)(nil),                       // 62: svc.v1.Event
+	(*ListMyThreadsRequest)(nil),        // 51: svc.v1.ListMyThreadsRequest
+	(*ListMyThreadsResponse)(nil),       // 52: svc.v1.ListMyThreadsResponse
+	(*MyThread)(nil),                    // 53: svc.v1.MyThread
+	(ChannelKind)(0),                    // 54: svc.v1.ChannelKind
+	(*Channel)(nil),                     // 55: svc.v1.Channel
+	(*Message)(nil),                     // 56: svc.v1.Message
+	(*PollInput)(nil),                   // 57: svc.v1.PollInput
+	(*ReadState)(nil),                   // 58: svc.v1.ReadState
+	(*LinkPreview)(nil),                 // 59: svc.v1.LinkPreview
+	(*Member)(nil),                      // 60: svc.v1.Member
+	(*Role)(nil),                        // 61: svc.v1.Role
+	(ChannelMode)(0),                    // 62: svc.v1.ChannelMode
+	(*VoiceState)(nil),                  // 63: svc.v1.VoiceState
+	(Presence)(0),                       // 64: svc.v1.Presence
+	(*Event)(nil),                       // 65: svc.v1.Event
 }
 var file_svc_v1_chat_proto_depIdxs = []int32{
-	51, // 0: svc.v1.CreateChannelRequest.kind:type_name -> svc.v1.ChannelKind
-	52, // 1: svc.v1.CreateChannelResponse.channel:type_name -> svc.v1.Channel
-	52, // 2: svc.v1.UpdateChannelResponse.channel:type_name -> svc.v1.Channel
-	52, // 3: svc.v1.OpenDMResponse.channel:type_name -> svc.v1.Channel
-	53, // 4: svc.v1.ListMessagesResponse.messages:type_name -> svc.v1.Message
-	54, // 5: svc.v1.SendMessageRequest.poll:type_name -> svc.v1.PollInput
-	53, // 6: svc.v1.SendMessageResponse.message:type_name -> svc.v1.Message
-	53, // 7: svc.v1.EditMessageResponse.message:type_name -> svc.v1.Message
-	53, // 8: svc.v1.ReactResponse.message:type_name -> svc.v1.Message
-	55, // 9: svc.v1.MarkReadResponse.read_state:type_name -> svc.v1.ReadState
-	53, // 10: svc.v1.SearchResponse.messages:type_name -> svc.v1.Message
-	56, // 11: svc.v1.GetLinkPreviewsResponse.previews:type_name -> svc.v1.LinkPreview
-	52, // 12: svc.v1.AddChannelMembersResponse.channel:type_name -> svc.v1.Channel
-	52, // 13: svc.v1.RemoveChannelMemberResponse.channel:type_name -> svc.v1.Channel
-	52, // 14: svc.v1.SetChannelAccessResponse.channel:type_name -> svc.v1.Channel
-	52, // 15: svc.v1.BrowseChannelsResponse.channels:type_name -> svc.v1.Channel
-	52, // 16: svc.v1.JoinChannelResponse.channel:type_name -> svc.v1.Channel
-	57, // 17: svc.v1.GetStateResponse.me:type_name -> svc.v1.Member
-	57, // 18: svc.v1.GetStateResponse.members:type_name -> svc.v1.Member
-	52, // 19: svc.v1.GetStateResponse.channels:type_name -> svc.v1.Channel
-	58, // 20: svc.v1.GetStateResponse.roles:type_name -> svc.v1.Role
-	59, // 21: svc.v1.GetStateResponse.channel_mode:type_name -> svc.v1.ChannelMode
-	55, // 22: svc.v1.GetStateResponse.read_states:type_name -> svc.v1.ReadState
-	60, // 23: svc.v1.GetStateResponse.voice_states:type_name -> svc.v1.VoiceState
-	61, // 24: svc.v1.SetPresenceRequest.presence:type_name -> svc.v1.Presence
-	53, // 25: svc.v1.PinMessageResponse.message:type_name -> svc.v1.Message
-	53, // 26: svc.v1.UnpinMessageResponse.message:type_name -> svc.v1.Message
-	53, // 27: svc.v1.ListPinsResponse.messages:type_name -> svc.v1.Message
-	53, // 28: svc.v1.VotePollResponse.message:type_name -> svc.v1.Message
-	53, // 29: svc.v1.ClosePollResponse.message:type_name -> svc.v1.Message
-	0,  // 30: svc.v1.ChatService.CreateChannel:input_type -> svc.v1.CreateChannelRequest
-	2,  // 31: svc.v1.ChatService.UpdateChannel:input_type -> svc.v1.UpdateChannelRequest
-	4,  // 32: svc.v1.ChatService.OpenDM:input_type -> svc.v1.OpenDMRequest
-	6,  // 33: svc.v1.ChatService.ListMessages:input_type -> svc.v1.ListMessagesRequest
-	8,  // 34: svc.v1.ChatService.SendMessage:input_type -> svc.v1.SendMessageRequest
-	10, // 35: svc.v1.ChatService.EditMessage:input_type -> svc.v1.EditMessageRequest
-	12, // 36: svc.v1.ChatService.DeleteMessage:input_type -> svc.v1.DeleteMessageRequest
-	14, // 37: svc.v1.ChatService.React:input_type -> svc.v1.ReactRequest
-	16, // 38: svc.v1.ChatService.MarkRead:input_type -> svc.v1.MarkReadRequest
-	18, // 39: svc.v1.ChatService.SetTyping:input_type -> svc.v1.SetTypingRequest
-	20, // 40: svc.v1.ChatService.Search:input_type -> svc.v1.SearchRequest
-	22, // 41: svc.v1.ChatService.GetLinkPreviews:input_type -> svc.v1.GetLinkPreviewsRequest
-	24, // 42: svc.v1.ChatService.AddChannelMembers:input_type -> svc.v1.AddChannelMembersRequest
-	26, // 43: svc.v1.ChatService.RemoveChannelMember:input_type -> svc.v1.RemoveChannelMemberRequest
-	28, // 44: svc.v1.ChatService.SetChannelAccess:input_type -> svc.v1.SetChannelAccessRequest
-	30, // 45: svc.v1.ChatService.BrowseChannels:input_type -> svc.v1.BrowseChannelsRequest
-	32, // 46: svc.v1.ChatService.JoinChannel:input_type -> svc.v1.JoinChannelRequest
-	34, // 47: svc.v1.ChatService.LeaveChannel:input_type -> svc.v1.LeaveChannelRequest
-	36, // 48: svc.v1.ChatService.GetState:input_type -> svc.v1.GetStateRequest
-	38, // 49: svc.v1.ChatService.Subscribe:input_type -> svc.v1.SubscribeRequest
-	39, // 50: svc.v1.ChatService.SetPresence:input_type -> svc.v1.SetPresenceRequest
-	41, // 51: svc.v1.ChatService.PinMessage:input_type -> svc.v1.PinMessageRequest
-	43, // 52: svc.v1.ChatService.UnpinMessage:input_type -> svc.v1.UnpinMessageRequest
-	45, // 53: svc.v1.ChatService.ListPins:input_type -> svc.v1.ListPinsRequest
-	47, // 54: svc.v1.ChatService.VotePoll:input_type -> svc.v1.VotePollRequest
-	49, // 55: svc.v1.ChatService.ClosePoll:input_type -> svc.v1.ClosePollRequest
-	1,  // 56: svc.v1.ChatService.CreateChannel:output_type -> svc.v1.CreateChannelResponse
-	3,  // 57: svc.v1.ChatService.UpdateChannel:output_type -> svc.v1.UpdateChannelResponse
-	5,  // 58: svc.v1.ChatService.OpenDM:output_type -> svc.v1.OpenDMResponse
-	7,  // 59: svc.v1.ChatService.ListMessages:output_type -> svc.v1.ListMessagesResponse
-	9,  // 60: svc.v1.ChatService.SendMessage:output_type -> svc.v1.SendMessageResponse
-	11, // 61: svc.v1.ChatService.EditMessage:output_type -> svc.v1.EditMessageResponse
-	13, // 62: svc.v1.ChatService.DeleteMessage:output_type -> svc.v1.DeleteMessageResponse
-	15, // 63: svc.v1.ChatService.React:output_type -> svc.v1.ReactResponse
-	17, // 64: svc.v1.ChatService.MarkRead:output_type -> svc.v1.MarkReadResponse
-	19, // 65: svc.v1.ChatService.SetTyping:output_type -> svc.v1.SetTypingResponse
-	21, // 66: svc.v1.ChatService.Search:output_type -> svc.v1.SearchResponse
-	23, // 67: svc.v1.ChatService.GetLinkPreviews:output_type -> svc.v1.GetLinkPreviewsResponse
-	25, // 68: svc.v1.ChatService.AddChannelMembers:output_type -> svc.v1.AddChannelMembersResponse
-	27, // 69: svc.v1.ChatService.RemoveChannelMember:output_type -> svc.v1.RemoveChannelMemberResponse
-	29, // 70: svc.v1.ChatService.SetChannelAccess:output_type -> svc.v1.SetChannelAccessResponse
-	31, // 71: svc.v1.ChatService.BrowseChannels:output_type -> svc.v1.BrowseChannelsResponse
-	33, // 72: svc.v1.ChatService.JoinChannel:output_type -> svc.v1.JoinChannelResponse
-	35, // 73: svc.v1.ChatService.LeaveChannel:output_type -> svc.v1.LeaveChannelResponse
-	37, // 74: svc.v1.ChatService.GetState:output_type -> svc.v1.GetStateResponse
-	62, // 75: svc.v1.ChatService.Subscribe:output_type -> svc.v1.Event
-	40, // 76: svc.v1.ChatService.SetPresence:output_type -> svc.v1.SetPresenceResponse
-	42, // 77: svc.v1.ChatService.PinMessage:output_type -> svc.v1.PinMessageResponse
-	44, // 78: svc.v1.ChatService.UnpinMessage:output_type -> svc.v1.UnpinMessageResponse
-	46, // 79: svc.v1.ChatService.ListPins:output_type -> svc.v1.ListPinsResponse
-	48, // 80: svc.v1.ChatService.VotePoll:output_type -> svc.v1.VotePollResponse
-	50, // 81: svc.v1.ChatService.ClosePoll:output_type -> svc.v1.ClosePollResponse
-	56, // [56:82] is the sub-list for method output_type
-	30, // [30:56] is the sub-list for method input_type
-	30, // [30:30] is the sub-list for extension type_name
-	30, // [30:30] is the sub-list for extension extendee
-	0,  // [0:30] is the sub-list for field type_name
+	54, // 0: svc.v1.CreateChannelRequest.kind:type_name -> svc.v1.ChannelKind
+	55, // 1: svc.v1.CreateChannelResponse.channel:type_name -> svc.v1.Channel
+	55, // 2: svc.v1.UpdateChannelResponse.channel:type_name -> svc.v1.Channel
+	55, // 3: svc.v1.OpenDMResponse.channel:type_name -> svc.v1.Channel
+	56, // 4: svc.v1.ListMessagesResponse.messages:type_name -> svc.v1.Message
+	57, // 5: svc.v1.SendMessageRequest.poll:type_name -> svc.v1.PollInput
+	56, // 6: svc.v1.SendMessageResponse.message:type_name -> svc.v1.Message
+	56, // 7: svc.v1.EditMessageResponse.message:type_name -> svc.v1.Message
+	56, // 8: svc.v1.ReactResponse.message:type_name -> svc.v1.Message
+	58, // 9: svc.v1.MarkReadResponse.read_state:type_name -> svc.v1.ReadState
+	56, // 10: svc.v1.SearchResponse.messages:type_name -> svc.v1.Message
+	59, // 11: svc.v1.GetLinkPreviewsResponse.previews:type_name -> svc.v1.LinkPreview
+	55, // 12: svc.v1.AddChannelMembersResponse.channel:type_name -> svc.v1.Channel
+	55, // 13: svc.v1.RemoveChannelMemberResponse.channel:type_name -> svc.v1.Channel
+	55, // 14: svc.v1.SetChannelAccessResponse.channel:type_name -> svc.v1.Channel
+	55, // 15: svc.v1.BrowseChannelsResponse.channels:type_name -> svc.v1.Channel
+	55, // 16: svc.v1.JoinChannelResponse.channel:type_name -> svc.v1.Channel
+	60, // 17: svc.v1.GetStateResponse.me:type_name -> svc.v1.Member
+	60, // 18: svc.v1.GetStateResponse.members:type_name -> svc.v1.Member
+	55, // 19: svc.v1.GetStateResponse.channels:type_name -> svc.v1.Channel
+	61, // 20: svc.v1.GetStateResponse.roles:type_name -> svc.v1.Role
+	62, // 21: svc.v1.GetStateResponse.channel_mode:type_name -> svc.v1.ChannelMode
+	58, // 22: svc.v1.GetStateResponse.read_states:type_name -> svc.v1.ReadState
+	63, // 23: svc.v1.GetStateResponse.voice_states:type_name -> svc.v1.VoiceState
+	64, // 24: svc.v1.SetPresenceRequest.presence:type_name -> svc.v1.Presence
+	56, // 25: svc.v1.PinMessageResponse.message:type_name -> svc.v1.Message
+	56, // 26: svc.v1.UnpinMessageResponse.message:type_name -> svc.v1.Message
+	56, // 27: svc.v1.ListPinsResponse.messages:type_name -> svc.v1.Message
+	56, // 28: svc.v1.VotePollResponse.message:type_name -> svc.v1.Message
+	56, // 29: svc.v1.ClosePollResponse.message:type_name -> svc.v1.Message
+	53, // 30: svc.v1.ListMyThreadsResponse.threads:type_name -> svc.v1.MyThread
+	56, // 31: svc.v1.MyThread.root:type_name -> svc.v1.Message
+	56, // 32: svc.v1.MyThread.last_reply:type_name -> svc.v1.Message
+	0,  // 33: svc.v1.ChatService.CreateChannel:input_type -> svc.v1.CreateChannelRequest
+	2,  // 34: svc.v1.ChatService.UpdateChannel:input_type -> svc.v1.UpdateChannelRequest
+	4,  // 35: svc.v1.ChatService.OpenDM:input_type -> svc.v1.OpenDMRequest
+	6,  // 36: svc.v1.ChatService.ListMessages:input_type -> svc.v1.ListMessagesRequest
+	8,  // 37: svc.v1.ChatService.SendMessage:input_type -> svc.v1.SendMessageRequest
+	10, // 38: svc.v1.ChatService.EditMessage:input_type -> svc.v1.EditMessageRequest
+	12, // 39: svc.v1.ChatService.DeleteMessage:input_type -> svc.v1.DeleteMessageRequest
+	14, // 40: svc.v1.ChatService.React:input_type -> svc.v1.ReactRequest
+	16, // 41: svc.v1.ChatService.MarkRead:input_type -> svc.v1.MarkReadRequest
+	18, // 42: svc.v1.ChatService.SetTyping:input_type -> svc.v1.SetTypingRequest
+	20, // 43: svc.v1.ChatService.Search:input_type -> svc.v1.SearchRequest
+	22, // 44: svc.v1.ChatService.GetLinkPreviews:input_type -> svc.v1.GetLinkPreviewsRequest
+	24, // 45: svc.v1.ChatService.AddChannelMembers:input_type -> svc.v1.AddChannelMembersRequest
+	26, // 46: svc.v1.ChatService.RemoveChannelMember:input_type -> svc.v1.RemoveChannelMemberRequest
+	28, // 47: svc.v1.ChatService.SetChannelAccess:input_type -> svc.v1.SetChannelAccessRequest
+	30, // 48: svc.v1.ChatService.BrowseChannels:input_type -> svc.v1.BrowseChannelsRequest
+	32, // 49: svc.v1.ChatService.JoinChannel:input_type -> svc.v1.JoinChannelRequest
+	34, // 50: svc.v1.ChatService.LeaveChannel:input_type -> svc.v1.LeaveChannelRequest
+	36, // 51: svc.v1.ChatService.GetState:input_type -> svc.v1.GetStateRequest
+	38, // 52: svc.v1.ChatService.Subscribe:input_type -> svc.v1.SubscribeRequest
+	39, // 53: svc.v1.ChatService.SetPresence:input_type -> svc.v1.SetPresenceRequest
+	41, // 54: svc.v1.ChatService.PinMessage:input_type -> svc.v1.PinMessageRequest
+	43, // 55: svc.v1.ChatService.UnpinMessage:input_type -> svc.v1.UnpinMessageRequest
+	45, // 56: svc.v1.ChatService.ListPins:input_type -> svc.v1.ListPinsRequest
+	47, // 57: svc.v1.ChatService.VotePoll:input_type -> svc.v1.VotePollRequest
+	49, // 58: svc.v1.ChatService.ClosePoll:input_type -> svc.v1.ClosePollRequest
+	51, // 59: svc.v1.ChatService.ListMyThreads:input_type -> svc.v1.ListMyThreadsRequest
+	1,  // 60: svc.v1.ChatService.CreateChannel:output_type -> svc.v1.CreateChannelResponse
+	3,  // 61: svc.v1.ChatService.UpdateChannel:output_type -> svc.v1.UpdateChannelResponse
+	5,  // 62: svc.v1.ChatService.OpenDM:output_type -> svc.v1.OpenDMResponse
+	7,  // 63: svc.v1.ChatService.ListMessages:output_type -> svc.v1.ListMessagesResponse
+	9,  // 64: svc.v1.ChatService.SendMessage:output_type -> svc.v1.SendMessageResponse
+	11, // 65: svc.v1.ChatService.EditMessage:output_type -> svc.v1.EditMessageResponse
+	13, // 66: svc.v1.ChatService.DeleteMessage:output_type -> svc.v1.DeleteMessageResponse
+	15, // 67: svc.v1.ChatService.React:output_type -> svc.v1.ReactResponse
+	17, // 68: svc.v1.ChatService.MarkRead:output_type -> svc.v1.MarkReadResponse
+	19, // 69: svc.v1.ChatService.SetTyping:output_type -> svc.v1.SetTypingResponse
+	21, // 70: svc.v1.ChatService.Search:output_type -> svc.v1.SearchResponse
+	23, // 71: svc.v1.ChatService.GetLinkPreviews:output_type -> svc.v1.GetLinkPreviewsResponse
+	25, // 72: svc.v1.ChatService.AddChannelMembers:output_type -> svc.v1.AddChannelMembersResponse
+	27, // 73: svc.v1.ChatService.RemoveChannelMember:output_type -> svc.v1.RemoveChannelMemberResponse
+	29, // 74: svc.v1.ChatService.SetChannelAccess:output_type -> svc.v1.SetChannelAccessResponse
+	31, // 75: svc.v1.ChatService.BrowseChannels:output_type -> svc.v1.BrowseChannelsResponse
+	33, // 76: svc.v1.ChatService.JoinChannel:output_type -> svc.v1.JoinChannelResponse
+	35, // 77: svc.v1.ChatService.LeaveChannel:output_type -> svc.v1.LeaveChannelResponse
+	37, // 78: svc.v1.ChatService.GetState:output_type -> svc.v1.GetStateResponse
+	65, // 79: svc.v1.ChatService.Subscribe:output_type -> svc.v1.Event
+	40, // 80: svc.v1.ChatService.SetPresence:output_type -> svc.v1.SetPresenceResponse
+	42, // 81: svc.v1.ChatService.PinMessage:output_type -> svc.v1.PinMessageResponse
+	44, // 82: svc.v1.ChatService.UnpinMessage:output_type -> svc.v1.UnpinMessageResponse
+	46, // 83: svc.v1.ChatService.ListPins:output_type -> svc.v1.ListPinsResponse
+	48, // 84: svc.v1.ChatService.VotePoll:output_type -> svc.v1.VotePollResponse
+	50, // 85: svc.v1.ChatService.ClosePoll:output_type -> svc.v1.ClosePollResponse
+	52, // 86: svc.v1.ChatService.ListMyThreads:output_type -> svc.v1.ListMyThreadsResponse
+	60, // [60:87] is the sub-list for method output_type
+	33, // [33:60] is the sub-list for method input_type
+	33, // [33:33] is the sub-list for extension type_name
+	33, // [33:33] is the sub-list for extension extendee
+	0,  // [0:33] is the sub-list for field type_name
 }
 
 func init() { file_svc_v1_chat_proto_init() }
@@ -3013,7 +3205,7 @@ func file_svc_v1_chat_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_svc_v1_chat_proto_rawDesc), len(file_svc_v1_chat_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   51,
+			NumMessages:   54,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

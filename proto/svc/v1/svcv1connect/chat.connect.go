@@ -110,6 +110,9 @@ const (
 	ChatServiceVotePollProcedure = "/svc.v1.ChatService/VotePoll"
 	// ChatServiceClosePollProcedure is the fully-qualified name of the ChatService's ClosePoll RPC.
 	ChatServiceClosePollProcedure = "/svc.v1.ChatService/ClosePoll"
+	// ChatServiceListMyThreadsProcedure is the fully-qualified name of the ChatService's ListMyThreads
+	// RPC.
+	ChatServiceListMyThreadsProcedure = "/svc.v1.ChatService/ListMyThreads"
 )
 
 // ChatServiceClient is a client for the svc.v1.ChatService service.
@@ -142,8 +145,10 @@ type ChatServiceClient interface {
 	// same set of members always gets the same DM. Puts the caller back into it if they had hidden
 	// it. Any member may call, bots included. member_ids: the others; the caller's own id and
 	// repeats are ignored; invalid_argument for an empty id, for none and for more than 8 others;
-	// not_found for an id that is not a current member. permission_denied if any two of the members
-	// (the caller included) blocked each other, in either direction; the message does not say who.
+	// not_found for an id that is not a current member. permission_denied if one of the members
+	// (the caller included) blocked another; the message tells the caller only of their own block
+	// ("you blocked a member of this DM"), a member blocked only that they cannot send messages in
+	// this DM, never who blocked whom.
 	// A timed-out member cannot start a new DM (permission_denied, saying when the timeout ends);
 	// opening one that exists is fine.
 	// Events: channel_created to every member of the DM when it is new; channel_updated to the
@@ -183,8 +188,8 @@ type ChatServiceClient interface {
 	// without case and surrounding spaces) of 1 to 100 characters, closes_at_ms 0 or 1 minute
 	// to 30 days ahead; not in a thread reply (invalid_argument). A message with a poll needs no
 	// text. In a DM,
-	// permission_denied if the sender and another member blocked each other; members who had
-	// hidden the DM are put back. A VOICE channel holds no messages: invalid_argument. Rate limited per member: people 5 per second with a burst of
+	// permission_denied if the sender blocked another member or another blocked them (worded as
+	// for OpenDM); members who had hidden the DM are put back. A VOICE channel holds no messages: invalid_argument. Rate limited per member: people 5 per second with a burst of
 	// 10, bots per the server's -bot-rate and -bot-burst (resource_exhausted).
 	// In a channel with slowmode_s, a member below moderator whose last message there (thread
 	// replies included) is less than slowmode_s old is refused with resource_exhausted saying how
@@ -348,6 +353,15 @@ type ChatServiceClient interface {
 	// while the server was down closes as it starts). Events: message_updated (closed true,
 	// seq bumped).
 	ClosePoll(context.Context, *connect.Request[v1.ClosePollRequest]) (*connect.Response[v1.ClosePollResponse], error)
+	// The threads the caller is in: those whose root they wrote or in which they replied, in the
+	// channels they are in, the one with the newest reply first. Each with its root, its newest
+	// reply, and how many of its replies are unread (after the caller's read position in the
+	// channel, not their own, not from members they muted or blocked; at most 100 counted).
+	// limit: default 20, 1 to 50 (invalid_argument otherwise). before: only threads whose newest
+	// reply's created_seq is below it (0: from the newest); next_before is the before of the
+	// next page, 0 when there is none. One call reads at most 20,000 messages of the channels'
+	// logs, newest first: a page may end early, with next_before to go on from.
+	ListMyThreads(context.Context, *connect.Request[v1.ListMyThreadsRequest]) (*connect.Response[v1.ListMyThreadsResponse], error)
 }
 
 // NewChatServiceClient constructs a client for the svc.v1.ChatService service. By default, it uses
@@ -517,6 +531,12 @@ func NewChatServiceClient(httpClient connect.HTTPClient, baseURL string, opts ..
 			connect.WithSchema(chatServiceMethods.ByName("ClosePoll")),
 			connect.WithClientOptions(opts...),
 		),
+		listMyThreads: connect.NewClient[v1.ListMyThreadsRequest, v1.ListMyThreadsResponse](
+			httpClient,
+			baseURL+ChatServiceListMyThreadsProcedure,
+			connect.WithSchema(chatServiceMethods.ByName("ListMyThreads")),
+			connect.WithClientOptions(opts...),
+		),
 	}
 }
 
@@ -548,6 +568,7 @@ type chatServiceClient struct {
 	listPins            *connect.Client[v1.ListPinsRequest, v1.ListPinsResponse]
 	votePoll            *connect.Client[v1.VotePollRequest, v1.VotePollResponse]
 	closePoll           *connect.Client[v1.ClosePollRequest, v1.ClosePollResponse]
+	listMyThreads       *connect.Client[v1.ListMyThreadsRequest, v1.ListMyThreadsResponse]
 }
 
 // CreateChannel calls svc.v1.ChatService.CreateChannel.
@@ -680,6 +701,11 @@ func (c *chatServiceClient) ClosePoll(ctx context.Context, req *connect.Request[
 	return c.closePoll.CallUnary(ctx, req)
 }
 
+// ListMyThreads calls svc.v1.ChatService.ListMyThreads.
+func (c *chatServiceClient) ListMyThreads(ctx context.Context, req *connect.Request[v1.ListMyThreadsRequest]) (*connect.Response[v1.ListMyThreadsResponse], error) {
+	return c.listMyThreads.CallUnary(ctx, req)
+}
+
 // ChatServiceHandler is an implementation of the svc.v1.ChatService service.
 type ChatServiceHandler interface {
 	// Creates a TEXT, PRIVATE or VOICE channel. Admin or owner. A VOICE channel is seen as a TEXT
@@ -710,8 +736,10 @@ type ChatServiceHandler interface {
 	// same set of members always gets the same DM. Puts the caller back into it if they had hidden
 	// it. Any member may call, bots included. member_ids: the others; the caller's own id and
 	// repeats are ignored; invalid_argument for an empty id, for none and for more than 8 others;
-	// not_found for an id that is not a current member. permission_denied if any two of the members
-	// (the caller included) blocked each other, in either direction; the message does not say who.
+	// not_found for an id that is not a current member. permission_denied if one of the members
+	// (the caller included) blocked another; the message tells the caller only of their own block
+	// ("you blocked a member of this DM"), a member blocked only that they cannot send messages in
+	// this DM, never who blocked whom.
 	// A timed-out member cannot start a new DM (permission_denied, saying when the timeout ends);
 	// opening one that exists is fine.
 	// Events: channel_created to every member of the DM when it is new; channel_updated to the
@@ -751,8 +779,8 @@ type ChatServiceHandler interface {
 	// without case and surrounding spaces) of 1 to 100 characters, closes_at_ms 0 or 1 minute
 	// to 30 days ahead; not in a thread reply (invalid_argument). A message with a poll needs no
 	// text. In a DM,
-	// permission_denied if the sender and another member blocked each other; members who had
-	// hidden the DM are put back. A VOICE channel holds no messages: invalid_argument. Rate limited per member: people 5 per second with a burst of
+	// permission_denied if the sender blocked another member or another blocked them (worded as
+	// for OpenDM); members who had hidden the DM are put back. A VOICE channel holds no messages: invalid_argument. Rate limited per member: people 5 per second with a burst of
 	// 10, bots per the server's -bot-rate and -bot-burst (resource_exhausted).
 	// In a channel with slowmode_s, a member below moderator whose last message there (thread
 	// replies included) is less than slowmode_s old is refused with resource_exhausted saying how
@@ -916,6 +944,15 @@ type ChatServiceHandler interface {
 	// while the server was down closes as it starts). Events: message_updated (closed true,
 	// seq bumped).
 	ClosePoll(context.Context, *connect.Request[v1.ClosePollRequest]) (*connect.Response[v1.ClosePollResponse], error)
+	// The threads the caller is in: those whose root they wrote or in which they replied, in the
+	// channels they are in, the one with the newest reply first. Each with its root, its newest
+	// reply, and how many of its replies are unread (after the caller's read position in the
+	// channel, not their own, not from members they muted or blocked; at most 100 counted).
+	// limit: default 20, 1 to 50 (invalid_argument otherwise). before: only threads whose newest
+	// reply's created_seq is below it (0: from the newest); next_before is the before of the
+	// next page, 0 when there is none. One call reads at most 20,000 messages of the channels'
+	// logs, newest first: a page may end early, with next_before to go on from.
+	ListMyThreads(context.Context, *connect.Request[v1.ListMyThreadsRequest]) (*connect.Response[v1.ListMyThreadsResponse], error)
 }
 
 // NewChatServiceHandler builds an HTTP handler from the service implementation. It returns the path
@@ -1081,6 +1118,12 @@ func NewChatServiceHandler(svc ChatServiceHandler, opts ...connect.HandlerOption
 		connect.WithSchema(chatServiceMethods.ByName("ClosePoll")),
 		connect.WithHandlerOptions(opts...),
 	)
+	chatServiceListMyThreadsHandler := connect.NewUnaryHandler(
+		ChatServiceListMyThreadsProcedure,
+		svc.ListMyThreads,
+		connect.WithSchema(chatServiceMethods.ByName("ListMyThreads")),
+		connect.WithHandlerOptions(opts...),
+	)
 	return "/svc.v1.ChatService/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case ChatServiceCreateChannelProcedure:
@@ -1135,6 +1178,8 @@ func NewChatServiceHandler(svc ChatServiceHandler, opts ...connect.HandlerOption
 			chatServiceVotePollHandler.ServeHTTP(w, r)
 		case ChatServiceClosePollProcedure:
 			chatServiceClosePollHandler.ServeHTTP(w, r)
+		case ChatServiceListMyThreadsProcedure:
+			chatServiceListMyThreadsHandler.ServeHTTP(w, r)
 		default:
 			http.NotFound(w, r)
 		}
@@ -1246,4 +1291,8 @@ func (UnimplementedChatServiceHandler) VotePoll(context.Context, *connect.Reques
 
 func (UnimplementedChatServiceHandler) ClosePoll(context.Context, *connect.Request[v1.ClosePollRequest]) (*connect.Response[v1.ClosePollResponse], error) {
 	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("svc.v1.ChatService.ClosePoll is not implemented"))
+}
+
+func (UnimplementedChatServiceHandler) ListMyThreads(context.Context, *connect.Request[v1.ListMyThreadsRequest]) (*connect.Response[v1.ListMyThreadsResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("svc.v1.ChatService.ListMyThreads is not implemented"))
 }

@@ -2,27 +2,56 @@
 // and URLs. Calls use the binary protobuf encoding; the token is read at each call, so a new
 // one takes effect at once.
 
-import { Code, ConnectError, createClient, type Client, type Interceptor } from "@connectrpc/connect";
+import { Code, ConnectError, createClient, type Client, type Interceptor, type Transport } from "@connectrpc/connect";
 import { createConnectTransport } from "@connectrpc/connect-web";
-import { fromJson } from "@bufbuild/protobuf";
-import { BotService } from "../gen/svc/v1/bot_pb";
 import { ChatService } from "../gen/svc/v1/chat_pb";
+import { NotificationService } from "../gen/svc/v1/notification_pb";
 import { ServerService } from "../gen/svc/v1/server_pb";
-import { ListEmojiResponseSchema, type CustomEmoji } from "../gen/svc/v1/types_pb";
+import { VoiceService } from "../gen/svc/v1/voice_pb";
 
 export type Api = {
   base: string;
   token: () => Promise<string | undefined>;
   chat: Client<typeof ChatService>;
   server: Client<typeof ServerService>;
-  bot: Client<typeof BotService>;
+  /**
+   * For the clients of the services only a screen loaded on first use calls (BotService,
+   * ui/bots): that screen makes its client (createClient(BotService, api.transport)), so that
+   * the service's types load with it rather than at every start.
+   */
+  transport: Transport;
+  notify: Client<typeof NotificationService>;
+  /**
+   * Told what the server's disk allows, as the calls find it: true when one is refused because
+   * the disk is full (DISK_FULL), false when a change goes through again.
+   */
+  diskFull: (full: boolean) => void;
+  voice: Client<typeof VoiceService>;
 };
 
-export function makeApi(base: string, token: () => Promise<string | undefined>): Api {
+/** The server's words when it refuses a change because its disk is full (EXTENSIONS.md 11). */
+export const DISK_FULL = "the server's disk is full";
+
+/** Whether a call was refused because the server's disk is full. */
+export function isDiskFull(e: unknown): boolean {
+  return e instanceof ConnectError && e.code === Code.ResourceExhausted && e.rawMessage === DISK_FULL;
+}
+
+/** The calls that only read (and those that write nothing): their success says nothing of the disk. */
+const READS = /^(Get|List|Search|Subscribe|SetTyping|SetPresence|Export)/;
+
+export function makeApi(base: string, token: () => Promise<string | undefined>, diskFull: (full: boolean) => void = () => undefined): Api {
   const bearer: Interceptor = (next) => async (req) => {
     const t = await token();
     if (t) req.header.set("Authorization", "Bearer " + t);
-    return next(req);
+    try {
+      const res = await next(req);
+      if (!req.stream && !READS.test(req.method.name)) diskFull(false);
+      return res;
+    } catch (e) {
+      if (isDiskFull(e)) diskFull(true);
+      throw e;
+    }
   };
   const transport = createConnectTransport({
     baseUrl: base,
@@ -34,7 +63,10 @@ export function makeApi(base: string, token: () => Promise<string | undefined>):
     token,
     chat: createClient(ChatService, transport),
     server: createClient(ServerService, transport),
-    bot: createClient(BotService, transport),
+    transport,
+    notify: createClient(NotificationService, transport),
+    diskFull,
+    voice: createClient(VoiceService, transport),
   };
 }
 
@@ -96,14 +128,22 @@ export function isWebUrl(url: string): boolean {
   }
 }
 
-/** GET /emoji: the community's custom emoji by name (none when the server has no such list). */
+/**
+ * GET /emoji: the community's custom emoji by name (none when the server has no such list).
+ * The answer is ListEmojiResponse as JSON; of each CustomEmoji the client reads its name and its
+ * url, two strings, so it reads them as they are rather than with protobuf's JSON reader, which
+ * the start would otherwise load for this alone (lib/protojson.ts).
+ */
 export async function fetchEmoji(api: Api): Promise<Map<string, string>> {
   const res = await fetch(api.base + "/emoji", {
     headers: { Authorization: "Bearer " + ((await api.token()) ?? "") },
   });
   const out = new Map<string, string>();
   if (!res.ok) return out;
-  const list = fromJson(ListEmojiResponseSchema, await res.json(), { ignoreUnknownFields: true });
-  list.emoji.forEach((e: CustomEmoji) => out.set(e.name, absUrl(api.base, e.url)));
+  const list = ((await res.json()) as { emoji?: unknown } | null)?.emoji;
+  if (!Array.isArray(list)) return out;
+  for (const e of list as { name?: unknown; url?: unknown }[]) {
+    if (typeof e?.name === "string" && typeof e.url === "string") out.set(e.name, absUrl(api.base, e.url));
+  }
   return out;
 }

@@ -210,7 +210,8 @@ function randomString(bytes: number): string {
   return base64url(crypto.getRandomValues(new Uint8Array(bytes)));
 }
 
-function base64url(b: Uint8Array): string {
+/** base64url without padding (RFC 4648 5), as OAuth and Web Push write bytes. */
+export function base64url(b: Uint8Array): string {
   let s = "";
   b.forEach((x) => (s += String.fromCharCode(x)));
   return btoa(s).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");

@@ -2,8 +2,13 @@
 //   #/token?url={server}&token={jwt}   a login link: keeps the token, then drops it from the bar
 //   #/join?url={server}&invite={code}  an invite link (GET /invite/{code} redirects here)
 //   #/c/{channel}                      a channel; /m/{message} jumps to a message in it,
-//                                      /t/{message} opens that message's thread beside it
-//   #/reports                          the moderators' reports queue (over the channel open)
+//                                      /t/{message} opens that message's thread beside it,
+//                                      /t/{message}/m/{reply} on one of its replies
+//   #/threads                          the threads the person is in (ui/ThreadInbox.tsx)
+//   #/community/{tab}                  the community's pages (ui/admin/Community.tsx)
+//   #/settings/notifications           the person's notification settings
+//   #/reports                          the moderators' reports queue (over the channel open; a
+//                                      report's notification links there)
 //   #/                                 the first channel
 
 import { useEffect, useState } from "preact/hooks";
@@ -30,9 +35,14 @@ export function navigate(hash: string, replace = false): void {
 
 export function channelHash(channelId: string, extra?: { message?: string; thread?: string }): string {
   let h = "#/c/" + encodeURIComponent(channelId);
+  if (extra?.thread) h += "/t/" + encodeURIComponent(extra.thread);
   if (extra?.message) h += "/m/" + encodeURIComponent(extra.message);
-  else if (extra?.thread) h += "/t/" + encodeURIComponent(extra.thread);
   return h;
+}
+
+/** Where a message is: in its channel, or, a thread reply, in its thread. */
+export function messageHash(m: { id: string; channelId: string; threadRootId: string }): string {
+  return channelHash(m.channelId, { message: m.id, thread: m.threadRootId || undefined });
 }
 
 export function useRoute(): Route {

@@ -1,12 +1,17 @@
 // What the client keeps in the browser: the tokens per server URL (localStorage, shared by the
 // tabs), the server a tab shows (sessionStorage, falling back to the last one used), and the
 // tab's messages not yet sent, per server (sessionStorage: a reload of the tab retries them with
-// the same client_id, and two tabs never overwrite each other's).
+// the same client_id, and two tabs never overwrite each other's), and the message boxes' drafts,
+// per server (localStorage: state/drafts.ts bounds them), and this browser's Web Push
+// subscription per server and member (localStorage).
 
 const TOKENS = "hearth.tokens";
 const LAST = "hearth.lastServer";
 const CURRENT = "hearth.server";
 const PENDING = "hearth.pending.";
+const DRAFTS = "hearth.drafts.";
+const FLAG = "hearth.show.";
+const PUSH = "hearth.push.";
 
 /** Normalizes a server URL (http or https, no trailing slash), or returns "" if it is none. */
 export function normalizeServer(raw: string): string {
@@ -25,7 +30,7 @@ export function ownServer(): string {
   return normalizeServer(new URL("..", location.href).href);
 }
 
-function readJSON<T>(store: Storage, key: string, fallback: T): T {
+export function readJSON<T>(store: Storage, key: string, fallback: T): T {
   try {
     const raw = store.getItem(key);
     return raw ? (JSON.parse(raw) as T) : fallback;
@@ -73,6 +78,11 @@ export function setToken(server: string, token: string): void {
   setCreds(server, { access: token });
 }
 
+/** Where an invite link's code waits (sessionStorage) for the person to sign in and join. */
+export function inviteKey(server: string): string {
+  return "hearth.invite." + server;
+}
+
 export function currentServer(): string {
   return sessionStorage.getItem(CURRENT) || localStorage.getItem(LAST) || ownServer();
 }
@@ -89,4 +99,57 @@ export function loadPending<T>(server: string): T[] {
 export function savePending<T>(server: string, list: T[]): void {
   if (list.length === 0) sessionStorage.removeItem(PENDING + server);
   else sessionStorage.setItem(PENDING + server, JSON.stringify(list));
+}
+
+/** The drafts kept for a server, by channel and thread (state/drafts.ts). */
+export function loadDrafts<T>(server: string): Record<string, T> {
+  try {
+    return readJSON<Record<string, T>>(localStorage, DRAFTS + server, {});
+  } catch {
+    // A page without storage (turned off in the browser): the drafts live in the tab only.
+    return {};
+  }
+}
+
+/** Keeps a server's drafts; none left removes the entry. A full storage keeps what it had. */
+export function saveDrafts<T>(server: string, all: Record<string, T>): void {
+  try {
+    if (Object.keys(all).length === 0) localStorage.removeItem(DRAFTS + server);
+    else localStorage.setItem(DRAFTS + server, JSON.stringify(all));
+  } catch {
+    // Over the browser's quota, or no storage: the drafts are still in the tab.
+  }
+}
+
+/** A panel the person keeps shown or hidden across visits (the member list), for every server. */
+export function loadShown(panel: string): boolean {
+  try {
+    return localStorage.getItem(FLAG + panel) === "1";
+  } catch {
+    return false;
+  }
+}
+
+export function saveShown(panel: string, shown: boolean): void {
+  try {
+    if (shown) localStorage.setItem(FLAG + panel, "1");
+    else localStorage.removeItem(FLAG + panel);
+  } catch {
+    // No storage: shown for this page only.
+  }
+}
+
+/**
+ * This browser's push subscription for a member of a server, as the server has it (its id and
+ * the push service's endpoint), or off: the person turned notifications off on this device.
+ */
+export type PushRecord = { id: string; endpoint: string } | { off: true };
+
+export function getPushRecord(server: string, memberId: string): PushRecord | undefined {
+  return readJSON<PushRecord | undefined>(localStorage, PUSH + server + " " + memberId, undefined);
+}
+
+export function setPushRecord(server: string, memberId: string, rec: PushRecord | undefined): void {
+  if (rec) localStorage.setItem(PUSH + server + " " + memberId, JSON.stringify(rec));
+  else localStorage.removeItem(PUSH + server + " " + memberId);
 }

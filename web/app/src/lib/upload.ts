@@ -1,9 +1,13 @@
 // POST /upload (and the other multipart endpoints) with XMLHttpRequest, because fetch cannot
 // report upload progress.
 
-import { fromJson, type DescMessage, type MessageShape } from "@bufbuild/protobuf";
+import type { DescMessage, JsonValue, MessageShape } from "@bufbuild/protobuf";
 import { AttachmentSchema, type Attachment } from "../gen/svc/v1/types_pb";
 import type { Api } from "./api";
+import { Lazy } from "./lazy";
+
+/** Protobuf's JSON reader (lib/protojson.ts), loaded when the first upload starts. */
+const protojson = new Lazy(() => import("./protojson"));
 
 export type Upload<T = Attachment> = {
   promise: Promise<T>;
@@ -25,6 +29,9 @@ export function postForm<S extends DescMessage>(
 ): Upload<MessageShape<S>> {
   const xhr = new XMLHttpRequest();
   let aborted = false;
+  // The reader of the answer loads while the file goes up.
+  const reader = protojson.load();
+  reader.catch(() => {});
   const promise = api.token().then((token) => new Promise<MessageShape<S>>((resolve, reject) => {
     if (aborted) return reject(new Error("upload cancelled"));
     xhr.open("POST", api.base + path);
@@ -39,9 +46,11 @@ export function postForm<S extends DescMessage>(
       } catch {
         body = undefined;
       }
+      // 507: the server's disk is full (EXTENSIONS.md 11), as a call's resource_exhausted.
+      if (xhr.status === 507 || xhr.status === 200) api.diskFull(xhr.status === 507);
       if (xhr.status === 200 && body) {
         onProgress(1);
-        resolve(fromJson(schema, body as never, { ignoreUnknownFields: true }));
+        resolve(reader.then((m) => m.readJson(schema, body as JsonValue), () => Promise.reject(new Error("cannot reach the server"))));
         return;
       }
       const msg = (body as { error?: string } | undefined)?.error;
@@ -67,9 +76,11 @@ export function upload(api: Api, file: File, onProgress: (fraction: number) => v
   return postForm(api, "/upload", form, AttachmentSchema, "upload failed", onProgress);
 }
 
-/** A file size for people: 1.2 MB. */
+/** A file (or disk) size for people: 1.2 MB, 3.4 GB. */
 export function formatSize(bytes: number): string {
   if (bytes < 1000) return `${bytes} B`;
   if (bytes < 1_000_000) return `${(bytes / 1000).toFixed(bytes < 10_000 ? 1 : 0)} kB`;
-  return `${(bytes / 1_000_000).toFixed(1)} MB`;
+  if (bytes < 1_000_000_000) return `${(bytes / 1_000_000).toFixed(1)} MB`;
+  if (bytes < 1_000_000_000_000) return `${(bytes / 1_000_000_000).toFixed(1)} GB`;
+  return `${(bytes / 1_000_000_000_000).toFixed(1)} TB`;
 }

@@ -20,14 +20,16 @@ import type {
   SetChannelAccessRequestSchema,
   UpdateChannelRequestSchema,
 } from "../gen/svc/v1/chat_pb";
-import { Presence, type Channel, type Member, type MemberRole, type Message, type PollInputSchema, type Report, type Role } from "../gen/svc/v1/types_pb";
+import { Presence, type Channel, type Member, type MemberRole, type Message, type NotificationPrefs, type NotifyLevel, type PollInputSchema, type Report, type Role } from "../gen/svc/v1/types_pb";
 import { errorText, type Api } from "../lib/api";
 import type { ReplyRef, SentFile } from "./drafts";
 import type { NoticeBoard, NoticeKind } from "./notices";
 import type { Outbox, Pending } from "./outbox";
+import type { PushDevice } from "./push";
 import type { Action } from "./reducer";
-import { previewKey, readState, timedOutUntil } from "./selectors";
+import { prefsWith, previewKey, readState, timedOutUntil, type PrefsChange } from "./selectors";
 import type { State } from "./store";
+import { VoiceCommands } from "./voice";
 
 /** A channel's new place, as ui/admin/Channels.tsx plans a move. */
 export type ChannelMove = { channel: Channel; category: string; position: number };
@@ -40,10 +42,16 @@ export type CommandHost = {
   dispatch(a: Action): void;
   readonly outbox: Outbox;
   readonly notices: NoticeBoard;
+  /** This device's push subscription. */
+  readonly push: PushDevice;
   /** After Join: loads the community and opens the stream; false when that failed. */
   joined(): Promise<boolean>;
   /** The channel on screen, and how a notification's click opens a message. */
   showing(channelId: string, openMessage: (channelId: string, messageId: string) => void): void;
+  /** Brings the window of a channel (or a thread) back to its newest messages, if it is open. */
+  toLatest(channelId: string, threadRootId: string): void;
+  /** Tries to open the event stream again now, rather than after the wait between attempts. */
+  reconnectNow(): void;
 };
 
 type Init<T extends DescMessage> = MessageInitShape<T>;
@@ -54,8 +62,23 @@ export class Commands {
   private readsInFlight = new Map<string, bigint>();
   /** The channel moves not yet answered, one after another (moveChannels). */
   private moves: Promise<void> = Promise.resolve();
+  /** The changes of notification preferences not yet answered, one after another (saveNotifyPrefs). */
+  private prefsSaves: Promise<unknown> = Promise.resolve();
+  /** Joining, leaving and talking in voice channels (state/voice.ts). */
+  readonly voice: VoiceCommands;
 
-  constructor(private readonly host: CommandHost) {}
+  constructor(private readonly host: CommandHost) {
+    this.voice = new VoiceCommands({
+      get api() {
+        return host.api;
+      },
+      get state() {
+        return host.state;
+      },
+      dispatch: (a) => host.dispatch(a),
+      tell: (text, kind) => this.tell(text, kind),
+    });
+  }
 
   private get api(): Api {
     return this.host.api;
@@ -91,6 +114,11 @@ export class Commands {
     }
   }
 
+  /** Tries to reach the server again now (the connection banner's "Try now"). */
+  reconnectNow(): void {
+    this.host.reconnectNow();
+  }
+
   /** The channel on screen (no notification for it while the page has the focus). */
   showing(channelId: string, openMessage: (channelId: string, messageId: string) => void): void {
     this.host.showing(channelId, openMessage);
@@ -98,8 +126,13 @@ export class Commands {
 
   // ---- messages ----
 
-  /** Queues a message (answering replyTo); it shows at once and goes when the server can take it. */
+  /**
+   * Queues a message (answering replyTo); it shows at once and goes when the server can take it.
+   * The window it goes to comes back to its end, where the person sees it, from wherever they
+   * had scrolled.
+   */
   send(channelId: string, threadRootId: string, text: string, attachments: SentFile[], replyTo?: ReplyRef): void {
+    this.host.toLatest(channelId, threadRootId);
     this.host.outbox.send(channelId, threadRootId, text, attachments, replyTo);
   }
 
@@ -121,17 +154,22 @@ export class Commands {
     this.api.chat.setTyping({ channelId, threadRootId }).catch(() => undefined);
   }
 
-  /** Asks once for the previews of a message's links (again after an edit). */
+  /**
+   * Asks once for the previews of a message's links (again after an edit). The answer is kept
+   * even when it has none, so that the message stops keeping a place for one; a failure keeps
+   * none either.
+   */
   loadPreviews(m: Message): void {
     const key = previewKey(m);
     if (this.previewsAsked.has(key)) return;
     this.previewsAsked.add(key);
     this.api.chat
       .getLinkPreviews({ messageId: m.id })
-      .then((res) => {
-        if (res.previews.length > 0) this.dispatch({ case: "previews", value: { key, previews: res.previews } });
-      })
-      .catch(() => this.previewsAsked.delete(key));
+      .then((res) => this.dispatch({ case: "previews", value: { key, previews: res.previews } }))
+      .catch(() => {
+        this.previewsAsked.delete(key);
+        this.dispatch({ case: "previews", value: { key, previews: [] } });
+      });
   }
 
   /** Marks a channel read up to its newest message, once per new message. */
@@ -410,6 +448,64 @@ export class Commands {
       this.dispatch({ case: "rolesOrdered", value: [...before] });
       throw new Error(`Could not move ${role.name}: ${errorText(e)}`);
     }
+  }
+
+  // ---- notifications ----
+
+  /**
+   * Changes the person's notification preferences (their level, hidden content, email, or one
+   * channel's level and mute): shown at once, then as the server stored them. Each change sends
+   * the whole preferences, so changes go one after another, each made on what the one before
+   * left; a refusal puts back what was shown and throws.
+   */
+  saveNotifyPrefs(change: PrefsChange): Promise<NotificationPrefs | undefined> {
+    const done = this.prefsSaves.then(async () => {
+      if (!this.state.prefs) {
+        // Not loaded yet (or its load failed): what the server has, not the defaults, is changed.
+        const res = await this.api.notify.getNotificationPrefs({});
+        if (res.prefs) this.dispatch({ case: "notificationPrefs", value: res.prefs });
+      }
+      const before = this.state.prefs;
+      const next = prefsWith(this.state, change, Date.now());
+      this.dispatch({ case: "notificationPrefs", value: next });
+      try {
+        const res = await this.api.notify.setNotificationPrefs({ prefs: next });
+        // The stream may have brought them already (or a newer change from another device).
+        if (res.prefs && this.state.prefs === next) this.dispatch({ case: "notificationPrefs", value: res.prefs });
+        return res.prefs;
+      } catch (e) {
+        if (before && this.state.prefs === next) this.dispatch({ case: "notificationPrefs", value: before });
+        throw e;
+      }
+    });
+    this.prefsSaves = done.catch(() => undefined);
+    return done;
+  }
+
+  /** A channel's level or mute, from its menu (a notice says why not). */
+  async setChannelNotify(channelId: string, change: { level?: NotifyLevel; mutedUntilMs?: number }): Promise<void> {
+    await this.run("Could not change the channel's notifications", () => this.saveNotifyPrefs({ channel: { id: channelId, ...change } }));
+  }
+
+  /**
+   * Turns notifications on for this device, asking for the browser's permission first if
+   * needed (a notice says why not).
+   */
+  async enablePush(): Promise<void> {
+    const push = this.host.push;
+    await push.enable();
+    if (push.state.error) this.tell(`Could not turn on notifications: ${push.state.error}`, "error");
+    else if (push.state.status === "blocked") this.tell("Notifications are blocked for this site in the browser's settings.", "info");
+  }
+
+  /** Finds this device's notifications as the browser and the server have them now (another device may have removed it). */
+  syncPush(): Promise<void> {
+    return this.host.push.sync();
+  }
+
+  /** Turns notifications off for this device. */
+  disablePush(): Promise<void> {
+    return this.host.push.disable();
   }
 
   // ---- the community ----

@@ -1,18 +1,29 @@
 // What the person has put in a message box and not sent: its text and its files, per server,
-// channel and thread, for the tab's life (memory only: a reload starts with empty boxes, as
-// files cannot be kept across it). Uploads run here rather than in the composer, so a file
-// still uploading when the person goes to another channel is there, uploaded, when they come
-// back, and a failed one stays shown until they remove it or try it again.
+// channel and thread. Uploads run here rather than in the composer, so a file still uploading
+// when the person goes to another channel is there, uploaded, when they come back, and a failed
+// one stays shown until they remove it or try it again.
+//
+// Drafts survive a reload: their text, the message they answer, and their files once uploaded (the server keeps an unused
+// upload for a day) are kept in the browser's storage (lib/storage), written a moment after the
+// last change and when the page goes, the newest DRAFTS_KEPT of a server, DRAFT_TEXT_KEPT
+// characters each at most. A file still uploading, or that failed, is not kept: a reload cannot
+// finish or retry it. Sending empties the draft, and a sign-out forgets them all.
 
 import { create } from "@bufbuild/protobuf";
 import { AttachmentSchema, type Attachment } from "../gen/svc/v1/types_pb";
 import type { Api } from "../lib/api";
 import { errorText } from "../lib/api";
 import { Emitter } from "../lib/emitter";
+import { loadDrafts, saveDrafts } from "../lib/storage";
 import { formatSize, upload } from "../lib/upload";
 
 export const ATTACHMENTS_MAX = 10;
 export const UPLOAD_MAX = 25_000_000;
+/** The most drafts kept across reloads per server (the newest), and the most text of each. */
+export const DRAFTS_KEPT = 50;
+export const DRAFT_TEXT_KEPT = 10_000;
+/** How long after the last change a draft is written to the storage. */
+const SAVE_AFTER_MS = 400;
 
 /** A file in a message box: uploading, uploaded (attachment), or failed (error). */
 export type DraftFile = {
@@ -43,6 +54,70 @@ const EMPTY: Draft = { text: "", files: [] };
 const drafts = new Map<string, Draft>();
 let fileKeys = 0;
 
+/** What the storage keeps of a draft: its text, its uploaded files, its reply, when it last changed. */
+type KeptDraft = { text: string; files: SentFile[]; replyTo?: ReplyRef; at: number };
+
+/** A kept reply as read back: the storage is the browser's, and may hold anything. */
+function keptReply(r: unknown): ReplyRef | undefined {
+  const o = r as Partial<ReplyRef> | undefined;
+  if (!o || typeof o.id !== "string" || typeof o.authorId !== "string" || typeof o.text !== "string") return undefined;
+  return { id: o.id, authorId: o.authorId, text: o.text };
+}
+/** The servers whose kept drafts have been read into drafts. */
+const loaded = new Set<string>();
+/** The drafts changed since they were last written. */
+const dirty = new Set<string>();
+let saveTimer = 0;
+let lastSaved = 0;
+
+function split(key: string): [string, string] {
+  const i = key.indexOf("\n");
+  return [key.slice(0, i), key.slice(i + 1)];
+}
+
+/** Reads a server's kept drafts, once, leaving alone those the tab has already. */
+function load(base: string): void {
+  if (loaded.has(base)) return;
+  loaded.add(base);
+  const now = Date.now();
+  for (const [where, d] of Object.entries(loadDrafts<KeptDraft>(base))) {
+    const key = base + "\n" + where;
+    if (drafts.has(key) || typeof d?.text !== "string") continue;
+    const files = (Array.isArray(d.files) ? d.files : []).filter((f) => !goneFile(f, now)).map(keptFile);
+    const replyTo = keptReply(d.replyTo);
+    if (d.text !== "" || files.length > 0 || replyTo) drafts.set(key, { text: d.text, files, replyTo });
+  }
+}
+
+/** Writes the drafts changed since the last time, over what another tab may have written. */
+function save(): void {
+  clearTimeout(saveTimer);
+  saveTimer = 0;
+  const byBase = new Map<string, string[]>();
+  for (const key of dirty) {
+    const [base, where] = split(key);
+    byBase.set(base, [...(byBase.get(base) ?? []), where]);
+  }
+  dirty.clear();
+  // Strictly later than the last save's, so that the newest are told apart within a millisecond.
+  const now = (lastSaved = Math.max(Date.now(), lastSaved + 1));
+  for (const [base, changed] of byBase) {
+    const all = loadDrafts<KeptDraft>(base);
+    for (const where of changed) {
+      const d = drafts.get(base + "\n" + where);
+      const files = (d?.files ?? []).filter((f) => f.attachment).map(sentFile);
+      if (!d || (d.text === "" && files.length === 0 && !d.replyTo)) delete all[where];
+      else all[where] = { text: d.text.slice(0, DRAFT_TEXT_KEPT), files, replyTo: d.replyTo, at: now };
+    }
+    const kept = Object.entries(all)
+      .sort((a, b) => (b[1]?.at ?? 0) - (a[1]?.at ?? 0))
+      .slice(0, DRAFTS_KEPT);
+    saveDrafts(base, Object.fromEntries(kept));
+  }
+}
+
+if (typeof window !== "undefined") window.addEventListener("pagehide", () => dirty.size > 0 && save());
+
 /** Changes, by topic draftTopic(key). */
 export const draftsEm = new Emitter<DraftTopic>();
 
@@ -58,13 +133,17 @@ export function draftTopic(key: string): DraftTopic {
 }
 
 export function getDraft(key: string): Draft {
+  load(split(key)[0]);
   return drafts.get(key) ?? EMPTY;
 }
 
 function put(key: string, d: Draft): void {
+  load(split(key)[0]);
   if (d.text === "" && d.files.length === 0 && !d.replyTo) drafts.delete(key);
   else drafts.set(key, d);
   draftsEm.emit(draftTopic(key));
+  dirty.add(key);
+  if (!saveTimer) saveTimer = window.setTimeout(save, SAVE_AFTER_MS);
 }
 
 export function setDraftText(key: string, text: string): void {
@@ -92,12 +171,15 @@ export function clearDraft(key: string): void {
 
 /** Forgets every draft kept for a server (at a sign-out), stopping their uploads. */
 export function forgetDrafts(base: string): void {
+  loaded.add(base);
   for (const [key, d] of [...drafts]) {
     if (!key.startsWith(base + "\n")) continue;
     d.files.forEach((f) => f.abort?.());
     drafts.delete(key);
     draftsEm.emit(draftTopic(key));
   }
+  for (const key of [...dirty]) if (key.startsWith(base + "\n")) dirty.delete(key);
+  saveDrafts(base, {});
 }
 
 /** Adds files to a message box and uploads them; returns how many did not fit. */
@@ -153,13 +235,26 @@ export function restoreDraft(key: string, text: string, files: SentFile[], now: 
   const gone: string[] = [];
   const back: DraftFile[] = [];
   for (const a of files) {
-    if (a.uploadedAt !== undefined && now - a.uploadedAt > UPLOAD_KEPT_MS) {
-      gone.push(a.name);
-      continue;
-    }
-    const attachment = create(AttachmentSchema, { id: a.id, name: a.name, contentType: a.contentType, width: a.width, height: a.height, size: BigInt(a.size ?? 0) });
-    back.push({ key: ++fileKeys, name: a.name, size: a.size ?? 0, progress: 1, attachment, uploadedAt: a.uploadedAt });
+    if (goneFile(a, now)) gone.push(a.name);
+    else back.push(keptFile(a));
   }
   put(key, { text, files: back });
   return { ok: true, gone };
+}
+
+/** An upload too old to be on the server any more. */
+function goneFile(a: SentFile, now: number): boolean {
+  return a.uploadedAt !== undefined && now - a.uploadedAt > UPLOAD_KEPT_MS;
+}
+
+/** A file uploaded before, back in a message box. */
+function keptFile(a: SentFile): DraftFile {
+  const attachment = create(AttachmentSchema, { id: a.id, name: a.name, contentType: a.contentType, width: a.width, height: a.height, size: BigInt(a.size ?? 0) });
+  return { key: ++fileKeys, name: a.name, size: a.size ?? 0, progress: 1, attachment, uploadedAt: a.uploadedAt };
+}
+
+/** What a message (or the storage) keeps of an uploaded file. */
+export function sentFile(f: DraftFile): SentFile {
+  const a = f.attachment!;
+  return { id: a.id, name: a.name, contentType: a.contentType, width: a.width, height: a.height, size: f.size, uploadedAt: f.uploadedAt };
 }

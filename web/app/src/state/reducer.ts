@@ -11,10 +11,13 @@
 import type { Event } from "../gen/svc/v1/events_pb";
 import type { GetStateResponse } from "../gen/svc/v1/chat_pb";
 import type { GetServerInfoResponse } from "../gen/svc/v1/server_pb";
-import { AuditAction, ChannelKind, ChannelMode, Presence, type Channel, type LinkPreview, type Member, type Message, type Report, type Role } from "../gen/svc/v1/types_pb";
+import { AuditAction, ChannelKind, ChannelMode, Presence, type Channel, type LinkPreview, type Member, type Message, type Report, type Role, type VoiceState } from "../gen/svc/v1/types_pb";
 import { isModerator } from "../lib/ranks";
 import { pinChanged, pinsFailed, pinsLoaded, pinsLoading } from "./pins";
-import { mentionsMe, readState } from "./selectors";
+import { mentionsMe, nextMuteEnd, notifies, readState } from "./selectors";
+import type { ListVoiceStatesResponse } from "../gen/svc/v1/voice_pb";
+import type { CallView } from "../voice/call";
+import type { VoicePrefs } from "../voice/prefs";
 import type { Status, WritableState } from "./store";
 import type { Topic } from "./topics";
 
@@ -65,7 +68,18 @@ export type Local =
    */
   | { case: "reportsListed"; value: { list: Report[]; since: Report[] } }
   /** The reports of a message resolved (ResolveReport's answer): its message id. */
-  | { case: "reportResolved"; value: string };
+  | { case: "reportResolved"; value: string }
+  /** A change refused because the server's disk is full (true), or one that went through (false). */
+  | { case: "diskFull"; value: boolean }
+  /** A channel's mute has ended (muteEndsAt's time has come). */
+  | { case: "muteEnded"; value: undefined }
+  /** ListVoiceStates' answer, replacing who is known to be in voice. */
+  | { case: "voiceListed"; value: ListVoiceStatesResponse }
+  /** Voice states a call answered (JoinVoice, SetVoiceState), as their events would bring them. */
+  | { case: "voiceStates"; value: VoiceState[] }
+  /** The person's call as it is now (voice/call.ts); undefined when there is none. */
+  | { case: "call"; value: CallView | undefined }
+  | { case: "voicePrefs"; value: VoicePrefs };
 
 export type Action = Exclude<Event["kind"], { case: undefined }> | Local;
 
@@ -92,6 +106,10 @@ export interface Effects {
   timeoutRunning(until: bigint): void;
   /** ListReports, for a reportsListed. */
   loadReports(): void;
+  /** A muteEnded at atMs (when the next channel's mute ends), in place of the one asked before; 0 for none. */
+  muteEndsAt(atMs: number): void;
+  /** Who is in voice may be missing something (a voice channel came): ListVoiceStates. */
+  reloadVoice(): void;
 }
 
 /** Applies a change to s. seq is the event's, for the stream's events (0 for local changes). */
@@ -134,6 +152,8 @@ export function reduce(s: WritableState, a: Action, fx: Effects, seq = 0n): void
       }
       s.channels.set(a.value.id, a.value);
       fx.emit("channels");
+      // Who is in it was not sent to the person, who did not see it.
+      if (a.case === "channelCreated" && a.value.kind === ChannelKind.VOICE) fx.reloadVoice();
       break;
     case "channelSaved":
       s.channels.set(a.value.id, a.value);
@@ -142,6 +162,8 @@ export function reduce(s: WritableState, a: Action, fx: Effects, seq = 0n): void
     case "channelDeleted":
       s.channels.delete(a.value);
       fx.emit("channels");
+      for (const v of s.voice.values()) if (v.channelId === a.value) s.voice.delete(v.memberId);
+      fx.emit("voice");
       break;
     case "memberJoined":
     case "memberUpdated":
@@ -263,9 +285,28 @@ export function reduce(s: WritableState, a: Action, fx: Effects, seq = 0n): void
       // Which reports are open, so that one replaced is not counted again and a resolution
       // elsewhere (an audit entry, by message) takes off the right number.
       if (st.openReports > 0) fx.loadReports();
-      fx.emit("channels", "members", "me", "pins", "reports");
+      voiceListed(s, st.voiceStates, st.voiceVersion);
+      fx.emit("channels", "members", "me", "pins", "reports", "voice");
       break;
     }
+    case "voiceListed":
+      voiceListed(s, a.value.states, a.value.version);
+      fx.emit("voice");
+      break;
+    case "voiceState":
+      if (voiceChanged(s, a.value)) fx.emit("voice");
+      break;
+    case "voiceStates":
+      if (a.value.map((v) => voiceChanged(s, v)).some(Boolean)) fx.emit("voice");
+      break;
+    case "call":
+      s.call = a.value;
+      fx.emit("voice");
+      break;
+    case "voicePrefs":
+      s.voicePrefs = a.value;
+      fx.emit("voice");
+      break;
     case "status":
       s.status = a.value.status;
       s.statusText = a.value.text;
@@ -273,6 +314,7 @@ export function reduce(s: WritableState, a: Action, fx: Effects, seq = 0n): void
       fx.emit("status");
       break;
     case "online":
+      s.lost = !a.value && (s.online || s.lost);
       s.online = a.value;
       fx.emit("status");
       break;
@@ -295,11 +337,24 @@ export function reduce(s: WritableState, a: Action, fx: Effects, seq = 0n): void
       fx.emit("audit");
       if (a.value.action === AuditAction.REPORT_RESOLVED && a.value.messageId) reports(s, { case: "reportResolved", value: a.value.messageId }, fx);
       break;
+    case "notificationPrefs":
+      // GetNotificationPrefs' or SetNotificationPrefs' answer, or a change from another device.
+      s.prefs = a.value;
+      fx.emit("prefs");
+      fx.muteEndsAt(nextMuteEnd(s, Date.now()));
+      break;
+    case "muteEnded":
+      fx.emit("prefs");
+      fx.muteEndsAt(nextMuteEnd(s, Date.now()));
+      break;
+    case "diskFull":
+      if (s.diskFull === a.value) break;
+      s.diskFull = a.value;
+      fx.emit("disk");
+      break;
     // The stream's own (state/session.ts reads them), and what no screen shows yet.
     case "heartbeat":
     case "resync":
-    case "notificationPrefs":
-    case "voiceState":
       break;
     default:
       a satisfies never;
@@ -324,12 +379,13 @@ function messageCreated(s: WritableState, m: Message, seq: bigint, fx: Effects):
         unreadCount: rs.unreadCount + (m.threadRootId ? 0 : 1),
         mentionCount: rs.mentionCount + (mentioned ? 1 : 0),
       });
-      if (mentioned) fx.notify(m);
+      if (notifies(s, m.channelId, mentioned, Date.now())) fx.notify(m);
     }
   }
   stopTyping(s, m.channelId, m.authorId, fx);
   fx.messageAdded(m);
   fx.emit("channels");
+  if (m.threadRootId) fx.emit("threads");
 }
 
 function memberChanged(s: WritableState, m: Member, fx: Effects): void {
@@ -406,4 +462,23 @@ function presence(s: WritableState, id: string, p: Presence): void {
 
 function stopTyping(s: WritableState, channelId: string, memberId: string, fx: Effects): void {
   if (s.typing.get(channelId)?.delete(memberId)) fx.emit("typing");
+}
+
+function voiceListed(s: WritableState, states: VoiceState[], version: bigint): void {
+  s.voice = new Map(states.filter((v) => v.joined).map((v) => [v.memberId, v]));
+  s.voiceVersion = version;
+  s.voiceSeen.clear();
+}
+
+/**
+ * A member's voice state, if newer than what is known of them: versions grow with every change
+ * on the server, and a state at or below the last list's version is in it already. Per member,
+ * since a call's answer may come before the events of others that are older than it.
+ */
+function voiceChanged(s: WritableState, v: VoiceState): boolean {
+  if (v.version <= (s.voiceSeen.get(v.memberId) ?? s.voiceVersion)) return false;
+  s.voiceSeen.set(v.memberId, v.version);
+  if (v.joined) s.voice.set(v.memberId, v);
+  else if (s.voice.get(v.memberId)?.channelId === v.channelId) s.voice.delete(v.memberId);
+  return true;
 }

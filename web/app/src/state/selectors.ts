@@ -4,7 +4,22 @@
 // two screens share lives here, never in either of them.
 
 import { create } from "@bufbuild/protobuf";
-import { ChannelKind, MemberRole, ReadStateSchema, type Channel, type Member, type Message, type ReadState, type Report } from "../gen/svc/v1/types_pb";
+import {
+  ChannelKind,
+  MemberRole,
+  NotificationPrefsSchema,
+  NotifyLevel,
+  Presence,
+  ReadStateSchema,
+  type Channel,
+  type ChannelNotificationPrefs,
+  type Member,
+  type Message,
+  type NotificationPrefs,
+  type ReadState,
+  type Report,
+  type VoiceState,
+} from "../gen/svc/v1/types_pb";
 import { mentions, type RenderContext } from "../lib/markdown";
 import { atLeast, isModerator } from "../lib/ranks";
 import type { State } from "./store";
@@ -160,4 +175,123 @@ export function sendHold(s: Pick<State, "me" | "members" | "channels" | "slowmod
 /** The open reports known, newest first. */
 export function sortedReports(s: Pick<State, "reports">): Report[] {
   return [...s.reports.values()].sort((a, b) => Number(b.reportedAtMs - a.reportedAtMs));
+}
+
+/**
+ * Who is in a channel, as the member list beside it shows them: a DM's or a private channel's
+ * members; for a text channel, the members who see it (its roles' holders, admins and the owner,
+ * when roles limit it; everyone otherwise, in OPT_IN mode too, where anyone may read it). Online
+ * first, then away, then offline (all alike while the connection is lost), by name within each.
+ */
+export function channelMembers(s: Pick<State, "members" | "lost">, c: Channel): Member[] {
+  let list: Member[];
+  if (c.kind === ChannelKind.DM || c.kind === ChannelKind.PRIVATE) {
+    list = c.memberIds.map((id) => s.members.get(id)).filter((m): m is Member => !!m);
+  } else if (c.roleIds.length > 0) {
+    list = [...s.members.values()].filter((m) => m.role >= MemberRole.ADMIN || m.roleIds.some((r) => c.roleIds.includes(r)));
+  } else {
+    list = [...s.members.values()];
+  }
+  const rank = (m: Member) => (s.lost ? 0 : m.presence === Presence.ONLINE ? 0 : m.presence === Presence.AWAY ? 1 : 2);
+  const name = (m: Member) => m.displayName || m.username;
+  return list.sort((a, b) => rank(a) - rank(b) || name(a).localeCompare(name(b)));
+}
+
+// ---- notifications (EXTENSIONS.md 7) ----
+
+/** A channel's own notification preferences; none when it follows the person's. */
+export function channelPrefs(s: Pick<State, "prefs">, channelId: string): ChannelNotificationPrefs | undefined {
+  return s.prefs?.channels.find((c) => c.channelId === channelId);
+}
+
+/** Until when a channel is muted for the person at now: -1 until unmuted, a time, or 0 (not muted). */
+export function mutedUntil(s: Pick<State, "prefs">, channelId: string, now: number): number {
+  const until = Number(channelPrefs(s, channelId)?.mutedUntilMs ?? 0n);
+  return until === -1 || until > now ? until : 0;
+}
+
+/** The person's own level (MENTIONS until they choose). */
+export function memberLevel(s: Pick<State, "prefs">): NotifyLevel {
+  return s.prefs?.level || NotifyLevel.MENTIONS;
+}
+
+/** The level that applies in a channel: its own, else the person's. */
+export function notifyLevel(s: Pick<State, "prefs">, channelId: string): NotifyLevel {
+  return channelPrefs(s, channelId)?.level || memberLevel(s);
+}
+
+/**
+ * Whether a message that reaches the person in a channel makes a notification: never in a
+ * muted channel or one with level NONE, every message with ALL, else what mentions them (a DM's
+ * messages count as mentions).
+ */
+export function notifies(s: Pick<State, "prefs">, channelId: string, mentioned: boolean, now: number): boolean {
+  if (mutedUntil(s, channelId, now) !== 0) return false;
+  const level = notifyLevel(s, channelId);
+  return level === NotifyLevel.ALL || (level === NotifyLevel.MENTIONS && mentioned);
+}
+
+/** The next time a channel's mute ends, after now; 0 when none will. */
+export function nextMuteEnd(s: Pick<State, "prefs">, now: number): number {
+  let next = 0;
+  for (const c of s.prefs?.channels ?? []) {
+    const until = Number(c.mutedUntilMs);
+    if (until > now && (next === 0 || until < next)) next = until;
+  }
+  return next;
+}
+
+/** A change of the preferences: the person's own settings, and one channel's. */
+export type PrefsChange = {
+  level?: NotifyLevel;
+  hideContent?: boolean;
+  email?: boolean;
+  channel?: { id: string; level?: NotifyLevel; mutedUntilMs?: number };
+};
+
+/**
+ * The preferences with a change made, as SetNotificationPrefs takes the whole of them: the
+ * mutes that have ended and the channels the person no longer has are left out (the server
+ * refuses both), and so are the channel entries that say nothing.
+ */
+export function prefsWith(s: Pick<State, "prefs" | "channels">, change: PrefsChange, now: number): NotificationPrefs {
+  const p = s.prefs;
+  const entries = (p?.channels ?? []).filter((c) => s.channels.has(c.channelId)).map((c) => ({ channelId: c.channelId, level: c.level, mutedUntilMs: BigInt(mutedUntil(s, c.channelId, now)) }));
+  const ch = change.channel;
+  if (ch) {
+    let entry = entries.find((e) => e.channelId === ch.id);
+    if (!entry) entries.push((entry = { channelId: ch.id, level: NotifyLevel.UNSPECIFIED, mutedUntilMs: 0n }));
+    if (ch.level !== undefined) entry.level = ch.level;
+    if (ch.mutedUntilMs !== undefined) entry.mutedUntilMs = BigInt(ch.mutedUntilMs);
+  }
+  return create(NotificationPrefsSchema, {
+    level: change.level ?? memberLevel(s),
+    hideContent: change.hideContent ?? p?.hideContent ?? false,
+    email: change.email ?? p?.email ?? false,
+    channels: entries.filter((e) => e.level !== NotifyLevel.UNSPECIFIED || e.mutedUntilMs !== 0n),
+  });
+}
+
+/**
+ * The app's badge: the mentions of the person, and the unread messages of their DMs, in the
+ * channels not muted.
+ */
+export function badgeCount(s: Pick<State, "channels" | "reads" | "prefs">, now: number): number {
+  let n = 0;
+  for (const c of s.channels.values()) {
+    if (mutedUntil(s, c.id, now) !== 0) continue;
+    const rs = readState(s, c.id);
+    n += c.kind === ChannelKind.DM ? Math.max(rs.unreadCount, rs.mentionCount) : rs.mentionCount;
+  }
+  return n;
+}
+
+/** Who is in a voice channel, in the order they joined. */
+export function voiceRoom(s: Pick<State, "voice">, channelId: string): VoiceState[] {
+  return [...s.voice.values()].filter((v) => v.channelId === channelId).sort((a, b) => Number(a.joinedAtMs - b.joinedAtMs));
+}
+
+/** The voice channel the person's call is in, while it is on (not over). */
+export function callChannel(s: Pick<State, "call">): string {
+  return s.call && s.call.phase !== "ended" ? s.call.channelId : "";
 }

@@ -12,24 +12,25 @@
 import { Code } from "@connectrpc/connect";
 import type { Event } from "../gen/svc/v1/events_pb";
 import type { GetServerInfoResponse } from "../gen/svc/v1/server_pb";
-import { ChannelKind, type Message } from "../gen/svc/v1/types_pb";
+import { create } from "@bufbuild/protobuf";
+import { ChannelKind, PresenceBatchSchema, type Message, type VoiceState } from "../gen/svc/v1/types_pb";
 import { codeOf, errorText, fetchEmoji, makeApi, type Api } from "../lib/api";
 import { Emitter } from "../lib/emitter";
 import { plainText } from "../lib/markdown";
 import { fromWire } from "../lib/markdown";
+import { channelHash } from "../lib/router";
 import { accessToken } from "../lib/oidc";
 import { getCreds, getToken } from "../lib/storage";
 import { Commands } from "./commands";
 import { draftKey, restoreDraft } from "./drafts";
 import { NoticeBoard, type Notice } from "./notices";
 import { Outbox, type Pending } from "./outbox";
+import { PushDevice, type PushState } from "./push";
 import { reduce, TYPING_MS, type Action, type Effects } from "./reducer";
 import { memberName, nameOf } from "./selectors";
 import { emptyState, type State, type Status, type Store } from "./store";
 import type { Topic } from "./topics";
 import { MessageView } from "./view";
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 export class Session implements Store, Effects {
   readonly em = new Emitter<Topic>();
@@ -42,6 +43,8 @@ export class Session implements Store, Effects {
   /** The messages on their way. */
   private readonly outbox: Outbox;
   private readonly noticeBoard = new NoticeBoard(() => this.em.emit("notices"));
+  /** This device's push subscription. */
+  private readonly pushDevice: PushDevice;
   /** The channel on screen (for notifications). */
   private viewing = "";
   /** Opens a message when its notification is clicked. */
@@ -49,6 +52,10 @@ export class Session implements Store, Effects {
 
   private seq = 0n;
   private views = new Map<string, MessageView>();
+  /** The stream has been open in this session (a reconnect, not the first open, follows). */
+  private everOnline = false;
+  /** Ends the wait before the next attempt to reconnect (reconnectNow). */
+  private wake?: () => void;
   private closed = false;
   private abort?: AbortController;
   private reloadTimer = 0;
@@ -61,9 +68,16 @@ export class Session implements Store, Effects {
    * rather than to the state it is about to replace.
    */
   private early?: Event[];
+  /** The voice_state events that came while ListVoiceStates was on its way (refreshVoice). */
+  private voiceHeld?: VoiceState[];
+  private voiceAgain = false;
 
   constructor(readonly base: string) {
-    this.api = makeApi(base, () => accessToken(base));
+    this.api = makeApi(
+      base,
+      () => accessToken(base),
+      (full) => this.diskFull(full),
+    );
     this.outbox = new Outbox({
       base,
       api: this.api,
@@ -80,6 +94,7 @@ export class Session implements Store, Effects {
       waited: (channelId, ms) => this.dispatch({ case: "slowmodeWait", value: { channelId, ms } }),
       refused: (p, why) => this.refused(p, why),
     });
+    this.pushDevice = new PushDevice({ base, api: this.api, em: this.em, me: () => this.data.me?.id });
     const session = this;
     this.act = new Commands({
       get api() {
@@ -91,11 +106,14 @@ export class Session implements Store, Effects {
       dispatch: (a) => this.dispatch(a),
       outbox: this.outbox,
       notices: this.noticeBoard,
+      push: this.pushDevice,
       joined: () => this.joined(),
       showing: (channelId, open) => {
         this.viewing = channelId;
         this.onOpenMessage = open;
       },
+      toLatest: (channelId, threadRootId) => this.view(channelId, threadRootId, false)?.toLatest(),
+      reconnectNow: () => this.wake?.(),
     });
   }
 
@@ -112,6 +130,10 @@ export class Session implements Store, Effects {
   /** What the person is told (ui/common.tsx, Notices), oldest first. */
   get notices(): Notice[] {
     return this.noticeBoard.list;
+  }
+
+  get push(): PushState {
+    return this.pushDevice.state;
   }
 
   /** The window onto a channel's (or a thread's) messages; make creates it if needed. */
@@ -144,18 +166,27 @@ export class Session implements Store, Effects {
     this.refreshEmoji();
     void this.loop();
     void this.outbox.flush();
+    void this.pushDevice.sync();
   }
 
   close(): void {
     this.closed = true;
+    clearTimeout(this.muteTimer);
+    clearInterval(this.diskTimer);
     this.abort?.abort();
     this.outbox.stop();
+    this.act.voice.close();
   }
 
   /** At a sign-out: the queue goes, and a send still on its way does not write it back. */
   forgetPending(): void {
     this.close();
     this.outbox.forget();
+  }
+
+  /** At a sign-out, before the tokens go: this device no longer gets the person's pushes. */
+  forgetDevice(): Promise<void> {
+    return this.pushDevice.forget();
   }
 
   /** Called after Join: loads the community and opens the stream. */
@@ -165,6 +196,7 @@ export class Session implements Store, Effects {
     this.refreshEmoji();
     void this.loop();
     void this.outbox.flush();
+    void this.pushDevice.sync();
     return true;
   }
 
@@ -181,6 +213,7 @@ export class Session implements Store, Effects {
       if (gen !== this.stateGeneration) return true;
       this.dispatch({ case: "loaded", value: st });
       this.seq = st.seq;
+      this.loadPrefs();
       this.setStatus("ready", "");
       // Views may have missed anything: load them again from the newest messages.
       for (const v of this.views.values()) if (v.loaded) void v.loadLatest();
@@ -254,7 +287,7 @@ export class Session implements Store, Effects {
     let delay = 0;
     let resync = false;
     while (!this.closed) {
-      if (delay) await sleep(delay + Math.random() * delay * 0.3);
+      if (delay) await this.pause(delay + Math.random() * delay * 0.3);
       if (this.closed) return;
       const ac = new AbortController();
       this.abort = ac;
@@ -279,6 +312,11 @@ export class Session implements Store, Effects {
             this.dispatch({ case: "online", value: true });
             delay = 0;
             void this.outbox.flush();
+            // Presence is not replayed: what changed while the stream was down is asked for.
+            if (this.everOnline) this.refreshPresence();
+            this.everOnline = true;
+            // Voice states are not replayed: who joined or left while no stream was open.
+            this.reloadVoice();
           }
           if (ev.kind.case === "resync") {
             resync = true;
@@ -311,6 +349,29 @@ export class Session implements Store, Effects {
     }
   }
 
+  /** Waits ms before the next attempt to reconnect, or less if the person asks (wake). */
+  private pause(ms: number): Promise<void> {
+    return new Promise((done) => {
+      const timer = setTimeout(done, ms);
+      this.wake = () => {
+        clearTimeout(timer);
+        this.wake = undefined;
+        done();
+      };
+    });
+  }
+
+  /** Everyone's presence as it is now, after the stream was down (given as the stream would). */
+  private refreshPresence(): void {
+    this.api.server
+      .listMembers({})
+      .then((res) => {
+        const changes = res.members.map((m) => ({ memberId: m.id, presence: m.presence }));
+        this.dispatch({ case: "presenceBatch", value: create(PresenceBatchSchema, { changes }) });
+      })
+      .catch(() => undefined);
+  }
+
   // ---- changes ----
 
   /** Changes the State: the one way to (reducer.ts). */
@@ -320,7 +381,8 @@ export class Session implements Store, Effects {
 
   /** An event of the stream, applied; the stream resumes after it. */
   private apply(ev: Event): void {
-    if (ev.kind.case) this.dispatch(ev.kind, ev.seq);
+    if (ev.kind.case === "voiceState" && this.voiceHeld) this.voiceHeld.push(ev.kind.value);
+    else if (ev.kind.case) this.dispatch(ev.kind, ev.seq);
     if (ev.seq > this.seq) this.seq = ev.seq;
   }
 
@@ -387,6 +449,33 @@ export class Session implements Store, Effects {
     return true;
   }
 
+  /**
+   * ListVoiceStates, holding the voice_state events that come meanwhile: then those newer than
+   * the answer (the reducer compares versions). One call at a time; asked again meanwhile, once
+   * more after it.
+   */
+  reloadVoice(): void {
+    if (this.voiceHeld) {
+      this.voiceAgain = true;
+      return;
+    }
+    if (![...this.data.channels.values()].some((c) => c.kind === ChannelKind.VOICE)) return;
+    this.voiceHeld = [];
+    this.api.voice
+      .listVoiceStates({})
+      .then((res) => this.dispatch({ case: "voiceListed", value: res }))
+      .catch(() => undefined)
+      .finally(() => {
+        const held = this.voiceHeld ?? [];
+        this.voiceHeld = undefined;
+        for (const v of held) this.dispatch({ case: "voiceState", value: v });
+        if (this.voiceAgain && !this.closed) {
+          this.voiceAgain = false;
+          this.reloadVoice();
+        }
+      });
+  }
+
   notify(m: Message): void {
     if (typeof Notification === "undefined" || Notification.permission !== "granted") return;
     if (this.viewing === m.channelId && document.hasFocus()) return;
@@ -394,12 +483,65 @@ export class Session implements Store, Effects {
     const ch = s.channels.get(m.channelId);
     const where = ch && ch.kind !== ChannelKind.DM ? " in #" + ch.name : "";
     const body = [...plainText(m.text, (id) => memberName(s, id))].slice(0, 200).join("");
-    const n = new Notification(nameOf(s, m.authorId) + where, { body: body || "sent a file", tag: m.id });
-    n.onclick = () => {
-      window.focus();
-      this.onOpenMessage?.(m.channelId, m.threadRootId || m.id);
-      n.close();
-    };
+    const title = nameOf(s, m.authorId) + where;
+    const options = { body: body || "sent a file", tag: m.id };
+    try {
+      const n = new Notification(title, options);
+      n.onclick = () => {
+        window.focus();
+        this.onOpenMessage?.(m.channelId, m.threadRootId || m.id);
+        n.close();
+      };
+    } catch {
+      // A phone's browser has no Notification constructor: the service worker shows it, and
+      // opens the message when it is clicked (web/pwa/sw.js).
+      const url = location.href.split("#")[0] + channelHash(m.channelId, { message: m.threadRootId || m.id });
+      navigator.serviceWorker?.ready.then((r) => r.showNotification(title, { ...options, data: { url } })).catch(() => undefined);
+    }
+  }
+
+  private muteTimer = 0;
+  private diskTimer = 0;
+
+  /**
+   * What the calls find of the server's disk. While it is full, /healthz (which says so) is
+   * asked every 10 s, so the notice goes once space is freed even when nothing is sent.
+   */
+  private diskFull(full: boolean): void {
+    this.dispatch({ case: "diskFull", value: full });
+    if (!full || this.closed) {
+      clearInterval(this.diskTimer);
+      this.diskTimer = 0;
+    } else if (!this.diskTimer) {
+      this.diskTimer = window.setInterval(() => {
+        fetch(this.base + "/healthz", { cache: "no-store" })
+          .then((res) => res.ok && this.diskFull(false))
+          .catch(() => undefined);
+      }, 10_000);
+    }
+  }
+
+  muteEndsAt(atMs: number): void {
+    clearTimeout(this.muteTimer);
+    if (!atMs || this.closed) return;
+    // setTimeout waits at most 2^31-1 ms (24.8 days): a later end wakes it then, to wait again.
+    const delay = Math.min(Math.max(atMs - Date.now(), 0) + 50, 2 ** 31 - 1);
+    this.muteTimer = window.setTimeout(() => this.dispatch({ case: "muteEnded", value: undefined }), delay);
+  }
+
+  /**
+   * The person's notification preferences, which GetState does not hold. A change the stream
+   * brings meanwhile is newer than the answer, which then is dropped.
+   */
+  private loadPrefs(): void {
+    const before = this.data.prefs;
+    // Never a failure of the load it follows: an answer or nothing.
+    Promise.resolve()
+      .then(() => this.api.notify.getNotificationPrefs({}))
+      .then((res) => {
+        if (res.prefs && this.data.prefs === before && !this.closed) this.dispatch({ case: "notificationPrefs", value: res.prefs });
+      })
+      .catch(() => undefined);
   }
 
   // Two changes close together (emoji deleted one after another, settings saved in a row) make

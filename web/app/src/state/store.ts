@@ -5,11 +5,14 @@
 // else. What is derived from it (names, sorted lists, counts) is in state/selectors.ts.
 
 import type { GetServerInfoResponse } from "../gen/svc/v1/server_pb";
-import { ChannelMode, type AuditEntry, type Channel, type LinkPreview, type Member, type ReadState, type Report, type Role } from "../gen/svc/v1/types_pb";
+import { ChannelMode, type AuditEntry, type Channel, type LinkPreview, type Member, type NotificationPrefs, type ReadState, type Report, type Role, type VoiceState } from "../gen/svc/v1/types_pb";
 import { useTopics, type Topics } from "../lib/emitter";
+import type { CallView } from "../voice/call";
+import type { VoicePrefs } from "../voice/prefs";
 import type { Notice } from "./notices";
 import type { Pending } from "./outbox";
 import type { PinList } from "./pins";
+import type { PushState } from "./push";
 import type { Topic } from "./topics";
 import type { MessageView } from "./view";
 
@@ -26,6 +29,8 @@ export type WritableState = {
   statusText: string;
   /** The event stream is open. */
   online: boolean;
+  /** The stream was open and is not now: what the session knows may be out of date (presence). */
+  lost: boolean;
   /** The person was a member in this session and is no longer (kicked, banned, left elsewhere). */
   removed: boolean;
   info?: GetServerInfoResponse;
@@ -58,6 +63,20 @@ export type WritableState = {
   reports: Map<string, Report>;
   /** The audit entries the stream brought in this session, oldest first (at most AUDIT_KEPT). */
   audit: AuditEntry[];
+  /** The person's notification preferences, once loaded (EXTENSIONS.md 7). */
+  prefs?: NotificationPrefs;
+  /** The server refused the latest change because its disk is full, and none went through since. */
+  diskFull: boolean;
+  /** Who is in a voice channel, by member id (a member is in one at a time). */
+  voice: Map<string, VoiceState>;
+  /** The voice version of the last GetState or ListVoiceStates: older states are in it. */
+  voiceVersion: bigint;
+  /** The version of each member's newest voice state since then. */
+  voiceSeen: Map<string, bigint>;
+  /** The person's own call (voice/call.ts), while there is one or its end is shown. */
+  call?: CallView;
+  /** Push-to-talk and volumes, as kept in this browser. */
+  voicePrefs: VoicePrefs;
 };
 
 type ReadOnly<T> =
@@ -71,6 +90,7 @@ export function emptyState(): WritableState {
     status: "loading",
     statusText: "",
     online: false,
+    lost: false,
     removed: false,
     members: new Map(),
     channels: new Map(),
@@ -87,6 +107,11 @@ export function emptyState(): WritableState {
     openReports: 0,
     reports: new Map(),
     audit: [],
+    diskFull: false,
+    voice: new Map(),
+    voiceVersion: 0n,
+    voiceSeen: new Map(),
+    voicePrefs: { ptt: false, pttKey: "Backquote", volumes: {} },
   };
 }
 
@@ -102,6 +127,8 @@ export interface Store {
   readonly pending: readonly Pending[];
   /** What the person is told, oldest first. */
   readonly notices: readonly Notice[];
+  /** This device's push subscription. */
+  readonly push: PushState;
   readonly em: Topics<Topic>;
   /** The window onto a channel's messages (threadRootId ""), or a thread's; make makes it. */
   view(channelId: string, threadRootId: string, make: true): MessageView;

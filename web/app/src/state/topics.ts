@@ -4,7 +4,7 @@
 // here, and tsc then checks every emit and every listener against this list.
 
 export type Topic =
-  /** State.status, statusText, online, removed: which screen shows, and the connection. */
+  /** State.status, statusText, online, lost, removed: which screen shows, and the connection. */
   | "status"
   /** State.info: the community's card and settings. */
   | "info"
@@ -22,6 +22,8 @@ export type Topic =
   | "previews"
   /** State.pins: the channels' pinned messages. */
   | "pins"
+  /** State.voice (who is in which voice channel), call and voicePrefs. */
+  | "voice"
   /** The messages on their way (state/outbox.ts). */
   | "pending"
   /** What the person is told (state/notices.ts). */
@@ -34,6 +36,14 @@ export type Topic =
   | "audit"
   /** The server's plugins changed: the plugins screen loads them again (they are not state). */
   | "plugins"
+  /** A thread got a reply: the thread inbox loads its list again (it is not state). */
+  | "threads"
+  /** State.prefs: notification preferences (and a channel's mute that ended). */
+  | "prefs"
+  /** State.diskFull. */
+  | "disk"
+  /** This device's push subscription (state/push.ts). */
+  | "push"
   | ViewTopic;
 
 /** One message window (state/view.ts): a channel's, by its id, or a thread's, by its root's. */

@@ -2,7 +2,14 @@
 // held, and so rendered, whatever the channel's size. Scrolling up loads older pages and drops
 // the newest ones beyond the window; scrolling down does the reverse; a jump loads the page
 // around one message. Live messages are appended only while the window holds the newest ones.
+//
+// What is new to the person is kept here too, as the message list shows it: readMark, the read
+// position when the channel was opened (the "New messages" divider goes before the first
+// message of someone else after it, and stays while the channel is open), which follows the
+// messages that arrive while the person is looking at the end (watching); and unseen, how many
+// arrived while they were not (the count on "Jump to latest").
 
+import type { ListMessagesResponse } from "../gen/svc/v1/chat_pb";
 import type { Message } from "../gen/svc/v1/types_pb";
 import { errorText, type Api } from "../lib/api";
 import { viewTopic, type ViewTopic } from "./topics";
@@ -16,7 +23,12 @@ export type ViewHost = {
   readonly api: { readonly chat: Pick<Api["chat"], "listMessages"> };
   /** The channel's window, for a thread's root it may hold already. */
   view(channelId: string, threadRootId: string, make: false): { readonly messages: readonly Message[] } | undefined;
+  /** The signed-in member (whose own messages are never new to them). */
+  readonly state: { readonly me?: { readonly id: string } };
 };
+
+/** Pages of up to 200 messages read back to find where the unread part starts (jumpToNew). */
+const FIND_PAGES = 10;
 
 export class MessageView {
   messages: Message[] = [];
@@ -33,6 +45,20 @@ export class MessageView {
   epoch = 0;
   /** A thread's root message (threads only), kept current by update(). */
   root?: Message;
+  /** Where the list puts a new window: at the end, on the target, or on the divider. */
+  place: "end" | "target" | "new" = "end";
+  /**
+   * Messages after this created_seq are new (the divider goes before the first of them that is
+   * not the person's own); -1n: no divider (a thread).
+   */
+  readMark = -1n;
+  /**
+   * Whether the person sees the end of this window now: asked as a message arrives, of the page
+   * as it is then (the message list gives it; nobody sees a window no list shows).
+   */
+  watching: () => boolean = () => false;
+  /** Messages of others that came while the person was not watching the end. */
+  unseen = 0;
   /** Bumped by every load, so that an answer to an older one is ignored. */
   private generation = 0;
   /**
@@ -68,19 +94,32 @@ export class MessageView {
     });
   }
 
-  /** Loads the newest page, replacing the window. */
-  async loadLatest(): Promise<void> {
+  /**
+   * Loads the newest page, replacing the window; or, with toNew, the page where the new part
+   * starts when it starts before the newest page (the channel opens there, as a person coming
+   * back to it reads on from where they were).
+   */
+  async loadLatest(toNew = false): Promise<void> {
     const gen = ++this.generation;
     this.loading = "initial";
     this.error = "";
     this.changed();
     try {
-      const res = await this.list({});
+      let res = await this.list({});
       if (gen !== this.generation) return;
+      let place: "end" | "new" = "end";
+      const first = res.messages[0];
+      if (toNew && this.readMark >= 0n && res.hasMore && first && first.createdSeq > this.readMark) {
+        const around = await this.aroundNew(first.id, gen);
+        if (gen !== this.generation) return;
+        if (around) [res, place] = [around, "new"];
+      }
       this.messages = res.messages;
       this.hasBefore = res.hasMore;
-      this.hasAfter = false;
+      this.hasAfter = place === "new" && res.hasMoreAfter;
       this.target = "";
+      this.place = place;
+      this.unseen = 0;
       this.loaded = true;
       this.epoch++;
     } catch (e) {
@@ -103,6 +142,7 @@ export class MessageView {
       this.hasBefore = res.hasMore;
       this.hasAfter = res.hasMoreAfter;
       this.target = messageId;
+      this.place = "target";
       this.loaded = true;
       this.epoch++;
     } catch (e) {
@@ -110,6 +150,50 @@ export class MessageView {
     } finally {
       this.ended(gen);
     }
+  }
+
+  /** To where the new part starts, when it starts before the window (see aroundNew). */
+  async jumpToNew(): Promise<void> {
+    if (!this.newBefore() || this.loading === "initial") return;
+    const gen = ++this.generation;
+    this.loading = "initial";
+    this.error = "";
+    this.changed();
+    try {
+      const res = await this.aroundNew(this.messages[0].id, gen);
+      if (gen !== this.generation || !res) return;
+      this.messages = res.messages;
+      this.hasBefore = res.hasMore;
+      this.hasAfter = res.hasMoreAfter;
+      this.target = "";
+      this.place = "new";
+      this.epoch++;
+    } catch (e) {
+      if (gen === this.generation) this.error = errorText(e);
+    } finally {
+      this.ended(gen);
+    }
+  }
+
+  /**
+   * The page around the first new message before beforeId: pages of 200 are read back until
+   * one holds the last message read (at most FIND_PAGES of them: the oldest new message
+   * reached then). Undefined when there is none, or a newer load took over.
+   */
+  private async aroundNew(beforeId: string, gen: number): Promise<ListMessagesResponse | undefined> {
+    const me = this.host.state?.me?.id;
+    let first = "";
+    for (let i = 0; i < FIND_PAGES; i++) {
+      const res = await this.host.api.chat.listMessages({ channelId: this.channelId, threadRootId: this.threadRootId, beforeId, limit: 200 });
+      if (gen !== this.generation) return undefined;
+      const fresh = res.messages.find((m) => m.createdSeq > this.readMark && m.authorId !== me && !m.deleted);
+      if (fresh) first = fresh.id;
+      if (res.messages.length === 0 || !res.hasMore || res.messages[0].createdSeq <= this.readMark) break;
+      beforeId = res.messages[0].id;
+    }
+    if (!first) return undefined;
+    const res = await this.list({ aroundId: first });
+    return gen === this.generation ? res : undefined;
   }
 
   async loadBefore(): Promise<void> {
@@ -183,6 +267,19 @@ export class MessageView {
     if (this.loading === "initial" || this.loading === "after") {
       this.early.push({ m, fresh: true });
       return;
+    }
+    const mine = m.authorId === this.host.state?.me?.id;
+    const known = this.messages.some((x) => x.id === m.id);
+    if (!mine && !known && !m.deleted) {
+      // Seen as it comes when the person watches the end and nothing before it is new: the
+      // divider stays where the new part began. Else counted for "Jump to latest".
+      const watching = this.watching();
+      if (watching && !this.hasAfter && this.readMark >= 0n && this.divider() === "") {
+        if (m.createdSeq > this.readMark) this.readMark = m.createdSeq;
+      } else if (!watching) {
+        this.unseen++;
+        if (this.hasAfter) this.changed();
+      }
     }
     if (!this.loaded || this.hasAfter) return;
     const i = this.messages.findIndex((x) => x.id === m.id);
@@ -266,9 +363,50 @@ export class MessageView {
     return this.messages.some((m) => m.id === id);
   }
 
+  /** The first new message of the window (see readMark), "" when none is. */
+  divider(): string {
+    if (this.readMark < 0n || this.newBefore()) return "";
+    const me = this.host.state?.me?.id;
+    return this.messages.find((m) => m.createdSeq > this.readMark && m.authorId !== me && !m.deleted)?.id ?? "";
+  }
+
+  /** The new part starts before the window (its first message is new, and older ones exist). */
+  newBefore(): boolean {
+    return this.readMark >= 0n && this.hasBefore && this.messages.length > 0 && this.messages[0].createdSeq > this.readMark;
+  }
+
+  /**
+   * The channel opened again (from the sidebar, a notification): the newest messages, at the
+   * end, new after readMark. A window left on a jump's message, or away from the end, goes.
+   */
+  reopen(readMark: bigint): void {
+    this.readMark = readMark;
+    this.unseen = 0;
+    if (this.loading === "initial") return;
+    if (!this.loaded || this.hasAfter) void this.loadLatest(true);
+    else if (this.newBefore()) void this.jumpToNew();
+    else if (this.target) this.toLatest();
+  }
+
+  /** Back to the newest messages, at the end (the person sent one, or asked to). */
+  toLatest(): void {
+    this.unseen = 0;
+    if (this.loading === "initial") return;
+    if (!this.loaded || this.hasAfter) {
+      void this.loadLatest();
+      return;
+    }
+    this.target = "";
+    this.place = "end";
+    this.epoch++;
+    this.changed();
+  }
+
+
   /** Scrolls to a message the window holds and highlights it, as a jump does. */
   highlight(id: string): void {
     this.target = id;
+    this.place = "target";
     this.epoch++;
     this.changed();
   }

@@ -5,13 +5,17 @@ import { useEffect, useMemo, useState } from "preact/hooks";
 import { useTopics } from "../lib/emitter";
 import { navigate, useRoute } from "../lib/router";
 import { finishSignIn, signOut as endSignIn } from "../lib/oidc";
-import { currentServer, normalizeServer, ownServer, setCurrentServer, setToken } from "../lib/storage";
+import { currentServer, inviteKey, normalizeServer, ownServer, setCurrentServer, setToken } from "../lib/storage";
 import { forgetDrafts } from "../state/drafts";
 import { Session } from "../state/session";
 import { Chat } from "./Chat";
 import { isBanned } from "../state/selectors";
 import { Banned } from "./moderation/Banned";
-import { inviteKey, JoinScreen, SignIn } from "./Welcome";
+import { lazyView } from "./lazy";
+
+// Signing in and joining: a chunk loaded only by those who are not in yet.
+const SignIn = lazyView("the sign-in page", () => import("./Welcome"), (m) => m.SignIn);
+const JoinScreen = lazyView("the join page", () => import("./Welcome"), (m) => m.JoinScreen);
 
 /** Takes a login or invite link out of the address bar; returns the server it names, if any. */
 function consumeLink(path: string[], params: URLSearchParams): string | undefined {
@@ -70,11 +74,15 @@ export function App() {
   const restart = () => setGeneration((g) => g + 1);
   if (!session) return <Splash text="Opening…" />;
   // Signing out leaves nothing of the person in the tab for whoever signs in next: neither
-  // their messages not sent yet (they would go as the next person) nor their drafts.
+  // their messages not sent yet (they would go as the next person) nor their drafts, nor their
+  // notifications on this device.
   const signOut = () => {
     session.forgetPending();
     forgetDrafts(session.base);
-    void endSignIn(session.base).finally(restart);
+    void session
+      .forgetDevice()
+      .finally(() => endSignIn(session.base))
+      .finally(restart);
   };
 
   switch (session.state.status) {

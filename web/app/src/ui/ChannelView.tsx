@@ -7,18 +7,21 @@ import { ChannelKind, type Channel } from "../gen/svc/v1/types_pb";
 import type { Api } from "../lib/api";
 import { renderMarkdown } from "../lib/markdown";
 import type { Commands } from "../state/commands";
-import { channelTitle, markdownContext, othersUnread, typists } from "../state/selectors";
+import { channelMembers, channelTitle, markdownContext, othersUnread, readState, typists } from "../state/selectors";
 import { useStore, type Store } from "../state/store";
 import { Avatar, MenuButton, PresenceDot } from "./common";
-import { ChannelHeaderImage, ChannelSettingsButton, type ChannelSettingsCommands } from "./admin/ChannelSettings";
+import { ChannelHeaderImage, ChannelSettingsButton } from "./admin/ChannelHead";
+import type { ChannelSettingsCommands } from "./admin/ChannelSettings";
 import { Composer, type ComposerCommands, type ComposerHandle } from "./Composer";
-import type { MessageActions, MessageCommands } from "./MessageItem";
+import { EDIT_EVENT, type EditRequest, type MessageActions, type MessageCommands } from "./MessageItem";
 import { MessageList } from "./MessageList";
-import { DMBlockGate } from "./moderation/MemberModeration";
+import { DMBlockGate } from "./moderation/DMBlockGate";
 import { PinsButton } from "./pins/Pins";
+import { MembersButton } from "./MemberList";
+import { ChannelNotifyButton, type NotifyMenuCommands } from "./notify/NotifyMenu";
 
 /** The commands a channel calls: its messages', its composer's, its settings'. */
-export type ChannelCommands = MessageCommands & ComposerCommands & ChannelSettingsCommands & Pick<Commands, "markRead" | "toggleBlock" | "loadPins">;
+export type ChannelCommands = MessageCommands & ComposerCommands & ChannelSettingsCommands & NotifyMenuCommands & Pick<Commands, "markRead" | "toggleBlock" | "loadPins">;
 
 export function ChannelView(props: {
   store: Store;
@@ -30,20 +33,40 @@ export function ChannelView(props: {
   onMenu: () => void;
   /** The channel's pins beside it (ui/pins): shown, and the header's button. */
   pins?: { open: boolean; toggle: () => void };
+  /** The member list beside the channel: shown or not, and its toggle (none for a DM of two). */
+  members?: { open: boolean; onToggle: () => void };
 }) {
   const { store, act, api, channel } = props;
-  const state = useStore(store, "channels", "members");
+  const state = useStore(store, "channels", "members", "status");
   const view = store.view(channel.id, "", true);
   const composer = useRef<ComposerHandle | null>(null);
   const [dragging, setDragging] = useState(false);
   const title = channelTitle(state, channel);
   const dm = channel.kind === ChannelKind.DM;
 
+  // Opened (from the sidebar, or back from a message a link or a search opened): the newest
+  // messages, new after the read position as it is now; a link's message: the page around it.
+  // A channel never read (a newcomer's) has no divider: its history is not news. The first
+  // time, as the channel renders: before the list shows the window held from before (and,
+  // at its end, marks the channel read).
+  const open = (jumpTo: string, first: boolean) => {
+    const last = readState(state, channel.id).lastReadSeq;
+    const mark = first ? (last > 0n ? last : channel.lastMessageSeq) : view.readMark;
+    if (jumpTo && !view.has(jumpTo)) void view.jump(jumpTo);
+    else if (jumpTo) view.highlight(jumpTo);
+    else view.reopen(mark);
+    view.readMark = mark;
+  };
+  const opened = useRef<string | null>(null);
+  if (opened.current === null) {
+    opened.current = props.jumpTo;
+    open(props.jumpTo, true);
+  }
   useEffect(() => {
-    if (props.jumpTo && !view.has(props.jumpTo)) void view.jump(props.jumpTo);
-    else if (props.jumpTo) view.highlight(props.jumpTo);
-    else if (!view.loaded && !view.loading) void view.loadLatest();
-  }, [props.jumpTo, view]);
+    if (opened.current === props.jumpTo) return;
+    opened.current = props.jumpTo;
+    open(props.jumpTo, false);
+  }, [props.jumpTo]);
 
   const markRead = () => {
     if (document.visibilityState === "visible") act.markRead(channel.id);
@@ -110,7 +133,7 @@ export function ChannelView(props: {
         <h2 class="channel-title">
           {dm ? (
             <>
-              {others.length === 1 && <PresenceDot presence={state.members.get(others[0])?.presence} />}{" "}
+              {others.length === 1 && <PresenceDot presence={state.members.get(others[0])?.presence} unknown={state.lost} />}{" "}
               <span class="channel-name" title={title}>
                 {title}
               </span>
@@ -128,7 +151,9 @@ export function ChannelView(props: {
         </h2>
         {channel.topic && <p class="channel-topic">{renderMarkdown(channel.topic, markdownContext(state, props.actions.onMember))}</p>}
         {props.pins && <PinsButton store={store} act={act} channelId={channel.id} open={props.pins.open} onToggle={props.pins.toggle} />}
+        <ChannelNotifyButton store={store} act={act} channel={channel} />
         {!dm && <ChannelSettingsButton store={store} act={act} api={api} channel={channel} />}
+        {props.members && <MembersButton count={channelMembers(state, channel).length} open={props.members.open} onToggle={props.members.onToggle} />}
       </header>
       <MessageList
         store={store}
@@ -141,6 +166,7 @@ export function ChannelView(props: {
         intro={intro}
         onAtBottom={markRead}
         onEscape={() => composer.current?.focus()}
+        unread={readState(state, channel.id).unreadCount}
       />
       <Typing store={store} channelId={channel.id} thread="" />
       <DMBlockGate state={state} act={act} memberIds={dm ? channel.memberIds : []}>
@@ -152,7 +178,8 @@ export function ChannelView(props: {
           threadRootId=""
           placeholder={dm ? `Message ${title}` : `Message #${title}`}
           handle={composer}
-          onUpFromEmpty={() => focusLast(".channel-view")}
+          onUpFromEmpty={() => editLast(".channel-view")}
+          onToMessages={() => focusLast(".channel-view")}
         />
       </DMBlockGate>
       {dragging && (
@@ -175,6 +202,19 @@ export function Typing(props: { store: Store; channelId: string; thread: string 
       {text}
     </div>
   );
+}
+
+/**
+ * Up in an empty message box: the person's own newest message of the list (scope is the list's
+ * section) opens its edit box, the focus coming back to the box after; with none of theirs, the
+ * newest message takes the focus.
+ */
+export function editLast(scope: string): void {
+  const mine = document.querySelectorAll<HTMLElement>(`${scope} .message-list > article.msg[data-mine]`);
+  const el = mine[mine.length - 1];
+  if (!el) return focusLast(scope);
+  el.scrollIntoView({ block: "nearest" });
+  el.dispatchEvent(new CustomEvent(EDIT_EVENT, { detail: { back: document.activeElement instanceof HTMLElement ? document.activeElement : null } }) satisfies EditRequest);
 }
 
 /** Focuses the newest message of a list (scope is the list's section). */

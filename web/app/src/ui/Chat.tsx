@@ -2,31 +2,48 @@
 // the dialogs. It follows the route (#/c/{channel}[/m/{message}|/t/{message}]; #/reports opens
 // the moderators' reports queue over the channel last open), keeps the tab's
 // title showing the unread count, and takes the keyboard shortcuts: Alt+Up/Down for the
-// previous/next channel, Alt+Shift+Up/Down for the previous/next unread one, Escape to close.
+// previous/next channel, Alt+Shift+Up/Down for the previous/next unread one, Escape to close,
+// `?` and Ctrl+/ for the list of them all (Shortcuts.tsx).
 
 import { useCallback, useEffect, useRef, useState } from "preact/hooks";
-import { channelHash, navigate, type Route } from "../lib/router";
+import { channelHash, messageHash, navigate, type Route } from "../lib/router";
 import type { Api } from "../lib/api";
+import { loadShown, saveShown } from "../lib/storage";
 import type { Commands } from "../state/commands";
 import { useStore, type Store } from "../state/store";
-import { focusOpened, Notices } from "./common";
+import { copyText, focusOpened, Notices } from "./common";
 import { CommunityAccent, CommunityMain, showsCommunity } from "./admin/Community";
 import { BrowseChannels } from "./Browse";
 import { ChannelView } from "./ChannelView";
+import { hasMemberList, MemberList } from "./MemberList";
+import { ConnectionBanner } from "./Connection";
 import type { MessageActions } from "./MessageItem";
-import { MemberCard, NewDM } from "./People";
-import { Profile } from "./Profile";
+import { lazyView } from "./lazy";
+import { ShortcutsDialog, useShortcutsKey } from "./Shortcuts";
 import { Sidebar } from "./Sidebar";
+import { ThreadInbox } from "./ThreadInbox";
 import { ThreadPanel } from "./ThreadPanel";
 import { PinsPanel, usePinsPanel } from "./pins/Pins";
 import { ToolDialog, type ToolName } from "./tools/Tools";
 import { channelTitle, readState, sortedChannels, sortedDMs, unreadTotal } from "../state/selectors";
+import { ChannelKind } from "../gen/svc/v1/types_pb";
+import { VoiceRoom } from "./voice/VoiceRoom";
+import { VoiceBar } from "./voice/VoiceSide";
+import { NotifyHost, PushBanner } from "./notify/NotifyHost";
+import { NotifySettingsPage } from "./notify/NotifySettings";
+import { DiskFullBanner } from "./status/DiskFull";
+
+// The dialogs are chunks loaded when first opened.
+const Profile = lazyView("your profile", () => import("./Profile"), (m) => m.Profile, "dialog");
+const MemberCard = lazyView("the member's card", () => import("./People"), (m) => m.MemberCard, "dialog");
+const NewDM = lazyView("the new conversation", () => import("./People"), (m) => m.NewDM, "dialog");
 
 type DialogState =
   | { kind: "member"; id: string }
   | { kind: "profile" }
   | { kind: "browse" }
   | { kind: "newdm" }
+  | { kind: "shortcuts" }
   | null;
 
 /**
@@ -40,15 +57,31 @@ export function Chat(props: { store: Store; act: Commands; api: Api; route: Rout
   const [dialog, setDialog] = useState<DialogState>(null);
   const [tool, setTool] = useState<ToolName | null>(null);
   const focusAfter = useRef(""); // the address whose page takes the focus when it shows (below)
+  // The member list beside the channel, as the person left it (over the channel on a phone,
+  // where it starts hidden).
+  const [members, setMembers] = useState(() => loadShown("members") && window.matchMedia("(min-width: 761px)").matches);
+  const toggleMembers = () => {
+    // With a thread open in its place, the list comes back instead of the thread.
+    const show = !members || !!threadId;
+    saveShown("members", show);
+    setMembers(show);
+    if (threadId && channel) navigate(channelHash(channel.id));
+  };
 
   const order = [...sortedChannels(state), ...sortedDMs(state)];
   const routeId = route.path[0] === "c" ? route.path[1] ?? "" : "";
   const channel = state.channels.get(routeId);
   const jumpTo = route.path[2] === "m" ? route.path[3] ?? "" : "";
   const threadId = route.path[2] === "t" ? route.path[3] ?? "" : "";
+  const threadJumpTo = threadId && route.path[4] === "m" ? route.path[5] ?? "" : "";
 
   const community = showsCommunity(state, route, !!channel);
   const pins = usePinsPanel(channel?.id ?? "", threadId);
+  const inbox = !community && route.path[0] === "threads";
+  // The member list and the pins share the place beside the channel: the pins, asked for, win.
+  const peopleShown = !!channel && !community && !threadId && !pins.open && members && hasMemberList(channel);
+  // The person's own settings: #/settings/notifications (the digest emails link there).
+  const settings = route.path[0] === "settings";
   const hashAtRender = location.hash;
   const lastChannel = useRef("");
   if (channel) lastChannel.current = channel.id;
@@ -62,8 +95,10 @@ export function Chat(props: { store: Store; act: Commands; api: Api; route: Rout
     // since this render (the effect runs a frame later): a channel the person picked in
     // between is not replaced by the first one.
     if (location.hash !== hashAtRender) return;
-    if (!channel && !community && order.length > 0) navigate(channelHash(order[0].id), true);
-  }, [channel, community, order.length, hashAtRender]);
+    // A text channel first: a voice channel's screen is no place to land.
+    const first = order.find((c) => c.kind !== ChannelKind.VOICE) ?? order[0];
+    if (!channel && !community && !inbox && !settings && first) navigate(channelHash(first.id), true);
+  }, [channel, community, inbox, settings, order.length, hashAtRender]);
 
   useEffect(() => {
     act.showing(channel?.id ?? "", (c, m) => navigate(channelHash(c, { message: m })));
@@ -71,7 +106,7 @@ export function Chat(props: { store: Store; act: Commands; api: Api; route: Rout
 
   // The tab's title: unread messages in all channels, then where the person is.
   const unread = unreadTotal(state);
-  const where = channel ? (channel.kind === 3 ? channelTitle(state, channel) : "#" + channel.name) : "";
+  const where = channel ? (channel.kind === 3 ? channelTitle(state, channel) : "#" + channel.name) : inbox ? "Threads" : "";
   const title = `${unread > 0 ? `(${unread}) ` : ""}${where ? where + " · " : ""}${state.info?.name ?? "Hearth"}`;
   useEffect(() => {
     document.title = title;
@@ -88,7 +123,12 @@ export function Chat(props: { store: Store; act: Commands; api: Api; route: Rout
   const actions: MessageActions = {
     onThread: (rootId) => channel && navigate(channelHash(channel.id, { thread: rootId })),
     onMember: (id) => setDialog({ kind: "member", id }),
+    onCopyLink: (m) =>
+      void copyText(new URL(messageHash(m), location.href).href).then((ok) =>
+        act.tell(ok ? "Link to the message copied." : "Could not copy the link: the browser did not allow it.", ok ? "info" : "error"),
+      ),
   };
+  useShortcutsKey(() => setDialog({ kind: "shortcuts" }));
 
   // The shortcuts read the newest render's values, so a key pressed right after a switch
   // starts from where the person now is.
@@ -144,7 +184,7 @@ export function Chat(props: { store: Store; act: Commands; api: Api; route: Rout
     if (drawer || !focusAfter.current || hashAtRender !== focusAfter.current) return;
     focusAfter.current = "";
     const main = (sel: string) => document.querySelector<HTMLElement>(".main " + sel);
-    focusOpened(main(".composer .composer-input"), main(".message-list") ?? main(".menu-button"));
+    focusOpened(main(".composer .composer-input"), main(".message-list") ?? main(".voice-join") ?? main(".menu-button"));
   }, [drawer, hashAtRender]);
   useEffect(() => {
     // A phone turned (or a window widened) past the drawer's width has no drawer to close.
@@ -159,14 +199,15 @@ export function Chat(props: { store: Store; act: Commands; api: Api; route: Rout
   const shown = dialog;
   const closeDialog = () => setDialog((d) => (d === shown ? null : d));
   return (
-    <div class={`chat${drawer ? " drawer-open" : ""}${threadId ? " thread-open" : ""}${pins.open ? " pins-open" : ""}`}>
+    <div class={`chat${drawer ? " drawer-open" : ""}${threadId ? " thread-open" : ""}${pins.open ? " pins-open" : ""}${peopleShown ? " members-open" : ""}`}>
       <a class="skip-link" href="#composer" onClick={(e) => (e.preventDefault(), document.querySelector<HTMLTextAreaElement>(".channel-view .composer .composer-input")?.focus())}>
         Skip to the message box
       </a>
       <div class="sidebar" id="sidebar">
         <Sidebar
           store={store}
-          current={channel?.id ?? ""}
+          act={act}
+          current={inbox ? "threads" : channel?.id ?? ""}
           onBrowse={() => setDialog({ kind: "browse" })}
           onNewDM={() => setDialog({ kind: "newdm" })}
           onProfile={() => setDialog({ kind: "profile" })}
@@ -176,10 +217,30 @@ export function Chat(props: { store: Store; act: Commands; api: Api; route: Rout
       </div>
       {drawer && <div class="drawer-backdrop" onClick={() => closeDrawer("menu")} aria-hidden="true" />}
       <main class="main" inert={drawer}>
+        <ConnectionBanner store={store} act={act} />
+        <DiskFullBanner store={store} />
+        <PushBanner store={store} act={act} />
         {community ? (
           <CommunityMain store={store} act={act} api={api} route={route} onMenu={() => setDrawer(true)} onMember={(id) => setDialog({ kind: "member", id })} />
+        ) : inbox ? (
+          <ThreadInbox store={store} api={api} onMenu={() => setDrawer(true)} />
+        ) : settings ? (
+          <NotifySettingsPage store={store} act={act} api={api} onMenu={() => setDrawer(true)} />
+        ) : channel?.kind === ChannelKind.VOICE ? (
+          <VoiceRoom key={channel.id} store={store} act={act} api={api} channel={channel} onMenu={() => setDrawer(true)} />
         ) : channel ? (
-          <ChannelView key={channel.id} store={store} act={act} api={api} channel={channel} jumpTo={jumpTo} actions={actions} onMenu={() => setDrawer(true)} pins={pins} />
+          <ChannelView
+            key={channel.id}
+            store={store}
+            act={act}
+            api={api}
+            channel={channel}
+            jumpTo={jumpTo}
+            actions={actions}
+            onMenu={() => setDrawer(true)}
+            pins={pins}
+            members={hasMemberList(channel) ? { open: peopleShown, onToggle: toggleMembers } : undefined}
+          />
         ) : (
           <div class="empty-main">
             <button type="button" class="icon-button menu-button" aria-label="Open the channel list" onClick={() => setDrawer(true)}>
@@ -189,16 +250,22 @@ export function Chat(props: { store: Store; act: Commands; api: Api; route: Rout
           </div>
         )}
       </main>
+      <VoiceBar store={store} act={act} where="dock" current={channel?.id ?? ""} inert={drawer} />
       {channel && threadId && (
-        <ThreadPanel key={threadId} inert={drawer} store={store} act={act} api={api} channelId={channel.id} rootId={threadId} actions={actions} onClose={() => navigate(channelHash(channel.id))} />
+        <ThreadPanel key={threadId} jumpTo={threadJumpTo} inert={drawer} store={store} act={act} api={api} channelId={channel.id} rootId={threadId} actions={actions} onClose={() => navigate(channelHash(channel.id))} />
+      )}
+      {peopleShown && channel && (
+        <MemberList store={store} channel={channel} inert={drawer} onMember={(id) => setDialog({ kind: "member", id })} onClose={toggleMembers} />
       )}
       {channel && pins.open && <PinsPanel key={channel.id} store={store} act={act} channelId={channel.id} onClose={pins.close} />}
       <Notices store={store} act={act} />
       <CommunityAccent store={store} />
+      <NotifyHost store={store} />
       {dialog?.kind === "member" && <MemberCard store={store} act={act} api={api} memberId={dialog.id} onClose={closeDialog} onOpenChannel={openChannel} />}
       {dialog?.kind === "profile" && <Profile store={store} act={act} api={api} onClose={closeDialog} onSignOut={props.onSignOut} />}
       {dialog?.kind === "browse" && <BrowseChannels store={store} act={act} api={api} onClose={closeDialog} onOpenChannel={openChannel} />}
       {dialog?.kind === "newdm" && <NewDM store={store} act={act} onClose={closeDialog} onOpenChannel={openChannel} />}
+      {dialog?.kind === "shortcuts" && <ShortcutsDialog onClose={closeDialog} />}
       <ToolDialog store={store} act={act} api={api} tool={tool} setTool={setTool} />
     </div>
   );

@@ -1,9 +1,9 @@
-// The composer: a growing text box (Enter sends, Shift+Enter starts a new line, Up edits
-// nothing but moves as usual), `@` mention autocomplete, an emoji button, and uploads with a
+// The composer: a growing text box (Enter sends, Shift+Enter starts a new line, Up in an empty
+// box edits the person's last message, Shift+Up goes to the messages), `@` mention autocomplete, an emoji button, and uploads with a
 // progress bar each, from the attach button, a paste, or a drop on the channel. What is in the
-// box, text and files, is its draft (state/drafts): kept per channel and thread for the tab's
-// life. A file that failed to upload holds the message back until the person removes it or
-// uploads it again: a message never goes without a file they saw in it.
+// box, text and files, is its draft (state/drafts): kept per channel and thread, across reloads.
+// A file that failed to upload holds the message back until the person removes it or uploads it
+// again: a message never goes without a file they saw in it.
 
 import { useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
 import { ChannelKind, type Member } from "../gen/svc/v1/types_pb";
@@ -21,7 +21,7 @@ import { EmojiPicker } from "./EmojiPicker";
 import { FileThumb } from "./FileThumb";
 import { groupsToWire } from "../lib/groups";
 import { groupOptions, GroupOptionItem, useGroupMentions } from "./mentions/groups";
-import { PollButton } from "./polls/PollDialog";
+import { PollButton } from "./polls/PollButton";
 import { ReplyBar } from "./replies/Replies";
 import { HoldNote } from "./moderation/SendHold";
 import { idOfUsername, sendHold } from "../state/selectors";
@@ -40,8 +40,10 @@ export function Composer(props: {
   threadRootId: string;
   placeholder: string;
   handle?: { current: ComposerHandle | null };
-  /** Up in an empty composer: to the messages. */
+  /** Up in an empty composer: the person's last message to edit (ChannelView's editLast). */
   onUpFromEmpty?: () => void;
+  /** Shift+Up in an empty composer: to the newest message (ChannelView's focusLast). */
+  onToMessages?: () => void;
 }) {
   const { store, act, api, channelId, threadRootId } = props;
   // The members to mention, as of the render: the channel around re-renders for theirs.
@@ -167,10 +169,7 @@ export function Composer(props: {
     if (uploading || tooLong || hold) return;
     // Refused, and said why where the person looks: the notice stays until dismissed.
     if (failedText) return act.tell(failedText, "error");
-    const ready: drafts.SentFile[] = slots.map((s) => {
-      const a = s.attachment!;
-      return { id: a.id, name: a.name, contentType: a.contentType, width: a.width, height: a.height, size: s.size, uploadedAt: s.uploadedAt };
-    });
+    const ready = slots.map(drafts.sentFile);
     if (!wire && ready.length === 0) return;
     act.send(channelId, threadRootId, wire, ready, replyTo);
     drafts.clearDraft(draftKey);
@@ -204,9 +203,12 @@ export function Composer(props: {
     } else if (e.key === "Enter" && !e.shiftKey && !e.isComposing) {
       e.preventDefault();
       send();
-    } else if (e.key === "ArrowUp" && !e.altKey && text === "" && props.onUpFromEmpty) {
+    } else if (e.key === "ArrowUp" && !e.altKey && !e.ctrlKey && !e.metaKey && text === "") {
+      // Shift+Up: to the messages; Up: the person's last message to edit.
+      const go = e.shiftKey ? props.onToMessages : props.onUpFromEmpty;
+      if (!go) return;
       e.preventDefault();
-      props.onUpFromEmpty();
+      go();
     }
   };
 

@@ -18,18 +18,30 @@ import { idOfUsername, markdownContext, mayMentionGroups, memberName, mentionsMe
 import type { State, Store } from "../state/store";
 import { Avatar, formatFull, formatTime, useAutoGrow } from "./common";
 import { EmojiPicker } from "./EmojiPicker";
-import { Lightbox } from "./Lightbox";
-import { ReportDialog } from "./moderation/ReportDialog";
+import { lazyView } from "./lazy";
 import { groupsFromWire, groupsToWire } from "../lib/groups";
 import { withGroups } from "./mentions/groups";
 import { PinAction, PinnedMark } from "./pins/Pins";
 import { PollView } from "./polls/PollView";
 import { ReplyAction, replyKey, ReplyQuote } from "./replies/Replies";
 
+// Pictures shown large and the report form: chunks loaded when first opened.
+const Lightbox = lazyView("the picture viewer", () => import("./Lightbox"), (m) => m.Lightbox, "dialog");
+const ReportDialog = lazyView("the report form", () => import("./moderation/ReportDialog"), (m) => m.ReportDialog, "dialog");
+
 export type MessageActions = {
   onThread?: (rootId: string) => void;
   onMember: (id: string, target: HTMLElement) => void;
+  /** Copies a link that opens the message (Copy link to message). */
+  onCopyLink?: (m: Message) => void;
 };
+
+/**
+ * Asks a message of the person's own to open its edit box (Up in an empty message box): the
+ * event the message's element takes; back is where the focus goes when the edit ends.
+ */
+export const EDIT_EVENT = "hearth-edit";
+export type EditRequest = CustomEvent<{ back: HTMLElement | null }>;
 
 /** What a message shows of the State: its author, the names it mentions, emoji, previews (and its channel's, for pins). */
 export type MessageState = Pick<State, "me" | "members" | "emoji" | "previews" | "channels" | "info">;
@@ -61,6 +73,23 @@ export function MessageItem(props: {
   const [viewing, setViewing] = useState(-1);
   const article = useRef<HTMLElement>(null);
   useKeptFocus(article, editing, confirming);
+  // Editing asked for from the message box: the focus goes back there when the edit ends.
+  const back = useRef<HTMLElement | null>(null);
+  useEffect(() => {
+    const el = article.current;
+    const on = (e: Event) => {
+      back.current = (e as EditRequest).detail?.back ?? null;
+      setEditing(true);
+    };
+    el?.addEventListener(EDIT_EVENT, on);
+    return () => el?.removeEventListener(EDIT_EVENT, on);
+  }, []);
+  const endEdit = () => {
+    setEditing(false);
+    const to = back.current;
+    back.current = null;
+    if (to) requestAnimationFrame(() => to.focus());
+  };
   const mine = m.authorId === state.me?.id;
   // Timed out: the person may read, and take back a reaction, but not react, edit or report.
   const out = timedOutUntil(state.me) > 0;
@@ -75,7 +104,9 @@ export function MessageItem(props: {
   useEffect(() => {
     if (linked) act.loadPreviews(m);
   }, [linked, previewKey(m)]);
-  const previews = linked ? state.previews.get(previewKey(m))?.filter((p) => isWebUrl(p.url)) : undefined;
+  // Undefined while the previews are asked for: their place is kept meanwhile.
+  const asked = linked ? state.previews.get(previewKey(m)) : [];
+  const previews = asked?.filter((p) => isWebUrl(p.url));
   const images = m.attachments.filter(inlineImage).map((a) => ({ url: absUrl(shared.base, a.url), name: a.name, width: a.width, height: a.height }));
   return (
     <article
@@ -83,6 +114,7 @@ export function MessageItem(props: {
       class={cls.join(" ")}
       id={"msg-" + m.id}
       data-id={m.id}
+      data-mine={mine && !m.deleted ? "" : undefined}
       tabindex={-1}
       aria-label={`${name}, ${formatFull(m.createdAtMs)}`}
       onKeyDown={(e) => replyKey(e, shared.base, m, props.inThread)}
@@ -114,7 +146,7 @@ export function MessageItem(props: {
         {m.deleted ? (
           <p class="msg-deleted">This message was deleted.</p>
         ) : editing ? (
-          <EditBox state={state} act={act} message={m} onDone={() => setEditing(false)} />
+          <EditBox state={state} act={act} message={m} onDone={endEdit} />
         ) : (
           m.text && (
             <div class="msg-text">
@@ -144,6 +176,17 @@ export function MessageItem(props: {
                 onOpen={() => setViewing(m.attachments.filter(inlineImage).indexOf(a))}
               />
             ))}
+          </div>
+        )}
+        {!previews && (
+          <div class="previews" aria-hidden="true">
+            <div class="preview preview-loading">
+              <span class="preview-loading-image" />
+              <span class="preview-text">
+                <span class="preview-loading-line" />
+                <span class="preview-loading-line preview-loading-short" />
+              </span>
+            </div>
           </div>
         )}
         {previews && previews.length > 0 && (
@@ -219,6 +262,11 @@ export function MessageItem(props: {
                 </button>
               )}
               {!out && <PinAction state={state} act={act} message={m} />}
+              {actions.onCopyLink && (
+                <button type="button" class="icon-button" aria-label="Copy link to message" title="Copy link" onClick={() => actions.onCopyLink!(m)}>
+                  🔗
+                </button>
+              )}
               {mine && !out && (
                 <button type="button" class="icon-button" aria-label="Edit message" title="Edit" onClick={() => setEditing(true)}>
                   ✎
@@ -443,7 +491,7 @@ export function PendingItem(props: { shared: MessageShared; pending: Pending }) 
         )}
         {(p.error || p.state === "failed") && (
           <div class="pending-error" role="alert">
-            <span>{p.state === "failed" ? p.error : `Will retry: ${p.error}`}</span>
+            <span>{p.state === "failed" ? p.error.replace(/^./, (c) => c.toUpperCase()).replace(/([^.!?])$/, "$1.") : `Will retry: ${p.error}`}</span>
             {p.state === "failed" && (
               <>
                 <button type="button" class="button" onClick={() => act.retryPending(p)}>

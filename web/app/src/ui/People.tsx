@@ -10,13 +10,14 @@ import type { Commands } from "../state/commands";
 import { useStore, type Store } from "../state/store";
 import { Avatar, Dialog, PresenceDot, formatDay, presenceLabel } from "./common";
 import { MemberModeration } from "./moderation/MemberModeration";
+import { ResetPasswordItem } from "./account/ResetLink";
 import { markdownContext, nameOf } from "../state/selectors";
 
 export type MemberCardCommands = MembersCommands & Pick<Commands, "openDM" | "toggleMute" | "toggleBlock" | "timeoutMember">;
 
 export function MemberCard(props: { store: Store; act: MemberCardCommands; api: Api; memberId: string; onClose: () => void; onOpenChannel: (id: string) => void }) {
   const { store, act, memberId } = props;
-  const state = useStore(store, "members");
+  const state = useStore(store, "members", "status");
   const m = state.members.get(memberId);
   const me = memberId === state.me?.id;
   const name = nameOf(state, memberId);
@@ -42,7 +43,7 @@ export function MemberCard(props: { store: Store; act: MemberCardCommands; api: 
               </p>
               <p class="muted">@{m.username}</p>
               <p class="member-presence">
-                <PresenceDot presence={m.presence} /> {presenceLabel(m.presence)}
+                <PresenceDot presence={m.presence} unknown={state.lost} /> {presenceLabel(m.presence, state.lost)}
               </p>
             </div>
           </div>
@@ -68,6 +69,7 @@ export function MemberCard(props: { store: Store; act: MemberCardCommands; api: 
             </div>
           )}
           <MemberModeration store={store} act={act} api={props.api} member={m} onDone={props.onClose} />
+          <ResetPasswordItem store={store} api={props.api} member={m} />
         </div>
       )}
     </Dialog>

@@ -1,17 +1,19 @@
 // The person's own profile and settings: name, username, bio, status, picture (an upload with
-// a progress bar), away, desktop notifications, and signing out of this server.
+// a progress bar), away, the ways to the notification settings and (signed in with the built-in
+// issuer) the account page, and signing out of this server.
 
 import { useId, useState } from "preact/hooks";
 import { Presence } from "../gen/svc/v1/types_pb";
 import { errorText } from "../lib/api";
 import { LIMITS } from "../lib/chars";
-import { getCreds } from "../lib/storage";
 import { upload } from "../lib/upload";
 import type { Api } from "../lib/api";
 import type { Commands } from "../state/commands";
 import { useStore, type Store } from "../state/store";
 import { Avatar, Dialog, ErrorRow } from "./common";
 import { limited } from "./limits";
+import { AccountLink } from "./account/AccountLink";
+import { NOTIFY_SETTINGS } from "./notify/NotifySettings";
 
 export function Profile(props: { store: Store; act: Pick<Commands, "saveProfile" | "setAway" | "run">; api: Api; onClose: () => void; onSignOut: () => void }) {
   const { store, act, api } = props;
@@ -26,7 +28,6 @@ export function Profile(props: { store: Store; act: Pick<Commands, "saveProfile"
   const [error, setError] = useState("");
   // What was last saved: "Saved." shows while the fields still hold it, not after a change.
   const [saved, setSaved] = useState("");
-  const [permission, setPermission] = useState(typeof Notification === "undefined" ? "unsupported" : Notification.permission);
   const away = state.members.get(me.id)?.presence === Presence.AWAY;
   const id = useId();
   const checks = {
@@ -129,18 +130,10 @@ export function Profile(props: { store: Store; act: Pick<Commands, "saveProfile"
           <input type="checkbox" checked={away} onChange={() => act.setAway(!away)} />
           Show me as away
         </label>
-        {permission === "default" && (
-          <button type="button" class="button" onClick={() => Notification.requestPermission().then(setPermission)}>
-            Turn on desktop notifications
-          </button>
-        )}
-        {permission === "granted" && <p class="muted small">Desktop notifications are on for mentions and direct messages.</p>}
-        {permission === "denied" && <p class="muted small">Desktop notifications are blocked in this browser's settings.</p>}
-        {getCreds(store.base)?.issuer === store.base && (
-          <a class="button" href={store.base + "/oauth/password"} target="_blank" rel="noopener noreferrer">
-            Change your password
-          </a>
-        )}
+        <a class="button" href={NOTIFY_SETTINGS} onClick={props.onClose}>
+          Notification settings
+        </a>
+        <AccountLink base={store.base} />
         <button type="button" class="button button-danger" onClick={props.onSignOut}>
           Sign out of {state.info?.name ?? "this community"}
         </button>

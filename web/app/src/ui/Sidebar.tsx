@@ -1,5 +1,6 @@
-// The sidebar: the community's name, its channels by category, DMs and group DMs with their
-// unread and mention badges, and the person's own card at the bottom.
+// The sidebar: the community's name, its channels by category (voice channels with who is in
+// them), DMs and group DMs with their unread and mention badges, the person's call, and their
+// own card at the bottom.
 
 import { ChannelKind, ChannelMode, MemberRole, type Channel } from "../gen/svc/v1/types_pb";
 import { channelHash, navigate } from "../lib/router";
@@ -7,10 +8,14 @@ import { CommunityLink } from "./admin/Community";
 import { useStore, type State, type Store } from "../state/store";
 import { Avatar, PresenceDot } from "./common";
 import { SearchButton, ToolLinks, type ToolName } from "./tools/Tools";
-import { channelTitle, quietOf, readState, sortedChannels, sortedDMs } from "../state/selectors";
+import "./threadinbox.css";
+import { channelTitle, mutedUntil, quietOf, readState, sortedChannels, sortedDMs } from "../state/selectors";
+import { VoiceBar, VoiceChannelItem } from "./voice/VoiceSide";
+import type { VoiceActs } from "./voice/parts";
 
 export type SidebarProps = {
   store: Store;
+  act: VoiceActs;
   current: string;
   onBrowse: () => void;
   onNewDM: () => void;
@@ -21,7 +26,7 @@ export type SidebarProps = {
 
 export function Sidebar(props: SidebarProps) {
   const { store } = props;
-  const state = useStore(store, "channels", "members", "me", "info", "status");
+  const state = useStore(store, "channels", "members", "me", "info", "status", "prefs");
   const channels = sortedChannels(state);
   const groups = new Map<string, Channel[]>();
   for (const c of channels) {
@@ -38,9 +43,6 @@ export function Sidebar(props: SidebarProps) {
       <header class="server-head">
         <h1 class="server-name">{info?.name || "Hearth"}</h1>
         <CommunityLink store={store} onNavigate={props.onNavigate} />
-        <span class={state.online ? "conn conn-online" : "conn conn-offline"} role="status">
-          {state.online ? "" : "Reconnecting…"}
-        </span>
       </header>
       {info?.needsSetup && owner && (
         <div class="setup-note">
@@ -51,14 +53,24 @@ export function Sidebar(props: SidebarProps) {
         </div>
       )}
       <SearchButton onTool={props.onTool} />
+      <a href="#/threads" class={`side-link threads-link${props.current === "threads" ? " current" : ""}`} aria-current={props.current === "threads" ? "page" : undefined} onClick={props.onNavigate}>
+        <span class="side-icon" aria-hidden="true">
+          🧵
+        </span>
+        <span class="side-name">Threads</span>
+      </a>
       <div class="sidebar-scroll">
         {[...groups.entries()].map(([category, list]) => (
           <section class="side-section" key={category}>
             <h2 class="side-title">{category || "Channels"}</h2>
             <ul class="side-list">
-              {list.map((c) => (
-                <ChannelLink key={c.id} state={state} channel={c} current={props.current} onNavigate={props.onNavigate} />
-              ))}
+              {list.map((c) =>
+                c.kind === ChannelKind.VOICE ? (
+                  <VoiceChannelItem key={c.id} store={store} channel={c} current={props.current} onNavigate={props.onNavigate} />
+                ) : (
+                  <ChannelLink key={c.id} state={state} channel={c} current={props.current} onNavigate={props.onNavigate} />
+                ),
+              )}
             </ul>
           </section>
         ))}
@@ -83,6 +95,7 @@ export function Sidebar(props: SidebarProps) {
         </section>
         <ToolLinks store={store} onTool={props.onTool} />
       </div>
+      <VoiceBar store={store} act={props.act} where="side" current={props.current} onNavigate={props.onNavigate} />
       {me && (
         <footer class="me-card">
           <button type="button" class="me-button" onClick={props.onProfile} aria-label={`Your profile: ${me.displayName || me.username}`}>
@@ -91,7 +104,7 @@ export function Sidebar(props: SidebarProps) {
               <span class="me-name">{me.displayName || me.username}</span>
               <span class="me-status">{me.statusEmoji} {me.statusText || "@" + me.username}</span>
             </span>
-            <PresenceDot presence={state.members.get(me.id)?.presence} />
+            <PresenceDot presence={state.members.get(me.id)?.presence} unknown={state.lost} />
           </button>
         </footer>
       )}
@@ -112,12 +125,14 @@ function ChannelLink(props: { state: State; channel: Channel; current: string; o
   const others = c.memberIds.filter((id) => id !== state.me?.id);
   const quiet = dm ? quietOf(state, others) : undefined;
   if (quiet) parts.push(quiet.label);
+  const muted = mutedUntil(state, c.id, Date.now()) !== 0;
+  if (muted) parts.push("notifications muted");
   const current = props.current === c.id;
   return (
     <li>
       <a
         href={channelHash(c.id)}
-        class={`side-link${unread > 0 || mentionCount > 0 ? " unread" : ""}${current ? " current" : ""}`}
+        class={`side-link${unread > 0 || mentionCount > 0 ? " unread" : ""}${current ? " current" : ""}${muted ? " side-muted" : ""}`}
         aria-current={current ? "page" : undefined}
         aria-label={parts.join(", ")}
         data-channel={c.id}
@@ -126,7 +141,7 @@ function ChannelLink(props: { state: State; channel: Channel; current: string; o
         {dm ? (
           others.length === 1 ? (
             <span class="side-icon">
-              <PresenceDot presence={state.members.get(others[0])?.presence} />
+              <PresenceDot presence={state.members.get(others[0])?.presence} unknown={state.lost} />
             </span>
           ) : (
             <span class="side-icon group-icon" aria-hidden="true">
@@ -144,11 +159,16 @@ function ChannelLink(props: { state: State; channel: Channel; current: string; o
             {quiet.icon}
           </span>
         )}
+        {muted && (
+          <span class="side-mute" aria-hidden="true" title="Notifications muted">
+            🔕
+          </span>
+        )}
         {mentionCount > 0 ? (
           <span class="badge badge-mention" aria-hidden="true">
             {mentionCount}
           </span>
-        ) : unread > 0 ? (
+        ) : unread > 0 && !muted ? (
           <span class="badge" aria-hidden="true">
             {unread}
           </span>

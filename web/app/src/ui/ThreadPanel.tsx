@@ -4,7 +4,7 @@
 import { useEffect, useRef, useState } from "preact/hooks";
 import { errorText, type Api } from "../lib/api";
 import { useStore, type Store } from "../state/store";
-import { focusLast, Typing } from "./ChannelView";
+import { editLast, focusLast, Typing } from "./ChannelView";
 import { Composer, type ComposerCommands } from "./Composer";
 import { MessageItem, type MessageActions, type MessageCommands } from "./MessageItem";
 import { MessageList } from "./MessageList";
@@ -19,6 +19,8 @@ export function ThreadPanel(props: {
   actions: MessageActions;
   onClose: () => void;
   inert?: boolean;
+  /** A reply to open the thread on (a link's, a search's). */
+  jumpTo?: string;
 }) {
   const { store, act, api, channelId, rootId } = props;
   const view = store.view(channelId, rootId, true);
@@ -31,8 +33,13 @@ export function ThreadPanel(props: {
       .loadRoot()
       .then((found) => found || setError("This thread is gone."))
       .catch((e) => setError(errorText(e)));
-    if (!view.loaded && !view.loading) void view.loadLatest();
   }, [view]);
+  // Opened on a reply (a link's, a search's): the replies around it; else its newest replies.
+  useEffect(() => {
+    if (props.jumpTo && !view.has(props.jumpTo)) void view.jump(props.jumpTo);
+    else if (props.jumpTo) view.highlight(props.jumpTo);
+    else view.reopen(-1n);
+  }, [view, props.jumpTo]);
 
   // The keyboard follows the thread: opened, it has the focus (it comes after every message in
   // the tab order, and on a phone it covers the channel): its reply box, except on a touch
@@ -93,7 +100,7 @@ export function ThreadPanel(props: {
         }
       />
       <Typing store={store} channelId={channelId} thread={rootId} />
-      <Composer store={store} act={act} api={api} channelId={channelId} threadRootId={rootId} placeholder="Reply in the thread" onUpFromEmpty={() => focusLast(".thread-panel")} />
+      <Composer store={store} act={act} api={api} channelId={channelId} threadRootId={rootId} placeholder="Reply in the thread" onUpFromEmpty={() => editLast(".thread-panel")} onToMessages={() => focusLast(".thread-panel")} />
     </aside>
   );
 }

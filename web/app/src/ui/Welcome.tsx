@@ -6,15 +6,11 @@ import { absUrl, errorText } from "../lib/api";
 import { LIMITS } from "../lib/chars";
 import { renderMarkdown } from "../lib/markdown";
 import { beginSignIn, listIssuers, type Issuer } from "../lib/oidc";
-import { normalizeServer, setToken } from "../lib/storage";
+import { inviteKey, normalizeServer, setToken } from "../lib/storage";
 import type { Commands } from "../state/commands";
 import { useStore, type Store } from "../state/store";
 import { ErrorRow } from "./common";
 import { limited } from "./limits";
-
-export function inviteKey(server: string): string {
-  return "hearth.invite." + server;
-}
 
 function CommunityCard(props: { store: Store }) {
   const { store } = props;
@@ -220,6 +216,7 @@ export function JoinScreen(props: { store: Store; act: Pick<Commands, "join">; o
               <span>Invite code</span>
               <input class="input" value={invite} required autoComplete="off" {...inviteCheck.field} onInput={(e) => setInvite((e.target as HTMLInputElement).value)} />
               {inviteCheck.note}
+              {state.removed && <span class="muted small field-hint">Coming back, any invite that is still valid lets you in, and your return does not use it up.</span>}
             </label>
           )}
           {questions.map((q, i) => (

@@ -82,7 +82,9 @@ function initials(name: string): string {
   return (first + second).toUpperCase();
 }
 
-export function presenceLabel(p: Presence | undefined): string {
+/** A member's presence in words; unknown while the connection is lost (State.lost). */
+export function presenceLabel(p: Presence | undefined, unknown = false): string {
+  if (unknown) return "unknown";
   switch (p) {
     case Presence.ONLINE:
       return "online";
@@ -93,8 +95,8 @@ export function presenceLabel(p: Presence | undefined): string {
   }
 }
 
-export function PresenceDot(props: { presence?: Presence }) {
-  const label = presenceLabel(props.presence);
+export function PresenceDot(props: { presence?: Presence; unknown?: boolean }) {
+  const label = presenceLabel(props.presence, props.unknown);
   return <span class={"presence presence-" + label} role="img" aria-label={label} title={label} />;
 }
 
@@ -278,12 +280,41 @@ export function usePanelEscape(store: Pick<Store, "notices">, onClose: () => voi
   }, [onClose]);
 }
 
-/** Grows a text box with its text (up to its CSS max-height), on every change of value. */
+/**
+ * Grows a text box with its text (up to its CSS max-height), on every change of value. The box
+ * is measured at its natural height with its container held at its size meanwhile: else the
+ * page around would take the room for a moment, and the message list above, grown, would lose
+ * its place at the bottom (a browser keeps a scroll position in range by moving it).
+ */
 export function useAutoGrow(ref: { current: HTMLTextAreaElement | null }, value: string): void {
   useLayoutEffect(() => {
     const el = ref.current;
-    if (!el) return;
+    const box = el?.parentElement;
+    if (!el || !box) return;
+    const held = box.style.height;
+    box.style.height = box.offsetHeight + "px";
     el.style.height = "auto";
     el.style.height = el.scrollHeight + 2 + "px";
+    box.style.height = held;
   }, [value]);
+}
+
+/** Puts text on the clipboard; false when the browser would not. */
+export async function copyText(text: string): Promise<boolean> {
+  try {
+    await navigator.clipboard.writeText(text);
+    return true;
+  } catch {
+    // No clipboard API (a page that is not a secure context): a selection copied the old way.
+    const box = document.createElement("textarea");
+    box.value = text;
+    box.setAttribute("readonly", "");
+    box.style.position = "fixed";
+    box.style.opacity = "0";
+    document.body.append(box);
+    box.select();
+    const ok = document.execCommand("copy");
+    box.remove();
+    return ok;
+  }
 }

@@ -76,7 +76,7 @@ export function ChannelsScreen(props: { store: Store; act: ChannelsCommands; api
             items={channels.map((c) => ({
               id: c.id,
               group: c.category,
-              name: "#" + c.name,
+              name: c.kind === ChannelKind.VOICE ? c.name + " (voice)" : "#" + c.name,
               content: <ChannelRow state={state} channel={c} onEdit={() => setEditing(c.id)} />,
             }))}
             onMove={onMove}
@@ -95,13 +95,14 @@ function ChannelRow(props: { state: State; channel: Channel; onEdit: () => void 
     <div class="channel-row">
       <div class="channel-row-main">
         <a class="channel-row-name" href={channelHash(c.id)}>
-          <span aria-hidden="true">{c.kind === ChannelKind.PRIVATE ? "🔒 " : "# "}</span>
+          <span aria-hidden="true">{c.kind === ChannelKind.PRIVATE ? "🔒 " : c.kind === ChannelKind.VOICE ? "🔊 " : "# "}</span>
           {c.name}
         </a>
         {c.topic && <span class="muted small channel-row-topic">{c.topic}</span>}
       </div>
       <div class="chips">
         {c.kind === ChannelKind.PRIVATE && <span class="tag">Private · {c.memberIds.length} {c.memberIds.length === 1 ? "member" : "members"}</span>}
+        {c.kind === ChannelKind.VOICE && <span class="tag">Voice</span>}
         {roles.length > 0 && <span class="tag">Only {roles.map((r) => r.name).join(", ")}</span>}
         {c.isDefault && <span class="tag">Default</span>}
       </div>
@@ -159,7 +160,7 @@ function CreateChannel(props: { act: Pick<Commands, "createChannel">; categories
           {topicCheck.note}
         </label>
         <fieldset class="choice-set">
-          <legend>Who is in it</legend>
+          <legend>What kind, and who is in it</legend>
           <label class="check">
             <input type="radio" name="kind" checked={kind === ChannelKind.TEXT} onChange={() => setKind(ChannelKind.TEXT)} />
             <span>
@@ -170,6 +171,12 @@ function CreateChannel(props: { act: Pick<Commands, "createChannel">; categories
             <input type="radio" name="kind" checked={kind === ChannelKind.PRIVATE} onChange={() => setKind(ChannelKind.PRIVATE)} />
             <span>
               <strong>Private</strong> <span class="muted">only the people in it see it, admins included; you start as its only member</span>
+            </span>
+          </label>
+          <label class="check">
+            <input type="radio" name="kind" checked={kind === ChannelKind.VOICE} onChange={() => setKind(ChannelKind.VOICE)} />
+            <span>
+              <strong>Voice</strong> <span class="muted">people join it to talk and share their screens, up to 25 at once; every member sees it (you can limit it to roles afterwards)</span>
             </span>
           </label>
         </fieldset>

@@ -1,5 +1,5 @@
 // The community's pages in the main column, beside the sidebar: #/community/{tab} (settings,
-// channels, roles, members, invites) and, for the owner of a new community, the setup wizard
+// channels, roles, members, invites, the server's status) and, for the owner of a new community, the setup wizard
 // (#/setup, and wherever no channel is open while the setup is not done). Each tab is offered
 // only to the ranks that may use it: members to everyone, invites to moderators and up, the
 // rest to admins and the owner; a tab the person may not use (a rank lost meanwhile) falls back
@@ -13,15 +13,23 @@ import type { Api } from "../../lib/api";
 import { useStore, type State, type Store } from "../../state/store";
 import { othersUnread } from "../../state/selectors";
 import { MenuButton } from "../common";
-import { ChannelsScreen, type ChannelsCommands } from "./Channels";
-import { InvitesScreen } from "./Invites";
-import { MembersScreen } from "./Members";
-import { communityHash, type Tab } from "./parts";
+import { lazyView } from "../lazy";
+import type { ChannelsCommands } from "./Channels";
+import { communityHash, type Tab } from "./routes";
 import { isAdmin, isModerator } from "../../lib/ranks";
-import { RolesScreen, type RolesCommands } from "./Roles";
-import { SettingsScreen, type SettingsCommands } from "./Settings";
-import { SetupWizard, type SetupCommands } from "./Setup";
+import type { RolesCommands } from "./Roles";
+import type { SettingsCommands } from "./Settings";
+import type { SetupCommands } from "./Setup";
 import "./admin.css";
+
+// Each page is a chunk of its own, loaded when it is first opened.
+const SettingsScreen = lazyView("the settings", () => import("./Settings"), (m) => m.SettingsScreen);
+const ChannelsScreen = lazyView("the channels", () => import("./Channels"), (m) => m.ChannelsScreen);
+const RolesScreen = lazyView("the roles", () => import("./Roles"), (m) => m.RolesScreen);
+const MembersScreen = lazyView("the members", () => import("./Members"), (m) => m.MembersScreen);
+const InvitesScreen = lazyView("the invites", () => import("./Invites"), (m) => m.InvitesScreen);
+const SetupWizard = lazyView("the setup", () => import("./Setup"), (m) => m.SetupWizard);
+const StatusScreen = lazyView("the server's status", () => import("../status/Status"), (m) => m.StatusScreen);
 
 const TABS: { tab: Tab; label: string; may: (s: State) => boolean }[] = [
   { tab: "settings", label: "Settings", may: isAdmin },
@@ -29,6 +37,7 @@ const TABS: { tab: Tab; label: string; may: (s: State) => boolean }[] = [
   { tab: "roles", label: "Roles", may: isAdmin },
   { tab: "members", label: "Members", may: () => true },
   { tab: "invites", label: "Invites", may: isModerator },
+  { tab: "status", label: "Status", may: isAdmin },
 ];
 
 /** The tabs the person may open. */
@@ -82,6 +91,7 @@ export function CommunityMain(props: { store: Store; act: CommunityCommands; api
         {tab === "roles" && <RolesScreen {...page} />}
         {tab === "members" && <MembersScreen store={store} onMember={props.onMember} />}
         {tab === "invites" && <InvitesScreen store={store} api={api} />}
+        {tab === "status" && <StatusScreen api={api} />}
       </div>
     </section>
   );

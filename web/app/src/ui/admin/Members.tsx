@@ -14,7 +14,7 @@ import { knownRoles, maySetRoles, rankName, rankRefusal, ranksToGive } from "./r
 
 export function MembersScreen(props: { store: Store; onMember: (id: string) => void }) {
   const { store } = props;
-  const state = useStore(store, "members");
+  const state = useStore(store, "status", "members");
   const [query, setQuery] = useState("");
   const q = query.trim().toLowerCase().replace(/^@/, "");
   const all = [...state.members.values()];
@@ -50,7 +50,7 @@ export function MembersScreen(props: { store: Store; onMember: (id: string) => v
                     <RoleChip key={r.id} name={r.name} color={r.color} />
                   ))}
                 </span>
-                <PresenceDot presence={m.presence} />
+                <PresenceDot presence={m.presence} unknown={state.lost} />
               </button>
             </li>
           ))}

@@ -1,6 +1,6 @@
 // Pieces the administration screens share: a call's outcome shown beside its form (the
 // server's own words when it refuses), an image field that uploads with a progress bar, the
-// community settings call, and the hash routes of the screens.
+// community settings call, and the hash routes of the screens (routes.ts).
 
 import type { ComponentChildren } from "preact";
 import { useState } from "preact/hooks";
@@ -8,12 +8,7 @@ import type { Attachment } from "../../gen/svc/v1/types_pb";
 import { absUrl, errorText, type Api } from "../../lib/api";
 import { upload } from "../../lib/upload";
 
-/** The screens of the community: #/community/{tab}. */
-export type Tab = "settings" | "channels" | "roles" | "members" | "invites";
-
-export function communityHash(tab: Tab): string {
-  return "#/community/" + tab;
-}
+export { communityHash, type Tab } from "./routes";
 
 export type Action = {
   busy: boolean;

@@ -4,14 +4,13 @@
 // each with a reason for the audit log. Bots are timed out but not kicked or banned (an admin
 // deletes them), and nobody acts on an equal or higher rank: those buttons are not offered.
 
-import type { ComponentChildren } from "preact";
 import { useState } from "preact/hooks";
 import type { Member } from "../../gen/svc/v1/types_pb";
 import { errorText, type Api } from "../../lib/api";
 import { canRemove, canTimeOut } from "../../lib/ranks";
 import type { Commands } from "../../state/commands";
-import { nameOf, timedOutUntil } from "../../state/selectors";
-import { useStore, type State, type Store } from "../../state/store";
+import { timedOutUntil } from "../../state/selectors";
+import { useStore, type Store } from "../../state/store";
 import { ErrorRow } from "../common";
 import { ReasonConfirm } from "./parts";
 import { TimeoutLengths, TimeoutStatus } from "./Timeout";
@@ -108,35 +107,6 @@ export function MemberModeration(props: { store: Store; act: Pick<Commands, "tim
           )}
           <ErrorRow error={error} />
         </div>
-      )}
-    </div>
-  );
-}
-
-/**
- * Where the person writes in a DM: the composer (children), or, in a DM with someone they
- * blocked, in its place a notice that nothing can be sent there (the server refuses it) with
- * Unblock. The draft stays and comes back with the composer.
- */
-export function DMBlockGate(props: {
-  state: Pick<State, "me" | "members" | "blocked">;
-  act: Pick<Commands, "toggleBlock">;
-  memberIds: string[];
-  children: ComponentChildren;
-}) {
-  const { state } = props;
-  const others = props.memberIds.filter((id) => id !== state.me?.id && state.blocked.has(id));
-  if (others.length === 0) return <>{props.children}</>;
-  const names = others.map((id) => nameOf(state, id)).join(", ");
-  return (
-    <div class="dm-block-notice" role="note">
-      <span>
-        You blocked {names}: messages cannot be sent in this conversation until you unblock {others.length === 1 ? "them" : "all of them"}.
-      </span>
-      {others.length === 1 && (
-        <button type="button" class="button" onClick={() => props.act.toggleBlock(others[0])}>
-          Unblock
-        </button>
       )}
     </div>
   );

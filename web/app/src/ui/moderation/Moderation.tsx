@@ -7,10 +7,14 @@ import type { Message } from "../../gen/svc/v1/types_pb";
 import type { Api } from "../../lib/api";
 import type { Commands } from "../../state/commands";
 import type { Store } from "../../state/store";
-import { AuditLog } from "./AuditLog";
-import { Bans } from "./Bans";
-import { Filters } from "./Filters";
-import { Reports, type ReportsCommands } from "./Reports";
+import { lazyView } from "../lazy";
+import type { ReportsCommands } from "./Reports";
+
+// Each tab is a chunk of its own, loaded when it is first opened.
+const Reports = lazyView("the reports", () => import("./Reports"), (m) => m.Reports);
+const Bans = lazyView("the bans", () => import("./Bans"), (m) => m.Bans);
+const AuditLog = lazyView("the audit log", () => import("./AuditLog"), (m) => m.AuditLog);
+const Filters = lazyView("the filters", () => import("./Filters"), (m) => m.Filters);
 
 export type ModerationCommands = ReportsCommands & Pick<Commands, "saveSettings">;
 

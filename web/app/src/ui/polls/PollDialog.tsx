@@ -1,8 +1,8 @@
-// The composer's "Poll" entry (EXTENSIONS.md 4): a question, 2 to 10 distinct options, whether
-// voters may pick several, and when it closes (never, in an hour, a day, a week, or at a date
-// and time from a minute to 30 days ahead). The limits are checked here as the server checks
-// them, and the server's refusal shows in the form. Not in threads (the thread's composer has
-// no Poll entry).
+// The composer's poll form (EXTENSIONS.md 4), loaded when first opened (PollButton.tsx): a
+// question, 2 to 10 distinct options, whether voters may pick several, and when it closes
+// (never, in an hour, a day, a week, or at a date and time from a minute to 30 days ahead). The
+// limits are checked here as the server checks them, and the server's refusal shows in the
+// form. Not in threads (the thread's composer has no Poll entry).
 
 import { useRef, useState } from "preact/hooks";
 import { errorText } from "../../lib/api";
@@ -20,19 +20,6 @@ const MINUTE = 60_000;
 const DAY = 24 * 60 * MINUTE;
 const CLOSING = { never: 0, hour: 60 * MINUTE, day: DAY, week: 7 * DAY } as const;
 type Closing = keyof typeof CLOSING | "custom";
-
-/** The Poll entry of a channel's composer. */
-export function PollButton(props: { act: Pick<Commands, "sendPoll">; channelId: string }) {
-  const [open, setOpen] = useState(false);
-  return (
-    <>
-      <button type="button" class="icon-button" aria-label="Create a poll" title="Poll" onClick={() => setOpen(true)}>
-        📊
-      </button>
-      {open && <PollDialog act={props.act} channelId={props.channelId} onClose={() => setOpen(false)} />}
-    </>
-  );
-}
 
 /** What is wrong with a poll as typed, or "" (options: the filled ones, trimmed). */
 export function pollProblem(question: string, options: string[], closesAt: number, now: number): string {
@@ -56,7 +43,7 @@ export function pollProblem(question: string, options: string[], closesAt: numbe
   return "";
 }
 
-function PollDialog(props: { act: Pick<Commands, "sendPoll">; channelId: string; onClose: () => void }) {
+export function PollDialog(props: { act: Pick<Commands, "sendPoll">; channelId: string; onClose: () => void }) {
   const [question, setQuestion] = useState("");
   const [options, setOptions] = useState(["", ""]);
   const [multiple, setMultiple] = useState(false);

@@ -10,15 +10,19 @@ import { isAdmin, isModerator } from "../../lib/ranks";
 import type { Api } from "../../lib/api";
 import type { Commands } from "../../state/commands";
 import { useStore, type Store } from "../../state/store";
-import { Bots } from "../bots/Bots";
-import { Plugins } from "../bots/Plugins";
 import { Dialog } from "../common";
-import { EmojiManager } from "../emoji/EmojiManager";
-import { LockdownSwitch } from "../moderation/Lockdown";
+import { lazyView } from "../lazy";
 import { moderationTabs, type ModerationCommands } from "../moderation/Moderation";
 import { openMessage } from "../search/open";
-import { SearchDialogBody } from "../search/SearchDialog";
 import "./tools.css";
+
+// Each tool is a chunk of its own, loaded when it is first opened; the search, one keystroke
+// away, as soon as the browser is idle after the start (SearchButton).
+const SearchDialogBody = lazyView("the search", () => import("../search/SearchDialog"), (m) => m.SearchDialogBody);
+const EmojiManager = lazyView("the custom emoji", () => import("../emoji/EmojiManager"), (m) => m.EmojiManager);
+const LockdownSwitch = lazyView("the lockdown switch", () => import("../moderation/Lockdown"), (m) => m.LockdownSwitch);
+const Bots = lazyView("the bots", () => import("../bots/Bots"), (m) => m.Bots);
+const Plugins = lazyView("the plugins", () => import("../bots/Plugins"), (m) => m.Plugins);
 
 export type ToolName = "search" | "emoji" | "moderation" | "bots";
 export type SetTool = (fn: (t: ToolName | null) => ToolName | null) => void;
@@ -27,6 +31,7 @@ export type SetTool = (fn: (t: ToolName | null) => ToolName | null) => void;
 export function SearchButton(props: { onTool: (t: ToolName) => void }) {
   const open = useRef(props.onTool);
   open.current = props.onTool;
+  useEffect(() => SearchDialogBody.chunk.prefetch(), []);
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
       if ((e.ctrlKey || e.metaKey) && !e.altKey && !e.shiftKey && e.key.toLowerCase() === "k") {
