@@ -203,6 +203,23 @@ func (e *Engine) PushSubscriptionsOf(memberID string) ([]*storepb.PushSubscripti
 	return out, err
 }
 
+// CurrentPushSubscription reads a subscription again before a push made for it is tried: nil
+// when it is no longer there or no longer the same device (the member removed it, or the
+// endpoint moved to another member, whose subscription has another id), so that no push
+// reaches a device after it left the member's list. The record returned has the keys of now.
+func (e *Engine) CurrentPushSubscription(sent *storepb.PushSubscriptionRecord) (*storepb.PushSubscriptionRecord, error) {
+	var cur *storepb.PushSubscriptionRecord
+	err := e.db.View(func(r *store.Reader) error {
+		var err error
+		cur, err = r.PushSubscription(sent.GetMemberId(), sent.GetId())
+		return err
+	})
+	if isNotFound(err) || (err == nil && cur.GetEndpoint() != sent.GetEndpoint()) {
+		return nil, nil
+	}
+	return cur, err
+}
+
 // DropPushSubscription removes a subscription the push service said is gone (404 or 410),
 // unless it changed since the push was made (the device subscribed again meanwhile).
 func (e *Engine) DropPushSubscription(sent *storepb.PushSubscriptionRecord) error {

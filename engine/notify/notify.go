@@ -13,7 +13,10 @@
 // Pushes wait in a bounded queue for a few workers, so that a slow push service never holds
 // up the log, let alone the send path; what does not fit is dropped and counted. A push the
 // service answers 429 or 5xx (or that cannot reach it) is tried again after a backoff, at most
-// 3 times within 10 minutes; a 404 or 410 removes the subscription. Every request goes
+// 3 times within 10 minutes, with no more pushes waiting for a retry than the queue holds; a
+// 404 or 410 removes the subscription, and each try reads the subscription again, so that a
+// push never reaches a device removed, or subscribed by another member, since it was made.
+// Every request goes
 // through the outbound client with the push policy, so an endpoint that resolves to a private
 // address is refused unless -push-allow-private.
 //
@@ -57,8 +60,8 @@ type Options struct {
 	Log   *slog.Logger
 	// Observer, when set, counts pushes sent, failed and dropped (for metrics).
 	Observer Observer
-	// QueueSize bounds the pushes waiting for a worker (default 1,024); Workers is how many
-	// send at once (default 4).
+	// QueueSize bounds the pushes waiting for a worker (default 1,024), and apart from them
+	// those waiting for a retry; Workers is how many send at once (default 4).
 	QueueSize int
 	Workers   int
 	// Retries are the waits before each new try of a push the service answered 429 or 5xx
@@ -84,10 +87,11 @@ type Observer interface {
 	// PushSent: the push service accepted a push.
 	PushSent()
 	// PushFailed: a push that will not be tried again, and why: "gone" (404 or 410: the
-	// subscription was removed), "rejected" (another 4xx), "refused" (the address policy),
+	// subscription was removed; or it was removed, or its endpoint moved to another member,
+	// while the push waited), "rejected" (another 4xx), "refused" (the address policy),
 	// "retries" (429, 5xx or no answer, every try used), "error" (it could not be made).
 	PushFailed(reason string)
-	// PushDropped: a push that did not fit in the queue.
+	// PushDropped: a push that did not fit in the queue, or among those waiting for a retry.
 	PushDropped()
 	// DigestEmail: a digest's email the mail server took ("sent") or did not ("failed").
 	DigestEmail(result string)

@@ -48,8 +48,23 @@ func (s *Service) work() {
 	}
 }
 
-// send makes one try of a push and acts on the answer.
+// send makes one try of a push and acts on the answer. The subscription is read again first:
+// a push waits in the queue or for its retry while the member may remove the device, or the
+// device may pass to another member (the same browser subscribed by them), and it must then
+// reach nobody.
 func (s *Service) send(j *job) {
+	cur, err := s.eng.CurrentPushSubscription(j.sub)
+	if err != nil {
+		s.log.Warn("reading a push subscription", "err", err)
+		s.failed("error")
+		return
+	}
+	if cur == nil {
+		s.log.Debug("push given up: the subscription left the member's list", "tries", j.tries)
+		s.failed("gone")
+		return
+	}
+	j.sub = cur
 	j.tries++
 	res, err := webpush.SendNotificationWithContext(s.ctx, j.body, &webpush.Subscription{
 		Endpoint: j.sub.GetEndpoint(),
@@ -121,6 +136,12 @@ func (s *Service) retry(j *job, after time.Duration, why string, err error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
+		return
+	}
+	if len(s.timers) >= s.opts.QueueSize {
+		// A push service that fails everything must not make the retries grow without end.
+		s.dropped()
+		s.log.Warn("push dropped: too many pushes wait for a retry", "waiting", len(s.timers))
 		return
 	}
 	s.timers[j] = s.clock.AfterFunc(wait, func() {

@@ -20,11 +20,11 @@ func newPushMetrics(reg *prometheus.Registry) pushMetrics {
 		}),
 		failed: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "hearth_push_failed_total",
-			Help: "Web Push notifications that failed for good, by reason: gone (404/410, the subscription was removed), rejected (another 4xx), refused (the address policy), retries (429, 5xx or no answer, every try used), error.",
+			Help: "Web Push notifications that failed for good, by reason: gone (404/410, the subscription was removed; or removed or taken over while the push waited), rejected (another 4xx), refused (the address policy), retries (429, 5xx or no answer, every try used), error.",
 		}, []string{"reason"}),
 		dropped: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "hearth_push_dropped_total",
-			Help: "Web Push notifications dropped because the queue was full.",
+			Help: "Web Push notifications dropped because the queue, or the room for retries, was full.",
 		}),
 	}
 	for _, r := range pushFailures {
