@@ -130,7 +130,7 @@ func article(rank string) string {
 // removeMember records that a member left, was kicked or was banned. An active member also
 // leaves every private channel (the remaining members get channel_updated) and every OPT_IN
 // channel they joined (someone who comes back starts over), and the others get member_left; the
-// member's own streams end with it. DMs keep them in member_ids: the conversation stays readable
+// member's own streams end with it, and their push subscriptions are deleted. DMs keep them in member_ids: the conversation stays readable
 // history for the others. A member who had already left only changes state.
 func (e *Engine) removeMember(tx *Tx, rec *storepb.MemberRecord, state storepb.MemberState, by string) error {
 	d := tx.Snap()
@@ -173,6 +173,20 @@ func (e *Engine) removeMember(tx *Tx, rec *storepb.MemberRecord, state storepb.M
 					return err
 				}
 			}
+		}
+	}
+	// Their devices stop being theirs here: a member who comes back subscribes again, so that no
+	// device left behind (a shared or a sold phone) hears the community after a rejoin.
+	var subs []*storepb.PushSubscriptionRecord
+	if err := tx.read().PushSubscriptions(id, func(s *storepb.PushSubscriptionRecord) error {
+		subs = append(subs, s)
+		return nil
+	}); err != nil {
+		return err
+	}
+	for _, s := range subs {
+		if err := tx.mutate().DeletePushSubscription(s); err != nil {
+			return err
 		}
 	}
 	left := toEveryone()

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"net/http"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -98,5 +99,31 @@ func TestPushKeyAndDevicesComeBackWithARestore(t *testing.T) {
 	mustSend(t, alice, &svcv1.SendMessageRequest{ChannelId: general.GetId(), Text: "<@" + bob.Member.GetId() + "> still there?"})
 	if p := ps.next(t); p.device != "phone" || p.payload["body"] != "alice: @bob still there?" {
 		t.Fatalf("the push after the restore: %s %v", p.device, p.payload)
+	}
+}
+
+// TestPushDevicesGoWithTheMember: a member who leaves, is kicked or is banned loses their push
+// subscriptions; a device left behind hears nothing of the community after a rejoin.
+func TestPushDevicesGoWithTheMember(t *testing.T) {
+	t.Parallel()
+	s, ps, alice := startPush(t, nil)
+	for _, how := range []string{"leaves", "is kicked", "is banned"} {
+		bob := s.Join("bob-" + strings.ReplaceAll(how, " ", "-"))
+		subscribe(t, notifyClient(s, bob), ps.device("phone of "+bob.Member.GetUsername()))
+		var err error
+		switch how {
+		case "leaves":
+			_, err = bob.Server.LeaveCommunity(ctx, req(&svcv1.LeaveCommunityRequest{}))
+		case "is kicked":
+			_, err = alice.Server.KickMember(ctx, req(&svcv1.KickMemberRequest{MemberId: bob.Member.GetId()}))
+		default:
+			_, err = alice.Server.BanMember(ctx, req(&svcv1.BanMemberRequest{MemberId: bob.Member.GetId()}))
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if subs, err := s.Engine.PushSubscriptionsOf(bob.Member.GetId()); err != nil || len(subs) != 0 {
+			t.Fatalf("bob %s: his push subscriptions are %v, %v; want none", how, subs, err)
+		}
 	}
 }
