@@ -17,8 +17,8 @@ type conversation struct {
 
 // checkConversation checks a send's reply_to_id and poll against the community as the writer
 // sees it.
-func checkConversation(tx *Tx, req *svcv1.SendMessageRequest, channelID string) (conversation, error) {
-	answered, err := replyTarget(tx, req, channelID)
+func checkConversation(tx *Tx, sender string, req *svcv1.SendMessageRequest, channelID string) (conversation, error) {
+	answered, err := replyTarget(tx, sender, req, channelID)
 	if err != nil {
 		return conversation{}, err
 	}

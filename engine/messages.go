@@ -127,7 +127,7 @@ func (e *Engine) send(tx *Tx, c Caller, req *svcv1.SendMessageRequest, text sear
 		}
 	}
 	// reply_to_id and poll (conversation.go), checked before the first write too.
-	conv, err := checkConversation(tx, req, ch.GetId())
+	conv, err := checkConversation(tx, c.ID, req, ch.GetId())
 	if err != nil {
 		return nil, err
 	}

@@ -24,13 +24,18 @@ import (
 const replyTextMax = 200
 
 // replyTarget checks a send's reply_to_id: a message of the same channel, and for a thread
-// reply one of the same thread (its root or a reply); nil when the send answers nothing.
-func replyTarget(tx *Tx, req *svcv1.SendMessageRequest, channelID string) (*svcv1.Message, error) {
+// reply one of the same thread (its root or a reply); nil when the send answers nothing. A
+// message of a channel the sender cannot see is answered as one that does not exist: the
+// refusal must not tell that it does.
+func replyTarget(tx *Tx, sender string, req *svcv1.SendMessageRequest, channelID string) (*svcv1.Message, error) {
 	id := req.GetReplyToId()
 	if id == "" {
 		return nil, nil
 	}
 	m, err := liveMessage(tx.read(), id, tx.cutoff())
+	if err == nil && m.GetChannelId() != channelID && !tx.Snap().sees(sender, tx.Snap().Channel(m.GetChannelId())) {
+		err = store.ErrNotFound
+	}
 	if isNotFound(err) || err == nil && m.GetDeleted() {
 		return nil, notFound("reply_to_id %.64s is not a message (it does not exist or was deleted)", id)
 	}
