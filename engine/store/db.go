@@ -149,7 +149,15 @@ func (db *DB) View(fn func(r *Reader) error) error {
 
 // NewBatch starts a read-write transaction. Reads through it see its own writes.
 func (db *DB) NewBatch() *Batch {
-	return &Batch{Reader: Reader{txn: db.bdb.NewTransaction(true)}}
+	return &Batch{
+		Reader:    Reader{txn: db.bdb.NewTransaction(true)},
+		threshold: db.bdb.Opts().ValueThreshold,
+		maxSize:   db.bdb.MaxBatchSize(),
+		maxCount:  db.bdb.MaxBatchCount(),
+		// Badger counts the entry that ends a transaction from the start.
+		size:  int64(len("!badger!txn")) + 10,
+		count: 1,
+	}
 }
 
 // Size reports the on-disk sizes of the LSM tree and the value log.
@@ -170,6 +178,54 @@ type Reader struct {
 // Batch writes inside a transaction; nothing is visible to others before Commit.
 type Batch struct {
 	Reader
+	threshold int64 // values from this size on go to the value log
+	// Badger's limits on a transaction, and what the batch's writes count against them.
+	maxSize, maxCount int64
+	size, count       int64
+}
+
+// Load is how full the batch is, from 0 to 1: the greater of its size and its number of
+// writes, each over Badger's limit on a transaction (15% of a memtable, 1.2 MB in the small
+// profile, and that over the size of a skiplist node: some 13,000 writes). A write that would
+// take it to 1 fails with ErrTooBig. Sizes are counted as Badger counts them: each key with its
+// value, or with a pointer to the value log for a value of ValueThreshold or more, and a few
+// bytes of its own. A writer that puts many things in one transaction stops in time and carries
+// on in the next one.
+func (b *Batch) Load() float64 {
+	return max(float64(b.size)/float64(b.maxSize), float64(b.count)/float64(b.maxCount))
+}
+
+func (b *Batch) counted(k, v []byte) {
+	n := int64(len(v))
+	if n >= b.threshold {
+		n = 12 // a value pointer
+	}
+	b.size += int64(len(k)) + n + 2 + 10
+	b.count++
+}
+
+func (b *Batch) set(k, v []byte) error {
+	if err := b.txn.Set(k, v); err != nil {
+		return err
+	}
+	b.counted(k, v)
+	return nil
+}
+
+func (b *Batch) setEntry(e *badger.Entry) error {
+	if err := b.txn.SetEntry(e); err != nil {
+		return err
+	}
+	b.counted(e.Key, e.Value)
+	return nil
+}
+
+func (b *Batch) delete(k []byte) error {
+	if err := b.txn.Delete(k); err != nil {
+		return err
+	}
+	b.counted(k, nil)
+	return nil
 }
 
 // Commit makes the batch durable (synced) and visible.
