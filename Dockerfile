@@ -20,8 +20,9 @@ COPY --from=build /out/hearth /usr/local/bin/hearth
 USER hearth
 VOLUME /data
 ENV HEARTH_DATA=/data HEARTH_ADDR=:8080
-# 80 and 443 with HEARTH_DOMAIN, which serves HTTPS there in place of HEARTH_ADDR.
-EXPOSE 8080 80 443
+# 80 and 443 with HEARTH_DOMAIN, which serves HTTPS there in place of HEARTH_ADDR; 7881 (UDP
+# and TCP) carries voice (HEARTH_VOICE_PORT).
+EXPOSE 8080 80 443 7881/udp 7881/tcp
 # `hearth healthcheck` asks the server over /data/admin.sock where it listens and whether it
 # serves TLS, then checks /healthz there: it follows -addr, HEARTH_ADDR and -tls-cert however
 # they were given.

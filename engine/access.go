@@ -33,8 +33,8 @@ func (e *Engine) SetChannelAccess(ctx context.Context, c Caller, req *svcv1.SetC
 		if err != nil {
 			return nil, err
 		}
-		if rec.GetChannel().GetKind() != svcv1.ChannelKind_CHANNEL_KIND_TEXT {
-			return nil, invalid("SetChannelAccess is for TEXT channels; this is %s, seen by its members only", kindName(rec))
+		if k := rec.GetChannel().GetKind(); k != svcv1.ChannelKind_CHANNEL_KIND_TEXT && k != svcv1.ChannelKind_CHANNEL_KIND_VOICE {
+			return nil, invalid("SetChannelAccess is for TEXT and VOICE channels; this is %s, seen by its members only", kindName(rec))
 		}
 		if err := rolesExist(d, "role_ids", roleIDs); err != nil {
 			return nil, err
@@ -101,12 +101,12 @@ func memberVisibility(d *Snapshot, memberID string) *visibility {
 	return recordVisibility(d, []string{memberID}, limitedChannels(d))
 }
 
-// limitedChannels are the TEXT channels some custom role limits: the only ones whose visibility
-// changes with a member's roles or rank.
+// limitedChannels are the TEXT and VOICE channels some custom role limits: the only ones whose
+// visibility changes with a member's roles or rank.
 func limitedChannels(d *Snapshot) []string {
 	var out []string
 	for _, rec := range d.Channels() {
-		if ch := rec.GetChannel(); ch.GetKind() == svcv1.ChannelKind_CHANNEL_KIND_TEXT && len(ch.GetRoleIds()) > 0 {
+		if ch := rec.GetChannel(); (ch.GetKind() == svcv1.ChannelKind_CHANNEL_KIND_TEXT || ch.GetKind() == svcv1.ChannelKind_CHANNEL_KIND_VOICE) && len(ch.GetRoleIds()) > 0 {
 			out = append(out, ch.GetId())
 		}
 	}

@@ -55,12 +55,12 @@ func newBatchScene(t *testing.T) *batchScene {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		e.Subscribe(sctx, s.out, e.Seq(), func(f *Frame, _ bool) error {
+		e.Subscribe(sctx, s.out, e.Seq(), SendFunc(func(f *Frame, _ bool) error {
 			if f.Event.GetSeq() > 0 {
 				s.events <- f.Event
 			}
 			return nil
-		})
+		}))
 	}()
 	t.Cleanup(func() { cancel(); <-done })
 	return s

@@ -11,11 +11,11 @@ import (
 	svcv1 "hearth/proto/svc/v1"
 )
 
-// CreateChannel creates a TEXT or PRIVATE channel (admins and the owner).
+// CreateChannel creates a TEXT, PRIVATE or VOICE channel (admins and the owner).
 func (e *Engine) CreateChannel(ctx context.Context, c Caller, req *svcv1.CreateChannelRequest) (*svcv1.CreateChannelResponse, error) {
 	kind := req.GetKind()
-	if kind != svcv1.ChannelKind_CHANNEL_KIND_TEXT && kind != svcv1.ChannelKind_CHANNEL_KIND_PRIVATE {
-		return nil, invalid("kind must be CHANNEL_KIND_TEXT or CHANNEL_KIND_PRIVATE (DMs are opened with OpenDM)")
+	if kind != svcv1.ChannelKind_CHANNEL_KIND_TEXT && kind != svcv1.ChannelKind_CHANNEL_KIND_PRIVATE && kind != svcv1.ChannelKind_CHANNEL_KIND_VOICE {
+		return nil, invalid("kind must be CHANNEL_KIND_TEXT, CHANNEL_KIND_PRIVATE or CHANNEL_KIND_VOICE (DMs are opened with OpenDM)")
 	}
 	name, err := channelName(req.GetName())
 	if err != nil {
@@ -60,7 +60,7 @@ func (e *Engine) CreateChannel(ctx context.Context, c Caller, req *svcv1.CreateC
 	})
 }
 
-// UpdateChannel changes the fields of a TEXT or PRIVATE channel that are set.
+// UpdateChannel changes the fields of a TEXT, PRIVATE or VOICE channel that are set.
 func (e *Engine) UpdateChannel(ctx context.Context, c Caller, req *svcv1.UpdateChannelRequest) (*svcv1.UpdateChannelResponse, error) {
 	var name string
 	if req.Name != nil {

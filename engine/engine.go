@@ -22,6 +22,7 @@ import (
 	"hearth/blob"
 	"hearth/engine/clock"
 	"hearth/engine/diskspace"
+	"hearth/engine/fanout"
 	"hearth/engine/outbound"
 	"hearth/engine/sandbox"
 	"hearth/engine/search"
@@ -52,11 +53,15 @@ type Options struct {
 	// this many events (default 7 and 100,000).
 	ReplayDays   int
 	ReplayEvents int
-	// RingSize is how many of the newest events the hub keeps for the streams; a stream that
-	// falls further behind gets resync (default 8192).
+	// RingSize is how many of the newest events the hub keeps for the followers; a follower
+	// that falls further behind (a stream while it replays, a plugin) gets resync (default
+	// 8192). A live stream's own bound is its queue (StreamQueue).
 	RingSize int
 	// Heartbeat is how often a stream gets a heartbeat (default 25 s).
 	Heartbeat time.Duration
+	// StreamQueue is how many frames may wait in a stream's queue for its client before it is
+	// ended as a slow consumer (default fanout.MaxQueued).
+	StreamQueue int
 	// PresenceGrace is how long a member stays ONLINE after their last stream closes
 	// (default 30 s).
 	PresenceGrace time.Duration
@@ -130,8 +135,8 @@ type Engine struct {
 	now   func() time.Time
 
 	snap       atomic.Pointer[Snapshot]
-	hub        *hub
-	deliverers deliverers
+	pub        *publisher
+	deliverers *fanout.Deliverers[Delivery]
 	index      *search.Index
 	lists      *search.Badger
 	seq        int64     // the writer's: seq of the newest committed event
@@ -156,6 +161,8 @@ type Engine struct {
 	filters     filters
 	// ops is what the admins' status tells (status.go).
 	ops operations
+	// voice are the seats of the voice channels (voice.go).
+	voice voiceRooms
 
 	// ctx ends at Close, cutting short the background jobs' calls to the bucket.
 	ctx    context.Context
@@ -261,12 +268,13 @@ func Open(db *store.DB, opts Options) (*Engine, error) {
 	if err := e.openSearch(); err != nil {
 		return nil, fmt.Errorf("open the message index: %w", err)
 	}
-	e.hub = newHub(opts.RingSize, e.seq, snap)
+	e.pub = newPublisher(opts.RingSize, e.seq, snap)
+	e.deliverers = fanout.NewDeliverers(e.pub.hub)
 	e.limits = newLimiter(e.now)
 	e.previews = newPreviewer(opts)
 	e.purge = &purger{limit: purgeBatch}
 	e.presence = newPresence(opts.PresenceGrace, e.clock, func(ev *svcv1.Event) {
-		e.hub.publishEphemeral(ev, toEveryone())
+		e.pub.publishEphemeral(ev, toEveryone())
 	})
 	e.presence.onOpen = e.streamOpened
 	e.ops.started = e.now()
@@ -357,7 +365,7 @@ func (e *Engine) initSettings() error {
 
 // CloseStreams ends every Subscribe stream; the server calls it first when shutting down so
 // that the HTTP server can drain.
-func (e *Engine) CloseStreams() { e.hub.close() }
+func (e *Engine) CloseStreams() { e.pub.hub.Close() }
 
 // Close ends the streams, applies the changes already queued and stops the writer. Calls made
 // afterwards get ErrClosed.
@@ -365,7 +373,7 @@ func (e *Engine) Close() {
 	if e.closed.Swap(true) {
 		return
 	}
-	e.hub.close()
+	e.pub.hub.Close()
 	e.stopPolls()
 	close(e.closing)
 	e.cancel()

@@ -6,7 +6,6 @@ import (
 	"io"
 	"log/slog"
 	"path/filepath"
-	"slices"
 	"testing"
 	"time"
 
@@ -141,77 +140,6 @@ func ownerBobAndTwoChannels(t *testing.T) (c *testCommunity, owner, bob Caller, 
 	return c, owner, bob, private, public
 }
 
-// TestFollowersReadADeliverersWindow: followers reading through a deliverer's window (one
-// read of the hub for a pass) get what they would from the hub, each event once and in order:
-// what the window holds, then what was published after it, and, for a follower further behind
-// than the window reaches, everything from the hub. Following as a member, a window's events
-// to a channel's members are judged by the channel they were published with.
-func TestFollowersReadADeliverersWindow(t *testing.T) {
-	c, owner, bob, private, public := ownerBobAndTwoChannels(t)
-	follow := func(member string) *Follower {
-		f, err := c.e.Follow(FollowOptions{AfterSeq: c.e.Seq(), Member: member, LoggedOnly: true})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(f.Close)
-		return f
-	}
-	// read reads f through w until it has nothing more, and returns the texts handed over.
-	read := func(f *Follower, w *ringWindow) []string {
-		var texts []string
-		for {
-			ds, err := f.next(w)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if len(ds) == 0 {
-				return texts
-			}
-			for _, d := range ds {
-				texts = append(texts, d.Event().GetMessageCreated().GetText())
-			}
-		}
-	}
-	var w ringWindow
-	c.e.hub.readWindow(&w)
-	everyone, asBob, behind := follow(""), follow(bob.ID), follow("")
-
-	var sent []string
-	for i := range maxWindow + 5 {
-		sent = append(sent, c.send(owner, public, "early "+itoa(i), "").GetText())
-	}
-	// The reader of behind has read nothing yet; the others read through a window now.
-	c.e.hub.readWindow(&w)
-	if got := read(everyone, &w); !slices.Equal(got, sent) {
-		t.Fatalf("the first pass: %d texts, want the %d sent in order", len(got), len(sent))
-	}
-	read(asBob, &w)
-
-	c.e.hub.readWindow(&w)
-	inWindow := []string{c.send(owner, public, "in the window", "").GetText()}
-	c.send(owner, private, "not for bob", "")
-	inWindow = append(inWindow, c.send(owner, public, "for bob too", "").GetText())
-	c.e.hub.readWindow(&w)
-	if w.head-w.from != 3 {
-		t.Fatalf("the window holds %d entries, want the 3 published since the last", w.head-w.from)
-	}
-	after := c.send(owner, public, "after the window", "").GetText()
-	want := []string{inWindow[0], "not for bob", inWindow[1], after}
-	if got := read(everyone, &w); !slices.Equal(got, want) {
-		t.Errorf("a follower at the window's start: %q, want %q", got, want)
-	}
-	if got := read(asBob, &w); !slices.Equal(got, []string{inWindow[0], inWindow[1], after}) {
-		t.Errorf("following as bob: %q, want the public messages only", got)
-	}
-	if got := read(behind, &w); !slices.Equal(got, append(sent, want...)) {
-		t.Errorf("a follower behind the window: %d texts, want the %d published since it began", len(got), len(sent)+len(want))
-	}
-	w.empty()
-	if len(w.entries) != 0 || cap(w.entries) == 0 {
-		t.Errorf("an emptied window: %d entries (cap %d): want none, its buffer kept", len(w.entries), cap(w.entries))
-	}
-}
-
 // TestFollowerAsAMember: following as a member hands over only what they may receive,
 // ephemeral events included unless LoggedOnly, and ends with ErrGone once they leave.
 func TestFollowerAsAMember(t *testing.T) {
@@ -331,53 +259,5 @@ func TestFollowerLooksAgainWhenTheMembersChange(t *testing.T) {
 		if len(ds) == 0 {
 			t.Fatal("the follower waits: want ErrGone once bob left")
 		}
-	}
-}
-
-// TestFollowerWithNothingNewWaitsAndSeesTheClose: a follower that read everything answers
-// nothing without the hub's lock (hasNew), and still waits on a fresh channel after a wake
-// that brought no entry, and still sees the hub close: an idle follower never spins.
-func TestFollowerWithNothingNewWaitsAndSeesTheClose(t *testing.T) {
-	c := openTestCommunity(t)
-	c.join("owner")
-	f, err := c.e.Follow(FollowOptions{AfterSeq: c.e.Seq()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	nothingNew := func(when string) {
-		t.Helper()
-		if ds, err := f.Next(); len(ds) != 0 || err != nil {
-			t.Fatalf("%s: Next gave %d events, %v; want none", when, len(ds), err)
-		}
-	}
-	waits := func(when string) {
-		t.Helper()
-		if f.wake == nil || isClosed(f.wake) {
-			t.Fatalf("%s: the follower's wake channel is closed: Wait would return at once", when)
-		}
-	}
-	nothingNew("after the first read")
-	nothingNew("read again")
-	waits("after reading everything")
-
-	// A publish with no entries swaps the wake channel without moving the head.
-	c.e.hub.publish(nil, c.e.snap.Load())
-	if f.Wait(nil) {
-		t.Fatal("a publish did not wake the follower")
-	}
-	nothingNew("after a wake that brought nothing")
-	waits("after a wake that brought nothing")
-
-	typing := &svcv1.Event{Kind: &svcv1.Event_Typing{Typing: &svcv1.TypingEvent{}}}
-	c.e.hub.publish([]Delivery{{Frame: newFrame(typing), Audience: toEveryone()}}, c.e.snap.Load())
-	if ds, err := f.Next(); len(ds) != 1 || err != nil {
-		t.Fatalf("after a publish: Next gave %d events, %v; want 1", len(ds), err)
-	}
-	nothingNew("after reading it")
-
-	c.e.hub.close()
-	if ds, err := f.Next(); !errors.Is(err, ErrClosed) {
-		t.Fatalf("after the hub closed: Next gave %d events, %v; want ErrClosed", len(ds), err)
 	}
 }

@@ -15,7 +15,7 @@ func TestEphemeralPublishesNeverRestoreAnOlderSnapshot(t *testing.T) {
 	for round := range 200 {
 		first := emptySnapshot()
 		first.seq = 1
-		h := newHub(8192, 1, first)
+		p := newPublisher(8192, 1, first)
 		var wg sync.WaitGroup
 		stop := make(chan struct{})
 		for range 4 {
@@ -28,7 +28,7 @@ func TestEphemeralPublishesNeverRestoreAnOlderSnapshot(t *testing.T) {
 						return
 					default:
 					}
-					h.publishEphemeral(&svcv1.Event{Kind: &svcv1.Event_Heartbeat{Heartbeat: true}}, toEveryone())
+					p.publishEphemeral(&svcv1.Event{Kind: &svcv1.Event_Heartbeat{Heartbeat: true}}, toEveryone())
 				}
 			}()
 		}
@@ -36,13 +36,13 @@ func TestEphemeralPublishesNeverRestoreAnOlderSnapshot(t *testing.T) {
 		for seq := int64(2); seq < 50; seq++ {
 			d := emptySnapshot()
 			d.seq = seq
-			h.publish([]Delivery{{Frame: newFrame(&svcv1.Event{Seq: seq}), Audience: toEveryone()}}, d)
+			p.publish([]Delivery{{Frame: newFrame(&svcv1.Event{Seq: seq}), Audience: toEveryone()}}, d)
 			last = d
 		}
 		close(stop)
 		wg.Wait()
-		if c := h.cursor(&readPos{}); c.snap != last {
-			t.Fatalf("round %d: the cursor is at seq %d with the Snapshot of seq %d", round, c.seq, c.snap.Seq())
+		if seq, snap := p.newest(); snap != last {
+			t.Fatalf("round %d: new followers start at seq %d with the Snapshot of seq %d", round, seq, snap.Seq())
 		}
 	}
 }

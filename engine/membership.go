@@ -136,6 +136,9 @@ func (e *Engine) JoinChannel(ctx context.Context, c Caller, req *svcv1.JoinChann
 		if err != nil {
 			return nil, err
 		}
+		if voiceChannel(rec) {
+			return nil, invalid("a voice channel is in the sidebar of everyone who sees it; people talk in it with VoiceService.JoinVoice")
+		}
 		if rec.GetChannel().GetKind() != svcv1.ChannelKind_CHANNEL_KIND_TEXT {
 			return nil, invalid("only TEXT channels are joined; this is %s, whose members are added by its members", kindName(rec))
 		}
@@ -182,6 +185,8 @@ func (e *Engine) LeaveChannel(ctx context.Context, c Caller, req *svcv1.LeaveCha
 			_, err = e.leavePrivate(tx, rec, c.ID)
 		case svcv1.ChannelKind_CHANNEL_KIND_DM:
 			_, err = e.hideDM(tx, rec, c.ID)
+		case svcv1.ChannelKind_CHANNEL_KIND_VOICE:
+			return nil, invalid("a voice channel stays in the sidebar of everyone who sees it; VoiceService.LeaveVoice leaves the talk")
 		default:
 			if !d.OptIn() {
 				return nil, precondition("in CHANNEL_MODE_ROLES every member is in every TEXT channel they see; LeaveChannel needs CHANNEL_MODE_OPT_IN")
@@ -242,6 +247,8 @@ func kindName(rec *storepb.ChannelRecord) string {
 		return "a private channel"
 	case svcv1.ChannelKind_CHANNEL_KIND_DM:
 		return "a DM"
+	case svcv1.ChannelKind_CHANNEL_KIND_VOICE:
+		return "a voice channel"
 	}
 	return "a channel of unknown kind"
 }

@@ -91,6 +91,9 @@ func (e *Engine) send(tx *Tx, c Caller, req *svcv1.SendMessageRequest, text sear
 	if err := importLocked(rec); err != nil {
 		return nil, err
 	}
+	if voiceChannel(rec) {
+		return nil, invalid("channel %s is a voice channel, which holds no messages", rec.GetChannel().GetId())
+	}
 	ch := rec.GetChannel()
 	if id := req.GetClientId(); id != "" {
 		prev, err := tx.read().ClientID(c.ID, id)

@@ -22,7 +22,8 @@ const MutedForever = -1
 
 // GetNotificationPrefs returns the caller's preferences (the defaults when they never set any).
 func (e *Engine) GetNotificationPrefs(ctx context.Context, c Caller, _ *svcv1.GetNotificationPrefsRequest) (*svcv1.GetNotificationPrefsResponse, error) {
-	if _, err := e.snap.Load().caller(c); err != nil {
+	d := e.snap.Load()
+	if _, err := d.caller(c); err != nil {
 		return nil, err
 	}
 	var p *svcv1.NotificationPrefs
@@ -34,7 +35,28 @@ func (e *Engine) GetNotificationPrefs(ctx context.Context, c Caller, _ *svcv1.Ge
 	if err != nil {
 		return nil, err
 	}
-	return &svcv1.GetNotificationPrefsResponse{Prefs: p}, nil
+	return &svcv1.GetNotificationPrefsResponse{Prefs: prefsAsOf(d, c.ID, p, e.now().UnixMilli())}, nil
+}
+
+// prefsAsOf is a member's stored preferences as they read now: without the entries of
+// channels the member no longer sees (left, deleted, out of reach) and with mutes that ran out
+// cleared, so that what a client reads it may set again as it is.
+func prefsAsOf(d *Snapshot, memberID string, p *svcv1.NotificationPrefs, nowMs int64) *svcv1.NotificationPrefs {
+	out := &svcv1.NotificationPrefs{Level: p.GetLevel(), HideContent: p.GetHideContent(), Email: p.GetEmail()}
+	for _, ch := range p.GetChannels() {
+		if !d.sees(memberID, d.Channel(ch.GetChannelId())) {
+			continue
+		}
+		until := ch.GetMutedUntilMs()
+		if until > 0 && until <= nowMs {
+			until = 0
+		}
+		if ch.GetLevel() == svcv1.NotifyLevel_NOTIFY_LEVEL_UNSPECIFIED && until == 0 {
+			continue
+		}
+		out.Channels = append(out.Channels, &svcv1.ChannelNotificationPrefs{ChannelId: ch.GetChannelId(), Level: ch.GetLevel(), MutedUntilMs: until})
+	}
+	return out
 }
 
 // storedPrefs reads a member's preferences, the defaults when there are none.

@@ -54,6 +54,7 @@ func replyRef(id, author string, answered *svcv1.Message) *svcv1.MessageRef {
 		return ref
 	}
 	ref.Text = cutRunes(answered.GetText(), replyTextMax)
+	ref.ThreadRootId = answered.GetThreadRootId()
 	return ref
 }
 

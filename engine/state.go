@@ -70,6 +70,7 @@ func (e *Engine) state(c Caller, last bool) (*svcv1.GetStateResponse, error) {
 		if out.OpenReports, err = openReports(r, d, me); err != nil {
 			return err
 		}
+		out.VoiceStates, out.VoiceVersion = e.voiceStates(d, c.ID)
 		for _, rec := range d.sidebar(c.ID) {
 			ch, err := e.channelView(r, rec, seq)
 			if err != nil {

@@ -44,8 +44,9 @@ type Stats struct {
 	// published since the start. HubRing is its size: a stream further behind gets resync.
 	HubHead uint64
 	HubRing int
-	// StreamLags holds, for every open stream (replaying ones too), how many events the hub
-	// published since the stream's position that it has not read yet.
+	// StreamLags holds, for every follower of the hub (every open stream, replaying ones too,
+	// and the server's own followers: the notifier's, the plugins'), how many events the hub
+	// published since its position that it has not read yet.
 	StreamLags []uint64
 	// LSMBytes and VlogBytes are the database's on-disk sizes (as Badger last measured them).
 	LSMBytes, VlogBytes int64
@@ -56,7 +57,7 @@ type Stats struct {
 
 // Stats takes a snapshot. It costs one pass over the open streams.
 func (e *Engine) Stats() Stats {
-	head, lags := e.hub.lags()
+	head, lags := e.pub.hub.Lags()
 	lsm, vlog := e.db.Size()
 	disk, threshold, _ := e.DiskSpace()
 	return Stats{
@@ -67,7 +68,7 @@ func (e *Engine) Stats() Stats {
 		WriterQueueCap: cap(e.queue),
 		Streams:        int(e.streams.Load()),
 		HubHead:        head,
-		HubRing:        len(e.hub.ring),
+		HubRing:        e.pub.hub.Size(),
 		StreamLags:     lags,
 		LSMBytes:       lsm,
 		VlogBytes:      vlog,

@@ -64,10 +64,10 @@ func TestStatsAndObserver(t *testing.T) {
 	got := make(chan struct{}, 16)
 	done := make(chan error, 1)
 	go func() {
-		_, err := e.Subscribe(ctx, Caller{ID: m.GetId()}, e.Seq(), func(*Frame, bool) error {
+		_, err := e.Subscribe(ctx, Caller{ID: m.GetId()}, e.Seq(), SendFunc(func(*Frame, bool) error {
 			got <- struct{}{}
 			return nil
-		})
+		}))
 		done <- err
 	}()
 	<-got // the opening heartbeat

@@ -19,9 +19,8 @@ var ErrTooManyStreams = &Error{Code: CodeResourceExhausted, Msg: "too many open 
 // a member's streams at once (DeleteBot, and RotateBotToken: a stream opened with the old token
 // must not outlive it), and so that a member's streams are capped (MaxStreamsPerMember).
 //
-// It ends a stream by stopping it (stream.stop), not through a context of its own: a context
-// derived from the request's, and the AfterFunc that would ring the stream when it ends, were
-// about a kilobyte of every open stream's memory (docs/performance.md).
+// It ends a stream by stopping it (fanout.Stream.Stop): nothing more is queued for it once
+// that returns, before whatever the caller publishes next (a bot's new token).
 type streamSet struct {
 	mu      sync.Mutex
 	members map[string][]*stream
@@ -38,7 +37,7 @@ func (set *streamSet) track(member string, s *stream) {
 	}
 	list := append(set.members[member], s)
 	if len(list) > MaxStreamsPerMember {
-		list[0].stop(ErrTooManyStreams)
+		list[0].Stop(ErrTooManyStreams)
 		list = slices.Delete(list, 0, 1)
 	}
 	set.members[member] = list
@@ -64,6 +63,6 @@ func (set *streamSet) end(member string, cause error) {
 	set.mu.Lock()
 	defer set.mu.Unlock()
 	for _, s := range set.members[member] {
-		s.stop(cause)
+		s.Stop(cause)
 	}
 }

@@ -3,11 +3,13 @@ package engine
 import (
 	"context"
 	"errors"
-	"runtime"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"hearth/engine/clock"
+	"hearth/engine/fanout"
 	svcv1 "hearth/proto/svc/v1"
 )
 
@@ -32,104 +34,128 @@ const (
 	// StreamTokenExpired: the access token the stream was opened with expired
 	// (ErrTokenExpired, CodeUnauthenticated).
 	StreamTokenExpired StreamEnd = "token_expired"
+	// StreamSlowConsumer: the client did not read its events in time: its queue filled up
+	// (fanout.MaxQueued), or a write to it did not finish within the transport's deadline
+	// (ErrSlowStream, CodeUnavailable).
+	StreamSlowConsumer StreamEnd = "slow_consumer"
 	// StreamFailed: anything else, such as a send that failed or a database error.
 	StreamFailed StreamEnd = "error"
 )
 
+// StreamEnds are the reasons a stream that opened can end, for metrics to count from zero.
+var StreamEnds = []StreamEnd{StreamClientClosed, StreamShutdown, StreamResync, StreamLeft, StreamCapped, StreamTokenExpired, StreamSlowConsumer, StreamFailed}
+
+// Sink is where a stream's frames go: each transport has one (fanout.Sink). Its Write is
+// called by the stream's one writer, the goroutine that called Subscribe.
+type Sink = fanout.Sink
+
+// ErrSlowConsumer is what a sink's write that missed its deadline wraps (fanout).
+var ErrSlowConsumer = fanout.ErrSlowConsumer
+
+// ErrSlowStream ends a stream whose client did not read its events in time: what the client
+// is told, if it reads at all.
+var ErrSlowStream = &Error{Code: CodeUnavailable, Msg: "the stream was ended because its events were not read in time; subscribe again from the last seq you have"}
+
+// SendFunc is a Sink that takes a batch frame by frame: more says that another frame of the
+// same batch follows, so the frame may wait for it (a transport flushes once per batch).
+type SendFunc func(f *Frame, more bool) error
+
+// Write implements Sink.
+func (send SendFunc) Write(frames []*Frame) error {
+	for i, f := range frames {
+		if err := send(f, i < len(frames)-1); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// stream is one Subscribe stream: fanout's, with the engine's frames and rules.
+type stream = fanout.Stream[Delivery]
+
 // Subscribe streams events to one client: a heartbeat at once (so the client and any proxy see
 // the stream open before the first event), then every event after afterSeq the caller may see,
 // replayed from the log, then live events, as one Follower hands them over; a heartbeat every
-// 25 s. It returns when the client goes away (ctx), the stream must resync (after sending
-// resync), the member leaves, the server closes, the member opens more than
-// MaxStreamsPerMember streams and this is their oldest (ErrTooManyStreams), or the caller's
-// token expires (c.Expires, ErrTokenExpired); a nil error means the stream ended normally.
-// The StreamEnd says which.
+// 25 s. Every frame goes through the stream's queue, and the calling goroutine is its one
+// writer: it writes everything queued to sink as one write (see fanout.Stream).
+//
+// It returns when the client goes away (ctx), the stream must resync (after sending resync),
+// the member leaves, the server closes, the member opens more than MaxStreamsPerMember streams
+// and this is their oldest (ErrTooManyStreams), the caller's token expires (c.Expires,
+// ErrTokenExpired), or the client does not read its events in time (ErrSlowStream); a nil
+// error means the stream ended normally. The StreamEnd says which.
 //
 // A token is checked when the stream opens; the stream then lasts, so it ends when the token
 // it was opened with expires, on the engine's clock: the heartbeat's timer is set for that
 // moment when it comes before the next heartbeat (no timer of its own, nothing per delivery).
 // The client subscribes again with a new token from its last seq, losing nothing.
-//
-// send gets each frame with more set when another follows at once (the rest of what the
-// stream had waiting): a sink may hold such a frame back and write it with the next, so that
-// a stream that reads several events at a time pays one flush (one write to the socket) for
-// them; a frame without more must go out before send returns.
-//
-// The calling goroutine delivers live events itself (a shallow path: the ring, the
-// visibility check, the cached encoding, the write), unless its sink can send without
-// waiting (SubscribeTo), when the deliverers do; the deep work, the replay from the
-// database and the heartbeats, runs on a goroutine of its own that ends when it is done (see
-// RunOnFreshStack), so that the stack an idle stream keeps is only as deep as a delivery. A
-// goroutine per delivery cost more CPU than anything else the engine did per delivery.
-func (e *Engine) Subscribe(ctx context.Context, c Caller, afterSeq int64, send SendFunc) (StreamEnd, error) {
-	return e.SubscribeTo(ctx, c, afterSeq, Sink{Send: send})
-}
-
-// SubscribeTo is Subscribe with a sink that may send without waiting: then live events go
-// out from the deliverers (see deliverers), not from the calling goroutine.
-func (e *Engine) SubscribeTo(ctx context.Context, c Caller, afterSeq int64, sink Sink) (StreamEnd, error) {
+func (e *Engine) Subscribe(ctx context.Context, c Caller, afterSeq int64, sink Sink) (StreamEnd, error) {
 	me, err := e.snap.Load().caller(c)
 	if err != nil {
 		return StreamRefused, err
 	}
 	e.streams.Add(1)
 	defer e.streams.Add(-1)
-	s := &stream{e: e, sink: sink, alarm: make(chan struct{}, 1)}
+	s := fanout.NewStream[Delivery](fanout.StreamOptions{MaxQueued: e.opts.StreamQueue, Fold: foldPresence, Last: e.lastFrame})
 	e.open.track(c.ID, s)
 	defer e.open.untrack(c.ID, s)
-	if !c.Expires.IsZero() {
-		s.expires = c.Expires.UnixNano()
-	}
 	if afterSeq > 0 && afterSeq < me.GetJoinedSeq() {
 		// The client's state is from before the member left and came back: what changed for
 		// them meanwhile (channels left, roles reset) is in no event they may see.
-		return s.ended(ctx, StreamResync, RunOnFreshStack(s.resync))
+		s.End(ErrResync)
+		return e.streamEnded(ctx, s, s.Serve(ctx, sink))
 	}
 	f, err := e.Follow(FollowOptions{AfterSeq: afterSeq, Member: c.ID})
 	if errors.Is(err, ErrResync) {
-		return s.ended(ctx, StreamResync, RunOnFreshStack(s.resync))
+		s.End(ErrResync)
+		return e.streamEnded(ctx, s, s.Serve(ctx, sink))
 	}
 	if err != nil {
-		return s.ended(ctx, StreamFailed, err)
+		return e.streamEnded(ctx, s, err)
 	}
-	defer f.Close()
 	e.presence.opened(c.ID)
 	defer e.presence.closed(c.ID)
-	return s.finish(ctx, s.run(ctx, f))
-}
-
-// finish tells how a stream that ran ended, from what ended it.
-func (s *stream) finish(ctx context.Context, err error) (StreamEnd, error) {
-	switch {
-	case errors.Is(err, ErrResync):
-		return s.ended(ctx, StreamResync, RunOnFreshStack(s.resync))
-	case errors.Is(err, ErrGone):
-		return s.ended(ctx, StreamLeft, nil)
-	case errors.Is(err, ErrClosed):
-		return s.ended(ctx, StreamShutdown, nil)
-	case errors.Is(err, context.Canceled):
-		return s.ended(ctx, StreamClientClosed, nil)
+	b := &beats{e: e, s: s}
+	if !c.Expires.IsZero() {
+		b.expires = c.Expires.UnixNano()
 	}
-	return s.ended(ctx, StreamFailed, err)
+	if err := b.start(); err != nil {
+		f.Close()
+		return e.streamEnded(ctx, s, err)
+	}
+	defer b.stop()
+	s.Start(f, e.deliverers)
+	return e.streamEnded(ctx, s, s.Serve(ctx, beatingSink{sink, b}))
 }
 
-// ended tells how the stream ended: what it was ending for, unless the client went away
-// first (a send to a client that left fails) or the attempt to end it failed; and reports it
-// to the Observer. A stream that ended with the cause the engine stopped it with (streamSet)
-// ended for the engine's reason, even if the client went away after.
-func (s *stream) ended(ctx context.Context, why StreamEnd, err error) (StreamEnd, error) {
+// streamEnded tells how a stream ended, from what ended it, and reports it to the Observer:
+// what it was ending for, unless the client went away first (a write to a client that left
+// fails); a stream the engine stopped (streamSet, the token's expiry) ended for the engine's
+// reason, even if the client went away after.
+func (e *Engine) streamEnded(ctx context.Context, s *stream, err error) (StreamEnd, error) {
+	why := StreamFailed
 	var ee *Error
 	switch {
-	case why != StreamShutdown && !s.stoppedWith(err) && clientWentAway(ctx):
+	case errors.Is(err, ErrSlowConsumer):
+		// Before the client's going away: a transport may cancel the request of a stream whose
+		// write missed its deadline (HTTP/2 resets it).
+		why, err = StreamSlowConsumer, ErrSlowStream
+	case !s.StoppedWith(err) && !errors.Is(err, ErrClosed) && clientWentAway(ctx):
+		why, err = StreamClientClosed, nil
+	case errors.Is(err, ErrResync):
+		why, err = StreamResync, nil
+	case errors.Is(err, ErrGone):
+		why, err = StreamLeft, nil
+	case errors.Is(err, ErrClosed):
+		why, err = StreamShutdown, nil
+	case errors.Is(err, context.Canceled):
 		why, err = StreamClientClosed, nil
 	case errors.As(err, &ee) && ee.Code == CodeResourceExhausted:
 		why = StreamCapped
 	case errors.Is(err, ErrTokenExpired):
 		why = StreamTokenExpired
-	case err != nil:
-		why = StreamFailed
 	}
-	if o, ok := s.e.opts.Observer.(StreamObserver); ok {
+	if o, ok := e.opts.Observer.(StreamObserver); ok {
 		o.StreamEnded(why)
 	}
 	return why, err
@@ -142,257 +168,170 @@ func clientWentAway(ctx context.Context) bool {
 	return errors.Is(cause, context.Canceled) || errors.Is(cause, context.DeadlineExceeded)
 }
 
-// run sends the first heartbeat, then whatever the follower hands over, until it fails (or
-// at once, when the stream's token has expired already).
-func (s *stream) run(ctx context.Context, f *Follower) error {
-	if s.sink.TrySend == nil {
-		// Its own goroutine delivers for this stream, and waits in Follower.Wait, woken by
-		// every publish: the context's end rings the alarm, so that it waits on one channel of
-		// its own. A stream live with a deliverer waits on the context itself (runLive).
-		defer context.AfterFunc(ctx, s.ring)()
-	}
-	// The heartbeat's timer is re-armed here, on the stream's goroutine, when it has fired:
-	// only this goroutine touches it. It also tells when the stream's token expires. It is
-	// armed before the first heartbeat goes, so that the next is due 25 s after the first
-	// reached the client (on a manual clock too).
-	next, err := s.nextBeat()
-	if err != nil {
-		return err
-	}
-	beat := s.e.clock.AfterFunc(next, s.beatDue)
-	defer func() { beat.Stop() }()
-	if err := RunOnFreshStack(s.heartbeat); err != nil {
-		return err
-	}
-	// beatIfDue sends a heartbeat when its timer fired, and arms the timer again.
-	beatIfDue := func() error {
-		if !s.beat.Swap(false) {
-			return nil
-		}
-		next, err := s.nextBeat()
-		if err != nil {
-			return err
-		}
-		beat = s.e.clock.AfterFunc(next, s.beatDue)
-		return RunOnFreshStack(s.heartbeat)
-	}
-	for {
-		send := func() error { return s.sendAvailable(ctx, f) }
-		if f.Replaying() {
-			send = func() error { return RunOnFreshStack(func() error { return s.sendAvailable(ctx, f) }) }
-		}
-		if err := send(); err != nil {
-			return err
-		}
-		if s.sink.TrySend != nil && !f.Replaying() {
-			s.ctx, s.f = ctx, f
-			return s.runLive(beatIfDue)
-		}
-		if !f.Wait(s.alarm) {
-			continue
-		}
-		if err := s.interrupted(ctx); err != nil {
-			return err
-		}
-		if err := beatIfDue(); err != nil {
-			return err
-		}
-	}
-}
-
-// stop ends the stream with cause (see streamSet): deliverers stop writing for it at once,
-// on the caller's goroutine (before whatever it publishes next, such as a bot's new token),
-// and its goroutine wakes to end it. The first cause is the one it ends with.
-func (s *stream) stop(cause error) {
-	s.stopped.CompareAndSwap(nil, &cause)
-	s.ring()
-}
-
-// interrupted is why the stream must end before it waits for or sends anything more: the
-// client went away (ctx is the request's), or the engine stopped it; nil while neither. The
-// client's going away comes first: if it went away before the engine stopped the stream, it
-// is what ended it.
-func (s *stream) interrupted(ctx context.Context) error {
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	if cause := s.stopped.Load(); cause != nil {
-		return *cause
+// lastFrame is what a stream sends last when it ends with err: resync, when it must.
+func (e *Engine) lastFrame(err error) *Frame {
+	if errors.Is(err, ErrResync) {
+		return newFrame(&svcv1.Event{AtMs: e.now().UnixMilli(), Kind: &svcv1.Event_Resync{Resync: true}})
 	}
 	return nil
-}
-
-// stoppedWith reports whether err is the cause the engine stopped the stream with.
-func (s *stream) stoppedWith(err error) bool {
-	cause := s.stopped.Load()
-	return cause != nil && err == *cause
-}
-
-// ring wakes the stream from Wait (see alarm).
-func (s *stream) ring() {
-	select {
-	case s.alarm <- struct{}{}:
-	default:
-	}
 }
 
 // ErrTokenExpired ends a stream whose access token expired (see Subscribe).
 var ErrTokenExpired = &Error{Code: CodeUnauthenticated, Msg: "the access token this stream was opened with expired; subscribe again with a new one"}
 
-// nextBeat is how long until the heartbeat's timer should fire: the next heartbeat, or the
-// expiry of the stream's token if that comes first. ErrTokenExpired once it has come: the
-// timer fired at the expiry, or the token had expired on the engine's clock when the stream
-// opened.
-func (s *stream) nextBeat() (time.Duration, error) {
-	d := s.e.opts.Heartbeat
-	if s.expires == 0 {
-		return d, nil
-	}
-	left := time.Duration(s.expires - s.e.now().UnixNano())
-	if left <= 0 {
-		return 0, ErrTokenExpired
-	}
-	return min(d, left), nil
-}
-
-// beatDue is the heartbeat's timer firing: the stream sends one when it wakes (or ends, when
-// its token has expired).
-func (s *stream) beatDue() {
-	s.beat.Store(true)
-	s.ring()
-}
-
-// sendAvailable sends what the follower has now, until it has nothing more or the client left.
-func (s *stream) sendAvailable(ctx context.Context, f *Follower) error {
-	for {
-		if err := s.interrupted(ctx); err != nil {
-			return err
-		}
-		ds, err := f.Next()
-		if err != nil {
-			return err
-		}
-		if len(ds) == 0 {
-			return nil
-		}
-		if err := s.deliver(ds); err != nil {
-			return err
-		}
-	}
-}
-
-// RunOnFreshStack runs fn on a new goroutine and waits for it; a panic in fn goes on in the caller. A
-// long-lived goroutine that does deep work keeps the stack that work needed while it waits
-// (the runtime halves it at a garbage collection only when under a quarter is in use), so on
-// a server with thousands of mostly idle streams the work is done on goroutines that end,
-// and the stream's own goroutine stays small.
-func RunOnFreshStack(fn func() error) error {
-	var err error
-	var p any
-	finished, panicked := false, false
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		defer func() {
-			if !finished {
-				p, panicked = recover(), true
-			}
-		}()
-		err = fn()
-		finished = true
-	}()
-	<-done
-	if panicked {
-		if p == nil {
-			// fn called runtime.Goexit (t.FailNow in a test's send): end this goroutine too.
-			runtime.Goexit()
-		}
-		panic(p)
-	}
-	return err
-}
-
-// SendFunc sends one frame of a Subscribe stream; more says that another follows at once, so
-// the frame may wait for it (see Subscribe).
-type SendFunc func(f *Frame, more bool) error
-
-// Sink is where a Subscribe stream's frames go.
-type Sink struct {
-	// Send sends a frame, waiting as long as the client takes; more as for SendFunc.
-	Send SendFunc
-	// TrySend, when set, sends a frame only if that needs no waiting, so that the deliverers
-	// can write live events for many streams from a few goroutines (see deliverers). Not
-	// taken: nothing of the frame went. Taken but not flushed: it waits, with the frames
-	// taken with more before it, for Flush. A frame with more set is held back as with Send.
-	TrySend func(f *Frame, more bool) (taken, flushed bool, err error)
-	// Flush sends what TrySend left waiting, waiting as long as it takes.
-	Flush func() error
-}
-
-type stream struct {
-	e    *Engine
-	sink Sink
-	// alarm wakes the stream from its wait for events (Follower.Wait) for what is not an
-	// event: the engine stopping it, its context ending (without a deliverer), or its
-	// heartbeat coming due (then beat is set); live with a deliverer, it is also how the
-	// deliverer hands over (see runLive).
-	alarm chan struct{}
-	beat  atomic.Bool
-	// stopped is the cause the engine stopped the stream with (stop), nil until it does.
-	// Deliverers read it on a line of memory they touch anyway, and stop writing for a stream
-	// that has one. A client that went away needs no such mark: its sink fails, and its
-	// goroutine, woken by the context, ends it.
-	stopped atomic.Pointer[error]
+// beats queues a stream's heartbeats, and ends it when its token expires: one timer on the
+// engine's clock, set for whichever comes first. The next heartbeat is due 25 s after one is
+// queued (its timer is set before it can reach the client, on a manual clock too), but none is
+// queued while the last waits to be written (beatingSink): a stream whose client takes nothing
+// piles up no heartbeats (its write's deadline ends it), and a clock moved on by a year queues
+// one, not one per 25 s of it, and fires no timer for the rest of the year.
+type beats struct {
+	e *Engine
+	s *stream
 	// expires is when the token the stream was opened with expires, in Unix nanoseconds on
 	// the engine's clock; 0 for a token that does not (a bot's).
 	expires int64
+	// pending is the heartbeat queued and not written yet.
+	pending atomic.Pointer[Frame]
 
-	// Live with a deliverer (runLive), whoever holds mu writes: the stream's goroutine or a
-	// deliverer, which hands over (handedOff) what it could not send at once.
-	mu        sync.Mutex
-	ctx       context.Context
-	f         *Follower
-	shard     *deliveryShard
-	slot      int
-	left      bool
-	handedOff bool
-	held      []Delivery // a deliverer's, to send before the follower's next
-	unflushed bool       // the sink holds frames a Flush must send
-	failed    error      // the stream ends with it
+	mu    sync.Mutex
+	timer clock.Timer
+	// waiting: the timer came while a heartbeat was pending, and is set again once it is
+	// written.
+	waiting bool
+	stopped bool
 }
 
-func (s *stream) heartbeat() error {
-	return s.sink.Send(newFrame(&svcv1.Event{AtMs: s.e.now().UnixMilli(), Kind: &svcv1.Event_Heartbeat{Heartbeat: true}}), false)
-}
-
-func (s *stream) resync() error {
-	return s.sink.Send(newFrame(&svcv1.Event{AtMs: s.e.now().UnixMilli(), Kind: &svcv1.Event_Resync{Resync: true}}), false)
-}
-
-// deliver sends the events, which the member may all receive, in order, all but the last
-// with more set. When more than one presence change is among them, they go as one
-// presence_batch (the latest change per member) in the place of the last one.
-func (s *stream) deliver(ds []Delivery) error {
-	presences := presences(ds)
-	var batch *Frame
-	if presences > 1 {
-		batch = presenceBatch(ds)
+// start queues the first heartbeat and arms the timer; ErrTokenExpired when the token had
+// expired on the engine's clock already.
+func (b *beats) start() error {
+	if b.expired() {
+		return ErrTokenExpired
 	}
-	seen := 0
-	for i, d := range ds {
-		f := d.Frame
-		if batch != nil && isPresence(f) {
-			if seen++; seen < presences {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.beatLocked()
+	return nil
+}
+
+// expired reports whether the stream's token has expired.
+func (b *beats) expired() bool {
+	return b.expires != 0 && b.e.now().UnixNano() >= b.expires
+}
+
+// beatLocked queues a heartbeat and arms the timer for the next; while one waits to be
+// written, it queues none and arms the timer for the token's expiry only.
+func (b *beats) beatLocked() {
+	if b.stopped {
+		return
+	}
+	b.waiting = b.pending.Load() != nil
+	if !b.waiting {
+		hb := newFrame(&svcv1.Event{AtMs: b.e.now().UnixMilli(), Kind: &svcv1.Event_Heartbeat{Heartbeat: true}})
+		// Pending, and the next one's timer set, before it is queued: the writer may write it
+		// before Send returns.
+		b.pending.Store(hb)
+		b.armLocked()
+		if !b.s.Send(hb) {
+			b.pending.Store(nil)
+		}
+		return
+	}
+	b.armLocked()
+}
+
+// armLocked sets the timer for the token's expiry, and for the next heartbeat unless the timer
+// waits for the last one's write, whichever comes first.
+func (b *beats) armLocked() {
+	if b.timer != nil {
+		b.timer.Stop()
+		b.timer = nil
+	}
+	d, set := b.e.opts.Heartbeat, !b.waiting
+	if b.expires != 0 {
+		left := time.Duration(b.expires - b.e.now().UnixNano())
+		if !set || left < d {
+			d, set = left, true
+		}
+	}
+	if set {
+		b.timer = b.e.clock.AfterFunc(max(d, 0), b.fire)
+	}
+}
+
+// fire is the timer: the stream ends if its token expired, else it gets a heartbeat.
+func (b *beats) fire() {
+	if b.expired() {
+		b.s.Stop(ErrTokenExpired)
+		return
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.beatLocked()
+}
+
+// written is told of every batch written: once the pending heartbeat went, a timer that waited
+// for it is set for the next.
+func (b *beats) written(frames []*Frame) {
+	hb := b.pending.Load()
+	if hb == nil || !slices.Contains(frames, hb) {
+		return
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.pending.CompareAndSwap(hb, nil) && b.waiting && !b.stopped {
+		b.waiting = false
+		b.armLocked()
+	}
+}
+
+func (b *beats) stop() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.stopped = true
+	if b.timer != nil {
+		b.timer.Stop()
+	}
+}
+
+// beatingSink tells the stream's beats what was written.
+type beatingSink struct {
+	Sink
+	b *beats
+}
+
+func (k beatingSink) Write(frames []*Frame) error {
+	if err := k.Sink.Write(frames); err != nil {
+		return err
+	}
+	k.b.written(frames)
+	return nil
+}
+
+// foldPresence sends the presence changes of a batch, when it holds more than one, as one
+// presence_batch (the latest change per member) in the place of the last one.
+func foldPresence(frames []*Frame) []*Frame {
+	n := 0
+	for _, f := range frames {
+		if isPresence(f) {
+			n++
+		}
+	}
+	if n < 2 {
+		return frames
+	}
+	batch := presenceBatch(frames)
+	out, seen := frames[:0], 0
+	for _, f := range frames {
+		if isPresence(f) {
+			if seen++; seen < n {
 				continue
 			}
 			f = batch
 		}
-		// The last event is always sent: a presence change there is the batch's place.
-		if err := s.sink.Send(f, i < len(ds)-1); err != nil {
-			return err
-		}
+		out = append(out, f)
 	}
-	return nil
+	return out
 }
 
 // isPresence tells presence and presence_batch events, which fold into one another.
@@ -400,13 +339,13 @@ func isPresence(f *Frame) bool {
 	return f.Event.GetPresence() != nil || f.Event.GetPresenceBatch() != nil
 }
 
-// presenceBatch folds the presence and presence_batch events among ds into one, keeping each
-// member's latest change.
-func presenceBatch(ds []Delivery) *Frame {
+// presenceBatch folds the presence and presence_batch events among frames into one, keeping
+// each member's latest change.
+func presenceBatch(frames []*Frame) *Frame {
 	var changes []*svcv1.PresenceEvent
 	var at int64
-	for _, d := range ds {
-		ev := d.Event()
+	for _, f := range frames {
+		ev := f.Event
 		if p := ev.GetPresence(); p != nil {
 			changes = append(changes, p)
 		} else if b := ev.GetPresenceBatch(); b != nil {

@@ -27,6 +27,9 @@ func (e *Engine) SetTyping(ctx context.Context, c Caller, req *svcv1.SetTypingRe
 	if err := checkNotTimedOut(d.active(c.ID).GetMember(), e.now()); err != nil {
 		return nil, err
 	}
+	if voiceChannel(rec) {
+		return nil, invalid("channel %s is a voice channel, which holds no messages", rec.GetChannel().GetId())
+	}
 	ch := rec.GetChannel()
 	if ch.GetKind() == svcv1.ChannelKind_CHANNEL_KIND_DM {
 		if err := dmBlocked(d, c.ID, ch.GetMemberIds()); err != nil {
@@ -50,7 +53,7 @@ func (e *Engine) SetTyping(ctx context.Context, c Caller, req *svcv1.SetTypingRe
 	}
 	aud := toChannel(ch.GetId())
 	aud.ExceptMemberIds = []string{c.ID}
-	e.hub.publishEphemeral(&svcv1.Event{AtMs: e.now().UnixMilli(), Kind: &svcv1.Event_Typing{Typing: &svcv1.TypingEvent{
+	e.pub.publishEphemeral(&svcv1.Event{AtMs: e.now().UnixMilli(), Kind: &svcv1.Event_Typing{Typing: &svcv1.TypingEvent{
 		ChannelId:    ch.GetId(),
 		MemberId:     c.ID,
 		ThreadRootId: req.GetThreadRootId(),

@@ -12,9 +12,9 @@ import (
 // The visibility rules of the API, in one place. Every call that reads or writes a channel, and
 // every event delivery, asks these.
 
-// sees reports whether a member can see a channel at all: a TEXT channel without role_ids is
-// seen by every member, one with role_ids by holders of one of them plus admins and the owner;
-// PRIVATE channels and DMs only by their member_ids (admins included: no exception).
+// sees reports whether a member can see a channel at all: a TEXT or VOICE channel without
+// role_ids is seen by every member, one with role_ids by holders of one of them plus admins and
+// the owner; PRIVATE channels and DMs only by their member_ids (admins included: no exception).
 func (d *Snapshot) sees(memberID string, c *storepb.ChannelRecord) bool {
 	return seesAs(memberID, d.active(memberID), c)
 }
@@ -28,7 +28,7 @@ func seesAs(memberID string, m *storepb.MemberRecord, c *storepb.ChannelRecord) 
 	}
 	ch := c.GetChannel()
 	switch ch.GetKind() {
-	case svcv1.ChannelKind_CHANNEL_KIND_TEXT:
+	case svcv1.ChannelKind_CHANNEL_KIND_TEXT, svcv1.ChannelKind_CHANNEL_KIND_VOICE:
 		if len(ch.GetRoleIds()) == 0 || m.GetMember().GetRole() >= svcv1.MemberRole_MEMBER_ROLE_ADMIN {
 			return true
 		}
@@ -45,7 +45,8 @@ func seesAs(memberID string, m *storepb.MemberRecord, c *storepb.ChannelRecord) 
 
 // In reports whether a member is in a channel: receives its messages and typing. ROLES mode:
 // every TEXT channel they see; OPT_IN mode: the TEXT channels they see and joined; PRIVATE and
-// DM: member_ids, a hidden DM included.
+// DM: member_ids, a hidden DM included; VOICE (in every sidebar that sees it, in both modes):
+// everyone who sees it.
 func (d *Snapshot) In(memberID string, c *storepb.ChannelRecord) bool {
 	return d.inAs(memberID, d.active(memberID), c)
 }

@@ -312,8 +312,10 @@ func (e *Engine) tryBatch(batch []*change) ([]result, error) {
 	e.index.Committed(tx.searchOps)
 	// The hub first, then the Snapshot handlers read: a GetState never returns a seq the hub
 	// has not reached, so a Subscribe right after it never looks ahead of the log.
-	e.hub.publish(tx.events, snap)
+	e.pub.publish(tx.events, snap)
 	e.snap.Store(snap)
+	// Whoever may no longer be in voice is taken out at once (voice.go).
+	e.checkVoice(snap)
 	for _, f := range tx.after {
 		f()
 	}

@@ -155,7 +155,7 @@ func TestSetChannelAccessBadInput(t *testing.T) {
 	}{
 		{"no channel", &svcv1.SetChannelAccessRequest{}, connect.CodeInvalidArgument, "channel_id is required"},
 		{"an unknown channel", &svcv1.SetChannelAccessRequest{ChannelId: "nope"}, connect.CodeNotFound, "channel nope does not exist"},
-		{"a private channel", &svcv1.SetChannelAccessRequest{ChannelId: secret.GetId(), RoleIds: []string{r.GetId()}}, connect.CodeInvalidArgument, "SetChannelAccess is for TEXT channels; this is a private channel"},
+		{"a private channel", &svcv1.SetChannelAccessRequest{ChannelId: secret.GetId(), RoleIds: []string{r.GetId()}}, connect.CodeInvalidArgument, "SetChannelAccess is for TEXT and VOICE channels; this is a private channel"},
 		{"a DM", &svcv1.SetChannelAccessRequest{ChannelId: dm.GetId()}, connect.CodeInvalidArgument, "this is a DM"},
 		{"an unknown role", &svcv1.SetChannelAccessRequest{ChannelId: text.GetId(), RoleIds: []string{r.GetId(), "nope"}}, connect.CodeNotFound, "role_ids: role nope does not exist"},
 		{"an empty role id", &svcv1.SetChannelAccessRequest{ChannelId: text.GetId(), RoleIds: []string{""}}, connect.CodeInvalidArgument, "role_ids[0] is empty"},

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/netip"
 	"path/filepath"
@@ -24,7 +25,7 @@ import (
 	"hearth/engine/plugins"
 	"hearth/engine/sandbox"
 	"hearth/engine/store"
-	"hearth/web/h2c"
+	"hearth/engine/voice"
 	"hearth/web/metrics"
 )
 
@@ -82,6 +83,9 @@ type Config struct {
 	// server sends mail, and fills Dir (<Data>), WebURL, Version, Clock, Log and Observer (the
 	// metrics) where they are empty.
 	Notify notify.Options
+	// Voice are the voice server's options (-voice-port, -voice-public-ip); an empty Addr
+	// leaves voice off. Open fills Host (the base URL's) and Log where they are empty.
+	Voice voice.Options
 	// Log receives every log line (default slog.Default()).
 	Log *slog.Logger
 	// AdminSocket serves <Data>/admin.sock (mode 0600), through which `hearth backup` and
@@ -95,6 +99,17 @@ type Config struct {
 	// Disk configures the guard of the data disk (Server.Disk): MinFree is -disk-min-free
 	// (zero: 64 MiB or 1% of the disk, whichever is larger); Log defaults to Log.
 	Disk diskspace.Options
+	// WriteTimeout bounds every write to a client: each write of an answer, each batch of
+	// events of a stream, on every transport. A client that does not take it in time is cut
+	// off, and its stream ends as slow_consumer (default 30 s).
+	WriteTimeout time.Duration
+	// MaxConnsPerAddr caps the open connections of one client address (default 256; -1 for
+	// no cap); see ConnState for which connections count.
+	MaxConnsPerAddr int
+	// StalledAfter: a request that has waited this long on its client (a body that does not
+	// come, an answer not read) stops counting among its address's requests in flight before
+	// authentication once the address has none left (default 5 s).
+	StalledAfter time.Duration
 }
 
 // BackupConfig is where backups go and how often they are taken.
@@ -123,10 +138,16 @@ type Server struct {
 	Notify *notify.Service
 	// Disk watches the data disk: while it is full, changes and uploads are refused.
 	Disk *diskspace.Guard
+	// Voice is the voice server; nil when voice is off.
+	Voice *voice.Server
 
 	handler http.Handler
 	intake  *intake
-	db      *store.DB
+	conns   *connLimit
+	log     *slog.Logger
+	// writeTimeout is Config.WriteTimeout with its default.
+	writeTimeout time.Duration
+	db           *store.DB
 	// Owned by the server, closed by Close (nil when the caller gave its own).
 	ownBucket  *blob.Bucket
 	ownSandbox *sandbox.Lazy
@@ -267,6 +288,9 @@ func Open(ctx context.Context, cfg Config) (s *Server, err error) {
 	if s.Plugins, err = plugins.New(s.Engine, popts); err != nil {
 		return nil, err
 	}
+	if s.Voice, err = openVoice(cfg, opts, s.Engine); err != nil {
+		return nil, fmt.Errorf("start voice: %w", err)
+	}
 	client := cfg.IssuerHTTPClient
 	if client == nil {
 		version := opts.Version
@@ -326,10 +350,20 @@ func Open(ctx context.Context, cfg Config) (s *Server, err error) {
 	if s.Notify, err = openNotify(cfg, opts, s.Engine, s.Metrics, s.Mailer, signIn); err != nil {
 		return nil, err
 	}
+	s.log = cfg.Log
+	s.writeTimeout = cfg.WriteTimeout
+	if s.writeTimeout <= 0 {
+		s.writeTimeout = writeTimeout
+	}
+	s.conns = &connLimit{proxies: cfg.TrustedProxies, max: cfg.MaxConnsPerAddr}
+	if s.conns.max == 0 {
+		s.conns.max = maxConnsPerAddr
+	}
 	s.handler, s.intake = newHandler(Options{
 		Engine:         s.Engine,
 		Plugins:        s.Plugins,
 		Notify:         s.Notify,
+		Voice:          s.Voice,
 		Verifier:       verifier,
 		Issuer:         s.Issuer,
 		SignIn:         signIn,
@@ -340,6 +374,8 @@ func Open(ctx context.Context, cfg Config) (s *Server, err error) {
 		Log:            cfg.Log,
 		Metrics:        s.Metrics,
 		TrustedProxies: cfg.TrustedProxies,
+		WriteTimeout:   s.writeTimeout,
+		StalledAfter:   cfg.StalledAfter,
 	})
 	if err := s.openBackups(ctx, cfg, opts); err != nil {
 		return nil, err
@@ -442,8 +478,12 @@ func (s *Server) AccountSecurity() auth.SecurityStore { return AccountSecurity(s
 // Handler serves every endpoint of the server.
 func (s *Server) Handler() http.Handler { return s.handler }
 
-// CloseStreams ends every Subscribe stream, so that an HTTP server shutting down can drain.
+// CloseStreams ends every Subscribe stream and voice session (and with them their Signal
+// streams), so that an HTTP server shutting down can drain.
 func (s *Server) CloseStreams() {
+	if s.Voice != nil {
+		s.Voice.Close()
+	}
 	if s.Engine != nil {
 		s.Engine.CloseStreams()
 	}
@@ -482,6 +522,10 @@ func (s *Server) close() error {
 		// After the notifier, which mails the digests.
 		s.Mailer.Close()
 	}
+	if s.Voice != nil {
+		// Before the engine: the sessions leave their seats as they end.
+		s.Voice.Close()
+	}
 	if s.Engine != nil {
 		s.Engine.Close()
 	}
@@ -500,21 +544,50 @@ func (s *Server) close() error {
 	return err
 }
 
-// NewHTTPServer is the HTTP server every Hearth listener uses: HTTP/1.1 and cleartext HTTP/2
-// (h2c) on one port, so that Connect, gRPC and gRPC-Web all work without TLS (as behind a
-// reverse proxy that terminates it), with bounded header reads and idle connections. h2c
-// connections go from the listener straight to the HTTP/2 server (package h2c says why), so
-// serve through it: its Serve, or its Listener where something else calls the HTTP server's.
-func NewHTTPServer(h http.Handler, log *slog.Logger) *h2c.Server {
+// HTTPServer returns the HTTP server that serves s (see NewHTTPServer), with the cap on
+// connections per client address (Config.MaxConnsPerAddr).
+func (s *Server) HTTPServer() *http.Server {
+	srv := NewHTTPServer(s.Handler(), s.log, s.writeTimeout)
+	srv.ConnState = s.ConnState
+	return srv
+}
+
+// ConnState is the http.Server hook that caps the connections per client address: a
+// connection over the cap is closed as it opens. Connections from a -trusted-proxy, and from
+// loopback and private addresses (a reverse proxy on the same host or network), are not
+// capped: only the TCP peer is known when a connection opens.
+func (s *Server) ConnState(c net.Conn, st http.ConnState) {
+	if s.conns != nil {
+		s.conns.state(c, st)
+	}
+}
+
+// NewHTTPServer is the HTTP server every Hearth listener uses: net/http's HTTP/1.1, HTTP/2
+// over TLS (chosen by ALPN when it serves TLS) and cleartext HTTP/2 with prior knowledge (h2c)
+// on one port, so that Connect, gRPC and gRPC-Web all work with and without TLS (as behind a
+// reverse proxy that terminates it). Request headers must come within 10 s, idle connections
+// close after 2 minutes. Writes are bounded per write, not per answer (see answerWriter):
+// writeTimeout is also how long an HTTP/2 connection may go without the client taking any of
+// what waits for it (a client that reads nothing), after which it is closed.
+func NewHTTPServer(h http.Handler, log *slog.Logger, writeTimeout time.Duration) *http.Server {
+	if writeTimeout <= 0 {
+		writeTimeout = 30 * time.Second
+	}
 	srv := &http.Server{
 		Handler:           h,
 		ReadHeaderTimeout: 10 * time.Second,
 		IdleTimeout:       2 * time.Minute,
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+		HTTP2: &http.HTTP2Config{
+			// net/http's own default, said here: each connection's streams are bounded, and
+			// so are the connections per address.
+			MaxConcurrentStreams: 250,
+			WriteByteTimeout:     writeTimeout,
+		},
 	}
-	// HTTP/2 here is the TLS kind, chosen by ALPN; h2c is the wrapper's.
 	srv.Protocols = new(http.Protocols)
 	srv.Protocols.SetHTTP1(true)
 	srv.Protocols.SetHTTP2(true)
-	return h2c.New(srv)
+	srv.Protocols.SetUnencryptedHTTP2(true)
+	return srv
 }

@@ -1,9 +1,7 @@
 package web
 
 import (
-	"encoding/binary"
 	"fmt"
-	"strings"
 
 	"connectrpc.com/connect"
 	"google.golang.org/protobuf/encoding/protojson"
@@ -54,11 +52,11 @@ func (c codec) Marshal(m any) ([]byte, error) { return c.MarshalAppend(nil, m) }
 
 func (c codec) MarshalAppend(dst []byte, m any) ([]byte, error) {
 	if f, ok := m.(*engine.Frame); ok {
-		b, err := c.enveloped(f)
+		b, err := f.Encoded(c.format(), c.marshalEvent)
 		if err != nil {
 			return nil, err
 		}
-		return append(dst, b[envelopePrefix:]...), nil
+		return append(dst, b...), nil
 	}
 	pm, ok := m.(proto.Message)
 	if !ok {
@@ -73,54 +71,8 @@ func (c codec) MarshalAppend(dst []byte, m any) ([]byte, error) {
 	return proto.MarshalOptions{}.MarshalAppend(dst, pm)
 }
 
-// envelopePrefix is the length of what Connect's streaming protocol, gRPC and gRPC-Web all put
-// before a message on a stream: a flags byte, 0 for a message sent uncompressed, and the
-// message's length as a big-endian uint32.
-const envelopePrefix = 5
-
-// enveloped is f encoded in c's format after the prefix it goes out with uncompressed, cached
-// in f for every stream that shares it. Connect's Send takes the message from behind the
-// prefix; the deliverers write the whole of it to a stream's response (trySink).
-func (c codec) enveloped(f *engine.Frame) ([]byte, error) {
-	return f.Encoded(c.format(), c.marshalEnveloped)
-}
-
-func (c codec) marshalEnveloped(ev *svcv1.Event) ([]byte, error) {
-	b, err := c.MarshalAppend(make([]byte, envelopePrefix), ev)
-	if err != nil {
-		return nil, err
-	}
-	binary.BigEndian.PutUint32(b[1:envelopePrefix], uint32(len(b)-envelopePrefix))
-	return b, nil
-}
-
-// streamCodec is the codec of a stream's messages, named by its request's content type as
-// Connect reads it for the three protocols: application/connect+NAME, application/grpc+NAME
-// and application/grpc-web+NAME, the last two also bare for proto. ok is false for any other.
-func streamCodec(contentType string, present func(proto.Message) proto.Message) (c codec, ok bool) {
-	ct := strings.ToLower(strings.TrimSpace(contentType))
-	name := "proto"
-	if ct != "application/grpc" && ct != "application/grpc-web" {
-		var found bool
-		for _, p := range []string{"application/connect+", "application/grpc+", "application/grpc-web+"} {
-			if name, found = strings.CutPrefix(ct, p); found {
-				break
-			}
-		}
-		if !found {
-			return codec{}, false
-		}
-		name, _, _ = strings.Cut(name, ";")
-		name = strings.TrimSpace(name)
-	}
-	switch name {
-	case "proto":
-		return codec{name: name, present: present}, true
-	case "json":
-		return codec{name: name, json: true, present: present}, true
-	}
-	return codec{}, false
-}
+// marshalEvent encodes an event for its Frame, where every stream that sends it finds it.
+func (c codec) marshalEvent(ev *svcv1.Event) ([]byte, error) { return c.MarshalAppend(nil, ev) }
 
 func (c codec) Unmarshal(b []byte, m any) error {
 	pm, ok := m.(proto.Message)

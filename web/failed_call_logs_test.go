@@ -104,12 +104,11 @@ func TestFailedRequestsLogTheirMessage(t *testing.T) {
 	log.waitLine(t, "level=INFO", `msg="request failed"`, `method="POST /upload"`, "status=500", "member="+alice.Member.GetId(), `error="the file could not be stored"`)
 }
 
-// TestFailedToolCallsAreLoggedAsFailed: gRPC's own services (health, reflection) run without
-// the interceptors, so the request log alone sees them. A failed one is a line at info with its
-// procedure, its code and its message in each protocol: over gRPC the code is in the HTTP
-// trailers, over gRPC-Web in the headers or, once a message went out, in the trailers at the
-// end of the body, over Connect in the JSON error or the stream's end message. Such calls were
-// logged at debug as successes (gRPC, gRPC-Web) or with no code or message (Connect).
+// TestFailedToolCallsAreLoggedAsFailed: gRPC's own services (health, reflection) are logged as
+// calls by the log's interceptor, like ours: a failed one is a line at info with its procedure,
+// its code and its message, in each protocol, a stream that failed after a message went out
+// too. Such calls were once logged at debug as successes (gRPC, gRPC-Web) or with no code or
+// message (Connect).
 func TestFailedToolCallsAreLoggedAsFailed(t *testing.T) {
 	s, log := startLogged(t)
 	const health, reflection = "method=/grpc.health.v1.Health/Check", "method=/grpc.reflection.v1.ServerReflection/ServerReflectionInfo"
@@ -124,13 +123,13 @@ func TestFailedToolCallsAreLoggedAsFailed(t *testing.T) {
 			t.Fatalf("%s: health: %v %v", p.name, res, err)
 		}
 		waitFor(t, p.name+": the health check's line", func() bool {
-			return len(log.lines("level=DEBUG", "msg=request", health, "code=ok", "addr=127.0.0.1")) == n
+			return len(log.lines("level=DEBUG", "msg=call", health, "code=ok", "addr=127.0.0.1")) == n
 		})
 		if _, err := hc.Check(ctx, &grpchealth.CheckRequest{Service: "svc.v1.Nope"}); connect.CodeOf(err) != connect.CodeNotFound {
 			t.Fatalf("%s: health of an unknown service: %v", p.name, err)
 		}
 		waitFor(t, p.name+": the failed health check's line", func() bool {
-			return len(log.lines("level=INFO", `msg="request failed"`, health, "code=not_found", `error="unknown service svc.v1.Nope"`, "addr=127.0.0.1")) == n
+			return len(log.lines("level=INFO", `msg="call failed"`, health, "code=not_found", `error="unknown service svc.v1.Nope"`, "addr=127.0.0.1")) == n
 		})
 
 		// A reflection stream that answered once, then got a request over its 64 KiB limit.
@@ -144,7 +143,7 @@ func TestFailedToolCallsAreLoggedAsFailed(t *testing.T) {
 			t.Fatalf("%s: a reflection request of 70 KiB: %v", p.name, err)
 		}
 		waitFor(t, p.name+": the failed reflection stream's line", func() bool {
-			return len(log.lines("level=INFO", `msg="request failed"`, reflection, "code=resource_exhausted", "is larger than configured max 65536")) == n
+			return len(log.lines("level=INFO", `msg="call failed"`, reflection, "code=resource_exhausted", "is larger than configured max 65536")) == n
 		})
 	}
 	if ls := log.lines("grpc.", "level=DEBUG", "code=ok"); len(ls) != 3 {

@@ -2,18 +2,36 @@ package web_test
 
 import (
 	"fmt"
+	"net/http"
 	"testing"
 	"time"
 
+	"connectrpc.com/connect"
+
+	"hearth/auth"
 	svcv1 "hearth/proto/svc/v1"
+	"hearth/proto/svc/v1/svcv1connect"
 	"hearth/web/webtest"
 )
 
 // BenchmarkFanOutHTTP measures one message delivered over HTTP to 200 Subscribe streams, each
-// a member's own on its own connection, with Connect clients as they come (which accept gzip): an op ends when
-// every stream has read the message. It is the server's cost per delivery that the load tool
-// sees, without the tool's own share of the CPU.
+// a member's own on its own connection, with Connect clients as they come (which accept
+// gzip): an op ends when every stream has read the message. It is the server's cost per
+// delivery that the load tool sees, without the tool's own share of the CPU; over h2c and over
+// HTTP/1.1 (as behind a proxy).
 func BenchmarkFanOutHTTP(b *testing.B) {
+	h1 := func() *http.Client {
+		return &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 1000}}
+	}
+	for _, tr := range []struct {
+		name   string
+		client func() *http.Client
+	}{{"h2c", webtest.HTTPClient}, {"http1", h1}} {
+		b.Run(tr.name, func(b *testing.B) { benchmarkFanOut(b, tr.client) })
+	}
+}
+
+func benchmarkFanOut(b *testing.B, client func() *http.Client) {
 	const streams = 200
 	clock := webtest.NewClock()
 	s := webtest.Start(b, webtest.WithClock(clock))
@@ -33,8 +51,9 @@ func BenchmarkFanOutHTTP(b *testing.B) {
 	}
 	after := s.Engine.Seq()
 	subs := make([]*webtest.Stream, streams)
-	for i := range subs {
-		subs[i] = members[i].Subscribe(b, after)
+	for i, m := range members {
+		c := &webtest.Client{Token: m.Token, Chat: svcv1connect.NewChatServiceClient(client(), s.URL, connect.WithInterceptors(auth.WithBearer(m.Token)))}
+		subs[i] = c.Subscribe(b, after)
 	}
 	isMessage := func(ev *svcv1.Event) bool { return ev.GetMessageCreated() != nil }
 	b.ReportAllocs()

@@ -23,6 +23,7 @@ var services = []string{
 	svcv1connect.ServerServiceName,
 	svcv1connect.BotServiceName,
 	svcv1connect.NotificationServiceName,
+	svcv1connect.VoiceServiceName,
 }
 
 // maxHealthRequestBytes bounds a health or reflection request: they are names, nothing more.

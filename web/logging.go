@@ -111,10 +111,10 @@ func requestAddr(r *http.Request) string {
 	return r.RemoteAddr
 }
 
-// logRequests is the outermost handler: it logs the plain endpoints' requests, gRPC's own
-// services (health, reflection: they run without the interceptors), and those Connect
-// requests that failed before reaching the interceptors (an unknown procedure, an unsupported
-// content type, a body over the limit or malformed).
+// logRequests is the outermost handler: it logs the plain endpoints' requests, and those
+// Connect requests that failed before reaching the interceptors (an unknown procedure, an
+// unsupported content type, a body over the limit or malformed). Every call that reaches them,
+// gRPC's own services' included, is logged by the interceptor (logInterceptor).
 // The calls that failed before the interceptors are counted in m too (nil: no metrics).
 func logRequests(log *slog.Logger, m *metrics.Metrics, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -122,7 +122,7 @@ func logRequests(log *slog.Logger, m *metrics.Metrics, next http.Handler) http.H
 		r = withRequestState(r, st)
 		l := &st.requestLog
 		// One allocation for both writers: the StatusWriter is held by value.
-		lw := &logWriter{StatusWriter: metrics.StatusWriter{ResponseWriter: w, Status: http.StatusOK}, tool: isToolCall(r)}
+		lw := &logWriter{StatusWriter: metrics.StatusWriter{ResponseWriter: w, Status: http.StatusOK}}
 		next.ServeHTTP(lw, r)
 		if !l.logged {
 			l.logRequest(r, lw)
@@ -175,63 +175,28 @@ var knownProcedures = func() map[string]bool {
 // maxLoggedErrorBody is how much of an error answer's body the log keeps to find its message.
 const maxLoggedErrorBody = 4 << 10
 
-// logWriter is the response as the request log sees it: its status, and what holds the
-// message of a failure: the start of the body of an error answer (status 400 and up),
-// `{"error": ...}` from a plain endpoint, `{"code": ..., "message": ...}` from a Connect call
-// that failed before the interceptors. A gRPC call's code is in its headers or trailers (its
-// HTTP status is 200); a gRPC-Web or Connect stream's, once a message went out, in the last
-// frame of its body, which the writer keeps for gRPC's own services (tool), the only streams
-// the interceptors do not log. Nothing else of a successful request's body is kept or read.
+// logWriter is the response as the request log sees it, for a request no interceptor logged
+// (a plain endpoint's, or a call refused before the interceptors): its status, and the start
+// of the body of an error answer (status 400 and up), which holds its message: `{"error": ...}`
+// from a plain endpoint, `{"code": ..., "message": ...}` from a Connect call. A gRPC or
+// gRPC-Web call refused so has sent no message, and its status is in its headers (HTTP status
+// 200). Nothing of a successful request's body is kept or read.
 type logWriter struct {
 	metrics.StatusWriter
-	// tool: the request is a call of gRPC's own services, whose stream's end is followed;
-	// typed: its answer's content type was looked at (at its first write).
-	tool, typed bool
-	// kept is made only for an error answer or a tool call's stream: a successful request
-	// costs no more than its writers.
-	kept *keptBody
-}
-
-// keptBody is what the log keeps of a body: the start of an error answer, or the end of a
-// tool call's gRPC-Web or Connect stream.
-type keptBody struct {
+	// errBody is the start of an error answer's body.
 	errBody []byte
-	end     *streamEnd
 }
 
 func (w *logWriter) Write(b []byte) (int, error) {
-	if w.Status >= 400 {
-		if w.kept == nil {
-			w.kept = &keptBody{}
-		}
-		if k := w.kept; len(k.errBody) < maxLoggedErrorBody {
-			k.errBody = append(k.errBody, b[:min(len(b), maxLoggedErrorBody-len(k.errBody))]...)
-		}
-	} else if w.tool {
-		if !w.typed {
-			w.typed = true
-			if end := newStreamEnd(w.Header().Get("Content-Type")); end != nil {
-				w.kept = &keptBody{end: end}
-			}
-		}
-		if w.kept != nil && w.kept.end != nil {
-			w.kept.end.see(b)
-		}
+	if w.Status >= 400 && len(w.errBody) < maxLoggedErrorBody {
+		w.errBody = append(w.errBody, b[:min(len(b), maxLoggedErrorBody-len(w.errBody))]...)
 	}
 	return w.StatusWriter.Write(b)
 }
 
-// streamEnd is the end of the tool call's stream, if it came.
-func (w *logWriter) streamEnd() *streamEnd {
-	if w.kept == nil || w.kept.end == nil || !w.kept.end.seen {
-		return nil
-	}
-	return w.kept.end
-}
-
 // result is how a request no interceptor logged ended, as far as it can be told without
-// reading an error's body: whether it failed, and for a call its code when its headers,
-// trailers or stream end say it ("" when only the error body does).
+// reading an error's body: whether it failed, and for a call its code when its headers say it
+// ("" when only the error body does).
 func (w *logWriter) result(call bool) (code string, failed bool) {
 	if !call {
 		return "", w.Status >= 400
@@ -241,10 +206,6 @@ func (w *logWriter) result(call bool) (code string, failed bool) {
 	}
 	if s, ok := grpcHeader(w.Header(), "Grpc-Status"); ok {
 		code = grpcCode(s)
-		return code, code != "ok"
-	}
-	if end := w.streamEnd(); end != nil {
-		code, _ = end.outcome()
 		return code, code != "ok"
 	}
 	return "ok", false
@@ -260,14 +221,11 @@ func (w *logWriter) message(call bool, code string) (string, string) {
 		msg, _ := grpcHeader(w.Header(), "Grpc-Message")
 		return grpcCode(s), grpcMessage(msg)
 	}
-	if end := w.streamEnd(); call && w.Status < 400 && end != nil {
-		return end.outcome()
-	}
 	var body struct {
 		Code, Message, Error string
 	}
-	if w.kept != nil && len(w.kept.errBody) > 0 && strings.HasPrefix(w.Header().Get("Content-Type"), "application/json") {
-		json.Unmarshal(w.kept.errBody, &body)
+	if len(w.errBody) > 0 && strings.HasPrefix(w.Header().Get("Content-Type"), "application/json") {
+		json.Unmarshal(w.errBody, &body)
 	}
 	if !call {
 		return "", body.Error
@@ -413,32 +371,6 @@ func (logInterceptor) WrapStreamingHandler(next connect.StreamingHandlerFunc) co
 			l.logStreamEnd(ctx, conn.Spec().Procedure, err)
 		}
 		return err
-	}
-}
-
-// countedInterceptor marks the calls of gRPC's own services that reached the metrics'
-// interceptor before it (their request log line is written from the answer, by logRequests).
-type countedInterceptor struct{}
-
-func (countedInterceptor) WrapUnary(next connect.UnaryFunc) connect.UnaryFunc {
-	return func(ctx context.Context, req connect.AnyRequest) (connect.AnyResponse, error) {
-		if l := requestLogOf(ctx); l != nil {
-			l.counted = true
-		}
-		return next(ctx, req)
-	}
-}
-
-func (countedInterceptor) WrapStreamingClient(next connect.StreamingClientFunc) connect.StreamingClientFunc {
-	return next
-}
-
-func (countedInterceptor) WrapStreamingHandler(next connect.StreamingHandlerFunc) connect.StreamingHandlerFunc {
-	return func(ctx context.Context, conn connect.StreamingHandlerConn) error {
-		if l := requestLogOf(ctx); l != nil {
-			l.counted = true
-		}
-		return next(ctx, conn)
 	}
 }
 

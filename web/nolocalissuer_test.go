@@ -46,9 +46,7 @@ func TestNoLocalIssuerTurnsTheBuiltInIssuerOff(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := web.NewHTTPServer(s.Handler(), webtest.Logger())
-	hs.Config = srv.HTTP
-	hs.Listener = srv.Listener(hs.Listener)
+	hs.Config = s.HTTPServer()
 	hs.Start()
 	t.Cleanup(func() {
 		s.CloseStreams()

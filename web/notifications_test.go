@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"connectrpc.com/connect"
+	"google.golang.org/protobuf/proto"
 
 	"hearth/engine/notify"
 	"hearth/engine/store"
@@ -614,4 +615,42 @@ func TestPushReachesTheThreadsStarter(t *testing.T) {
 		t.Fatalf("the reply in bob's thread: %v", p.payload)
 	}
 	ps.none(t, "after the reply")
+}
+
+// TestNotificationPrefsReadAsOfNow: what GetNotificationPrefs answers can be set again as it is:
+// a mute that ran out reads as none, and the entry of a channel the member no longer sees is
+// left out.
+func TestNotificationPrefsReadAsOfNow(t *testing.T) {
+	t.Parallel()
+	clock := webtest.NewClock()
+	s := webtest.Start(t, webtest.WithClock(clock))
+	alice, bob := s.Join("alice"), s.Join("bob")
+	general := mustChannel(t, alice, "general", svcv1.ChannelKind_CHANNEL_KIND_TEXT)
+	secret := mustChannel(t, alice, "secret", svcv1.ChannelKind_CHANNEL_KIND_PRIVATE)
+	if _, err := alice.Chat.AddChannelMembers(ctx, req(&svcv1.AddChannelMembersRequest{ChannelId: secret.GetId(), MemberIds: []string{bob.Member.GetId()}})); err != nil {
+		t.Fatal(err)
+	}
+	nb := notifyClient(s, bob)
+	hour := clock.Now().Add(time.Hour).UnixMilli()
+	setPrefs(t, nb, &svcv1.NotificationPrefs{Channels: []*svcv1.ChannelNotificationPrefs{
+		{ChannelId: general.GetId(), Level: svcv1.NotifyLevel_NOTIFY_LEVEL_ALL, MutedUntilMs: hour},
+		{ChannelId: secret.GetId(), MutedUntilMs: -1},
+	}})
+	if _, err := alice.Chat.RemoveChannelMember(ctx, req(&svcv1.RemoveChannelMemberRequest{ChannelId: secret.GetId(), MemberId: bob.Member.GetId()})); err != nil {
+		t.Fatal(err)
+	}
+	clock.Advance(61 * time.Minute)
+	res, err := nb.GetNotificationPrefs(ctx, req(&svcv1.GetNotificationPrefsRequest{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := res.Msg.GetPrefs()
+	want := &svcv1.NotificationPrefs{Level: svcv1.NotifyLevel_NOTIFY_LEVEL_MENTIONS, Channels: []*svcv1.ChannelNotificationPrefs{
+		{ChannelId: general.GetId(), Level: svcv1.NotifyLevel_NOTIFY_LEVEL_ALL},
+	}}
+	if !proto.Equal(got, want) {
+		t.Fatalf("prefs read after the mute ran out and bob left #secret:\n%v\nwant\n%v", got, want)
+	}
+	// What was read is set again as it is.
+	setPrefs(t, nb, got)
 }

@@ -85,9 +85,7 @@ func startOps(t *testing.T, version string, options ...webtest.Option) *opsServe
 		t.Fatal(err)
 	}
 	o.Server = s
-	srv := web.NewHTTPServer(s.Handler(), log)
-	hs.Config = srv.HTTP
-	hs.Listener = srv.Listener(hs.Listener)
+	hs.Config = s.HTTPServer()
 	hs.Start()
 	t.Cleanup(func() {
 		s.CloseStreams()
@@ -332,7 +330,7 @@ func TestHealthAndReflectionNeedNoToken(t *testing.T) {
 		got[i] = string(n)
 	}
 	slices.Sort(got)
-	if want := []string{"svc.v1.BotService", "svc.v1.ChatService", "svc.v1.NotificationService", "svc.v1.ServerService"}; !slices.Equal(got, want) {
+	if want := []string{"svc.v1.BotService", "svc.v1.ChatService", "svc.v1.NotificationService", "svc.v1.ServerService", "svc.v1.VoiceService"}; !slices.Equal(got, want) {
 		t.Fatalf("reflection lists %v, want %v", got, want)
 	}
 	files, err := stream.FileContainingSymbol("svc.v1.ChatService")

@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"net/netip"
 	"strings"
+	"time"
 
 	"connectrpc.com/connect"
 
@@ -19,6 +20,7 @@ import (
 	"hearth/engine"
 	"hearth/engine/notify"
 	"hearth/engine/plugins"
+	"hearth/engine/voice"
 	"hearth/proto/svc/v1/svcv1connect"
 	"hearth/web/metrics"
 )
@@ -31,6 +33,8 @@ type Options struct {
 	Plugins *plugins.Host
 	// Notify sends Web Push notifications; without it GetPushConfig answers unavailable.
 	Notify *notify.Service
+	// Voice is the voice server; without it VoiceService answers unavailable.
+	Voice *voice.Server
 	// Issuer, when set, serves the local issuer's discovery document and keys.
 	Issuer *auth.Issuer
 	// SignIn, when set, serves the built-in issuer's sign-in (/oauth/...).
@@ -52,6 +56,11 @@ type Options struct {
 	// TrustedProxies are the proxies whose forwarding headers name the client address
 	// (-trusted-proxy); from any other peer, the client address is the peer's.
 	TrustedProxies []netip.Prefix
+	// WriteTimeout bounds each write to a client (default 30 s; see Config.WriteTimeout).
+	WriteTimeout time.Duration
+	// StalledAfter: a request waiting on its client this long stops counting among its
+	// address's requests in flight (default 5 s; see Config.StalledAfter).
+	StalledAfter time.Duration
 }
 
 // maxRequestBytes bounds one decoded request. The largest valid ones (a message of 8,000
@@ -88,13 +97,10 @@ func newHandler(opts Options) (http.Handler, *intake) {
 	mux.Handle(svcv1connect.NewServerServiceHandler(&serverService{eng: opts.Engine, signIn: opts.SignIn}, handlerOpts...))
 	mux.Handle(svcv1connect.NewBotServiceHandler(&botService{eng: opts.Engine, plugins: opts.Plugins}, handlerOpts...))
 	mux.Handle(svcv1connect.NewNotificationServiceHandler(&notificationService{eng: opts.Engine, notify: opts.Notify}, handlerOpts...))
-	// gRPC's own services are counted as calls too (by code, not by an HTTP status that is 200
-	// for a failed gRPC call); the request log logs them from the answer (logRequest).
-	var toolOpts []connect.HandlerOption
-	if opts.Metrics != nil {
-		toolOpts = append(toolOpts, connect.WithInterceptors(opts.Metrics.Interceptor(), countedInterceptor{}))
-	}
-	mountHealth(mux, opts.Engine, toolOpts...)
+	mux.Handle(svcv1connect.NewVoiceServiceHandler(&voiceService{eng: opts.Engine, voice: opts.Voice}, handlerOpts...))
+	// gRPC's own services are counted and logged as calls too, by their codes (a failed gRPC
+	// call's HTTP status is 200).
+	mountHealth(mux, opts.Engine, connect.WithInterceptors(interceptors...))
 	base := opts.Engine.ServerInfo().GetBaseUrl()
 	webURL := strings.TrimSuffix(opts.WebURL, "/")
 	if webURL == "" {
@@ -118,7 +124,12 @@ func newHandler(opts Options) (http.Handler, *intake) {
 	// The request log outermost, so that it sees every answer (the intake names the client
 	// address to it); CORS outside the intake, so that what the intake refuses still reaches a
 	// browser on another origin as a refusal.
-	in := &intake{proxies: opts.TrustedProxies}
+	in := &intake{proxies: opts.TrustedProxies, writeTimeout: opts.WriteTimeout}
+	if in.writeTimeout == 0 {
+		in.writeTimeout = writeTimeout
+	}
+	in.writes.timeout = in.writeTimeout
+	in.slots.stalledAfter = opts.StalledAfter
 	return logRequests(opts.Log, opts.Metrics, withCORS(opts.CORSOrigins, in.wrap(h))), in
 }
 

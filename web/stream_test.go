@@ -74,47 +74,84 @@ func TestResync(t *testing.T) {
 	}
 }
 
-// TestSlowSubscriberGetsResync: a stream that falls further behind than the hub keeps gets
-// resync and ends; the other streams go on.
+// TestSlowSubscriberGetsResync: a stream whose replay goes slower than the events come (its
+// client reads slowly) falls further behind than the hub keeps: it gets resync after what it
+// replayed, and ends; the other streams go on.
 func TestSlowSubscriberGetsResync(t *testing.T) {
 	clock := webtest.NewClock()
-	s := webtest.Start(t, webtest.WithClock(clock), func(o *engine.Options) { o.RingSize = 16 })
+	s := webtest.Start(t, webtest.WithClock(clock), func(o *engine.Options) { o.RingSize, o.StreamQueue = 16, 8 })
 	alice := s.Join("alice")
 	ch := mustChannel(t, alice, "general", svcv1.ChannelKind_CHANNEL_KIND_TEXT)
-	frames := make(chan *engine.Frame)
-	type end struct {
-		why engine.StreamEnd
-		err error
+	for i := range 20 {
+		clock.Advance(200 * time.Millisecond)
+		mustSend(t, alice, &svcv1.SendMessageRequest{ChannelId: ch.GetId(), Text: fmt.Sprint("before ", i)})
 	}
-	ended := make(chan end, 1)
-	// A subscriber that never reads: the engine's send blocks on it.
+	// A subscriber that replays from the start and reads nothing for now: its writer waits.
+	frames, ended := unreadStream(s, alice, 0)
+	sendWhileOneReads(t, s, clock, alice, ch.GetId())
+	// Now let the slow one read: 40 events came during its replay, on a ring of 16.
+	if e, last := drain(t, frames, ended); e.err != nil || e.why != engine.StreamResync || !last.GetResync() {
+		t.Fatalf("the slow stream ended with %v (%s) after %s, want resync", e.err, e.why, kind(last))
+	}
+}
+
+// TestNeverReadingSubscriberIsEndedAsASlowConsumer: a live stream whose client reads nothing
+// is ended once more events wait for it than its queue holds (slow_consumer), rather than held
+// in memory; the other streams go on.
+func TestNeverReadingSubscriberIsEndedAsASlowConsumer(t *testing.T) {
+	clock := webtest.NewClock()
+	s := webtest.Start(t, webtest.WithClock(clock), func(o *engine.Options) { o.StreamQueue = 8 })
+	alice := s.Join("alice")
+	ch := mustChannel(t, alice, "general", svcv1.ChannelKind_CHANNEL_KIND_TEXT)
+	frames, ended := unreadStream(s, alice, s.Engine.Seq())
+	sendWhileOneReads(t, s, clock, alice, ch.GetId())
+	if e, _ := drain(t, frames, ended); e.why != engine.StreamSlowConsumer || e.err != engine.ErrSlowStream {
+		t.Fatalf("the slow stream ended with %v (%s), want slow_consumer", e.err, e.why)
+	}
+}
+
+type streamEnd struct {
+	why engine.StreamEnd
+	err error
+}
+
+// unreadStream opens a stream of c's member on the engine after afterSeq whose client reads
+// a frame only when the test takes it from frames; its end comes on ended.
+func unreadStream(s *webtest.Server, c *webtest.Client, afterSeq int64) (frames chan *engine.Frame, ended chan streamEnd) {
+	frames, ended = make(chan *engine.Frame), make(chan streamEnd, 1)
 	go func() {
-		why, err := s.Engine.Subscribe(ctx, engine.Caller{ID: alice.Member.GetId()}, s.Engine.Seq(), func(f *engine.Frame, _ bool) error {
+		why, err := s.Engine.Subscribe(ctx, engine.Caller{ID: c.Member.GetId()}, afterSeq, engine.SendFunc(func(f *engine.Frame, _ bool) error {
 			frames <- f
 			return nil
-		})
-		ended <- end{why, err}
+		}))
+		ended <- streamEnd{why, err}
 	}()
-	fast := alice.Subscribe(t, s.Engine.Seq())
+	return frames, ended
+}
+
+// sendWhileOneReads sends 40 messages to channel, which a stream of c's reads as they come.
+func sendWhileOneReads(t *testing.T, s *webtest.Server, clock *webtest.Clock, c *webtest.Client, channel string) {
+	t.Helper()
+	fast := c.Subscribe(t, s.Engine.Seq())
 	for i := range 40 {
 		clock.Advance(200 * time.Millisecond)
-		mustSend(t, alice, &svcv1.SendMessageRequest{ChannelId: ch.GetId(), Text: fmt.Sprint(i)})
+		mustSend(t, c, &svcv1.SendMessageRequest{ChannelId: channel, Text: fmt.Sprint(i)})
 		if ev := fast.Next(); ev.GetMessageCreated().GetText() != fmt.Sprint(i) {
 			t.Fatalf("the fast stream got %s, want message %d", kind(ev), i)
 		}
 	}
-	// Now let the slow one read: it has fallen 40 events behind a ring of 16.
+}
+
+// drain reads a stream's frames until it ends, and returns its end and its last event.
+func drain(t *testing.T, frames chan *engine.Frame, ended chan streamEnd) (streamEnd, *svcv1.Event) {
+	t.Helper()
 	var last *svcv1.Event
 	for {
 		select {
 		case f := <-frames:
 			last = f.Event
-			continue
 		case e := <-ended:
-			if e.err != nil || e.why != engine.StreamResync || !last.GetResync() {
-				t.Fatalf("the slow stream ended with %v (%s) after %s, want resync", e.err, e.why, kind(last))
-			}
-			return
+			return e, last
 		case <-time.After(webtest.Wait):
 			t.Fatal("the slow stream did not end")
 		}
@@ -300,13 +337,13 @@ func TestPresenceBatch(t *testing.T) {
 	alice := s.Join("alice")
 	frames := make(chan *engine.Frame, 100)
 	release := make(chan struct{})
-	go s.Engine.Subscribe(ctx, engine.Caller{ID: alice.Member.GetId()}, s.Engine.Seq(), func(f *engine.Frame, _ bool) error {
+	go s.Engine.Subscribe(ctx, engine.Caller{ID: alice.Member.GetId()}, s.Engine.Seq(), engine.SendFunc(func(f *engine.Frame, _ bool) error {
 		if f.Event.GetPresence() != nil && f.Event.GetPresence().GetMemberId() == alice.Member.GetId() {
 			<-release // hold the stream while others change
 		}
 		frames <- f
 		return nil
-	})
+	}))
 	// Alice's stream is open (and her ONLINE published on its own, the first change of a quiet
 	// window) once its first heartbeat came: joins before that could put her change in a batch
 	// with theirs, which would not hold the stream.

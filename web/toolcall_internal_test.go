@@ -12,8 +12,6 @@ import (
 	"connectrpc.com/connect"
 	"connectrpc.com/grpchealth"
 	"connectrpc.com/grpcreflect"
-
-	"hearth/engine"
 )
 
 // TestReflectionStreamsEnd: gRPC reflection needs no token, and its stream goes at the
@@ -21,22 +19,7 @@ import (
 // places before authentication for as long as the client liked. It now ends when its time is up
 // (a minute; shortened here), its place given back, and a new one works as before.
 func TestReflectionStreamsEnd(t *testing.T) {
-	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	hs := httptest.NewUnstartedServer(nil)
-	base := "http://" + hs.Listener.Addr().String()
-	s, err := Open(context.Background(), Config{Data: t.TempDir(), Engine: engine.Options{BaseURL: base}, Log: log})
-	if err != nil {
-		t.Fatal(err)
-	}
-	s.intake.toolTime = 300 * time.Millisecond
-	srv := NewHTTPServer(s.Handler(), log)
-	hs.Config = srv.HTTP
-	hs.Listener = srv.Listener(hs.Listener)
-	hs.Start()
-	t.Cleanup(func() {
-		hs.Close()
-		s.Close()
-	})
+	s, base := serveInternal(t, Config{}, func(s *Server) { s.intake.toolTime = 300 * time.Millisecond })
 	tr := &http.Transport{Protocols: new(http.Protocols)}
 	tr.Protocols.SetUnencryptedHTTP2(true)
 	hc := &http.Client{Transport: tr}
@@ -74,9 +57,33 @@ func TestReflectionStreamsEnd(t *testing.T) {
 	}
 }
 
+// serveInternal opens a server on cfg (its data folder, base URL and a quiet log filled in),
+// lets change set what tests shorten, and serves it on loopback until the test ends; base is
+// its URL.
+func serveInternal(t *testing.T, cfg Config, change func(*Server)) (s *Server, base string) {
+	t.Helper()
+	hs := httptest.NewUnstartedServer(nil)
+	base = "http://" + hs.Listener.Addr().String()
+	cfg.Data, cfg.Engine.BaseURL, cfg.Log = t.TempDir(), base, slog.New(slog.NewTextHandler(io.Discard, nil))
+	s, err := Open(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if change != nil {
+		change(s)
+	}
+	hs.Config = s.HTTPServer()
+	hs.Start()
+	t.Cleanup(func() {
+		hs.Close()
+		s.Close()
+	})
+	return s, base
+}
+
 // count is how many places addr holds.
 func (s *addrSlots) count(addr string) int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.n[addr]
+	return len(s.places[addr])
 }

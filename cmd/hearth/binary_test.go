@@ -42,6 +42,11 @@ func hearthBinary(t *testing.T) string {
 }
 
 func TestMain(m *testing.M) {
+	// Voice's port is one for the whole machine (7881 by default): the servers of the tests
+	// run without voice unless a test gives them a port.
+	if _, ok := os.LookupEnv("HEARTH_VOICE_PORT"); !ok {
+		os.Setenv("HEARTH_VOICE_PORT", "0")
+	}
 	code := m.Run()
 	if built.dir != "" {
 		os.RemoveAll(built.dir)

@@ -83,6 +83,16 @@ type Config struct {
 	// acmeRoots are the system's roots and -acme-ca-root's, loaded by validate.
 	acmeRoots *x509.CertPool
 
+	// VoicePort is the UDP and TCP port of voice (media and TURN); 0 turns voice off.
+	VoicePort int
+	// VoicePublicIP is the address clients reach voice at, for a server behind NAT.
+	VoicePublicIP string
+	// voicePublic is VoicePublicIP parsed by validate; voiceUDP and voiceTCP the port, taken
+	// by serve before anything opens.
+	voicePublic netip.Addr
+	voiceUDP    *net.UDPConn
+	voiceTCP    net.Listener
+
 	// tlsCert is the certificate of -tls-cert and -tls-key, loaded by validate.
 	tlsCert *tls.Certificate
 }
@@ -140,6 +150,8 @@ func serveFlags(fs *flag.FlagSet, c *Config) {
 	fs.StringVar(&c.ACMEEmail, "acme-email", "", "with -domain: a contact address the certificate authority may write to about the certificates")
 	fs.StringVar(&c.ACMECARoot, "acme-ca-root", "", "with -domain: a PEM file of CA certificates to trust for -acme-directory (a private ACME server)")
 	fs.Var(&c.DiskMinFree, "disk-min-free", "refuse writes while the data disk has less free space than this, e.g. 512MiB (default: 64MiB or 1% of the disk, whichever is larger)")
+	fs.IntVar(&c.VoicePort, "voice-port", 7881, "UDP and TCP port of voice channels (media and TURN), on every interface; 0 turns voice off")
+	fs.StringVar(&c.VoicePublicIP, "voice-public-ip", "", "the IP address clients reach voice at, for a server behind NAT (default: the interfaces' addresses, and -base-url's host's)")
 }
 
 // parseFlags parses args, then fills every flag not given on the command line from its
@@ -289,6 +301,16 @@ func (c *Config) validate() error {
 	}
 	if err := c.checkMail(); err != nil {
 		return err
+	}
+	if c.VoicePort < 0 || c.VoicePort > 65535 {
+		return fmt.Errorf("-voice-port %d must be 1 to 65535, or 0 (voice off)", c.VoicePort)
+	}
+	if c.VoicePublicIP != "" {
+		a, err := netip.ParseAddr(c.VoicePublicIP)
+		if err != nil || a.IsUnspecified() || a.Zone() != "" {
+			return fmt.Errorf("-voice-public-ip %q must be an IP address, e.g. 203.0.113.7", c.VoicePublicIP)
+		}
+		c.voicePublic = a
 	}
 	return checkWritableDir("-data", "data directory", c.Data)
 }

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -51,6 +52,7 @@ func TestDefaultsAndTheEnvironment(t *testing.T) {
 		Addr: ":8080", Data: "./data", Name: "Hearth", LogLevel: "info",
 		BotRate: 20, BotBurst: 40, ReplayDays: 7, ReplayEvents: 100000, Memory: "small", BackupKeep: 7,
 		HTTPSAddr: ":443", HTTPAddr: ":80", ACMEDirectory: "https://acme-v02.api.letsencrypt.org/directory",
+		VoicePort: 7881,
 	}
 	if !reflect.DeepEqual(c, want) {
 		t.Fatalf("defaults:\n got %+v\nwant %+v", c, want)
@@ -89,6 +91,8 @@ func TestNoFlagsOnAFreshMachine(t *testing.T) {
 	bin := hearthBinary(t)
 	withoutHearthEnv(t)
 	t.Setenv("HEARTH_ADDR", "127.0.0.1:0")
+	// Voice stays on, on a free port rather than 7881, which another server may hold.
+	t.Setenv("HEARTH_VOICE_PORT", strconv.Itoa(freeVoicePort(t)))
 	dir := t.TempDir()
 	srv, url := startBinaryIn(t, dir, bin)
 	hint := "token -data ./data -base-url http://localhost:8080 -sub alice"

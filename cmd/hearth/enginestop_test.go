@@ -43,7 +43,7 @@ func TestServeExitsForARestartWhenACommitFails(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a := &app{Server: s, srv: web.NewHTTPServer(s.Handler(), log)}
+	a := &app{Server: s, srv: s.HTTPServer()}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

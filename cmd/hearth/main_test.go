@@ -15,6 +15,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -41,6 +42,12 @@ func TestBadConfigurationIsOneLineAndExitCode2(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer taken.Close()
+	takenUDP, err := net.ListenPacket("udp", ":0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer takenUDP.Close()
+	udpPort := strconv.Itoa(takenUDP.LocalAddr().(*net.UDPAddr).Port)
 	for _, tc := range []struct {
 		name string
 		args []string
@@ -98,6 +105,9 @@ func TestBadConfigurationIsOneLineAndExitCode2(t *testing.T) {
 		{"http address in use", []string{"-domain", "chat.example.com", "-https-addr", "127.0.0.1:0", "-http-addr", taken.Addr().String()}, nil, "-http-addr " + taken.Addr().String() + ": listen tcp"},
 		{"disk margin too small", []string{"-disk-min-free", "4KiB"}, nil, "-disk-min-free 4KiB must be at least 1MiB"},
 		{"disk margin not a size", []string{"-disk-min-free", "lots"}, nil, `invalid value "lots" for flag -disk-min-free`},
+		{"voice port in use", []string{"-voice-port", udpPort}, nil, "-voice-port " + udpPort + ": listen udp :" + udpPort + ": bind: address already in use (-voice-port 0 turns voice off)"},
+		{"voice port out of range", []string{"-voice-port", "70000"}, nil, "-voice-port 70000 must be 1 to 65535, or 0 (voice off)"},
+		{"voice public ip not an address", []string{"-voice-public-ip", "voice.example.com"}, nil, `-voice-public-ip "voice.example.com" must be an IP address, e.g. 203.0.113.7`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			for k, v := range tc.env {

@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"strconv"
 	"syscall"
 	"time"
 
@@ -20,8 +21,8 @@ import (
 	"hearth/engine/mail"
 	"hearth/engine/outbound"
 	"hearth/engine/store"
+	"hearth/engine/voice"
 	"hearth/web"
-	"hearth/web/h2c"
 )
 
 func serve(args []string, stdout, stderr io.Writer) error {
@@ -70,6 +71,15 @@ func serve(args []string, stdout, stderr io.Writer) error {
 			return usageError{fmt.Errorf("-metrics-addr %s: %v", c.MetricsAddr, err)}
 		}
 	}
+	if c.VoicePort != 0 {
+		if c.voiceUDP, c.voiceTCP, err = voice.Listen(":" + strconv.Itoa(c.VoicePort)); err != nil {
+			ln.Close()
+			if metricsLn != nil {
+				metricsLn.Close()
+			}
+			return usageError{fmt.Errorf("-voice-port %d: %v (-voice-port 0 turns voice off)", c.VoicePort, err)}
+		}
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	a, err := openApp(ctx, c, log)
@@ -79,6 +89,10 @@ func serve(args []string, stdout, stderr io.Writer) error {
 			if l != nil {
 				l.Close()
 			}
+		}
+		if c.voiceUDP != nil {
+			c.voiceUDP.Close()
+			c.voiceTCP.Close()
 		}
 		return err
 	}
@@ -99,7 +113,7 @@ func serve(args []string, stdout, stderr io.Writer) error {
 // the metrics listener.
 type app struct {
 	*web.Server
-	srv *h2c.Server
+	srv *http.Server
 	// metricsSrv serves Metrics on -metrics-addr.
 	metricsSrv *http.Server
 	// acme gets and renews the certificates of -domain; httpSrv answers on -http-addr.
@@ -148,11 +162,12 @@ func openApp(ctx context.Context, c Config, log *slog.Logger) (*app, error) {
 		Backups:        web.BackupConfig{To: c.BackupTo, Every: c.BackupEvery, Keep: c.BackupKeep},
 		Mail:           mail.Config{URL: c.SMTPURL, From: c.MailFrom},
 		Disk:           diskspace.Options{MinFree: uint64(c.DiskMinFree)},
+		Voice:          voice.Options{UDP: c.voiceUDP, TCP: c.voiceTCP, PublicIP: c.voicePublic},
 	})
 	if err != nil {
 		return nil, err
 	}
-	return &app{Server: s, srv: web.NewHTTPServer(s.Handler(), log)}, nil
+	return &app{Server: s, srv: s.HTTPServer()}, nil
 }
 
 // How a stop is spent (DECISIONS.md: SIGTERM exits 0 within 10 s, however slow a client is).
@@ -174,13 +189,13 @@ func (a *app) serve(ctx context.Context, ln net.Listener, c Config, log *slog.Lo
 	errc := make(chan error, 1)
 	go func() {
 		if c.tlsCert != nil {
-			a.srv.HTTP.TLSConfig = &tls.Config{Certificates: []tls.Certificate{*c.tlsCert}, MinVersion: tls.VersionTLS12}
-			errc <- a.srv.HTTP.ServeTLS(ln, "", "")
+			a.srv.TLSConfig = &tls.Config{Certificates: []tls.Certificate{*c.tlsCert}, MinVersion: tls.VersionTLS12}
+			errc <- a.srv.ServeTLS(ln, "", "")
 			return
 		}
 		if a.acme != nil {
-			a.srv.HTTP.TLSConfig = a.acme.TLSConfig()
-			errc <- a.srv.HTTP.ServeTLS(ln, "", "")
+			a.srv.TLSConfig = a.acme.TLSConfig()
+			errc <- a.srv.ServeTLS(ln, "", "")
 			return
 		}
 		errc <- a.srv.Serve(ln)

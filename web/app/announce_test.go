@@ -38,7 +38,7 @@ func TestBrowserArrivalsAnnouncedPolitely(t *testing.T) {
 	alice.send("my own words")
 	alice.seesOnce("my own words")
 	// The markdown's markers are not read out ("star star second"): the words are, as they show.
-	alice.sendAPI(t, g.owner, general, "**second** one, _really_ *twice* with `code`,\n\non ```js\ntwo lines```")
+	alice.sendAPI(t, g.owner, general, "**second** one, _really_ *twice* with `code`,\n\non\n```js\ntwo lines\n```")
 	const plain = "olivia: second one, really twice with code, on two lines"
 	alice.waitFor("the second message told, as plain words", said+` === `+js(plain))
 	if got := eval[string](alice, said); got != plain {

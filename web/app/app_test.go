@@ -87,22 +87,33 @@ func TestAppServed(t *testing.T) {
 		}
 	}
 
-	res = get(t, srv.URL+"/app/app.js", map[string]string{"Accept-Encoding": "gzip"})
+	// app.js is a few bytes that start the code, in the chunk index.html preloads beside it.
+	preload := regexp.MustCompile(`<link rel="modulepreload" href="([^"/]+\.js)">`).FindStringSubmatch(page)
+	if preload == nil {
+		t.Fatalf("index.html preloads no chunk of the bundle:\n%s", page)
+	}
+	code := preload[1]
+	res = get(t, srv.URL+"/app/app.js", nil)
+	app, _ := io.ReadAll(res.Body)
+	if wantApp, _ := os.ReadFile("dist/app.js"); res.StatusCode != 200 || !bytes.Equal(app, wantApp) || !bytes.Contains(app, []byte(code)) || res.Header.Get("Content-Type") != "text/javascript; charset=utf-8" {
+		t.Fatalf("GET /app/app.js: %d, type %q, %q; want dist/app.js, which imports %s", res.StatusCode, res.Header.Get("Content-Type"), app, code)
+	}
+	res = get(t, srv.URL+"/app/"+code, map[string]string{"Accept-Encoding": "gzip"})
 	if res.Header.Get("Content-Encoding") != "gzip" || res.Header.Get("Content-Type") != "text/javascript; charset=utf-8" {
-		t.Fatalf("GET /app/app.js: encoding %q, type %q", res.Header.Get("Content-Encoding"), res.Header.Get("Content-Type"))
+		t.Fatalf("GET /app/%s: encoding %q, type %q", code, res.Header.Get("Content-Encoding"), res.Header.Get("Content-Type"))
 	}
 	zr, err := gzip.NewReader(res.Body)
 	if err != nil {
 		t.Fatal(err)
 	}
 	js, _ := io.ReadAll(zr)
-	wantJS, _ := os.ReadFile("dist/app.js")
+	wantJS, _ := os.ReadFile("dist/" + code)
 	if !bytes.Equal(js, wantJS) {
-		t.Fatal("GET /app/app.js (gzip) is not dist/app.js")
+		t.Fatalf("GET /app/%s (gzip) is not dist/%s", code, code)
 	}
 	etag := res.Header.Get("ETag")
-	if res = get(t, srv.URL+"/app/app.js", map[string]string{"If-None-Match": etag}); res.StatusCode != http.StatusNotModified {
-		t.Errorf("GET /app/app.js with its ETag: %d, want 304", res.StatusCode)
+	if res = get(t, srv.URL+"/app/"+code, map[string]string{"If-None-Match": etag}); res.StatusCode != http.StatusNotModified {
+		t.Errorf("GET /app/%s with its ETag: %d, want 304", code, res.StatusCode)
 	}
 	if res = get(t, srv.URL+"/app/app.css", nil); res.StatusCode != 200 || res.Header.Get("Content-Encoding") != "" || res.Header.Get("Content-Type") != "text/css; charset=utf-8" {
 		t.Errorf("GET /app/app.css without gzip: %d, encoding %q, type %q", res.StatusCode, res.Header.Get("Content-Encoding"), res.Header.Get("Content-Type"))

@@ -79,6 +79,8 @@ func TestUnitsCharsCountAsTheServer(t *testing.T) {
 		"joinAnswer": "1000 characters", "inviteCode": "64 characters", "channelName": "320 characters", "channelTopic": "1024 characters",
 		"channelCategory": "80 characters", "roleName": "32 characters", "messageText": "8000 characters", "reportNote": "1000 characters",
 		"searchQuery": "1000 characters", "pluginSource": "256000 bytes",
+		// engine/audit.go (reasons) and engine/filters.go (blocked words).
+		"reason": "500 characters", "blockedWord": "50 characters",
 	}
 	got := eval[map[string]string](p, `Object.fromEntries(Object.entries(chars.LIMITS).map(([k, l]) => [k, l.max + " " + l.unit]))`)
 	if fmt.Sprint(got) != fmt.Sprint(want) {

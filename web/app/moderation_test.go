@@ -86,7 +86,7 @@ func TestBrowserReportAndResolve(t *testing.T) {
 	if !eval[bool](bobPage, spam+`.querySelector('[aria-label="Report message"]') !== null && !`+spam+`.querySelector('[aria-label="Delete message"]') && !`+own+`.querySelector('[aria-label="Report message"]')`) {
 		t.Fatalf("bob's actions on carol's and on his own message are wrong:\n%s", bobPage.describe())
 	}
-	if eval[bool](bobPage, `!!`+toolJS("Custom emoji")+` && (!!`+toolJS("Reports and bans")+` || !!`+toolJS("Bots and plugins")+`)`) {
+	if eval[bool](bobPage, `!!`+toolJS("Custom emoji")+` && (!!`+toolJS("Moderation")+` || !!`+toolJS("Bots and plugins")+`)`) {
 		t.Error("a member is offered the moderators' or the admins' tools")
 	}
 	bobPage.openCard("Carol")
@@ -110,7 +110,7 @@ func TestBrowserReportAndResolve(t *testing.T) {
 	bobPage.waitFor("the dialog closed", `!document.querySelector("dialog")`)
 
 	t.Log("the moderator finds it in the queue, opens it where it was written")
-	miaPage.openTool("Reports and bans")
+	miaPage.openTool("Moderation")
 	report := `document.querySelector('dialog[open] .report[aria-label="Report about Carol\'s message in #general"]')`
 	miaPage.waitFor("the report with the message, the reporter and the note", `(() => {
 		const r = `+report+`;
@@ -123,7 +123,7 @@ func TestBrowserReportAndResolve(t *testing.T) {
 	miaPage.waitFor("the message highlighted in #general", `!document.querySelector("dialog") && document.querySelector(".channel-view .msg-target .msg-text")?.textContent === "cheap watches, write to me for a deal"`)
 
 	t.Log("it deletes the message and resolves the report")
-	miaPage.openTool("Reports and bans")
+	miaPage.openTool("Moderation")
 	miaPage.clickJS("Delete message", buttonJS(".report", "Delete message"))
 	miaPage.clickJS("the confirmation", buttonJS(".report .confirm", "Delete"))
 	miaPage.waitFor("the message deleted", `document.querySelector(".report-actions")?.textContent.includes("Message deleted.")`)
@@ -198,7 +198,7 @@ func TestBrowserBanKickBlock(t *testing.T) {
 	bobPage.waitFor("the ban after a reload", banned)
 
 	t.Log("the bans list, and the ban lifted; bob joins again")
-	miaPage.openTool("Reports and bans")
+	miaPage.openTool("Moderation")
 	miaPage.clickJS("the Bans tab", `document.querySelector('dialog[open] [role="tab"]:nth-child(2)')`)
 	miaPage.waitFor("bob's ban", `document.querySelector('.ban[aria-label="Bob, banned"]')?.textContent.includes("Banned by Mia")`)
 	miaPage.allNamed("the bans list")

@@ -30,14 +30,9 @@ func TestFeatureScreenshots(t *testing.T) {
 	browser := startBrowser(t)
 	srv := webtest.Start(t, webtest.WithPreviewAllowPrivate())
 	ctx := context.Background()
-	g, people := newGarden(t, srv, [2]string{"sam", "Sam Okafor"}, [2]string{"ines", "Inês Duarte"}, [2]string{"lee", "Lee Park"}, [2]string{"rex", "Rex Deals"}, [2]string{"tom", "Tom Vale"})
-	owner, channel := g.owner, g.channel
-	general := channel("general", "", "Everything about the garden, and then some")
-	channel("announcements", "", "News from the committee")
-	tomatoes := channel("tomatoes", "Growing", "Forty varieties and counting")
-	seeds := channel("seed-swap", "Growing", "Offer and ask for seeds")
-	sam, ines, lee, rex, tom := people["sam"], people["ines"], people["lee"], people["rex"], people["tom"]
-	setRank(t, owner, ines, svcv1.MemberRole_MEMBER_ROLE_MODERATOR)
+	g := newTroubledGarden(t, srv)
+	owner, general, tomatoes, seeds := g.owner, g.general, g.tomatoes, g.seeds
+	sam, ines, lee, rex, tom := g.sam, g.ines, g.lee, g.rex, g.tom
 	say := func(c *webtest.Client, channelID, text string) *svcv1.Message { return g.say(c, channelID, text, "") }
 	report := func(c *webtest.Client, m *svcv1.Message, note string) {
 		if _, err := c.Server.ReportMessage(ctx, connect.NewRequest(&svcv1.ReportMessageRequest{MessageId: m.GetId(), Note: note})); err != nil {
@@ -116,7 +111,7 @@ func TestFeatureScreenshots(t *testing.T) {
 	inesPage := openPage(t, browser, "ines", 1280, 800)
 	inesPage.signIn(srv, "ines")
 	inesPage.openChannel("general")
-	inesPage.openTool("Reports and bans")
+	inesPage.openTool("Moderation")
 	inesPage.waitFor("the reports", `document.querySelectorAll("dialog[open] .report").length === 2`)
 	shootDialog(t, inesPage, filepath.Join(dir, "moderation-reports.png"))
 	inesPage.closeDialog()
@@ -124,16 +119,17 @@ func TestFeatureScreenshots(t *testing.T) {
 	shoot(t, inesPage, filepath.Join(dir, "moderation-member-card.png"))
 	inesPage.clickJS("Ban", buttonJS("dialog[open] .mod-actions", "Ban"))
 	inesPage.waitFor("the confirmation", `!!document.querySelector("dialog[open] .confirm-question")`)
+	inesPage.setText(`document.querySelector("dialog[open] .reason-field input")`, "Selling tools in every channel")
 	rexPage := openPage(t, browser, "rex", 1280, 800)
 	rexPage.signIn(srv, "rex")
 	rexPage.waitFor("the chat", `!!document.querySelector(".chat")`)
 	inesPage.clickJS("Ban, confirmed", buttonJS("dialog[open] .confirm", "Ban"))
 	rexPage.waitFor("the banned screen", `!!document.querySelector("#banned-title")`)
 	shoot(t, rexPage, filepath.Join(dir, "moderation-banned.png"))
-	if _, err := owner.Server.BanMember(ctx, connect.NewRequest(&svcv1.BanMemberRequest{MemberId: tom.Member.GetId()})); err != nil {
+	if _, err := owner.Server.BanMember(ctx, connect.NewRequest(&svcv1.BanMemberRequest{MemberId: tom.Member.GetId(), Reason: "Went after Sam in every channel"})); err != nil {
 		t.Fatal(err)
 	}
-	inesPage.openTool("Reports and bans")
+	inesPage.openTool("Moderation")
 	inesPage.clickJS("the Bans tab", `document.querySelector('dialog[open] [role="tab"]:nth-child(2)')`)
 	inesPage.waitFor("two bans", `document.querySelectorAll("dialog[open] .ban").length === 2`)
 	shootDialog(t, inesPage, filepath.Join(dir, "moderation-bans.png"))
@@ -203,6 +199,26 @@ func TestFeatureScreenshots(t *testing.T) {
 	shoot(t, maya, filepath.Join(dir, "plugins.png"))
 	maya.eval0(`document.querySelector('.plugin-item[aria-label^="frost"]').scrollIntoView()`)
 	shoot(t, maya, filepath.Join(dir, "plugins-list.png"))
+}
+
+// troubledGarden is the garden of the moderation screenshots: its channels, and its people, of
+// whom Inês is a moderator and Rex and Tom make trouble.
+type troubledGarden struct {
+	*garden
+	general, tomatoes, seeds string
+	sam, ines, lee, rex, tom *webtest.Client
+}
+
+func newTroubledGarden(t *testing.T, srv *webtest.Server) *troubledGarden {
+	t.Helper()
+	g, people := newGarden(t, srv, [2]string{"sam", "Sam Okafor"}, [2]string{"ines", "Inês Duarte"}, [2]string{"lee", "Lee Park"}, [2]string{"rex", "Rex Deals"}, [2]string{"tom", "Tom Vale"})
+	tg := &troubledGarden{garden: g, sam: people["sam"], ines: people["ines"], lee: people["lee"], rex: people["rex"], tom: people["tom"]}
+	tg.general = g.channel("general", "", "Everything about the garden, and then some")
+	g.channel("announcements", "", "News from the committee")
+	tg.tomatoes = g.channel("tomatoes", "Growing", "Forty varieties and counting")
+	tg.seeds = g.channel("seed-swap", "Growing", "Offer and ask for seeds")
+	setRank(t, g.owner, tg.ines, svcv1.MemberRole_MEMBER_ROLE_MODERATOR)
+	return tg
 }
 
 // shootDialog is shoot without the focus ring a dialog opened by a script's click leaves on its

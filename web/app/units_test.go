@@ -87,6 +87,8 @@ func unitPageOf(t *testing.T, entry string) *page {
 		TreeShaking: api.TreeShakingTrue,
 		// A component's stylesheet is the bundle's business, not a unit's.
 		Loader: map[string]api.Loader{".css": api.LoaderEmpty},
+		// As build/main.go bundles the client.
+		Alias: map[string]string{"entities": "./src/lib/entities.ts"},
 	})
 	if len(res.Errors) > 0 {
 		t.Fatalf("bundle the helpers (are the client's packages installed? cd web/app && npm ci): %v", res.Errors[0].Text)
@@ -137,7 +139,8 @@ func TestUnitsPlainText(t *testing.T) {
 		"see [the notes](https://example.com/a)": "see the notes",
 		"bare https://example.com/a_b_c link":    "bare https://example.com/a_b_c link",
 		"hi <@a1> and <@zz>":                     "hi @Alice and @unknown member",
-		"before```js\nlet x = 1;\n```after":      "before let x = 1; after",
+		"before\n```js\nlet x = 1;\n```\nafter":  "before let x = 1; after",
+		"inline ```let x = 1;``` too":            "inline let x = 1; too",
 		"an ``` unclosed fence":                  "an ``` unclosed fence",
 		"2 * 3 * 4 and snake_case_name":          "2 * 3 * 4 and snake_case_name",
 		"a lone ** stays":                        "a lone ** stays",

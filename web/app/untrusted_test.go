@@ -17,7 +17,7 @@ import { previewKey } from "./src/state/selectors";
 globalThis.renderPreviews = (urls) => {
   const m = create(MessageSchema, { id: "m1", channelId: "c1", authorId: "a1", text: "see https://example.org/" });
   const previews = new Map([[previewKey(m), urls.map((url) => create(LinkPreviewSchema, { url, title: "t " + url }))]]);
-  const state = { members: new Map(), emoji: new Map(), previews };
+  const state = { members: new Map(), emoji: new Map(), previews, channels: new Map() };
   // The previews are there already: nothing asks the (absent) server for them.
   const act = { loadPreviews: () => {} };
   const shared = { state, act, base: "http://unit.invalid", api: {}, store: {} };

@@ -17,7 +17,7 @@ func TestEngineStats(t *testing.T) {
 		return engine.Stats{Seq: 42, WriterQueue: 3, WriterQueueCap: 512, Streams: 3, HubHead: 100, HubRing: 8192, StreamLags: []uint64{0, 5, 9000}, LSMBytes: 1, VlogBytes: 2}
 	})
 	want := `
-# HELP hearth_hub_stream_lag_events How many published events each live stream has not read yet.
+# HELP hearth_hub_stream_lag_events How many published events each follower of the hub (each live stream, the notifier, the plugins) has not read yet.
 # TYPE hearth_hub_stream_lag_events histogram
 hearth_hub_stream_lag_events_bucket{le="0"} 1
 hearth_hub_stream_lag_events_bucket{le="1"} 1
@@ -31,7 +31,7 @@ hearth_hub_stream_lag_events_bucket{le="8192"} 2
 hearth_hub_stream_lag_events_bucket{le="+Inf"} 3
 hearth_hub_stream_lag_events_sum 9005
 hearth_hub_stream_lag_events_count 3
-# HELP hearth_hub_stream_lag_max_events The largest lag of any live stream.
+# HELP hearth_hub_stream_lag_max_events The largest lag of any follower of the hub.
 # TYPE hearth_hub_stream_lag_max_events gauge
 hearth_hub_stream_lag_max_events 9000
 # HELP hearth_writer_queue_depth Changes waiting for the writer.

@@ -92,7 +92,7 @@ func New() *Metrics {
 		}),
 		streamsEnded: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "hearth_subscribe_streams_ended_total",
-			Help: "Subscribe streams by how they ended: client_closed, shutdown, resync, member_left, stream_cap, token_expired or error.",
+			Help: "Subscribe streams by how they ended: client_closed, shutdown, resync, member_left, stream_cap, token_expired, slow_consumer or error.",
 		}, []string{"reason"}),
 		buildInfo: prometheus.NewGaugeVec(prometheus.GaugeOpts{
 			Name: "hearth_build_info",
@@ -111,7 +111,7 @@ func New() *Metrics {
 			Help: "Size of the last backup written to the backup destination.",
 		}),
 	}
-	for _, r := range []engine.StreamEnd{engine.StreamClientClosed, engine.StreamShutdown, engine.StreamResync, engine.StreamLeft, engine.StreamCapped, engine.StreamTokenExpired, engine.StreamFailed} {
+	for _, r := range engine.StreamEnds {
 		m.streamsEnded.WithLabelValues(string(r))
 	}
 	m.backups.WithLabelValues("ok")

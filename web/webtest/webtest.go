@@ -1,14 +1,17 @@
 // Package webtest starts a real Hearth for tests, assembled by web.Open as the binary is: a
 // Badger database in a temp dir, a file bucket beside it (or any bucket, WithBucketURL), the
 // file URL key, the sandbox, the local token issuer, the engine and the HTTP surface on a
-// loopback httptest server that speaks HTTP/1.1 and cleartext HTTP/2 — and hands out Connect
-// clients logged in as anyone.
+// loopback httptest server that speaks HTTP/1.1 and cleartext HTTP/2 (net/http's, set up as
+// web.NewHTTPServer sets up the binary's) — and hands out Connect clients logged in as anyone.
 package webtest
 
 import (
 	"context"
+	cryptotls "crypto/tls"
+	"crypto/x509"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
@@ -41,7 +44,9 @@ type Server struct {
 	cfg     web.Config
 	http    *httptest.Server
 	handler atomic.Pointer[http.Handler]
+	current atomic.Pointer[web.Server]
 	app     *web.Server
+	tls     bool
 }
 
 // Option changes the engine options of a test server.
@@ -59,14 +64,25 @@ func Start(t testing.TB, options ...Option) *Server {
 // (the plugins' limits, say), made before the server opens.
 func StartConfig(t testing.TB, config func(*web.Config), options ...Option) *Server {
 	t.Helper()
-	s := &Server{t: t, Dir: t.TempDir()}
-	s.http = httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		(*s.handler.Load()).ServeHTTP(w, r)
-	}))
-	srv := web.NewHTTPServer(s.http.Config.Handler, Logger())
-	s.http.Config = srv.HTTP
-	s.http.Listener = srv.Listener(s.http.Listener)
+	return start(t, false, config, options...)
+}
+
+// StartTLS is StartConfig with the server on TLS (HTTP/2 by ALPN, and HTTP/1.1), on a
+// certificate for 127.0.0.1 that TLSConfig trusts. Its Connect clients (Client, Join) speak
+// HTTP/2 over TLS.
+func StartTLS(t testing.TB, config func(*web.Config), options ...Option) *Server {
+	t.Helper()
+	return start(t, true, config, options...)
+}
+
+func start(t testing.TB, tls bool, config func(*web.Config), options ...Option) *Server {
+	t.Helper()
+	s := &Server{t: t, Dir: t.TempDir(), tls: tls}
+	s.http = httptest.NewUnstartedServer(nil)
 	s.URL = "http://" + s.http.Listener.Addr().String()
+	if tls {
+		s.URL = "https://" + s.http.Listener.Addr().String()
+	}
 	opts := engine.Options{
 		BaseURL:       s.URL,
 		PresenceGrace: 50 * time.Millisecond,
@@ -95,13 +111,33 @@ func StartConfig(t testing.TB, config func(*web.Config), options ...Option) *Ser
 	if config != nil {
 		config(&s.cfg)
 	}
+	// The HTTP server outlives the assembled server, which a test may restart: its handler
+	// and its hook on connections are the current one's.
+	s.http.Config = web.NewHTTPServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		(*s.handler.Load()).ServeHTTP(w, r)
+	}), Logger(), s.cfg.WriteTimeout)
+	s.http.Config.ConnState = func(c net.Conn, st http.ConnState) { s.current.Load().ConnState(c, st) }
 	s.open()
-	s.http.Start()
+	if tls {
+		s.http.EnableHTTP2 = true
+		s.http.TLS = &cryptotls.Config{NextProtos: []string{"h2", "http/1.1"}}
+		s.http.StartTLS()
+	} else {
+		s.http.Start()
+	}
 	t.Cleanup(func() {
 		s.http.Close()
 		s.close()
 	})
 	return s
+}
+
+// TLSConfig is a client's TLS configuration that trusts a StartTLS server, offering protos
+// by ALPN.
+func (s *Server) TLSConfig(protos ...string) *cryptotls.Config {
+	pool := x509.NewCertPool()
+	pool.AddCert(s.http.Certificate())
+	return &cryptotls.Config{RootCAs: pool, NextProtos: protos}
 }
 
 // Logger is quiet unless a test fails loudly: warnings and errors only.
@@ -119,6 +155,7 @@ func (s *Server) open() {
 	s.app, s.Engine, s.Issuer = app, app.Engine, app.Issuer
 	h := app.Handler()
 	s.handler.Store(&h)
+	s.current.Store(app)
 }
 
 func (s *Server) close() {
@@ -291,6 +328,9 @@ func HTTPClient() *http.Client {
 func (s *Server) Client(token string, opts ...connect.ClientOption) *Client {
 	opts = append([]connect.ClientOption{connect.WithInterceptors(auth.WithBearer(token))}, opts...)
 	hc := HTTPClient()
+	if s.tls {
+		hc = &http.Client{Transport: &http.Transport{TLSClientConfig: s.TLSConfig("h2"), ForceAttemptHTTP2: true}}
+	}
 	return &Client{
 		Token:  token,
 		Chat:   svcv1connect.NewChatServiceClient(hc, s.URL, opts...),

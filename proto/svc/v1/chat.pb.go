@@ -38,7 +38,7 @@ const (
 type CreateChannelRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	Name  string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
-	// TEXT or PRIVATE.
+	// TEXT, PRIVATE or VOICE.
 	Kind          ChannelKind `protobuf:"varint,2,opt,name=kind,proto3,enum=svc.v1.ChannelKind" json:"kind,omitempty"`
 	Topic         string      `protobuf:"bytes,3,opt,name=topic,proto3" json:"topic,omitempty"`
 	Category      string      `protobuf:"bytes,4,opt,name=category,proto3" json:"category,omitempty"`
@@ -1922,7 +1922,12 @@ type GetStateResponse struct {
 	// The server's seq at snapshot time: Subscribe from it.
 	Seq int64 `protobuf:"varint,9,opt,name=seq,proto3" json:"seq,omitempty"`
 	// Moderators and higher: how many open reports they may list; 0 for everyone else.
-	OpenReports   int32 `protobuf:"varint,10,opt,name=open_reports,json=openReports,proto3" json:"open_reports,omitempty"`
+	OpenReports int32 `protobuf:"varint,10,opt,name=open_reports,json=openReports,proto3" json:"open_reports,omitempty"`
+	// Everyone in a voice channel the caller sees, by channel then by when they joined.
+	VoiceStates []*VoiceState `protobuf:"bytes,11,rep,name=voice_states,json=voiceStates,proto3" json:"voice_states,omitempty"`
+	// The voice version of voice_states (VoiceState.version): voice_state events with a version
+	// at or below it are already in voice_states.
+	VoiceVersion  int64 `protobuf:"varint,210,opt,name=voice_version,json=voiceVersion,proto3" json:"voice_version,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -2023,6 +2028,20 @@ func (x *GetStateResponse) GetSeq() int64 {
 func (x *GetStateResponse) GetOpenReports() int32 {
 	if x != nil {
 		return x.OpenReports
+	}
+	return 0
+}
+
+func (x *GetStateResponse) GetVoiceStates() []*VoiceState {
+	if x != nil {
+		return x.VoiceStates
+	}
+	return nil
+}
+
+func (x *GetStateResponse) GetVoiceVersion() int64 {
+	if x != nil {
+		return x.VoiceVersion
 	}
 	return 0
 }
@@ -2735,7 +2754,7 @@ const file_svc_v1_chat_proto_rawDesc = "" +
 	"\n" +
 	"channel_id\x18\x01 \x01(\tR\tchannelId\"\x16\n" +
 	"\x14LeaveChannelResponse\"\x11\n" +
-	"\x0fGetStateRequest\"\xac\x03\n" +
+	"\x0fGetStateRequest\"\x83\x04\n" +
 	"\x10GetStateResponse\x12\x1e\n" +
 	"\x02me\x18\x01 \x01(\v2\x0e.svc.v1.MemberR\x02me\x12(\n" +
 	"\amembers\x18\x02 \x03(\v2\x0e.svc.v1.MemberR\amembers\x12+\n" +
@@ -2748,7 +2767,9 @@ const file_svc_v1_chat_proto_rawDesc = "" +
 	"\x12blocked_member_ids\x18\b \x03(\tR\x10blockedMemberIds\x12\x10\n" +
 	"\x03seq\x18\t \x01(\x03R\x03seq\x12!\n" +
 	"\fopen_reports\x18\n" +
-	" \x01(\x05R\vopenReportsJ\x04\b\v\x10\f\"/\n" +
+	" \x01(\x05R\vopenReports\x125\n" +
+	"\fvoice_states\x18\v \x03(\v2\x12.svc.v1.VoiceStateR\vvoiceStates\x12$\n" +
+	"\rvoice_version\x18\xd2\x01 \x01(\x03R\fvoiceVersion\"/\n" +
 	"\x10SubscribeRequest\x12\x1b\n" +
 	"\tafter_seq\x18\x01 \x01(\x03R\bafterSeq\"B\n" +
 	"\x12SetPresenceRequest\x12,\n" +
@@ -2884,8 +2905,9 @@ var file_svc_v1_chat_proto_goTypes = []any{
 	(*Member)(nil),                      // 57: svc.v1.Member
 	(*Role)(nil),                        // 58: svc.v1.Role
 	(ChannelMode)(0),                    // 59: svc.v1.ChannelMode
-	(Presence)(0),                       // 60: svc.v1.Presence
-	(*Event)(nil),                       // 61: svc.v1.Event
+	(*VoiceState)(nil),                  // 60: svc.v1.VoiceState
+	(Presence)(0),                       // 61: svc.v1.Presence
+	(*Event)(nil),                       // 62: svc.v1.Event
 }
 var file_svc_v1_chat_proto_depIdxs = []int32{
 	51, // 0: svc.v1.CreateChannelRequest.kind:type_name -> svc.v1.ChannelKind
@@ -2911,69 +2933,70 @@ var file_svc_v1_chat_proto_depIdxs = []int32{
 	58, // 20: svc.v1.GetStateResponse.roles:type_name -> svc.v1.Role
 	59, // 21: svc.v1.GetStateResponse.channel_mode:type_name -> svc.v1.ChannelMode
 	55, // 22: svc.v1.GetStateResponse.read_states:type_name -> svc.v1.ReadState
-	60, // 23: svc.v1.SetPresenceRequest.presence:type_name -> svc.v1.Presence
-	53, // 24: svc.v1.PinMessageResponse.message:type_name -> svc.v1.Message
-	53, // 25: svc.v1.UnpinMessageResponse.message:type_name -> svc.v1.Message
-	53, // 26: svc.v1.ListPinsResponse.messages:type_name -> svc.v1.Message
-	53, // 27: svc.v1.VotePollResponse.message:type_name -> svc.v1.Message
-	53, // 28: svc.v1.ClosePollResponse.message:type_name -> svc.v1.Message
-	0,  // 29: svc.v1.ChatService.CreateChannel:input_type -> svc.v1.CreateChannelRequest
-	2,  // 30: svc.v1.ChatService.UpdateChannel:input_type -> svc.v1.UpdateChannelRequest
-	4,  // 31: svc.v1.ChatService.OpenDM:input_type -> svc.v1.OpenDMRequest
-	6,  // 32: svc.v1.ChatService.ListMessages:input_type -> svc.v1.ListMessagesRequest
-	8,  // 33: svc.v1.ChatService.SendMessage:input_type -> svc.v1.SendMessageRequest
-	10, // 34: svc.v1.ChatService.EditMessage:input_type -> svc.v1.EditMessageRequest
-	12, // 35: svc.v1.ChatService.DeleteMessage:input_type -> svc.v1.DeleteMessageRequest
-	14, // 36: svc.v1.ChatService.React:input_type -> svc.v1.ReactRequest
-	16, // 37: svc.v1.ChatService.MarkRead:input_type -> svc.v1.MarkReadRequest
-	18, // 38: svc.v1.ChatService.SetTyping:input_type -> svc.v1.SetTypingRequest
-	20, // 39: svc.v1.ChatService.Search:input_type -> svc.v1.SearchRequest
-	22, // 40: svc.v1.ChatService.GetLinkPreviews:input_type -> svc.v1.GetLinkPreviewsRequest
-	24, // 41: svc.v1.ChatService.AddChannelMembers:input_type -> svc.v1.AddChannelMembersRequest
-	26, // 42: svc.v1.ChatService.RemoveChannelMember:input_type -> svc.v1.RemoveChannelMemberRequest
-	28, // 43: svc.v1.ChatService.SetChannelAccess:input_type -> svc.v1.SetChannelAccessRequest
-	30, // 44: svc.v1.ChatService.BrowseChannels:input_type -> svc.v1.BrowseChannelsRequest
-	32, // 45: svc.v1.ChatService.JoinChannel:input_type -> svc.v1.JoinChannelRequest
-	34, // 46: svc.v1.ChatService.LeaveChannel:input_type -> svc.v1.LeaveChannelRequest
-	36, // 47: svc.v1.ChatService.GetState:input_type -> svc.v1.GetStateRequest
-	38, // 48: svc.v1.ChatService.Subscribe:input_type -> svc.v1.SubscribeRequest
-	39, // 49: svc.v1.ChatService.SetPresence:input_type -> svc.v1.SetPresenceRequest
-	41, // 50: svc.v1.ChatService.PinMessage:input_type -> svc.v1.PinMessageRequest
-	43, // 51: svc.v1.ChatService.UnpinMessage:input_type -> svc.v1.UnpinMessageRequest
-	45, // 52: svc.v1.ChatService.ListPins:input_type -> svc.v1.ListPinsRequest
-	47, // 53: svc.v1.ChatService.VotePoll:input_type -> svc.v1.VotePollRequest
-	49, // 54: svc.v1.ChatService.ClosePoll:input_type -> svc.v1.ClosePollRequest
-	1,  // 55: svc.v1.ChatService.CreateChannel:output_type -> svc.v1.CreateChannelResponse
-	3,  // 56: svc.v1.ChatService.UpdateChannel:output_type -> svc.v1.UpdateChannelResponse
-	5,  // 57: svc.v1.ChatService.OpenDM:output_type -> svc.v1.OpenDMResponse
-	7,  // 58: svc.v1.ChatService.ListMessages:output_type -> svc.v1.ListMessagesResponse
-	9,  // 59: svc.v1.ChatService.SendMessage:output_type -> svc.v1.SendMessageResponse
-	11, // 60: svc.v1.ChatService.EditMessage:output_type -> svc.v1.EditMessageResponse
-	13, // 61: svc.v1.ChatService.DeleteMessage:output_type -> svc.v1.DeleteMessageResponse
-	15, // 62: svc.v1.ChatService.React:output_type -> svc.v1.ReactResponse
-	17, // 63: svc.v1.ChatService.MarkRead:output_type -> svc.v1.MarkReadResponse
-	19, // 64: svc.v1.ChatService.SetTyping:output_type -> svc.v1.SetTypingResponse
-	21, // 65: svc.v1.ChatService.Search:output_type -> svc.v1.SearchResponse
-	23, // 66: svc.v1.ChatService.GetLinkPreviews:output_type -> svc.v1.GetLinkPreviewsResponse
-	25, // 67: svc.v1.ChatService.AddChannelMembers:output_type -> svc.v1.AddChannelMembersResponse
-	27, // 68: svc.v1.ChatService.RemoveChannelMember:output_type -> svc.v1.RemoveChannelMemberResponse
-	29, // 69: svc.v1.ChatService.SetChannelAccess:output_type -> svc.v1.SetChannelAccessResponse
-	31, // 70: svc.v1.ChatService.BrowseChannels:output_type -> svc.v1.BrowseChannelsResponse
-	33, // 71: svc.v1.ChatService.JoinChannel:output_type -> svc.v1.JoinChannelResponse
-	35, // 72: svc.v1.ChatService.LeaveChannel:output_type -> svc.v1.LeaveChannelResponse
-	37, // 73: svc.v1.ChatService.GetState:output_type -> svc.v1.GetStateResponse
-	61, // 74: svc.v1.ChatService.Subscribe:output_type -> svc.v1.Event
-	40, // 75: svc.v1.ChatService.SetPresence:output_type -> svc.v1.SetPresenceResponse
-	42, // 76: svc.v1.ChatService.PinMessage:output_type -> svc.v1.PinMessageResponse
-	44, // 77: svc.v1.ChatService.UnpinMessage:output_type -> svc.v1.UnpinMessageResponse
-	46, // 78: svc.v1.ChatService.ListPins:output_type -> svc.v1.ListPinsResponse
-	48, // 79: svc.v1.ChatService.VotePoll:output_type -> svc.v1.VotePollResponse
-	50, // 80: svc.v1.ChatService.ClosePoll:output_type -> svc.v1.ClosePollResponse
-	55, // [55:81] is the sub-list for method output_type
-	29, // [29:55] is the sub-list for method input_type
-	29, // [29:29] is the sub-list for extension type_name
-	29, // [29:29] is the sub-list for extension extendee
-	0,  // [0:29] is the sub-list for field type_name
+	60, // 23: svc.v1.GetStateResponse.voice_states:type_name -> svc.v1.VoiceState
+	61, // 24: svc.v1.SetPresenceRequest.presence:type_name -> svc.v1.Presence
+	53, // 25: svc.v1.PinMessageResponse.message:type_name -> svc.v1.Message
+	53, // 26: svc.v1.UnpinMessageResponse.message:type_name -> svc.v1.Message
+	53, // 27: svc.v1.ListPinsResponse.messages:type_name -> svc.v1.Message
+	53, // 28: svc.v1.VotePollResponse.message:type_name -> svc.v1.Message
+	53, // 29: svc.v1.ClosePollResponse.message:type_name -> svc.v1.Message
+	0,  // 30: svc.v1.ChatService.CreateChannel:input_type -> svc.v1.CreateChannelRequest
+	2,  // 31: svc.v1.ChatService.UpdateChannel:input_type -> svc.v1.UpdateChannelRequest
+	4,  // 32: svc.v1.ChatService.OpenDM:input_type -> svc.v1.OpenDMRequest
+	6,  // 33: svc.v1.ChatService.ListMessages:input_type -> svc.v1.ListMessagesRequest
+	8,  // 34: svc.v1.ChatService.SendMessage:input_type -> svc.v1.SendMessageRequest
+	10, // 35: svc.v1.ChatService.EditMessage:input_type -> svc.v1.EditMessageRequest
+	12, // 36: svc.v1.ChatService.DeleteMessage:input_type -> svc.v1.DeleteMessageRequest
+	14, // 37: svc.v1.ChatService.React:input_type -> svc.v1.ReactRequest
+	16, // 38: svc.v1.ChatService.MarkRead:input_type -> svc.v1.MarkReadRequest
+	18, // 39: svc.v1.ChatService.SetTyping:input_type -> svc.v1.SetTypingRequest
+	20, // 40: svc.v1.ChatService.Search:input_type -> svc.v1.SearchRequest
+	22, // 41: svc.v1.ChatService.GetLinkPreviews:input_type -> svc.v1.GetLinkPreviewsRequest
+	24, // 42: svc.v1.ChatService.AddChannelMembers:input_type -> svc.v1.AddChannelMembersRequest
+	26, // 43: svc.v1.ChatService.RemoveChannelMember:input_type -> svc.v1.RemoveChannelMemberRequest
+	28, // 44: svc.v1.ChatService.SetChannelAccess:input_type -> svc.v1.SetChannelAccessRequest
+	30, // 45: svc.v1.ChatService.BrowseChannels:input_type -> svc.v1.BrowseChannelsRequest
+	32, // 46: svc.v1.ChatService.JoinChannel:input_type -> svc.v1.JoinChannelRequest
+	34, // 47: svc.v1.ChatService.LeaveChannel:input_type -> svc.v1.LeaveChannelRequest
+	36, // 48: svc.v1.ChatService.GetState:input_type -> svc.v1.GetStateRequest
+	38, // 49: svc.v1.ChatService.Subscribe:input_type -> svc.v1.SubscribeRequest
+	39, // 50: svc.v1.ChatService.SetPresence:input_type -> svc.v1.SetPresenceRequest
+	41, // 51: svc.v1.ChatService.PinMessage:input_type -> svc.v1.PinMessageRequest
+	43, // 52: svc.v1.ChatService.UnpinMessage:input_type -> svc.v1.UnpinMessageRequest
+	45, // 53: svc.v1.ChatService.ListPins:input_type -> svc.v1.ListPinsRequest
+	47, // 54: svc.v1.ChatService.VotePoll:input_type -> svc.v1.VotePollRequest
+	49, // 55: svc.v1.ChatService.ClosePoll:input_type -> svc.v1.ClosePollRequest
+	1,  // 56: svc.v1.ChatService.CreateChannel:output_type -> svc.v1.CreateChannelResponse
+	3,  // 57: svc.v1.ChatService.UpdateChannel:output_type -> svc.v1.UpdateChannelResponse
+	5,  // 58: svc.v1.ChatService.OpenDM:output_type -> svc.v1.OpenDMResponse
+	7,  // 59: svc.v1.ChatService.ListMessages:output_type -> svc.v1.ListMessagesResponse
+	9,  // 60: svc.v1.ChatService.SendMessage:output_type -> svc.v1.SendMessageResponse
+	11, // 61: svc.v1.ChatService.EditMessage:output_type -> svc.v1.EditMessageResponse
+	13, // 62: svc.v1.ChatService.DeleteMessage:output_type -> svc.v1.DeleteMessageResponse
+	15, // 63: svc.v1.ChatService.React:output_type -> svc.v1.ReactResponse
+	17, // 64: svc.v1.ChatService.MarkRead:output_type -> svc.v1.MarkReadResponse
+	19, // 65: svc.v1.ChatService.SetTyping:output_type -> svc.v1.SetTypingResponse
+	21, // 66: svc.v1.ChatService.Search:output_type -> svc.v1.SearchResponse
+	23, // 67: svc.v1.ChatService.GetLinkPreviews:output_type -> svc.v1.GetLinkPreviewsResponse
+	25, // 68: svc.v1.ChatService.AddChannelMembers:output_type -> svc.v1.AddChannelMembersResponse
+	27, // 69: svc.v1.ChatService.RemoveChannelMember:output_type -> svc.v1.RemoveChannelMemberResponse
+	29, // 70: svc.v1.ChatService.SetChannelAccess:output_type -> svc.v1.SetChannelAccessResponse
+	31, // 71: svc.v1.ChatService.BrowseChannels:output_type -> svc.v1.BrowseChannelsResponse
+	33, // 72: svc.v1.ChatService.JoinChannel:output_type -> svc.v1.JoinChannelResponse
+	35, // 73: svc.v1.ChatService.LeaveChannel:output_type -> svc.v1.LeaveChannelResponse
+	37, // 74: svc.v1.ChatService.GetState:output_type -> svc.v1.GetStateResponse
+	62, // 75: svc.v1.ChatService.Subscribe:output_type -> svc.v1.Event
+	40, // 76: svc.v1.ChatService.SetPresence:output_type -> svc.v1.SetPresenceResponse
+	42, // 77: svc.v1.ChatService.PinMessage:output_type -> svc.v1.PinMessageResponse
+	44, // 78: svc.v1.ChatService.UnpinMessage:output_type -> svc.v1.UnpinMessageResponse
+	46, // 79: svc.v1.ChatService.ListPins:output_type -> svc.v1.ListPinsResponse
+	48, // 80: svc.v1.ChatService.VotePoll:output_type -> svc.v1.VotePollResponse
+	50, // 81: svc.v1.ChatService.ClosePoll:output_type -> svc.v1.ClosePollResponse
+	56, // [56:82] is the sub-list for method output_type
+	30, // [30:56] is the sub-list for method input_type
+	30, // [30:30] is the sub-list for extension type_name
+	30, // [30:30] is the sub-list for extension extendee
+	0,  // [0:30] is the sub-list for field type_name
 }
 
 func init() { file_svc_v1_chat_proto_init() }

@@ -825,8 +825,8 @@ type Channel struct {
 	CreatedAtMs int64    `protobuf:"varint,8,opt,name=created_at_ms,json=createdAtMs,proto3" json:"created_at_ms,omitempty"`
 	// Seq of the newest message in the channel, 0 if none.
 	LastMessageSeq int64 `protobuf:"varint,9,opt,name=last_message_seq,json=lastMessageSeq,proto3" json:"last_message_seq,omitempty"`
-	// TEXT only. Empty: every member sees the channel. Otherwise only members holding one of
-	// these roles, plus admins and the owner.
+	// TEXT and VOICE only. Empty: every member sees the channel. Otherwise only members holding
+	// one of these roles, plus admins and the owner.
 	RoleIds []string `protobuf:"bytes,10,rep,name=role_ids,json=roleIds,proto3" json:"role_ids,omitempty"`
 	// TEXT only: in OPT_IN mode new members are joined to it.
 	IsDefault bool `protobuf:"varint,11,opt,name=is_default,json=isDefault,proto3" json:"is_default,omitempty"`
@@ -1354,8 +1354,11 @@ type MessageRef struct {
 	Id       string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
 	AuthorId string                 `protobuf:"bytes,2,opt,name=author_id,json=authorId,proto3" json:"author_id,omitempty"`
 	// The answered message's text, cut to 200 characters; empty when it is deleted.
-	Text          string `protobuf:"bytes,3,opt,name=text,proto3" json:"text,omitempty"`
-	Deleted       bool   `protobuf:"varint,4,opt,name=deleted,proto3" json:"deleted,omitempty"`
+	Text    string `protobuf:"bytes,3,opt,name=text,proto3" json:"text,omitempty"`
+	Deleted bool   `protobuf:"varint,4,opt,name=deleted,proto3" json:"deleted,omitempty"`
+	// Set when the answered message is a thread reply: the thread to open to show it (a channel
+	// message may answer a reply of a thread).
+	ThreadRootId  string `protobuf:"bytes,5,opt,name=thread_root_id,json=threadRootId,proto3" json:"thread_root_id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1416,6 +1419,13 @@ func (x *MessageRef) GetDeleted() bool {
 		return x.Deleted
 	}
 	return false
+}
+
+func (x *MessageRef) GetThreadRootId() string {
+	if x != nil {
+		return x.ThreadRootId
+	}
+	return ""
 }
 
 // A poll as sent with SendMessageRequest.poll.
@@ -2878,6 +2888,131 @@ func (x *PushSubscription) GetLastSuccessMs() int64 {
 	return 0
 }
 
+// One member in a voice channel (EXTENSIONS.md 10). Voice is live and kept in memory only: a
+// restart of the server empties every voice channel.
+type VoiceState struct {
+	state     protoimpl.MessageState `protogen:"open.v1"`
+	ChannelId string                 `protobuf:"bytes,1,opt,name=channel_id,json=channelId,proto3" json:"channel_id,omitempty"`
+	MemberId  string                 `protobuf:"bytes,2,opt,name=member_id,json=memberId,proto3" json:"member_id,omitempty"`
+	// true while the member is in the channel; false only in the voice_state event that says they
+	// left it (by LeaveVoice, by joining another voice channel, by losing their connection, or by
+	// being taken out: kicked, banned, timed out, or no longer seeing the channel).
+	Joined bool `protobuf:"varint,3,opt,name=joined,proto3" json:"joined,omitempty"`
+	// The member turned their microphone off (SetVoiceState). The server then forwards none of
+	// their audio, whatever their client sends.
+	Muted bool `protobuf:"varint,4,opt,name=muted,proto3" json:"muted,omitempty"`
+	// The member hears nobody: the server forwards them no audio. A deafened member is not heard
+	// either (their audio is not forwarded), as if muted.
+	Deafened bool `protobuf:"varint,5,opt,name=deafened,proto3" json:"deafened,omitempty"`
+	// The member shares their screen: the others receive it as a video track.
+	SharingScreen bool `protobuf:"varint,6,opt,name=sharing_screen,json=sharingScreen,proto3" json:"sharing_screen,omitempty"`
+	// The member is speaking, as the server hears it from the audio level their client puts in
+	// each packet (RFC 6464): true from the first loud packet, false after 600 ms without one.
+	// Never true while muted or deafened.
+	Speaking bool `protobuf:"varint,7,opt,name=speaking,proto3" json:"speaking,omitempty"`
+	// When the member joined the channel (this time).
+	JoinedAtMs int64 `protobuf:"varint,8,opt,name=joined_at_ms,json=joinedAtMs,proto3" json:"joined_at_ms,omitempty"`
+	// Orders what is known of voice: every change of any member's voice state takes the next
+	// version, server-wide; a state with a higher version is newer. Versions keep growing across
+	// restarts (they start from the server's start time in microseconds).
+	Version       int64 `protobuf:"varint,9,opt,name=version,proto3" json:"version,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *VoiceState) Reset() {
+	*x = VoiceState{}
+	mi := &file_svc_v1_types_proto_msgTypes[28]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *VoiceState) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*VoiceState) ProtoMessage() {}
+
+func (x *VoiceState) ProtoReflect() protoreflect.Message {
+	mi := &file_svc_v1_types_proto_msgTypes[28]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use VoiceState.ProtoReflect.Descriptor instead.
+func (*VoiceState) Descriptor() ([]byte, []int) {
+	return file_svc_v1_types_proto_rawDescGZIP(), []int{28}
+}
+
+func (x *VoiceState) GetChannelId() string {
+	if x != nil {
+		return x.ChannelId
+	}
+	return ""
+}
+
+func (x *VoiceState) GetMemberId() string {
+	if x != nil {
+		return x.MemberId
+	}
+	return ""
+}
+
+func (x *VoiceState) GetJoined() bool {
+	if x != nil {
+		return x.Joined
+	}
+	return false
+}
+
+func (x *VoiceState) GetMuted() bool {
+	if x != nil {
+		return x.Muted
+	}
+	return false
+}
+
+func (x *VoiceState) GetDeafened() bool {
+	if x != nil {
+		return x.Deafened
+	}
+	return false
+}
+
+func (x *VoiceState) GetSharingScreen() bool {
+	if x != nil {
+		return x.SharingScreen
+	}
+	return false
+}
+
+func (x *VoiceState) GetSpeaking() bool {
+	if x != nil {
+		return x.Speaking
+	}
+	return false
+}
+
+func (x *VoiceState) GetJoinedAtMs() int64 {
+	if x != nil {
+		return x.JoinedAtMs
+	}
+	return 0
+}
+
+func (x *VoiceState) GetVersion() int64 {
+	if x != nil {
+		return x.Version
+	}
+	return 0
+}
+
 var File_svc_v1_types_proto protoreflect.FileDescriptor
 
 const file_svc_v1_types_proto_rawDesc = "" +
@@ -2968,13 +3103,14 @@ const file_svc_v1_types_proto_rawDesc = "" +
 	"\tpinned_by\x18\x12 \x01(\tR\bpinnedBy\x12#\n" +
 	"\rmentions_here\x18\x13 \x01(\bR\fmentionsHere\x12+\n" +
 	"\x11mentions_everyone\x18\x14 \x01(\bR\x10mentionsEveryone\x12 \n" +
-	"\x04poll\x18\x15 \x01(\v2\f.svc.v1.PollR\x04poll\"g\n" +
+	"\x04poll\x18\x15 \x01(\v2\f.svc.v1.PollR\x04poll\"\x8d\x01\n" +
 	"\n" +
 	"MessageRef\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x1b\n" +
 	"\tauthor_id\x18\x02 \x01(\tR\bauthorId\x12\x12\n" +
 	"\x04text\x18\x03 \x01(\tR\x04text\x12\x18\n" +
-	"\adeleted\x18\x04 \x01(\bR\adeleted\"\x7f\n" +
+	"\adeleted\x18\x04 \x01(\bR\adeleted\x12$\n" +
+	"\x0ethread_root_id\x18\x05 \x01(\tR\fthreadRootId\"\x7f\n" +
 	"\tPollInput\x12\x1a\n" +
 	"\bquestion\x18\x01 \x01(\tR\bquestion\x12\x18\n" +
 	"\aoptions\x18\x02 \x03(\tR\aoptions\x12\x1a\n" +
@@ -3087,7 +3223,20 @@ const file_svc_v1_types_proto_rawDesc = "" +
 	"\vdevice_name\x18\x02 \x01(\tR\n" +
 	"deviceName\x12\"\n" +
 	"\rcreated_at_ms\x18\x03 \x01(\x03R\vcreatedAtMs\x12&\n" +
-	"\x0flast_success_ms\x18\x04 \x01(\x03R\rlastSuccessMs*U\n" +
+	"\x0flast_success_ms\x18\x04 \x01(\x03R\rlastSuccessMs\"\x91\x02\n" +
+	"\n" +
+	"VoiceState\x12\x1d\n" +
+	"\n" +
+	"channel_id\x18\x01 \x01(\tR\tchannelId\x12\x1b\n" +
+	"\tmember_id\x18\x02 \x01(\tR\bmemberId\x12\x16\n" +
+	"\x06joined\x18\x03 \x01(\bR\x06joined\x12\x14\n" +
+	"\x05muted\x18\x04 \x01(\bR\x05muted\x12\x1a\n" +
+	"\bdeafened\x18\x05 \x01(\bR\bdeafened\x12%\n" +
+	"\x0esharing_screen\x18\x06 \x01(\bR\rsharingScreen\x12\x1a\n" +
+	"\bspeaking\x18\a \x01(\bR\bspeaking\x12 \n" +
+	"\fjoined_at_ms\x18\b \x01(\x03R\n" +
+	"joinedAtMs\x12\x18\n" +
+	"\aversion\x18\t \x01(\x03R\aversion*U\n" +
 	"\n" +
 	"MemberKind\x12\x1b\n" +
 	"\x17MEMBER_KIND_UNSPECIFIED\x10\x00\x12\x15\n" +
@@ -3176,7 +3325,7 @@ func file_svc_v1_types_proto_rawDescGZIP() []byte {
 }
 
 var file_svc_v1_types_proto_enumTypes = make([]protoimpl.EnumInfo, 8)
-var file_svc_v1_types_proto_msgTypes = make([]protoimpl.MessageInfo, 28)
+var file_svc_v1_types_proto_msgTypes = make([]protoimpl.MessageInfo, 29)
 var file_svc_v1_types_proto_goTypes = []any{
 	(MemberKind)(0),                  // 0: svc.v1.MemberKind
 	(MemberRole)(0),                  // 1: svc.v1.MemberRole
@@ -3214,6 +3363,7 @@ var file_svc_v1_types_proto_goTypes = []any{
 	(*ChannelNotificationPrefs)(nil), // 33: svc.v1.ChannelNotificationPrefs
 	(*NotificationPrefs)(nil),        // 34: svc.v1.NotificationPrefs
 	(*PushSubscription)(nil),         // 35: svc.v1.PushSubscription
+	(*VoiceState)(nil),               // 36: svc.v1.VoiceState
 }
 var file_svc_v1_types_proto_depIdxs = []int32{
 	0,  // 0: svc.v1.Member.kind:type_name -> svc.v1.MemberKind
@@ -3258,7 +3408,7 @@ func file_svc_v1_types_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_svc_v1_types_proto_rawDesc), len(file_svc_v1_types_proto_rawDesc)),
 			NumEnums:      8,
-			NumMessages:   28,
+			NumMessages:   29,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

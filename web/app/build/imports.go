@@ -55,7 +55,8 @@ func metafileImports(metafile string) (importGraph, error) {
 	var meta struct {
 		Inputs map[string]struct {
 			Imports []struct {
-				Path string `json:"path"`
+				Path     string `json:"path"`
+				Original string `json:"original"`
 			} `json:"imports"`
 		} `json:"inputs"`
 	}
@@ -65,6 +66,11 @@ func metafileImports(metafile string) (importGraph, error) {
 	g := importGraph{}
 	for from, in := range meta.Inputs {
 		for _, imp := range in.Imports {
+			// A package's import the build routes to a module of src (chunks.go,
+			// binaryProtobuf) is the package's, as tsc sees it.
+			if !strings.HasPrefix(imp.Original, ".") {
+				continue
+			}
 			if inSrc(from) && inSrc(imp.Path) {
 				g.add(from, imp.Path)
 			}

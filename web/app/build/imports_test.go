@@ -74,20 +74,26 @@ func TestImportCycles(t *testing.T) {
 }
 
 func TestCheckImports(t *testing.T) {
-	meta := `{"inputs":{"src/main.tsx":{"imports":[{"path":"src/ui/App.tsx"},{"path":"src/style.css"},{"path":"node_modules/preact/dist/preact.module.js"}]},
-		"src/ui/App.tsx":{"imports":[{"path":"src/state/session.ts"}]}}}`
+	meta := `{"inputs":{"src/main.tsx":{"imports":[{"path":"src/ui/App.tsx","original":"./ui/App"},{"path":"src/style.css","original":"./style.css"},{"path":"node_modules/preact/dist/preact.module.js","original":"preact"}]},
+		"src/ui/App.tsx":{"imports":[{"path":"src/state/session.ts","original":"../state/session"}]}}}`
 	err := checkImports(explainedSample, meta)
 	if err == nil || !strings.Contains(err.Error(), "src/state/session.ts -> src/state/view.ts -> src/state/session.ts") {
 		t.Errorf("a cycle of a type import: %v", err)
 	}
 	// esbuild bundled an import tsc's listing lacks: the listing was not understood.
-	meta = `{"inputs":{"src/main.tsx":{"imports":[{"path":"src/ui/Other.tsx"}]}}}`
+	meta = `{"inputs":{"src/main.tsx":{"imports":[{"path":"src/ui/Other.tsx","original":"./ui/Other"}]}}}`
 	if err := checkImports(explainedSample, meta); err == nil || !strings.Contains(err.Error(), "not understood") {
 		t.Errorf("an import tsc did not list: %v", err)
 	}
 	acyclic := strings.Replace(explainedSample, "   Imported via \"./session\" from file 'src/state/view.ts'\n", "", 1)
-	meta = `{"inputs":{"src/main.tsx":{"imports":[{"path":"src/ui/App.tsx"}]}}}`
+	meta = `{"inputs":{"src/main.tsx":{"imports":[{"path":"src/ui/App.tsx","original":"./ui/App"}]}}}`
 	if err := checkImports(acyclic, meta); err != nil {
 		t.Errorf("no cycle: %v", err)
+	}
+	// A package's import that the build routes to a module of src (binaryProtobuf) is the
+	// package's to tsc: not an import tsc failed to list.
+	meta = `{"inputs":{"src/ui/App.tsx":{"imports":[{"path":"src/lib/binaryProtobuf.ts","original":"@bufbuild/protobuf"}]}}}`
+	if err := checkImports(acyclic, meta); err != nil {
+		t.Errorf("a package's import routed into src: %v", err)
 	}
 }

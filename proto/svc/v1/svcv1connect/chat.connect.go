@@ -114,7 +114,9 @@ const (
 
 // ChatServiceClient is a client for the svc.v1.ChatService service.
 type ChatServiceClient interface {
-	// Creates a TEXT or PRIVATE channel. Admin or owner.
+	// Creates a TEXT, PRIVATE or VOICE channel. Admin or owner. A VOICE channel is seen as a TEXT
+	// channel is (role_ids, SetChannelAccess), holds no messages, and is where people talk
+	// (VoiceService).
 	// The name is normalized: lowercase, runs of anything but letters and digits become one
 	// hyphen, no hyphen at either end ("Hello World!" becomes "hello-world"); at most 80
 	// characters after normalization (320 as typed); empty after normalization: invalid_argument. Topic up to
@@ -124,7 +126,7 @@ type ChatServiceClient interface {
 	// to moderators and higher.
 	CreateChannel(context.Context, *connect.Request[v1.CreateChannelRequest]) (*connect.Response[v1.CreateChannelResponse], error)
 	// Changes a channel's name, topic, category, position or header image. Admin or owner, on a
-	// TEXT or PRIVATE channel they can see; DMs cannot be updated (invalid_argument). Only the
+	// TEXT, PRIVATE or VOICE channel they can see; DMs cannot be updated (invalid_argument). Only the
 	// fields that are set change; the same limits as CreateChannel. header_image_id is the id of
 	// the caller's own unused image upload (PNG, JPEG, GIF, WebP or AVIF by its sniffed type, at
 	// most 8 MB and 8,192 pixels on a side; invalid_argument otherwise, not_found for an unknown
@@ -182,7 +184,7 @@ type ChatServiceClient interface {
 	// to 30 days ahead; not in a thread reply (invalid_argument). A message with a poll needs no
 	// text. In a DM,
 	// permission_denied if the sender and another member blocked each other; members who had
-	// hidden the DM are put back. Rate limited per member: people 5 per second with a burst of
+	// hidden the DM are put back. A VOICE channel holds no messages: invalid_argument. Rate limited per member: people 5 per second with a burst of
 	// 10, bots per the server's -bot-rate and -bot-burst (resource_exhausted).
 	// In a channel with slowmode_s, a member below moderator whose last message there (thread
 	// replies included) is less than slowmode_s old is refused with resource_exhausted saying how
@@ -223,7 +225,8 @@ type ChatServiceClient interface {
 	// Tells the channel's members the caller is typing. Ephemeral; at most one typing event per
 	// member and channel every 3 seconds (extra calls succeed and send nothing). thread_root_id,
 	// if set, must be a top-level message of the channel (not_found otherwise). A timed-out member
-	// is refused (permission_denied, saying when the timeout ends).
+	// is refused (permission_denied, saying when the timeout ends). Not in a VOICE channel
+	// (invalid_argument).
 	// Events: typing (seq 0) to the channel's members other than the caller.
 	SetTyping(context.Context, *connect.Request[v1.SetTypingRequest]) (*connect.Response[v1.SetTypingResponse], error)
 	// Full-text search over the messages the caller can see: every word must match,
@@ -269,7 +272,8 @@ type ChatServiceClient interface {
 	// Events: private channel: channel_deleted to the removed member, then channel_updated to the
 	// members who remain. DM: channel_deleted to the caller's devices (nothing if already hidden).
 	RemoveChannelMember(context.Context, *connect.Request[v1.RemoveChannelMemberRequest]) (*connect.Response[v1.RemoveChannelMemberResponse], error)
-	// Limits who sees a TEXT channel. Admins and the owner only (permission_denied otherwise).
+	// Limits who sees a TEXT or VOICE channel. Admins and the owner only (permission_denied
+	// otherwise). A member who stops seeing a VOICE channel is taken out of it if they were in.
 	// role_ids replaces the channel's roles: empty, every member sees it; otherwise the holders of
 	// one of them, plus admins and the owner. At most 250 ids; repeats dropped; an empty id:
 	// invalid_argument; an unknown one: not_found; one whose DeleteRole is under way:
@@ -282,16 +286,19 @@ type ChatServiceClient interface {
 	SetChannelAccess(context.Context, *connect.Request[v1.SetChannelAccessRequest]) (*connect.Response[v1.SetChannelAccessResponse], error)
 	// Every TEXT channel the caller can see, joined or not, in sidebar order, with member_count
 	// set: how many members are in it (ROLES mode: everyone who sees it; OPT_IN mode: those who
-	// joined it and see it). Works in both modes; private channels and DMs are never listed.
+	// joined it and see it). Works in both modes; private channels, DMs and voice channels
+	// (in the sidebar of everyone who sees them, in both modes) are never listed.
 	BrowseChannels(context.Context, *connect.Request[v1.BrowseChannelsRequest]) (*connect.Response[v1.BrowseChannelsResponse], error)
 	// Joins a TEXT channel the caller can see (permission_denied otherwise). OPT_IN mode only:
-	// failed_precondition in ROLES mode. Private channels and DMs: invalid_argument. Joining twice
+	// failed_precondition in ROLES mode. Private channels, DMs and VOICE channels (people talk in
+	// those with VoiceService.JoinVoice): invalid_argument. Joining twice
 	// is fine and sends nothing. Events: channel_updated to the caller's devices.
 	JoinChannel(context.Context, *connect.Request[v1.JoinChannelRequest]) (*connect.Response[v1.JoinChannelResponse], error)
 	// Leaves a TEXT channel (OPT_IN mode; in ROLES mode failed_precondition), a private channel
 	// (as RemoveChannelMember with the caller's own id), or hides a DM. Leaving a channel the
 	// caller is not in, or does not see, succeeds and changes nothing, so leaving twice is fine;
-	// not_found for an unknown id. Events: channel_deleted to the caller's devices; for a private
+	// not_found for an unknown id; a VOICE channel: invalid_argument (VoiceService.LeaveVoice
+	// leaves the talk). Events: channel_deleted to the caller's devices; for a private
 	// channel also channel_updated to the members who remain.
 	LeaveChannel(context.Context, *connect.Request[v1.LeaveChannelRequest]) (*connect.Response[v1.LeaveChannelResponse], error)
 	// A snapshot of the community for the caller, consistent with its seq: no event at or below
@@ -675,7 +682,9 @@ func (c *chatServiceClient) ClosePoll(ctx context.Context, req *connect.Request[
 
 // ChatServiceHandler is an implementation of the svc.v1.ChatService service.
 type ChatServiceHandler interface {
-	// Creates a TEXT or PRIVATE channel. Admin or owner.
+	// Creates a TEXT, PRIVATE or VOICE channel. Admin or owner. A VOICE channel is seen as a TEXT
+	// channel is (role_ids, SetChannelAccess), holds no messages, and is where people talk
+	// (VoiceService).
 	// The name is normalized: lowercase, runs of anything but letters and digits become one
 	// hyphen, no hyphen at either end ("Hello World!" becomes "hello-world"); at most 80
 	// characters after normalization (320 as typed); empty after normalization: invalid_argument. Topic up to
@@ -685,7 +694,7 @@ type ChatServiceHandler interface {
 	// to moderators and higher.
 	CreateChannel(context.Context, *connect.Request[v1.CreateChannelRequest]) (*connect.Response[v1.CreateChannelResponse], error)
 	// Changes a channel's name, topic, category, position or header image. Admin or owner, on a
-	// TEXT or PRIVATE channel they can see; DMs cannot be updated (invalid_argument). Only the
+	// TEXT, PRIVATE or VOICE channel they can see; DMs cannot be updated (invalid_argument). Only the
 	// fields that are set change; the same limits as CreateChannel. header_image_id is the id of
 	// the caller's own unused image upload (PNG, JPEG, GIF, WebP or AVIF by its sniffed type, at
 	// most 8 MB and 8,192 pixels on a side; invalid_argument otherwise, not_found for an unknown
@@ -743,7 +752,7 @@ type ChatServiceHandler interface {
 	// to 30 days ahead; not in a thread reply (invalid_argument). A message with a poll needs no
 	// text. In a DM,
 	// permission_denied if the sender and another member blocked each other; members who had
-	// hidden the DM are put back. Rate limited per member: people 5 per second with a burst of
+	// hidden the DM are put back. A VOICE channel holds no messages: invalid_argument. Rate limited per member: people 5 per second with a burst of
 	// 10, bots per the server's -bot-rate and -bot-burst (resource_exhausted).
 	// In a channel with slowmode_s, a member below moderator whose last message there (thread
 	// replies included) is less than slowmode_s old is refused with resource_exhausted saying how
@@ -784,7 +793,8 @@ type ChatServiceHandler interface {
 	// Tells the channel's members the caller is typing. Ephemeral; at most one typing event per
 	// member and channel every 3 seconds (extra calls succeed and send nothing). thread_root_id,
 	// if set, must be a top-level message of the channel (not_found otherwise). A timed-out member
-	// is refused (permission_denied, saying when the timeout ends).
+	// is refused (permission_denied, saying when the timeout ends). Not in a VOICE channel
+	// (invalid_argument).
 	// Events: typing (seq 0) to the channel's members other than the caller.
 	SetTyping(context.Context, *connect.Request[v1.SetTypingRequest]) (*connect.Response[v1.SetTypingResponse], error)
 	// Full-text search over the messages the caller can see: every word must match,
@@ -830,7 +840,8 @@ type ChatServiceHandler interface {
 	// Events: private channel: channel_deleted to the removed member, then channel_updated to the
 	// members who remain. DM: channel_deleted to the caller's devices (nothing if already hidden).
 	RemoveChannelMember(context.Context, *connect.Request[v1.RemoveChannelMemberRequest]) (*connect.Response[v1.RemoveChannelMemberResponse], error)
-	// Limits who sees a TEXT channel. Admins and the owner only (permission_denied otherwise).
+	// Limits who sees a TEXT or VOICE channel. Admins and the owner only (permission_denied
+	// otherwise). A member who stops seeing a VOICE channel is taken out of it if they were in.
 	// role_ids replaces the channel's roles: empty, every member sees it; otherwise the holders of
 	// one of them, plus admins and the owner. At most 250 ids; repeats dropped; an empty id:
 	// invalid_argument; an unknown one: not_found; one whose DeleteRole is under way:
@@ -843,16 +854,19 @@ type ChatServiceHandler interface {
 	SetChannelAccess(context.Context, *connect.Request[v1.SetChannelAccessRequest]) (*connect.Response[v1.SetChannelAccessResponse], error)
 	// Every TEXT channel the caller can see, joined or not, in sidebar order, with member_count
 	// set: how many members are in it (ROLES mode: everyone who sees it; OPT_IN mode: those who
-	// joined it and see it). Works in both modes; private channels and DMs are never listed.
+	// joined it and see it). Works in both modes; private channels, DMs and voice channels
+	// (in the sidebar of everyone who sees them, in both modes) are never listed.
 	BrowseChannels(context.Context, *connect.Request[v1.BrowseChannelsRequest]) (*connect.Response[v1.BrowseChannelsResponse], error)
 	// Joins a TEXT channel the caller can see (permission_denied otherwise). OPT_IN mode only:
-	// failed_precondition in ROLES mode. Private channels and DMs: invalid_argument. Joining twice
+	// failed_precondition in ROLES mode. Private channels, DMs and VOICE channels (people talk in
+	// those with VoiceService.JoinVoice): invalid_argument. Joining twice
 	// is fine and sends nothing. Events: channel_updated to the caller's devices.
 	JoinChannel(context.Context, *connect.Request[v1.JoinChannelRequest]) (*connect.Response[v1.JoinChannelResponse], error)
 	// Leaves a TEXT channel (OPT_IN mode; in ROLES mode failed_precondition), a private channel
 	// (as RemoveChannelMember with the caller's own id), or hides a DM. Leaving a channel the
 	// caller is not in, or does not see, succeeds and changes nothing, so leaving twice is fine;
-	// not_found for an unknown id. Events: channel_deleted to the caller's devices; for a private
+	// not_found for an unknown id; a VOICE channel: invalid_argument (VoiceService.LeaveVoice
+	// leaves the talk). Events: channel_deleted to the caller's devices; for a private
 	// channel also channel_updated to the members who remain.
 	LeaveChannel(context.Context, *connect.Request[v1.LeaveChannelRequest]) (*connect.Response[v1.LeaveChannelResponse], error)
 	// A snapshot of the community for the caller, consistent with its seq: no event at or below

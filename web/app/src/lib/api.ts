@@ -2,20 +2,22 @@
 // and URLs. Calls use the binary protobuf encoding; the token is read at each call, so a new
 // one takes effect at once.
 
-import { Code, ConnectError, createClient, type Client, type Interceptor } from "@connectrpc/connect";
+import { Code, ConnectError, createClient, type Client, type Interceptor, type Transport } from "@connectrpc/connect";
 import { createConnectTransport } from "@connectrpc/connect-web";
-import { fromJson } from "@bufbuild/protobuf";
-import { BotService } from "../gen/svc/v1/bot_pb";
 import { ChatService } from "../gen/svc/v1/chat_pb";
 import { ServerService } from "../gen/svc/v1/server_pb";
-import { ListEmojiResponseSchema, type CustomEmoji } from "../gen/svc/v1/types_pb";
 
 export type Api = {
   base: string;
   token: () => Promise<string | undefined>;
   chat: Client<typeof ChatService>;
   server: Client<typeof ServerService>;
-  bot: Client<typeof BotService>;
+  /**
+   * For the clients of the services only a screen loaded on first use calls (BotService,
+   * ui/bots): that screen makes its client (createClient(BotService, api.transport)), so that
+   * the service's types load with it rather than at every start.
+   */
+  transport: Transport;
 };
 
 export function makeApi(base: string, token: () => Promise<string | undefined>): Api {
@@ -34,7 +36,7 @@ export function makeApi(base: string, token: () => Promise<string | undefined>):
     token,
     chat: createClient(ChatService, transport),
     server: createClient(ServerService, transport),
-    bot: createClient(BotService, transport),
+    transport,
   };
 }
 
@@ -50,6 +52,12 @@ export function errorText(e: unknown): string {
 
 export function codeOf(e: unknown): Code | undefined {
   return e instanceof ConnectError ? e.code : undefined;
+}
+
+/** How long a refusal asked to wait before trying again (its Retry-After), in ms; 0 for none. */
+export function retryAfterMs(e: unknown): number {
+  const s = e instanceof ConnectError ? Number(e.metadata.get("Retry-After")) : 0;
+  return s > 0 ? s * 1000 : 0;
 }
 
 /** Whether trying the same call again later may succeed (the network or the server was away). */
@@ -90,14 +98,22 @@ export function isWebUrl(url: string): boolean {
   }
 }
 
-/** GET /emoji: the community's custom emoji by name (none when the server has no such list). */
+/**
+ * GET /emoji: the community's custom emoji by name (none when the server has no such list).
+ * The answer is ListEmojiResponse as JSON; of each CustomEmoji the client reads its name and its
+ * url, two strings, so it reads them as they are rather than with protobuf's JSON reader, which
+ * the start would otherwise load for this alone (lib/protojson.ts).
+ */
 export async function fetchEmoji(api: Api): Promise<Map<string, string>> {
   const res = await fetch(api.base + "/emoji", {
     headers: { Authorization: "Bearer " + ((await api.token()) ?? "") },
   });
   const out = new Map<string, string>();
   if (!res.ok) return out;
-  const list = fromJson(ListEmojiResponseSchema, await res.json(), { ignoreUnknownFields: true });
-  list.emoji.forEach((e: CustomEmoji) => out.set(e.name, absUrl(api.base, e.url)));
+  const list = ((await res.json()) as { emoji?: unknown } | null)?.emoji;
+  if (!Array.isArray(list)) return out;
+  for (const e of list as { name?: unknown; url?: unknown }[]) {
+    if (typeof e?.name === "string" && typeof e.url === "string") out.set(e.name, absUrl(api.base, e.url));
+  }
   return out;
 }

@@ -63,6 +63,8 @@ export const LIMITS = {
   roleName: characters("a role name", 32),
   messageText: characters("a message", 8000),
   reportNote: characters("a note", 1000),
+  reason: characters("a reason", 500),
+  blockedWord: characters("a blocked word", 50),
   searchQuery: characters("a search", 1000),
   pluginSource: bytes("a plugin", 256_000),
 } satisfies Record<string, Limit>;

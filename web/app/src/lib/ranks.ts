@@ -36,6 +36,11 @@ export function canRemove(s: Ranked, m: Member): boolean {
   return isModerator(s) && m.id !== s.me?.id && m.kind !== MemberKind.BOT && outranksRank(s, m.role);
 }
 
+/** A moderator may time this member out: anyone of lower rank, bots included. */
+export function canTimeOut(s: Ranked, m: Member): boolean {
+  return isModerator(s) && m.id !== s.me?.id && outranksRank(s, m.role);
+}
+
 /**
  * The person may delete this author's messages: their own, or as a moderator those of a lower
  * rank or of someone who left (who has no rank any more).

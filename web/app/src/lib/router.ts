@@ -3,6 +3,7 @@
 //   #/join?url={server}&invite={code}  an invite link (GET /invite/{code} redirects here)
 //   #/c/{channel}                      a channel; /m/{message} jumps to a message in it,
 //                                      /t/{message} opens that message's thread beside it
+//   #/reports                          the moderators' reports queue (over the channel open)
 //   #/                                 the first channel
 
 import { useEffect, useState } from "preact/hooks";

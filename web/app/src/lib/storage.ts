@@ -73,6 +73,11 @@ export function setToken(server: string, token: string): void {
   setCreds(server, { access: token });
 }
 
+/** Where an invite link's code waits (sessionStorage) for the person to sign in and join. */
+export function inviteKey(server: string): string {
+  return "hearth.invite." + server;
+}
+
 export function currentServer(): string {
   return sessionStorage.getItem(CURRENT) || localStorage.getItem(LAST) || ownServer();
 }

@@ -1,9 +1,13 @@
 // POST /upload (and the other multipart endpoints) with XMLHttpRequest, because fetch cannot
 // report upload progress.
 
-import { fromJson, type DescMessage, type MessageShape } from "@bufbuild/protobuf";
+import type { DescMessage, JsonValue, MessageShape } from "@bufbuild/protobuf";
 import { AttachmentSchema, type Attachment } from "../gen/svc/v1/types_pb";
 import type { Api } from "./api";
+import { Lazy } from "./lazy";
+
+/** Protobuf's JSON reader (lib/protojson.ts), loaded when the first upload starts. */
+const protojson = new Lazy(() => import("./protojson"));
 
 export type Upload<T = Attachment> = {
   promise: Promise<T>;
@@ -25,6 +29,9 @@ export function postForm<S extends DescMessage>(
 ): Upload<MessageShape<S>> {
   const xhr = new XMLHttpRequest();
   let aborted = false;
+  // The reader of the answer loads while the file goes up.
+  const reader = protojson.load();
+  reader.catch(() => {});
   const promise = api.token().then((token) => new Promise<MessageShape<S>>((resolve, reject) => {
     if (aborted) return reject(new Error("upload cancelled"));
     xhr.open("POST", api.base + path);
@@ -41,7 +48,7 @@ export function postForm<S extends DescMessage>(
       }
       if (xhr.status === 200 && body) {
         onProgress(1);
-        resolve(fromJson(schema, body as never, { ignoreUnknownFields: true }));
+        resolve(reader.then((m) => m.readJson(schema, body as JsonValue), () => Promise.reject(new Error("cannot reach the server"))));
         return;
       }
       const msg = (body as { error?: string } | undefined)?.error;

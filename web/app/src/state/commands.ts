@@ -9,7 +9,7 @@
 // of the forms of the community pages throw the server's refusal, which the form shows beside
 // itself (ui/admin/parts.tsx, useAction). Each says which.
 //
-// A screen's own lists (invites, bans, reports, bots, plugins, search results) are not State:
+// A screen's own lists (invites, bans, the audit log, bots, plugins, search results) are not State:
 // the screen loads them and calls the server about them itself (ui/common.tsx, useLoaded).
 
 import type { DescMessage, MessageInitShape } from "@bufbuild/protobuf";
@@ -20,13 +20,13 @@ import type {
   SetChannelAccessRequestSchema,
   UpdateChannelRequestSchema,
 } from "../gen/svc/v1/chat_pb";
-import { Presence, type Channel, type Member, type MemberRole, type Message, type Role } from "../gen/svc/v1/types_pb";
+import { Presence, type Channel, type Member, type MemberRole, type Message, type PollInputSchema, type Report, type Role } from "../gen/svc/v1/types_pb";
 import { errorText, type Api } from "../lib/api";
-import type { SentFile } from "./drafts";
+import type { ReplyRef, SentFile } from "./drafts";
 import type { NoticeBoard, NoticeKind } from "./notices";
 import type { Outbox, Pending } from "./outbox";
 import type { Action } from "./reducer";
-import { previewKey, readState } from "./selectors";
+import { previewKey, readState, timedOutUntil } from "./selectors";
 import type { State } from "./store";
 
 /** A channel's new place, as ui/admin/Channels.tsx plans a move. */
@@ -98,9 +98,9 @@ export class Commands {
 
   // ---- messages ----
 
-  /** Queues a message; it shows at once and goes when the server can take it. */
-  send(channelId: string, threadRootId: string, text: string, attachments: SentFile[]): void {
-    this.host.outbox.send(channelId, threadRootId, text, attachments);
+  /** Queues a message (answering replyTo); it shows at once and goes when the server can take it. */
+  send(channelId: string, threadRootId: string, text: string, attachments: SentFile[], replyTo?: ReplyRef): void {
+    this.host.outbox.send(channelId, threadRootId, text, attachments, replyTo);
   }
 
   retryPending(p: Pending): void {
@@ -115,7 +115,8 @@ export class Commands {
   typingNow(channelId: string, threadRootId: string): void {
     const key = channelId + "/" + threadRootId;
     const now = Date.now();
-    if ((this.typingSent.get(key) ?? 0) > now - 3000) return;
+    // A timed-out member may not type (the server refuses it).
+    if ((this.typingSent.get(key) ?? 0) > now - 3000 || timedOutUntil(this.state.me, now)) return;
     this.typingSent.set(key, now);
     this.api.chat.setTyping({ channelId, threadRootId }).catch(() => undefined);
   }
@@ -177,6 +178,50 @@ export class Commands {
     const mine = m.reactions.find((r) => r.emoji === emoji)?.memberIds.includes(this.state.me?.id ?? "");
     const res = await this.run("Could not react", () => this.api.chat.react({ messageId: m.id, emoji, remove: !!mine }));
     if (res?.message) this.dispatch({ case: "messageUpdated", value: res.message });
+  }
+
+  // ---- replies, pins and polls (EXTENSIONS.md 1, 2, 4) ----
+
+  /**
+   * Sends a poll into a channel; throws the server's refusal (the poll's form shows it). The
+   * same clientId for every try of one form: a try whose answer was lost makes no second poll.
+   */
+  async sendPoll(channelId: string, poll: Init<typeof PollInputSchema>, clientId: string): Promise<void> {
+    const res = await this.api.chat.sendMessage({ channelId, poll, clientId });
+    if (res.message) this.dispatch({ case: "messageCreated", value: res.message });
+  }
+
+  /** Replaces the person's vote in a poll ([] withdraws it); a notice says why not. */
+  async vote(m: Message, optionIds: string[]): Promise<void> {
+    const res = await this.run("Could not vote", () => this.api.chat.votePoll({ messageId: m.id, optionIds }));
+    if (res?.message) this.dispatch({ case: "messageUpdated", value: res.message });
+  }
+
+  /** Closes a poll (its author, moderators); a notice says why not. */
+  async closePoll(m: Message): Promise<void> {
+    const res = await this.run("Could not close the poll", () => this.api.chat.closePoll({ messageId: m.id }));
+    if (res?.message) this.dispatch({ case: "messageUpdated", value: res.message });
+  }
+
+  /** Pins a message, or unpins a pinned one; a notice says why not (50 pins at most). */
+  async togglePin(m: Message): Promise<void> {
+    const pinned = m.pinnedAtMs > 0n;
+    const res = await this.run<{ message?: Message }>(pinned ? "Could not unpin the message" : "Could not pin the message", () =>
+      pinned ? this.api.chat.unpinMessage({ messageId: m.id }) : this.api.chat.pinMessage({ messageId: m.id }),
+    );
+    if (res?.message) this.dispatch({ case: "messageUpdated", value: res.message });
+  }
+
+  /** Loads a channel's pins into the State (State.pins); a failure is kept there to show. */
+  async loadPins(channelId: string): Promise<void> {
+    if (this.state.pins.get(channelId)?.loaded === false && !this.state.pins.get(channelId)?.error) return;
+    this.dispatch({ case: "pinsLoading", value: channelId });
+    try {
+      const res = await this.api.chat.listPins({ channelId });
+      this.dispatch({ case: "pinsLoaded", value: { channelId, messages: res.messages } });
+    } catch (e) {
+      this.dispatch({ case: "pinsFailed", value: { channelId, error: errorText(e) } });
+    }
   }
 
   // ---- channels ----
@@ -295,14 +340,33 @@ export class Commands {
     return this.memberSaved(await this.api.server.setMemberRoles({ memberId, roleIds }));
   }
 
+  /**
+   * Times a member out for durationS seconds, or ends their timeout (0), with a reason for the
+   * audit log; throws the server's refusal.
+   */
+  async timeoutMember(memberId: string, durationS: number, reason: string): Promise<Member | undefined> {
+    return this.memberSaved(await this.api.server.timeoutMember({ memberId, durationS: BigInt(durationS), reason }));
+  }
+
   private memberSaved(res: { member?: Member }): Member | undefined {
     if (res.member) this.dispatch({ case: "memberSaved", value: res.member });
     return res.member;
   }
 
-  /** Joins the community, then loads it and opens the stream; throws Join's refusal. */
+  /**
+   * Joins the community, then loads it and opens the stream; throws Join's refusal, after
+   * which the community's card is loaded again (it says whether it is in lockdown, say).
+   */
   async join(req: Init<typeof JoinRequestSchema>): Promise<boolean> {
-    await this.api.server.join(req);
+    try {
+      await this.api.server.join(req);
+    } catch (e) {
+      this.api.server
+        .getServerInfo({})
+        .then((info) => this.dispatch({ case: "info", value: info as GetServerInfoResponse }))
+        .catch(() => undefined);
+      throw e;
+    }
     return this.host.joined();
   }
 
@@ -355,6 +419,23 @@ export class Commands {
     const info = (await this.api.server.updateServerSettings(req)) as GetServerInfoResponse;
     this.dispatch({ case: "info", value: info });
     return info;
+  }
+
+  // ---- reports ----
+
+  /** Loads the open reports (the badge counts them); throws the server's refusal. */
+  async loadReports(): Promise<void> {
+    const before = new Map(this.state.reports);
+    const res = await this.api.server.listReports({});
+    // What the stream brought meanwhile (filed or filed again) may not be in the list.
+    const since = [...this.state.reports.values()].filter((r) => before.get(r.id) !== r);
+    this.dispatch({ case: "reportsListed", value: { list: res.reports, since } });
+  }
+
+  /** Resolves a report, and with it every report of its message; throws the server's refusal. */
+  async resolveReport(r: Report): Promise<void> {
+    await this.api.server.resolveReport({ reportId: r.id });
+    if (r.message) this.dispatch({ case: "reportResolved", value: r.message.id });
   }
 
   /** Deletes a custom emoji; true when it is gone (a notice says why not). */

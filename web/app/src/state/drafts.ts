@@ -31,7 +31,10 @@ export type DraftFile = {
   abort?: () => void;
 };
 
-export type Draft = { text: string; files: DraftFile[] };
+/** The message a message box answers (EXTENSIONS.md 1): its id, author and text as shown. */
+export type ReplyRef = { id: string; authorId: string; text: string };
+
+export type Draft = { text: string; files: DraftFile[]; replyTo?: ReplyRef };
 
 /** A file once uploaded, as a message not yet sent keeps it. */
 export type SentFile = { id: string; name: string; contentType: string; width: number; height: number; size?: number; uploadedAt?: number };
@@ -59,7 +62,7 @@ export function getDraft(key: string): Draft {
 }
 
 function put(key: string, d: Draft): void {
-  if (d.text === "" && d.files.length === 0) drafts.delete(key);
+  if (d.text === "" && d.files.length === 0 && !d.replyTo) drafts.delete(key);
   else drafts.set(key, d);
   draftsEm.emit(draftTopic(key));
 }
@@ -75,6 +78,11 @@ function setFiles(key: string, fn: (files: DraftFile[]) => DraftFile[]): void {
 
 function updateFile(key: string, fileKey: number, change: Partial<DraftFile>): void {
   setFiles(key, (files) => files.map((f) => (f.key === fileKey ? { ...f, ...change } : f)));
+}
+
+/** Makes a message box answer a message, or nothing (undefined). */
+export function setReplyTo(key: string, replyTo: ReplyRef | undefined): void {
+  put(key, { ...getDraft(key), replyTo });
 }
 
 /** Empties a message box (after its message was sent: its files went with it). */

@@ -4,11 +4,11 @@
 
 import { Code } from "@connectrpc/connect";
 import type { Message } from "../gen/svc/v1/types_pb";
-import { codeOf, errorText, retryable, type Api } from "../lib/api";
+import { codeOf, errorText, retryAfterMs, retryable, type Api } from "../lib/api";
 import type { Emitter } from "../lib/emitter";
 import { loadPending, savePending } from "../lib/storage";
 import type { Topic } from "./topics";
-import type { SentFile } from "./drafts";
+import type { ReplyRef, SentFile } from "./drafts";
 
 /** A message on its way: shown at the end of its channel until the server has it. */
 export type Pending = {
@@ -17,6 +17,8 @@ export type Pending = {
   threadRootId: string;
   text: string;
   attachments: SentFile[];
+  /** The message it answers, if any. */
+  replyTo?: ReplyRef;
   /** Who wrote it: a tab's queue outlives a sign-out, and goes only as its author. */
   memberId?: string;
   state: "sending" | "failed";
@@ -50,6 +52,13 @@ export type OutboxHost = {
   reauthorized(e: unknown): Promise<boolean>;
   /** Moves to the screen a call's failure calls for (Session.failed). */
   failed(e: unknown): void;
+  /** The server asked to wait ms before sending in a channel again (slowmode's Retry-After). */
+  waited(channelId: string, ms: number): void;
+  /**
+   * The server refused the message for what it says (a filter): true when it was put back in
+   * its message box to be changed, and the person told why, so that it leaves the queue.
+   */
+  refused(p: Pending, why: string): boolean;
 };
 
 export class Outbox {
@@ -63,13 +72,14 @@ export class Outbox {
   }
 
   /** Queues a message; it shows at once and goes when the server can take it. */
-  send(channelId: string, threadRootId: string, text: string, attachments: SentFile[]): void {
+  send(channelId: string, threadRootId: string, text: string, attachments: SentFile[], replyTo?: ReplyRef): void {
     this.pending.push({
       clientId: newId(),
       channelId,
       threadRootId,
       text,
       attachments,
+      replyTo,
       memberId: this.host.me(),
       state: "sending",
       error: "",
@@ -133,6 +143,7 @@ export class Outbox {
             text: p.text,
             clientId: p.clientId,
             attachmentIds: p.attachments.map((a) => a.id),
+            replyToId: p.replyTo?.id ?? "",
           });
           this.retryDelay = 1000;
           this.drop(p);
@@ -146,9 +157,16 @@ export class Outbox {
           if (retryable(e)) {
             p.error = errorText(e);
             this.host.em.emit("pending");
-            this.retryTimer = window.setTimeout(() => void this.flush(), this.retryDelay);
-            this.retryDelay = Math.min(this.retryDelay * 2, 15_000);
+            // Slowmode says how long: the message goes then, not before.
+            const wait = retryAfterMs(e);
+            if (wait) this.host.waited(p.channelId, wait);
+            this.retryTimer = window.setTimeout(() => void this.flush(), wait || this.retryDelay);
+            if (!wait) this.retryDelay = Math.min(this.retryDelay * 2, 15_000);
             return;
+          }
+          if (codeOf(e) === Code.InvalidArgument && this.host.refused(p, errorText(e))) {
+            this.drop(p);
+            continue;
           }
           p.state = "failed";
           p.error = errorText(e);

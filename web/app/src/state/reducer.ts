@@ -11,14 +11,18 @@
 import type { Event } from "../gen/svc/v1/events_pb";
 import type { GetStateResponse } from "../gen/svc/v1/chat_pb";
 import type { GetServerInfoResponse } from "../gen/svc/v1/server_pb";
-import { ChannelKind, ChannelMode, Presence, type Channel, type LinkPreview, type Member, type Message, type Role } from "../gen/svc/v1/types_pb";
-import { mentions } from "../lib/markdown";
-import { readState } from "./selectors";
+import { AuditAction, ChannelKind, ChannelMode, Presence, type Channel, type LinkPreview, type Member, type Message, type Report, type Role } from "../gen/svc/v1/types_pb";
+import { isModerator } from "../lib/ranks";
+import { pinChanged, pinsFailed, pinsLoaded, pinsLoading } from "./pins";
+import { mentionsMe, readState } from "./selectors";
 import type { Status, WritableState } from "./store";
 import type { Topic } from "./topics";
 
 /** How long a typing notice lasts without another (the server's clients send one every 3 s). */
 export const TYPING_MS = 6000;
+
+/** How many audit entries that came by the stream the state keeps (the audit screen's live part). */
+export const AUDIT_KEPT = 500;
 
 /** The changes only this client makes, beside the stream's events. */
 export type Local =
@@ -42,7 +46,26 @@ export type Local =
   /** A member as a call answered it (a profile saved, a rank or roles given): presence kept. */
   | { case: "memberSaved"; value: Member }
   /** A typing notice's time is up (TYPING_MS after it came). */
-  | { case: "typingEnded"; value: { channelId: string; memberId: string } };
+  | { case: "typingEnded"; value: { channelId: string; memberId: string } }
+  /** ListPins of a channel: asked, answered (newest pin first), or failed (state/pins.ts). */
+  | { case: "pinsLoading"; value: string }
+  | { case: "pinsLoaded"; value: { channelId: string; messages: Message[] } }
+  | { case: "pinsFailed"; value: { channelId: string; error: string } }
+  /** A message of the person's that the server took (SendMessage's answer): slowmode starts. */
+  | { case: "sent"; value: Message }
+  /** The server said how long to wait before sending in a channel (Retry-After), in ms. */
+  | { case: "slowmodeWait"; value: { channelId: string; ms: number } }
+  /** A slowmode wait's time is up (slowmodeStarted). */
+  | { case: "slowmodeEnded"; value: string }
+  /** The person's timeout's time is up (timeoutRunning): its end, as it was set. */
+  | { case: "timeoutEnded"; value: bigint }
+  /**
+   * ListReports' answer (list): the open reports the person may see; since: those the stream
+   * brought while it was on its way, which the list may have been read before.
+   */
+  | { case: "reportsListed"; value: { list: Report[]; since: Report[] } }
+  /** The reports of a message resolved (ResolveReport's answer): its message id. */
+  | { case: "reportResolved"; value: string };
 
 export type Action = Exclude<Event["kind"], { case: undefined }> | Local;
 
@@ -63,6 +86,12 @@ export interface Effects {
   refreshEmoji(): void;
   /** Someone started typing: a typingEnded after TYPING_MS. */
   typingStarted(channelId: string, memberId: string): void;
+  /** The person waits until then (Unix ms) to send in a channel: a slowmodeEnded then. */
+  slowmodeStarted(channelId: string, until: number): void;
+  /** The person is timed out until then (Unix ms): a timeoutEnded then. */
+  timeoutRunning(until: bigint): void;
+  /** ListReports, for a reportsListed. */
+  loadReports(): void;
 }
 
 /** Applies a change to s. seq is the event's, for the stream's events (0 for local changes). */
@@ -72,8 +101,26 @@ export function reduce(s: WritableState, a: Action, fx: Effects, seq = 0n): void
       messageCreated(s, a.value, seq, fx);
       break;
     case "messageUpdated":
-    case "messageDeleted":
+    case "messageDeleted": {
       fx.messageChanged(a.value);
+      const pins = s.pins.get(a.value.channelId);
+      if (pins) {
+        s.pins.set(a.value.channelId, pinChanged(pins, a.value));
+        fx.emit("pins");
+      }
+      break;
+    }
+    case "pinsLoading":
+      s.pins.set(a.value, pinsLoading(s.pins.get(a.value)));
+      fx.emit("pins");
+      break;
+    case "pinsLoaded":
+      s.pins.set(a.value.channelId, pinsLoaded(s.pins.get(a.value.channelId), a.value.messages));
+      fx.emit("pins");
+      break;
+    case "pinsFailed":
+      s.pins.set(a.value.channelId, pinsFailed(s.pins.get(a.value.channelId), a.value.error));
+      fx.emit("pins");
       break;
     case "channelCreated":
     case "channelUpdated":
@@ -208,7 +255,15 @@ export function reduce(s: WritableState, a: Action, fx: Effects, seq = 0n): void
       s.reads = new Map(st.readStates.map((r) => [r.channelId, r]));
       s.muted = new Set(st.mutedMemberIds);
       s.blocked = new Set(st.blockedMemberIds);
-      fx.emit("channels", "members", "me");
+      // The pins may have changed while the stream was away: the screens load them again.
+      s.pins = new Map();
+      if (st.me) timeoutRunning(st.me, fx);
+      s.openReports = st.openReports;
+      s.reports = new Map();
+      // Which reports are open, so that one replaced is not counted again and a resolution
+      // elsewhere (an audit entry, by message) takes off the right number.
+      if (st.openReports > 0) fx.loadReports();
+      fx.emit("channels", "members", "me", "pins", "reports");
       break;
     }
     case "status":
@@ -221,12 +276,30 @@ export function reduce(s: WritableState, a: Action, fx: Effects, seq = 0n): void
       s.online = a.value;
       fx.emit("status");
       break;
+    // Community safety: slowmode, the person's timeout, reports and the audit log.
+    case "sent":
+    case "slowmodeWait":
+    case "slowmodeEnded":
+      slowmode(s, a, fx);
+      break;
+    case "timeoutEnded":
+      if (s.me && s.me.timedOutUntilMs === a.value) memberChanged(s, { ...s.me, timedOutUntilMs: 0n }, fx);
+      break;
+    case "reportFiled":
+    case "reportsListed":
+    case "reportResolved":
+      reports(s, a, fx);
+      break;
+    case "auditAppended":
+      s.audit = [...s.audit.slice(-(AUDIT_KEPT - 1)), a.value];
+      fx.emit("audit");
+      if (a.value.action === AuditAction.REPORT_RESOLVED && a.value.messageId) reports(s, { case: "reportResolved", value: a.value.messageId }, fx);
+      break;
     // The stream's own (state/session.ts reads them), and what no screen shows yet.
     case "heartbeat":
     case "resync":
-    case "auditAppended":
-    case "reportFiled":
     case "notificationPrefs":
+    case "voiceState":
       break;
     default:
       a satisfies never;
@@ -245,7 +318,7 @@ function messageCreated(s: WritableState, m: Message, seq: bigint, fx: Effects):
   } else if (!s.muted.has(m.authorId) && !s.blocked.has(m.authorId)) {
     const rs = readState(s, m.channelId);
     if (m.createdSeq > rs.lastReadSeq) {
-      const mentioned = mentions(m.text, me) || ch?.kind === ChannelKind.DM;
+      const mentioned = mentionsMe(m, me) || ch?.kind === ChannelKind.DM;
       s.reads.set(m.channelId, {
         ...rs,
         unreadCount: rs.unreadCount + (m.threadRootId ? 0 : 1),
@@ -266,9 +339,63 @@ function memberChanged(s: WritableState, m: Member, fx: Effects): void {
   s.members.set(m.id, m);
   if (m.id === s.me?.id) {
     s.me = m;
+    timeoutRunning(m, fx);
     fx.emit("me");
   }
   fx.emit("members");
+}
+
+/** A timeout of the person's that is running ends by itself: no event says so. */
+function timeoutRunning(me: Member, fx: Effects): void {
+  if (me.timedOutUntilMs > BigInt(Date.now())) fx.timeoutRunning(me.timedOutUntilMs);
+}
+
+/**
+ * Slowmode's wait in a channel: from a send the server took (the channel's slowmode_s, for a
+ * member below moderator), or as long as a refusal said (Retry-After), until its time is up.
+ */
+function slowmode(s: WritableState, a: Extract<Action, { case: "sent" | "slowmodeWait" | "slowmodeEnded" }>, fx: Effects): void {
+  if (a.case === "slowmodeEnded") {
+    const until = s.slowmode.get(a.value);
+    if (until !== undefined && until <= Date.now()) {
+      s.slowmode.delete(a.value);
+      fx.emit("slowmode");
+    }
+    return;
+  }
+  const channelId = a.value.channelId;
+  const every = s.channels.get(channelId)?.slowmodeS ?? 0;
+  if (every <= 0 || isModerator(s)) return;
+  const until = Date.now() + (a.case === "sent" ? every * 1000 : a.value.ms);
+  s.slowmode.set(channelId, until);
+  fx.emit("slowmode");
+  fx.slowmodeStarted(channelId, until);
+}
+
+/**
+ * The open reports: counted from GetState, each new one that comes added (one filed again is
+ * replaced, not counted twice), those of a message taken away when it is resolved, here or by
+ * another moderator (their audit entry).
+ */
+function reports(s: WritableState, a: Extract<Action, { case: "reportFiled" | "reportsListed" | "reportResolved" }>, fx: Effects): void {
+  switch (a.case) {
+    case "reportFiled":
+      if (!s.reports.has(a.value.id)) s.openReports++;
+      s.reports.set(a.value.id, a.value);
+      break;
+    case "reportsListed":
+      s.reports = new Map([...a.value.list, ...a.value.since].map((r) => [r.id, r]));
+      s.openReports = s.reports.size;
+      break;
+    case "reportResolved":
+      for (const [id, r] of s.reports) {
+        if (r.message?.id !== a.value) continue;
+        s.reports.delete(id);
+        s.openReports = Math.max(0, s.openReports - 1);
+      }
+      break;
+  }
+  fx.emit("reports");
 }
 
 function presence(s: WritableState, id: string, p: Presence): void {

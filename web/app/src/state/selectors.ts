@@ -4,8 +4,9 @@
 // two screens share lives here, never in either of them.
 
 import { create } from "@bufbuild/protobuf";
-import { ChannelKind, ReadStateSchema, type Channel, type Message, type ReadState } from "../gen/svc/v1/types_pb";
-import type { RenderContext } from "../lib/markdown";
+import { ChannelKind, MemberRole, ReadStateSchema, type Channel, type Member, type Message, type ReadState, type Report } from "../gen/svc/v1/types_pb";
+import { mentions, type RenderContext } from "../lib/markdown";
+import { atLeast, isModerator } from "../lib/ranks";
 import type { State } from "./store";
 
 /** Previews belong to a message as edited: an edit may change its links. */
@@ -108,4 +109,55 @@ export function quietOf(s: Pick<State, "blocked" | "muted">, others: string[]): 
 /** Whether the server refused the person's login because it is banned (ui/moderation/Banned.tsx). */
 export function isBanned(s: Pick<State, "statusText">): boolean {
   return /\bbanned\b/i.test(s.statusText);
+}
+
+/**
+ * Whether a message is a mention of the person: their <@id> in its text; and, from someone
+ * else, a reply to one of theirs or a group mention that counted (EXTENSIONS.md 1 and 3: the
+ * server says whether <!here> and <!everyone> counted; whether the person was online for an
+ * <!here> it does not say, so being in the channel is taken as reached).
+ */
+export function mentionsMe(m: Message, meId: string | undefined): boolean {
+  if (!meId) return false;
+  if (mentions(m.text, meId)) return true;
+  if (m.authorId === meId) return false;
+  return m.mentionsEveryone || m.mentionsHere || m.replyTo?.authorId === meId;
+}
+
+/** Who may pin in a channel (EXTENSIONS.md 2): any member of a DM, else moderators and higher. */
+export function canPin(s: Pick<State, "me" | "members" | "channels">, channelId: string): boolean {
+  const ch = s.channels.get(channelId);
+  if (!ch) return false;
+  return ch.kind === ChannelKind.DM || isModerator(s);
+}
+
+/**
+ * Whether the person's @here and @everyone count in a channel (EXTENSIONS.md 3): anyone's in a
+ * DM, elsewhere from the server's group_mention_rank up (moderators while it was never set).
+ */
+export function mayMentionGroups(s: Pick<State, "me" | "members" | "channels" | "info">, channelId: string): boolean {
+  if (s.channels.get(channelId)?.kind === ChannelKind.DM) return true;
+  return atLeast(s, s.info?.groupMentionRank || MemberRole.MODERATOR);
+}
+
+/** When a member's timeout ends (Unix ms), or 0 when they are not timed out. */
+export function timedOutUntil(m: Member | undefined, now = Date.now()): number {
+  const until = Number(m?.timedOutUntilMs ?? 0n);
+  return until > now ? until : 0;
+}
+
+/** Why the person cannot send in a channel now, and until when (Unix ms): a timeout, or slowmode. */
+export type SendHold = { kind: "timeout" | "slowmode"; until: number };
+
+export function sendHold(s: Pick<State, "me" | "members" | "channels" | "slowmode">, channelId: string, now = Date.now()): SendHold | undefined {
+  const out = timedOutUntil(s.me, now);
+  if (out) return { kind: "timeout", until: out };
+  const until = s.slowmode.get(channelId) ?? 0;
+  if (until > now && (s.channels.get(channelId)?.slowmodeS ?? 0) > 0 && !isModerator(s)) return { kind: "slowmode", until };
+  return undefined;
+}
+
+/** The open reports known, newest first. */
+export function sortedReports(s: Pick<State, "reports">): Report[] {
+  return [...s.reports.values()].sort((a, b) => Number(b.reportedAtMs - a.reportedAtMs));
 }

@@ -16,9 +16,11 @@ import { ChannelKind, type Message } from "../gen/svc/v1/types_pb";
 import { codeOf, errorText, fetchEmoji, makeApi, type Api } from "../lib/api";
 import { Emitter } from "../lib/emitter";
 import { plainText } from "../lib/markdown";
+import { fromWire } from "../lib/markdown";
 import { accessToken } from "../lib/oidc";
 import { getCreds, getToken } from "../lib/storage";
 import { Commands } from "./commands";
+import { draftKey, restoreDraft } from "./drafts";
 import { NoticeBoard, type Notice } from "./notices";
 import { Outbox, type Pending } from "./outbox";
 import { reduce, TYPING_MS, type Action, type Effects } from "./reducer";
@@ -69,9 +71,14 @@ export class Session implements Store, Effects {
       me: () => this.data.me?.id,
       ready: () => this.data.status === "ready" && !this.closed,
       closed: () => this.closed,
-      shown: (m) => this.view(m.channelId, m.threadRootId, false)?.add(m),
+      shown: (m) => {
+        this.view(m.channelId, m.threadRootId, false)?.add(m);
+        this.dispatch({ case: "sent", value: m });
+      },
       reauthorized: (e) => this.reauthorized(e),
       failed: (e) => this.failed(e),
+      waited: (channelId, ms) => this.dispatch({ case: "slowmodeWait", value: { channelId, ms } }),
+      refused: (p, why) => this.refused(p, why),
     });
     const session = this;
     this.act = new Commands({
@@ -330,6 +337,7 @@ export class Session implements Store, Effects {
   messageChanged(m: Message): void {
     this.view(m.channelId, "", false)?.update(m);
     this.view(m.channelId, m.threadRootId || m.id, false)?.update(m);
+    for (const v of this.views.values()) if (v.channelId === m.channelId) v.requote(m);
   }
 
   arrived(clientId: string): void {
@@ -343,6 +351,40 @@ export class Session implements Store, Effects {
 
   typingStarted(channelId: string, memberId: string): void {
     setTimeout(() => this.dispatch({ case: "typingEnded", value: { channelId, memberId } }), TYPING_MS + 100);
+  }
+
+  slowmodeStarted(channelId: string, until: number): void {
+    setTimeout(() => this.dispatch({ case: "slowmodeEnded", value: channelId }), until - Date.now() + 50);
+  }
+
+  private timeoutTimer = 0;
+
+  timeoutRunning(until: bigint): void {
+    clearTimeout(this.timeoutTimer);
+    // A timer waits at most 2^31-1 ms (24.8 days; a timeout lasts up to 28): a longer one fires
+    // at once. One that fires early looks again.
+    const wait = Math.min(Number(until) - Date.now() + 50, 2 ** 31 - 1);
+    this.timeoutTimer = window.setTimeout(() => {
+      if (BigInt(Date.now()) >= until) this.dispatch({ case: "timeoutEnded", value: until });
+      else if (this.data.me?.timedOutUntilMs === until) this.timeoutRunning(until);
+    }, wait);
+  }
+
+  loadReports(): void {
+    this.act.loadReports().catch(() => undefined);
+  }
+
+  /**
+   * A message a filter refused: back in its message box (when the box is empty, as it is just
+   * after sending), as the person wrote it, with the refusal as a notice; true when it went back.
+   */
+  private refused(p: Pending, why: string): boolean {
+    const text = fromWire(p.text, (id) => this.data.members.get(id)?.username);
+    const { ok, gone } = restoreDraft(draftKey(this.base, p.channelId, p.threadRootId), text, p.attachments, Date.now());
+    if (!ok) return false;
+    this.noticeBoard.tell(`Your message was not sent: ${why}`, "error");
+    if (gone.length > 0) this.noticeBoard.tell(`No longer on the server (uploaded more than a day ago), attach again: ${gone.join(", ")}`, "error");
+    return true;
   }
 
   notify(m: Message): void {

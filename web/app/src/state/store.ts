@@ -5,10 +5,11 @@
 // else. What is derived from it (names, sorted lists, counts) is in state/selectors.ts.
 
 import type { GetServerInfoResponse } from "../gen/svc/v1/server_pb";
-import { ChannelMode, type Channel, type LinkPreview, type Member, type ReadState, type Role } from "../gen/svc/v1/types_pb";
+import { ChannelMode, type AuditEntry, type Channel, type LinkPreview, type Member, type ReadState, type Report, type Role } from "../gen/svc/v1/types_pb";
 import { useTopics, type Topics } from "../lib/emitter";
 import type { Notice } from "./notices";
 import type { Pending } from "./outbox";
+import type { PinList } from "./pins";
 import type { Topic } from "./topics";
 import type { MessageView } from "./view";
 
@@ -44,6 +45,19 @@ export type WritableState = {
   previews: Map<string, LinkPreview[]>;
   /** Who is typing, by channel, then by member. */
   typing: Map<string, Map<string, Typist>>;
+  /** The pinned messages of the channels whose pins were asked for (state/pins.ts). */
+  pins: Map<string, PinList>;
+  /**
+   * When the person may send again in a channel under slowmode (Unix ms, this browser's clock),
+   * by channel id: set by a send the server took, or by its refusal's Retry-After.
+   */
+  slowmode: Map<string, number>;
+  /** How many reports are open for the person (moderators: GetState, then report_filed). */
+  openReports: number;
+  /** The open reports known, by id (ListReports, then report_filed; resolved ones leave). */
+  reports: Map<string, Report>;
+  /** The audit entries the stream brought in this session, oldest first (at most AUDIT_KEPT). */
+  audit: AuditEntry[];
 };
 
 type ReadOnly<T> =
@@ -68,6 +82,11 @@ export function emptyState(): WritableState {
     emoji: new Map(),
     previews: new Map(),
     typing: new Map(),
+    pins: new Map(),
+    slowmode: new Map(),
+    openReports: 0,
+    reports: new Map(),
+    audit: [],
   };
 }
 

@@ -20,10 +20,18 @@ export type Topic =
   | "emoji"
   /** State.previews: link previews. */
   | "previews"
+  /** State.pins: the channels' pinned messages. */
+  | "pins"
   /** The messages on their way (state/outbox.ts). */
   | "pending"
   /** What the person is told (state/notices.ts). */
   | "notices"
+  /** State.slowmode: when the person may send again in channels under slowmode. */
+  | "slowmode"
+  /** State.openReports, reports: the moderators' reports queue. */
+  | "reports"
+  /** State.audit: audit entries as they come. */
+  | "audit"
   /** The server's plugins changed: the plugins screen loads them again (they are not state). */
   | "plugins"
   | ViewTopic;

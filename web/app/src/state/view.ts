@@ -241,6 +241,27 @@ export class MessageView {
     this.changed();
   }
 
+  /**
+   * A message changed (an edit, a deletion): the quotes of it in the replies held show it as it
+   * now is, as the server would fill them (no event comes for the replies themselves).
+   */
+  requote(m: Message): void {
+    // Cut as the server cuts it: 200 characters (code points).
+    const text = m.deleted ? "" : [...m.text].slice(0, 200).join("");
+    const quoting = (x: Message) => x.replyTo?.id === m.id && !x.deleted && (x.replyTo.text !== text || x.replyTo.deleted !== m.deleted);
+    const requoted = (x: Message): Message => ({ ...x, replyTo: { ...x.replyTo!, text, deleted: m.deleted } });
+    let changed = false;
+    if (this.root && quoting(this.root)) {
+      this.root = requoted(this.root);
+      changed = true;
+    }
+    if (this.messages.some(quoting)) {
+      this.messages = this.messages.map((x) => (quoting(x) ? requoted(x) : x));
+      changed = true;
+    }
+    if (changed) this.changed();
+  }
+
   has(id: string): boolean {
     return this.messages.some((m) => m.id === id);
   }

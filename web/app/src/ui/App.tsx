@@ -5,13 +5,17 @@ import { useEffect, useMemo, useState } from "preact/hooks";
 import { useTopics } from "../lib/emitter";
 import { navigate, useRoute } from "../lib/router";
 import { finishSignIn, signOut as endSignIn } from "../lib/oidc";
-import { currentServer, normalizeServer, ownServer, setCurrentServer, setToken } from "../lib/storage";
+import { currentServer, inviteKey, normalizeServer, ownServer, setCurrentServer, setToken } from "../lib/storage";
 import { forgetDrafts } from "../state/drafts";
 import { Session } from "../state/session";
 import { Chat } from "./Chat";
 import { isBanned } from "../state/selectors";
 import { Banned } from "./moderation/Banned";
-import { inviteKey, JoinScreen, SignIn } from "./Welcome";
+import { lazyView } from "./lazy";
+
+// Signing in and joining: a chunk loaded only by those who are not in yet.
+const SignIn = lazyView("the sign-in page", () => import("./Welcome"), (m) => m.SignIn);
+const JoinScreen = lazyView("the join page", () => import("./Welcome"), (m) => m.JoinScreen);
 
 /** Takes a login or invite link out of the address bar; returns the server it names, if any. */
 function consumeLink(path: string[], params: URLSearchParams): string | undefined {

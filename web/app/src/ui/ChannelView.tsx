@@ -10,14 +10,16 @@ import type { Commands } from "../state/commands";
 import { channelTitle, markdownContext, othersUnread, typists } from "../state/selectors";
 import { useStore, type Store } from "../state/store";
 import { Avatar, MenuButton, PresenceDot } from "./common";
-import { ChannelHeaderImage, ChannelSettingsButton, type ChannelSettingsCommands } from "./admin/ChannelSettings";
+import { ChannelHeaderImage, ChannelSettingsButton } from "./admin/ChannelHead";
+import type { ChannelSettingsCommands } from "./admin/ChannelSettings";
 import { Composer, type ComposerCommands, type ComposerHandle } from "./Composer";
 import type { MessageActions, MessageCommands } from "./MessageItem";
 import { MessageList } from "./MessageList";
-import { DMBlockGate } from "./moderation/MemberModeration";
+import { DMBlockGate } from "./moderation/DMBlockGate";
+import { PinsButton } from "./pins/Pins";
 
 /** The commands a channel calls: its messages', its composer's, its settings'. */
-export type ChannelCommands = MessageCommands & ComposerCommands & ChannelSettingsCommands & Pick<Commands, "markRead" | "toggleBlock">;
+export type ChannelCommands = MessageCommands & ComposerCommands & ChannelSettingsCommands & Pick<Commands, "markRead" | "toggleBlock" | "loadPins">;
 
 export function ChannelView(props: {
   store: Store;
@@ -27,6 +29,8 @@ export function ChannelView(props: {
   jumpTo: string;
   actions: MessageActions;
   onMenu: () => void;
+  /** The channel's pins beside it (ui/pins): shown, and the header's button. */
+  pins?: { open: boolean; toggle: () => void };
 }) {
   const { store, act, api, channel } = props;
   const state = useStore(store, "channels", "members");
@@ -124,6 +128,7 @@ export function ChannelView(props: {
           )}
         </h2>
         {channel.topic && <p class="channel-topic">{renderMarkdown(channel.topic, markdownContext(state, props.actions.onMember))}</p>}
+        {props.pins && <PinsButton store={store} act={act} channelId={channel.id} open={props.pins.open} onToggle={props.pins.toggle} />}
         {!dm && <ChannelSettingsButton store={store} act={act} api={api} channel={channel} />}
       </header>
       <MessageList

@@ -1,5 +1,6 @@
 // The chat screen: the sidebar (a drawer on a phone), the channel, the thread beside it, and
-// the dialogs. It follows the route (#/c/{channel}[/m/{message}|/t/{message}]), keeps the tab's
+// the dialogs. It follows the route (#/c/{channel}[/m/{message}|/t/{message}]; #/reports opens
+// the moderators' reports queue over the channel last open), keeps the tab's
 // title showing the unread count, and takes the keyboard shortcuts: Alt+Up/Down for the
 // previous/next channel, Alt+Shift+Up/Down for the previous/next unread one, Escape to close.
 
@@ -13,12 +14,17 @@ import { CommunityAccent, CommunityMain, showsCommunity } from "./admin/Communit
 import { BrowseChannels } from "./Browse";
 import { ChannelView } from "./ChannelView";
 import type { MessageActions } from "./MessageItem";
-import { MemberCard, NewDM } from "./People";
-import { Profile } from "./Profile";
+import { lazyView } from "./lazy";
 import { Sidebar } from "./Sidebar";
 import { ThreadPanel } from "./ThreadPanel";
+import { PinsPanel, usePinsPanel } from "./pins/Pins";
 import { ToolDialog, type ToolName } from "./tools/Tools";
 import { channelTitle, readState, sortedChannels, sortedDMs, unreadTotal } from "../state/selectors";
+
+// The dialogs are chunks loaded when first opened.
+const Profile = lazyView("your profile", () => import("./Profile"), (m) => m.Profile, "dialog");
+const MemberCard = lazyView("the member's card", () => import("./People"), (m) => m.MemberCard, "dialog");
+const NewDM = lazyView("the new conversation", () => import("./People"), (m) => m.NewDM, "dialog");
 
 type DialogState =
   | { kind: "member"; id: string }
@@ -46,7 +52,15 @@ export function Chat(props: { store: Store; act: Commands; api: Api; route: Rout
   const threadId = route.path[2] === "t" ? route.path[3] ?? "" : "";
 
   const community = showsCommunity(state, route, !!channel);
+  const pins = usePinsPanel(channel?.id ?? "", threadId);
   const hashAtRender = location.hash;
+  const lastChannel = useRef("");
+  if (channel) lastChannel.current = channel.id;
+  useEffect(() => {
+    if (route.path[0] !== "reports") return;
+    setTool(() => "moderation");
+    navigate(lastChannel.current ? channelHash(lastChannel.current) : "#/", true);
+  }, [route]);
   useEffect(() => {
     // No channel asked for, or one that is gone: the first one. Unless the address changed
     // since this render (the effect runs a frame later): a channel the person picked in
@@ -149,7 +163,7 @@ export function Chat(props: { store: Store; act: Commands; api: Api; route: Rout
   const shown = dialog;
   const closeDialog = () => setDialog((d) => (d === shown ? null : d));
   return (
-    <div class={`chat${drawer ? " drawer-open" : ""}${threadId ? " thread-open" : ""}`}>
+    <div class={`chat${drawer ? " drawer-open" : ""}${threadId ? " thread-open" : ""}${pins.open ? " pins-open" : ""}`}>
       <a class="skip-link" href="#composer" onClick={(e) => (e.preventDefault(), document.querySelector<HTMLTextAreaElement>(".channel-view .composer .composer-input")?.focus())}>
         Skip to the message box
       </a>
@@ -169,7 +183,7 @@ export function Chat(props: { store: Store; act: Commands; api: Api; route: Rout
         {community ? (
           <CommunityMain store={store} act={act} api={api} route={route} onMenu={() => setDrawer(true)} onMember={(id) => setDialog({ kind: "member", id })} />
         ) : channel ? (
-          <ChannelView key={channel.id} store={store} act={act} api={api} channel={channel} jumpTo={jumpTo} actions={actions} onMenu={() => setDrawer(true)} />
+          <ChannelView key={channel.id} store={store} act={act} api={api} channel={channel} jumpTo={jumpTo} actions={actions} onMenu={() => setDrawer(true)} pins={pins} />
         ) : (
           <div class="empty-main">
             <button type="button" class="icon-button menu-button" aria-label="Open the channel list" onClick={() => setDrawer(true)}>
@@ -182,6 +196,7 @@ export function Chat(props: { store: Store; act: Commands; api: Api; route: Rout
       {channel && threadId && (
         <ThreadPanel key={threadId} inert={drawer} store={store} act={act} api={api} channelId={channel.id} rootId={threadId} actions={actions} onClose={() => navigate(channelHash(channel.id))} />
       )}
+      {channel && pins.open && <PinsPanel key={channel.id} store={store} act={act} channelId={channel.id} onClose={pins.close} />}
       <Notices store={store} act={act} />
       <CommunityAccent store={store} />
       {dialog?.kind === "member" && <MemberCard store={store} act={act} api={api} memberId={dialog.id} onClose={closeDialog} onOpenChannel={openChannel} />}

@@ -6,7 +6,7 @@
 // uploads it again: a message never goes without a file they saw in it.
 
 import { useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
-import type { Member } from "../gen/svc/v1/types_pb";
+import { ChannelKind, type Member } from "../gen/svc/v1/types_pb";
 import { LIMITS, limitError } from "../lib/chars";
 import type { Api } from "../lib/api";
 import { useTopics } from "../lib/emitter";
@@ -14,14 +14,21 @@ import { toWire } from "../lib/markdown";
 import { formatSize } from "../lib/upload";
 import * as drafts from "../state/drafts";
 import type { Commands } from "../state/commands";
-import type { Store } from "../state/store";
+import { useStore, type Store } from "../state/store";
 import { Avatar, useAutoGrow } from "./common";
+import { useEmojiComplete } from "./EmojiComplete";
 import { EmojiPicker } from "./EmojiPicker";
-import { idOfUsername } from "../state/selectors";
+import { FileThumb } from "./FileThumb";
+import { groupsToWire } from "../lib/groups";
+import { groupOptions, GroupOptionItem, useGroupMentions } from "./mentions/groups";
+import { PollButton } from "./polls/PollButton";
+import { ReplyBar } from "./replies/Replies";
+import { HoldNote } from "./moderation/SendHold";
+import { idOfUsername, sendHold } from "../state/selectors";
 
 export type ComposerHandle = { addFiles: (files: File[]) => void; focus: () => void };
 
-export type ComposerCommands = Pick<Commands, "send" | "tell" | "typingNow">;
+export type ComposerCommands = Pick<Commands, "send" | "tell" | "typingNow" | "sendPoll">;
 
 export function Composer(props: {
   /** The server's URL and custom emoji (the emoji picker); the members come from here too. */
@@ -41,7 +48,12 @@ export function Composer(props: {
   const { members } = store.state;
   const draftKey = drafts.draftKey(store.base, channelId, threadRootId);
   useTopics(drafts.draftsEm, drafts.draftTopic(draftKey));
-  const { text, files: slots } = drafts.getDraft(draftKey);
+  const { text, files: slots, replyTo } = drafts.getDraft(draftKey);
+  // @here and @everyone: offered, and sent as such, when they count (ui/mentions/groups.tsx).
+  const groups = useGroupMentions(store, channelId);
+  // Timed out (nothing can be done here) or waiting for slowmode (Send waits).
+  const hold = sendHold(useStore(store, "me", "slowmode"), channelId);
+  const out = hold?.kind === "timeout";
   const setText = (value: string) => drafts.setDraftText(draftKey, value);
   const [picking, setPicking] = useState(false);
   const [mention, setMention] = useState<{ start: number; query: string; index: number } | null>(null);
@@ -60,7 +72,14 @@ export function Composer(props: {
     }
   });
 
-  useEffect(() => setMention(null), [draftKey]);
+  useEffect(() => {
+    setMention(null);
+    emoji.close();
+  }, [draftKey]);
+  // A reply started from a message: the box takes the keys.
+  useEffect(() => {
+    if (replyTo) input.current?.focus();
+  }, [replyTo?.id]);
 
   const addFiles = (files: File[]) => {
     // Info, not an error: what was added shows right here, in the list of files to send.
@@ -89,6 +108,9 @@ export function Composer(props: {
         .sort((a, b) => a.username.localeCompare(b.username))
         .slice(0, 8)
     : [];
+  const groupOpts = mention ? groupOptions(mention.query, groups, store.state.channels.get(channelId)?.kind === ChannelKind.DM) : [];
+  const options = groupOpts.length + candidates.length;
+  const listOpen = !!mention && options > 0;
 
   const findMention = (value: string, caret: number) => {
     const before = value.slice(0, caret);
@@ -97,14 +119,25 @@ export function Composer(props: {
     setMention({ start: caret - m[2].length - 1, query: m[2], index: 0 });
   };
 
-  const insertMention = (member: Member) => {
+  const insertMention = (username: string) => {
     if (!mention) return;
     const end = input.current?.selectionStart ?? text.length;
-    const next = text.slice(0, mention.start) + "@" + member.username + " " + text.slice(end);
+    const next = text.slice(0, mention.start) + "@" + username + " " + text.slice(end);
     setText(next);
     setMention(null);
-    caret.current = mention.start + member.username.length + 2;
+    caret.current = mention.start + username.length + 2;
   };
+  const pick = (i: number) => insertMention(i < groupOpts.length ? groupOpts[i].name : (candidates[i - groupOpts.length] ?? candidates[0]).username);
+
+  const emoji = useEmojiComplete({
+    id: `${channelId}-${threadRootId || "main"}`,
+    custom: store.state.emoji,
+    place: (start, s) => {
+      const end = input.current?.selectionStart ?? text.length;
+      setText(text.slice(0, start) + s + text.slice(end));
+      caret.current = start + s.length;
+    },
+  });
 
   const insertText = (s: string) => {
     const el = input.current;
@@ -125,12 +158,13 @@ export function Composer(props: {
         : `${failed.length} files did not upload: remove them or try them again to send the message.`;
   // Counted as the server counts it: the text as sent (trimmed, mentions as <@member_id>), in
   // characters (lib/chars).
-  const wire = toWire(text.trim(), (u) => idOfUsername({ members }, u));
+  const typed = toWire(text.trim(), (u) => idOfUsername({ members }, u));
+  const wire = groups ? groupsToWire(typed) : typed;
   const tooLongText = limitError(wire, LIMITS.messageText);
   const tooLong = tooLongText !== "";
 
   const send = () => {
-    if (uploading || tooLong) return;
+    if (uploading || tooLong || hold) return;
     // Refused, and said why where the person looks: the notice stays until dismissed.
     if (failedText) return act.tell(failedText, "error");
     const ready: drafts.SentFile[] = slots.map((s) => {
@@ -138,22 +172,24 @@ export function Composer(props: {
       return { id: a.id, name: a.name, contentType: a.contentType, width: a.width, height: a.height, size: s.size, uploadedAt: s.uploadedAt };
     });
     if (!wire && ready.length === 0) return;
-    act.send(channelId, threadRootId, wire, ready);
+    act.send(channelId, threadRootId, wire, ready, replyTo);
     drafts.clearDraft(draftKey);
     setMention(null);
+    emoji.close();
   };
 
   const onKeyDown = (e: KeyboardEvent) => {
-    if (mention && candidates.length > 0) {
+    if (emoji.onKeyDown(e)) return;
+    if (mention && listOpen) {
       if (e.key === "ArrowDown" || e.key === "ArrowUp") {
         e.preventDefault();
         const d = e.key === "ArrowDown" ? 1 : -1;
-        setMention({ ...mention, index: (mention.index + d + candidates.length) % candidates.length });
+        setMention({ ...mention, index: (mention.index + d + options) % options });
         return;
       }
       if ((e.key === "Enter" && !e.isComposing) || e.key === "Tab") {
         e.preventDefault();
-        insertMention(candidates[mention.index] ?? candidates[0]);
+        pick(mention.index);
         return;
       }
       if (e.key === "Escape") {
@@ -162,7 +198,10 @@ export function Composer(props: {
         return;
       }
     }
-    if (e.key === "Enter" && !e.shiftKey && !e.isComposing) {
+    if (e.key === "Escape" && replyTo) {
+      e.preventDefault();
+      drafts.setReplyTo(draftKey, undefined);
+    } else if (e.key === "Enter" && !e.shiftKey && !e.isComposing) {
       e.preventDefault();
       send();
     } else if (e.key === "ArrowUp" && !e.altKey && text === "" && props.onUpFromEmpty) {
@@ -173,11 +212,17 @@ export function Composer(props: {
 
   const listId = `mentions-${channelId}-${threadRootId || "main"}`;
   const noteId = `composer-note-${channelId}-${threadRootId || "main"}`;
+  const holdId = `composer-hold-${channelId}-${threadRootId || "main"}`;
   return (
     <div class="composer">
-      {mention && candidates.length > 0 && (
+      {mention && listOpen && (
         <ul class="mention-list" id={listId} role="listbox" aria-label="Members to mention">
-          {candidates.map((m, i) => (
+          {groupOpts.map((g, i) => (
+            <GroupOptionItem key={g.name} option={g} id={`${listId}-${i}`} selected={i === mention.index} onPick={() => pick(i)} />
+          ))}
+          {candidates.map((m, j) => {
+            const i = j + groupOpts.length;
+            return (
             <li
               key={m.id}
               id={`${listId}-${i}`}
@@ -186,20 +231,23 @@ export function Composer(props: {
               class={i === mention.index ? "mention-option selected" : "mention-option"}
               onMouseDown={(e) => {
                 e.preventDefault();
-                insertMention(m);
+                pick(i);
               }}
             >
               <Avatar base={store.base} member={m} size={24} />
               <span class="mention-name">{m.displayName || m.username}</span>
               <span class="muted">@{m.username}</span>
             </li>
-          ))}
+            );
+          })}
         </ul>
       )}
+      {emoji.list}
       {slots.length > 0 && (
         <ul class="upload-list" aria-label="Files to send">
           {slots.map((s) => (
             <li key={s.key} class={s.error ? "upload upload-error" : "upload"}>
+              <FileThumb file={s.file} />
               <span class="upload-name">{s.name}</span>
               {s.error ? (
                 <span class="upload-status" role="alert">
@@ -222,8 +270,9 @@ export function Composer(props: {
           ))}
         </ul>
       )}
+      {replyTo && <ReplyBar state={store.state} reply={replyTo} onCancel={() => drafts.setReplyTo(draftKey, undefined)} />}
       <div class="composer-row">
-        <button type="button" class="icon-button" aria-label="Attach files" title="Attach files" onClick={() => fileInput.current?.click()}>
+        <button type="button" class="icon-button" aria-label="Attach files" title="Attach files" disabled={out} onClick={() => fileInput.current?.click()}>
           +
         </button>
         <input
@@ -246,22 +295,29 @@ export function Composer(props: {
           placeholder={props.placeholder}
           aria-label={props.placeholder}
           aria-autocomplete="list"
-          aria-controls={mention && candidates.length > 0 ? listId : undefined}
-          aria-activedescendant={mention && candidates.length > 0 ? `${listId}-${mention.index}` : undefined}
+          aria-controls={emoji.listId ?? (listOpen ? listId : undefined)}
+          aria-activedescendant={emoji.activeId ?? (listOpen ? `${listId}-${mention!.index}` : undefined)}
           aria-invalid={tooLong}
+          aria-describedby={out ? holdId : undefined}
+          disabled={out}
           value={text}
           onInput={(e) => {
             const el = e.target as HTMLTextAreaElement;
             setText(el.value);
             findMention(el.value, el.selectionStart ?? el.value.length);
+            emoji.find(el.value, el.selectionStart ?? el.value.length);
             if (el.value.trim()) act.typingNow(channelId, threadRootId);
           }}
           onKeyDown={onKeyDown}
           onClick={(e) => {
             const el = e.target as HTMLTextAreaElement;
             findMention(el.value, el.selectionStart ?? el.value.length);
+            emoji.find(el.value, el.selectionStart ?? el.value.length);
           }}
-          onBlur={() => setMention(null)}
+          onBlur={() => {
+            setMention(null);
+            emoji.close();
+          }}
           onPaste={(e) => {
             const files = [...(e.clipboardData?.files ?? [])];
             if (files.length > 0) {
@@ -270,15 +326,16 @@ export function Composer(props: {
             }
           }}
         />
-        <button type="button" class="icon-button" aria-label="Insert emoji" title="Insert emoji" onClick={() => setPicking(true)}>
+        {!threadRootId && !out && <PollButton act={act} channelId={channelId} />}
+        <button type="button" class="icon-button" aria-label="Insert emoji" title="Insert emoji" disabled={out} onClick={() => setPicking(true)}>
           ☺
         </button>
         <button
           type="button"
           class="button button-primary send-button"
           aria-label="Send"
-          aria-describedby={failedText ? noteId : undefined}
-          disabled={uploading || tooLong}
+          aria-describedby={hold ? holdId : failedText ? noteId : undefined}
+          disabled={uploading || tooLong || !!hold}
           onClick={send}
         >
           Send
@@ -294,6 +351,7 @@ export function Composer(props: {
           {failedText}
         </p>
       )}
+      {hold && <HoldNote hold={hold} id={holdId} />}
       {picking && <EmojiPicker store={store} title="Insert an emoji" onPick={insertText} onClose={() => setPicking(false)} />}
     </div>
   );

@@ -7,28 +7,38 @@ import type { Message } from "../gen/svc/v1/types_pb";
 import { absUrl, isWebUrl, type Api } from "../lib/api";
 import { LIMITS, limitError } from "../lib/chars";
 import { emojiName } from "../lib/emoji";
-import { fromWire, renderMarkdown, toWire } from "../lib/markdown";
+import { fromWire, plainText, renderMarkdown, toWire } from "../lib/markdown";
+import { StandardEmoji } from "../lib/markdownParts";
 import { canDeleteMessageOf } from "../lib/ranks";
 import { formatSize } from "../lib/upload";
 import type { Commands } from "../state/commands";
-import { draftKey, restoreDraft } from "../state/drafts";
+import { draftKey, restoreDraft, setReplyTo } from "../state/drafts";
 import type { Pending } from "../state/outbox";
-import { idOfUsername, markdownContext, nameOf, previewKey } from "../state/selectors";
+import { idOfUsername, markdownContext, mayMentionGroups, memberName, mentionsMe, nameOf, previewKey, timedOutUntil } from "../state/selectors";
 import type { State, Store } from "../state/store";
 import { Avatar, formatFull, formatTime, useAutoGrow } from "./common";
 import { EmojiPicker } from "./EmojiPicker";
-import { ReportDialog } from "./moderation/ReportDialog";
+import { lazyView } from "./lazy";
+import { groupsFromWire, groupsToWire } from "../lib/groups";
+import { withGroups } from "./mentions/groups";
+import { PinAction, PinnedMark } from "./pins/Pins";
+import { PollView } from "./polls/PollView";
+import { ReplyAction, replyKey, ReplyQuote } from "./replies/Replies";
+
+// Pictures shown large and the report form: chunks loaded when first opened.
+const Lightbox = lazyView("the picture viewer", () => import("./Lightbox"), (m) => m.Lightbox, "dialog");
+const ReportDialog = lazyView("the report form", () => import("./moderation/ReportDialog"), (m) => m.ReportDialog, "dialog");
 
 export type MessageActions = {
   onThread?: (rootId: string) => void;
   onMember: (id: string, target: HTMLElement) => void;
 };
 
-/** What a message shows of the State: its author, the names it mentions, emoji, previews. */
-export type MessageState = Pick<State, "me" | "members" | "emoji" | "previews">;
+/** What a message shows of the State: its author, the names it mentions, emoji, previews (and its channel's, for pins). */
+export type MessageState = Pick<State, "me" | "members" | "emoji" | "previews" | "channels" | "info">;
 
 /** The commands a message's actions call (and a message not sent yet's). */
-export type MessageCommands = Pick<Commands, "react" | "remove" | "edit" | "loadPreviews" | "retryPending" | "dropPending" | "tell">;
+export type MessageCommands = Pick<Commands, "react" | "remove" | "edit" | "loadPreviews" | "retryPending" | "dropPending" | "tell" | "togglePin" | "vote" | "closePoll">;
 
 /**
  * What every message of a list shares: the State it shows, the commands of its actions, the
@@ -50,23 +60,36 @@ export function MessageItem(props: {
   const [confirming, setConfirming] = useState(false);
   const [picking, setPicking] = useState(false);
   const [reporting, setReporting] = useState(false);
+  // The picture shown large (its index among the message's pictures), or -1.
+  const [viewing, setViewing] = useState(-1);
   const article = useRef<HTMLElement>(null);
   useKeptFocus(article, editing, confirming);
   const mine = m.authorId === state.me?.id;
+  // Timed out: the person may read, and take back a reaction, but not react, edit or report.
+  const out = timedOutUntil(state.me) > 0;
   const name = nameOf(state, m.authorId);
-  const ctx = markdownContext(state, actions.onMember);
+  const ctx = withGroups(markdownContext(state, actions.onMember), m);
   const cls = ["msg"];
   if (props.grouped) cls.push("msg-grouped");
   if (props.target) cls.push("msg-target");
-  if (m.text.includes(`<@${state.me?.id}>`)) cls.push("msg-mentions-me");
+  if (mentionsMe(m, state.me?.id)) cls.push("msg-mentions-me");
   const canThread = !props.inThread && !m.threadRootId && !m.deleted && actions.onThread;
   const linked = !m.deleted && /https?:\/\//i.test(m.text);
   useEffect(() => {
     if (linked) act.loadPreviews(m);
   }, [linked, previewKey(m)]);
   const previews = linked ? state.previews.get(previewKey(m))?.filter((p) => isWebUrl(p.url)) : undefined;
+  const images = m.attachments.filter(inlineImage).map((a) => ({ url: absUrl(shared.base, a.url), name: a.name, width: a.width, height: a.height }));
   return (
-    <article ref={article} class={cls.join(" ")} id={"msg-" + m.id} data-id={m.id} tabindex={-1} aria-label={`${name}, ${formatFull(m.createdAtMs)}`}>
+    <article
+      ref={article}
+      class={cls.join(" ")}
+      id={"msg-" + m.id}
+      data-id={m.id}
+      tabindex={-1}
+      aria-label={`${name}, ${formatFull(m.createdAtMs)}`}
+      onKeyDown={(e) => replyKey(e, shared.base, m, props.inThread)}
+    >
       <div class="msg-gutter">
         {props.grouped ? (
           <time class="msg-time-hover" dateTime={new Date(Number(m.createdAtMs)).toISOString()}>
@@ -79,6 +102,7 @@ export function MessageItem(props: {
         )}
       </div>
       <div class="msg-body">
+        {!m.deleted && <ReplyQuote host={shared} message={m} />}
         {!props.grouped && (
           <header class="msg-head">
             <button type="button" class="author" title={name} onClick={(e) => actions.onMember(m.authorId, e.currentTarget)}>
@@ -89,6 +113,7 @@ export function MessageItem(props: {
             </time>
           </header>
         )}
+        <PinnedMark state={state} message={m} />
         {m.deleted ? (
           <p class="msg-deleted">This message was deleted.</p>
         ) : editing ? (
@@ -106,10 +131,21 @@ export function MessageItem(props: {
             </div>
           )
         )}
+        {!m.deleted && m.poll && <PollView state={state} act={act} message={m} />}
         {!m.deleted && m.attachments.length > 0 && (
           <div class="attachments">
             {m.attachments.map((a) => (
-              <AttachmentView key={a.id} base={shared.base} name={a.name} url={a.url} contentType={a.contentType} width={a.width} height={a.height} size={Number(a.size)} />
+              <AttachmentView
+                key={a.id}
+                base={shared.base}
+                name={a.name}
+                url={a.url}
+                contentType={a.contentType}
+                width={a.width}
+                height={a.height}
+                size={Number(a.size)}
+                onOpen={() => setViewing(m.attachments.filter(inlineImage).indexOf(a))}
+              />
             ))}
           </div>
         )}
@@ -140,9 +176,14 @@ export function MessageItem(props: {
                   aria-pressed={me}
                   aria-label={`${emojiName(r.emoji)}: ${r.memberIds.length}`}
                   title={`${who} reacted with ${r.emoji}`}
+                  disabled={out && !me}
                   onClick={() => act.react(m, r.emoji)}
                 >
-                  {custom ? <img src={custom} alt={r.emoji} width={18} height={18} /> : <span class="reaction-emoji">{r.emoji}</span>}
+                  {custom ? (
+                    <img src={custom} alt={r.emoji} width={18} height={18} />
+                  ) : (
+                    <span class="reaction-emoji">{/^:[a-z0-9_+-]{1,62}:$/.test(r.emoji) ? <StandardEmoji name={r.emoji.slice(1, -1)} raw={r.emoji} /> : r.emoji}</span>
+                  )}
                   <span class="reaction-count">{r.memberIds.length}</span>
                 </button>
               );
@@ -169,15 +210,19 @@ export function MessageItem(props: {
             </>
           ) : (
             <>
-              <button type="button" class="icon-button" aria-label="Add reaction" title="Add reaction" onClick={() => setPicking(true)}>
-                ☺
-              </button>
+              {!out && (
+                <button type="button" class="icon-button" aria-label="Add reaction" title="Add reaction" onClick={() => setPicking(true)}>
+                  ☺
+                </button>
+              )}
+              {!out && <ReplyAction base={shared.base} message={m} inThread={props.inThread} />}
               {canThread && (
                 <button type="button" class="icon-button" aria-label="Reply in thread" title="Reply in thread" onClick={() => actions.onThread!(m.id)}>
                   ↩
                 </button>
               )}
-              {mine && (
+              {!out && <PinAction state={state} act={act} message={m} />}
+              {mine && !out && (
                 <button type="button" class="icon-button" aria-label="Edit message" title="Edit" onClick={() => setEditing(true)}>
                   ✎
                 </button>
@@ -187,7 +232,7 @@ export function MessageItem(props: {
                   🗑
                 </button>
               )}
-              {!mine && (
+              {!mine && !out && (
                 <button type="button" class="icon-button" aria-label="Report message" title="Report to the moderators" onClick={() => setReporting(true)}>
                   ⚑
                 </button>
@@ -197,6 +242,7 @@ export function MessageItem(props: {
         </div>
       )}
       {picking && <EmojiPicker store={shared.store} title="Add a reaction" onPick={(e) => act.react(m, e)} onClose={() => setPicking(false)} />}
+      {viewing >= 0 && <Lightbox images={images} start={viewing} onClose={() => setViewing(-1)} />}
       {reporting && <ReportDialog api={shared.api} members={state.members} message={m} onClose={() => setReporting(false)} />}
     </article>
   );
@@ -237,10 +283,10 @@ function useKeptFocus(article: { current: HTMLElement | null }, editing: boolean
   }, [editing, confirming]);
 }
 
-function EditBox(props: { state: Pick<State, "members">; act: Pick<Commands, "edit">; message: Message; onDone: () => void }) {
+function EditBox(props: { state: Pick<State, "members" | "me" | "channels" | "info">; act: Pick<Commands, "edit">; message: Message; onDone: () => void }) {
   const { state, message } = props;
   const usernameOf = (id: string) => state.members.get(id)?.username;
-  const [text, setText] = useState(() => fromWire(message.text, usernameOf));
+  const [text, setText] = useState(() => groupsFromWire(fromWire(message.text, usernameOf)));
   const input = useRef<HTMLTextAreaElement>(null);
   useAutoGrow(input, text);
   // As the box goes in (useKeptFocus says why): what is typed at once goes into it.
@@ -251,7 +297,10 @@ function EditBox(props: { state: Pick<State, "members">; act: Pick<Commands, "ed
     el.setSelectionRange(el.value.length, el.value.length);
   }, []);
   // Counted as the server counts it: the text as sent, in characters (lib/chars).
-  const wire = toWire(text.trim(), (u) => idOfUsername(state, u));
+  // Group mentions as the composer sends them: for those whose group mentions count, and
+  // those the message had (the server counts them by the editor's rank).
+  const typed = toWire(text.trim(), (u) => idOfUsername(state, u));
+  const wire = mayMentionGroups(state, message.channelId) || /<!(here|everyone)>/.test(message.text) ? groupsToWire(typed) : typed;
   const tooLong = limitError(wire, LIMITS.messageText);
   const save = async () => {
     if (tooLong) return;
@@ -311,13 +360,39 @@ export function fitImage(w: number, h: number, maxW = 400, maxH = 300): [number,
 const inlineSideMax = 16_384;
 const inlinePixelsMax = 144_000_000;
 
-export function AttachmentView(props: { base: string; name: string; url: string; contentType: string; width: number; height: number; size: number; local?: string }) {
+/** Whether an attachment is a picture drawn in the message (and shown large when clicked). */
+function inlineImage(a: { contentType: string; width: number; height: number; url: string }): boolean {
+  const drawable = a.width > 0 && a.height > 0 && a.width <= inlineSideMax && a.height <= inlineSideMax && a.width * a.height <= inlinePixelsMax;
+  return a.contentType.startsWith("image/") && drawable && a.url !== "";
+}
+
+export function AttachmentView(props: {
+  base: string;
+  name: string;
+  url: string;
+  contentType: string;
+  width: number;
+  height: number;
+  size: number;
+  local?: string;
+  /** Shows the picture large (a plain click; with a modifier key it opens as a link does). */
+  onOpen?: () => void;
+}) {
   const url = props.local ?? absUrl(props.base, props.url);
-  const drawable = props.width > 0 && props.height > 0 && props.width <= inlineSideMax && props.height <= inlineSideMax && props.width * props.height <= inlinePixelsMax;
-  if (props.contentType.startsWith("image/") && drawable && url) {
+  if (inlineImage({ ...props, url })) {
     const [w, h] = fitImage(props.width, props.height);
     return (
-      <a class="att-image" href={url} target="_blank" rel="noopener noreferrer">
+      <a
+        class="att-image"
+        href={url}
+        target="_blank"
+        rel="noopener noreferrer"
+        onClick={(e) => {
+          if (!props.onOpen || e.button !== 0 || e.ctrlKey || e.metaKey || e.shiftKey || e.altKey) return;
+          e.preventDefault();
+          props.onOpen();
+        }}
+      >
         <img src={url} alt={props.name} width={w} height={h} loading="lazy" decoding="async" />
       </a>
     );
@@ -350,6 +425,15 @@ export function PendingItem(props: { shared: MessageShared; pending: Pending }) 
           </span>
           <span class="msg-time">{p.state === "failed" ? "Not sent" : "Sending…"}</span>
         </header>
+        {p.replyTo && (
+          <p class="reply-quote">
+            <span aria-hidden="true" class="reply-quote-mark">
+              ↱
+            </span>
+            <span class="reply-quote-author">{nameOf(state, p.replyTo.authorId)}</span>
+            <span class="reply-quote-text">{plainText(p.replyTo.text, (id) => memberName(state, id))}</span>
+          </p>
+        )}
         {p.text && <div class="msg-text">{renderMarkdown(p.text, ctx)}</div>}
         {p.attachments.length > 0 && (
           <div class="attachments">
@@ -395,6 +479,7 @@ function editPending(base: string, act: Pick<Commands, "tell" | "dropPending">, 
     act.tell("The message box holds a draft: send it or empty it, then edit the message that was not sent.", "info");
     return;
   }
+  if (p.replyTo) setReplyTo(key, p.replyTo);
   act.dropPending(p);
   if (gone.length > 0) act.tell(`No longer on the server (uploaded more than a day ago), attach again: ${gone.join(", ")}`, "error");
   const box = from.closest(".channel-view, .thread-panel")?.querySelector<HTMLTextAreaElement>(".composer-input");

@@ -12,7 +12,7 @@ import { Avatar, Dialog, PresenceDot, formatDay, presenceLabel } from "./common"
 import { MemberModeration } from "./moderation/MemberModeration";
 import { markdownContext, nameOf } from "../state/selectors";
 
-export type MemberCardCommands = MembersCommands & Pick<Commands, "openDM" | "toggleMute" | "toggleBlock">;
+export type MemberCardCommands = MembersCommands & Pick<Commands, "openDM" | "toggleMute" | "toggleBlock" | "timeoutMember">;
 
 export function MemberCard(props: { store: Store; act: MemberCardCommands; api: Api; memberId: string; onClose: () => void; onOpenChannel: (id: string) => void }) {
   const { store, act, memberId } = props;
@@ -67,7 +67,7 @@ export function MemberCard(props: { store: Store; act: MemberCardCommands; api: 
               </button>
             </div>
           )}
-          <MemberModeration store={store} api={props.api} member={m} onDone={props.onClose} />
+          <MemberModeration store={store} act={act} api={props.api} member={m} onDone={props.onClose} />
         </div>
       )}
     </Dialog>

@@ -8,7 +8,7 @@ import { focusLast, Typing } from "./ChannelView";
 import { Composer, type ComposerCommands } from "./Composer";
 import { MessageItem, type MessageActions, type MessageCommands } from "./MessageItem";
 import { MessageList } from "./MessageList";
-import { ErrorRow, focusOpened } from "./common";
+import { ErrorRow, focusOpened, usePanelEscape } from "./common";
 
 export function ThreadPanel(props: {
   store: Store;
@@ -60,17 +60,7 @@ export function ThreadPanel(props: {
     };
   }, []);
 
-  useEffect(() => {
-    const onKey = (e: KeyboardEvent) => {
-      // Escape closes the open dialog, or the phone's drawer, first, then dismisses the notices
-      // (ui/common.tsx, Notices), and is not for the thread when something in it took the key
-      // (an edit cancelled, the mention list closed).
-      if (e.key !== "Escape" || e.defaultPrevented || store.notices.length > 0) return;
-      if (!document.querySelector("dialog[open], .drawer-open")) props.onClose();
-    };
-    window.addEventListener("keydown", onKey);
-    return () => window.removeEventListener("keydown", onKey);
-  }, [props.onClose]);
+  usePanelEscape(store, props.onClose);
 
   const root = view.root;
   return (

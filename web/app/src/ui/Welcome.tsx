@@ -6,15 +6,11 @@ import { absUrl, errorText } from "../lib/api";
 import { LIMITS } from "../lib/chars";
 import { renderMarkdown } from "../lib/markdown";
 import { beginSignIn, listIssuers, type Issuer } from "../lib/oidc";
-import { normalizeServer, setToken } from "../lib/storage";
+import { inviteKey, normalizeServer, setToken } from "../lib/storage";
 import type { Commands } from "../state/commands";
 import { useStore, type Store } from "../state/store";
 import { ErrorRow } from "./common";
 import { limited } from "./limits";
-
-export function inviteKey(server: string): string {
-  return "hearth.invite." + server;
-}
 
 function CommunityCard(props: { store: Store }) {
   const { store } = props;
@@ -203,6 +199,7 @@ export function JoinScreen(props: { store: Store; act: Pick<Commands, "join">; o
             You are no longer a member: a moderator removed you, or you left from another device. You can join again.
           </p>
         )}
+        {info?.lockdown && <p class="muted">This community is closed to new members for now (lockdown): joining will work again once it reopens.</p>}
         {!notMember && state.statusText && (
           <p class="error-row" role="alert">
             {state.statusText}

@@ -262,6 +262,22 @@ export function focusOpened(box: HTMLElement | null | undefined, place: HTMLElem
   else place?.focus();
 }
 
+/**
+ * Escape closes a panel beside the channel (a thread, the pins): once the open dialog, the
+ * phone's drawer and the notices (ui/common.tsx, Notices) have had it, and unless something in
+ * the panel took the key (an edit cancelled, a mention list closed).
+ */
+export function usePanelEscape(store: Pick<Store, "notices">, onClose: () => void): void {
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      if (e.key !== "Escape" || e.defaultPrevented || store.notices.length > 0) return;
+      if (!document.querySelector("dialog[open], .drawer-open")) onClose();
+    };
+    window.addEventListener("keydown", onKey);
+    return () => window.removeEventListener("keydown", onKey);
+  }, [onClose]);
+}
+
 /** Grows a text box with its text (up to its CSS max-height), on every change of value. */
 export function useAutoGrow(ref: { current: HTMLTextAreaElement | null }, value: string): void {
   useLayoutEffect(() => {

@@ -1,4 +1,5 @@
-// A channel's settings, as a dialog opened from the channels screen or the channel's header.
+// A channel's settings, as a dialog opened from the channels screen or the channel's header
+// (ChannelHead.tsx, which loads it on first use).
 // Each part shows only to those who may use it: name, topic, category, header image and access
 // (roles, default channel) to admins and the owner; a private channel's members to its members
 // (anyone in it adds people; moderators and up remove those below them); leaving to whoever may
@@ -6,7 +7,6 @@
 
 import { useId, useState } from "preact/hooks";
 import { ChannelKind, ChannelMode, MemberRole, type Channel } from "../../gen/svc/v1/types_pb";
-import { absUrl } from "../../lib/api";
 import { LIMITS } from "../../lib/chars";
 import { navigate } from "../../lib/router";
 import type { Api } from "../../lib/api";
@@ -17,6 +17,7 @@ import { limited } from "../limits";
 import { communityHash, ImageField, Outcome, useAction } from "./parts";
 import { isAdmin } from "../../lib/ranks";
 import { mayRemoveFromChannel, rankName } from "./ranks";
+import { SlowmodeField } from "./Slowmode";
 import { nameOf } from "../../state/selectors";
 
 /** The commands a channel's settings call. */
@@ -24,35 +25,6 @@ export type ChannelSettingsCommands = Pick<Commands, "updateChannel" | "setChann
 
 /** What the parts of the settings get. */
 type PartProps = { state: State; act: ChannelSettingsCommands; channel: Channel };
-
-/** Whether the person has anything to do in a channel's settings. */
-export function hasChannelSettings(s: State, c: Channel): boolean {
-  if (c.kind === ChannelKind.DM) return false;
-  return isAdmin(s) || c.kind === ChannelKind.PRIVATE || s.mode === ChannelMode.OPT_IN;
-}
-
-/** The button in a channel's header that opens its settings (when there is anything to do). */
-export function ChannelSettingsButton(props: { store: Store; act: ChannelSettingsCommands; api: Api; channel: Channel }) {
-  const { channel } = props;
-  const state = useStore(props.store, "me");
-  const [open, setOpen] = useState(false);
-  if (!hasChannelSettings(state, channel)) return null;
-  return (
-    <>
-      <button type="button" class="icon-button channel-settings-button" aria-label={`Settings of #${channel.name}`} title="Channel settings" onClick={() => setOpen(true)}>
-        ⚙
-      </button>
-      {open && <ChannelSettingsDialog store={props.store} act={props.act} api={props.api} channelId={channel.id} onClose={() => setOpen(false)} />}
-    </>
-  );
-}
-
-/** The picture behind a channel's header, if it has one. */
-export function ChannelHeaderImage(props: { base: string; channel: Channel }) {
-  const url = props.channel.headerImage?.url;
-  if (!url) return null;
-  return <img class="channel-header-image" src={absUrl(props.base, url)} alt="" />;
-}
 
 export function ChannelSettingsDialog(props: { store: Store; act: ChannelSettingsCommands; api: Api; channelId: string; onClose: () => void }) {
   const { store, act } = props;
@@ -81,6 +53,7 @@ export function ChannelSettingsDialog(props: { store: Store; act: ChannelSetting
             onRemove={() => act.updateChannel({ channelId: channel.id, headerImageId: "" })}
           />
         )}
+        {admin && (channel.kind === ChannelKind.TEXT || channel.kind === ChannelKind.PRIVATE) && <SlowmodeField act={act} channel={channel} />}
         {admin && channel.kind === ChannelKind.TEXT && <Access state={state} act={act} channel={channel} />}
         {channel.kind === ChannelKind.PRIVATE && <PrivateMembers state={state} act={act} base={store.base} channel={channel} />}
         <Leave state={state} act={act} channel={channel} onLeft={props.onClose} />

@@ -13,15 +13,22 @@ import type { Api } from "../../lib/api";
 import { useStore, type State, type Store } from "../../state/store";
 import { othersUnread } from "../../state/selectors";
 import { MenuButton } from "../common";
-import { ChannelsScreen, type ChannelsCommands } from "./Channels";
-import { InvitesScreen } from "./Invites";
-import { MembersScreen } from "./Members";
-import { communityHash, type Tab } from "./parts";
+import { lazyView } from "../lazy";
+import type { ChannelsCommands } from "./Channels";
+import { communityHash, type Tab } from "./routes";
 import { isAdmin, isModerator } from "../../lib/ranks";
-import { RolesScreen, type RolesCommands } from "./Roles";
-import { SettingsScreen, type SettingsCommands } from "./Settings";
-import { SetupWizard, type SetupCommands } from "./Setup";
+import type { RolesCommands } from "./Roles";
+import type { SettingsCommands } from "./Settings";
+import type { SetupCommands } from "./Setup";
 import "./admin.css";
+
+// Each page is a chunk of its own, loaded when it is first opened.
+const SettingsScreen = lazyView("the settings", () => import("./Settings"), (m) => m.SettingsScreen);
+const ChannelsScreen = lazyView("the channels", () => import("./Channels"), (m) => m.ChannelsScreen);
+const RolesScreen = lazyView("the roles", () => import("./Roles"), (m) => m.RolesScreen);
+const MembersScreen = lazyView("the members", () => import("./Members"), (m) => m.MembersScreen);
+const InvitesScreen = lazyView("the invites", () => import("./Invites"), (m) => m.InvitesScreen);
+const SetupWizard = lazyView("the setup", () => import("./Setup"), (m) => m.SetupWizard);
 
 const TABS: { tab: Tab; label: string; may: (s: State) => boolean }[] = [
   { tab: "settings", label: "Settings", may: isAdmin },

@@ -1,6 +1,6 @@
 // Pieces the administration screens share: a call's outcome shown beside its form (the
 // server's own words when it refuses), an image field that uploads with a progress bar, the
-// community settings call, and the hash routes of the screens.
+// community settings call, and the hash routes of the screens (routes.ts).
 
 import type { ComponentChildren } from "preact";
 import { useState } from "preact/hooks";
@@ -8,12 +8,7 @@ import type { Attachment } from "../../gen/svc/v1/types_pb";
 import { absUrl, errorText, type Api } from "../../lib/api";
 import { upload } from "../../lib/upload";
 
-/** The screens of the community: #/community/{tab}. */
-export type Tab = "settings" | "channels" | "roles" | "members" | "invites";
-
-export function communityHash(tab: Tab): string {
-  return "#/community/" + tab;
-}
+export { communityHash, type Tab } from "./routes";
 
 export type Action = {
   busy: boolean;
@@ -140,23 +135,7 @@ export function ImageField(props: {
   );
 }
 
-/** Copies text to the clipboard; where the Clipboard API is missing or refused, by a selection. */
-export async function copyText(text: string): Promise<boolean> {
-  try {
-    await navigator.clipboard.writeText(text);
-    return true;
-  } catch {
-    const area = document.createElement("textarea");
-    area.value = text;
-    area.setAttribute("readonly", "");
-    area.className = "visually-hidden";
-    document.body.append(area);
-    area.select();
-    const ok = document.execCommand("copy");
-    area.remove();
-    return ok;
-  }
-}
+export { copyText } from "../../lib/clipboard";
 
 /** A duration in words: "5 minutes", "3 days". */
 export function inWords(ms: number): string {

@@ -7,6 +7,7 @@
 import { useEffect, useId, useRef, useState } from "preact/hooks";
 import { MemberKind, type Member, type Plugin } from "../../gen/svc/v1/types_pb";
 import { errorText, type Api } from "../../lib/api";
+import { botClient } from "./client";
 import { LIMITS } from "../../lib/chars";
 import { outranksRank } from "../../lib/ranks";
 import { useStore, type State, type Store } from "../../state/store";
@@ -22,9 +23,9 @@ export function Bots(props: { store: Store; api: Api }) {
   const state = useStore(store, "members", "plugins");
   // Only the newest load's answer is shown (useLoaded): a create and a delete close together
   // load the lists twice, and the older answer may come last.
-  const { list: bots, error, reload: reloadBots } = useLoaded<Member>(() => api.bot.listBots({}).then((res) => res.bots));
+  const { list: bots, error, reload: reloadBots } = useLoaded<Member>(() => botClient(api).listBots({}).then((res) => res.bots));
   // Which bots are plugins' (they have no token to rotate); a refusal only hides that.
-  const { list: plugins, reload: reloadPlugins } = useLoaded<Plugin>(() => api.bot.listPlugins({}).then((res) => res.plugins));
+  const { list: plugins, reload: reloadPlugins } = useLoaded<Plugin>(() => botClient(api).listPlugins({}).then((res) => res.plugins));
   const pluginBots = new Set((plugins ?? []).map((p) => p.botId).filter(Boolean));
   const [token, setToken] = useState<Shown | null>(null);
   const load = () => {
@@ -77,7 +78,7 @@ function NewBot(props: { api: Api; onCreated: (bot: Member, token: string) => vo
     setError("");
     setBusy(true);
     try {
-      const res = await api.bot.createBot({ username: username.trim(), displayName: displayName.trim() });
+      const res = await botClient(api).createBot({ username: username.trim(), displayName: displayName.trim() });
       setUsername("");
       setDisplayName("");
       if (res.bot) props.onCreated(res.bot, res.token);
@@ -197,7 +198,7 @@ function BotItem(props: { state: Pick<State, "me" | "members">; base: string; ap
           onCancel={() => setConfirm("")}
           onConfirm={() =>
             act(async () => {
-              const res = await api.bot.rotateBotToken({ botId: bot.id });
+              const res = await botClient(api).rotateBotToken({ botId: bot.id });
               props.onToken(res.token);
             })
           }
@@ -211,7 +212,7 @@ function BotItem(props: { state: Pick<State, "me" | "members">; base: string; ap
           onCancel={() => setConfirm("")}
           onConfirm={() =>
             act(async () => {
-              await api.bot.deleteBot({ botId: bot.id });
+              await botClient(api).deleteBot({ botId: bot.id });
               props.onDeleted();
             })
           }

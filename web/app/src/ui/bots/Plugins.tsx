@@ -9,6 +9,7 @@
 import { useEffect, useId, useState } from "preact/hooks";
 import type { Plugin } from "../../gen/svc/v1/types_pb";
 import { errorText, type Api } from "../../lib/api";
+import { botClient } from "./client";
 import { LIMITS, utf8Bytes } from "../../lib/chars";
 import { formatSize } from "../../lib/upload";
 import { useStore, type Store } from "../../state/store";
@@ -25,7 +26,7 @@ export function Plugins(props: { store: Store; api: Api }) {
   useStore(store, "plugins");
   // Loaded again on plugins_changed and after each change made here: a Disable then an Enable
   // make several loads at once, and only the newest one's answer is shown (useLoaded).
-  const { list: plugins, error, reload } = useLoaded<Plugin>(() => api.bot.listPlugins({}).then((res) => res.plugins));
+  const { list: plugins, error, reload } = useLoaded<Plugin>(() => botClient(api).listPlugins({}).then((res) => res.plugins));
   useEffect(() => store.em.on("plugins", () => void reload()), [store]);
   return (
     <div class="plugins">
@@ -71,7 +72,7 @@ function InstallForm(props: { api: Api; onInstalled: () => void }) {
     setDone("");
     setBusy(true);
     try {
-      const res = await api.bot.installPlugin({ name: name.trim(), source });
+      const res = await botClient(api).installPlugin({ name: name.trim(), source });
       setDone(`Installed ${res.plugin?.name ?? name}${res.plugin?.running ? "; it is running." : "."}`);
       setName("");
       setSource("");
@@ -159,11 +160,11 @@ function PluginItem(props: { api: Api; plugin: Plugin; onChanged: () => void }) 
         {!confirm && (
           <span class="plugin-actions">
             {p.enabled && !p.running && (
-              <button type="button" class="button" disabled={busy} aria-label={`Restart ${p.name}`} onClick={() => act(() => api.bot.setPluginEnabled({ name: p.name, enabled: true }))}>
+              <button type="button" class="button" disabled={busy} aria-label={`Restart ${p.name}`} onClick={() => act(() => botClient(api).setPluginEnabled({ name: p.name, enabled: true }))}>
                 Restart
               </button>
             )}
-            <button type="button" class="button" disabled={busy} aria-label={`${p.enabled ? "Disable" : "Enable"} ${p.name}`} onClick={() => act(() => api.bot.setPluginEnabled({ name: p.name, enabled: !p.enabled }))}>
+            <button type="button" class="button" disabled={busy} aria-label={`${p.enabled ? "Disable" : "Enable"} ${p.name}`} onClick={() => act(() => botClient(api).setPluginEnabled({ name: p.name, enabled: !p.enabled }))}>
               {p.enabled ? "Disable" : "Enable"}
             </button>
             <button type="button" class="button button-danger" aria-label={`Delete ${p.name}`} onClick={() => setConfirm(true)}>
@@ -182,7 +183,7 @@ function PluginItem(props: { api: Api; plugin: Plugin; onChanged: () => void }) 
           text={`Delete ${p.name}? Its file, its bot and its stored data go; the bot's messages stay.`}
           action="Delete"
           busy={busy}
-          onConfirm={() => act(() => api.bot.deletePlugin({ name: p.name }))}
+          onConfirm={() => act(() => botClient(api).deletePlugin({ name: p.name }))}
           onCancel={() => setConfirm(false)}
         />
       )}

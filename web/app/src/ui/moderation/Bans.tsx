@@ -1,5 +1,5 @@
 // The bans list, for moderators and higher: every banned login with the profile it had when
-// banned, who banned it and when, newest first; Unban where the person outranks the member as
+// banned, who banned it, when and why, newest first; Unban where the person outranks the member as
 // they were. An unbanned person is not back until they join again (no event is sent), so the
 // list is loaded when it opens and on Refresh.
 
@@ -71,6 +71,7 @@ function BanItem(props: { state: State; base: string; api: Api; ban: Ban; onUnba
           <p class="muted small">
             Banned by {nameOf(state, ban.bannedBy)} <time title={formatFull(ban.bannedAtMs)}>{ago(ban.bannedAtMs)}</time>
           </p>
+          {ban.reason && <p class="ban-reason small">Reason: {ban.reason}</p>}
         </div>
         {!confirm && outranksRank(state, m.role) && (
           <button type="button" class="button" aria-label={`Unban ${name}`} onClick={() => setConfirm(true)}>

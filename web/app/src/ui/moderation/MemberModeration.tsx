@@ -1,37 +1,42 @@
 // What a member's card adds about moderation: what the person's own mute and block of this
-// member do (to DMs and to unread and mention counts), and, for a moderator who outranks a
-// person, kicking and banning them. Bots are not kicked or banned (an admin deletes them), and
-// nobody acts on an equal or higher rank: those buttons are not offered.
+// member do (to DMs and to unread and mention counts), until when the member is timed out, and,
+// for a moderator who outranks them, timing them out (or ending it), kicking and banning them,
+// each with a reason for the audit log. Bots are timed out but not kicked or banned (an admin
+// deletes them), and nobody acts on an equal or higher rank: those buttons are not offered.
 
-import type { ComponentChildren } from "preact";
 import { useState } from "preact/hooks";
 import type { Member } from "../../gen/svc/v1/types_pb";
 import { errorText, type Api } from "../../lib/api";
-import { canRemove } from "../../lib/ranks";
+import { canRemove, canTimeOut } from "../../lib/ranks";
 import type { Commands } from "../../state/commands";
-import { nameOf } from "../../state/selectors";
-import { useStore, type State, type Store } from "../../state/store";
+import { timedOutUntil } from "../../state/selectors";
+import { useStore, type Store } from "../../state/store";
 import { ErrorRow } from "../common";
-import { Confirm } from "./parts";
+import { ReasonConfirm } from "./parts";
+import { TimeoutLengths, TimeoutStatus } from "./Timeout";
+import { lengthText } from "./time";
 import "./moderation.css";
 
-export function MemberModeration(props: { store: Store; api: Api; member: Member; onDone: () => void }) {
-  const { api, member: m } = props;
+export function MemberModeration(props: { store: Store; act: Pick<Commands, "timeoutMember">; api: Api; member: Member; onDone: () => void }) {
+  const { api, act, member: m } = props;
   const state = useStore(props.store, "members", "me");
-  const [confirm, setConfirm] = useState<"" | "kick" | "ban">("");
+  const [confirm, setConfirm] = useState<"" | "kick" | "ban" | "timeout">("");
+  const [length, setLength] = useState(600);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState("");
   if (m.id === state.me?.id) return null;
   const name = m.displayName || m.username;
   const muted = state.muted.has(m.id);
   const blocked = state.blocked.has(m.id);
-  const remove = async (how: "kick" | "ban") => {
+  const timedOut = timedOutUntil(m) > 0;
+  const removable = canRemove(state, m);
+  const run = async (fn: () => Promise<unknown>, done: boolean) => {
     setBusy(true);
     setError("");
     try {
-      if (how === "kick") await api.server.kickMember({ memberId: m.id });
-      else await api.server.banMember({ memberId: m.id });
-      props.onDone();
+      await fn();
+      if (done) props.onDone();
+      else setConfirm("");
     } catch (e) {
       setError(errorText(e));
       setConfirm("");
@@ -39,6 +44,9 @@ export function MemberModeration(props: { store: Store; api: Api; member: Member
       setBusy(false);
     }
   };
+  const remove = (how: "kick" | "ban", reason: string) =>
+    run(() => (how === "kick" ? api.server.kickMember({ memberId: m.id, reason }) : api.server.banMember({ memberId: m.id, reason })), true);
+  const timeout = (seconds: number, reason: string) => run(() => act.timeoutMember(m.id, seconds, reason), false);
   return (
     <div class="member-moderation">
       {(muted || blocked) && (
@@ -57,54 +65,48 @@ export function MemberModeration(props: { store: Store; api: Api; member: Member
           )}
         </ul>
       )}
-      {canRemove(state, m) && (
+      <TimeoutStatus member={m} />
+      {canTimeOut(state, m) && (
         <div class="mod-actions">
           <h3 class="mod-actions-title">Moderation</h3>
-          {confirm === "kick" ? (
-            <Confirm text={`Kick ${name}? They leave the community now and can join again.`} action="Kick" busy={busy} onConfirm={() => remove("kick")} onCancel={() => setConfirm("")} />
+          {confirm === "timeout" ? (
+            <ReasonConfirm
+              text={`Time ${name} out? Until then they can read, but not send, react, report or start conversations.`}
+              action={`Time out for ${lengthText(length)}`}
+              busy={busy}
+              onConfirm={(reason) => timeout(length, reason)}
+              onCancel={() => setConfirm("")}
+            >
+              <TimeoutLengths value={length} onChange={setLength} />
+            </ReasonConfirm>
+          ) : confirm === "kick" ? (
+            <ReasonConfirm text={`Kick ${name}? They leave the community now and can join again.`} action="Kick" busy={busy} onConfirm={(r) => remove("kick", r)} onCancel={() => setConfirm("")} />
           ) : confirm === "ban" ? (
-            <Confirm text={`Ban ${name}? They leave now and cannot join again until unbanned.`} action="Ban" busy={busy} onConfirm={() => remove("ban")} onCancel={() => setConfirm("")} />
+            <ReasonConfirm text={`Ban ${name}? They leave now and cannot join again until unbanned.`} action="Ban" busy={busy} onConfirm={(r) => remove("ban", r)} onCancel={() => setConfirm("")} />
           ) : (
             <div class="dialog-actions mod-buttons">
-              <button type="button" class="button button-danger" onClick={() => setConfirm("kick")}>
-                Kick
+              <button type="button" class="button" onClick={() => setConfirm("timeout")}>
+                {timedOut ? "Change timeout" : "Time out"}
               </button>
-              <button type="button" class="button button-danger" onClick={() => setConfirm("ban")}>
-                Ban
-              </button>
+              {timedOut && (
+                <button type="button" class="button" disabled={busy} onClick={() => timeout(0, "")}>
+                  End timeout
+                </button>
+              )}
+              {removable && (
+                <button type="button" class="button button-danger" onClick={() => setConfirm("kick")}>
+                  Kick
+                </button>
+              )}
+              {removable && (
+                <button type="button" class="button button-danger" onClick={() => setConfirm("ban")}>
+                  Ban
+                </button>
+              )}
             </div>
           )}
           <ErrorRow error={error} />
         </div>
-      )}
-    </div>
-  );
-}
-
-/**
- * Where the person writes in a DM: the composer (children), or, in a DM with someone they
- * blocked, in its place a notice that nothing can be sent there (the server refuses it) with
- * Unblock. The draft stays and comes back with the composer.
- */
-export function DMBlockGate(props: {
-  state: Pick<State, "me" | "members" | "blocked">;
-  act: Pick<Commands, "toggleBlock">;
-  memberIds: string[];
-  children: ComponentChildren;
-}) {
-  const { state } = props;
-  const others = props.memberIds.filter((id) => id !== state.me?.id && state.blocked.has(id));
-  if (others.length === 0) return <>{props.children}</>;
-  const names = others.map((id) => nameOf(state, id)).join(", ");
-  return (
-    <div class="dm-block-notice" role="note">
-      <span>
-        You blocked {names}: messages cannot be sent in this conversation until you unblock {others.length === 1 ? "them" : "all of them"}.
-      </span>
-      {others.length === 1 && (
-        <button type="button" class="button" onClick={() => props.act.toggleBlock(others[0])}>
-          Unblock
-        </button>
       )}
     </div>
   );

@@ -2,25 +2,37 @@
 // newest first, each with the copy of the message the server took, the reporter and the note.
 // From a report: open the message where it was written (not in a DM: moderators see only the
 // reported message of a DM), delete it, ban its author, and resolve the report (which resolves
-// every report of that message). Reports send no event, so the list is loaded when it opens and
-// on Refresh.
+// every report of that message). The list is loaded when it opens and on Refresh; reports filed
+// meanwhile come by the stream (report_filed), and those resolved by another moderator leave
+// with their audit entry, as the badge counts them (state/reducer.ts).
 
-import { useState } from "preact/hooks";
+import { useEffect, useState } from "preact/hooks";
 import type { Message, Report } from "../../gen/svc/v1/types_pb";
 import { errorText, type Api } from "../../lib/api";
 import { renderMarkdown } from "../../lib/markdown";
 import { canDeleteMessageOf, canRemove } from "../../lib/ranks";
-import type { State, Store } from "../../state/store";
-import { Avatar, ErrorRow, formatFull, useLoaded } from "../common";
-import { Confirm, ago } from "./parts";
+import type { Commands } from "../../state/commands";
+import { useStore, type State, type Store } from "../../state/store";
+import { Avatar, ErrorRow, formatFull } from "../common";
+import { Confirm, ReasonConfirm, ago } from "./parts";
 import "./moderation.css";
-import { markdownContext, nameOf } from "../../state/selectors";
+import { markdownContext, nameOf, sortedReports } from "../../state/selectors";
 
-export function Reports(props: { store: Store; api: Api; onOpenMessage: (m: Message) => void }) {
-  // The members and channels as of the render: the dialog's, for "me".
-  const { store, api } = props;
-  const { list: reports, setList: setReports, error, reload } = useLoaded<Report>(() => api.server.listReports({}).then((res) => res.reports));
-  const drop = (messageId: string) => setReports((list) => list?.filter((r) => r.message?.id !== messageId) ?? null);
+export type ReportsCommands = Pick<Commands, "loadReports" | "resolveReport">;
+
+export function Reports(props: { store: Store; act: ReportsCommands; api: Api; onOpenMessage: (m: Message) => void }) {
+  const { store, act, api } = props;
+  const state = useStore(store, "reports", "members", "channels");
+  const [loaded, setLoaded] = useState(false);
+  const [error, setError] = useState("");
+  const reload = () => {
+    act
+      .loadReports()
+      .then(() => (setLoaded(true), setError("")))
+      .catch((e) => setError(errorText(e)));
+  };
+  useEffect(reload, []);
+  const reports = loaded ? sortedReports(state) : null;
   return (
     <div class="mod-pane">
       <div class="mod-toolbar">
@@ -35,7 +47,7 @@ export function Reports(props: { store: Store; api: Api; onOpenMessage: (m: Mess
       {reports && reports.length > 0 && (
         <ul class="report-list" aria-label="Open reports">
           {reports.map((r) => (
-            <ReportItem key={r.id} state={store.state} base={store.base} api={api} report={r} onResolved={drop} onOpenMessage={props.onOpenMessage} />
+            <ReportItem key={r.id} state={state} base={store.base} act={act} api={api} report={r} onOpenMessage={props.onOpenMessage} />
           ))}
         </ul>
       )}
@@ -43,14 +55,7 @@ export function Reports(props: { store: Store; api: Api; onOpenMessage: (m: Mess
   );
 }
 
-function ReportItem(props: {
-  state: State;
-  base: string;
-  api: Api;
-  report: Report;
-  onResolved: (messageId: string) => void;
-  onOpenMessage: (m: Message) => void;
-}) {
+function ReportItem(props: { state: State; base: string; act: ReportsCommands; api: Api; report: Report; onOpenMessage: (m: Message) => void }) {
   const { state, api, report: r } = props;
   const m = r.message!;
   const [error, setError] = useState("");
@@ -78,14 +83,12 @@ function ReportItem(props: {
       setConfirm("");
     }
   };
-  const resolve = async () => {
-    if (await act("Could not resolve the report", () => api.server.resolveReport({ reportId: r.id }))) props.onResolved(m.id);
-  };
+  const resolve = () => act("Could not resolve the report", () => props.act.resolveReport(r));
   const remove = async () => {
     if (await act("Could not delete the message", () => api.chat.deleteMessage({ messageId: m.id }))) setDeleted(true);
   };
-  const ban = async () => {
-    if (await act(`Could not ban ${authorName}`, () => api.server.banMember({ memberId: m.authorId }))) setBanned(true);
+  const ban = async (reason: string) => {
+    if (await act(`Could not ban ${authorName}`, () => api.server.banMember({ memberId: m.authorId, reason }))) setBanned(true);
   };
   const label = `Report about ${authorName}'s message ${where}`;
   return (
@@ -116,7 +119,7 @@ function ReportItem(props: {
       {confirm === "delete" ? (
         <Confirm text="Delete this message for everyone?" action="Delete" busy={busy} onConfirm={remove} onCancel={() => setConfirm("")} />
       ) : confirm === "ban" ? (
-        <Confirm text={`Ban ${authorName}? They leave now and cannot join again until unbanned.`} action="Ban" busy={busy} onConfirm={ban} onCancel={() => setConfirm("")} />
+        <ReasonConfirm text={`Ban ${authorName}? They leave now and cannot join again until unbanned.`} action="Ban" busy={busy} onConfirm={ban} onCancel={() => setConfirm("")} />
       ) : (
         <div class="report-actions">
           {!r.dm && channel && (

@@ -1,8 +1,11 @@
-// Small pieces the moderation, emoji and bot screens share: an inline confirmation, a relative
-// time, and a copy to the clipboard.
+// Small pieces the moderation, emoji and bot screens share: an inline confirmation (with a
+// reason for the audit log, for kicks, bans and timeouts), a relative time, and a copy to the
+// clipboard.
 
-import { useEffect, useRef } from "preact/hooks";
+import { useEffect, useId, useRef, useState } from "preact/hooks";
+import { LIMITS } from "../../lib/chars";
 import { formatFull } from "../common";
+import { limited } from "../limits";
 
 /** A question with a dangerous action and Cancel, in place of the buttons that asked it. */
 export function Confirm(props: { text: string; action: string; busy?: boolean; onConfirm: () => void; onCancel: () => void }) {
@@ -24,6 +27,53 @@ export function Confirm(props: { text: string; action: string; busy?: boolean; o
   );
 }
 
+/**
+ * Confirm with a reason (0 to 500 characters) kept in the audit log, and shown in the bans list
+ * for a ban: the reason goes to onConfirm. children go between the question and the buttons
+ * (a timeout's lengths).
+ */
+export function ReasonConfirm(props: {
+  text: string;
+  action: string;
+  busy?: boolean;
+  onConfirm: (reason: string) => void;
+  onCancel: () => void;
+  children?: preact.ComponentChildren;
+}) {
+  const [reason, setReason] = useState("");
+  const id = useId();
+  const check = limited(id, reason.trim(), LIMITS.reason);
+  // The focus goes to the reason: what there is to do next.
+  const box = useRef<HTMLInputElement>(null);
+  useEffect(() => box.current?.focus(), []);
+  return (
+    <form
+      class="confirm reason-confirm"
+      aria-label={props.text}
+      onSubmit={(e) => {
+        e.preventDefault();
+        if (!check.over) props.onConfirm(reason.trim());
+      }}
+    >
+      <span class="confirm-question">{props.text}</span>
+      {props.children}
+      <label class="field reason-field">
+        <span>Reason (optional, kept in the audit log)</span>
+        <input class="input" ref={box} value={reason} {...check.field} onInput={(e) => setReason(e.currentTarget.value)} />
+        {check.note}
+      </label>
+      <span class="confirm-buttons">
+        <button type="submit" class="button button-danger" disabled={props.busy || check.over}>
+          {props.action}
+        </button>
+        <button type="button" class="button" onClick={props.onCancel}>
+          Cancel
+        </button>
+      </span>
+    </form>
+  );
+}
+
 const relative = new Intl.RelativeTimeFormat("en", { numeric: "auto" });
 
 /** "5 minutes ago", "yesterday"; a full date past a week. */
@@ -37,21 +87,4 @@ export function ago(ms: bigint | number, now = Date.now()): string {
   return formatFull(ms);
 }
 
-/**
- * Copies text to the clipboard: the Clipboard API where the page may use it (https, or
- * localhost), else the selection of a text box holding it (a plain-http page elsewhere).
- */
-export async function copyText(text: string, box?: HTMLInputElement | null): Promise<boolean> {
-  try {
-    if (navigator.clipboard && window.isSecureContext) {
-      await navigator.clipboard.writeText(text);
-      return true;
-    }
-  } catch {
-    // Refused (no permission): fall back to the selection below.
-  }
-  if (!box) return false;
-  box.focus();
-  box.select();
-  return document.execCommand("copy");
-}
+export { copyText } from "../../lib/clipboard";

@@ -1,6 +1,7 @@
 // Searching the messages of the channels the person is in (ChatService.Search): every word
 // must match, the last one as a prefix, so results come as the person types (a quarter of a
-// second after the last key). A channel filter narrows it to one channel or conversation.
+// second after the last key). A channel filter narrows it to one channel or conversation; the
+// query's filters (from:, in:, has:...) show as chips in the box (chips.tsx).
 // Results are the newest first; choosing one opens it in context (see open.ts). The words found
 // are marked in each result's text.
 
@@ -12,6 +13,7 @@ import { plainText } from "../../lib/markdown";
 import type { State } from "../../state/store";
 import { ErrorRow, formatFull } from "../common";
 import "./search.css";
+import { queryOf, SearchBox, typedText, type Filter } from "./chips";
 import { channelTitle, memberName, nameOf, sortedChannels, sortedDMs } from "../../state/selectors";
 
 const LIMIT = 50;
@@ -23,6 +25,7 @@ type SearchState = Pick<State, "channels" | "members" | "me">;
 export function SearchDialogBody(props: { state: SearchState; api: Api; initialChannel?: string; onOpen: (m: Message) => void }) {
   const { state, api } = props;
   const [query, setQuery] = useState("");
+  const [filters, setFilters] = useState<Filter[]>([]);
   const [channelId, setChannelId] = useState(props.initialChannel ?? "");
   const [results, setResults] = useState<Message[] | null>(null);
   const [searched, setSearched] = useState("");
@@ -31,9 +34,10 @@ export function SearchDialogBody(props: { state: SearchState; api: Api; initialC
   const generation = useRef(0);
   const list = useRef<HTMLUListElement>(null);
 
-  const run = async (q: string, ch: string) => {
+  const run = async (text: string, fs: Filter[], ch: string) => {
     const gen = ++generation.current;
-    if (!q.trim()) {
+    const q = queryOf(fs, typedText(text));
+    if (!q) {
       setResults(null);
       setError("");
       setBusy(false);
@@ -52,7 +56,7 @@ export function SearchDialogBody(props: { state: SearchState; api: Api; initialC
       const res = await api.chat.search({ query: q, channelId: ch, limit: LIMIT });
       if (gen !== generation.current) return;
       setResults(res.messages);
-      setSearched(q);
+      setSearched(typedText(text));
       setError("");
     } catch (e) {
       if (gen !== generation.current) return;
@@ -66,16 +70,19 @@ export function SearchDialogBody(props: { state: SearchState; api: Api; initialC
   // As the person types, a moment after the last key; at once for a change of channel.
   const typed = useRef(0);
   useEffect(() => {
-    typed.current = window.setTimeout(() => void run(query, channelId), DEBOUNCE_MS);
+    typed.current = window.setTimeout(() => void run(query, filters, channelId), DEBOUNCE_MS);
     return () => clearTimeout(typed.current);
   }, [query]);
+  const filterKey = queryOf(filters, "");
   useEffect(() => {
     // A search still waiting for the typing to stop was made for the channel before: it would
     // run after this one and show that channel's results under this one's name.
     clearTimeout(typed.current);
-    void run(query, channelId);
-  }, [channelId]);
+    void run(query, filters, channelId);
+  }, [channelId, filterKey]);
 
+  const latest = useRef({ query, filters });
+  latest.current = { query, filters };
   const channels = [...sortedChannels(state), ...sortedDMs(state)];
   const focusResult = (delta: number) => {
     const items = [...(list.current?.querySelectorAll<HTMLButtonElement>("button.search-result") ?? [])];
@@ -92,24 +99,24 @@ export function SearchDialogBody(props: { state: SearchState; api: Api; initialC
         role="search"
         onSubmit={(e) => {
           e.preventDefault();
-          void run(query, channelId);
+          void run(query, filters, channelId);
         }}
       >
-        <input
-          type="search"
-          class="input search-input"
-          placeholder="Search messages"
-          aria-label="Search messages"
-          value={query}
-          autoFocus
-          aria-invalid={limitError(query, LIMITS.searchQuery) ? true : undefined}
-          onInput={(e) => setQuery((e.target as HTMLInputElement).value)}
-          onKeyDown={(e) => {
-            if (e.key === "ArrowDown") {
-              e.preventDefault();
-              focusResult(0);
-            }
+        <SearchBox
+          state={state}
+          text={query}
+          filters={filters}
+          invalid={limitError(queryOf(filters, query), LIMITS.searchQuery) !== ""}
+          onChange={(fs, t) => {
+            setFilters(fs);
+            setQuery(t);
           }}
+          onSubmit={() => {
+            clearTimeout(typed.current);
+            // The box may have just made chips of what was typed: the search runs with them.
+            setTimeout(() => void run(latest.current.query, latest.current.filters, channelId));
+          }}
+          onDown={() => focusResult(0)}
         />
         <label class="search-filter">
           <span class="visually-hidden">In</span>
@@ -129,7 +136,7 @@ export function SearchDialogBody(props: { state: SearchState; api: Api; initialC
           : error
             ? ""
             : results === null
-              ? "Every word must match; the last one may be the start of a word. \"Quotes\" find a phrase."
+              ? "Every word must match; the last one may be the start of a word. \"Quotes\" find a phrase. Filters: from: in: has: is:pinned mentions:me before: after:"
               : results.length === 0
                 ? "No messages found."
                 : results.length >= LIMIT

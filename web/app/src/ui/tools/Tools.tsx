@@ -1,5 +1,5 @@
-// The community's tools beside the chat: search, custom emoji, moderation (reports and bans)
-// and bots and plugins. The sidebar offers each only to the ranks that may use it (search and
+// The community's tools beside the chat: search, custom emoji, moderation (lockdown, reports,
+// bans, the audit log and the filters) and bots and plugins. The sidebar offers each only to the ranks that may use it (search and
 // emoji to everyone, moderation to moderators and higher, bots and plugins to admins and the
 // owner); each opens in a dialog of its own. Ctrl+K (or ⌘K) opens the search from anywhere.
 
@@ -10,15 +10,19 @@ import { isAdmin, isModerator } from "../../lib/ranks";
 import type { Api } from "../../lib/api";
 import type { Commands } from "../../state/commands";
 import { useStore, type Store } from "../../state/store";
-import { Bots } from "../bots/Bots";
-import { Plugins } from "../bots/Plugins";
 import { Dialog } from "../common";
-import { EmojiManager } from "../emoji/EmojiManager";
-import { Bans } from "../moderation/Bans";
-import { Reports } from "../moderation/Reports";
+import { lazyView } from "../lazy";
+import { moderationTabs, type ModerationCommands } from "../moderation/Moderation";
 import { openMessage } from "../search/open";
-import { SearchDialogBody } from "../search/SearchDialog";
 import "./tools.css";
+
+// Each tool is a chunk of its own, loaded when it is first opened; the search, one keystroke
+// away, as soon as the browser is idle after the start (SearchButton).
+const SearchDialogBody = lazyView("the search", () => import("../search/SearchDialog"), (m) => m.SearchDialogBody);
+const EmojiManager = lazyView("the custom emoji", () => import("../emoji/EmojiManager"), (m) => m.EmojiManager);
+const LockdownSwitch = lazyView("the lockdown switch", () => import("../moderation/Lockdown"), (m) => m.LockdownSwitch);
+const Bots = lazyView("the bots", () => import("../bots/Bots"), (m) => m.Bots);
+const Plugins = lazyView("the plugins", () => import("../bots/Plugins"), (m) => m.Plugins);
 
 export type ToolName = "search" | "emoji" | "moderation" | "bots";
 export type SetTool = (fn: (t: ToolName | null) => ToolName | null) => void;
@@ -27,6 +31,7 @@ export type SetTool = (fn: (t: ToolName | null) => ToolName | null) => void;
 export function SearchButton(props: { onTool: (t: ToolName) => void }) {
   const open = useRef(props.onTool);
   open.current = props.onTool;
+  useEffect(() => SearchDialogBody.chunk.prefetch(), []);
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
       if ((e.ctrlKey || e.metaKey) && !e.altKey && !e.shiftKey && e.key.toLowerCase() === "k") {
@@ -50,14 +55,19 @@ export function SearchButton(props: { onTool: (t: ToolName) => void }) {
 
 /** The sidebar's "Community" section: the tools the person's rank allows. */
 export function ToolLinks(props: { store: Store; onTool: (t: ToolName) => void }) {
-  const state = useStore(props.store, "me");
-  const item = (tool: ToolName, icon: string, label: string) => (
+  const state = useStore(props.store, "me", "reports");
+  const item = (tool: ToolName, icon: string, label: string, badge = 0, what = "") => (
     <li>
-      <button type="button" class="side-link tool-link" onClick={() => props.onTool(tool)}>
+      <button type="button" class="side-link tool-link" aria-label={badge > 0 ? `${label}, ${badge} ${what}` : undefined} onClick={() => props.onTool(tool)}>
         <span class="side-icon" aria-hidden="true">
           {icon}
         </span>
         <span class="side-name">{label}</span>
+        {badge > 0 && (
+          <span class="badge badge-mention" aria-hidden="true">
+            {badge}
+          </span>
+        )}
       </button>
     </li>
   );
@@ -66,7 +76,7 @@ export function ToolLinks(props: { store: Store; onTool: (t: ToolName) => void }
       <h2 class="side-title">Community</h2>
       <ul class="side-list">
         {item("emoji", "☺", "Custom emoji")}
-        {isModerator(state) && item("moderation", "⚑", "Reports and bans")}
+        {isModerator(state) && item("moderation", "⚑", "Moderation", state.openReports, state.openReports === 1 ? "open report" : "open reports")}
         {isAdmin(state) && item("bots", "⚙", "Bots and plugins")}
       </ul>
     </section>
@@ -74,9 +84,9 @@ export function ToolLinks(props: { store: Store; onTool: (t: ToolName) => void }
 }
 
 /** The open tool's dialog; closing it forgets the tool unless another was opened meanwhile. */
-export function ToolDialog(props: { store: Store; act: Pick<Commands, "deleteEmoji">; api: Api; tool: ToolName | null; setTool: SetTool }) {
+export function ToolDialog(props: { store: Store; act: Pick<Commands, "deleteEmoji"> & ModerationCommands; api: Api; tool: ToolName | null; setTool: SetTool }) {
   const { store, api, tool } = props;
-  const state = useStore(store, "me");
+  const state = useStore(store, "me", "reports");
   if (!tool) return null;
   // A dialog's close event comes a task after it closed: by then another may have opened.
   const close = () => props.setTool((t) => (t === tool ? null : t));
@@ -101,8 +111,9 @@ export function ToolDialog(props: { store: Store; act: Pick<Commands, "deleteEmo
       // Offered to moderators only; a rank lost meanwhile closes it.
       if (!isModerator(state)) return null;
       return (
-        <Dialog key="moderation" title="Reports and bans" onClose={close} wide>
-          <Tabs label="Moderation" tabs={[{ name: "Reports", body: () => <Reports store={store} api={api} onOpenMessage={open} /> }, { name: "Bans", body: () => <Bans store={store} api={api} /> }]} />
+        <Dialog key="moderation" title="Moderation" onClose={close} wide>
+          <LockdownSwitch store={store} act={props.act} />
+          <Tabs label="Moderation" tabs={moderationTabs(store, props.act, api, open)} />
         </Dialog>
       );
     case "bots":
@@ -116,7 +127,7 @@ export function ToolDialog(props: { store: Store; act: Pick<Commands, "deleteEmo
 }
 
 /** Tabs as the ARIA pattern has them: arrow keys move between tabs, the panel follows. */
-export function Tabs(props: { label: string; tabs: { name: string; body: () => ComponentChildren }[] }) {
+export function Tabs(props: { label: string; tabs: { name: string; badge?: number; body: () => ComponentChildren }[] }) {
   const [at, setAt] = useState(0);
   const list = useRef<HTMLDivElement>(null);
   const id = props.label.toLowerCase().replace(/\W+/g, "-");
@@ -148,6 +159,13 @@ export function Tabs(props: { label: string; tabs: { name: string; body: () => C
             onClick={() => setAt(i)}
           >
             {t.name}
+            {!!t.badge && (
+              <>
+                {" "}
+                <span class="badge badge-mention">{t.badge}</span>
+                <span class="visually-hidden"> open</span>
+              </>
+            )}
           </button>
         ))}
       </div>

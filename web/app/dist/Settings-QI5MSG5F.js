@@ -1,0 +1,1 @@
+import{a,b,c,d,e}from"./chunk-2UKLUYOM.js";import"./chunk-LQFAVJSZ.js";import"./chunk-G3H4IWFO.js";import"./chunk-HYFQPYCK.js";import"./chunk-MEKASNP5.js";export{a as LIMITS,c as ModeField,e as QuestionsField,b as SettingsScreen,d as questionsOver};
