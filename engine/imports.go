@@ -412,8 +412,9 @@ func (e *Engine) importedAvatar(tx *Tx, memberID string, img *storepb.UploadReco
 	return e.emitMemberUpdated(tx, m.GetMember())
 }
 
-// ImportMessages adds a batch of a channel's messages, oldest first, in one change: those not
-// imported before, kept by the retention, and not older than what the channel holds.
+// ImportMessages adds a batch of a channel's messages, oldest first: those not imported before,
+// kept by the retention, and not older than what the channel holds. The batch goes in as few
+// changes as hold it (importChangeLoad): most often one, more when its messages are long.
 func (e *Engine) ImportMessages(ctx context.Context, channelKey string, msgs []ImportMessage) (ImportBatchResult, error) {
 	if err := checkImportKey("channel_key", channelKey); err != nil {
 		return ImportBatchResult{}, err
@@ -431,12 +432,45 @@ func (e *Engine) ImportMessages(ctx context.Context, channelKey string, msgs []I
 			docs[i] = search.Analyze(msgs[i].Text, nil)
 		}
 	}
-	if err := e.awaitIndex(ctx); err != nil {
-		return ImportBatchResult{}, err
+	var total ImportBatchResult
+	for from := 0; from < len(msgs); {
+		if err := e.awaitIndex(ctx); err != nil {
+			return total, err
+		}
+		step, err := submit(e, func(tx *Tx) (importStep, error) {
+			res, took, err := e.importBatch(tx, channelKey, msgs, docs, from)
+			return importStep{res, took}, err
+		})
+		if err != nil {
+			return total, err
+		}
+		total.add(step.res)
+		from += step.took
 	}
-	return submit(e, func(tx *Tx) (ImportBatchResult, error) {
-		return e.importBatch(tx, channelKey, msgs, docs)
-	})
+	return total, nil
+}
+
+// importChangeLoad is how full a transaction (store.Batch.Load) a change of an import makes
+// before it leaves the rest of its batch to the next change: a thousand messages of a few
+// hundred characters each are more than one transaction holds. The other half is room for the
+// last message it took (whose rows may be many: one for each placeholder it names) and for
+// changes committed with it.
+const importChangeLoad = 0.5
+
+// importStep is what one change of ImportMessages did: took messages from the front of the
+// batch, with res.
+type importStep struct {
+	res  ImportBatchResult
+	took int
+}
+
+func (r *ImportBatchResult) add(o ImportBatchResult) {
+	r.Added += o.Added
+	r.Present += o.Present
+	r.PastRetention += o.PastRetention
+	r.OutOfOrder += o.OutOfOrder
+	r.Future += o.Future
+	r.Rootless += o.Rootless
 }
 
 // indexBacklogMax bounds the search ops an import lets wait for the index: each waits in
@@ -502,59 +536,64 @@ func checkImportMessage(i int, m *ImportMessage) error {
 	return nil
 }
 
-// importBatch is ImportMessages inside the writer.
-func (e *Engine) importBatch(tx *Tx, channelKey string, msgs []ImportMessage, docs []search.Doc) (ImportBatchResult, error) {
-	var res ImportBatchResult
+// importBatch is ImportMessages inside the writer: from msgs[from] on, it takes messages until
+// the change holds its share of a transaction (importChangeLoad), and says how many it took.
+func (e *Engine) importBatch(tx *Tx, channelKey string, msgs []ImportMessage, docs []search.Doc, from int) (res ImportBatchResult, took int, err error) {
 	d := tx.Snap()
 	rec, err := importedChannel(tx, channelKey)
 	if isNotFound(err) {
-		return res, notFound("channel_key %q was not imported: import the channel first", channelKey)
+		return res, 0, notFound("channel_key %q was not imported: import the channel first", channelKey)
 	}
 	if err != nil {
-		return res, err
+		return res, 0, err
 	}
 	if !rec.GetImporting() {
-		return res, precondition("channel_key %q: the channel's import is finished; import the channel again first", channelKey)
+		return res, 0, precondition("channel_key %q: the channel's import is finished; import the channel again first", channelKey)
 	}
 	chID := rec.GetChannel().GetId()
 	// Checked before the first write, so that a refused batch leaves no trace.
-	for i, m := range msgs {
+	for i, m := range msgs[from:] {
+		i += from
 		if d.Member(m.AuthorID) == nil {
-			return res, notFound("messages[%d].author_id: member %s does not exist", i, m.AuthorID)
+			return res, 0, notFound("messages[%d].author_id: member %s does not exist", i, m.AuthorID)
 		}
 		for _, r := range m.Reactions {
 			for _, id := range r.GetMemberIds() {
 				if d.Member(id) == nil {
-					return res, notFound("messages[%d].reactions: member %s does not exist", i, id)
+					return res, 0, notFound("messages[%d].reactions: member %s does not exist", i, id)
 				}
 			}
 		}
 		for _, id := range m.AttachmentIDs {
 			u, err := tx.read().Upload(id)
 			if isNotFound(err) || (err == nil && u.GetUse() != storepb.UploadUse_UPLOAD_USE_UNSPECIFIED) {
-				return res, precondition("messages[%d].attachment_ids: upload %s does not exist or is in use", i, id)
+				return res, 0, precondition("messages[%d].attachment_ids: upload %s does not exist or is in use", i, id)
 			}
 			if err != nil {
-				return res, err
+				return res, 0, err
 			}
 		}
 	}
 	cutoff := tx.cutoff()
 	newest, err := newestEntryTime(tx.read(), chID, tx.seq)
 	if err != nil {
-		return res, err
+		return res, 0, err
 	}
 	roots := map[string]*svcv1.Message{}
 	var rootOrder []string
 	first := tx.seq
-	for i, in := range msgs {
+	for i, in := range msgs[from:] {
+		if took > 0 && tx.b.Load() >= importChangeLoad {
+			break
+		}
+		took++
 		prev, err := tx.read().Imported(in.Key)
 		if err == nil && prev.GetId() != "" {
 			res.Present++
 			continue
 		}
 		if err != nil && !isNotFound(err) {
-			return res, err
+			return res, 0, err
 		}
 		if in.CreatedAtMs < cutoff {
 			res.PastRetention++
@@ -570,14 +609,14 @@ func (e *Engine) importBatch(tx *Tx, channelKey string, msgs []ImportMessage, do
 		}
 		root, err := importRoot(tx, roots, chID, in.ThreadRootKey)
 		if err != nil {
-			return res, err
+			return res, 0, err
 		}
 		if root == nil && in.ThreadRootKey != "" {
 			res.Rootless++
 		}
-		m, err := e.writeImported(tx, chID, in, docs[i], root)
+		m, err := e.writeImported(tx, chID, in, docs[from+i], root)
 		if err != nil {
-			return res, err
+			return res, 0, err
 		}
 		if root != nil {
 			if _, ok := roots[root.GetId()]; !ok {
@@ -591,32 +630,32 @@ func (e *Engine) importBatch(tx *Tx, channelKey string, msgs []ImportMessage, do
 		res.Added++
 	}
 	if res.Added == 0 {
-		return res, nil
+		return res, took, nil
 	}
 	taken := tx.seq - first
-	// The batch's one event comes next: the roots it changed carry its seq.
+	// The change's one event comes next: the roots it changed carry its seq.
 	for _, id := range rootOrder {
 		root := roots[id]
 		root.Seq = tx.nextSeq()
 		if err := tx.mutate().PutMessage(root); err != nil {
-			return res, err
+			return res, 0, err
 		}
 	}
 	rec = proto.Clone(rec).(*storepb.ChannelRecord)
 	rec.ImportedThroughSeq = tx.seq
 	if err := tx.putChannel(rec); err != nil {
-		return res, err
+		return res, 0, err
 	}
 	view, err := e.channelView(tx.read(), rec, tx.seq)
 	if err != nil {
-		return res, err
+		return res, 0, err
 	}
 	_, err = tx.emitLogged(&storepb.LoggedEvent{
 		Event:        &svcv1.Event{Kind: &svcv1.Event_ChannelUpdated{ChannelUpdated: view}},
 		Audience:     toViewers(chID),
 		ImportedSeqs: taken,
 	})
-	return res, err
+	return res, took, err
 }
 
 // newestEntryTime is the created_at_ms of a channel's newest message, 0 when it has none.

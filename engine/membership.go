@@ -205,7 +205,8 @@ func (e *Engine) LeaveChannel(ctx context.Context, c Caller, req *svcv1.LeaveCha
 }
 
 // BrowseChannels lists every TEXT channel the caller sees, joined or not, with member_count: how
-// many members are in it (ROLES mode: everyone who sees it; OPT_IN mode: who joined and sees it).
+// many members are in it (ROLES mode: everyone who sees it; OPT_IN mode: who joined and sees it),
+// imported placeholders not counted (snapshot.go, joinedCount).
 func (e *Engine) BrowseChannels(ctx context.Context, c Caller, _ *svcv1.BrowseChannelsRequest) (*svcv1.BrowseChannelsResponse, error) {
 	d := e.snap.Load()
 	if _, err := d.caller(c); err != nil {
@@ -223,7 +224,7 @@ func (e *Engine) BrowseChannels(ctx context.Context, c Caller, _ *svcv1.BrowseCh
 				return err
 			}
 			for _, m := range members {
-				if d.In(m.GetMember().GetId(), rec) {
+				if joined(m) && d.In(m.GetMember().GetId(), rec) {
 					view.MemberCount++
 				}
 			}

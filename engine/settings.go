@@ -26,7 +26,7 @@ func (e *Engine) serverInfo(d *Snapshot) *svcv1.GetServerInfoResponse {
 		BaseUrl:         e.opts.BaseURL,
 		InviteOnly:      s.GetInviteOnly(),
 		JoinQuestions:   joinQuestions(s, e.hookQuestions()),
-		MemberCount:     int32(d.activeCount()),
+		MemberCount:     int32(d.joinedCount()),
 		NeedsSetup:      !s.GetSetupComplete(),
 		ProtocolVersion: ProtocolVersion,
 		RetentionDays:   s.GetRetentionDays(),

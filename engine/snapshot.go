@@ -161,15 +161,22 @@ func (d *Snapshot) activeMembers() []*storepb.MemberRecord {
 	return out
 }
 
-// activeCount is the number of members currently in the community.
-func (d *Snapshot) activeCount() int {
+// joinedCount is the number of members currently in the community who joined it: imported
+// placeholders (Member.imported, people of another service's export who never signed in) are
+// not counted, so that a community brought in from elsewhere counts the people who are here.
+func (d *Snapshot) joinedCount() int {
 	n := 0
 	for _, m := range d.members {
-		if m.GetState() == storepb.MemberState_MEMBER_STATE_ACTIVE {
+		if joined(m) {
 			n++
 		}
 	}
 	return n
+}
+
+// joined reports a member who is in the community and joined it (not an import's placeholder).
+func joined(m *storepb.MemberRecord) bool {
+	return m.GetState() == storepb.MemberState_MEMBER_STATE_ACTIVE && !m.GetMember().GetImported()
 }
 
 // rank is a member's permission rank; MEMBER_ROLE_UNSPECIFIED for someone not in the

@@ -214,6 +214,9 @@ func (e *Engine) GetServerStatus(ctx context.Context, c Caller, req *svcv1.GetSe
 	e.ops.mu.Lock()
 	for _, m := range snap.activeMembers() {
 		id := m.GetMember().GetId()
+		if !joined(m) {
+			continue // an import's placeholder: nobody who is here
+		}
 		if m.GetMember().GetKind() == svcv1.MemberKind_MEMBER_KIND_BOT {
 			out.Bots++
 			continue

@@ -101,3 +101,74 @@ func TestExportLinkIsSignedForItsExport(t *testing.T) {
 		}
 	}
 }
+
+// TestMemberCountsLeaveOutPlaceholders: an import's placeholders are listed by ListMembers
+// (imported true) but are nobody who is here: GetServerInfo.member_count, BrowseChannels'
+// member_count and GetServerStatus.members count the members who joined, before and after a
+// claim.
+func TestMemberCountsLeaveOutPlaceholders(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s := webtest.Start(t)
+	owner, alice := s.Join("owner"), s.Join("alice")
+	ch, err := owner.Chat.CreateChannel(ctx, connect.NewRequest(&svcv1.CreateChannelRequest{Name: "general", Kind: svcv1.ChannelKind_CHANNEL_KIND_TEXT}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids, err := s.Engine.ImportPeople(ctx, []engine.ImportPerson{{Key: "test/user/1", Username: "maria"}, {Key: "test/user/2", Username: "tom"}, {Key: "test/user/3", Username: "ann"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	counts := func(want int32, wantPlaceholders ...string) {
+		t.Helper()
+		info, err := alice.Server.GetServerInfo(ctx, connect.NewRequest(&svcv1.GetServerInfoRequest{}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		browsed, err := alice.Chat.BrowseChannels(ctx, connect.NewRequest(&svcv1.BrowseChannelsRequest{}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var inChannel int32 = -1
+		for _, c := range browsed.Msg.GetChannels() {
+			if c.GetId() == ch.Msg.GetChannel().GetId() {
+				inChannel = c.GetMemberCount()
+			}
+		}
+		status, err := owner.Server.GetServerStatus(ctx, connect.NewRequest(&svcv1.GetServerStatusRequest{}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if info.Msg.GetMemberCount() != want || inChannel != want || status.Msg.GetMembers() != want {
+			t.Fatalf("member_count %d, the channel's member_count %d, status members %d; want %d",
+				info.Msg.GetMemberCount(), inChannel, status.Msg.GetMembers(), want)
+		}
+		listed, err := alice.Server.ListMembers(ctx, connect.NewRequest(&svcv1.ListMembersRequest{}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		placeholders := map[string]bool{}
+		for _, m := range listed.Msg.GetMembers() {
+			if m.GetImported() {
+				placeholders[m.GetId()] = true
+			}
+		}
+		if len(listed.Msg.GetMembers()) != int(want)+len(wantPlaceholders) || len(placeholders) != len(wantPlaceholders) {
+			t.Fatalf("ListMembers: %d members, %d of them imported; want %d placeholders besides %d members", len(listed.Msg.GetMembers()), len(placeholders), len(wantPlaceholders), want)
+		}
+		for _, key := range wantPlaceholders {
+			if !placeholders[ids[key]] {
+				t.Fatalf("the placeholder of %s is not listed as imported", key)
+			}
+		}
+	}
+	counts(2, "test/user/1", "test/user/2", "test/user/3")
+	// A claim removes the placeholder and counts nobody new.
+	if _, err := owner.Server.ClaimMember(ctx, connect.NewRequest(&svcv1.ClaimMemberRequest{PlaceholderId: ids["test/user/1"], MemberId: alice.Member.GetId()})); err != nil {
+		t.Fatal(err)
+	}
+	counts(2, "test/user/2", "test/user/3")
+	// Someone who joins counts.
+	s.Join("bob")
+	counts(3, "test/user/2", "test/user/3")
+}

@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,6 +16,7 @@ import (
 
 	"connectrpc.com/connect"
 
+	"hearth/engine/diskspace"
 	svcv1 "hearth/proto/svc/v1"
 )
 
@@ -185,16 +188,33 @@ func lastLines(s string, n int) string {
 }
 
 // TestImportSpeed imports a generated export of HEARTH_IMPORT_MESSAGES messages (docs/
-// performance.md): skipped unless the variable is set.
+// performance.md): skipped unless the variable is set. It samples the server's memory as the
+// import goes: its RSS split into anonymous (its own) and file-backed (Badger's mapped files)
+// pages, and the Go heap in use from its metrics; and the load average, since the machine is
+// shared. With HEARTH_IMPORT_PROFILES=DIR it runs a hearthpprof build and writes a heap
+// profile of the server to DIR every 30 seconds.
 func TestImportSpeed(t *testing.T) {
 	n, _ := strconv.Atoi(os.Getenv("HEARTH_IMPORT_MESSAGES"))
 	if n <= 0 {
 		t.Skip("set HEARTH_IMPORT_MESSAGES to the number of messages to import")
 	}
 	bin := hearthBinary(t)
+	profiles := os.Getenv("HEARTH_IMPORT_PROFILES")
+	if profiles != "" {
+		// A build that serves /debug/pprof on its metrics address (pprof.go).
+		bin = filepath.Join(t.TempDir(), "hearth-pprof")
+		if out, err := exec.Command("go", "build", "-tags", "hearthpprof", "-o", bin, ".").CombinedOutput(); err != nil {
+			t.Fatalf("go build -tags hearthpprof: %v\n%s", err, out)
+		}
+	}
 	data := t.TempDir()
-	srv, url := startBinary(t, bin, "-data", data, "-addr", "127.0.0.1:0", "-base-url", testBase)
+	srv, url := startBinary(t, bin, "-data", data, "-addr", "127.0.0.1:0", "-base-url", testBase, "-metrics-addr", "127.0.0.1:0")
 	join(t, data, url, "owner", "")
+	m := metricsAt.FindStringSubmatch(srv.outBuf.String())
+	if m == nil {
+		t.Fatalf("no metrics address:\n%s", srv.outBuf.String())
+	}
+	metricsURL := strings.TrimSuffix(m[1], "/metrics")
 	began := time.Now()
 	export := writeDiscordExport(t, t.TempDir(), n)
 	fi, _ := os.Stat(export)
@@ -206,9 +226,12 @@ func TestImportSpeed(t *testing.T) {
 	if err := imp.Start(); err != nil {
 		t.Fatal(err)
 	}
-	var peakServer, peakImport, peakServerRSS int64
+	var anon, file, rss, heap, tool int64
+	loadMin, loadMax := loadAverage(), loadAverage()
 	done := make(chan error, 1)
 	go func() { done <- imp.Wait() }()
+	pid := srv.cmd.Process.Pid
+	nextProfile, nextHeap := time.Now(), time.Now()
 	for running := true; running; {
 		select {
 		case err := <-done:
@@ -217,19 +240,66 @@ func TestImportSpeed(t *testing.T) {
 			}
 			running = false
 		case <-time.After(500 * time.Millisecond):
-			peakServer = max(peakServer, memKB(srv.cmd.Process.Pid, "RssAnon:"))
-			peakServerRSS = max(peakServerRSS, memKB(srv.cmd.Process.Pid, "VmRSS:"))
-			peakImport = max(peakImport, memKB(imp.Process.Pid, "RssAnon:"))
+			anon = max(anon, memKB(pid, "RssAnon:")<<10)
+			file = max(file, memKB(pid, "RssFile:")<<10)
+			rss = max(rss, memKB(pid, "VmRSS:")<<10)
+			tool = max(tool, memKB(imp.Process.Pid, "RssAnon:")<<10)
+			if time.Now().After(nextHeap) {
+				nextHeap = time.Now().Add(2 * time.Second)
+				heap = max(heap, int64(metricValue(t, metricsURL, "go_memstats_heap_inuse_bytes")))
+				l := loadAverage()
+				loadMin, loadMax = min(loadMin, l), max(loadMax, l)
+			}
+			if profiles != "" && time.Now().After(nextProfile) {
+				nextProfile = time.Now().Add(30 * time.Second)
+				saveProfile(t, metricsURL+"/debug/pprof/heap", filepath.Join(profiles, fmt.Sprintf("heap-%04d.pb.gz", int(time.Since(began).Seconds()))))
+				t.Logf("%s: server heap in use %d MB, RSS anonymous %d MB, file-backed %d MB; %s", time.Since(began).Round(time.Second),
+					int64(metricValue(t, metricsURL, "go_memstats_heap_inuse_bytes"))>>20, memKB(pid, "RssAnon:")>>10, memKB(pid, "RssFile:")>>10, lastLines(out.String(), 1))
+			}
 		}
 	}
 	took := time.Since(began)
-	t.Logf("imported %d messages in %s (%.0f a second); peak anonymous memory: server %d MB (RSS with the database's mapped files %d MB), import %d MB\n%s",
-		n, took.Round(time.Second), float64(n)/took.Seconds(), peakServer>>10, peakServerRSS>>10, peakImport>>10, lastLines(out.String(), 4))
+	disk, err := diskspace.Used(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("imported %d messages in %s (%.0f a second), load average %.1f to %.1f\n"+
+		"server at its peak: Go heap in use %d MB, RSS %d MB: anonymous %d MB, file-backed %d MB (Badger's mapped files)\n"+
+		"import tool at its peak: RSS anonymous %d MB\ndata directory: %d MB on disk\n%s",
+		n, took.Round(time.Second), float64(n)/took.Seconds(), loadMin, loadMax, heap>>20, rss>>20, anon>>20, file>>20, tool>>20, disk>>20, lastLines(out.String(), 4))
 }
 
-// memKB is a line of a process's /proc status (VmRSS:, RssAnon:) in KiB (0 when it cannot
-// be read). Badger maps its files, so VmRSS counts the pages of the database read or written
-// lately; RssAnon is the process's own memory.
+// metricValue reads one unlabelled metric from the server's /metrics (0 when it is not there).
+func metricValue(t *testing.T, base, name string) float64 {
+	t.Helper()
+	res, err := http.Get(base + "/metrics")
+	if err != nil {
+		t.Logf("metrics: %v", err)
+		return 0
+	}
+	defer res.Body.Close()
+	sc := bufio.NewScanner(res.Body)
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		if rest, ok := strings.CutPrefix(sc.Text(), name+" "); ok {
+			v, _ := strconv.ParseFloat(rest, 64)
+			return v
+		}
+	}
+	return 0
+}
+
+// loadAverage is the machine's load average over the last minute.
+func loadAverage() float64 {
+	b, _ := os.ReadFile("/proc/loadavg")
+	l, _ := strconv.ParseFloat(strings.Fields(string(b) + " 0")[0], 64)
+	return l
+}
+
+// memKB is a line of a process's /proc status (VmRSS:, RssAnon:, RssFile:) in KiB (0 when it
+// cannot be read). Badger maps its files, so VmRSS counts the pages of the database read or
+// written lately (RssFile, which the kernel drops when it needs the memory); RssAnon is the
+// process's own memory.
 func memKB(pid int, field string) int64 {
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
 	if err != nil {
@@ -242,4 +312,22 @@ func memKB(pid int, field string) int64 {
 		}
 	}
 	return 0
+}
+
+// saveProfile writes what url answers (a pprof profile) to path.
+func saveProfile(t *testing.T, url, path string) {
+	t.Helper()
+	res, err := http.Get(url)
+	if err != nil {
+		t.Logf("profile: %v", err)
+		return
+	}
+	defer res.Body.Close()
+	b, err := io.ReadAll(res.Body)
+	if err == nil {
+		err = os.WriteFile(path, b, 0o644)
+	}
+	if err != nil {
+		t.Logf("profile: %v", err)
+	}
 }

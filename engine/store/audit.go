@@ -44,11 +44,11 @@ func (b *Batch) AddAudit(e *svcv1.AuditEntry) error {
 	if err := b.putProto(key(prefixAudit, e.GetId()), e); err != nil {
 		return err
 	}
-	if err := b.txn.Set(key(prefixAuditAction, actionPart(e.GetAction()), e.GetId()), nil); err != nil {
+	if err := b.set(key(prefixAuditAction, actionPart(e.GetAction()), e.GetId()), nil); err != nil {
 		return err
 	}
 	for _, m := range auditMembers(e) {
-		if err := b.txn.Set(key(prefixAuditMember, m, e.GetId()), nil); err != nil {
+		if err := b.set(key(prefixAuditMember, m, e.GetId()), nil); err != nil {
 			return err
 		}
 	}
@@ -190,5 +190,5 @@ func (r *Reader) LastSent(channelID, memberID string) (int64, error) {
 // expires after ttl (the longest slowmode): past that it says nothing any slowmode needs.
 func (b *Batch) PutLastSent(channelID, memberID string, atMs int64, ttl time.Duration) error {
 	v := binary.BigEndian.AppendUint64(nil, uint64(atMs))
-	return b.txn.SetEntry(badger.NewEntry(key(prefixSlowmode, channelID, memberID), v).WithTTL(ttl))
+	return b.setEntry(badger.NewEntry(key(prefixSlowmode, channelID, memberID), v).WithTTL(ttl))
 }

@@ -48,7 +48,7 @@ func (r *Reader) Joined(fn func(channelID, memberID string) error) error {
 }
 
 func (b *Batch) PutJoined(channelID, memberID string) error {
-	return b.txn.Set(key(prefixJoined, channelID, memberID), nil)
+	return b.set(key(prefixJoined, channelID, memberID), nil)
 }
 
 func (b *Batch) DeleteJoined(channelID, memberID string) error {
@@ -88,7 +88,7 @@ func (b *Batch) SetMute(muter, muted string, on bool) error {
 func (b *Batch) setPair(prefix byte, a, c string, on bool) error {
 	k := key(prefix, a, c)
 	if on {
-		return b.txn.Set(k, nil)
+		return b.set(k, nil)
 	}
 	return b.delete(k)
 }
@@ -171,7 +171,7 @@ func (b *Batch) PutReport(rep *storepb.ReportRecord) error {
 	if err := b.putProto(key(prefixReport, rep.GetId()), rep); err != nil {
 		return err
 	}
-	return b.txn.Set(key(prefixReportOf, rep.GetMessage().GetId(), rep.GetReporterId()), []byte(rep.GetId()))
+	return b.set(key(prefixReportOf, rep.GetMessage().GetId(), rep.GetReporterId()), []byte(rep.GetId()))
 }
 
 // DeleteReport removes a report and its index row.

@@ -39,7 +39,7 @@ func (b *Batch) PutHere(channelID string, createdSeq int64, memberIDs []string) 
 	if len(v) == 0 {
 		return nil
 	}
-	return b.txn.Set(seqKey(prefixHere, channelID, createdSeq), sortFixed(v, 16))
+	return b.set(seqKey(prefixHere, channelID, createdSeq), sortFixed(v, 16))
 }
 
 // DeleteHere forgets who a message's <!here> reached.
@@ -119,7 +119,7 @@ type Pin struct {
 
 // PutPin records a pinned message.
 func (b *Batch) PutPin(channelID, messageID string, seq int64) error {
-	return b.txn.Set(key(prefixPin, channelID, messageID), putSeq(nil, seq))
+	return b.set(key(prefixPin, channelID, messageID), putSeq(nil, seq))
 }
 
 // DeletePin forgets a pin (nothing when there is none).
@@ -151,7 +151,7 @@ func pollCloseKey(atMs int64, messageID string) []byte {
 
 // PutPollClose records that a poll closes by itself at atMs.
 func (b *Batch) PutPollClose(atMs int64, messageID string) error {
-	return b.txn.Set(pollCloseKey(atMs, messageID), nil)
+	return b.set(pollCloseKey(atMs, messageID), nil)
 }
 
 // DeletePollClose forgets a poll's closing time (nothing when there is none).

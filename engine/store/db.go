@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/dgraph-io/badger/v4"
+	"github.com/dgraph-io/badger/v4/options"
 
 	"hearth/engine/diskspace"
 )
@@ -73,6 +74,22 @@ func Open(dir string, profile Profile, log *slog.Logger) (*DB, error) {
 	return db, nil
 }
 
+// smallMemTable is the small profile's memtable. It also sizes the tables, for the sake of the
+// memory that writing them takes (docs/performance.md, "Imports"). Badger builds each table in
+// memory, in a buffer twice the base table size that grows by doubling when the table does not
+// fit, and keeps up to eight such buffers between tables, at the largest they grew to, besides
+// those of the tables it is writing. A table flushed from a memtable holds the whole memtable,
+// so a base table size of half the memtable makes every buffer 8 MB and no larger. Tables of
+// one size at every level keep it so however large the database grows (by default each level's
+// tables are twice the size of the level above's). And no compression: Badger fills a
+// compressed table up to its size compressed, holding two to three times as much uncompressed,
+// plus room for the compressed copy of each block. With 2 MB compressed tables of doubling
+// size, the buffers grew with the database, to over 300 MB of heap during an import of a few
+// hundred thousand messages; now they stay under some 100 MB, and the database takes 2.5
+// times the disk. Tables written before keep their compression (Badger records it with each
+// table) until compactions rewrite them.
+const smallMemTable = 8 << 20
+
 func badgerOptions(dir string, profile Profile, log *slog.Logger) badger.Options {
 	opts := badger.DefaultOptions(dir).
 		WithSyncWrites(true).
@@ -80,7 +97,7 @@ func badgerOptions(dir string, profile Profile, log *slog.Logger) badger.Options
 		WithLoggingLevel(badger.WARNING)
 	if profile == ProfileSmall {
 		opts = opts.
-			WithMemTableSize(8 << 20).
+			WithMemTableSize(smallMemTable).
 			WithNumMemtables(2).
 			WithBlockCacheSize(16 << 20).
 			WithIndexCacheSize(8 << 20).
@@ -88,8 +105,12 @@ func badgerOptions(dir string, profile Profile, log *slog.Logger) badger.Options
 			WithNumLevelZeroTables(2).
 			WithNumLevelZeroTablesStall(4).
 			WithNumCompactors(2).
-			WithBaseTableSize(2 << 20).
+			WithBaseTableSize(smallMemTable / 2).
+			WithCompression(options.None).
 			WithValueThreshold(1 << 10)
+		// Every level's tables of the one size (Badger doubles it at each level below the
+		// first by default): see smallMemTable.
+		opts.TableSizeMultiplier = 1
 	}
 	return opts
 }
@@ -149,7 +170,15 @@ func (db *DB) View(fn func(r *Reader) error) error {
 
 // NewBatch starts a read-write transaction. Reads through it see its own writes.
 func (db *DB) NewBatch() *Batch {
-	return &Batch{Reader: Reader{txn: db.bdb.NewTransaction(true)}}
+	return &Batch{
+		Reader:    Reader{txn: db.bdb.NewTransaction(true)},
+		threshold: db.bdb.Opts().ValueThreshold,
+		maxSize:   db.bdb.MaxBatchSize(),
+		maxCount:  db.bdb.MaxBatchCount(),
+		// Badger counts the entry that ends a transaction from the start.
+		size:  int64(len("!badger!txn")) + 10,
+		count: 1,
+	}
 }
 
 // Size reports the on-disk sizes of the LSM tree and the value log.
@@ -170,6 +199,54 @@ type Reader struct {
 // Batch writes inside a transaction; nothing is visible to others before Commit.
 type Batch struct {
 	Reader
+	threshold int64 // values from this size on go to the value log
+	// Badger's limits on a transaction, and what the batch's writes count against them.
+	maxSize, maxCount int64
+	size, count       int64
+}
+
+// Load is how full the batch is, from 0 to 1: the greater of its size and its number of
+// writes, each over Badger's limit on a transaction (15% of a memtable, 1.2 MB in the small
+// profile, and that over the size of a skiplist node: some 13,000 writes). A write that would
+// take it to 1 fails with ErrTooBig. Sizes are counted as Badger counts them: each key with its
+// value, or with a pointer to the value log for a value of ValueThreshold or more, and a few
+// bytes of its own. A writer that puts many things in one transaction stops in time and carries
+// on in the next one.
+func (b *Batch) Load() float64 {
+	return max(float64(b.size)/float64(b.maxSize), float64(b.count)/float64(b.maxCount))
+}
+
+func (b *Batch) counted(k, v []byte) {
+	n := int64(len(v))
+	if n >= b.threshold {
+		n = 12 // a value pointer
+	}
+	b.size += int64(len(k)) + n + 2 + 10
+	b.count++
+}
+
+func (b *Batch) set(k, v []byte) error {
+	if err := b.txn.Set(k, v); err != nil {
+		return err
+	}
+	b.counted(k, v)
+	return nil
+}
+
+func (b *Batch) setEntry(e *badger.Entry) error {
+	if err := b.txn.SetEntry(e); err != nil {
+		return err
+	}
+	b.counted(e.Key, e.Value)
+	return nil
+}
+
+func (b *Batch) delete(k []byte) error {
+	if err := b.txn.Delete(k); err != nil {
+		return err
+	}
+	b.counted(k, nil)
+	return nil
 }
 
 // Commit makes the batch durable (synced) and visible.

@@ -96,7 +96,7 @@ func (b *Batch) PutDigestState(memberID string, st *storepb.DigestStateRecord) e
 	if err := b.putProto(key(prefixDigestState, memberID), st); err != nil {
 		return err
 	}
-	return b.txn.Set(digestDueKey(st.GetDueAtMs(), memberID), nil)
+	return b.set(digestDueKey(st.GetDueAtMs(), memberID), nil)
 }
 
 // DeleteDigestState removes a member's digest state and its index row (their waiting messages

@@ -69,7 +69,7 @@ func (r *Reader) EmojiVersion() (int64, error) {
 
 // SetEmojiVersion records the seq of the event of a change to the emoji.
 func (b *Batch) SetEmojiVersion(seq int64) error {
-	return b.txn.Set([]byte{prefixEmojiVersion}, putSeq(nil, seq))
+	return b.set([]byte{prefixEmojiVersion}, putSeq(nil, seq))
 }
 
 // PutEmoji writes a new emoji's row and its name. The caller has checked the name is free.
@@ -80,7 +80,7 @@ func (b *Batch) PutEmoji(e *storepb.EmojiRecord) error {
 	if err := b.putProto(key(prefixEmoji, e.GetId()), e); err != nil {
 		return err
 	}
-	return b.txn.Set(key(prefixEmojiName, e.GetName()), []byte(e.GetId()))
+	return b.set(key(prefixEmojiName, e.GetName()), []byte(e.GetId()))
 }
 
 // DeleteEmoji deletes an emoji's row and its name.

@@ -33,7 +33,7 @@ func (b *Batch) PutImported(sourceKey string, rec *storepb.ImportedRecord) error
 
 // AddPlaceholderUse records that a message names a placeholder.
 func (b *Batch) AddPlaceholderUse(placeholderID, messageID string) error {
-	return b.txn.Set(key(prefixPlaceholderUse, placeholderID, messageID), nil)
+	return b.set(key(prefixPlaceholderUse, placeholderID, messageID), nil)
 }
 
 // DeletePlaceholderUse forgets one message of a placeholder's list.

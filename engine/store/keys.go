@@ -114,10 +114,8 @@ func (b *Batch) putProto(k []byte, m proto.Message) error {
 	if err != nil {
 		return err
 	}
-	return b.txn.Set(k, v)
+	return b.set(k, v)
 }
-
-func (b *Batch) delete(k []byte) error { return b.txn.Delete(k) }
 
 // scan calls fn for every row under prefix, in key order (reverse: newest first), starting at
 // start (nil: the first or, in reverse, the last row of the prefix). The key handed to fn is

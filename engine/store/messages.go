@@ -35,9 +35,9 @@ func (b *Batch) AddMessage(m *svcv1.Message, e *storepb.MessageEntry) error {
 	}
 	id := []byte(m.GetId())
 	if root := m.GetThreadRootId(); root != "" {
-		return b.txn.Set(seqKey(prefixThread, root, m.GetCreatedSeq()), id)
+		return b.set(seqKey(prefixThread, root, m.GetCreatedSeq()), id)
 	}
-	return b.txn.Set(seqKey(prefixTopLevel, m.GetChannelId(), m.GetCreatedSeq()), id)
+	return b.set(seqKey(prefixTopLevel, m.GetChannelId(), m.GetCreatedSeq()), id)
 }
 
 // Entry reads a message's channel log entry.
@@ -145,7 +145,7 @@ func (b *Batch) PutClientID(authorID, clientID string, rec *storepb.ClientIDReco
 	if err != nil {
 		return err
 	}
-	return b.txn.SetEntry(badger.NewEntry(key(prefixClientID, authorID, clientID), v).WithTTL(ttl))
+	return b.setEntry(badger.NewEntry(key(prefixClientID, authorID, clientID), v).WithTTL(ttl))
 }
 
 // ReadState is a member's last_read_seq in a channel, 0 if never set.
@@ -166,5 +166,5 @@ func (r *Reader) ReadState(memberID, channelID string) (int64, error) {
 }
 
 func (b *Batch) PutReadState(memberID, channelID string, lastReadSeq int64) error {
-	return b.txn.Set(key(prefixReadState, memberID, channelID), putSeq(nil, lastReadSeq))
+	return b.set(key(prefixReadState, memberID, channelID), putSeq(nil, lastReadSeq))
 }

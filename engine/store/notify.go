@@ -68,7 +68,7 @@ func (b *Batch) PutPushSubscription(s *storepb.PushSubscriptionRecord) error {
 	if err := b.putProto(k, s); err != nil {
 		return err
 	}
-	return b.txn.Set(endpointKey(s.GetEndpoint()), k)
+	return b.set(endpointKey(s.GetEndpoint()), k)
 }
 
 // DeletePushSubscription removes a subscription and its endpoint's index row.

@@ -56,7 +56,7 @@ func (r *Reader) ActiveDays(fn func(member string, day int32)) error {
 
 // PutActiveDay records the last day a member was active.
 func (b *Batch) PutActiveDay(member string, day int32) error {
-	return b.txn.Set(key(prefixActive, member), binary.BigEndian.AppendUint32(nil, uint32(day)))
+	return b.set(key(prefixActive, member), binary.BigEndian.AppendUint32(nil, uint32(day)))
 }
 
 func dayKey(day int32) []byte {
@@ -70,7 +70,7 @@ func (b *Batch) AddMessagesOnDay(day int32, n int64) error {
 	if err != nil {
 		return err
 	}
-	return b.txn.Set(k, binary.BigEndian.AppendUint64(nil, uint64(cur+n)))
+	return b.set(k, binary.BigEndian.AppendUint64(nil, uint64(cur+n)))
 }
 
 // MessagesByDay calls fn with the count of each day from from to to (both included) that has
@@ -132,7 +132,7 @@ func (r *Reader) usage(kind string) (count, bytes int64, err error) {
 
 func (b *Batch) setUsage(kind string, count, bytes int64) error {
 	v := binary.BigEndian.AppendUint64(nil, uint64(count))
-	return b.txn.Set(key(prefixUsage, kind), binary.BigEndian.AppendUint64(v, uint64(bytes)))
+	return b.set(key(prefixUsage, kind), binary.BigEndian.AppendUint64(v, uint64(bytes)))
 }
 
 // addUsage moves one kind's totals by a row put or deleted, in the row's transaction.
@@ -209,5 +209,5 @@ func (b *Batch) CountUsage() (Usage, error) {
 			return u, err
 		}
 	}
-	return u, b.txn.Set(key(prefixUsage, usageCounted), nil)
+	return u, b.set(key(prefixUsage, usageCounted), nil)
 }

@@ -48,7 +48,7 @@ func (r *Reader) PluginKeys(plugin string, limit int) ([]string, error) {
 }
 
 func (b *Batch) PutPluginValue(plugin, k string, v []byte) error {
-	return b.txn.Set(key(prefixPluginValue, plugin, k), v)
+	return b.set(key(prefixPluginValue, plugin, k), v)
 }
 
 func (b *Batch) DeletePluginValue(plugin, k string) error {

@@ -38,7 +38,7 @@ func (b *Batch) PutPreview(h URLHash, p, old *storepb.PreviewRecord) error {
 	if err := b.putProto(previewKey(h), p); err != nil {
 		return err
 	}
-	return b.txn.Set(previewExpiryKey(p.GetExpiresAtMs(), h), nil)
+	return b.set(previewExpiryKey(p.GetExpiresAtMs(), h), nil)
 }
 
 // DeletePreview deletes a URL's cached preview and its index row (not its image's row).

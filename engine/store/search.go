@@ -41,13 +41,13 @@ func (r *Reader) SearchGet(k []byte) ([]byte, error) {
 // SearchSet writes one search row.
 func (b *Batch) SearchSet(k, v []byte) error {
 	checkSearchKey(k)
-	return b.txn.Set(k, v)
+	return b.set(k, v)
 }
 
 // SearchDelete deletes one search row.
 func (b *Batch) SearchDelete(k []byte) error {
 	checkSearchKey(k)
-	return b.txn.Delete(k)
+	return b.delete(k)
 }
 
 // SearchIter walks the search rows under a prefix. In a Batch only one may be open at a time.

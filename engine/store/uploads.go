@@ -35,7 +35,7 @@ func (b *Batch) PutUpload(u *storepb.UploadRecord) error {
 	}
 	ix := unusedKey(u)
 	if u.GetUse() == storepb.UploadUse_UPLOAD_USE_UNSPECIFIED {
-		return b.txn.Set(ix, nil)
+		return b.set(ix, nil)
 	}
 	return b.delete(ix)
 }
