@@ -204,7 +204,8 @@ func TestPollVotes(t *testing.T) {
 	}
 	c.s.SeedBlock(bob, carol)
 	_, err = votePoll(carol, inDM.GetId(), "1")
-	wantCode(t, "a vote in a DM with a block", err, connect.CodePermissionDenied, "blocked")
+	// Carol was blocked: she is told she cannot write there, never of the block.
+	wantCode(t, "a vote in a DM with a block", err, connect.CodePermissionDenied, "you cannot send messages in this DM")
 	_, err = votePoll(carol, inDM.GetId())
 	wantCode(t, "withdrawing in a DM with a block", err, 0)
 }
