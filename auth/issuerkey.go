@@ -9,6 +9,7 @@ import (
 	"encoding/pem"
 	"errors"
 	"fmt"
+	"hearth/keyfile"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -29,9 +30,9 @@ func loadOrCreateKey(path string) (*ecdsa.PrivateKey, error) {
 	return createKey(path)
 }
 
-// createKey writes a new key to path. The key is written to a temporary file first and then
-// linked into place: a crash leaves no half-written key, and when two processes race (the
-// server and "hearth token" on a fresh data directory) both end up with the one key that won.
+// createKey writes a new key to path once (keyfile.WriteOnce): a crash leaves no half-written
+// key, and when two processes race (the server and "hearth token" on a fresh data directory)
+// both end up with the one key that won.
 func createKey(path string) (*ecdsa.PrivateKey, error) {
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
@@ -45,41 +46,12 @@ func createKey(path string) (*ecdsa.PrivateKey, error) {
 	if err != nil {
 		return nil, fmt.Errorf("encode the issuer key: %w", err)
 	}
-	// os.CreateTemp makes the file with mode 0600: the key is never readable by others.
-	tmp, err := os.CreateTemp(dir, ".issuer-key-*")
+	data, err := keyfile.WriteOnce(path, pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der}))
 	if err != nil {
 		return nil, fmt.Errorf("write the issuer key: %w", err)
 	}
-	defer os.Remove(tmp.Name())
-	err = pem.Encode(tmp, &pem.Block{Type: "PRIVATE KEY", Bytes: der})
-	if err == nil {
-		err = tmp.Sync()
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return nil, fmt.Errorf("write the issuer key: %w", err)
-	}
-	if err := os.Link(tmp.Name(), path); err != nil {
-		if errors.Is(err, fs.ErrExist) {
-			data, err := os.ReadFile(path)
-			if err != nil {
-				return nil, fmt.Errorf("read the issuer key: %w", err)
-			}
-			return parseKey(path, data)
-		}
-		return nil, fmt.Errorf("write the issuer key: %w", err)
-	}
-	// Make the new name durable too: losing the key after a crash would end every login.
-	if d, err := os.Open(dir); err == nil {
-		err = d.Sync()
-		d.Close()
-		if err != nil {
-			return nil, fmt.Errorf("write the issuer key: %w", err)
-		}
-	}
-	return key, nil
+	// Another process may have written its key first: that one is the key.
+	return parseKey(path, data)
 }
 
 // parseKey reads a key written by createKey. Anything else is refused with a message that

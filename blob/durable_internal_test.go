@@ -97,16 +97,3 @@ func TestPutSyncsNothingOnMemBucket(t *testing.T) {
 		t.Fatalf("synced %q on a mem bucket", got)
 	}
 }
-
-// The file URL key's name is synced into the data folder when it is made: a power cut that
-// lost it would have the next start make another key, and every URL handed out stop working.
-func TestNewSignerKeyIsSynced(t *testing.T) {
-	data := t.TempDir()
-	synced := recordSyncs(t, nil)
-	if _, err := LoadOrCreateSigner(data); err != nil {
-		t.Fatal(err)
-	}
-	if got := synced(); !slices.Contains(got, data) {
-		t.Fatalf("synced %q; want the data folder %s among them", got, data)
-	}
-}

@@ -7,6 +7,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"hearth/keyfile"
 	"io/fs"
 	"net/url"
 	"os"
@@ -45,7 +46,7 @@ func LoadOrCreateSigner(dataDir string) (*Signer, error) {
 	path := filepath.Join(dataDir, "file-key")
 	key, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		key, err = createKey(dataDir, path)
+		key, err = createKey(path)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("file URL key: %w", err)
@@ -56,50 +57,14 @@ func LoadOrCreateSigner(dataDir string) (*Signer, error) {
 	return &Signer{key: key}, nil
 }
 
-// createKey writes a new key to a temporary file and links it into place, so that a
-// crash never leaves a short key behind, and a key that appeared meanwhile wins.
-func createKey(dataDir, path string) ([]byte, error) {
-	if err := os.MkdirAll(dataDir, 0o700); err != nil {
-		return nil, err
-	}
+// createKey makes a new key and writes it once (keyfile.WriteOnce): a key that appeared
+// meanwhile wins.
+func createKey(path string) ([]byte, error) {
 	key := make([]byte, keySize)
 	if _, err := rand.Read(key); err != nil {
 		return nil, err
 	}
-	f, err := os.CreateTemp(dataDir, "file-key.*.tmp") // mode 0600
-	if err != nil {
-		return nil, err
-	}
-	defer os.Remove(f.Name())
-	if _, err := f.Write(key); err != nil {
-		f.Close()
-		return nil, err
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return nil, err
-	}
-	if err := f.Close(); err != nil {
-		return nil, err
-	}
-	err = os.Link(f.Name(), path)
-	if errors.Is(err, fs.ErrExist) {
-		return os.ReadFile(path)
-	}
-	if err != nil {
-		// Some file systems (FAT, some network mounts) have no hard links. A rename is
-		// as safe from crashes, and only two servers starting at once on one new data
-		// folder could tell the difference.
-		if err := os.Rename(f.Name(), path); err != nil {
-			return nil, err
-		}
-	}
-	// The new name must survive a power cut too: a key made again after one breaks every URL
-	// handed out meanwhile.
-	if err := syncDir(dataDir); err != nil {
-		return nil, err
-	}
-	return key, nil
+	return keyfile.WriteOnce(path, key)
 }
 
 // Expiry is the exp of a URL made at now: now plus one hour, rounded up to a full hour.

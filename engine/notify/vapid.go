@@ -10,6 +10,7 @@ import (
 	"encoding/pem"
 	"errors"
 	"fmt"
+	"hearth/keyfile"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -33,7 +34,7 @@ func loadOrCreateKeys(dir string) (keys, error) {
 	path := filepath.Join(dir, KeyFile)
 	b, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		b, err = createKeyFile(dir, path)
+		b, err = createKeyFile(path)
 	}
 	if err != nil {
 		return keys{}, fmt.Errorf("VAPID key: %w", err)
@@ -58,12 +59,9 @@ func loadOrCreateKeys(dir string) (keys, error) {
 	return keys{private: base64.RawURLEncoding.EncodeToString(d), public: base64.RawURLEncoding.EncodeToString(pub)}, nil
 }
 
-// createKeyFile writes a new key to a temporary file and links it into place, so that a crash
-// never leaves half a key behind, and a key that appeared meanwhile wins.
-func createKeyFile(dir, path string) ([]byte, error) {
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return nil, err
-	}
+// createKeyFile makes a new key and writes it once (keyfile.WriteOnce): a crash never leaves
+// half a key behind, and a key that appeared meanwhile wins.
+func createKeyFile(path string) ([]byte, error) {
 	priv, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
 		return nil, err
@@ -72,31 +70,7 @@ func createKeyFile(dir, path string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	b := pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der})
-	f, err := os.CreateTemp(dir, KeyFile+".*.tmp") // mode 0600
-	if err != nil {
-		return nil, err
-	}
-	defer os.Remove(f.Name())
-	if _, err := f.Write(b); err != nil {
-		f.Close()
-		return nil, err
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return nil, err
-	}
-	if err := f.Close(); err != nil {
-		return nil, err
-	}
-	err = os.Link(f.Name(), path)
-	if errors.Is(err, fs.ErrExist) {
-		return os.ReadFile(path)
-	}
-	if err != nil {
-		return nil, err
-	}
-	return b, nil
+	return keyfile.WriteOnce(path, pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der}))
 }
 
 // Topic is the Topic header of a channel's pushes (RFC 8030 5.4: at most 32 characters of the
