@@ -2,15 +2,10 @@ package main
 
 import (
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/tls"
 	"crypto/x509"
-	"crypto/x509/pkix"
 	"encoding/pem"
-	"math/big"
-	"net"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -25,7 +20,7 @@ import (
 // refused.
 func TestCACertFlag(t *testing.T) {
 	dir := t.TempDir()
-	cert := selfSigned(t)
+	cert := testCertificate(t).Leaf
 	certFile := filepath.Join(dir, "cert.pem")
 	if err := os.WriteFile(certFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: cert.Raw}), 0o600); err != nil {
 		t.Fatal(err)
@@ -70,8 +65,9 @@ func TestCACertFlag(t *testing.T) {
 // itself), an untrusted certificate fails the handshake, and a TLS configuration that does not
 // go with the URL's scheme is refused before dialing.
 func TestH2StreamOverTLSNeedsHTTP2(t *testing.T) {
-	cert, key := selfSignedKey(t)
-	ln, err := tls.Listen("tcp", "127.0.0.1:0", &tls.Config{Certificates: []tls.Certificate{{Certificate: [][]byte{cert.Raw}, PrivateKey: key}}})
+	tc := testCertificate(t)
+	cert := tc.Leaf
+	ln, err := tls.Listen("tcp", "127.0.0.1:0", &tls.Config{Certificates: []tls.Certificate{tc}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,37 +102,18 @@ func TestH2StreamOverTLSNeedsHTTP2(t *testing.T) {
 	}
 }
 
-// selfSigned is a certificate for 127.0.0.1 signed by its own key.
-func selfSigned(t *testing.T) *x509.Certificate {
+// testCertificate is net/http/httptest's certificate for 127.0.0.1, with its key.
+func testCertificate(t *testing.T) tls.Certificate {
 	t.Helper()
-	cert, _ := selfSignedKey(t)
+	srv := httptest.NewTLSServer(nil)
+	defer srv.Close()
+	cert := srv.TLS.Certificates[0]
+	if cert.Leaf == nil {
+		leaf, err := x509.ParseCertificate(cert.Certificate[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		cert.Leaf = leaf
+	}
 	return cert
-}
-
-func selfSignedKey(t *testing.T) (*x509.Certificate, *ecdsa.PrivateKey) {
-	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmpl := &x509.Certificate{
-		SerialNumber:          big.NewInt(1),
-		Subject:               pkix.Name{CommonName: "hearth-load test"},
-		NotBefore:             time.Now().Add(-time.Hour),
-		NotAfter:              time.Now().Add(time.Hour),
-		IPAddresses:           []net.IP{net.IPv4(127, 0, 0, 1)},
-		KeyUsage:              x509.KeyUsageDigitalSignature | x509.KeyUsageCertSign,
-		ExtKeyUsage:           []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-		BasicConstraintsValid: true,
-		IsCA:                  true,
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cert, err := x509.ParseCertificate(der)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return cert, key
 }
