@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"crypto/tls"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
@@ -30,8 +31,8 @@ import (
 // that was about 20 us of the tool's CPU per delivery against ircload's 12-16, CPU the server
 // did not get, and every event went through two of the tool's goroutines, each waiting its
 // turn behind the rest of a fan-out, before its arrival was timed. It speaks the Connect protocol with the binary codec
-// over prior-knowledge h2c, the standard run's combination; every other combination (HTTP/1.1,
-// gRPC, gRPC-Web, JSON) is read with the Connect client.
+// over HTTP/2, prior-knowledge h2c or TLS (ALPN "h2", as a browser reaches a server); every
+// other combination (HTTP/1.1, gRPC, gRPC-Web, JSON) is read with the Connect client.
 type h2Stream struct {
 	conn net.Conn
 	w    *bufio.Writer
@@ -55,13 +56,16 @@ const h2Window = 16 << 20
 // text at most), so a larger length is a broken stream, not a reason to buffer without end.
 const h2MaxEnvelope = 4 << 20
 
-// dialSubscribe opens a Subscribe stream to base (http://host:port) as the holder of token,
-// from source (nil: any address), within ctx, with a flow-control window of window bytes
-// (h2Window; at least HTTP/2's initial 65,535).
-func dialSubscribe(ctx context.Context, base string, source net.IP, token string, req *svcv1.SubscribeRequest, window uint32) (*h2Stream, error) {
+// dialSubscribe opens a Subscribe stream to base (http://host:port over h2c, https://host:port
+// over TLS with tlsConf) as the holder of token, from source (nil: any address), within ctx,
+// with a flow-control window of window bytes (h2Window; at least HTTP/2's initial 65,535).
+func dialSubscribe(ctx context.Context, base string, tlsConf *tls.Config, source net.IP, token string, req *svcv1.SubscribeRequest, window uint32) (*h2Stream, error) {
 	u, err := url.Parse(base)
 	if err != nil {
 		return nil, err
+	}
+	if (u.Scheme == "https") != (tlsConf != nil) {
+		return nil, fmt.Errorf("%s: TLS goes with https:// and only with it", base)
 	}
 	d := &net.Dialer{Timeout: 10 * time.Second}
 	if source != nil {
@@ -76,7 +80,12 @@ func dialSubscribe(ctx context.Context, base string, source net.IP, token string
 		conn.SetDeadline(dl)
 	}
 	stop := context.AfterFunc(ctx, func() { conn.SetDeadline(time.Unix(1, 0)) })
-	err = s.open(u.Host, token, req)
+	if tlsConf != nil {
+		err = s.handshake(u.Hostname(), tlsConf)
+	}
+	if err == nil {
+		err = s.open(u.Scheme, u.Host, token, req)
+	}
 	if !stop() && err == nil {
 		err = ctx.Err()
 	}
@@ -88,8 +97,28 @@ func dialSubscribe(ctx context.Context, base string, source net.IP, token string
 	return s, nil
 }
 
+// handshake puts TLS over the stream's connection, asking for HTTP/2 by ALPN as a browser
+// does; a server that does not choose it gets no HTTP/2 preface.
+func (s *h2Stream) handshake(host string, tlsConf *tls.Config) error {
+	conf := tlsConf.Clone()
+	conf.NextProtos = []string{http2.NextProtoTLS}
+	if conf.ServerName == "" {
+		conf.ServerName = host
+	}
+	tc := tls.Client(s.conn, conf)
+	if err := tc.Handshake(); err != nil {
+		return err
+	}
+	if p := tc.ConnectionState().NegotiatedProtocol; p != http2.NextProtoTLS {
+		tc.Close()
+		return fmt.Errorf("the server chose %q by ALPN, not HTTP/2 (h2)", p)
+	}
+	s.conn = tc
+	return nil
+}
+
 // open writes the preface, the settings and the request.
-func (s *h2Stream) open(authority, token string, req *svcv1.SubscribeRequest) error {
+func (s *h2Stream) open(scheme, authority, token string, req *svcv1.SubscribeRequest) error {
 	s.startFramer(s.conn, s.conn)
 	if _, err := io.WriteString(s.w, http2.ClientPreface); err != nil {
 		return err
@@ -105,7 +134,7 @@ func (s *h2Stream) open(authority, token string, req *svcv1.SubscribeRequest) er
 	enc := hpack.NewEncoder(&hb)
 	for _, f := range [][2]string{
 		{":method", "POST"},
-		{":scheme", "http"},
+		{":scheme", scheme},
 		{":authority", authority},
 		{":path", "/svc.v1.ChatService/Subscribe"},
 		{"content-type", "application/connect+proto"},

@@ -33,7 +33,7 @@ func TestH2StreamReadsEventsAndTheServersEnd(t *testing.T) {
 	}
 	dctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	st, err := dialSubscribe(dctx, s.URL, nil, alice.Token, &svcv1.SubscribeRequest{AfterSeq: state.Msg.GetSeq()}, 65535)
+	st, err := dialSubscribe(dctx, s.URL, nil, nil, alice.Token, &svcv1.SubscribeRequest{AfterSeq: state.Msg.GetSeq()}, 65535)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -104,7 +104,7 @@ func TestH2StreamWithARefusedToken(t *testing.T) {
 	s := webtest.Start(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	st, err := dialSubscribe(ctx, s.URL, nil, "not-a-token", &svcv1.SubscribeRequest{}, h2Window)
+	st, err := dialSubscribe(ctx, s.URL, nil, nil, "not-a-token", &svcv1.SubscribeRequest{}, h2Window)
 	if err != nil {
 		t.Fatal(err)
 	}

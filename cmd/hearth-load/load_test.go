@@ -10,17 +10,40 @@ import (
 
 // TestLoadAgainstATestServer runs the tool's core against an in-process server: a handful of
 // members send for a second, every stream gets every message exactly once; a second run on
-// the same server finds the members and channels of the first. Both stream readers: the
-// tool's own over h2c, and the Connect client.
+// the same server finds the members and channels of the first. Both stream readers (the
+// tool's own and the Connect client) over h2c and over TLS HTTP/2, and HTTP/1.1 over TLS.
 func TestLoadAgainstATestServer(t *testing.T) {
-	for _, client := range []string{"h2", "connect"} {
-		t.Run(client, func(t *testing.T) { testLoad(t, client) })
+	for _, tc := range []struct {
+		name         string
+		streamClient string
+		tls, http1   bool
+	}{
+		{"h2c/h2", "h2", false, false},
+		{"h2c/connect", "connect", false, false},
+		{"tls/h2", "h2", true, false},
+		{"tls/connect", "connect", true, false},
+		{"tls/http1", "connect", true, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var s *webtest.Server
+			if tc.tls {
+				s = webtest.StartTLS(t, nil)
+			} else {
+				s = webtest.Start(t)
+			}
+			cfg := loadConfig(s, tc.streamClient)
+			cfg.HTTP1 = tc.http1
+			if tc.tls {
+				cfg.TLS = s.TLSConfig()
+			}
+			testLoad(t, cfg)
+		})
 	}
 }
 
-func testLoad(t *testing.T, streamClient string) {
-	s := webtest.Start(t)
-	cfg := Config{
+// loadConfig is a small run against s, read by streamClient.
+func loadConfig(s *webtest.Server, streamClient string) Config {
+	return Config{
 		URL:          s.URL,
 		Mint:         func(sub string) (string, error) { return s.Issuer.Mint(sub, "", time.Hour) },
 		Prefix:       "e2e",
@@ -40,6 +63,9 @@ func testLoad(t *testing.T, streamClient string) {
 		SendTimeout:  5 * time.Second,
 		Drain:        5 * time.Second,
 	}
+}
+
+func testLoad(t *testing.T, cfg Config) {
 	sum, err := Run(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)

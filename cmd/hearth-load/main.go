@@ -33,6 +33,10 @@ const help = `hearth-load puts a running Hearth under load and reports how it he
   hearth-load -url http://127.0.0.1:8080 -data ./data -base-url http://localhost:8080 \
       -subscribers 1000 -channels 10 -rate 50 -duration 30s -metrics-url http://127.0.0.1:9464/metrics
 
+An http:// -url speaks cleartext HTTP/2 (h2c), or HTTP/1.1 with -http1. An https:// -url speaks
+TLS, HTTP/2 by ALPN as a browser does, or HTTP/1.1 with -http1; -ca-cert names the PEM file of
+the server's certificate (a self-signed one, say) when the system's roots do not vouch for it.
+
 It mints login tokens with the server's own issuer key (-data, the server's data directory,
 and -base-url, the server's -base-url: the tokens' issuer and audience), joins the members
 <prefix>-00000, <prefix>-00001, ..., opens one Subscribe stream for each of the first
@@ -121,7 +125,7 @@ func parseArgs(args []string, stderr io.Writer) (Config, bool, bool, error) {
 		fs.PrintDefaults()
 	}
 	var c Config
-	var data, baseURL, sourceIP, codec, metricsURL string
+	var data, baseURL, sourceIP, codec, metricsURL, caCert string
 	var asJSON, quiet bool
 	var pid int
 	fs.StringVar(&c.URL, "url", "http://127.0.0.1:8080", "the server's address (loopback only)")
@@ -137,9 +141,10 @@ func parseArgs(args []string, stderr io.Writer) (Config, bool, bool, error) {
 	fs.IntVar(&c.MaxMessages, "max-messages", 2_000_000, "most messages a run sends, whatever the rate")
 	fs.IntVar(&c.TextBytes, "size", 0, "pad each message's text to this many bytes")
 	fs.StringVar(&c.Protocol, "protocol", "connect", "connect, grpc or grpcweb")
-	fs.BoolVar(&c.HTTP1, "http1", false, "use HTTP/1.1 (one connection per stream) instead of cleartext HTTP/2")
+	fs.BoolVar(&c.HTTP1, "http1", false, "use HTTP/1.1 (one connection per stream) instead of HTTP/2 (h2c for http://, by ALPN over TLS for https://)")
+	fs.StringVar(&caCert, "ca-cert", "", "with an https -url: a PEM file of the certificates to trust (the server's self-signed certificate); default: the system's roots")
 	fs.StringVar(&codec, "codec", "proto", "proto or json")
-	fs.StringVar(&c.StreamClient, "stream-client", "", "what reads the streams: h2, the tool's own lean reader (Connect, proto, h2c only; the default there), or connect, the Connect client (the default otherwise)")
+	fs.StringVar(&c.StreamClient, "stream-client", "", "what reads the streams: h2, the tool's own lean reader (Connect, proto, HTTP/2 over h2c or TLS only; the default there), or connect, the Connect client (the default otherwise)")
 	fs.StringVar(&sourceIP, "source-ip", "127.0.0.2", "first loopback address members connect from; \"\" for the system's choice")
 	fs.IntVar(&c.JoinsPerAddr, "joins-per-addr", 10, "members per source address (the server lets 10 join a minute from one address)")
 	fs.IntVar(&c.Concurrency, "concurrency", 50, "joins or stream openings in flight at once")
@@ -167,6 +172,11 @@ func parseArgs(args []string, stderr io.Writer) (Config, bool, bool, error) {
 		}
 	}
 	c.Watch = watcher{metricsURL: metricsURL, pid: pid, client: &http.Client{}}
+	tlsConf, err := clientTLS(c.URL, caCert)
+	if err != nil {
+		return c, false, false, err
+	}
+	c.TLS = tlsConf
 	if err := c.fill(codec, sourceIP); err != nil {
 		return c, false, false, err
 	}
@@ -226,7 +236,7 @@ func (c *Config) fill(codec, sourceIP string) error {
 		}
 	case "h2":
 		if !lean {
-			return errors.New("-stream-client h2 reads the Connect protocol with -codec proto over h2c: drop -http1, -protocol or -codec, or use -stream-client connect")
+			return errors.New("-stream-client h2 reads the Connect protocol with -codec proto over HTTP/2: drop -http1, -protocol or -codec, or use -stream-client connect")
 		}
 	case "connect":
 	default:

@@ -40,10 +40,16 @@ func newMember(cfg *Config, i int, token string, source net.IP) *member {
 	}
 	tr := &http.Transport{DialContext: d.DialContext, MaxIdleConnsPerHost: 4}
 	tr.Protocols = new(http.Protocols)
-	if cfg.HTTP1 {
+	switch {
+	case cfg.HTTP1:
 		tr.Protocols.SetHTTP1(true)
-	} else {
+	case cfg.TLS != nil:
+		tr.Protocols.SetHTTP2(true)
+	default:
 		tr.Protocols.SetUnencryptedHTTP2(true)
+	}
+	if cfg.TLS != nil {
+		tr.TLSClientConfig = cfg.TLS.Clone()
 	}
 	hc := &http.Client{Transport: tr}
 	opts := []connect.ClientOption{connect.WithInterceptors(auth.WithBearer(token))}

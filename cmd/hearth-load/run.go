@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"crypto/rand"
+	"crypto/tls"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -38,14 +39,17 @@ type Config struct {
 	Duration    time.Duration
 	// TextBytes pads each message's text to this size.
 	TextBytes int
-	// Protocol is connect, grpc or grpcweb; HTTP1 uses HTTP/1.1 instead of cleartext HTTP/2;
-	// JSONCodec sends JSON instead of protobuf.
+	// Protocol is connect, grpc or grpcweb; HTTP1 uses HTTP/1.1 instead of HTTP/2 (cleartext,
+	// or by ALPN over TLS); JSONCodec sends JSON instead of protobuf.
 	Protocol  string
 	HTTP1     bool
 	JSONCodec bool
+	// TLS is set for an https URL (the roots the server's certificate must chain to), nil for
+	// http.
+	TLS *tls.Config
 	// StreamClient reads the Subscribe streams: "h2", the tool's own reader (h2Stream), for
-	// the Connect protocol's binary codec over h2c; "connect", the Connect client, for any
-	// protocol.
+	// the Connect protocol's binary codec over HTTP/2 (h2c or TLS); "connect", the Connect
+	// client, for any protocol.
 	StreamClient string
 	// SourceIP, when set, is the first of the loopback addresses the members connect from:
 	// JoinsPerAddr members per address, so that Join's limit per address holds.

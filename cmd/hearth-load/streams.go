@@ -117,7 +117,7 @@ func (r *run) openStream(phase context.Context, i int, afterSeq int64) error {
 func (r *run) openH2Stream(phase context.Context, i int, afterSeq int64) error {
 	m := r.members[i]
 	m.transport.CloseIdleConnections()
-	st, err := dialSubscribe(phase, r.cfg.URL, m.source, m.token, &svcv1.SubscribeRequest{AfterSeq: afterSeq}, h2Window)
+	st, err := dialSubscribe(phase, r.cfg.URL, r.cfg.TLS, m.source, m.token, &svcv1.SubscribeRequest{AfterSeq: afterSeq}, h2Window)
 	if err != nil {
 		return err
 	}

@@ -101,12 +101,9 @@ func newSummary(r *run) *Summary {
 	c := r.cfg
 	s := &Summary{Run: r.id}
 	s.Config = configEcho{
-		URL: c.URL, Protocol: c.Protocol, HTTP: "h2c", Codec: "proto",
+		URL: c.URL, Protocol: c.Protocol, HTTP: c.transportName(), Codec: "proto",
 		Subscribers: c.Subscribers, Senders: c.Senders, Channels: c.Channels,
 		Rate: c.Rate, SenderRate: c.SenderRate, Duration: c.Duration.Seconds(), TextBytes: c.TextBytes,
-	}
-	if c.HTTP1 {
-		s.Config.HTTP = "http/1.1"
 	}
 	if c.JSONCodec {
 		s.Config.Codec = "json"
