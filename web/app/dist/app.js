@@ -1,1 +1,1 @@
-import{d as e,ea as o,eb as i}from"./chunk-YXXYW2XX.js";e(o(i,{}),document.getElementById("app"));
+import{d as e,ia as o,kb as i}from"./chunk-AKHIKCVX.js";e(o(i,{}),document.getElementById("app"));
