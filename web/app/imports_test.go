@@ -128,6 +128,8 @@ func TestBrowserClaimImportedMember(t *testing.T) {
 	}
 	olivia.waitFor("the admins' note", `document.querySelector(".imported-note")?.textContent.startsWith("2 members came with an imported history")`)
 	adminShotLightDark(t, olivia, "imports-members")
+	olivia.contrastInBothThemes("the members page", "span.side-icon")
+	dark(t, olivia, false)
 	olivia.clickJS("Only imported members", `[...document.querySelectorAll(".imported-note label")].find(l => l.textContent.includes("Only imported members")).querySelector("input")`)
 	olivia.waitFor("only the imported", memberRowsJS+` === "Maria (imported), Tom (imported)"`)
 
@@ -146,6 +148,8 @@ func TestBrowserClaimImportedMember(t *testing.T) {
 	}
 	olivia.clickJS("Bob", `document.querySelector("dialog[open] .claim-list input[type=radio]")`)
 	adminShotLightDark(t, olivia, "imports-claim")
+	olivia.contrastInBothThemes("the claim form", "")
+	dark(t, olivia, false)
 	olivia.clickJS("Continue", button("dialog[open]", "Continue"))
 	olivia.waitFor("the question", `document.querySelector("dialog[open] .claim .confirm-question")?.textContent === "Give everything the imported Maria wrote and reacted with to Bob (@bob)? The imported Maria leaves the member list. This cannot be undone."`)
 	adminShotLightDark(t, olivia, "imports-claim-confirm")
@@ -254,6 +258,8 @@ func TestBrowserExportMyData(t *testing.T) {
 	bob.allNamed("the export")
 	bob.eval0(`document.querySelector("dialog[open] .export-data").scrollIntoView({block: "end"})`)
 	adminShotLightDark(t, bob, "imports-export-ready")
+	bob.contrastInBothThemes("the export", "")
+	dark(t, bob, false)
 
 	t.Log("the download")
 	bob.clickJS("Download your data", `document.querySelector("dialog[open] .export-data a[download]")`)
