@@ -239,7 +239,7 @@ func TestBrowserExportMyData(t *testing.T) {
 	released := held.Load()
 	held.Store(-1)
 	bob.waitFor("the download link", `!!document.querySelector("dialog[open] .export-data a[download]")`)
-	if n := bob.requestsTo(srv.URL + "/exports/"); n != int(released)+1 {
+	if n := bob.requestsWhere(func(u string) bool { return strings.HasPrefix(u, srv.URL+"/exports/") }); n != int(released)+1 {
 		t.Errorf("the link was asked %d times, want %d (each 503 once, then the zip's HEAD)", n, released+1)
 	}
 	if got := eval[string](bob, `document.querySelector("dialog[open] .export-status").textContent`); got != "Your data is ready." {
@@ -393,19 +393,6 @@ func holdExports(p *page, srv *webtest.Server) *atomic.Int64 {
 		return err
 	}))
 	return &held
-}
-
-// requestsTo is how many requests the page has made to URLs starting with prefix.
-func (p *page) requestsTo(prefix string) int {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	n := 0
-	for _, u := range p.requests {
-		if strings.HasPrefix(u, prefix) {
-			n++
-		}
-	}
-	return n
 }
 
 // TestUnitsClaimPutsTheMemberInThePlaceholdersPlace: the placeholder's first member_updated
