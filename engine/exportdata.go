@@ -67,7 +67,8 @@ func (e *Engine) ExportMyData(ctx context.Context, c Caller, _ *svcv1.ExportMyDa
 		oldest := tx.NowMs()
 		for _, x := range mine {
 			if x.GetState() == storepb.ExportState_EXPORT_STATE_MAKING {
-				return nil, precondition("an export of your data is being made; wait for it (its link works once it is ready)")
+				// Asked again (a page reloaded, another device): the link of the one being made.
+				return x, nil
 			}
 			oldest = min(oldest, x.GetCreatedAtMs())
 		}

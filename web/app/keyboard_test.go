@@ -207,11 +207,16 @@ func TestBrowserEnterSendsShiftEnterBreaks(t *testing.T) {
 
 // countRequests is how many requests the page has made to a URL ending with path.
 func (p *page) countRequests(path string) int {
+	return p.requestsWhere(func(u string) bool { return strings.HasSuffix(u, path) })
+}
+
+// requestsWhere is how many requests the page has made to URLs that match.
+func (p *page) requestsWhere(match func(url string) bool) int {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	n := 0
 	for _, u := range p.requests {
-		if strings.HasSuffix(u, path) {
+		if match(u) {
 			n++
 		}
 	}

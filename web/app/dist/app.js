@@ -1,1 +1,1 @@
-import{d as e,ea as o,eb as i}from"./chunk-K6TVSRZJ.js";e(o(i,{}),document.getElementById("app"));
+import{d as e,ia as o,kb as i}from"./chunk-F3XGK6QX.js";e(o(i,{}),document.getElementById("app"));

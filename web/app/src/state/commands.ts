@@ -386,6 +386,15 @@ export class Commands {
     return this.memberSaved(await this.api.server.timeoutMember({ memberId, durationS: BigInt(durationS), reason }));
   }
 
+  /**
+   * Gives an imported placeholder's messages and reactions to a member (admins; it answers when
+   * they all are); throws the server's refusal.
+   */
+  async claimMember(placeholderId: string, memberId: string): Promise<void> {
+    await this.api.server.claimMember({ placeholderId, memberId });
+    this.dispatch({ case: "memberClaimed", value: { placeholderId, memberId } });
+  }
+
   private memberSaved(res: { member?: Member }): Member | undefined {
     if (res.member) this.dispatch({ case: "memberSaved", value: res.member });
     return res.member;

@@ -13,6 +13,7 @@ import type { GetStateResponse } from "../gen/svc/v1/chat_pb";
 import type { GetServerInfoResponse } from "../gen/svc/v1/server_pb";
 import { AuditAction, ChannelKind, ChannelMode, Presence, type Channel, type LinkPreview, type Member, type Message, type Report, type Role, type VoiceState } from "../gen/svc/v1/types_pb";
 import { isModerator } from "../lib/ranks";
+import { allClaimed, claimed } from "./claims";
 import { pinChanged, pinsFailed, pinsLoaded, pinsLoading } from "./pins";
 import { mentionsMe, nextMuteEnd, notifies, readState } from "./selectors";
 import type { ListVoiceStatesResponse } from "../gen/svc/v1/voice_pb";
@@ -79,7 +80,9 @@ export type Local =
   | { case: "voiceStates"; value: VoiceState[] }
   /** The person's call as it is now (voice/call.ts); undefined when there is none. */
   | { case: "call"; value: CallView | undefined }
-  | { case: "voicePrefs"; value: VoicePrefs };
+  | { case: "voicePrefs"; value: VoicePrefs }
+  /** ClaimMember's answer: the placeholder's history is the member's (as its member_updated says). */
+  | { case: "memberClaimed"; value: { placeholderId: string; memberId: string } };
 
 export type Action = Exclude<Event["kind"], { case: undefined }> | Local;
 
@@ -110,20 +113,23 @@ export interface Effects {
   muteEndsAt(atMs: number): void;
   /** Who is in voice may be missing something (a voice channel came): ListVoiceStates. */
   reloadVoice(): void;
+  /** An imported member was claimed (State.claims): the windows show the member in its place. */
+  claimed(): void;
 }
 
 /** Applies a change to s. seq is the event's, for the stream's events (0 for local changes). */
 export function reduce(s: WritableState, a: Action, fx: Effects, seq = 0n): void {
   switch (a.case) {
     case "messageCreated":
-      messageCreated(s, a.value, seq, fx);
+      messageCreated(s, claimed(a.value, s.claims), seq, fx);
       break;
     case "messageUpdated":
     case "messageDeleted": {
-      fx.messageChanged(a.value);
-      const pins = s.pins.get(a.value.channelId);
+      const m = claimed(a.value, s.claims);
+      fx.messageChanged(m);
+      const pins = s.pins.get(m.channelId);
       if (pins) {
-        s.pins.set(a.value.channelId, pinChanged(pins, a.value));
+        s.pins.set(m.channelId, pinChanged(pins, m));
         fx.emit("pins");
       }
       break;
@@ -133,7 +139,7 @@ export function reduce(s: WritableState, a: Action, fx: Effects, seq = 0n): void
       fx.emit("pins");
       break;
     case "pinsLoaded":
-      s.pins.set(a.value.channelId, pinsLoaded(s.pins.get(a.value.channelId), a.value.messages));
+      s.pins.set(a.value.channelId, pinsLoaded(s.pins.get(a.value.channelId), allClaimed(a.value.messages, s.claims)));
       fx.emit("pins");
       break;
     case "pinsFailed":
@@ -172,6 +178,9 @@ export function reduce(s: WritableState, a: Action, fx: Effects, seq = 0n): void
     case "memberLeft":
       s.members.delete(a.value);
       fx.emit("members");
+      break;
+    case "memberClaimed":
+      memberClaimed(s, a.value.placeholderId, a.value.memberId, fx);
       break;
     case "memberSaved": {
       // The presence the stream brought is the live one.
@@ -271,6 +280,8 @@ export function reduce(s: WritableState, a: Action, fx: Effects, seq = 0n): void
       s.me = st.me;
       s.members = new Map(st.members.map((m) => [m.id, m]));
       if (st.me) s.members.set(st.me.id, st.me);
+      // A claim under way: the placeholder is its member's already.
+      for (const m of st.members) if (m.claimedBy) memberClaimed(s, m.id, m.claimedBy, fx);
       s.channels = new Map(st.channels.map((c) => [c.id, c]));
       s.roles = st.roles;
       s.mode = st.channelMode;
@@ -389,6 +400,7 @@ function messageCreated(s: WritableState, m: Message, seq: bigint, fx: Effects):
 }
 
 function memberChanged(s: WritableState, m: Member, fx: Effects): void {
+  if (m.claimedBy) return memberClaimed(s, m.id, m.claimedBy, fx);
   const old = s.members.get(m.id);
   // Logged member events carry no presence: keep the live one.
   if (old && m.presence === Presence.UNSPECIFIED) m = { ...m, presence: old.presence };
@@ -399,6 +411,19 @@ function memberChanged(s: WritableState, m: Member, fx: Effects): void {
     fx.emit("me");
   }
   fx.emit("members");
+}
+
+/**
+ * A placeholder being claimed (state/claims.ts): it leaves the member lists, and the member
+ * takes its place in the messages held (the pins here, the windows through Effects).
+ */
+function memberClaimed(s: WritableState, placeholderId: string, memberId: string, fx: Effects): void {
+  if (s.claims.get(placeholderId) === memberId && !s.members.has(placeholderId)) return;
+  s.claims.set(placeholderId, memberId);
+  s.members.delete(placeholderId);
+  for (const [id, p] of s.pins) s.pins.set(id, { ...p, messages: allClaimed(p.messages, s.claims) });
+  fx.claimed();
+  fx.emit("members", "pins");
 }
 
 /** A timeout of the person's that is running ends by itself: no event says so. */

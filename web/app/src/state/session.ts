@@ -396,6 +396,10 @@ export class Session implements Store, Effects {
     this.view(m.channelId, m.threadRootId, false)?.add(m);
   }
 
+  claimed(): void {
+    for (const v of this.views.values()) v.claim();
+  }
+
   messageChanged(m: Message): void {
     this.view(m.channelId, "", false)?.update(m);
     this.view(m.channelId, m.threadRootId || m.id, false)?.update(m);

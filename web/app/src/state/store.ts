@@ -77,6 +77,8 @@ export type WritableState = {
   call?: CallView;
   /** Push-to-talk and volumes, as kept in this browser. */
   voicePrefs: VoicePrefs;
+  /** Imported members claimed in this session: placeholder id to member id (state/claims.ts). */
+  claims: Map<string, string>;
 };
 
 type ReadOnly<T> =
@@ -112,6 +114,7 @@ export function emptyState(): WritableState {
     voiceVersion: 0n,
     voiceSeen: new Map(),
     voicePrefs: { ptt: false, pttKey: "Backquote", volumes: {} },
+    claims: new Map(),
   };
 }
 

@@ -12,6 +12,7 @@
 import type { ListMessagesResponse } from "../gen/svc/v1/chat_pb";
 import type { Message } from "../gen/svc/v1/types_pb";
 import { errorText, type Api } from "../lib/api";
+import { allClaimed, claimed } from "./claims";
 import { viewTopic, type ViewTopic } from "./topics";
 
 export const PAGE = 50;
@@ -23,8 +24,11 @@ export type ViewHost = {
   readonly api: { readonly chat: Pick<Api["chat"], "listMessages"> };
   /** The channel's window, for a thread's root it may hold already. */
   view(channelId: string, threadRootId: string, make: false): { readonly messages: readonly Message[] } | undefined;
-  /** The signed-in member (whose own messages are never new to them). */
-  readonly state: { readonly me?: { readonly id: string } };
+  /**
+   * The signed-in member (whose own messages are never new to them), and the imported members
+   * claimed (state/claims.ts: the messages loaded are shown as they will be).
+   */
+  readonly state: { readonly me?: { readonly id: string }; readonly claims?: ReadonlyMap<string, string> };
 };
 
 /** Pages of up to 200 messages read back to find where the unread part starts (jumpToNew). */
@@ -86,12 +90,28 @@ export class MessageView {
   }
 
   private async list(req: { beforeId?: string; afterId?: string; aroundId?: string }) {
-    return this.host.api.chat.listMessages({
+    const res = await this.host.api.chat.listMessages({
       channelId: this.channelId,
       threadRootId: this.threadRootId,
       limit: PAGE,
       ...req,
     });
+    return { ...res, messages: this.claimed(res.messages) };
+  }
+
+  private claimed(list: Message[]): Message[] {
+    return allClaimed(list, this.host.state?.claims ?? new Map());
+  }
+
+  /** An imported member was claimed: the messages held show the member in its place. */
+  claim(): void {
+    const claims = this.host.state?.claims ?? new Map<string, string>();
+    const root = this.root && claimed(this.root, claims);
+    const messages = this.claimed(this.messages);
+    this.early = this.early.map((e) => ({ ...e, m: claimed(e.m, claims) }));
+    if (root === this.root && messages === this.messages) return;
+    [this.root, this.messages] = [root, messages];
+    this.changed();
   }
 
   /**
@@ -313,7 +333,7 @@ export class MessageView {
       return true;
     }
     const res = await this.host.api.chat.listMessages({ channelId: this.channelId, aroundId: this.threadRootId, limit: 1 });
-    const got = res.messages.find((m) => m.id === this.threadRootId);
+    const got = this.claimed(res.messages).find((m) => m.id === this.threadRootId);
     if (got) this.root = this.root ? newer(this.root, got) : got;
     this.changed();
     return !!this.root;

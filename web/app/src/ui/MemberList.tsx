@@ -7,7 +7,7 @@ import { useEffect, useRef } from "preact/hooks";
 import { ChannelKind, MemberKind, Presence, type Channel, type Member } from "../gen/svc/v1/types_pb";
 import { channelMembers, channelTitle } from "../state/selectors";
 import { useStore, type Store } from "../state/store";
-import { Avatar, PresenceDot, presenceLabel } from "./common";
+import { Avatar, ImportedTag, PresenceDot, presenceLabel } from "./common";
 import "./memberlist.css";
 
 const ROWS_MAX = 300;
@@ -96,7 +96,7 @@ export function MemberList(props: { store: Store; channel: Channel; onMember: (i
                   const status = [m.statusEmoji, m.statusText].filter(Boolean).join(" ");
                   return (
                     <li key={m.id}>
-                      <button type="button" class="people-row" aria-label={`${name}${m.id === state.me?.id ? " (you)" : ""}, ${presenceLabel(m.presence, state.lost)}`} onClick={() => props.onMember(m.id)}>
+                      <button type="button" class="people-row" aria-label={`${name}${m.id === state.me?.id ? " (you)" : ""}${m.imported ? ", imported" : ""}, ${presenceLabel(m.presence, state.lost)}`} onClick={() => props.onMember(m.id)}>
                         <span class="people-avatar">
                           <Avatar base={store.base} member={m} size={32} />
                           <PresenceDot presence={m.presence} unknown={state.lost} />
@@ -105,6 +105,7 @@ export function MemberList(props: { store: Store; channel: Channel; onMember: (i
                           <span class="people-name">
                             {name}
                             {m.kind === MemberKind.BOT && <span class="tag">bot</span>}
+                            {m.imported && <ImportedTag />}
                           </span>
                           {status && <span class="people-status">{status}</span>}
                         </span>

@@ -1,26 +1,37 @@
-// Dialogs about people: a member's card (open a DM, mute, block) and a new DM or group DM.
+// Dialogs about people: a member's card (open a DM, mute, block; an imported member's claim, for
+// admins) and a new DM or group DM.
 
-import { useState } from "preact/hooks";
+import { useRef, useState } from "preact/hooks";
 import { MemberKind, MemberRole } from "../gen/svc/v1/types_pb";
 import { renderMarkdown } from "../lib/markdown";
-import { RANK_NAMES } from "../lib/ranks";
+import { isAdmin, RANK_NAMES } from "../lib/ranks";
 import { MemberAdmin, type MembersCommands } from "./admin/Members";
 import type { Api } from "../lib/api";
 import type { Commands } from "../state/commands";
 import { useStore, type Store } from "../state/store";
-import { Avatar, Dialog, PresenceDot, formatDay, presenceLabel } from "./common";
+import { Avatar, Dialog, ImportedTag, PresenceDot, formatDay, presenceLabel } from "./common";
+import { lazyView } from "./lazy";
 import { MemberModeration } from "./moderation/MemberModeration";
 import { ResetPasswordItem } from "./account/ResetLink";
 import { markdownContext, nameOf } from "../state/selectors";
 
-export type MemberCardCommands = MembersCommands & Pick<Commands, "openDM" | "toggleMute" | "toggleBlock" | "timeoutMember">;
+export type MemberCardCommands = MembersCommands & Pick<Commands, "openDM" | "toggleMute" | "toggleBlock" | "timeoutMember" | "claimMember" | "tell">;
+
+const ClaimForm = lazyView("the claim form", () => import("./imports/ClaimForm"), (m) => m.ClaimForm);
 
 export function MemberCard(props: { store: Store; act: MemberCardCommands; api: Api; memberId: string; onClose: () => void; onOpenChannel: (id: string) => void }) {
   const { store, act, memberId } = props;
   const state = useStore(store, "members", "status");
-  const m = state.members.get(memberId);
+  const [claiming, setClaiming] = useState(false);
+  // An imported member being claimed here leaves the members at the claim's first event: the
+  // card stays on them until the claim answers.
+  const live = state.members.get(memberId);
+  const known = useRef(live);
+  if (live) known.current = live;
+  const m = live ?? (claiming ? known.current : undefined);
+  const claimedBy = state.claims.get(memberId);
   const me = memberId === state.me?.id;
-  const name = nameOf(state, memberId);
+  const name = known.current ? known.current.displayName || known.current.username : nameOf(state, memberId);
   const message = async () => {
     const id = await act.openDM([memberId]);
     if (id) {
@@ -31,7 +42,7 @@ export function MemberCard(props: { store: Store; act: MemberCardCommands; api: 
   return (
     <Dialog title={name} onClose={props.onClose}>
       {!m ? (
-        <p class="muted">This member has left the community.</p>
+        <p class="muted">{claimedBy ? `The imported ${name} was claimed: their messages and reactions are ${nameOf(state, claimedBy)}'s now.` : "This member has left the community."}</p>
       ) : (
         <div class="member-card">
           <div class="member-card-head">
@@ -40,6 +51,7 @@ export function MemberCard(props: { store: Store; act: MemberCardCommands; api: 
               <p class="member-card-name">
                 {m.displayName || m.username} {m.kind === MemberKind.BOT && <span class="tag">bot</span>}
                 {m.role > MemberRole.MEMBER && <span class="tag">{RANK_NAMES[m.role]}</span>}
+                {m.imported && <ImportedTag />}
               </p>
               <p class="muted">@{m.username}</p>
               <p class="member-presence">
@@ -53,9 +65,27 @@ export function MemberCard(props: { store: Store; act: MemberCardCommands; api: 
             </p>
           )}
           {m.bio && <div class="member-bio">{renderMarkdown(m.bio, markdownContext(state))}</div>}
-          <p class="muted small">Member since {formatDay(m.joinedAtMs)}</p>
-          <MemberAdmin store={store} act={act} member={m} />
-          {!me && (
+          {m.imported ? (
+            <p class="muted small">
+              Came with the history imported on {formatDay(m.joinedAtMs)}. {name} has no account here: an admin can give their messages and reactions to
+              the member they are.
+            </p>
+          ) : (
+            <p class="muted small">Member since {formatDay(m.joinedAtMs)}</p>
+          )}
+          {m.imported &&
+            isAdmin(state) &&
+            (claiming ? (
+              <ClaimForm store={store} act={act} placeholder={m} onDone={props.onClose} onCancel={() => setClaiming(false)} />
+            ) : (
+              <div class="dialog-actions">
+                <button type="button" class="button button-primary" onClick={() => setClaiming(true)}>
+                  Claim…
+                </button>
+              </div>
+            ))}
+          {!m.imported && <MemberAdmin store={store} act={act} member={m} />}
+          {!me && !m.imported && (
             <div class="dialog-actions">
               <button type="button" class="button button-primary" onClick={message} disabled={state.blocked.has(memberId)}>
                 Message
@@ -69,7 +99,7 @@ export function MemberCard(props: { store: Store; act: MemberCardCommands; api: 
             </div>
           )}
           <MemberModeration store={store} act={act} api={props.api} member={m} onDone={props.onClose} />
-          <ResetPasswordItem store={store} api={props.api} member={m} />
+          {!m.imported && <ResetPasswordItem store={store} api={props.api} member={m} />}
         </div>
       )}
     </Dialog>
@@ -116,6 +146,7 @@ export function NewDM(props: { store: Store; act: Pick<Commands, "openDM">; onCl
                 <Avatar base={store.base} member={m} size={28} />
                 <span>{m.displayName || m.username}</span>
                 <span class="muted">@{m.username}</span>
+                {m.imported && <ImportedTag />}
               </label>
             </li>
           ))}

@@ -1,6 +1,6 @@
 // The person's own profile and settings: name, username, bio, status, picture (an upload with
 // a progress bar), away, the ways to the notification settings and (signed in with the built-in
-// issuer) the account page, and signing out of this server.
+// issuer) the account page, signing out of this server, and exporting the person's data.
 
 import { useId, useState } from "preact/hooks";
 import { Presence } from "../gen/svc/v1/types_pb";
@@ -13,6 +13,7 @@ import { useStore, type Store } from "../state/store";
 import { Avatar, Dialog, ErrorRow } from "./common";
 import { limited } from "./limits";
 import { AccountLink } from "./account/AccountLink";
+import { ExportData } from "./account/ExportData";
 import { NOTIFY_SETTINGS } from "./notify/NotifySettings";
 
 export function Profile(props: { store: Store; act: Pick<Commands, "saveProfile" | "setAway" | "run">; api: Api; onClose: () => void; onSignOut: () => void }) {
@@ -138,6 +139,8 @@ export function Profile(props: { store: Store; act: Pick<Commands, "saveProfile"
           Sign out of {state.info?.name ?? "this community"}
         </button>
       </div>
+      <hr />
+      <ExportData base={store.base} api={api} memberId={me.id} />
     </Dialog>
   );
 }

@@ -100,6 +100,15 @@ export function PresenceDot(props: { presence?: Presence; unknown?: boolean }) {
   return <span class={"presence presence-" + label} role="img" aria-label={label} title={label} />;
 }
 
+/** The mark of a member who came with an imported history (Member.imported: no account here). */
+export function ImportedTag() {
+  return (
+    <span class="tag tag-imported" title="Came with the community's imported history; has no account here">
+      imported
+    </span>
+  );
+}
+
 /** The phone's menu button, with a dot while another channel has something unread (unread). */
 export function MenuButton(props: { unread: number; onMenu: () => void }) {
   const { unread } = props;

@@ -1,5 +1,6 @@
 // The members screen (everyone): the community's members with a search, each opening their
-// card; and, on a member's card, the controls of ranks and roles for those who may use them
+// card (the members an import brought marked, and for admins, a way to list them alone to claim
+// each on their card); and, on a member's card, the controls of ranks and roles for those who may use them
 // (admins set lower ranks than their own on members below them, and the custom roles of those
 // members and their own; the owner anyone's).
 
@@ -7,18 +8,23 @@ import { useState } from "preact/hooks";
 import { MemberKind, MemberRole, type Member } from "../../gen/svc/v1/types_pb";
 import type { Commands } from "../../state/commands";
 import { useStore, type State, type Store } from "../../state/store";
-import { Avatar, PresenceDot } from "../common";
+import { isAdmin } from "../../lib/ranks";
+import { Avatar, ImportedTag, PresenceDot } from "../common";
 import { RoleChip } from "./ChannelSettings";
 import { Outcome, useAction } from "./parts";
 import { knownRoles, maySetRoles, rankName, rankRefusal, ranksToGive } from "./ranks";
+import "../imports/imports.css";
 
 export function MembersScreen(props: { store: Store; onMember: (id: string) => void }) {
   const { store } = props;
   const state = useStore(store, "status", "members");
   const [query, setQuery] = useState("");
+  const [onlyImported, setOnlyImported] = useState(false);
   const q = query.trim().toLowerCase().replace(/^@/, "");
   const all = [...state.members.values()];
+  const imported = all.filter((m) => m.imported).length;
   const shown = all
+    .filter((m) => !onlyImported || m.imported)
     .filter((m) => !q || m.username.includes(q) || m.displayName.toLowerCase().includes(q) || knownRoles(state, m.roleIds).some((r) => r.name.toLowerCase().includes(q)))
     .sort((a, b) => b.role - a.role || (a.displayName || a.username).localeCompare(b.displayName || b.username));
   return (
@@ -31,6 +37,18 @@ export function MembersScreen(props: { store: Store; onMember: (id: string) => v
           <span>Search members</span>
           <input class="input" type="search" value={query} placeholder="Name, @username or role" onInput={(e) => setQuery(e.currentTarget.value)} />
         </label>
+        {imported > 0 && isAdmin(state) && (
+          <div class="imported-note">
+            <p class="muted small">
+              {imported === 1 ? "1 member came" : `${imported} members came`} with an imported history and {imported === 1 ? "has" : "have"} no account here. Open one
+              and choose Claim… to give their messages to the member they are.
+            </p>
+            <label class="check">
+              <input type="checkbox" checked={onlyImported} onChange={() => setOnlyImported(!onlyImported)} />
+              Only imported members
+            </label>
+          </div>
+        )}
         <ul class="member-list" aria-label="Members">
           {shown.map((m) => (
             <li key={m.id}>
@@ -45,6 +63,7 @@ export function MembersScreen(props: { store: Store; onMember: (id: string) => v
                 </span>
                 <span class="chips">
                   {m.kind === MemberKind.BOT && <span class="tag">Bot</span>}
+                  {m.imported && <ImportedTag />}
                   {m.role > MemberRole.MEMBER && <span class="tag tag-rank">{rankName(m.role)}</span>}
                   {knownRoles(state, m.roleIds).map((r) => (
                     <RoleChip key={r.id} name={r.name} color={r.color} />

@@ -2276,9 +2276,9 @@ export const ServerService: GenService<{
    * The zip is made in the background and stored in the bucket; url is its signed download
    * link (GET /exports/{id}/{name}?exp=&sig=), valid 24 hours, after which the zip is deleted.
    * Until the zip is ready the link answers 503 with Retry-After; then it serves the zip. One
-   * export at a time per member (failed_precondition while one is being made), at most 3 a
-   * day per member (resource_exhausted, saying when to retry). unavailable on a server with
-   * no bucket.
+   * export at a time per member: asked again while one is being made, it answers that one's
+   * link (a page reloaded finds its export again). At most 3 a day per member
+   * (resource_exhausted, saying when to retry). unavailable on a server with no bucket.
    *
    * @generated from rpc svc.v1.ServerService.ExportMyData
    */
