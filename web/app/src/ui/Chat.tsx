@@ -30,13 +30,14 @@ import { ChannelKind } from "../gen/svc/v1/types_pb";
 import { VoiceRoom } from "./voice/VoiceRoom";
 import { VoiceBar } from "./voice/VoiceSide";
 import { NotifyHost, PushBanner } from "./notify/NotifyHost";
-import { NotifySettingsPage } from "./notify/NotifySettings";
 import { DiskFullBanner } from "./status/DiskFull";
 
 // The dialogs are chunks loaded when first opened.
 const Profile = lazyView("your profile", () => import("./Profile"), (m) => m.Profile, "dialog");
 const MemberCard = lazyView("the member's card", () => import("./People"), (m) => m.MemberCard, "dialog");
 const NewDM = lazyView("the new conversation", () => import("./People"), (m) => m.NewDM, "dialog");
+// The notification settings (#/settings/notifications) load when first opened, as the other pages do.
+const NotifySettingsPage = lazyView("your notification settings", () => import("./notify/NotifySettings"), (m) => m.NotifySettingsPage);
 
 type DialogState =
   | { kind: "member"; id: string }

@@ -5,7 +5,7 @@
 
 import { isAdmin } from "../../lib/ranks";
 import { useStore, type Store } from "../../state/store";
-import { communityHash } from "../admin/parts";
+import { communityHash } from "../admin/routes";
 import "../notify/notify.css";
 
 export function DiskFullBanner(props: { store: Store }) {
