@@ -187,6 +187,8 @@ func TestBrowserNotificationSettings(t *testing.T) {
 	p.clickJS("hide content", check("Hide the text"))
 	waitUntil(t, "hide_content", func() bool { return prefsOf(t, srv, owner).GetHideContent() })
 	p.waitFor("the email switch, and where the emails go", `document.querySelector(".notify-page")?.textContent.includes("Emails go to olivia@example.org.")`)
+	// The switches wait while a change is on its way (the server has it before its answer comes).
+	p.waitFor("hide content saved", `!`+check("Email me")+`.disabled`)
 	p.clickJS("email", check("Email me"))
 	waitUntil(t, "email on", func() bool { return prefsOf(t, srv, owner).GetEmail() })
 	if got := prefsOf(t, srv, owner); got.GetLevel() != svcv1.NotifyLevel_NOTIFY_LEVEL_ALL || !got.GetHideContent() {

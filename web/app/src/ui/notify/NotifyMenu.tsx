@@ -3,7 +3,7 @@
 // they unmute, and the way to the notification settings. The menu follows the ARIA menu pattern:
 // arrow keys move, Escape closes and gives the focus back to the bell.
 
-import { useEffect, useRef, useState } from "preact/hooks";
+import { useLayoutEffect, useRef, useState } from "preact/hooks";
 import { ChannelKind, NotifyLevel, type Channel } from "../../gen/svc/v1/types_pb";
 import { navigate } from "../../lib/router";
 import type { Commands } from "../../state/commands";
@@ -74,7 +74,9 @@ function NotifyMenu(props: { state: State; push: PushState; act: NotifyMenuComma
   const close = useRef(props.onClose);
   close.current = props.onClose;
 
-  useEffect(() => {
+  // A layout effect: the focus is in the menu from the render that shows it, so a key pressed
+  // as soon as it shows (Escape, an arrow) goes to the menu.
+  useLayoutEffect(() => {
     const el = ref.current;
     (el?.querySelector<HTMLElement>('[aria-checked="true"]') ?? el?.querySelector<HTMLElement>("[role^=menuitem]"))?.focus();
     // A press anywhere else closes it (the bell's own click toggles it).

@@ -1,1 +1,0 @@
-import{a,b}from"./chunk-ZIUNE7IJ.js";import"./chunk-H5A2JM6Y.js";import"./chunk-OE2QY4YG.js";import"./chunk-3G4AEBIZ.js";import"./chunk-GC2VJ33B.js";import"./chunk-ZD4ESAPE.js";export{b as MemberAdmin,a as MembersScreen};

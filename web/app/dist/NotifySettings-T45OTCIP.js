@@ -1,1 +1,0 @@
-import{b as a,c as b}from"./chunk-N5NMTPHG.js";import"./chunk-BYCYADVD.js";import"./chunk-3G4AEBIZ.js";import"./chunk-GC2VJ33B.js";import"./chunk-ZD4ESAPE.js";export{a as NOTIFY_SETTINGS,b as NotifySettingsPage};

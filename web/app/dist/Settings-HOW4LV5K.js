@@ -1,1 +1,0 @@
-import{a,b,c,d,e}from"./chunk-BFFJJXRI.js";import"./chunk-E7U7RXAL.js";import"./chunk-3G4AEBIZ.js";import"./chunk-GC2VJ33B.js";import"./chunk-ZD4ESAPE.js";export{a as LIMITS,c as ModeField,e as QuestionsField,b as SettingsScreen,d as questionsOver};
