@@ -10,17 +10,34 @@ import (
 
 // TestLoadAgainstATestServer runs the tool's core against an in-process server: a handful of
 // members send for a second, every stream gets every message exactly once; a second run on
-// the same server finds the members and channels of the first. Both stream readers: the
-// tool's own over h2c, and the Connect client.
+// the same server finds the members and channels of the first. Every stream reader: the
+// tool's own over h2c, the Connect client, and GET /events (a WebSocket); and over TLS, with
+// HTTP/2, HTTP/1.1 and the WebSocket.
 func TestLoadAgainstATestServer(t *testing.T) {
-	for _, client := range []string{"h2", "connect"} {
-		t.Run(client, func(t *testing.T) { testLoad(t, client) })
+	for _, tc := range []struct {
+		name, client string
+		tls, http1   bool
+	}{
+		{"h2", "h2", false, false},
+		{"connect", "connect", false, false},
+		{"ws", "ws", false, false},
+		{"tls", "connect", true, false},
+		{"tls-http1", "connect", true, true},
+		{"tls-ws", "ws", true, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) { testLoad(t, tc.client, tc.tls, tc.http1) })
 	}
 }
 
-func testLoad(t *testing.T, streamClient string) {
-	s := webtest.Start(t)
+func testLoad(t *testing.T, streamClient string, tls, http1 bool) {
+	var s *webtest.Server
+	if tls {
+		s = webtest.StartTLS(t, nil)
+	} else {
+		s = webtest.Start(t)
+	}
 	cfg := Config{
+		HTTP1:        http1,
 		URL:          s.URL,
 		Mint:         func(sub string) (string, error) { return s.Issuer.Mint(sub, "", time.Hour) },
 		Prefix:       "e2e",

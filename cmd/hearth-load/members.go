@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"net"
@@ -40,10 +41,16 @@ func newMember(cfg *Config, i int, token string, source net.IP) *member {
 	}
 	tr := &http.Transport{DialContext: d.DialContext, MaxIdleConnsPerHost: 4}
 	tr.Protocols = new(http.Protocols)
-	if cfg.HTTP1 {
+	switch {
+	case cfg.HTTP1:
 		tr.Protocols.SetHTTP1(true)
-	} else {
+	case cfg.tls():
+		tr.Protocols.SetHTTP2(true)
+	default:
 		tr.Protocols.SetUnencryptedHTTP2(true)
+	}
+	if cfg.tls() {
+		tr.TLSClientConfig = loopbackTLS()
 	}
 	hc := &http.Client{Transport: tr}
 	opts := []connect.ClientOption{connect.WithInterceptors(auth.WithBearer(token))}
@@ -65,6 +72,12 @@ func newMember(cfg *Config, i int, token string, source net.IP) *member {
 		token:     token,
 		source:    source,
 	}
+}
+
+// loopbackTLS is the TLS of the tool's connections: the server is on this machine (checkLoopback),
+// usually with a self-signed certificate, which is not checked.
+func loopbackTLS() *tls.Config {
+	return &tls.Config{InsecureSkipVerify: true, MinVersion: tls.VersionTLS12}
 }
 
 // subject is member i's login subject: the same for every run with the same prefix, so a

@@ -10,6 +10,7 @@ import (
 	"math"
 	"net"
 	"runtime"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -43,9 +44,9 @@ type Config struct {
 	Protocol  string
 	HTTP1     bool
 	JSONCodec bool
-	// StreamClient reads the Subscribe streams: "h2", the tool's own reader (h2Stream), for
-	// the Connect protocol's binary codec over h2c; "connect", the Connect client, for any
-	// protocol.
+	// StreamClient reads the streams: "h2", the tool's own reader (h2Stream), for the Connect
+	// protocol's binary codec over h2c; "connect", the Connect client, for any protocol; "ws",
+	// GET /events (the browser's stream) with a WebSocket client, in the codec of JSONCodec.
 	StreamClient string
 	// SourceIP, when set, is the first of the loopback addresses the members connect from:
 	// JoinsPerAddr members per address, so that Join's limit per address holds.
@@ -68,6 +69,9 @@ type Config struct {
 }
 
 func (c *Config) members() int { return max(c.Subscribers, c.Senders, 1) }
+
+// tls reports whether the server is reached over TLS (an https:// URL).
+func (c *Config) tls() bool { return strings.HasPrefix(c.URL, "https:") }
 
 // capacity is how many messages the run may send: what the schedule allows, plus a margin for
 // rounding, bounded by MaxMessages.

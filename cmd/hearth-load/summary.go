@@ -105,8 +105,17 @@ func newSummary(r *run) *Summary {
 		Subscribers: c.Subscribers, Senders: c.Senders, Channels: c.Channels,
 		Rate: c.Rate, SenderRate: c.SenderRate, Duration: c.Duration.Seconds(), TextBytes: c.TextBytes,
 	}
-	if c.HTTP1 {
+	switch {
+	case c.StreamClient == "ws":
+		// The streams' transport; the sends go as -http1 says.
+		s.Config.HTTP = "websocket"
+	case c.HTTP1:
 		s.Config.HTTP = "http/1.1"
+	case c.tls():
+		s.Config.HTTP = "h2"
+	}
+	if c.tls() {
+		s.Config.HTTP += " over tls"
 	}
 	if c.JSONCodec {
 		s.Config.Codec = "json"

@@ -1,0 +1,5 @@
+//go:build ws_coder
+
+package web
+
+var wsLibraryInUse wsLibrary = coderLibrary{}
