@@ -21,9 +21,9 @@ import (
 )
 
 // GET /events is the browser's live event stream over a WebSocket (docs/decisions.md,
-// "Events over a WebSocket"): the events of Subscribe, in the same two codecs, with the same
-// replay, resync, token expiry and limits, through the same fan-out (engine.Subscribe with a
-// sink of its own). Subscribe stays for every API client.
+// "Live events for browsers: Subscribe or WebSocket"): the events of Subscribe, in the same
+// two codecs, with the same replay, resync, token expiry and limits, through the same fan-out
+// (engine.Subscribe with a sink of its own). Subscribe stays for every API client.
 //
 //   - The client offers the codec as a subprotocol, hearth.v1.proto (binary messages, each a
 //     protobuf Event) or hearth.v1.json (text messages, each an Event in JSON), and its access
@@ -38,9 +38,9 @@ import (
 //   - Everything else is bounded as Subscribe is: the stream's queue and its slow-consumer
 //     rule, a write deadline on every write (Config.WriteTimeout), the connection cap per
 //     client address (a hijacked connection still counts), and a client that answers no ping
-//     is cut off: each heartbeat goes with a ping, whose pong must come within the write
-//     timeout. The client sends nothing else; a message over wsReadLimit closes the
-//     connection (1009).
+//     is ended as a slow consumer: each heartbeat goes with a ping, whose pong must come
+//     within the write timeout. The client sends nothing else; a message over wsReadLimit
+//     closes the connection (1009).
 //   - A page of another origin may connect only where CORS lets it call (-cors-origin).
 
 // eventsRoute names GET /events to the request log.
@@ -64,7 +64,6 @@ type events struct {
 	eng     *engine.Engine
 	auth    *authenticator
 	origins []string
-	lib     wsLibrary
 	conns   *connLimit
 	timeout time.Duration
 	proto   codec
@@ -121,7 +120,7 @@ func (e *events) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if e.conns != nil {
 		hw.released = e.conns.release
 	}
-	conn, err := e.lib.accept(hw, r, sub, wsReadLimit, live.pong)
+	conn, err := acceptWS(hw, r, sub, wsReadLimit, live.pong)
 	if err != nil {
 		// The library answered the request (a handshake it refuses).
 		return
@@ -166,7 +165,10 @@ func (e *events) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if end == engine.StreamShutdown {
 		code = 1001
 	}
-	conn.close(code, reason)
+	if !sink.stuck {
+		// A connection whose write missed its deadline takes no close frame either.
+		conn.close(code, reason)
+	}
 	hw.conn.Close()
 	<-read
 }
@@ -288,6 +290,8 @@ type wsSink struct {
 	timeout time.Duration
 	codec   codec
 	binary  bool
+	// stuck: a write missed its deadline.
+	stuck bool
 }
 
 func (k *wsSink) Write(frames []*engine.Frame) error {
@@ -307,12 +311,13 @@ func (k *wsSink) Write(frames []*engine.Frame) error {
 	if err == nil && beat {
 		// The ping goes in the same write.
 		k.live.pinged()
-		err = k.conn.ping(nil)
+		err = k.conn.ping()
 	}
 	if rerr := k.held.release(); err == nil {
 		err = rerr
 	}
 	if errors.Is(err, os.ErrDeadlineExceeded) {
+		k.stuck = true
 		return fmt.Errorf("%w: the client did not take a write within %s (%v)", engine.ErrSlowConsumer, k.timeout, err)
 	}
 	return err

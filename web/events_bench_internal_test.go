@@ -19,8 +19,8 @@ import (
 
 // The WebSocket library of GET /events was chosen with these benchmarks (docs/decisions.md,
 // "Live events for browsers: Subscribe or WebSocket"): the library's share of a delivery (its
-// framing and writes, through the endpoint's sink) and what an open connection holds. Each
-// runs the library in use (wsLibraryInUse).
+// framing and writes, through the endpoint's sink) and what an open connection holds, run
+// once with each candidate in its place.
 
 // wsBenchServer accepts WebSocket connections as GET /events does (the sink's heldConn, a
 // goroutine reading the client's frames) and hands over each one's sink.
@@ -29,7 +29,7 @@ func wsBenchServer(tb testing.TB) (*httptest.Server, chan *wsSink) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		hw := &hijackWriter{ResponseWriter: w, timeout: 10 * time.Second}
 		live := &wsLive{timeout: 10 * time.Second, noPong: func() {}}
-		conn, err := wsLibraryInUse.accept(hw, r, wsProto, wsReadLimit, live.pong)
+		conn, err := acceptWS(hw, r, wsProto, wsReadLimit, live.pong)
 		if err != nil {
 			return
 		}
@@ -134,4 +134,3 @@ func inUse() uint64 {
 	runtime.ReadMemStats(&m)
 	return m.HeapInuse + m.StackInuse
 }
-

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"connectrpc.com/connect"
-	"github.com/coder/websocket"
+	"github.com/lxzan/gws"
 
 	"hearth/auth"
 	svcv1 "hearth/proto/svc/v1"
@@ -42,24 +42,17 @@ func TestWebSocketConnectionsCountAgainstTheAddressCap(t *testing.T) {
 		}
 	}
 	waitCount(0)
-	open := func() *websocket.Conn {
+	open := func() *gws.Conn {
 		t.Helper()
-		c, _, err := websocket.Dial(ctx, strings.Replace(base, "http", "ws", 1)+"/events", &websocket.DialOptions{
-			HTTPClient:   &http.Client{Transport: &http.Transport{}},
-			Subprotocols: []string{wsProto, wsBearer + token},
+		c, _, err := gws.NewClient(gws.BuiltinEventHandler{}, &gws.ClientOption{
+			Addr:          strings.Replace(base, "http", "ws", 1) + "/events",
+			RequestHeader: http.Header{"Sec-Websocket-Protocol": {wsProto + ", " + wsBearer + token}},
 		})
 		if err != nil {
 			t.Fatal(err)
 		}
-		t.Cleanup(func() { c.CloseNow() })
-		// Read what comes (a heartbeat first): CloseRead would close on it.
-		go func() {
-			for {
-				if _, _, err := c.Read(ctx); err != nil {
-					return
-				}
-			}
-		}()
+		t.Cleanup(func() { c.NetConn().Close() })
+		go c.ReadLoop()
 		return c
 	}
 	first := open()
@@ -74,7 +67,7 @@ func TestWebSocketConnectionsCountAgainstTheAddressCap(t *testing.T) {
 	if n, err := over.Read(make([]byte, 1)); err != io.EOF {
 		t.Fatalf("a third connection beside two WebSockets: read %d bytes, %v; want it closed", n, err)
 	}
-	first.Close(websocket.StatusNormalClosure, "")
+	first.WriteClose(1000, nil)
 	waitCount(1)
 	open()
 	waitCount(2)

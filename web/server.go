@@ -120,7 +120,7 @@ func newHandler(opts Options) (http.Handler, *intake) {
 	if wt == 0 {
 		wt = writeTimeout
 	}
-	mux.Handle(eventsRoute, &events{eng: opts.Engine, auth: a, origins: opts.CORSOrigins, lib: wsLibraryInUse, conns: opts.conns, timeout: wt,
+	mux.Handle(eventsRoute, &events{eng: opts.Engine, auth: a, origins: opts.CORSOrigins, conns: opts.conns, timeout: wt,
 		proto: codec{name: "proto", present: opts.Engine.SignURLs}, json: codec{name: "json", json: true, present: opts.Engine.SignURLs}})
 	mountApp(mux)
 	mountInstallable(mux, opts.Engine)

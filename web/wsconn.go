@@ -2,38 +2,13 @@ package web
 
 import (
 	"bufio"
-	"context"
 	"net"
 	"net/http"
 	"sync"
 	"time"
 
-	"github.com/coder/websocket"
 	"github.com/lxzan/gws"
 )
-
-// wsConn is a WebSocket connection as the events endpoint uses it, whichever library speaks
-// the protocol (wsLibrary). Its writes go to a heldConn: the writer holds them while it writes
-// a batch of messages, which then leaves as one write.
-type wsConn interface {
-	// write writes one data message: binary, or text.
-	write(binary bool, b []byte) error
-	// ping writes a ping carrying p.
-	ping(p []byte) error
-	// read reads the client's frames until the connection fails or closes: the library
-	// answers pings and the close handshake, onPong is told of each pong, data messages up to
-	// the read limit are dropped, a larger one closes the connection (1009).
-	read() error
-	// close sends a close frame and closes the connection.
-	close(code int, reason string)
-}
-
-// wsLibrary accepts a WebSocket upgrade on w, answering with subprotocol and refusing client
-// messages over readLimit bytes; onPong is called, on the reading goroutine, with each
-// pong's payload. w's Hijack gives the library a heldConn.
-type wsLibrary interface {
-	accept(w http.ResponseWriter, r *http.Request, subprotocol string, readLimit int, onPong func([]byte)) (wsConn, error)
-}
 
 // heldConn is a hijacked connection whose writes can be held and written as one (a batch of
 // events: one write to the socket, one TLS record or a few), each within a write deadline.
@@ -146,88 +121,31 @@ func (w *hijackWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 
 func (w *hijackWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
-// coderLibrary is github.com/coder/websocket.
-type coderLibrary struct{}
-
-type coderConn struct{ c *websocket.Conn }
-
-func (coderLibrary) accept(w http.ResponseWriter, r *http.Request, subprotocol string, readLimit int, onPong func([]byte)) (wsConn, error) {
-	c, err := websocket.Accept(w, r, &websocket.AcceptOptions{
-		Subprotocols: []string{subprotocol},
-		// The endpoint checks the origin itself, as CORS does (eventsOrigin).
-		InsecureSkipVerify: true,
-		CompressionMode:    websocket.CompressionDisabled,
-		OnPongReceived:     func(_ context.Context, p []byte) { onPong(p) },
-	})
-	if err != nil {
-		return nil, err
-	}
-	c.SetReadLimit(int64(readLimit))
-	return coderConn{c}, nil
-}
-
-func (c coderConn) write(binary bool, b []byte) error {
-	typ := websocket.MessageText
-	if binary {
-		typ = websocket.MessageBinary
-	}
-	// No context with a deadline: the heldConn's deadline bounds the write, without a timer
-	// per message.
-	return c.c.Write(context.Background(), typ, b)
-}
-
-func (c coderConn) ping([]byte) error {
-	// coder's Ping writes the ping and waits for its pong, which the reading goroutine reads:
-	// it waits on a goroutine of its own, for a moment, so that the writer does not. The
-	// endpoint's read deadline, cleared by the pong (onPong), is what ends a silent client.
-	go func() {
-		ctx, cancel := context.WithTimeout(context.Background(), coderPingWait)
-		defer cancel()
-		c.c.Ping(ctx)
-	}()
-	return nil
-}
-
-// coderPingWait bounds the goroutine that waits for a pong (see coderConn.ping).
-const coderPingWait = 30 * time.Second
-
-func (c coderConn) read() error {
-	for {
-		_, _, err := c.c.Read(context.Background())
-		if err != nil {
-			return err
-		}
-	}
-}
-
-func (c coderConn) close(code int, reason string) {
-	c.c.Close(websocket.StatusCode(code), reason)
-}
-
-// gwsLibrary is github.com/lxzan/gws.
-type gwsLibrary struct{}
-
-type gwsConn struct {
+// wsConn is a GET /events connection, with github.com/lxzan/gws speaking the protocol (chosen
+// by benchmark: docs/decisions.md, "Live events for browsers: Subscribe or WebSocket"). Its
+// writes go to a heldConn: the sink holds them while it writes a batch of messages, which then
+// leaves as one write.
+type wsConn struct {
 	c *gws.Conn
-	h *gwsEvents
+	h *wsEvents
 }
 
-// gwsEvents are a connection's event handler: gws calls it from the reading goroutine.
-type gwsEvents struct {
+// wsEvents is a connection's event handler: gws calls it on the reading goroutine (read).
+type wsEvents struct {
 	gws.BuiltinEventHandler
 	onPong func([]byte)
 	err    error
-	done   chan struct{}
 }
 
-func (e *gwsEvents) OnPong(_ *gws.Conn, p []byte) { e.onPong(p) }
-func (e *gwsEvents) OnClose(_ *gws.Conn, err error) {
-	e.err = err
-	close(e.done)
-}
+func (e *wsEvents) OnPong(_ *gws.Conn, p []byte)   { e.onPong(p) }
+func (e *wsEvents) OnClose(_ *gws.Conn, err error) { e.err = err }
 
-func (gwsLibrary) accept(w http.ResponseWriter, r *http.Request, subprotocol string, readLimit int, onPong func([]byte)) (wsConn, error) {
-	h := &gwsEvents{onPong: onPong, done: make(chan struct{})}
+// acceptWS accepts a WebSocket upgrade on w, answering with subprotocol and refusing client
+// messages over readLimit bytes (1009); onPong is called, on the reading goroutine, with each
+// pong's payload. w's Hijack gives the library a heldConn (hijackWriter). On an error the
+// library has answered the request.
+func acceptWS(w http.ResponseWriter, r *http.Request, subprotocol string, readLimit int, onPong func([]byte)) (wsConn, error) {
+	h := &wsEvents{onPong: onPong}
 	up := gws.NewUpgrader(h, &gws.ServerOption{
 		SubProtocols:       []string{subprotocol},
 		ReadMaxPayloadSize: readLimit,
@@ -235,12 +153,13 @@ func (gwsLibrary) accept(w http.ResponseWriter, r *http.Request, subprotocol str
 	})
 	c, err := up.Upgrade(w, r)
 	if err != nil {
-		return nil, err
+		return wsConn{}, err
 	}
-	return gwsConn{c, h}, nil
+	return wsConn{c, h}, nil
 }
 
-func (c gwsConn) write(binary bool, b []byte) error {
+// write writes one data message: binary, or text.
+func (c wsConn) write(binary bool, b []byte) error {
 	op := gws.OpcodeText
 	if binary {
 		op = gws.OpcodeBinary
@@ -248,14 +167,18 @@ func (c gwsConn) write(binary bool, b []byte) error {
 	return c.c.WriteMessage(op, b)
 }
 
-func (c gwsConn) ping(p []byte) error { return c.c.WritePing(p) }
+// ping writes a ping.
+func (c wsConn) ping() error { return c.c.WritePing(nil) }
 
-func (c gwsConn) read() error {
+// read reads the client's frames until the connection fails or closes: the library answers
+// pings and the close handshake, tells OnPong of each pong, drops data messages up to the read
+// limit and closes the connection on a larger one (1009).
+func (c wsConn) read() error {
 	c.c.ReadLoop()
-	<-c.h.done
 	return c.h.err
 }
 
-func (c gwsConn) close(code int, reason string) {
+// close sends a close frame and closes the connection (the library does, once).
+func (c wsConn) close(code int, reason string) {
 	c.c.WriteClose(uint16(code), []byte(reason))
 }

@@ -13,8 +13,8 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 OUT=${OUT:-$PWD/perf-out}
 WORK=$(mktemp -d)
-ADDR=127.0.0.1:18080
-METRICS=127.0.0.1:19464
+ADDR=${ADDR:-127.0.0.1:18080}
+METRICS=${METRICS:-127.0.0.1:19464}
 URL=http://$ADDR
 mkdir -p "$OUT"
 CGO_ENABLED=0 go build -tags disable_grpc_modules -o "$WORK/hearth.linked" ./cmd/hearth # as README.md builds a server
@@ -134,16 +134,18 @@ streams() {
 # browsers: what a browser reaches, over TLS (a self-signed certificate): Subscribe over
 # HTTP/2, Subscribe over HTTP/1.1 (one connection per stream, as behind a proxy) and GET /events
 # (WebSocket), in turns on one data directory per load whose members joined in a first run
-# (so memory per stream is the streams' alone), a fresh server per run. ROUNDS (default 2).
+# (so memory per stream is the streams' alone), a fresh server per run. ROUNDS (default 2),
+# LOADS (default "std fast").
 browsers() {
 	local url=$URL
 	URL=https://$ADDR
 	openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 2 -subj /CN=127.0.0.1 \
 		-addext subjectAltName=IP:127.0.0.1 -keyout "$WORK/key.pem" -out "$WORK/cert.pem" 2>/dev/null
-	local tls=(-tls-cert "$WORK/cert.pem" -tls-key "$WORK/key.pem")
+	# Voice off: its UDP port is fixed, and may be taken on a shared machine.
+	local tls=(-tls-cert "$WORK/cert.pem" -tls-key "$WORK/key.pem" -voice-port 0)
 	local std=(-subscribers 1000 -channels 10 -rate 50 -duration 20s)
 	local fast=(-subscribers 100 -channels 10 -rate 1000 -duration 20s)
-	for load in std fast; do
+	for load in ${LOADS:-std fast}; do
 		local data=$WORK/browsers-$load args
 		if [ $load = std ]; then args=("${std[@]}"); else args=("${fast[@]}"); fi
 		start "$data" small "${tls[@]}"

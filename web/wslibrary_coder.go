@@ -1,5 +1,0 @@
-//go:build ws_coder
-
-package web
-
-var wsLibraryInUse wsLibrary = coderLibrary{}
