@@ -10,9 +10,8 @@ import (
 
 // TestLoadAgainstATestServer runs the tool's core against an in-process server: a handful of
 // members send for a second, every stream gets every message exactly once; a second run on
-// the same server finds the members and channels of the first. Every stream reader: the
-// tool's own over h2c, the Connect client, and GET /events (a WebSocket); and over TLS, with
-// HTTP/2, HTTP/1.1 and the WebSocket.
+// the same server finds the members and channels of the first. Both stream readers: the
+// tool's own over h2c, and the Connect client; and over TLS, with HTTP/2 and HTTP/1.1.
 func TestLoadAgainstATestServer(t *testing.T) {
 	for _, tc := range []struct {
 		name, client string
@@ -20,10 +19,8 @@ func TestLoadAgainstATestServer(t *testing.T) {
 	}{
 		{"h2", "h2", false, false},
 		{"connect", "connect", false, false},
-		{"ws", "ws", false, false},
 		{"tls", "connect", true, false},
 		{"tls-http1", "connect", true, true},
-		{"tls-ws", "ws", true, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) { testLoad(t, tc.client, tc.tls, tc.http1) })
 	}

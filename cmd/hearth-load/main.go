@@ -138,10 +138,8 @@ func parseArgs(args []string, stderr io.Writer) (Config, bool, bool, error) {
 	fs.IntVar(&c.TextBytes, "size", 0, "pad each message's text to this many bytes")
 	fs.StringVar(&c.Protocol, "protocol", "connect", "connect, grpc or grpcweb")
 	fs.BoolVar(&c.HTTP1, "http1", false, "use HTTP/1.1 (one connection per stream) instead of HTTP/2 (cleartext, or over TLS with an https:// URL)")
-	var ws bool
-	fs.BoolVar(&ws, "ws", false, "read the events over GET /events, the browser's WebSocket stream (wss:// with an https:// URL), instead of Subscribe")
 	fs.StringVar(&codec, "codec", "proto", "proto or json")
-	fs.StringVar(&c.StreamClient, "stream-client", "", "what reads the streams: h2, the tool's own lean reader (Connect, proto, h2c only; the default there), or connect, the Connect client (the default otherwise); -ws reads them with a WebSocket client")
+	fs.StringVar(&c.StreamClient, "stream-client", "", "what reads the streams: h2, the tool's own lean reader (Connect, proto, h2c only; the default there), or connect, the Connect client (the default otherwise)")
 	fs.StringVar(&sourceIP, "source-ip", "127.0.0.2", "first loopback address members connect from; \"\" for the system's choice")
 	fs.IntVar(&c.JoinsPerAddr, "joins-per-addr", 10, "members per source address (the server lets 10 join a minute from one address)")
 	fs.IntVar(&c.Concurrency, "concurrency", 50, "joins or stream openings in flight at once")
@@ -169,12 +167,6 @@ func parseArgs(args []string, stderr io.Writer) (Config, bool, bool, error) {
 		}
 	}
 	c.Watch = watcher{metricsURL: metricsURL, pid: pid, client: &http.Client{}}
-	if ws {
-		if c.StreamClient != "" {
-			return c, false, false, errors.New("-ws reads the streams with a WebSocket client: drop -stream-client")
-		}
-		c.StreamClient = "ws"
-	}
 	if err := c.fill(codec, sourceIP); err != nil {
 		return c, false, false, err
 	}
@@ -234,9 +226,9 @@ func (c *Config) fill(codec, sourceIP string) error {
 		}
 	case "h2":
 		if !lean {
-			return errors.New("-stream-client h2 reads the Connect protocol with -codec proto over h2c: drop -http1, -protocol or -codec, or use -stream-client connect")
+			return errors.New("-stream-client h2 reads the Connect protocol with -codec proto over h2c: drop -http1, -protocol or -codec, use an http:// URL, or use -stream-client connect")
 		}
-	case "connect", "ws":
+	case "connect":
 	default:
 		return fmt.Errorf("-stream-client %q: use h2 or connect", c.StreamClient)
 	}

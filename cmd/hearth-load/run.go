@@ -44,9 +44,9 @@ type Config struct {
 	Protocol  string
 	HTTP1     bool
 	JSONCodec bool
-	// StreamClient reads the streams: "h2", the tool's own reader (h2Stream), for the Connect
-	// protocol's binary codec over h2c; "connect", the Connect client, for any protocol; "ws",
-	// GET /events (the browser's stream) with a WebSocket client, in the codec of JSONCodec.
+	// StreamClient reads the Subscribe streams: "h2", the tool's own reader (h2Stream), for
+	// the Connect protocol's binary codec over h2c; "connect", the Connect client, for any
+	// protocol.
 	StreamClient string
 	// SourceIP, when set, is the first of the loopback addresses the members connect from:
 	// JoinsPerAddr members per address, so that Join's limit per address holds.

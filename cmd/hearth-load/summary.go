@@ -106,9 +106,6 @@ func newSummary(r *run) *Summary {
 		Rate: c.Rate, SenderRate: c.SenderRate, Duration: c.Duration.Seconds(), TextBytes: c.TextBytes,
 	}
 	switch {
-	case c.StreamClient == "ws":
-		// The streams' transport; the sends go as -http1 says.
-		s.Config.HTTP = "websocket"
 	case c.HTTP1:
 		s.Config.HTTP = "http/1.1"
 	case c.tls():

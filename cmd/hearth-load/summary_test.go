@@ -175,6 +175,16 @@ func TestFlags(t *testing.T) {
 	if err := bad.fill("proto", ""); err == nil {
 		t.Error("gRPC over HTTP/1.1 is accepted")
 	}
+	bad = c
+	bad.URL, bad.StreamClient = "https://127.0.0.1:8443", "h2"
+	if err := bad.fill("proto", ""); err == nil {
+		t.Error("the h2c reader over TLS is accepted")
+	}
+	tls := c
+	tls.URL, tls.StreamClient = "https://127.0.0.1:8443", ""
+	if err := tls.fill("proto", ""); err != nil || tls.StreamClient != "connect" {
+		t.Errorf("over TLS: %v, stream client %q; want the Connect client", err, tls.StreamClient)
+	}
 	if err := c.fill("proto", "10.0.0.2"); err == nil {
 		t.Error("a source address off loopback is accepted")
 	}
