@@ -6,13 +6,15 @@
 # and records the load it started at: numbers taken on a busy machine mean little.
 #
 #   bash cmd/hearth-load/baseline.sh            # everything, about 15 minutes on a quiet machine
-#   bash cmd/hearth-load/baseline.sh std idle   # only some: idle std fanout max streams http1
+#   bash cmd/hearth-load/baseline.sh std idle   # only some: idle std fanout max streams http1 browsers
+#
+# QUIET_TRIES (default 40) bounds the wait for a quiet machine, 15 s a try: 0 does not wait.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 OUT=${OUT:-$PWD/perf-out}
 WORK=$(mktemp -d)
-ADDR=127.0.0.1:18080
-METRICS=127.0.0.1:19464
+ADDR=${ADDR:-127.0.0.1:18080}
+METRICS=${METRICS:-127.0.0.1:19464}
 URL=http://$ADDR
 mkdir -p "$OUT"
 CGO_ENABLED=0 go build -tags disable_grpc_modules -o "$WORK/hearth.linked" ./cmd/hearth # as README.md builds a server
@@ -26,24 +28,26 @@ PID=
 log() { echo "$*" | tee -a "$OUT/commands.log"; }
 
 quiet() {
-	for _ in $(seq 40); do
+	for _ in $(seq "${QUIET_TRIES:-40}"); do
 		awk '{exit !($1 < 0.5)}' /proc/loadavg && break
 		sleep 15
 	done
 	log "# load average before the run: $(cut -d' ' -f1-3 /proc/loadavg)"
 }
 
-# start DATA MEMORY: a server on $ADDR with metrics on $METRICS.
+# start DATA MEMORY [FLAGS...]: a server on $ADDR with metrics on $METRICS.
 start() {
-	log "$WORK/hearth -data $1 -addr $ADDR -base-url $URL -metrics-addr $METRICS -memory $2 -log-level warn"
-	"$WORK/hearth" -data "$1" -addr $ADDR -base-url $URL -metrics-addr $METRICS -memory "$2" -log-level warn >"$1.log" 2>&1 &
+	local data=$1 mem=$2
+	shift 2
+	log "$WORK/hearth -data $data -addr $ADDR -base-url $URL -metrics-addr $METRICS -memory $mem -log-level warn $*"
+	"$WORK/hearth" -data "$data" -addr $ADDR -base-url $URL -metrics-addr $METRICS -memory "$mem" -log-level warn "$@" >"$data.log" 2>&1 &
 	PID=$!
 	for _ in $(seq 50); do
 		curl -sf "http://$METRICS/metrics" >/dev/null && return
 		sleep 0.2
 	done
 	echo "the server did not start:" >&2
-	cat "$1.log" >&2
+	cat "$data.log" >&2
 	exit 1
 }
 
@@ -125,6 +129,39 @@ streams() {
 	log "idle RSS with 5000 members, before any stream: $(sleep 10; rss)"
 	load streams-5000 "$WORK/streams" -subscribers 5000 -duration 0 -settle 10s
 	stop
+}
+
+# browsers: what a browser reaches, over TLS (a self-signed certificate): Subscribe over
+# HTTP/2 and over HTTP/1.1 (one connection per stream, as behind a proxy), in turns on one data directory per load whose members joined in a first run
+# (so memory per stream is the streams' alone), a fresh server per run. ROUNDS (default 2),
+# LOADS (default "std fast").
+browsers() {
+	local url=$URL
+	URL=https://$ADDR
+	openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 2 -subj /CN=127.0.0.1 \
+		-addext subjectAltName=IP:127.0.0.1 -keyout "$WORK/key.pem" -out "$WORK/cert.pem" 2>/dev/null
+	# Voice off: its UDP port is fixed, and may be taken on a shared machine.
+	local tls=(-tls-cert "$WORK/cert.pem" -tls-key "$WORK/key.pem" -voice-port 0)
+	local std=(-subscribers 1000 -channels 10 -rate 50 -duration 20s)
+	local fast=(-subscribers 100 -channels 10 -rate 1000 -duration 20s)
+	for load in ${LOADS:-std fast}; do
+		local data=$WORK/browsers-$load args
+		if [ $load = std ]; then args=("${std[@]}"); else args=("${fast[@]}"); fi
+		start "$data" small "${tls[@]}"
+		load "browsers-$load-join" "$data" "${args[@]:0:2}" -duration 0 -ca-cert "$WORK/cert.pem"
+		stop
+		for round in $(seq "${ROUNDS:-2}"); do
+			for mode in h2 http1; do
+				local flags=()
+				[ $mode = http1 ] && flags=(-http1)
+				quiet
+				start "$data" small "${tls[@]}"
+				load "browsers-$load-$mode-$round" "$data" "${args[@]}" "${flags[@]}" -ca-cert "$WORK/cert.pem"
+				stop
+			done
+		done
+	done
+	URL=$url
 }
 
 for what in "${@:-idle std http1 fanout max streams}"; do
