@@ -58,8 +58,10 @@ type NoticeRecipient struct {
 // member who received the event (so: who could see the channel when it was sent), but its
 // author, those who blocked or muted the author, and bots, each with the strongest reason it
 // reaches them. A message deleted since, or gone with retention, notifies nobody; any other
-// delivery gives nil.
-func (e *Engine) MessageNotices(d Delivery) (*MessageNotice, error) {
+// delivery gives nil. reachable, when set, says whether a member could be notified at all now
+// (no tab open, or emails on): the others are passed over before anything is read for them,
+// so that a busy channel whose members all have a tab open costs the notifier one look each.
+func (e *Engine) MessageNotices(d Delivery, reachable func(memberID string) bool) (*MessageNotice, error) {
 	m := d.Event().GetMessageCreated()
 	snap := d.Snapshot
 	if m == nil || snap == nil {
@@ -94,7 +96,7 @@ func (e *Engine) MessageNotices(d Delivery) (*MessageNotice, error) {
 	dm := ch.GetKind() == svcv1.ChannelKind_CHANNEL_KIND_DM
 	out := &MessageNotice{Message: m, Body: noticeBody(snap, m)}
 	consider := func(r *store.Reader, id string, mem *storepb.MemberRecord) error {
-		if mem == nil || id == m.GetAuthorId() || mem.GetMember().GetKind() == svcv1.MemberKind_MEMBER_KIND_BOT {
+		if mem == nil || id == m.GetAuthorId() || mem.GetMember().GetKind() == svcv1.MemberKind_MEMBER_KIND_BOT || (reachable != nil && !reachable(id)) {
 			return nil
 		}
 		if !snap.receivesAs(id, mem, d.Audience, rec) || !counts(snap, id, entry, m.GetSeq()) {

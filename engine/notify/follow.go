@@ -73,7 +73,7 @@ func (s *Service) handle(d engine.Delivery) {
 	if ev.GetMessageCreated() == nil {
 		return
 	}
-	n, err := s.eng.MessageNotices(d)
+	n, err := s.eng.MessageNotices(d, s.reachable)
 	if err != nil {
 		s.log.Error("deciding whom a message notifies", "err", err)
 		return
@@ -116,6 +116,16 @@ func (s *Service) handle(d engine.Delivery) {
 		}
 		s.pushTo(r.MemberID, pl, urgency, Topic(m.GetChannelId()), queued)
 	}
+}
+
+// reachable reports whether a message could notify a member now: a push only reaches a member
+// with no tab open (Engine.Away), an email digest one who turned emails on.
+func (s *Service) reachable(id string) bool {
+	if s.eng.Away(id) {
+		return true
+	}
+	p := s.prefs[id]
+	return s.digests != nil && p != nil && p.GetEmail()
 }
 
 // wants reports whether a member's choice for a channel lets a message through for a reason:
