@@ -167,7 +167,6 @@ func TestBrowserReplies(t *testing.T) {
 	if n := eval[int](bob, `document.querySelectorAll(".channel-view button.reply-quote").length`); n != 2 {
 		t.Errorf("clickable quotes: %d, want 2 (a deleted message's quote opens nothing)", n)
 	}
-	_ = reply
 
 	t.Log("in a thread: a reply to the root quotes it and goes back to it")
 	bob.clickJS("Reply in thread", messageJS(".channel-view", "Where at the lake?")+`.querySelector('[aria-label="Reply in thread"]')`)
@@ -181,6 +180,14 @@ func TestBrowserReplies(t *testing.T) {
 	}
 	bob.clickJS("the quote in the thread", messageJS(".thread-panel", "By the boathouse")+`.querySelector(".reply-quote")`)
 	bob.waitFor("the root focused", `document.activeElement === document.querySelector(".thread-panel .thread-root article.msg")`)
+
+	t.Log("a message of the channel answering a thread reply: its quote opens the thread on it")
+	boathouse := eval[string](bob, messageJS(".thread-panel", "By the boathouse")+`.dataset.id`)
+	send(t, owner, &svcv1.SendMessageRequest{ChannelId: general, Text: "Which boathouse?", ReplyToId: boathouse})
+	bob.click(`.thread-panel button[aria-label="Close thread"]`)
+	bob.waitFor("the thread closed", `!document.querySelector(".thread-panel")`)
+	bob.clickJS("the quote of a thread reply", messageJS(".channel-view", "Which boathouse?")+`.querySelector(".reply-quote")`)
+	bob.waitFor("the thread open on the reply", fmt.Sprintf(`location.hash.endsWith("/t/" + %s + "/m/" + %s) && !!document.querySelector(".thread-panel")`, js(reply.GetId()), js(boathouse)))
 	olivia.noErrors(srv.URL)
 	bob.noErrors(srv.URL)
 }

@@ -4,9 +4,8 @@
 // (and as the stream's changes to that message keep it: state/view.ts, requote), that opens the
 // answered message where it was written; "Original message deleted" once it is gone.
 
-import { Code } from "@connectrpc/connect";
 import type { Message } from "../../gen/svc/v1/types_pb";
-import { codeOf, errorText, type Api } from "../../lib/api";
+import type { Api } from "../../lib/api";
 import { plainText } from "../../lib/markdown";
 import { channelHash, navigate } from "../../lib/router";
 import type { Commands } from "../../state/commands";
@@ -109,9 +108,8 @@ export function ReplyQuote(props: { host: QuoteHost; message: Message }) {
 
 /**
  * Opens the message m answers: in m's thread when m is a thread reply (the answered one is in
- * the same thread), else in the channel. A top-level message may answer a thread reply, which
- * the quote does not say: a message the channel's window does not hold is looked up first, and
- * one that is not among the channel's messages is in a thread.
+ * the same thread); else where the answered one is, which the quote says (MessageRef's
+ * thread_root_id): the channel, or the thread of a thread reply a top-level message answers.
  */
 export async function openAnswered(host: QuoteHost, m: Message): Promise<void> {
   const id = m.replyTo?.id;
@@ -130,14 +128,8 @@ export async function openAnswered(host: QuoteHost, m: Message): Promise<void> {
     if (thread?.has(id)) return thread.highlight(id);
     return openMessage(store, { id, channelId: m.channelId, threadRootId: m.threadRootId });
   }
-  if (!store.view(m.channelId, "", false)?.has(id)) {
-    try {
-      await host.api.chat.listMessages({ channelId: m.channelId, aroundId: id, limit: 1 });
-    } catch (e) {
-      host.act.tell(codeOf(e) === Code.NotFound ? "The answered message is a reply in a thread." : `Could not open the answered message: ${errorText(e)}`, "info");
-      return;
-    }
-  }
+  const inThread = m.replyTo?.threadRootId ?? "";
+  if (inThread) return openMessage(store, { id, channelId: m.channelId, threadRootId: inThread });
   const view = store.view(m.channelId, "", false);
   const here = channelHash(m.channelId);
   if (view?.has(id) && (location.hash === here || location.hash.startsWith(here + "/"))) return view.highlight(id);

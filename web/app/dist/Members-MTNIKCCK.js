@@ -1,1 +1,0 @@
-import{a,b}from"./chunk-PNSXMNN4.js";import"./chunk-H5A2JM6Y.js";import"./chunk-BSOIWK6U.js";import"./chunk-UJWCHLFW.js";import"./chunk-VKHITBVP.js";import"./chunk-E2CNHOA6.js";export{b as MemberAdmin,a as MembersScreen};

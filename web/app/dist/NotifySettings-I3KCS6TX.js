@@ -1,1 +1,0 @@
-import{b as a,c as b}from"./chunk-K2WXSDGX.js";import"./chunk-36HOV3RW.js";import"./chunk-UJWCHLFW.js";import"./chunk-VKHITBVP.js";import"./chunk-E2CNHOA6.js";export{a as NOTIFY_SETTINGS,b as NotifySettingsPage};

@@ -1,1 +1,0 @@
-import{a,b,c,d,e}from"./chunk-A336OYGL.js";import"./chunk-67YJ35GI.js";import"./chunk-UJWCHLFW.js";import"./chunk-VKHITBVP.js";import"./chunk-E2CNHOA6.js";export{a as LIMITS,c as ModeField,e as QuestionsField,b as SettingsScreen,d as questionsOver};
