@@ -13,6 +13,7 @@ import (
 
 // TestOpenDM: the same set of members always gets the same DM; only its members hear of it.
 func TestOpenDM(t *testing.T) {
+	t.Parallel()
 	s := webtest.Start(t)
 	l := labels{}
 	alice, bob, carol, dave := s.Join("alice"), s.Join("bob"), s.Join("carol"), s.Join("dave")
@@ -95,6 +96,7 @@ func TestOpenDM(t *testing.T) {
 }
 
 func TestOpenDMBadInput(t *testing.T) {
+	t.Parallel()
 	s := webtest.Start(t)
 	alice := s.Join("alice")
 	var others []*webtest.Client
@@ -128,6 +130,7 @@ func TestOpenDMBadInput(t *testing.T) {
 // TestOpenDMRefusedByBlocks: a DM cannot be opened, nor sent to, when two of its members
 // blocked each other, in either direction; the refusal does not say who.
 func TestOpenDMRefusedByBlocks(t *testing.T) {
+	t.Parallel()
 	s := webtest.Start(t)
 	alice, bob, carol := s.Join("alice"), s.Join("bob"), s.Join("carol")
 	before, err := bob.Chat.OpenDM(ctx, req(&svcv1.OpenDMRequest{MemberIds: memberIDs(carol)}))
