@@ -15,6 +15,7 @@ import (
 // channel_created to whoever starts, channel_updated to whoever saw it and still does (for
 // SetChannelAccess), member_updated to everyone (for SetMemberRoles).
 func TestChannelAccessEvents(t *testing.T) {
+	t.Parallel()
 	c := newCast(t)
 	gardeners, cooks := c.role(t, "gardeners"), c.role(t, "cooks")
 	garden := c.channel(t, c.owner, "garden", svcv1.ChannelKind_CHANNEL_KIND_TEXT)
@@ -78,6 +79,7 @@ func TestChannelAccessEvents(t *testing.T) {
 // SendMessage and every event of a channel limited to a role reach only its holders, admins and
 // the owner. A moderator is not an admin.
 func TestLimitedChannelIsInvisibleWithoutTheRole(t *testing.T) {
+	t.Parallel()
 	c := newCast(t)
 	gardeners := c.role(t, "gardeners")
 	garden := c.channel(t, c.owner, "garden", svcv1.ChannelKind_CHANNEL_KIND_TEXT)
@@ -141,6 +143,7 @@ func TestLimitedChannelIsInvisibleWithoutTheRole(t *testing.T) {
 }
 
 func TestSetChannelAccessBadInput(t *testing.T) {
+	t.Parallel()
 	c := newCast(t)
 	r := c.role(t, "gardeners")
 	text := c.channel(t, c.owner, "general", svcv1.ChannelKind_CHANNEL_KIND_TEXT)

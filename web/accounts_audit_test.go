@@ -21,6 +21,7 @@ import (
 // ID token is refused as a bearer token, after a refresh too; the access tokens and `hearth
 // token`'s tokens still work.
 func TestBuiltInIssuerIDTokenIsNotAnAccessToken(t *testing.T) {
+	t.Parallel()
 	s := webtest.Start(t)
 	s.Join("owner") // a Mint token, as `hearth token` prints
 	tok := s.SignUp(t, "ida", pw, nil)
@@ -83,6 +84,7 @@ func focusedID(t *testing.T, res webtest.Response) string {
 // the message when it is about no field, so that a keyboard or screen reader user starts there.
 // The pages run no script: autofocus does it.
 func TestSignInPagesFocusTheFieldInError(t *testing.T) {
+	t.Parallel()
 	s, owner := newOpenCommunity(t)
 	clock := webtest.NewClockAt(time.Now())
 	s.SetSignInClock(clock.Now)
@@ -168,6 +170,7 @@ func TestSignInPagesFocusTheFieldInError(t *testing.T) {
 // no-referrer); the browser's Sec-Fetch-Site tells them apart. The page's own posts (same-origin)
 // and clients that send neither header still work.
 func TestSignInFormsRefuseCrossSiteNullOrigin(t *testing.T) {
+	t.Parallel()
 	s, _ := newOpenCommunity(t)
 	s.SignUp(t, "kit", pw, nil)
 	o := s.OAuth()
@@ -208,6 +211,7 @@ func TestSignInFormsRefuseCrossSiteNullOrigin(t *testing.T) {
 // either way, and the 10-character minimum counts characters of the normalized form. Long
 // passwords (1,024 bytes) work; one byte more is refused with the limit named.
 func TestPasswordsAreUnicodeNormalized(t *testing.T) {
+	t.Parallel()
 	s, _ := newOpenCommunity(t)
 	const nfc, nfd = "caf\u00e9 caf\u00e9 caf\u00e9", "cafe\u0301 cafe\u0301 cafe\u0301"
 	s.SignUp(t, "nora", nfc, nil)
@@ -230,6 +234,7 @@ func TestPasswordsAreUnicodeNormalized(t *testing.T) {
 // missing client_id, or with a client assertion (the one client is public), is the client's
 // mistake: 401 invalid_client (RFC 6749, 5.2), not a 500, and the refresh token is not spent.
 func TestTokenEndpointAnswersClientMistakesWithInvalidClient(t *testing.T) {
+	t.Parallel()
 	s := webtest.Start(t)
 	tok := s.SignUp(t, "vic", pw, nil)
 	for name, form := range map[string]url.Values{
@@ -252,6 +257,7 @@ func TestTokenEndpointAnswersClientMistakesWithInvalidClient(t *testing.T) {
 // TestSignUpPageWordsJoinRefusals: a Join refused on the sign-up page is told in the page's
 // words, not the API's field names (invite_code, answers[1]).
 func TestSignUpPageWordsJoinRefusals(t *testing.T) {
+	t.Parallel()
 	clock := webtest.NewClockAt(time.Now())
 	s := webtest.Start(t, webtest.WithClock(clock))
 	owner := s.Join("owner")
@@ -286,6 +292,7 @@ func TestSignUpPageWordsJoinRefusals(t *testing.T) {
 // too; a known username with a wrong password and an unknown username get the same status and
 // page, and so do their rate-limited answers (10 failures per username and address).
 func TestPasswordPageDoesNotRevealWhetherAUsernameExists(t *testing.T) {
+	t.Parallel()
 	s, _ := newOpenCommunity(t)
 	clock := webtest.NewClockAt(time.Now())
 	s.SetSignInClock(clock.Now)
@@ -313,6 +320,7 @@ func TestPasswordPageDoesNotRevealWhetherAUsernameExists(t *testing.T) {
 // authorize endpoint drops its own oldest requests once it has 100 (an IPv6 /64 counting as
 // one host), never the page someone else is filling in.
 func TestAuthorizationRequestsAreBoundedPerAddress(t *testing.T) {
+	t.Parallel()
 	s, _ := newOpenCommunity(t)
 	s.SetTrustedProxies("127.0.0.1/32")
 	// The authorize endpoint takes one request every 2 seconds from an address after 30.

@@ -192,6 +192,7 @@ func code(t *testing.T, secret string, at time.Time) string {
 // (the QR code's key, a code computed here), the sign-in then asks for a code, a recovery code
 // works once, and turning TOTP off needs a code.
 func TestTwoStepSignInWithACodeAndRecoveryCodesInABrowser(t *testing.T) {
+	t.Parallel()
 	s := issuerServer(t)
 	s.SignUp(t, "ada", pw, nil)
 	b := newTab(t)
@@ -256,6 +257,7 @@ func TestTwoStepSignInWithACodeAndRecoveryCodesInABrowser(t *testing.T) {
 // TestPasskeysInABrowser: a passkey added on the account page (Chromium's virtual
 // authenticator) signs in without a password, and is the second step after one.
 func TestPasskeysInABrowser(t *testing.T) {
+	t.Parallel()
 	s := issuerServer(t)
 	s.SignUp(t, "bo", pw, nil)
 	b := newTab(t)
@@ -298,6 +300,7 @@ func TestPasskeysInABrowser(t *testing.T) {
 // their browser, signs one out (its refresh token stops working, the other's does not), then
 // all of them.
 func TestDevicesAndSignOutEverywhereInABrowser(t *testing.T) {
+	t.Parallel()
 	s := issuerServer(t)
 	s.SignUp(t, "cy", pw, nil)
 	phone := s.OAuth()
@@ -331,6 +334,7 @@ func TestDevicesAndSignOutEverywhereInABrowser(t *testing.T) {
 
 // TestResetLinkInABrowser: a member opens the link an admin made and sets a new password.
 func TestResetLinkInABrowser(t *testing.T) {
+	t.Parallel()
 	s := issuerServer(t)
 	owner := s.Client(s.Token("owner"))
 	dee, tok := accountMember(t, s, "dee")
@@ -354,6 +358,7 @@ func TestResetLinkInABrowser(t *testing.T) {
 // TestSignUpPageInABrowser: the first person is told they become the owner; a taken username
 // is said as it is typed; a refused sign-up keeps what was typed.
 func TestSignUpPageInABrowser(t *testing.T) {
+	t.Parallel()
 	fresh := webtest.StartConfig(t, nil, webtest.WithLocalhost())
 	fresh.SetWebURL(fresh.URL + "/done")
 	b := newTab(t)
@@ -392,6 +397,7 @@ func TestSignUpPageInABrowser(t *testing.T) {
 // moderator, a moderator without a second factor sets TOTP up before the sign-in completes;
 // a member is not asked.
 func TestRequiredTwoStepIsSetUpBeforeSignInCompletesInABrowser(t *testing.T) {
+	t.Parallel()
 	s := issuerServer(t)
 	mod, _ := accountMember(t, s, "fay")
 	accountMember(t, s, "gus")
@@ -425,6 +431,7 @@ func TestRequiredTwoStepIsSetUpBeforeSignInCompletesInABrowser(t *testing.T) {
 
 // TestForgotPasswordPageInABrowser: with mail, the sign-in page leads to "Forgot password".
 func TestForgotPasswordPageInABrowser(t *testing.T) {
+	t.Parallel()
 	ms := mailtest.Start(t, mailtest.Options{})
 	s := issuerServer(t, func(c *webConfig) { webtest.WithMail(ms)(c) })
 	b := newTab(t)

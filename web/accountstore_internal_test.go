@@ -18,6 +18,7 @@ import (
 // times to the millisecond), and the store's answers come back as auth's errors, which the
 // issuer tells apart (a taken name, a missing account, a reused refresh token).
 func TestAccountStoreKeepsEveryFieldAndSpeaksAuthsErrors(t *testing.T) {
+	t.Parallel()
 	db, err := store.Open(t.TempDir(), store.ProfileSmall, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	if err != nil {
 		t.Fatal(err)

@@ -31,6 +31,7 @@ func adminClient(dir string) *http.Client {
 // its status, writes a backup into its bucket under backups/, and streams one that restores to
 // the seq it had.
 func TestAdminSocketBacksUpTheRunningServer(t *testing.T) {
+	t.Parallel()
 	s := webtest.Start(t)
 	alice := s.Join("alice")
 	ch := mustChannel(t, alice, "general", svcv1.ChannelKind_CHANNEL_KIND_TEXT)
@@ -86,6 +87,7 @@ func TestAdminSocketBacksUpTheRunningServer(t *testing.T) {
 // TestScheduledBackupsRunOnTheEngineClock: -backup-every and -backup-keep, wired by web.Open:
 // every interval one backup into -backup-to, the newest kept.
 func TestScheduledBackupsRunOnTheEngineClock(t *testing.T) {
+	t.Parallel()
 	clock := webtest.NewClock()
 	s := webtest.Start(t, webtest.WithClock(clock))
 	s.Join("alice")

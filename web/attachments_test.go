@@ -135,6 +135,7 @@ func TestAttachments(t *testing.T) {
 // A member outside a private channel is never issued a URL of a file sent there: not by a
 // call, not by a live event, not by replay.
 func TestAttachmentURLsOnlyToThoseWhoSeeTheFile(t *testing.T) {
+	t.Parallel()
 	c := newCommunity(t)
 	s := c.s
 	carol := c.join("carol")

@@ -33,6 +33,7 @@ func bigFrameGIF(t *testing.T, side int) []byte {
 // logical screen its header claims: 11 KB "of 16x16" holding a 4,000x4,000 frame, which
 // every client would decode wherever the emoji shows, is refused.
 func TestEmojiGIFFrameLargerThanItsScreenIsRefused(t *testing.T) {
+	t.Parallel()
 	s := webtest.Start(t)
 	alice := s.Join("alice")
 	bomb := bigFrameGIF(t, 4000)
@@ -62,6 +63,7 @@ func TestEmojiGIFFrameLargerThanItsScreenIsRefused(t *testing.T) {
 // A preview's image is left out when its GIF frames reach past 8,192 pixels on a side, however
 // small the logical screen its header claims.
 func TestLinkPreviewGIFFrameLargerThanItsScreenIsLeftOut(t *testing.T) {
+	t.Parallel()
 	site := newPages(t)
 	site.html("/big", ogPage("Big", "A GIF claiming 16x16", "", "/big.gif"))
 	site.file("/big.gif", "image/gif", bigFrameGIF(t, 9000))
@@ -88,6 +90,7 @@ func TestLinkPreviewGIFFrameLargerThanItsScreenIsLeftOut(t *testing.T) {
 // An XHTML page (application/xhtml+xml) is read in the encoding its XML declaration names, as
 // browsers read it: a Shift_JIS page's title is Japanese, not windows-1252 mojibake.
 func TestLinkPreviewXHTMLPageInItsDeclaredEncoding(t *testing.T) {
+	t.Parallel()
 	site := newPages(t)
 	site.file("/xhtml", "application/xhtml+xml", []byte(`<?xml version="1.0" encoding="Shift_JIS"?>`+
 		`<html xmlns="http://www.w3.org/1999/xhtml"><head><title>`+"\x93\xfa\x96\x7b\x8c\xea"+`</title>`+
@@ -113,6 +116,7 @@ func TestLinkPreviewXHTMLPageInItsDeclaredEncoding(t *testing.T) {
 // message never named. A quote around a link still ends it, and so does an apostrophe in the
 // host, which no host name has (a possessive: "https://example.com's home page").
 func TestLinkPreviewOfALinkWithAnApostrophe(t *testing.T) {
+	t.Parallel()
 	site := newPages(t)
 	site.html("/wiki/Ender's_Game", "<title>Ender's Game</title>")
 	site.html("/wiki/Ender", "<title>Ender (disambiguation)</title>")

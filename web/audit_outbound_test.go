@@ -14,6 +14,7 @@ import (
 // would make each of them decode gigabytes. Such an image is left out (the preview keeps
 // its text); one of 8,192 pixels on a side, the settings images' limit, is kept.
 func TestLinkPreviewImageOfHugeDimensionsIsLeftOut(t *testing.T) {
+	t.Parallel()
 	site := newPages(t)
 	site.html("/wide", ogPage("Wide", "w", "", "/wide.png"))
 	site.file("/wide.png", "image/png", pngHeader(100_000, 10))
@@ -56,6 +57,7 @@ func TestLinkPreviewImageOfHugeDimensionsIsLeftOut(t *testing.T) {
 // sniffed as a page; a name made to break the Content-Disposition header stays one quoted
 // parameter.
 func TestUploadsThatCouldRunAreNeverPages(t *testing.T) {
+	t.Parallel()
 	s := webtest.Start(t)
 	owner := s.Join("owner")
 	svg := mustUpload(t, s, owner, "pic.svg", []byte(`<?xml version="1.0"?><svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>`))
@@ -106,6 +108,7 @@ func TestUploadsThatCouldRunAreNeverPages(t *testing.T) {
 // the server, logged as an error and never cached, so every request for its preview fetched
 // the hostile page again.
 func TestLinkPreviewRedirectToAnOverlongURLIsThePagesFailure(t *testing.T) {
+	t.Parallel()
 	site := newPages(t)
 	long := "/long?" + strings.Repeat("a", 9000)
 	site.handle("/start", func(w http.ResponseWriter, r *http.Request) { http.Redirect(w, r, long, http.StatusFound) })

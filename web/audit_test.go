@@ -18,6 +18,7 @@ import (
 // with the text the message has now, and a deleted message's events empty (deleted, no text,
 // no files, no reactions).
 func TestReplayDoesNotRevealDeletedOrEditedText(t *testing.T) {
+	t.Parallel()
 	c := newCommunity(t)
 	alice := c.member(svcv1.MemberRole_MEMBER_ROLE_MEMBER)
 	bob := c.member(svcv1.MemberRole_MEMBER_ROLE_MEMBER)
@@ -93,6 +94,7 @@ func TestReplayDoesNotRevealDeletedOrEditedText(t *testing.T) {
 // a message does: both are refused either way, as typing is, until the block is lifted. Deleting
 // one's own message stays possible.
 func TestBlockStopsEditsAndReactionsInADM(t *testing.T) {
+	t.Parallel()
 	c := newCommunity(t)
 	alice := c.member(svcv1.MemberRole_MEMBER_ROLE_MEMBER)
 	bob := c.member(svcv1.MemberRole_MEMBER_ROLE_MEMBER)
@@ -128,6 +130,7 @@ func TestBlockStopsEditsAndReactionsInADM(t *testing.T) {
 // TestBlockLetsAReactionBeTakenBack: a block stops new reactions in a DM, but a member may
 // still take back a reaction of their own made before it, as they may delete their message.
 func TestBlockLetsAReactionBeTakenBack(t *testing.T) {
+	t.Parallel()
 	c := newCommunity(t)
 	alice := c.member(svcv1.MemberRole_MEMBER_ROLE_MEMBER)
 	bob := c.member(svcv1.MemberRole_MEMBER_ROLE_MEMBER)
@@ -149,6 +152,7 @@ func TestBlockLetsAReactionBeTakenBack(t *testing.T) {
 // could put in their own source would run code as a member of their own rank, in the private
 // channels the bot is in.
 func TestPluginOfAHigherBotIsNotAnAdminsToManage(t *testing.T) {
+	t.Parallel()
 	c := newCommunity(t)
 	admin := c.member(svcv1.MemberRole_MEMBER_ROLE_ADMIN)
 	p := mustInstall(t, c.owner, "steward", "chat.on('message', function (m) {});")

@@ -17,6 +17,7 @@ import (
 // TestAuthenticationRefusals sends one refused token per check through the real HTTP surface:
 // each is unauthenticated, with a message that names the check and nothing more.
 func TestAuthenticationRefusals(t *testing.T) {
+	t.Parallel()
 	trusted := authtest.NewIssuer(t)
 	untrusted := authtest.NewIssuer(t)
 	s := webtest.Start(t, func(o *engine.Options) { o.TrustedIssuers = []string{trusted.URL()} })

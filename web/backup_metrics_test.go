@@ -21,6 +21,7 @@ import (
 // -backup-to) counts as ok and sets when the last one succeeded and its size; one whose
 // destination fails counts as failed and leaves both as they were.
 func TestMetricsCountBackups(t *testing.T) {
+	t.Parallel()
 	clock := webtest.NewClock()
 	data := t.TempDir()
 	folder := filepath.Join(t.TempDir(), "backups")

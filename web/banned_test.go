@@ -15,6 +15,7 @@ import (
 // do. Every call but GetServerInfo, streams and uploads included, now says it is banned; after
 // an unban the login can join again.
 func TestABannedLoginIsToldItIsBanned(t *testing.T) {
+	t.Parallel()
 	s := webtest.Start(t)
 	owner := s.Join("owner")
 	bob := s.Join("bob")
@@ -58,6 +59,7 @@ func TestABannedLoginIsToldItIsBanned(t *testing.T) {
 // have 16 open; opening a 17th ends their oldest with resource_exhausted, and every other stream,
 // theirs and other members', goes on.
 func TestSeventeenthStreamEndsTheOldest(t *testing.T) {
+	t.Parallel()
 	s := webtest.Start(t)
 	alice := s.Join("alice")
 	bob := s.Join("bob")

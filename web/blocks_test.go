@@ -16,6 +16,7 @@ import (
 // messages out of the caller's unread and mention counts, old messages included, and only
 // theirs.
 func TestBlockAndMute(t *testing.T) {
+	t.Parallel()
 	c := newCommunity(t)
 	alice, bob, carol := c.owner, c.join("bob"), c.join("carol")
 	b := bob.Member.GetId()

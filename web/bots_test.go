@@ -23,6 +23,7 @@ import (
 // sending at its own rate, rotated (the old token dies at once), deleted (its messages stay,
 // its username is free again).
 func TestBotLife(t *testing.T) {
+	t.Parallel()
 	clock := webtest.NewClock()
 	s := webtest.Start(t, webtest.WithClock(clock), func(o *engine.Options) { o.BotRate, o.BotBurst = 2, 3 })
 	owner := s.Join("owner")
@@ -126,6 +127,7 @@ func TestBotLife(t *testing.T) {
 }
 
 func TestCreateBotRules(t *testing.T) {
+	t.Parallel()
 	c := newCast(t)
 	for _, who := range []*webtest.Client{c.member, c.mod, c.bot} {
 		_, err := who.Bot.CreateBot(ctx, req(&svcv1.CreateBotRequest{Username: "nope"}))
@@ -167,6 +169,7 @@ func TestCreateBotRules(t *testing.T) {
 
 // Managing a bot is for admins and the owner who outrank it; bots are never kicked or banned.
 func TestBotManagementRanks(t *testing.T) {
+	t.Parallel()
 	c := newCast(t)
 	id := c.bot.Member.GetId()
 	for _, who := range []*webtest.Client{c.member, c.mod, c.bot2, c.bot} {
@@ -224,6 +227,7 @@ func TestBotManagementRanks(t *testing.T) {
 // The old token fails on the very next call after RotateBotToken, on every surface: calls
 // (after a run of successful ones), a stream opened with it (which ends), and uploads.
 func TestRotatedTokenFailsAtOnce(t *testing.T) {
+	t.Parallel()
 	s := webtest.Start(t)
 	owner := s.Join("owner")
 	old := s.CreateBot(owner, "rotor")
@@ -261,6 +265,7 @@ func TestRotatedTokenFailsAtOnce(t *testing.T) {
 
 // DeleteBot ends the bot's open streams at once.
 func TestDeleteBotEndsItsStreams(t *testing.T) {
+	t.Parallel()
 	s := webtest.Start(t)
 	owner := s.Join("owner")
 	bot := s.CreateBot(owner, "goner")
@@ -277,6 +282,7 @@ func TestDeleteBotEndsItsStreams(t *testing.T) {
 
 // A bot uploads a file and sends it, with its token as the Bearer of POST /upload.
 func TestBotUploadsAndSends(t *testing.T) {
+	t.Parallel()
 	s := webtest.Start(t)
 	owner := s.Join("owner")
 	bot := s.CreateBot(owner, "poster")
@@ -291,6 +297,7 @@ func TestBotUploadsAndSends(t *testing.T) {
 // TestBotSendRateDefaults: with no -bot-rate or -bot-burst a bot sends a burst of 40, then 20
 // a second.
 func TestBotSendRateDefaults(t *testing.T) {
+	t.Parallel()
 	clock := webtest.NewClock()
 	s := webtest.Start(t, webtest.WithClock(clock))
 	owner := s.Join("owner")

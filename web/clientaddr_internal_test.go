@@ -7,6 +7,7 @@ import (
 )
 
 func TestClientAddrOf(t *testing.T) {
+	t.Parallel()
 	trusted := proxies{netip.MustParsePrefix("10.0.0.0/8"), netip.MustParsePrefix("fd00::/8")}
 	for _, tc := range []struct {
 		name    string

@@ -15,6 +15,7 @@ import (
 // open (256 by default; 4 here). One more is closed as it opens, before a byte is read from
 // it; the others are served; once one closes, a new one is served again.
 func TestConnectionsPerAddressAreCapped(t *testing.T) {
+	t.Parallel()
 	// The test's connections come from loopback, which is not capped otherwise (a reverse
 	// proxy on the same host).
 	s, base := serveInternal(t, Config{MaxConnsPerAddr: 4}, func(s *Server) { s.conns.local = true })

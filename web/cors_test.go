@@ -52,6 +52,7 @@ func withOrigin(origin string, got *http.Header) connect.Interceptor {
 }
 
 func TestCORSPreflightsAndHeaders(t *testing.T) {
+	t.Parallel()
 	s, owner := newOpenCommunity(t)
 	const origin = "https://client.example.org"
 	for _, tc := range []struct{ path, method, headers string }{
@@ -123,6 +124,7 @@ func TestCORSPreflightsAndHeaders(t *testing.T) {
 }
 
 func TestCORSOriginRestriction(t *testing.T) {
+	t.Parallel()
 	s, _ := newOpenCommunity(t)
 	s.SetCORSOrigins("https://chat.example.net", "http://localhost:5173")
 	for origin, allowed := range map[string]bool{
@@ -149,6 +151,7 @@ func TestCORSOriginRestriction(t *testing.T) {
 // TestCORSNeverReachesPagesOrCookies: the sign-in forms, signed files, invite redirects and
 // /healthz are same-origin only, and nothing anywhere allows credentials.
 func TestCORSNeverReachesPagesOrCookies(t *testing.T) {
+	t.Parallel()
 	s, _ := newOpenCommunity(t)
 	for _, p := range []string{"/oauth/login", "/oauth/password", "/healthz", "/invite/ABCDEFGHIJ", "/files/x/y"} {
 		res := preflight(t, s.URL, p, "https://evil.example", "POST", "")

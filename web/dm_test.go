@@ -13,6 +13,7 @@ import (
 
 // TestOpenDM: the same set of members always gets the same DM; only its members hear of it.
 func TestOpenDM(t *testing.T) {
+	t.Parallel()
 	s := webtest.Start(t)
 	l := labels{}
 	alice, bob, carol, dave := s.Join("alice"), s.Join("bob"), s.Join("carol"), s.Join("dave")
@@ -95,6 +96,7 @@ func TestOpenDM(t *testing.T) {
 }
 
 func TestOpenDMBadInput(t *testing.T) {
+	t.Parallel()
 	s := webtest.Start(t)
 	alice := s.Join("alice")
 	var others []*webtest.Client
@@ -129,6 +131,7 @@ func TestOpenDMBadInput(t *testing.T) {
 // another; the refusal says who blocked only to that member (the one blocked is told they
 // cannot write there, not why), and to others nothing of who.
 func TestOpenDMRefusedByBlocks(t *testing.T) {
+	t.Parallel()
 	s := webtest.Start(t)
 	alice, bob, carol := s.Join("alice"), s.Join("bob"), s.Join("carol")
 	before, err := bob.Chat.OpenDM(ctx, req(&svcv1.OpenDMRequest{MemberIds: memberIDs(carol)}))

@@ -52,6 +52,7 @@ func corruptLastGIFFrame(t *testing.T, b []byte) []byte {
 // the header checks but are rejected, with why; a valid image of each type an emoji may be
 // (PNG, GIF and WebP, still and animated) is added, and only those are listed and stored.
 func TestEmojiThatDoesNotDecodeIsRejected(t *testing.T) {
+	t.Parallel()
 	s := webtest.Start(t)
 	alice := s.Join("alice")
 	png := pngImage(t, 64, 64)
@@ -92,6 +93,7 @@ func TestEmojiThatDoesNotDecodeIsRejected(t *testing.T) {
 // TestEmojiFramesWithinThePixelBudget: an animation's frames may hold as many pixels as sixteen
 // of 512x512 together; one more frame, each a few hundred bytes, is refused before it is decoded.
 func TestEmojiFramesWithinThePixelBudget(t *testing.T) {
+	t.Parallel()
 	s := webtest.Start(t)
 	alice := s.Join("alice")
 	full := sandboxtest.FlatGIF(t, 512, 16)

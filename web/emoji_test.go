@@ -28,6 +28,7 @@ import (
 // serves the same bytes, with its type and a year of caching, without a token, and still after
 // a restart.
 func TestEmojiAreAddedListedAndServed(t *testing.T) {
+	t.Parallel()
 	s := webtest.Start(t)
 	alice := s.Join("alice")
 	bob := s.Join("bob")
@@ -89,6 +90,7 @@ func TestEmojiAreAddedListedAndServed(t *testing.T) {
 // image in order; what passes is added, and what is skipped (folders, __MACOSX, dotfiles) is
 // not listed at all.
 func TestEmojiRejections(t *testing.T) {
+	t.Parallel()
 	s := webtest.Start(t)
 	alice := s.Join("alice")
 	mustAddEmoji(t, s, alice, filePart("taken.png", pngImage(t, 8, 8)))
@@ -171,6 +173,7 @@ func TestEmojiRejections(t *testing.T) {
 // A body over 64 MB is a 413 and adds nothing, not even the images before the excess; so is a
 // body cut short. Bodies that are not parts named file are 400s.
 func TestEmojiRequestLimits(t *testing.T) {
+	t.Parallel()
 	s := webtest.Start(t)
 	alice := s.Join("alice")
 
@@ -234,6 +237,7 @@ func wantEmojiRefused(t *testing.T, what string, got emojiAnswer, status int, te
 // Members may list and export but not add or delete; without a token nothing but the images;
 // while the community is set up, only the owner adds.
 func TestEmojiPermissions(t *testing.T) {
+	t.Parallel()
 	s := webtest.Start(t)
 	owner := s.Client(s.Token("owner"))
 	if _, err := owner.Server.Join(ctx, req(&svcv1.JoinRequest{})); err != nil {
@@ -280,6 +284,7 @@ func TestEmojiPermissions(t *testing.T) {
 
 // GET /emoji: a weak ETag that changes with the emoji, 304 for it, gzip when asked.
 func TestEmojiListCaching(t *testing.T) {
+	t.Parallel()
 	s := webtest.Start(t)
 	alice := s.Join("alice")
 	first := fetchAs(t, s, alice, "/emoji")
@@ -340,6 +345,7 @@ func TestEmojiListCaching(t *testing.T) {
 // DeleteEmoji: the URL answers 404 at once and for good (a new emoji of the same name gets a new
 // id), the object leaves the bucket, and members hear emoji_changed.
 func TestEmojiDelete(t *testing.T) {
+	t.Parallel()
 	s := webtest.Start(t)
 	alice := s.Join("alice")
 	bob := s.Join("bob")
@@ -391,6 +397,7 @@ func TestEmojiDelete(t *testing.T) {
 // One request that adds several emoji sends one emoji_changed to every member; one that adds
 // nothing sends none.
 func TestEmojiChangedOncePerRequest(t *testing.T) {
+	t.Parallel()
 	s := webtest.Start(t)
 	alice := s.Join("alice")
 	bob := s.Join("bob")
@@ -415,6 +422,7 @@ func TestEmojiChangedOncePerRequest(t *testing.T) {
 // GET /emoji.zip has every emoji as name.ext; uploaded to another server, it makes the same set,
 // byte for byte.
 func TestEmojiExportImportRoundTrip(t *testing.T) {
+	t.Parallel()
 	a := webtest.Start(t)
 	alice := a.Join("alice")
 	mustAddEmoji(t, a, alice, filePart("pack.zip", zipOf(t,
@@ -465,6 +473,7 @@ func TestEmojiExportImportRoundTrip(t *testing.T) {
 
 // Thirty uploads a minute per member, POST /upload and POST /emoji together.
 func TestEmojiRateLimitIsSharedWithUploads(t *testing.T) {
+	t.Parallel()
 	clock := webtest.NewClock()
 	s := webtest.Start(t, webtest.WithClock(clock))
 	alice := s.Join("alice")
@@ -492,6 +501,7 @@ func TestEmojiRateLimitIsSharedWithUploads(t *testing.T) {
 
 // A custom emoji is a reaction as :name:, and message text keeps :name: as written.
 func TestEmojiInReactionsAndText(t *testing.T) {
+	t.Parallel()
 	s := webtest.Start(t)
 	alice := s.Join("alice")
 	bob := s.Join("bob")
@@ -515,6 +525,7 @@ func TestEmojiInReactionsAndText(t *testing.T) {
 // An object under emoji/ without a row (a crash between storing it and committing the row) is
 // swept; an emoji's object is not.
 func TestEmojiOrphansAreSwept(t *testing.T) {
+	t.Parallel()
 	// A negative age makes every object old enough.
 	s := webtest.Start(t, func(o *engine.Options) { o.OrphanAge = -time.Hour })
 	alice := s.Join("alice")
@@ -535,6 +546,7 @@ func TestEmojiOrphansAreSwept(t *testing.T) {
 
 // The answer is JSON as protojson writes it (statuses by name).
 func TestEmojiAnswerIsProtoJSON(t *testing.T) {
+	t.Parallel()
 	s := webtest.Start(t)
 	alice := s.Join("alice")
 	r, _ := http.NewRequest(http.MethodPost, s.URL+"/emoji", nil)
@@ -562,6 +574,7 @@ func TestEmojiAnswerIsProtoJSON(t *testing.T) {
 // An archive of more than 10,000 files is refused whole, before any entry is looked at; a
 // request of more than 10,000 results is a 400 and adds nothing.
 func TestEmojiCountLimits(t *testing.T) {
+	t.Parallel()
 	s := webtest.Start(t)
 	alice := s.Join("alice")
 	many := func(n int, name string) []byte {
@@ -594,6 +607,7 @@ func TestEmojiCountLimits(t *testing.T) {
 // Two requests adding the same name at once: one adds it, the other finds it taken, and only
 // the added emoji's object stays.
 func TestEmojiSameNameAtOnce(t *testing.T) {
+	t.Parallel()
 	s := webtest.Start(t)
 	alice := s.Join("alice")
 	// The bodies are made here and sent from two goroutines, which only report back.

@@ -201,6 +201,7 @@ func fixed(m map[string][]string) func() map[string][]string {
 
 // TestEventsAuditChannelsAndMessages: channel and message calls in ROLES mode.
 func TestEventsAuditChannelsAndMessages(t *testing.T) {
+	t.Parallel()
 	a := newAuditScene(t)
 	a.run(t, channelAndMessageSteps(a))
 }
@@ -208,6 +209,7 @@ func TestEventsAuditChannelsAndMessages(t *testing.T) {
 // TestEventsAuditReplayAfterRestart: the same calls, each replayed after a restart: who may
 // receive a logged event is stored with it.
 func TestEventsAuditReplayAfterRestart(t *testing.T) {
+	t.Parallel()
 	a := newAuditScene(t)
 	a.restart = true
 	a.run(t, channelAndMessageSteps(a))
@@ -364,6 +366,7 @@ func channelAndMessageSteps(a *auditScene) []auditStep {
 // TestEventsAuditCommunity: members, roles, settings (images included), blocks and mutes,
 // emoji, bots, invites, reports and uploads, then the OPT_IN mode and a kick.
 func TestEventsAuditCommunity(t *testing.T) {
+	t.Parallel()
 	a := newAuditScene(t)
 	var newRole *svcv1.Role
 	var newBot *webtest.Client
@@ -557,6 +560,7 @@ func TestEventsAuditCommunity(t *testing.T) {
 // TestEventsAuditTyping: typing goes to the channel's other members only (a hidden DM's
 // members included; blocks hide nothing outside DMs), never to the typist, and is not logged.
 func TestEventsAuditTyping(t *testing.T) {
+	t.Parallel()
 	a := newAuditScene(t)
 	a.ephemeral = true
 	typing := func(by *webtest.Client, ch *svcv1.Channel) func(t *testing.T) {
@@ -594,6 +598,7 @@ func TestEventsAuditTyping(t *testing.T) {
 // it, with the seqs the API names: a message's seq is the seq of the event that last changed it,
 // created_seq that of its message_created; a channel's last_message_seq its newest message's.
 func TestEventsAuditPayloads(t *testing.T) {
+	t.Parallel()
 	a := newAuditScene(t)
 	st := a.admin.Subscribe(t, a.s.Engine.Seq())
 	next := func(what string) *svcv1.Event {
@@ -691,6 +696,7 @@ func TestEventsAuditPayloads(t *testing.T) {
 // TestEventsAuditPresence: a presence change goes to every member, the member's own devices
 // included, and is never logged: a replay has none.
 func TestEventsAuditPresence(t *testing.T) {
+	t.Parallel()
 	a := newAuditScene(t)
 	before := a.s.Engine.Seq()
 	own := a.member.Subscribe(t, before) // member is ONLINE from here

@@ -43,6 +43,7 @@ func startLogged(t *testing.T) (*webtest.Server, *syncBuffer) {
 // gRPC or gRPC-Web call's HTTP status is 200, so such a call was logged at debug as a success,
 // and a Connect one under its service's route with no code or message.
 func TestCallsFailedBeforeTheInterceptorsAreLoggedAsFailed(t *testing.T) {
+	t.Parallel()
 	s, log := startLogged(t)
 	alice := s.Join("alice")
 	big := strings.Repeat("a", 2<<20)
@@ -82,6 +83,7 @@ func TestCallsFailedBeforeTheInterceptorsAreLoggedAsFailed(t *testing.T) {
 // TestFailedRequestsLogTheirMessage: a plain endpoint's failure is logged with the message the
 // client got (the line had the status alone).
 func TestFailedRequestsLogTheirMessage(t *testing.T) {
+	t.Parallel()
 	s, log := startLogged(t)
 	alice := s.Join("alice")
 	if res := postBody(t, s, "", multipartType[len("Content-Type: "):], strings.NewReader("x")); res.status != http.StatusUnauthorized {
@@ -110,6 +112,7 @@ func TestFailedRequestsLogTheirMessage(t *testing.T) {
 // too. Such calls were once logged at debug as successes (gRPC, gRPC-Web) or with no code or
 // message (Connect).
 func TestFailedToolCallsAreLoggedAsFailed(t *testing.T) {
+	t.Parallel()
 	s, log := startLogged(t)
 	const health, reflection = "method=/grpc.health.v1.Health/Check", "method=/grpc.reflection.v1.ServerReflection/ServerReflectionInfo"
 	longSymbol := "svc.v1." + strings.Repeat("x", 70<<10)
@@ -172,6 +175,7 @@ func rawPost(t *testing.T, url, contentType, body, token string) int {
 // procedure and code, like ours. They were counted as routes by their HTTP status, so a
 // failed health check was a 200.
 func TestMetricsCountToolCallsByTheirCode(t *testing.T) {
+	t.Parallel()
 	o := startOps(t, "")
 	hc := grpchealth.NewClient(webtest.HTTPClient(), o.URL, connect.WithGRPC())
 	if _, err := hc.Check(ctx, &grpchealth.CheckRequest{}); err != nil {
@@ -203,6 +207,7 @@ func TestMetricsCountToolCallsByTheirCode(t *testing.T) {
 // "unknown" (a label per made-up path would grow without end). Such calls were not counted at
 // all. A call the interceptors counted is not counted twice, and a preflight is no call.
 func TestMetricsCountCallsRefusedBeforeTheInterceptors(t *testing.T) {
+	t.Parallel()
 	o := startOps(t, "")
 	token, err := o.Issuer.Mint("alice", "Alice", time.Hour)
 	if err != nil {

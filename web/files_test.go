@@ -134,6 +134,7 @@ func TestUnusedUploadsExpire(t *testing.T) {
 // Objects without a row (a crash between storing a file and committing its row) are swept
 // once they are old enough; files with rows, and young objects, stay.
 func TestOrphanSweep(t *testing.T) {
+	t.Parallel()
 	s := webtest.Start(t, func(o *engine.Options) { o.OrphanAge = time.Hour })
 	owner := s.Join("owner")
 	kept := mustUpload(t, s, owner, "kept.txt", []byte("kept"))

@@ -16,6 +16,7 @@ func (f *flushCounter) Flush() { f.flushes++ }
 // TestHoldFlushes: while a stream holds flushes, Connect's per-message flushes do not reach
 // the connection, the bytes are all there, and the first flush without the hold sends them.
 func TestHoldFlushes(t *testing.T) {
+	t.Parallel()
 	rec := &flushCounter{ResponseRecorder: httptest.NewRecorder()}
 	w := &answerWriter{ResponseWriter: rec}
 	w.holdFlushes(true)

@@ -364,6 +364,7 @@ func TestInFlightBeforeAuthenticationIsCappedPerAddress(t *testing.T) {
 
 // TestCallsWithoutATokenHaveSmallBodies: the one call that needs no token reads at most 4 KiB.
 func TestCallsWithoutATokenHaveSmallBodies(t *testing.T) {
+	t.Parallel()
 	s := webtest.Start(t)
 	body := `{"padding":"` + strings.Repeat("x", 8<<10) + `"}`
 	c := dialRaw(t, s)
@@ -380,6 +381,7 @@ func TestCallsWithoutATokenHaveSmallBodies(t *testing.T) {
 // flight before authentication, or 64 people behind one address loading pictures would lock
 // it out.
 func TestSignedDownloadsDoNotHoldTheAddress(t *testing.T) {
+	t.Parallel()
 	s := webtest.Start(t)
 	s.SetTrustedProxies("127.0.0.1/32")
 	alice := s.Join("alice")

@@ -16,6 +16,7 @@ import (
 // TestTricklingCallBodyIsCutOff, and every write one too, see TestZeroWindowStreamIsEndedWithin30s);
 // an HTTP/2 connection whose client takes nothing for the write timeout is closed.
 func TestHTTPServerTimeouts(t *testing.T) {
+	t.Parallel()
 	srv := web.NewHTTPServer(http.NotFoundHandler(), webtest.Logger(), 0)
 	if srv.ReadHeaderTimeout != 10*time.Second || srv.IdleTimeout != 2*time.Minute || srv.ReadTimeout != 0 || srv.WriteTimeout != 0 {
 		t.Fatalf("header %s, idle %s, read %s, write %s", srv.ReadHeaderTimeout, srv.IdleTimeout, srv.ReadTimeout, srv.WriteTimeout)

@@ -209,6 +209,7 @@ func TestSettingsImageRefusals(t *testing.T) {
 // Join's avatar_url is a picture elsewhere on the web, kept as given (never signed); a member
 // who comes back with another replaces an uploaded one, whose file goes.
 func TestJoinAvatarIsExternal(t *testing.T) {
+	t.Parallel()
 	c := newCommunity(t)
 	s := c.s
 	dan := s.Client(s.Token("dan"))

@@ -66,6 +66,7 @@ func post(t *testing.T, addr string, length, sent int) string {
 // with 408 "the body stalled" for a 16 MB upload sent at once, as the first upload on fresh
 // data waited for the sandbox to compile.)
 func TestServerPauseIsNotTheClientsStall(t *testing.T) {
+	t.Parallel()
 	const window = time.Second
 	addr := bodyServer(t, window, 2*window)
 	if got := post(t, addr, 64<<10, 64<<10); got != "read 65536, <nil>" {

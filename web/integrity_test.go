@@ -18,6 +18,7 @@ import (
 // The row rewrite used to drop the person's name from the username index, so that a third
 // member could take the same username.
 func TestRewritingADeletedBotKeepsTheUsernameOfWhoTookIt(t *testing.T) {
+	t.Parallel()
 	s := webtest.Start(t)
 	owner := s.Join("owner")
 	alice := s.Join("alice")
@@ -51,6 +52,7 @@ func TestRewritingADeletedBotKeepsTheUsernameOfWhoTookIt(t *testing.T) {
 // (with different texts) makes one message, and one DM comes of many OpenDM at once by both
 // of its members.
 func TestRacingSendsAndDMsMakeOneOfEach(t *testing.T) {
+	t.Parallel()
 	s := webtest.Start(t)
 	owner := s.Join("owner")
 	alice := s.Join("alice")

@@ -19,6 +19,7 @@ import (
 // members, messages or events reach an outsider: not live, not in any answer or error, not in
 // a replay after reconnecting. A member removed early stops hearing at once.
 func TestNothingOfAPrivateChannelOrDMReachesOutsiders(t *testing.T) {
+	t.Parallel()
 	c := newCast(t)
 	seq0 := c.s.Engine.Seq()
 	outsiders := []*webtest.Client{c.admin, c.admin2, c.mod, c.bot2}

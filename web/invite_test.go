@@ -54,6 +54,7 @@ var inviteCode = regexp.MustCompile(`^[A-Z2-7]{10}$`)
 // TestInvites: creating, listing and revoking invites, and joining an invite-only community
 // with them: codes in any case, expiry on the server's clock, max_uses, revocation.
 func TestInvites(t *testing.T) {
+	t.Parallel()
 	c := newCommunity(t)
 	mod := c.member(svcv1.MemberRole_MEMBER_ROLE_MODERATOR)
 	now := c.clock.Now()
@@ -162,6 +163,7 @@ func TestInvites(t *testing.T) {
 // TestJoinQuestions: answers must match the questions in number, and each is at most 1,000
 // characters.
 func TestJoinQuestions(t *testing.T) {
+	t.Parallel()
 	c := newCommunity(t)
 	if _, err := c.owner.Server.UpdateServerSettings(ctx, req(&svcv1.UpdateServerSettingsRequest{
 		SetJoinQuestions: true, JoinQuestions: []string{"Who are you?", "Why here?"},
@@ -181,6 +183,7 @@ func TestJoinQuestions(t *testing.T) {
 // in. Each comes from its own loopback address, as 20 browsers would, so that the Join rate
 // limit (per address) stays out of the way.
 func TestConcurrentJoinsOnAnInvite(t *testing.T) {
+	t.Parallel()
 	c := newCommunity(t)
 	if _, err := c.owner.Server.UpdateServerSettings(ctx, req(&svcv1.UpdateServerSettingsRequest{InviteOnly: ptr(true)})); err != nil {
 		t.Fatal(err)
@@ -242,6 +245,7 @@ func fromAddress(s *webtest.Server, ip, token string) svcv1connect.ServerService
 // TestInviteRedirect: GET /invite/{code} and /i/{code} send a browser, without a token, to the
 // web client's join page with the server and the code URL-encoded.
 func TestInviteRedirect(t *testing.T) {
+	t.Parallel()
 	s := webtest.Start(t)
 	noFollow := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	for _, tc := range []struct{ path, code string }{

@@ -20,6 +20,7 @@ import (
 
 // TestJoinLimitCountsAnIPv6Slash64AsOneHost: Join's 10 a minute per address.
 func TestJoinLimitCountsAnIPv6Slash64AsOneHost(t *testing.T) {
+	t.Parallel()
 	s := webtest.Start(t)
 	s.SetTrustedProxies("127.0.0.1/32")
 	s.Join("owner")
@@ -44,6 +45,7 @@ func TestJoinLimitCountsAnIPv6Slash64AsOneHost(t *testing.T) {
 // TestSignInLimitCountsAnIPv6Slash64AsOneHost: the sign-in attempts' 10 a minute per address,
 // which a sign-up counts toward.
 func TestSignInLimitCountsAnIPv6Slash64AsOneHost(t *testing.T) {
+	t.Parallel()
 	s, _ := newOpenCommunity(t)
 	s.SetTrustedProxies("127.0.0.1/32")
 	o := s.OAuth()

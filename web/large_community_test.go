@@ -16,6 +16,7 @@ import (
 // more than one Badger transaction takes under the small memory profile. The switch still
 // succeeds, and every member stays in every channel, after a restart too.
 func TestOptInSwitchOfALargeCommunity(t *testing.T) {
+	t.Parallel()
 	s := webtest.Start(t)
 	owner := s.Join("owner")
 	const members, channels = 400, 40
@@ -44,6 +45,7 @@ func TestOptInSwitchOfALargeCommunity(t *testing.T) {
 // Deleting a role held by 9,000 members rewrites 9,000 member rows: more than one transaction
 // holds. The role goes, and no member keeps it, after a restart too.
 func TestDeleteRoleHeldByThousands(t *testing.T) {
+	t.Parallel()
 	s := webtest.Start(t)
 	owner := s.Join("owner")
 	res, err := owner.Server.CreateRole(ctx, req(&svcv1.CreateRoleRequest{Name: "everyone"}))

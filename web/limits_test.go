@@ -19,6 +19,7 @@ import (
 // longest ones Unicode recommends (a kiss or a couple with two skin tones) are 35 bytes of UTF-8.
 // The bound is 64 bytes, as for status_emoji; past it the refusal names the field and the limit.
 func TestReactionTakesTheLongestUnicodeEmoji(t *testing.T) {
+	t.Parallel()
 	c := newCommunity(t)
 	ch := c.channel("general")
 	m := c.send(c.owner, ch.GetId(), "react to me")
@@ -42,6 +43,7 @@ func TestReactionTakesTheLongestUnicodeEmoji(t *testing.T) {
 // was passed, so that a name whose normalized form is short is not told "the limit is 320" as
 // if that were the name's limit. The same holds for UpdateChannel.
 func TestChannelNameAsTyped(t *testing.T) {
+	t.Parallel()
 	c := newCommunity(t)
 	ch := c.channel("general")
 	typed := "a" + strings.Repeat(" ", 318) + "b"
@@ -64,6 +66,7 @@ func TestChannelNameAsTyped(t *testing.T) {
 // TestEditMessageTextLimit: EditMessage holds text to 8,000 characters as SendMessage does,
 // counted as characters: 8,000 four-byte emoji pass, 8,001 characters do not.
 func TestEditMessageTextLimit(t *testing.T) {
+	t.Parallel()
 	c := newCommunity(t)
 	m := c.send(c.owner, c.channel("general").GetId(), "hi")
 	res, err := c.owner.Chat.EditMessage(ctx, req(&svcv1.EditMessageRequest{MessageId: m.GetId(), Text: strings.Repeat("\U0001F600", 8000)}))
@@ -78,6 +81,7 @@ func TestEditMessageTextLimit(t *testing.T) {
 // and CreateBot, and each holds them to the same limits (64 and 1,024 characters, 2,048
 // characters of URL); status_emoji is 64 bytes; a bot's username may be 32 characters.
 func TestProfileLimitsOnEveryCall(t *testing.T) {
+	t.Parallel()
 	c := newCommunity(t)
 	url := "https://example.com/" + strings.Repeat("a", 2048-20)
 	name := strings.Repeat("\U0001F600", 64) // 64 characters, 256 bytes
@@ -117,6 +121,7 @@ func TestProfileLimitsOnEveryCall(t *testing.T) {
 // TestChannelTextLimitsOnEveryCall: topic (1,024 characters) and category (80) hold on
 // CreateChannel and UpdateChannel alike, counted as characters.
 func TestChannelTextLimitsOnEveryCall(t *testing.T) {
+	t.Parallel()
 	c := newCommunity(t)
 	topic, category := strings.Repeat("\U0001F600", 1024), strings.Repeat("é", 80)
 	res, err := c.owner.Chat.CreateChannel(ctx, req(&svcv1.CreateChannelRequest{Name: "general", Kind: svcv1.ChannelKind_CHANNEL_KIND_TEXT, Topic: topic, Category: category}))
@@ -136,6 +141,7 @@ func TestChannelTextLimitsOnEveryCall(t *testing.T) {
 
 // TestLimitsAtTheirBoundary: what the other tests refuse one past the limit is taken at it.
 func TestLimitsAtTheirBoundary(t *testing.T) {
+	t.Parallel()
 	c := newCommunity(t)
 	m := c.send(c.owner, c.channel("general").GetId(), "hi")
 	// AddChannelMembers: 50 ids.
@@ -178,6 +184,7 @@ func TestLimitsAtTheirBoundary(t *testing.T) {
 // TestRoleCountLimit: a community has at most 250 custom roles; the 251st is refused naming
 // the limit, and deleting one makes room.
 func TestRoleCountLimit(t *testing.T) {
+	t.Parallel()
 	c := newCommunity(t)
 	var first string
 	for i := range 250 {
@@ -201,6 +208,7 @@ func TestRoleCountLimit(t *testing.T) {
 // TestEmojiAtTheLimits: an image of exactly 256,000 bytes and 512x512 pixels, named with 62
 // characters, is added (a real one: an emoji must decode, not only show a valid header).
 func TestEmojiAtTheLimits(t *testing.T) {
+	t.Parallel()
 	s := webtest.Start(t)
 	alice := s.Join("alice")
 	img := paddedPNG(t, 512, 512, engine.EmojiMaxBytes)
@@ -214,6 +222,7 @@ func TestEmojiAtTheLimits(t *testing.T) {
 // bidirectional override and isolate characters (a right to left override would turn what
 // follows around on screen).
 func TestEmojiBesideNamesRefuseOverrides(t *testing.T) {
+	t.Parallel()
 	c := newCommunity(t)
 	_, err := c.owner.Server.UpdateProfile(ctx, req(&svcv1.UpdateProfileRequest{StatusEmoji: ptr("\U0001F600\u202e")}))
 	wantCode(t, "UpdateProfile with an override in status_emoji", err, connect.CodeInvalidArgument, "status_emoji must not contain bidirectional override or isolate characters; found U+202E at character 2")

@@ -83,6 +83,7 @@ func mustSend(t *testing.T, c *webtest.Client, r *svcv1.SendMessageRequest) *svc
 }
 
 func TestChannelNamesAndLimits(t *testing.T) {
+	t.Parallel()
 	s := webtest.Start(t)
 	admin := s.Join("admin")
 	member := s.Join("member")
@@ -129,6 +130,7 @@ func TestChannelNamesAndLimits(t *testing.T) {
 // TestEventsReachExactlyTheRightMembers: two members in separate streams, every messaging call,
 // the exact events each receives in seq order.
 func TestEventsReachExactlyTheRightMembers(t *testing.T) {
+	t.Parallel()
 	s := webtest.Start(t)
 	alice := s.Join("alice") // owner
 	bob := s.Join("bob")
@@ -176,6 +178,7 @@ func TestEventsReachExactlyTheRightMembers(t *testing.T) {
 // TestSeqRules: created_seq never changes; an edit, a reaction and a new reply bump seq to the
 // seq of the event that made the change; a reply bumps its root's reply_count and time.
 func TestSeqRules(t *testing.T) {
+	t.Parallel()
 	s := webtest.Start(t)
 	alice := s.Join("alice")
 	bob := s.Join("bob")
@@ -233,6 +236,7 @@ func TestSeqRules(t *testing.T) {
 }
 
 func TestSendLimitsAndIdempotency(t *testing.T) {
+	t.Parallel()
 	clock := webtest.NewClock()
 	s := webtest.Start(t, webtest.WithClock(clock))
 	alice := s.Join("alice")
@@ -294,6 +298,7 @@ func TestSendLimitsAndIdempotency(t *testing.T) {
 }
 
 func TestReactionLimit(t *testing.T) {
+	t.Parallel()
 	s := webtest.Start(t)
 	alice := s.Join("alice")
 	ch := mustChannel(t, alice, "general", svcv1.ChannelKind_CHANNEL_KIND_TEXT)
@@ -328,6 +333,7 @@ func TestReactionLimit(t *testing.T) {
 }
 
 func TestDeleteRules(t *testing.T) {
+	t.Parallel()
 	s := webtest.Start(t)
 	owner := s.Join("owner")
 	bob := s.Join("bob")
@@ -361,6 +367,7 @@ func TestDeleteRules(t *testing.T) {
 
 // TestPrivateChannelIsInvisibleOutside: nothing of a private channel reaches a non-member.
 func TestPrivateChannelIsInvisibleOutside(t *testing.T) {
+	t.Parallel()
 	s := webtest.Start(t)
 	owner := s.Join("owner")
 	bob := s.Join("bob")
@@ -415,6 +422,7 @@ func TestPrivateChannelIsInvisibleOutside(t *testing.T) {
 // Moderators and up delete others' messages only where they outrank the author: nobody acts
 // on a member of equal or higher rank.
 func TestDeleteMessageRanks(t *testing.T) {
+	t.Parallel()
 	c := newCast(t)
 	ch := mustChannel(t, c.owner, "general", svcv1.ChannelKind_CHANNEL_KIND_TEXT)
 	ranked := []struct {

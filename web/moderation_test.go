@@ -28,6 +28,7 @@ func privateWith(t *testing.T, s *webtest.Server, owner *webtest.Client, name st
 // their private channels (channel_updated to exactly the remaining members), send member_left
 // to every other member, and end the member's streams; their DMs stay readable to the others.
 func TestLeaveKickBanEventsAndStreams(t *testing.T) {
+	t.Parallel()
 	c := newCommunity(t)
 	owner, bob, carol, dave := c.owner, c.join("bob"), c.join("carol"), c.join("dave")
 	o, b, cr, d := owner.Member.GetId(), bob.Member.GetId(), carol.Member.GetId(), dave.Member.GetId()
@@ -108,6 +109,7 @@ func TestLeaveKickBanEventsAndStreams(t *testing.T) {
 // TestRejoinAfterLeaveOrKick: the same login comes back as the same member, created true, as a
 // plain member out of the channels it had joined; joining twice changes nothing.
 func TestRejoinAfterLeaveOrKick(t *testing.T) {
+	t.Parallel()
 	c := newCommunity(t)
 	owner := c.owner
 	mode := svcv1.ChannelMode_CHANNEL_MODE_OPT_IN
@@ -168,6 +170,7 @@ func TestRejoinAfterLeaveOrKick(t *testing.T) {
 // TestBanThenJoin: a banned login cannot join, another login can, and after an unban the banned
 // one comes back as the same member. Leaving first is no way around a ban.
 func TestBanThenJoin(t *testing.T) {
+	t.Parallel()
 	c := newCommunity(t)
 	owner := c.owner
 	bob := c.s.Client(c.s.Token("bob"))
@@ -260,6 +263,7 @@ func kick(c *webtest.Client, id string) error {
 // TestSetMemberRole: the new rank goes to every member as member_updated; ranks the caller may
 // not give are refused with the reason; setting the rank a member has changes nothing.
 func TestSetMemberRole(t *testing.T) {
+	t.Parallel()
 	c := newCommunity(t)
 	owner := c.owner
 	admin := c.member(svcv1.MemberRole_MEMBER_ROLE_ADMIN)

@@ -14,6 +14,7 @@ import (
 // and join, and joins newcomers to the is_default channels. Switching keeps every sidebar as it
 // was; switching back to ROLES puts everyone in everything they see again.
 func TestChannelModes(t *testing.T) {
+	t.Parallel()
 	c := newCast(t)
 	l := c.labels
 	general := c.channel(t, c.owner, "general", svcv1.ChannelKind_CHANNEL_KIND_TEXT)
@@ -107,6 +108,7 @@ func TestChannelModes(t *testing.T) {
 // channel and loses the role loses the channel; given the role back, it is back in their
 // sidebar, joined, without joining again.
 func TestOptInMembershipOutlivesLosingSight(t *testing.T) {
+	t.Parallel()
 	c := newCast(t)
 	setMode(t, c.owner, svcv1.ChannelMode_CHANNEL_MODE_OPT_IN)
 	gardeners := c.role(t, "gardeners")
@@ -130,6 +132,7 @@ func TestOptInMembershipOutlivesLosingSight(t *testing.T) {
 }
 
 func TestJoinChannelBadInput(t *testing.T) {
+	t.Parallel()
 	c := newCast(t)
 	setMode(t, c.owner, svcv1.ChannelMode_CHANNEL_MODE_OPT_IN)
 	secret := c.channel(t, c.owner, "secret", svcv1.ChannelKind_CHANNEL_KIND_PRIVATE)

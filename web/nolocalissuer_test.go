@@ -26,6 +26,7 @@ import (
 // its data directory's issuer-key (what `hearth token` prints) is refused. A trusted issuer's
 // token works as before.
 func TestNoLocalIssuerTurnsTheBuiltInIssuerOff(t *testing.T) {
+	t.Parallel()
 	ext := authtest.NewIssuer(t)
 	data := t.TempDir()
 	hs := httptest.NewUnstartedServer(nil)

@@ -27,6 +27,7 @@ func wantGrantError(t *testing.T, tok webtest.Tokens, status int, want string) {
 }
 
 func TestDiscoveryNamesTheSignInEndpoints(t *testing.T) {
+	t.Parallel()
 	s := webtest.Start(t)
 	o := s.OAuth()
 	res := o.Get(t, "/.well-known/openid-configuration")
@@ -53,6 +54,7 @@ func TestDiscoveryNamesTheSignInEndpoints(t *testing.T) {
 // TestAuthorizationRefusesPKCEWithoutS256: without a challenge, or with the plain method, a
 // code would be as good as a password to whoever sees it.
 func TestAuthorizationRefusesPKCEWithoutS256(t *testing.T) {
+	t.Parallel()
 	s := webtest.Start(t)
 	for _, tc := range []struct {
 		name  string
@@ -83,6 +85,7 @@ func TestAuthorizationRefusesPKCEWithoutS256(t *testing.T) {
 }
 
 func TestTokenExchangeRefusesWrongVerifier(t *testing.T) {
+	t.Parallel()
 	s := webtest.Start(t)
 	s.SignUp(t, "mia", pw, nil)
 	o, code := signedInCode(t, s, "mia")
@@ -97,6 +100,7 @@ func TestTokenExchangeRefusesWrongVerifier(t *testing.T) {
 }
 
 func TestTokenExchangeRefusesAnotherRedirectURI(t *testing.T) {
+	t.Parallel()
 	s := webtest.Start(t)
 	s.SignUp(t, "nia", pw, nil)
 	o, code := signedInCode(t, s, "nia")
@@ -110,6 +114,7 @@ func TestTokenExchangeRefusesAnotherRedirectURI(t *testing.T) {
 // TestAuthorizationCodeWorksOnce: a code seen by someone else (a log, a referrer) is useless
 // once used, and its second use revokes what the first one got.
 func TestAuthorizationCodeWorksOnce(t *testing.T) {
+	t.Parallel()
 	s := webtest.Start(t)
 	s.SignUp(t, "olga", pw, nil)
 	o, code := signedInCode(t, s, "olga")
@@ -127,6 +132,7 @@ func TestAuthorizationCodeWorksOnce(t *testing.T) {
 }
 
 func TestCodeExpiresAfterFiveMinutes(t *testing.T) {
+	t.Parallel()
 	s := webtest.Start(t)
 	clock := webtest.NewClockAt(time.Now())
 	s.SetSignInClock(clock.Now)
@@ -140,6 +146,7 @@ func TestCodeExpiresAfterFiveMinutes(t *testing.T) {
 // TestSignInPageRefusesOtherRedirectURIs: the issuer hands codes only to the browser client's
 // own pages, never to a URI an attacker names.
 func TestSignInPageRefusesOtherRedirectURIs(t *testing.T) {
+	t.Parallel()
 	s := webtest.Start(t)
 	for _, uri := range []string{
 		"https://evil.example/app/",
@@ -163,6 +170,7 @@ func TestSignInPageRefusesOtherRedirectURIs(t *testing.T) {
 }
 
 func TestSignInRedirectsToWebURL(t *testing.T) {
+	t.Parallel()
 	s := webtest.Start(t)
 	s.SetWebURL("https://chat.example.net/hearth")
 	s.SignUp(t, "quinn", pw, nil) // to {base}/app/, still allowed
@@ -181,6 +189,7 @@ func TestSignInRedirectsToWebURL(t *testing.T) {
 // TestSpentRefreshTokenRevokesItsFamily: a stolen refresh token used by the thief and by the
 // person (in either order) ends that sign-in for both.
 func TestSpentRefreshTokenRevokesItsFamily(t *testing.T) {
+	t.Parallel()
 	s := webtest.Start(t)
 	first := s.SignUp(t, "rae", pw, nil)
 	other := s.SignIn(t, "rae", pw) // another device: another family
@@ -206,6 +215,7 @@ func TestSpentRefreshTokenRevokesItsFamily(t *testing.T) {
 }
 
 func TestRefreshTokensSurviveARestartAndExpire(t *testing.T) {
+	t.Parallel()
 	s := webtest.Start(t)
 	clock := webtest.NewClockAt(time.Now())
 	s.SetSignInClock(clock.Now)
@@ -232,6 +242,7 @@ func TestRefreshTokensSurviveARestartAndExpire(t *testing.T) {
 }
 
 func TestSignOutRevokesEveryRefreshTokenOfTheAccount(t *testing.T) {
+	t.Parallel()
 	s := webtest.Start(t)
 	phone := s.SignUp(t, "tia", pw, nil)
 	laptop := s.SignIn(t, "tia", pw)
@@ -274,6 +285,7 @@ func TestSignOutRevokesEveryRefreshTokenOfTheAccount(t *testing.T) {
 // TestTokenEndpointRefusesOtherGrants: op implements more grants than this issuer offers; none
 // of them may be reachable.
 func TestTokenEndpointRefusesOtherGrants(t *testing.T) {
+	t.Parallel()
 	s := webtest.Start(t)
 	for _, g := range []string{"urn:ietf:params:oauth:grant-type:jwt-bearer", "client_credentials", "urn:ietf:params:oauth:grant-type:token-exchange", "urn:ietf:params:oauth:grant-type:device_code", "password", "implicit"} {
 		tok, status := s.TokenRequest(t, url.Values{"grant_type": {g}, "client_id": {"hearth-web"}, "assertion": {"x"}, "subject_token": {"x"}})

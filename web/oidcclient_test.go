@@ -37,6 +37,7 @@ func getIssuers(t *testing.T, s *webtest.Server) issuersDoc {
 // a small OpenID provider on loopback: the issuers document gives its client id, its discovery
 // document its endpoints, and its token works on the Connect API once the person joined.
 func TestExternalIssuerSignIn(t *testing.T) {
+	t.Parallel()
 	idp := authtest.NewProvider(t, "hearth-at-idp", "", "victor")
 	s := webtest.Start(t)
 	s.Join("owner")
@@ -99,6 +100,7 @@ func TestExternalIssuerSignIn(t *testing.T) {
 }
 
 func TestIssuersDocumentWithoutExternalIssuers(t *testing.T) {
+	t.Parallel()
 	s := webtest.Start(t)
 	doc := getIssuers(t, s)
 	if len(doc.Issuers) != 1 || doc.Issuers[0].Issuer != s.URL || doc.Issuers[0].ClientID != "hearth-web" {

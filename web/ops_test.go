@@ -108,6 +108,7 @@ func (o *opsServer) client(t *testing.T, token string, opts ...connect.ClientOpt
 // duration; successful ones at debug; never a token. The start line names the version, the
 // data directory, the bucket and the issuers.
 func TestRequestLogs(t *testing.T) {
+	t.Parallel()
 	o := startOps(t, "1.4.0")
 	ctx := context.Background()
 	token, err := o.Issuer.Mint("alice", "Alice", time.Hour)
@@ -189,6 +190,7 @@ func TestRequestLogs(t *testing.T) {
 // TestMetricsCountBuildAndStreamEnds: hearth_build_info names the version and its track, and
 // Subscribe streams are counted by how they ended.
 func TestMetricsCountBuildAndStreamEnds(t *testing.T) {
+	t.Parallel()
 	o := startOps(t, "1.5.0-beta.2")
 	ctx := context.Background()
 	token, _ := o.Issuer.Mint("alice", "", time.Hour)
@@ -241,6 +243,7 @@ func TestMetricsCountBuildAndStreamEnds(t *testing.T) {
 // (stream_cap, and its client is told resource_exhausted) and a stream of a member who left
 // (member_left).
 func TestMetricsCountStreamsEndedByTheCapAndByLeaving(t *testing.T) {
+	t.Parallel()
 	o := startOps(t, "1.5.0")
 	ctx := context.Background()
 	var chats []svcv1connect.ChatServiceClient
@@ -306,6 +309,7 @@ func grep(text, pattern string) string {
 // TestHealthAndReflectionNeedNoToken: /healthz, the gRPC health service and gRPC reflection
 // answer without a token; health fails once the server cannot serve.
 func TestHealthAndReflectionNeedNoToken(t *testing.T) {
+	t.Parallel()
 	o := startOps(t, "")
 	ctx := context.Background()
 	health := grpchealth.NewClient(webtest.HTTPClient(), o.URL, connect.WithGRPC())

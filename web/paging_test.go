@@ -46,6 +46,7 @@ func idsOf(ms []*svcv1.Message) []string {
 // forwards (after_id) and around every 25th message, at several page sizes, and checks that the
 // pages put together are exactly the sent list, with has_more and has_more_after exact.
 func TestPagingCoversEveryMessageInEveryDirection(t *testing.T) {
+	t.Parallel()
 	clock := webtest.NewClock()
 	s := webtest.Start(t, webtest.WithClock(clock))
 	alice := s.Join("alice")
@@ -116,6 +117,7 @@ func TestPagingCoversEveryMessageInEveryDirection(t *testing.T) {
 }
 
 func TestListMessagesBadInput(t *testing.T) {
+	t.Parallel()
 	s := webtest.Start(t)
 	alice := s.Join("alice")
 	bob := s.Join("bob")

@@ -99,6 +99,7 @@ func checkCode(t *testing.T, what string, err error, want connect.Code) {
 }
 
 func TestPermissionsPrivateChannels(t *testing.T) {
+	t.Parallel()
 	c := newCast(t)
 	removeOther := codeMatrix{
 		"member":    {codeDenied, codeDenied, codeDenied, codeDenied, codeDenied},
@@ -144,6 +145,7 @@ func TestPermissionsPrivateChannels(t *testing.T) {
 }
 
 func TestPermissionsDMs(t *testing.T) {
+	t.Parallel()
 	c := newCast(t)
 	dms := map[[2]string]*svcv1.Channel{}
 	for _, cr := range rankNames {
@@ -193,6 +195,7 @@ func seesLimited(rank string, withRole bool) bool {
 }
 
 func TestPermissionsChannelAccessAndModes(t *testing.T) {
+	t.Parallel()
 	c := newCast(t)
 	r := c.role(t, "r")
 	for _, mode := range []svcv1.ChannelMode{svcv1.ChannelMode_CHANNEL_MODE_ROLES, svcv1.ChannelMode_CHANNEL_MODE_OPT_IN} {
@@ -256,6 +259,7 @@ func TestPermissionsChannelAccessAndModes(t *testing.T) {
 }
 
 func TestPermissionsRoles(t *testing.T) {
+	t.Parallel()
 	c := newCast(t)
 	for _, cr := range rankNames {
 		caller := c.one(cr)

@@ -47,6 +47,7 @@ chat.on('message', m => {
 // A plugin's react, editMessage and deleteMessage act as its bot, under the rules of any bot
 // of its rank, and what they do reaches the members like any member's action.
 func TestPluginActionsAsItsBot(t *testing.T) {
+	t.Parallel()
 	s := webtest.Start(t)
 	owner := s.Join("owner")
 	member := s.Join("member")

@@ -33,6 +33,7 @@ func storeUsage(t *testing.T, s *webtest.Server, name string) (int64, int) {
 // plugin to be deleted again, never values that a later plugin of that name would find. The
 // old order (file, bot, store) left the values whenever a step before the last failed.
 func TestDeletePluginDeletesTheStoreFirst(t *testing.T) {
+	t.Parallel()
 	s := webtest.Start(t)
 	owner := s.Join("owner")
 	general := mustChannel(t, owner, "general", svcv1.ChannelKind_CHANNEL_KIND_TEXT)
@@ -81,6 +82,7 @@ func TestDeletePluginDeletesTheStoreFirst(t *testing.T) {
 // (what a crash inside DeletePlugin left before the store was deleted first) are not inherited,
 // by an install or by a file put in the folder and loaded at start.
 func TestNewPluginBotStartsWithAnEmptyStore(t *testing.T) {
+	t.Parallel()
 	s := webtest.Start(t)
 	owner := s.Join("owner")
 	general := mustChannel(t, owner, "general", svcv1.ChannelKind_CHANNEL_KIND_TEXT)
@@ -126,6 +128,7 @@ func TestNewPluginBotStartsWithAnEmptyStore(t *testing.T) {
 // A disable whose file cannot be renamed fails, and the plugin is listed as what its file says
 // and what a restart does: enabled (stopped, with why), not disabled.
 func TestDisableThatCannotRenameStaysEnabled(t *testing.T) {
+	t.Parallel()
 	s := webtest.Start(t)
 	owner := s.Join("owner")
 	mustInstall(t, owner, "sticky", getter)

@@ -38,6 +38,7 @@ func docExample(t *testing.T, name string) string {
 }
 
 func TestDocExampleWelcome(t *testing.T) {
+	t.Parallel()
 	clock := webtest.NewClock()
 	s := webtest.Start(t, webtest.WithClock(clock))
 	owner := s.Join("owner")
@@ -66,6 +67,7 @@ func TestDocExampleWelcome(t *testing.T) {
 }
 
 func TestDocExampleGate(t *testing.T) {
+	t.Parallel()
 	clock := webtest.NewClock()
 	logs := &logBuffer{}
 	s := webtest.Start(t, webtest.WithClock(clock), withLog(logs))
@@ -86,6 +88,7 @@ func TestDocExampleGate(t *testing.T) {
 }
 
 func TestDocExampleRoll(t *testing.T) {
+	t.Parallel()
 	clock := webtest.NewClock()
 	s := webtest.Start(t, webtest.WithClock(clock))
 	owner := s.Join("owner")
@@ -131,6 +134,7 @@ func TestDocExampleRoll(t *testing.T) {
 // TestEveryDocExampleIsRun: each example plugin of docs/plugins.md has a test above that runs
 // it; an example added to the page without one fails here (the page says they all are run).
 func TestEveryDocExampleIsRun(t *testing.T) {
+	t.Parallel()
 	tested := map[string]bool{"welcome": true, "gate": true, "roll": true, "newcomer-links": true}
 	b, err := os.ReadFile("../docs/plugins.md")
 	if err != nil {

@@ -30,6 +30,7 @@ chat.on('reaction', r => say('reaction ' + r.emoji + ' by ' + r.memberId + (r.re
 // Every hook but joinRequest, with the objects in their JSON form, in log order; a plugin sees
 // only what its bot sees.
 func TestPluginHooks(t *testing.T) {
+	t.Parallel()
 	clock := webtest.NewClock()
 	s := webtest.Start(t, webtest.WithClock(clock))
 	owner := s.Join("owner")
@@ -112,6 +113,7 @@ func TestPluginHooks(t *testing.T) {
 
 // The read-only views, as the bot sees the community.
 func TestPluginViews(t *testing.T) {
+	t.Parallel()
 	s := webtest.Start(t)
 	owner := s.Join("owner")
 	general := mustChannel(t, owner, "general", svcv1.ChannelKind_CHANNEL_KIND_TEXT)
@@ -140,6 +142,7 @@ chat.on('message', m => {
 // A join gate: the plugin's question is listed after the community's own, its hook gets the
 // answers to its question only, and a refusal is permission_denied with the plugin's reason.
 func TestPluginJoinGate(t *testing.T) {
+	t.Parallel()
 	clock := webtest.NewClock()
 	s := webtest.Start(t, webtest.WithClock(clock))
 	owner := s.Join("owner")
@@ -197,6 +200,7 @@ chat.on('joinRequest', r => {
 
 // chat.store keeps JSON per plugin across restarts, within 1 MB; DeletePlugin deletes it.
 func TestPluginStore(t *testing.T) {
+	t.Parallel()
 	clock := webtest.NewClock()
 	// A hook that stores 700 KB waits for its commit, within the 500 ms a hook may take; on a
 	// machine loaded many times over (the race detector, the disk's syncs) it went past that.
@@ -259,6 +263,7 @@ chat.on('message', m => {
 // chat.every runs on the server's clock, at least every 60 s; console lines go to the server
 // log tagged with the plugin.
 func TestPluginTimersAndConsole(t *testing.T) {
+	t.Parallel()
 	clock := webtest.NewClock()
 	logs := &logBuffer{}
 	s := webtest.Start(t, webtest.WithClock(clock), withLog(logs))

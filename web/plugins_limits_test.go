@@ -20,6 +20,8 @@ import (
 // time and a flood of sendMessage are recorded and run on, and neither the server nor the
 // well-behaved plugin notices.
 func TestHostilePlugins(t *testing.T) {
+	// Not in parallel with other tests: a hook's time limit is wall time, which their load
+	// would use up.
 	// On a clock of the test's, so that the bot's rate does not refill during the flood, and
 	// with a burst of 3: each send of the flood is a commit, and a hook's time is wall time, so
 	// many commits could use it up on a busy machine before the rate limit is reached (the
@@ -85,6 +87,7 @@ func TestHostilePlugins(t *testing.T) {
 
 // The same limits at the top level refuse the install, and change nothing.
 func TestHostileTopLevels(t *testing.T) {
+	t.Parallel()
 	s := webtest.Start(t)
 	owner := s.Join("owner")
 	for _, c := range []struct{ src, want string }{
@@ -103,6 +106,7 @@ func TestHostileTopLevels(t *testing.T) {
 // packages' tests, copying its 64 MB of strings once took longer than a second, and the time
 // limit stopped it first.
 func TestTopLevelMemoryLimit(t *testing.T) {
+	t.Parallel()
 	s := webtest.StartConfig(t, func(c *web.Config) { c.Plugins.TopLevelLimit = 10 * time.Second })
 	owner := s.Join("owner")
 	src := `const keep = []; let s = 'x'; while (s.length < (1 << 21)) s += s; for (;;) { s = s + 'z'; keep.push(s); }`
@@ -130,6 +134,8 @@ func refusedLeftNothing(t *testing.T, s *webtest.Server, owner *webtest.Client) 
 // A plugin slower than the community falls behind; past its queue bound (1,000 events) it is
 // stopped, and the events go on for everyone else.
 func TestSlowPluginIsStopped(t *testing.T) {
+	// Not in parallel with other tests: a hook's time limit is wall time, which their load
+	// would use up.
 	// Its hooks get 5 s rather than 500 ms: on a machine loaded nine times over, a hook that
 	// spins for 100 ms was stopped for time before the plugin fell behind.
 	s := webtest.StartConfig(t, func(c *web.Config) { c.Plugins.HookLimit = 5 * time.Second }, func(o *engine.Options) { o.BotRate, o.BotBurst = 1e6, 1e6 })
@@ -178,6 +184,7 @@ func boomCount(s string) int {
 // carrying one reaches ListPlugins and Join with U+FFFD in its place (goja converts it so, and
 // the host's clip makes sure), so neither fails to encode.
 func TestLoneSurrogatesInPluginErrorsAreReplaced(t *testing.T) {
+	t.Parallel()
 	clock := webtest.NewClock()
 	s := webtest.Start(t, webtest.WithClock(clock))
 	owner := s.Join("owner")
@@ -196,6 +203,7 @@ chat.on('joinRequest', r => ({allow: false, reason: 'no \uDC00 entry'}));`)
 // length of 200 million used to make the host allocate a slice of that many strings (3 GB) in
 // one native step the time limit cannot stop, enough to kill a small server.
 func TestPluginCannotMakeTheHostAllocateTheLengthItClaims(t *testing.T) {
+	t.Parallel()
 	s := webtest.Start(t)
 	owner := s.Join("owner")
 	for _, c := range []struct{ src, want string }{
@@ -224,6 +232,7 @@ func TestPluginCannotMakeTheHostAllocateTheLengthItClaims(t *testing.T) {
 // took the whole server down and a loop ran forever with no limit. Now the first is the hook's
 // error and the second hits the hook's time limit; the person gets in either way.
 func TestJoinRequestVerdictCannotCrashOrHangTheServer(t *testing.T) {
+	t.Parallel()
 	clock := webtest.NewClock()
 	s := webtest.Start(t, webtest.WithClock(clock))
 	owner := s.Join("owner")
@@ -254,6 +263,7 @@ func TestJoinRequestVerdictCannotCrashOrHangTheServer(t *testing.T) {
 // InstallPlugin call (from a top level) and keep a server with such a file in its plugins
 // folder from starting; one whose toString loops ran forever outside every limit.
 func TestPluginExceptionsCannotCrashOrHangTheServer(t *testing.T) {
+	t.Parallel()
 	clock := webtest.NewClock()
 	s := webtest.Start(t, webtest.WithClock(clock))
 	owner := s.Join("owner")

@@ -23,6 +23,7 @@ func echo(prefix string) string {
 // A plugin's whole life: install (file written, bot made, plugins_changed to admins only),
 // replace, a failed replacement that changes nothing, disable, enable, delete.
 func TestPluginLifecycle(t *testing.T) {
+	t.Parallel()
 	s := webtest.Start(t)
 	owner := s.Join("owner")
 	admin := s.Join("admin")
@@ -205,6 +206,7 @@ func kindOf(ev *svcv1.Event) string {
 
 // Who may manage plugins, and what names and sources are refused.
 func TestPluginCallRules(t *testing.T) {
+	t.Parallel()
 	c := newCast(t)
 	for _, who := range []*webtest.Client{c.member, c.mod, c.bot} {
 		_, err := who.Bot.ListPlugins(ctx, req(&svcv1.ListPluginsRequest{}))
@@ -246,6 +248,7 @@ func TestPluginCallRules(t *testing.T) {
 // Plugins in the folder are loaded at start: enabled ones run (with the bot they had), disabled
 // ones are listed, broken ones are listed with why.
 func TestPluginsLoadAtStart(t *testing.T) {
+	t.Parallel()
 	s := webtest.Start(t)
 	owner := s.Join("owner")
 	general := mustChannel(t, owner, "general", svcv1.ChannelKind_CHANNEL_KIND_TEXT)
@@ -296,6 +299,7 @@ func TestPluginsLoadAtStart(t *testing.T) {
 // An install whose file cannot be written fails and changes nothing: the plugin is not listed,
 // and the bot made for it on this first install is gone again (its username free).
 func TestFailedInstallLeavesNoPluginAndNoBot(t *testing.T) {
+	t.Parallel()
 	s := webtest.Start(t)
 	owner := s.Join("owner")
 	// A folder where the plugin's file goes: renaming the written file onto it fails.
@@ -327,6 +331,7 @@ func TestFailedInstallLeavesNoPluginAndNoBot(t *testing.T) {
 // earlier DeletePlugin) is not listed, and DeleteBot refuses its bot: DeletePlugin deletes the
 // bot and the stored values, so that no bot is left that no call can delete.
 func TestDeletePluginWithoutItsFileDeletesItsBot(t *testing.T) {
+	t.Parallel()
 	s := webtest.Start(t)
 	owner := s.Join("owner")
 	p := mustInstall(t, owner, "gone", echo("gone:"))
@@ -364,6 +369,7 @@ func TestDeletePluginWithoutItsFileDeletesItsBot(t *testing.T) {
 // 256 KB (refused before it is read whole), and one named after a person's username (its bot
 // cannot have that name). Neither takes anything from the person.
 func TestPluginsInTheFolderThatCannotLoad(t *testing.T) {
+	t.Parallel()
 	s := webtest.Start(t)
 	owner := s.Join("owner")
 	if err := os.MkdirAll(pluginPath(s, ""), 0o700); err != nil {

@@ -14,6 +14,7 @@ import (
 // by a limit; one whose valueOf answers the check small and the built-in huge gets what was
 // checked; the bystander and the server go on.
 func TestPluginBuiltinTricksAreStoppedOrBounded(t *testing.T) {
+	t.Parallel()
 	s := webtest.Start(t)
 	owner := s.Join("owner")
 	general := mustChannel(t, owner, "general", svcv1.ChannelKind_CHANNEL_KIND_TEXT)

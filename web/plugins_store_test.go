@@ -18,6 +18,7 @@ import (
 // bytes. The first 9,998 keys are seeded in one batch (storing them one by one through a hook
 // would take 10,000 commits).
 func TestPluginStoreKeyLimit(t *testing.T) {
+	t.Parallel()
 	clock := webtest.NewClock()
 	s := webtest.Start(t, webtest.WithClock(clock))
 	owner := s.Join("owner")
@@ -70,6 +71,7 @@ chat.on('message', m => {
 // console lines past the rate (a burst of 50, then 10 a second, on the server's clock) are
 // dropped, and the next line that is written says how many were.
 func TestPluginConsoleRate(t *testing.T) {
+	t.Parallel()
 	clock := webtest.NewClock()
 	logs := &logBuffer{}
 	s := webtest.Start(t, webtest.WithClock(clock), withLog(logs))

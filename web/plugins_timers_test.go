@@ -15,6 +15,7 @@ import (
 // duration and overflowed to a negative one, a timer due at once that armed itself again at
 // once, without end. The longest period is taken, and its timer waits that long.
 func TestPluginTimerPeriodIsBounded(t *testing.T) {
+	t.Parallel()
 	clock := webtest.NewClock()
 	s := webtest.Start(t, webtest.WithClock(clock))
 	owner := s.Join("owner")

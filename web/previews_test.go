@@ -20,6 +20,7 @@ import (
 )
 
 func TestLinkPreviewHappyPath(t *testing.T) {
+	t.Parallel()
 	site := newPages(t)
 	png := pngImage(t, 40, 30)
 	site.html("/article", ogPage("Big news &amp; more", "What   happened,\n today.", "Example News", "/img/cover.png"))
@@ -81,6 +82,7 @@ func TestLinkPreviewHappyPath(t *testing.T) {
 }
 
 func TestLinkPreviewOrderLimitAndFallbacks(t *testing.T) {
+	t.Parallel()
 	site := newPages(t)
 	for i := 1; i <= 7; i++ {
 		site.html(fmt.Sprintf("/p%d", i), fmt.Sprintf("<title>Page %d</title><meta name=description content='About %d'>", i, i))
@@ -131,6 +133,7 @@ func TestLinkPreviewOrderLimitAndFallbacks(t *testing.T) {
 // address rule is what refuses (ports other than 80 and 443 are refused too, as the last
 // case shows). 10.0.0.1 and 169.254.169.254 are refused from the URL alone, before any dial.
 func TestLinkPreviewRefusesInternalAddresses(t *testing.T) {
+	t.Parallel()
 	inner := newPages(t)
 	inner.html("/secret", "<title>secret</title>")
 	port := fmt.Sprint(inner.addr().Port())
@@ -184,6 +187,7 @@ func TestLinkPreviewRefusesInternalAddresses(t *testing.T) {
 }
 
 func TestLinkPreviewPagesThatGiveNone(t *testing.T) {
+	t.Parallel()
 	site := newPages(t)
 	release := make(chan struct{})
 	t.Cleanup(func() { close(release) })
@@ -224,6 +228,7 @@ func TestLinkPreviewPagesThatGiveNone(t *testing.T) {
 
 // A page of 50 MB: the first megabyte is read, the rest never.
 func TestLinkPreviewReadsOnlyTheFirstMegabyte(t *testing.T) {
+	t.Parallel()
 	site := newPages(t)
 	sent := make(chan int, 1)
 	site.handle("/huge", func(w http.ResponseWriter, r *http.Request) {
@@ -257,6 +262,7 @@ func TestLinkPreviewReadsOnlyTheFirstMegabyte(t *testing.T) {
 }
 
 func TestLinkPreviewImagesThatAreNot(t *testing.T) {
+	t.Parallel()
 	site := newPages(t)
 	site.html("/html-image", ogPage("A", "a", "", "/fake.png"))
 	site.file("/fake.png", "image/png", []byte("<html><script>alert(1)</script></html>"))
@@ -283,6 +289,7 @@ func TestLinkPreviewImagesThatAreNot(t *testing.T) {
 }
 
 func TestLinkPreviewNeedsToSeeTheMessage(t *testing.T) {
+	t.Parallel()
 	site := newPages(t)
 	site.html("/a", "<title>A</title>")
 	s := webtest.Start(t, webtest.WithPreviewAllowPrivate())
@@ -310,6 +317,7 @@ func TestLinkPreviewNeedsToSeeTheMessage(t *testing.T) {
 }
 
 func TestLinkPreviewCacheLifetimes(t *testing.T) {
+	t.Parallel()
 	site := newPages(t)
 	png := pngImage(t, 4, 4)
 	site.html("/good", ogPage("Good", "good", "", "/g.png"))
@@ -376,6 +384,7 @@ func TestLinkPreviewCacheLifetimes(t *testing.T) {
 
 // Requests for one URL at once share one fetch.
 func TestLinkPreviewConcurrentRequestsShareOneFetch(t *testing.T) {
+	t.Parallel()
 	site := newPages(t)
 	release := make(chan struct{})
 	site.handle("/wait", func(w http.ResponseWriter, r *http.Request) {
@@ -418,6 +427,7 @@ func TestLinkPreviewConcurrentRequestsShareOneFetch(t *testing.T) {
 
 // 60 new fetches a minute per member: cached links do not count, other members have their own.
 func TestLinkPreviewFetchRate(t *testing.T) {
+	t.Parallel()
 	site := newPages(t)
 	clock := webtest.NewClock()
 	s := webtest.Start(t, webtest.WithPreviewAllowPrivate(), webtest.WithClock(clock))
@@ -453,6 +463,7 @@ func TestLinkPreviewFetchRate(t *testing.T) {
 
 // A relative image URL is resolved against the page's final URL, after its redirects.
 func TestLinkPreviewImageAfterRedirects(t *testing.T) {
+	t.Parallel()
 	site := newPages(t)
 	png := pngImage(t, 3, 3)
 	site.handle("/short", func(w http.ResponseWriter, r *http.Request) {
@@ -475,6 +486,7 @@ func TestLinkPreviewImageAfterRedirects(t *testing.T) {
 // An object under previews/ without a row (a crash between storing an image and committing its
 // row) is swept; a preview's image is not.
 func TestLinkPreviewOrphansAreSwept(t *testing.T) {
+	t.Parallel()
 	site := newPages(t)
 	site.html("/article", ogPage("Title", "Description", "Site", "/cover.png"))
 	site.file("/cover.png", "image/png", pngImage(t, 8, 8))

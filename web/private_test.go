@@ -15,6 +15,7 @@ import (
 // a removed member gets channel_deleted and the rest channel_updated; outsiders (an admin
 // among them) get nothing.
 func TestPrivateChannelMembershipEvents(t *testing.T) {
+	t.Parallel()
 	c := newCast(t)
 	seq := c.s.Engine.Seq()
 	who := []*webtest.Client{c.owner, c.admin, c.mod, c.member, c.member2}
@@ -77,6 +78,7 @@ func TestPrivateChannelMembershipEvents(t *testing.T) {
 }
 
 func TestPrivateChannelMembershipBadInput(t *testing.T) {
+	t.Parallel()
 	c := newCast(t)
 	secret := c.channel(t, c.owner, "secret", svcv1.ChannelKind_CHANNEL_KIND_PRIVATE)
 	text := c.channel(t, c.owner, "general", svcv1.ChannelKind_CHANNEL_KIND_TEXT)

@@ -30,6 +30,7 @@ func withHeaders(h map[string]string) connect.ClientOption {
 // not get a new client address each time (Join's limit, sign-in's, the requests in flight
 // before authentication all count by it): the two headers disagree, so neither is believed.
 func TestForgedForwardedBesideTheProxysHeaderIsNotBelieved(t *testing.T) {
+	t.Parallel()
 	s := webtest.Start(t)
 	s.SetTrustedProxies("127.0.0.1/32")
 	join := func(sub string, h map[string]string) error {

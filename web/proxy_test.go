@@ -26,6 +26,7 @@ func withHeader(name, value string) connect.ClientOption {
 // -trusted-proxy the limit follows the client the proxy names; without it, or from a peer that
 // is not trusted, the headers are ignored (anyone could pick their own address otherwise).
 func TestJoinLimitFollowsTheClientBehindATrustedProxy(t *testing.T) {
+	t.Parallel()
 	s := webtest.Start(t)
 	s.Join("owner") // one join from 127.0.0.1
 	join := func(sub, header, value string) error {

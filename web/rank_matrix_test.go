@@ -29,6 +29,7 @@ type grid [4][4]connect.Code
 // so one cell's success never changes another's. (Bot targets are covered by the engine's
 // TestModerationOfBots and, over HTTP, by TestStatesRefusedTransitions.)
 func TestRankMatrix(t *testing.T) {
+	t.Parallel()
 	c := newCommunity(t)
 	callers := []*webtest.Client{c.owner}
 	for _, r := range ranks[1:] {

@@ -28,6 +28,7 @@ func readStateOf(t *testing.T, c *webtest.Client, channelID string) *svcv1.ReadS
 // TestUnreadAndMentionCounters plays a conversation and checks bob's exact counts after each
 // step.
 func TestUnreadAndMentionCounters(t *testing.T) {
+	t.Parallel()
 	s := webtest.Start(t)
 	alice := s.Join("alice")
 	bob := s.Join("bob")
@@ -107,6 +108,7 @@ func TestUnreadAndMentionCounters(t *testing.T) {
 // TestReadStateReachesOtherDevices: MarkRead on one device arrives on the member's other
 // streams, and on nobody else's.
 func TestReadStateReachesOtherDevices(t *testing.T) {
+	t.Parallel()
 	s := webtest.Start(t)
 	alice := s.Join("alice")
 	bob := s.Join("bob")

@@ -13,6 +13,7 @@ import (
 // sidebar, so it gets resync; one resuming from after the return, or replaying from 0 with no
 // state at all, gets the events.
 func TestReturningMemberResumingFromBeforeTheReturnGetsResync(t *testing.T) {
+	t.Parallel()
 	s := webtest.Start(t)
 	alice := s.Join("alice")
 	bob := s.Join("bob")

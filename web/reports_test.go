@@ -41,6 +41,7 @@ func reportAbout(reports []*svcv1.Report, messageID string) *svcv1.Report {
 // non-moderator can call or receive says who reported, and the owner reading a report about
 // themselves does not learn it either.
 func TestReports(t *testing.T) {
+	t.Parallel()
 	c := newCommunity(t)
 	owner := c.owner
 	admin := c.member(svcv1.MemberRole_MEMBER_ROLE_ADMIN)
@@ -164,6 +165,7 @@ func TestReports(t *testing.T) {
 // TestReportLimits: the note's length, what may be reported, and the rate (5, then 1 every 10
 // minutes, resource_exhausted saying when to retry).
 func TestReportLimits(t *testing.T) {
+	t.Parallel()
 	c := newCommunity(t)
 	bob, eve := c.join("bob"), c.join("eve")
 	general := c.channel("general")

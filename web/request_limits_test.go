@@ -20,6 +20,7 @@ import (
 // bound a member could make the server hold any amount of memory. Without a token, the body is
 // not read at all (TestNoTokenNoMemoryPinned has the attack at scale).
 func TestRequestsAreBounded(t *testing.T) {
+	t.Parallel()
 	s := webtest.Start(t)
 	alice := s.Join("alice")
 	ch := mustChannel(t, alice, "general", svcv1.ChannelKind_CHANNEL_KIND_TEXT)
@@ -75,6 +76,7 @@ func TestRequestsAreBounded(t *testing.T) {
 // SetTyping's thread_root_id goes to every member of the channel: it must name a thread of it,
 // and it is checked as SendMessage checks a reply's: the same code and the same message.
 func TestTypingThreadRootIsChecked(t *testing.T) {
+	t.Parallel()
 	s := webtest.Start(t)
 	alice := s.Join("alice")
 	ch := mustChannel(t, alice, "general", svcv1.ChannelKind_CHANNEL_KIND_TEXT)

@@ -22,6 +22,7 @@ import (
 // before still refreshes), a custom emoji's image, an upload, and a plugin, running, with what
 // it kept in its store.
 func TestRestoreOnAFreshMachineBringsBackEverything(t *testing.T) {
+	t.Parallel()
 	s := webtest.Start(t)
 	owner := s.Join("owner")
 	general := mustChannel(t, owner, "general", svcv1.ChannelKind_CHANNEL_KIND_TEXT)
@@ -98,6 +99,7 @@ chat.on('message', m => {
 // backup holds replays across the gap. From the new seq on, streams go on as usual, and a
 // restart does not jump again.
 func TestRestoredLogStartsPastAGap(t *testing.T) {
+	t.Parallel()
 	s := webtest.Start(t)
 	owner := s.Join("owner")
 	general := mustChannel(t, owner, "general", svcv1.ChannelKind_CHANNEL_KIND_TEXT)
@@ -168,6 +170,7 @@ func backupOver(t *testing.T, dir string) []byte {
 // them go, the newest ten events are kept across the gap (six from before the backup, the
 // restored server's server_updated and three messages), and a resume replays exactly those.
 func TestPruneAfterARestoreKeepsTheNewestEventsByCount(t *testing.T) {
+	t.Parallel()
 	clock := webtest.NewClock()
 	s := webtest.Start(t, webtest.WithClock(clock), webtest.WithManualJobs(), func(o *engine.Options) { o.ReplayEvents = 10; o.ReplayDays = 1 })
 	owner := s.Join("owner")

@@ -17,6 +17,7 @@ import (
 // nothing shows them (ListMessages, lookups, GetState's last_message_seq and counts, replay);
 // the purge then deletes them without an event, and the store is whole across a restart.
 func TestRetention(t *testing.T) {
+	t.Parallel()
 	c := newCommunity(t, webtest.WithManualJobs())
 	owner, bob := c.owner, c.join("bob")
 	if _, err := owner.Server.UpdateServerSettings(ctx, req(&svcv1.UpdateServerSettingsRequest{RetentionDays: ptr(int32(1))})); err != nil {

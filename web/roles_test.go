@@ -14,6 +14,7 @@ import (
 // TestRoles: create, rename, recolor, reorder and delete roles; every member hears of each
 // change; GetState lists them by position.
 func TestRoles(t *testing.T) {
+	t.Parallel()
 	c := newCast(t)
 	seq := c.s.Engine.Seq()
 	streams := []*webtest.Stream{c.member.Subscribe(t, seq), c.bot.Subscribe(t, seq)}
@@ -90,6 +91,7 @@ func TestRoles(t *testing.T) {
 // TestDeleteRoleWhileAChannelListsIt: failed_precondition naming the channel, nothing changes;
 // once the channel no longer lists the role, it goes.
 func TestDeleteRoleWhileAChannelListsIt(t *testing.T) {
+	t.Parallel()
 	c := newCast(t)
 	r := c.role(t, "gardeners")
 	garden := c.channel(t, c.owner, "garden", svcv1.ChannelKind_CHANNEL_KIND_TEXT)
@@ -107,6 +109,7 @@ func TestDeleteRoleWhileAChannelListsIt(t *testing.T) {
 }
 
 func TestRoleBadInput(t *testing.T) {
+	t.Parallel()
 	c := newCast(t)
 	r := c.role(t, "Gardeners")
 	c.role(t, "Cooks")

@@ -55,7 +55,8 @@ func TestDocExampleNewcomerLinks(t *testing.T) {
 // channels its bot sees, and not about a plugin's own messages; a refusal without a reason
 // gets one.
 func TestBeforeMessageBudget(t *testing.T) {
-	t.Parallel()
+	// Not in parallel with other tests: a hook's time limit is wall time, which their load
+	// would use up.
 	clock := webtest.NewClock()
 	// Hooks get 10 s, so that the slow one is slow for its 50 ms, never for its hook limit.
 	s := webtest.StartConfig(t, func(c *web.Config) { c.Plugins.HookLimit = 10 * time.Second }, webtest.WithClock(clock))

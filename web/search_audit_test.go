@@ -10,6 +10,7 @@ import (
 // TestSearchUnifiesHalfWidthKana: half-width katakana are a compatibility form of the
 // full-width ones, voicing marks included (ｶﾞ is ガ), so either spelling finds both.
 func TestSearchUnifiesHalfWidthKana(t *testing.T) {
+	t.Parallel()
 	c := newCommunity(t)
 	general := c.channel("general")
 	full := c.send(c.owner, general.GetId(), "ガイドを読む")

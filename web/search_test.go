@@ -38,6 +38,7 @@ func ids(ms ...*svcv1.Message) []string {
 // TestSearchRules: each rule of the query language, with the message that must match and the
 // one that must not, and the order (newest first).
 func TestSearchRules(t *testing.T) {
+	t.Parallel()
 	c := newCommunity(t)
 	bob := c.join("bob")
 	general := c.channel("general")
@@ -98,6 +99,7 @@ func TestSearchRules(t *testing.T) {
 // TestSearchLimitsAndBadInput: limit default 20, 1 to 100; a query without words and a bad
 // channel_id are refused with a message that names the field.
 func TestSearchLimitsAndBadInput(t *testing.T) {
+	t.Parallel()
 	c := newCommunity(t)
 	general := c.channel("general")
 	var sent []*svcv1.Message
@@ -138,6 +140,7 @@ func TestSearchLimitsAndBadInput(t *testing.T) {
 // role, private channels and DMs they are in (a hidden DM too), nothing of a channel they left
 // or were removed from; channel_id narrows it to one channel.
 func TestSearchVisibility(t *testing.T) {
+	t.Parallel()
 	c := newCast(t)
 	general := c.channel(t, c.owner, "general", svcv1.ChannelKind_CHANNEL_KIND_TEXT)
 	staff := c.channel(t, c.owner, "staff", svcv1.ChannelKind_CHANNEL_KIND_TEXT)
@@ -224,6 +227,7 @@ func TestSearchVisibility(t *testing.T) {
 // one not at all, a thread reply like any message, an attachment by its file name; and the
 // index keeps no word of what was edited away or deleted.
 func TestSearchEditDeleteAndThreads(t *testing.T) {
+	t.Parallel()
 	c := newCommunity(t)
 	general := c.channel("general")
 	root := c.send(c.owner, general.GetId(), "original wording here")
@@ -286,6 +290,7 @@ func indexedTerms(t *testing.T, s *webtest.Server) map[string]int {
 // TestSearchRetention: a message past retention is not found from the moment it is past it,
 // and the purge takes its words out of the index (the purge sends no events).
 func TestSearchRetention(t *testing.T) {
+	t.Parallel()
 	c := newCommunity(t, webtest.WithManualJobs())
 	if _, err := c.owner.Server.UpdateServerSettings(ctx, req(&svcv1.UpdateServerSettingsRequest{RetentionDays: ptr(int32(1))})); err != nil {
 		t.Fatal(err)
@@ -312,6 +317,7 @@ func TestSearchRetention(t *testing.T) {
 // TestSearchAfterRestart: what was sent before a restart is found after it, whether or not the
 // index had folded it into its lists; and what was deleted stays out.
 func TestSearchAfterRestart(t *testing.T) {
+	t.Parallel()
 	c := newCommunity(t)
 	general := c.channel("general")
 	a := c.send(c.owner, general.GetId(), "persistent heron")

@@ -15,6 +15,7 @@ import (
 // in use), not a bot's token. A backup carries the whole database and every file beside it,
 // so none of them may appear in one, while the account and the bot still work after it.
 func TestSecretsAreStoredOnlyHashed(t *testing.T) {
+	t.Parallel()
 	s := webtest.Start(t)
 	owner := s.Join("owner")
 	const password = "a passphrase nobody stores"

@@ -28,6 +28,7 @@ func codeOf(err error) connect.Code {
 }
 
 func TestJoinOwnerThenMemberAndGetMe(t *testing.T) {
+	t.Parallel()
 	s := webtest.Start(t, func(o *engine.Options) { o.Version = "1.4.0" })
 	owner := s.Client(s.Token("alice"))
 	res, err := owner.Server.Join(ctx, req(&svcv1.JoinRequest{DisplayName: "Alice A."}))
@@ -108,6 +109,7 @@ func TestJoinOwnerThenMemberAndGetMe(t *testing.T) {
 }
 
 func TestUsernamesAreNormalizedAndUnique(t *testing.T) {
+	t.Parallel()
 	s := webtest.Start(t)
 	for _, tc := range []struct{ sub, name, want string }{
 		{"https://id.example/u/1", "Zoë Smith", "zo_smith"},
@@ -129,6 +131,7 @@ func TestUsernamesAreNormalizedAndUnique(t *testing.T) {
 }
 
 func TestUpdateProfile(t *testing.T) {
+	t.Parallel()
 	s := webtest.Start(t)
 	alice := s.Join("alice")
 	bob := s.Join("bob")
@@ -170,6 +173,7 @@ func TestUpdateProfile(t *testing.T) {
 func ptr[T any](v T) *T { return &v }
 
 func TestUpdateServerSettingsLimitsAndEvents(t *testing.T) {
+	t.Parallel()
 	s := webtest.Start(t)
 	owner := s.Join("owner")
 	member := s.Join("member")
@@ -218,6 +222,7 @@ func TestUpdateServerSettingsLimitsAndEvents(t *testing.T) {
 // TestWireFormats drives the same calls as the generated client through Connect's JSON
 // protocol over plain HTTP (checking the wire names and encodings) and through gRPC.
 func TestWireFormats(t *testing.T) {
+	t.Parallel()
 	s := webtest.Start(t)
 	token := s.Token("alice")
 	post := func(path, body string, auth bool) (int, map[string]any) {
@@ -282,6 +287,7 @@ func TestWireFormats(t *testing.T) {
 }
 
 func TestHealthz(t *testing.T) {
+	t.Parallel()
 	s := webtest.Start(t)
 	resp, err := http.Get(s.URL + "/healthz")
 	if err != nil {
@@ -295,6 +301,7 @@ func TestHealthz(t *testing.T) {
 }
 
 func TestRestartKeepsMembersAndSeq(t *testing.T) {
+	t.Parallel()
 	s := webtest.Start(t)
 	alice := s.Join("alice")
 	s.Join("bob")

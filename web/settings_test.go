@@ -15,6 +15,7 @@ import (
 // UpdateServerSettings lands in GetServerInfo (public); a bad field changes nothing; each
 // change sends server_updated to every member, and a mode change channel_mode_changed first.
 func TestSetupWizardAndSettings(t *testing.T) {
+	t.Parallel()
 	s := webtest.Start(t)
 	owner := s.Client(s.Token("owner"))
 	if _, err := owner.Server.Join(ctx, req(&svcv1.JoinRequest{})); err != nil {

@@ -13,6 +13,7 @@ import (
 // request at most 16 KiB, a page's form at most 128 KiB. A client that declares 10 MB is
 // answered 400 once the bound is passed, not when its body ends, and its connection closes.
 func TestSignInEndpointsHaveSmallBodies(t *testing.T) {
+	t.Parallel()
 	s := webtest.Start(t)
 	const form = "Content-Type: application/x-www-form-urlencoded"
 	for _, tc := range []struct {

@@ -15,6 +15,7 @@ import (
 // (TestSignInPagesFocusTheFieldInError checks every refusal in the HTML; this checks that a
 // browser does what the HTML asks.) Skipped without Chromium unless HEARTH_REQUIRE_BROWSER.
 func TestSignInPageFocusInABrowser(t *testing.T) {
+	t.Parallel()
 	const chromium = "/usr/bin/chromium"
 	if _, err := os.Stat(chromium); err != nil {
 		if os.Getenv("HEARTH_REQUIRE_BROWSER") != "" {

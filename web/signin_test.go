@@ -63,6 +63,7 @@ func wantPage(t *testing.T, res webtest.Response, status int, text string) {
 }
 
 func TestSignUpInOpenCommunityMakesAMemberAndTokensWork(t *testing.T) {
+	t.Parallel()
 	s := webtest.Start(t)
 	tok := s.SignUp(t, "Alice", pw, url.Values{"display_name": {"Alice A."}})
 	if tok.TokenType != "Bearer" || tok.ExpiresIn < 3590 || tok.ExpiresIn > 3600 || tok.RefreshToken == "" || tok.IDToken == "" {
@@ -94,6 +95,7 @@ func TestSignUpInOpenCommunityMakesAMemberAndTokensWork(t *testing.T) {
 }
 
 func TestSignUpWithAnInviteLinkUsesTheInvite(t *testing.T) {
+	t.Parallel()
 	s, owner := newOpenCommunity(t)
 	on := true
 	settings(t, owner, &svcv1.UpdateServerSettingsRequest{InviteOnly: &on})
@@ -122,6 +124,7 @@ func TestSignUpWithAnInviteLinkUsesTheInvite(t *testing.T) {
 }
 
 func TestSignUpRefusedInInviteOnlyCommunityWithoutInvite(t *testing.T) {
+	t.Parallel()
 	s, owner := newOpenCommunity(t)
 	on := true
 	settings(t, owner, &svcv1.UpdateServerSettingsRequest{InviteOnly: &on})
@@ -139,6 +142,7 @@ func TestSignUpRefusedInInviteOnlyCommunityWithoutInvite(t *testing.T) {
 // TestRefusedJoinLeavesNoAccount: an account exists only for people the community took, so a
 // banned login, a bad invite or wrong answers cannot leave accounts (or taken usernames) behind.
 func TestRefusedJoinLeavesNoAccount(t *testing.T) {
+	t.Parallel()
 	s, owner := newOpenCommunity(t)
 	settings(t, owner, &svcv1.UpdateServerSettingsRequest{JoinQuestions: []string{"Who invited you?", "Why join?"}, SetJoinQuestions: true})
 	o := s.OAuth()
@@ -166,6 +170,7 @@ func wantNoAccount(t *testing.T, s *webtest.Server, username string) {
 }
 
 func TestSignUpChecksUsernameAndPassword(t *testing.T) {
+	t.Parallel()
 	s, _ := newOpenCommunity(t)
 	s.SignUp(t, "taken", pw, nil)
 	for _, tc := range []struct {
@@ -197,6 +202,7 @@ func TestSignUpChecksUsernameAndPassword(t *testing.T) {
 // TestSignInDoesNotRevealWhetherAUsernameExists: a wrong password and an unknown username get
 // the same status and the same page.
 func TestSignInDoesNotRevealWhetherAUsernameExists(t *testing.T) {
+	t.Parallel()
 	s, _ := newOpenCommunity(t)
 	s.SignUp(t, "grace", pw, nil)
 	o := s.OAuth()
@@ -213,6 +219,7 @@ func TestSignInDoesNotRevealWhetherAUsernameExists(t *testing.T) {
 }
 
 func TestSignInLimits(t *testing.T) {
+	t.Parallel()
 	s, _ := newOpenCommunity(t)
 	clock := webtest.NewClockAt(time.Now())
 	s.SetSignInClock(clock.Now)
@@ -257,6 +264,7 @@ func TestSignInLimits(t *testing.T) {
 }
 
 func TestSignInPageIsStrictAndAccessible(t *testing.T) {
+	t.Parallel()
 	s, _ := newOpenCommunity(t)
 	o := s.OAuth()
 	id := o.Start(t, nil)
@@ -305,6 +313,7 @@ func TestSignInPageIsStrictAndAccessible(t *testing.T) {
 
 // TestSignInFormRefusesOtherOrigins: a page elsewhere cannot post the form (login CSRF).
 func TestSignInFormRefusesOtherOrigins(t *testing.T) {
+	t.Parallel()
 	s, _ := newOpenCommunity(t)
 	s.SignUp(t, "kim", pw, nil)
 	o := s.OAuth()
@@ -320,6 +329,7 @@ func TestSignInFormRefusesOtherOrigins(t *testing.T) {
 }
 
 func TestCancelledSignInGoesBackWithAccessDenied(t *testing.T) {
+	t.Parallel()
 	s, _ := newOpenCommunity(t)
 	o := s.OAuth()
 	id := o.Start(t, nil)
@@ -333,6 +343,7 @@ func TestCancelledSignInGoesBackWithAccessDenied(t *testing.T) {
 }
 
 func TestPasswordChangeRevokesRefreshTokens(t *testing.T) {
+	t.Parallel()
 	s, _ := newOpenCommunity(t)
 	first := s.SignUp(t, "leo", pw, nil)
 	second := s.SignIn(t, "leo", pw)

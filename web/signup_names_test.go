@@ -19,6 +19,7 @@ var continueLink = regexp.MustCompile(`<a href="([^"]+)">Continue to `)
 // member name, and its link takes them on to the app with the code. A name nobody holds still
 // goes straight back.
 func TestSignUpUnderATakenMemberNameSaysTheNameGot(t *testing.T) {
+	t.Parallel()
 	s, owner := newOpenCommunity(t)
 	if _, err := owner.Bot.CreateBot(ctx, req(&svcv1.CreateBotRequest{Username: "bob"})); err != nil {
 		t.Fatal(err)

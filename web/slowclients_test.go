@@ -41,6 +41,7 @@ func loggedConfig(t *testing.T, writeTimeout time.Duration) (*syncBuffer, func(*
 // cut off when the write timeout is up: the stream is reset, and ends as slow_consumer. Over
 // h2c and over TLS. A stream whose client reads, idle for longer than the timeout, stays open.
 func TestZeroWindowStreamIsEndedWithin30s(t *testing.T) {
+	t.Parallel()
 	for _, overTLS := range []bool{false, true} {
 		name := "h2c"
 		if overTLS {
@@ -95,6 +96,7 @@ func TestZeroWindowStreamIsEndedWithin30s(t *testing.T) {
 // member who reads gets everything meanwhile and after, over HTTP/1.1 too, however long their
 // stream was idle before.
 func TestNeverReadingClientCannotPinEvents(t *testing.T) {
+	t.Parallel()
 	// Long enough for the reading client, in a goroutine of a busy test process, to take a
 	// flood of events in time.
 	const timeout = time.Second
@@ -150,6 +152,7 @@ func TestNeverReadingClientCannotPinEvents(t *testing.T) {
 // count once the address has no place left, and the stalled answers are cut off when their
 // write timeout is up.
 func TestStalledStreamsDoNotLockAnAddressOut(t *testing.T) {
+	t.Parallel()
 	const timeout = 3 * time.Second
 	s := webtest.StartConfig(t, func(c *web.Config) {
 		c.WriteTimeout = timeout
@@ -190,6 +193,7 @@ func TestStalledStreamsDoNotLockAnAddressOut(t *testing.T) {
 // CORS preflight, answered before the intake, included (net/http clears a connection's write
 // deadline after each answer).
 func TestAKeepAliveConnectionIdleForLongerThanTheWriteTimeoutIsAnswered(t *testing.T) {
+	t.Parallel()
 	const timeout = 200 * time.Millisecond
 	_, config := loggedConfig(t, timeout)
 	s := webtest.StartConfig(t, config)

@@ -16,6 +16,7 @@ import (
 // refuses control characters (C0 and C1), the bidirectional override and isolate characters,
 // and values made only of spaces or invisible characters, naming the field.
 func TestNamesThatSpoofAreRefused(t *testing.T) {
+	t.Parallel()
 	s := webtest.Start(t)
 	// Each refused Join counts toward its address's 10 a minute: each comes from its own.
 	s.SetTrustedProxies("127.0.0.1/32")
@@ -122,6 +123,7 @@ func TestNamesThatSpoofAreRefused(t *testing.T) {
 // caller's, so Join does not refuse it; what may not be shown is dropped, and a claim with
 // nothing visible left gives way to the username.
 func TestDisplayNameClaimsAreCleaned(t *testing.T) {
+	t.Parallel()
 	s := webtest.Start(t)
 	s.Join("owner")
 	for _, tc := range []struct{ sub, claim, want string }{

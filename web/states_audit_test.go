@@ -22,6 +22,7 @@ import (
 
 // TestStatesRefusedTransitions walks the moves the table does not allow, one row each.
 func TestStatesRefusedTransitions(t *testing.T) {
+	t.Parallel()
 	c := newCommunity(t)
 	admin := c.member(svcv1.MemberRole_MEMBER_ROLE_ADMIN)
 	mod := c.member(svcv1.MemberRole_MEMBER_ROLE_MODERATOR)
@@ -219,6 +220,7 @@ func setRank(by *webtest.Client, memberID string, role svcv1.MemberRole) error {
 // revoked invite, open and resolved reports, a finished setup) are what the server shows after
 // a restart, and the refusals they bring still hold.
 func TestStatesSurviveARestart(t *testing.T) {
+	t.Parallel()
 	c := newCommunity(t)
 	mod := c.member(svcv1.MemberRole_MEMBER_ROLE_MODERATOR)
 	alice := c.member(svcv1.MemberRole_MEMBER_ROLE_MEMBER)
@@ -288,6 +290,7 @@ func TestStatesSurviveARestart(t *testing.T) {
 // and nothing the server shows names it afterwards: not the profile of a ban, which ListBans
 // shows, either.
 func TestDeletedRoleLeavesNoBanProfile(t *testing.T) {
+	t.Parallel()
 	c := newCommunity(t)
 	admin := c.member(svcv1.MemberRole_MEMBER_ROLE_ADMIN)
 	bob := c.member(svcv1.MemberRole_MEMBER_ROLE_MEMBER)
@@ -320,6 +323,7 @@ func TestDeletedRoleLeavesNoBanProfile(t *testing.T) {
 // TestStatesLimits: the numbers of the moves' limits, at their edges: 250 custom roles per
 // community; Join 10 a minute per client address, one more every 6 seconds.
 func TestStatesLimits(t *testing.T) {
+	t.Parallel()
 	c := newCommunity(t)
 	for i := range 250 {
 		if _, err := c.owner.Server.CreateRole(ctx, req(&svcv1.CreateRoleRequest{Name: fmt.Sprint("role-", i)})); err != nil {
@@ -356,6 +360,7 @@ func TestStatesLimits(t *testing.T) {
 // after every move against a model of the table: the code of each move, and what ListMembers,
 // ListBans and GetServerInfo.member_count show, restarts included.
 func TestMemberStatesRandomWalk(t *testing.T) {
+	t.Parallel()
 	const (
 		none = iota
 		active
@@ -565,6 +570,7 @@ func TestMemberStatesRandomWalk(t *testing.T) {
 // which codes let a login in, the uses ListInvites shows (a login coming back takes none), and
 // which invites it lists.
 func TestInviteStatesRandomWalk(t *testing.T) {
+	t.Parallel()
 	type invite struct {
 		code      string
 		expiresAt time.Time // zero: never
@@ -692,6 +698,7 @@ func TestInviteStatesRandomWalk(t *testing.T) {
 // resolved (every open report of the message goes) -> open again (a new report, with a copy of
 // the message as it is now), and the same after a restart.
 func TestReportStatesRoundTrip(t *testing.T) {
+	t.Parallel()
 	c := newCommunity(t)
 	mod := c.member(svcv1.MemberRole_MEMBER_ROLE_MODERATOR)
 	alice := c.member(svcv1.MemberRole_MEMBER_ROLE_MEMBER)
@@ -751,6 +758,7 @@ func TestReportStatesRoundTrip(t *testing.T) {
 // DeleteBot deletes it, its messages stay and its username is free at once and after a
 // restart; a deleted bot's token no longer works, and acting on it is not_found.
 func TestBotStatesAcrossARestart(t *testing.T) {
+	t.Parallel()
 	c := newCommunity(t)
 	alice := c.member(svcv1.MemberRole_MEMBER_ROLE_MEMBER)
 	general := c.channel("general")

@@ -28,6 +28,7 @@ const expired = "the access token this stream was opened with expired; subscribe
 // came meanwhile, nothing lost and nothing twice. A stream opened with a token that has
 // expired on the engine's clock ends at once.
 func TestStreamEndsWhenItsTokenExpires(t *testing.T) {
+	t.Parallel()
 	clock := webtest.NewClockAt(time.Now())
 	s := webtest.Start(t, webtest.WithClock(clock), webtest.WithManualJobs())
 	alice := s.Join("alice")
@@ -77,6 +78,7 @@ func TestStreamEndsWhenItsTokenExpires(t *testing.T) {
 // TestBotStreamDoesNotExpire: a bot's token has no expiry, and its stream outlives a person's
 // opened at the same time with an hour's token.
 func TestBotStreamDoesNotExpire(t *testing.T) {
+	t.Parallel()
 	clock := webtest.NewClockAt(time.Now())
 	s := webtest.Start(t, webtest.WithClock(clock), webtest.WithManualJobs())
 	alice := s.Join("alice")
@@ -108,6 +110,7 @@ func TestBotStreamDoesNotExpire(t *testing.T) {
 // TestStreamEndedByTokenExpiryIsLoggedAndCounted: the stream-closed line says
 // ended=token_expired with the code, and the metrics count it under its own reason.
 func TestStreamEndedByTokenExpiryIsLoggedAndCounted(t *testing.T) {
+	t.Parallel()
 	clock := webtest.NewClockAt(time.Now())
 	o := startOps(t, "1.5.0", webtest.WithClock(clock))
 	token, err := o.Issuer.Mint("alice", "", time.Hour)

@@ -19,6 +19,7 @@ func itoa(i int64) string { return strconv.FormatInt(i, 10) }
 // TestReconnectReplaysExactlyWhatWasMissed: a client that misses 100 events and subscribes
 // again from its last seq gets exactly those 100, in order, then live events.
 func TestReconnectReplaysExactlyWhatWasMissed(t *testing.T) {
+	t.Parallel()
 	clock := webtest.NewClock()
 	s := webtest.Start(t, webtest.WithClock(clock))
 	alice := s.Join("alice")
@@ -48,6 +49,7 @@ func TestReconnectReplaysExactlyWhatWasMissed(t *testing.T) {
 // TestResync: an after_seq older than the kept log, or newer than the server's seq, gets resync
 // and the stream ends.
 func TestResync(t *testing.T) {
+	t.Parallel()
 	clock := webtest.NewClock()
 	s := webtest.Start(t, webtest.WithClock(clock), webtest.WithManualJobs(), func(o *engine.Options) { o.ReplayEvents = 10; o.ReplayDays = 1 })
 	alice := s.Join("alice")
@@ -78,6 +80,7 @@ func TestResync(t *testing.T) {
 // client reads slowly) falls further behind than the hub keeps: it gets resync after what it
 // replayed, and ends; the other streams go on.
 func TestSlowSubscriberGetsResync(t *testing.T) {
+	t.Parallel()
 	clock := webtest.NewClock()
 	s := webtest.Start(t, webtest.WithClock(clock), func(o *engine.Options) { o.RingSize, o.StreamQueue = 16, 8 })
 	alice := s.Join("alice")
@@ -99,6 +102,7 @@ func TestSlowSubscriberGetsResync(t *testing.T) {
 // is ended once more events wait for it than its queue holds (slow_consumer), rather than held
 // in memory; the other streams go on.
 func TestNeverReadingSubscriberIsEndedAsASlowConsumer(t *testing.T) {
+	t.Parallel()
 	clock := webtest.NewClock()
 	s := webtest.Start(t, webtest.WithClock(clock), func(o *engine.Options) { o.StreamQueue = 8 })
 	alice := s.Join("alice")
@@ -160,6 +164,7 @@ func drain(t *testing.T, frames chan *engine.Frame, ended chan streamEnd) (strea
 
 // TestSeqsAreConsecutiveAcrossARestart.
 func TestSeqsAreConsecutiveAcrossARestart(t *testing.T) {
+	t.Parallel()
 	s := webtest.Start(t)
 	alice := s.Join("alice")
 	ch := mustChannel(t, alice, "general", svcv1.ChannelKind_CHANNEL_KIND_TEXT)
@@ -188,6 +193,7 @@ func TestSeqsAreConsecutiveAcrossARestart(t *testing.T) {
 // GetState and subscribes from its seq; the messages in the snapshot plus those on the stream
 // are every message exactly once.
 func TestGetStateThenSubscribeMissesNothing(t *testing.T) {
+	t.Parallel()
 	clock := webtest.NewClock()
 	s := webtest.Start(t, webtest.WithClock(clock))
 	alice := s.Join("alice")
@@ -241,6 +247,7 @@ func TestGetStateThenSubscribeMissesNothing(t *testing.T) {
 }
 
 func TestTypingIsEphemeralAndThrottled(t *testing.T) {
+	t.Parallel()
 	clock := webtest.NewClock()
 	s := webtest.Start(t, webtest.WithClock(clock))
 	alice := s.Join("alice")
@@ -285,6 +292,7 @@ func TestTypingIsEphemeralAndThrottled(t *testing.T) {
 }
 
 func TestPresence(t *testing.T) {
+	t.Parallel()
 	s := webtest.Start(t, func(o *engine.Options) { o.PresenceGrace = 20 * time.Millisecond })
 	alice := s.Join("alice")
 	bob := s.Join("bob")
@@ -333,6 +341,7 @@ func TestPresence(t *testing.T) {
 // TestPresenceBatch: changes waiting for a stream arrive as one presence_batch with the latest
 // change per member.
 func TestPresenceBatch(t *testing.T) {
+	t.Parallel()
 	s := webtest.Start(t)
 	alice := s.Join("alice")
 	frames := make(chan *engine.Frame, 100)
@@ -415,6 +424,7 @@ func TestPresenceBatch(t *testing.T) {
 // engine's clock, whatever it delivered meanwhile, and none before it is due: a message sent
 // a second before the next heartbeat arrives with no heartbeat ahead of it.
 func TestHeartbeat(t *testing.T) {
+	t.Parallel()
 	clock := webtest.NewClock()
 	s := webtest.Start(t, webtest.WithClock(clock), webtest.WithManualJobs())
 	alice := s.Join("alice")

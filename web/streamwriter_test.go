@@ -21,6 +21,7 @@ import (
 // the other streams get every event meanwhile, and once it reads again (within the write
 // timeout), it gets every event once, in order.
 func TestAStreamThatStopsReadingHoldsUpNoOther(t *testing.T) {
+	t.Parallel()
 	clock := webtest.NewClock()
 	s := webtest.Start(t, webtest.WithClock(clock))
 	alice := s.Join("alice")
@@ -73,6 +74,7 @@ func TestAStreamThatStopsReadingHoldsUpNoOther(t *testing.T) {
 // protocol and codec it may stream in, over h2c: small ones, and a larger one, which Connect
 // sends compressed to these clients (they accept gzip), in between, in order.
 func TestLiveEventsInEveryProtocolAndCodec(t *testing.T) {
+	t.Parallel()
 	clock := webtest.NewClock()
 	s := webtest.Start(t, webtest.WithClock(clock))
 	alice := s.Join("alice")

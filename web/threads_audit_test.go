@@ -16,6 +16,7 @@ import (
 // told that someone types one: SetTyping there is failed_precondition, as the reply would be,
 // and no typing event reaches the channel.
 func TestTypingInAThreadOfADeletedRootIsRefused(t *testing.T) {
+	t.Parallel()
 	s := webtest.Start(t)
 	alice := s.Join("alice")
 	bob := s.Join("bob")
@@ -47,6 +48,7 @@ func TestTypingInAThreadOfADeletedRootIsRefused(t *testing.T) {
 // TestUnknownThreadIDsAreNotEchoedInFull: an id that names no message is quoted in the error
 // cut to 64 characters (as SetTyping does), not sent back whole, however long the request made it.
 func TestUnknownThreadIDsAreNotEchoedInFull(t *testing.T) {
+	t.Parallel()
 	s := webtest.Start(t)
 	alice := s.Join("alice")
 	ch := mustChannel(t, alice, "general", svcv1.ChannelKind_CHANNEL_KIND_TEXT)
@@ -85,6 +87,7 @@ func TestUnknownThreadIDsAreNotEchoedInFull(t *testing.T) {
 // stays under 1 KiB, cut on a character boundary and marked (a channel id of 200,000 "é"s came
 // back whole before).
 func TestErrorMessagesAreBounded(t *testing.T) {
+	t.Parallel()
 	s := webtest.Start(t)
 	alice := s.Join("alice")
 	long := strings.Repeat("é", 200_000)

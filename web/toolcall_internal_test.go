@@ -19,6 +19,7 @@ import (
 // places before authentication for as long as the client liked. It now ends when its time is up
 // (a minute; shortened here), its place given back, and a new one works as before.
 func TestReflectionStreamsEnd(t *testing.T) {
+	t.Parallel()
 	s, base := serveInternal(t, Config{}, func(s *Server) { s.intake.toolTime = 300 * time.Millisecond })
 	tr := &http.Transport{Protocols: new(http.Protocols)}
 	tr.Protocols.SetUnencryptedHTTP2(true)

@@ -76,6 +76,7 @@ func TestUploadSizeLimit(t *testing.T) {
 // A body that says up front it is over the limit is refused before any of it is read: the
 // request below sends its headers only.
 func TestUploadDeclaredTooLarge(t *testing.T) {
+	t.Parallel()
 	s := webtest.Start(t)
 	owner := s.Join("owner")
 	conn, err := net.Dial("tcp", strings.TrimPrefix(s.URL, "http://"))

@@ -87,6 +87,7 @@ func TestUploadAndDownload(t *testing.T) {
 // A file the sandbox cannot read is stored as a download of unknown type: never a failed
 // upload. The evil guest loops on this input until the sandbox's deadline stops it.
 func TestUploadUnreadableIsOctetStream(t *testing.T) {
+	t.Parallel()
 	s := webtest.Start(t, withEvilSandbox(t))
 	owner := s.Join("owner")
 	att := mustUpload(t, s, owner, "loop.png", []byte("loop"))
@@ -140,6 +141,7 @@ func TestUploadRefusals(t *testing.T) {
 
 // Thirty uploads a minute per member, then 429 with Retry-After; a bot is limited the same.
 func TestUploadRateLimit(t *testing.T) {
+	t.Parallel()
 	clock := webtest.NewClock()
 	s := webtest.Start(t, webtest.WithClock(clock))
 	owner := s.Join("owner")
@@ -166,6 +168,7 @@ func TestUploadRateLimit(t *testing.T) {
 
 // The file name is kept for display only and can never leave /files/<id>/.
 func TestUploadNames(t *testing.T) {
+	t.Parallel()
 	clock := webtest.NewClock()
 	s := webtest.Start(t, webtest.WithClock(clock))
 	owner := s.Join("owner")

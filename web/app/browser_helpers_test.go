@@ -29,8 +29,11 @@ const chromiumPath = "/usr/bin/chromium"
 // waitLimit bounds every wait for the page to reach a state; the waits end as soon as it does.
 const waitLimit = 20 * time.Second
 
-// startBrowser starts one headless Chromium for the test; people get their own browser
-// contexts in it (their own storage, like two profiles). extra adds flags (voice's fake media).
+// startBrowser returns the headless Chromium the tests share: the first test that needs it
+// starts it, TestMain stops it. People get their own browser contexts in it (their own
+// storage, like two profiles), which end with their test; one process saves each test a
+// browser's start, under the race detector and on a busy machine seconds each. A test that
+// needs flags of its own (extra: voice's fake media) gets a Chromium of its own, ended with it.
 func startBrowser(t *testing.T, extra ...chromedp.ExecAllocatorOption) context.Context {
 	t.Helper()
 	if _, err := os.Stat(chromiumPath); err != nil {
@@ -39,9 +42,44 @@ func startBrowser(t *testing.T, extra ...chromedp.ExecAllocatorOption) context.C
 		}
 		t.Skipf("no browser at %s (apt-get install -y chromium)", chromiumPath)
 	}
+	if len(extra) > 0 {
+		own := &sharedBrowser{}
+		if err := own.start(extra...); err != nil {
+			t.Fatalf("start chromium: %v", err)
+		}
+		t.Cleanup(own.stop)
+		return own.browser
+	}
+	shared.mu.Lock()
+	defer shared.mu.Unlock()
+	// A browser that has gone (crashed, or never came up) is started again for the next test.
+	if shared.browser == nil || shared.browser.Err() != nil {
+		shared.stop()
+		if err := shared.start(); err != nil {
+			t.Fatalf("start chromium: %v", err)
+		}
+	}
+	return shared.browser
+}
+
+// shared is the Chromium of startBrowser.
+var shared sharedBrowser
+
+type sharedBrowser struct {
+	mu      sync.Mutex
+	browser context.Context
+	cancel  func()
+	dir     string
+}
+
+func (b *sharedBrowser) start(extra ...chromedp.ExecAllocatorOption) error {
+	dir, err := os.MkdirTemp("", "hearth-chromium-")
+	if err != nil {
+		return err
+	}
 	opts := append(chromedp.DefaultExecAllocatorOptions[:],
 		chromedp.ExecPath(chromiumPath),
-		chromedp.UserDataDir(t.TempDir()),
+		chromedp.UserDataDir(dir),
 		chromedp.NoSandbox,
 		chromedp.DisableGPU,
 		chromedp.Flag("disable-quic", true),
@@ -53,16 +91,35 @@ func startBrowser(t *testing.T, extra ...chromedp.ExecAllocatorOption) context.C
 	opts = append(opts, extra...)
 	alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
 	browser, cancelBrowser := chromedp.NewContext(alloc)
-	if err := chromedp.Do(browser); err != nil {
+	b.browser, b.dir = browser, dir
+	b.cancel = func() {
 		cancelBrowser()
 		cancelAlloc()
-		t.Fatalf("start chromium: %v", err)
 	}
-	t.Cleanup(func() {
-		cancelBrowser()
-		cancelAlloc()
-	})
-	return browser
+	if err := chromedp.Do(browser); err != nil {
+		b.stop()
+		return err
+	}
+	return nil
+}
+
+// stop ends the browser's process and removes its profile.
+func (b *sharedBrowser) stop() {
+	if b.cancel != nil {
+		b.cancel()
+	}
+	if b.dir != "" {
+		os.RemoveAll(b.dir)
+	}
+	b.browser, b.cancel, b.dir = nil, nil, ""
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	shared.mu.Lock()
+	shared.stop()
+	shared.mu.Unlock()
+	os.Exit(code)
 }
 
 // page is one person's browser window.

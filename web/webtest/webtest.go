@@ -15,6 +15,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -145,10 +146,17 @@ func Logger() *slog.Logger {
 	return slog.New(slog.NewTextHandler(io.Discard, &slog.HandlerOptions{Level: slog.LevelWarn}))
 }
 
-// open assembles the server on the test's data directory.
+// open assembles the server on the test's data directory. On a restart the database's
+// directory lock may still be held for a moment: Badger releases it by closing its descriptor,
+// and a process that a test running in parallel starts just then holds a copy of every
+// descriptor until it runs its program. So a lock held is waited for, a while.
 func (s *Server) open() {
 	s.t.Helper()
 	app, err := web.Open(context.Background(), s.cfg)
+	for deadline := time.Now().Add(Wait); err != nil && strings.Contains(err.Error(), "Cannot acquire directory lock") && time.Now().Before(deadline); {
+		time.Sleep(10 * time.Millisecond)
+		app, err = web.Open(context.Background(), s.cfg)
+	}
 	if err != nil {
 		s.t.Fatal(err)
 	}
