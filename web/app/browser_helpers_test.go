@@ -36,19 +36,9 @@ const waitLimit = 20 * time.Second
 // needs flags of its own (extra: voice's fake media) gets a Chromium of its own, ended with it.
 func startBrowser(t *testing.T, extra ...chromedp.ExecAllocatorOption) context.Context {
 	t.Helper()
-	if _, err := os.Stat(chromiumPath); err != nil {
-		if os.Getenv("HEARTH_REQUIRE_BROWSER") != "" {
-			t.Fatalf("HEARTH_REQUIRE_BROWSER is set but %s is missing: apt-get install -y chromium", chromiumPath)
-		}
-		t.Skipf("no browser at %s (apt-get install -y chromium)", chromiumPath)
-	}
+	requireBrowser(t)
 	if len(extra) > 0 {
-		own := &sharedBrowser{}
-		if err := own.start(extra...); err != nil {
-			t.Fatalf("start chromium: %v", err)
-		}
-		t.Cleanup(own.stop)
-		return own.browser
+		return startOwnBrowser(t, extra...)
 	}
 	shared.mu.Lock()
 	defer shared.mu.Unlock()
@@ -60,6 +50,31 @@ func startBrowser(t *testing.T, extra ...chromedp.ExecAllocatorOption) context.C
 		}
 	}
 	return shared.browser
+}
+
+// requireBrowser skips the test where there is no Chromium, or fails it where CI asks for one.
+func requireBrowser(t *testing.T) {
+	t.Helper()
+	if _, err := os.Stat(chromiumPath); err != nil {
+		if os.Getenv("HEARTH_REQUIRE_BROWSER") != "" {
+			t.Fatalf("HEARTH_REQUIRE_BROWSER is set but %s is missing: apt-get install -y chromium", chromiumPath)
+		}
+		t.Skipf("no browser at %s (apt-get install -y chromium)", chromiumPath)
+	}
+}
+
+// startOwnBrowser starts a Chromium for the test alone, ended with it: for flags of its own, and
+// for a test that uses the browser's own profile (an installed client, a service worker), where
+// what earlier tests left (a worker registered for an address a server had before) would stay.
+func startOwnBrowser(t *testing.T, extra ...chromedp.ExecAllocatorOption) context.Context {
+	t.Helper()
+	requireBrowser(t)
+	own := &sharedBrowser{}
+	if err := own.start(extra...); err != nil {
+		t.Fatalf("start chromium: %v", err)
+	}
+	t.Cleanup(own.stop)
+	return own.browser
 }
 
 // shared is the Chromium of startBrowser.

@@ -24,7 +24,7 @@ func TestClientIsInstallableAndShowsPushes(t *testing.T) {
 	srv := webtest.Start(t)
 	alice := srv.Join("alice")
 	_ = alice
-	b := startBrowser(t)
+	b := startOwnBrowser(t) // the browser's own profile: a worker of its own
 	// A tab of the browser's own profile: Chromium installs nothing from a context of its own
 	// (openPage's), which it counts as incognito.
 	tab, cancelTab := chromedp.NewContext(b)

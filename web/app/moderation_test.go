@@ -227,6 +227,8 @@ func TestBrowserBanKickBlock(t *testing.T) {
 	bobPage.waitFor("the mute's effect said", `document.querySelector("dialog[open] .effects")?.textContent.startsWith("Muted. Carol's messages do not count in your unread and mention counts")`)
 	bobPage.clickJS("Message", buttonJS("dialog[open] .dialog-actions", "Message"))
 	bobPage.waitFor("the DM, marked muted", `document.querySelector('.side-link[aria-label="Carol, muted"] .side-quiet')?.textContent === "🔇"`)
+	// The DM opens once OpenDM answers: only then is a channel picked after it the one shown.
+	bobPage.waitFor("the DM open", `document.querySelector(".channel-title")?.textContent.endsWith("Carol")`)
 	bobPage.openChannel("random")
 	dm, err := carol.Chat.OpenDM(context.Background(), connect.NewRequest(&svcv1.OpenDMRequest{MemberIds: []string{bob.Member.GetId()}}))
 	if err != nil {

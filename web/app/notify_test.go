@@ -288,7 +288,7 @@ func TestBrowserInstallableWorkerBadgeAndOpen(t *testing.T) {
 	srv, owner, ids := community(t)
 	ctx := context.Background()
 	bob := srv.Join("bob")
-	b := startBrowser(t)
+	b := startOwnBrowser(t) // the browser's own profile: a worker of its own
 	tab, cancelTab := chromedp.NewContext(b)
 	t.Cleanup(cancelTab)
 	p := &page{t: t, name: "olivia", ctx: tab}
