@@ -757,6 +757,12 @@ func TestBrowserMemberList(t *testing.T) {
 	alice.click(".channel-view .members-toggle")
 	alice.waitFor("shown again", `!!document.querySelector(".people-panel")`)
 
+	t.Log("the pins take the list's place, and the list takes it back")
+	alice.clickJS("the pins", `document.querySelector('.channel-view button[aria-label^="Pinned messages"]')`)
+	alice.waitFor("the pins, no list", `!!document.querySelector(".pins-panel") && !document.querySelector(".people-panel")`)
+	alice.click(".channel-view .members-toggle")
+	alice.waitFor("the list, the pins closed", `!document.querySelector(".pins-panel") && !!document.querySelector(".people-panel")`)
+
 	t.Log("on a phone: over the channel, closed by its ✕")
 	phone := openTab(t, alice, "alice's phone", 390, 844)
 	phone.run(chromedp.Navigate(srv.URL + "/app/#/c/" + ids["general"]))

@@ -62,10 +62,11 @@ export function Chat(props: { store: Store; act: Commands; api: Api; route: Rout
   // where it starts hidden).
   const [members, setMembers] = useState(() => loadShown("members") && window.matchMedia("(min-width: 761px)").matches);
   const toggleMembers = () => {
-    // With a thread open in its place, the list comes back instead of the thread.
-    const show = !members || !!threadId;
+    // With a thread or the pins open in its place, the list comes back instead of them.
+    const show = !members || !!threadId || pins.open;
     saveShown("members", show);
     setMembers(show);
+    if (pins.open) pins.close();
     if (threadId && channel) navigate(channelHash(channel.id));
   };
 

@@ -1,1 +1,0 @@
-import{a,b}from"./chunk-QAOOQM23.js";import"./chunk-H5A2JM6Y.js";import"./chunk-F73ITTXE.js";import"./chunk-MS3T3VRK.js";import"./chunk-RAK4KDCG.js";import"./chunk-TI3JMLUY.js";export{b as MemberAdmin,a as MembersScreen};

@@ -1,1 +1,0 @@
-import{b as a,c as b}from"./chunk-QG27WYD3.js";import"./chunk-I7HIXENE.js";import"./chunk-MS3T3VRK.js";import"./chunk-RAK4KDCG.js";import"./chunk-TI3JMLUY.js";export{a as NOTIFY_SETTINGS,b as NotifySettingsPage};

@@ -1,1 +1,0 @@
-import{a,b,c,d,e}from"./chunk-YJZCDS2H.js";import"./chunk-QNBRDPYW.js";import"./chunk-MS3T3VRK.js";import"./chunk-RAK4KDCG.js";import"./chunk-TI3JMLUY.js";export{a as LIMITS,c as ModeField,e as QuestionsField,b as SettingsScreen,d as questionsOver};
