@@ -64,11 +64,13 @@ type Peer struct {
 	onError func(error)
 	silent  bool
 
-	mu      sync.Mutex
-	got     map[string]*received
-	offers  int
-	ended   *svcv1.VoiceEnded
-	endedCh chan struct{}
+	mu     sync.Mutex
+	got    map[string]*received
+	offers int // received
+	// answered: the offers whose answer the server took.
+	answered int
+	ended    *svcv1.VoiceEnded
+	endedCh  chan struct{}
 }
 
 type received struct {
@@ -254,8 +256,13 @@ func (p *Peer) answer(o *svcv1.VoiceOffer) error {
 	if err := p.PC.SetLocalDescription(ans); err != nil {
 		return err
 	}
-	_, err = p.api.Answer(p.ctx, connect.NewRequest(&svcv1.AnswerRequest{SessionId: p.Join.GetSessionId(), Sdp: ans.SDP, Revision: o.GetRevision()}))
-	return err
+	if _, err := p.api.Answer(p.ctx, connect.NewRequest(&svcv1.AnswerRequest{SessionId: p.Join.GetSessionId(), Sdp: ans.SDP, Revision: o.GetRevision()})); err != nil {
+		return err
+	}
+	p.mu.Lock()
+	p.answered++
+	p.mu.Unlock()
+	return nil
 }
 
 // send writes an Opus-sized packet (80 bytes: speech at ~32 kbit/s) every 20 ms with the audio
@@ -340,11 +347,11 @@ func (p *Peer) TrackDone(member string, kind webrtc.RTPCodecType) bool {
 	return r != nil && r.done.Load()
 }
 
-// Offers is how many offers the peer answered.
+// Offers is how many offers the peer answered, the server having taken the answer.
 func (p *Peer) Offers() int {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return p.offers
+	return p.answered
 }
 
 // Ended waits up to wait for the session's ended event.
