@@ -87,7 +87,8 @@ func TestHostilePlugins(t *testing.T) {
 
 // The same limits at the top level refuse the install, and change nothing.
 func TestHostileTopLevels(t *testing.T) {
-	t.Parallel()
+	// Not in parallel: a plugin's limits are real time and the process's memory, which other
+	// tests beside it would spend.
 	s := webtest.Start(t)
 	owner := s.Join("owner")
 	for _, c := range []struct{ src, want string }{
@@ -106,7 +107,8 @@ func TestHostileTopLevels(t *testing.T) {
 // packages' tests, copying its 64 MB of strings once took longer than a second, and the time
 // limit stopped it first.
 func TestTopLevelMemoryLimit(t *testing.T) {
-	t.Parallel()
+	// Not in parallel: a plugin's limits are real time and the process's memory, which other
+	// tests beside it would spend.
 	s := webtest.StartConfig(t, func(c *web.Config) { c.Plugins.TopLevelLimit = 10 * time.Second })
 	owner := s.Join("owner")
 	src := `const keep = []; let s = 'x'; while (s.length < (1 << 21)) s += s; for (;;) { s = s + 'z'; keep.push(s); }`
@@ -184,7 +186,8 @@ func boomCount(s string) int {
 // carrying one reaches ListPlugins and Join with U+FFFD in its place (goja converts it so, and
 // the host's clip makes sure), so neither fails to encode.
 func TestLoneSurrogatesInPluginErrorsAreReplaced(t *testing.T) {
-	t.Parallel()
+	// Not in parallel: a plugin's limits are real time and the process's memory, which other
+	// tests beside it would spend.
 	clock := webtest.NewClock()
 	s := webtest.Start(t, webtest.WithClock(clock))
 	owner := s.Join("owner")
@@ -203,7 +206,8 @@ chat.on('joinRequest', r => ({allow: false, reason: 'no \uDC00 entry'}));`)
 // length of 200 million used to make the host allocate a slice of that many strings (3 GB) in
 // one native step the time limit cannot stop, enough to kill a small server.
 func TestPluginCannotMakeTheHostAllocateTheLengthItClaims(t *testing.T) {
-	t.Parallel()
+	// Not in parallel: a plugin's limits are real time and the process's memory, which other
+	// tests beside it would spend.
 	s := webtest.Start(t)
 	owner := s.Join("owner")
 	for _, c := range []struct{ src, want string }{
@@ -264,7 +268,8 @@ func TestJoinRequestVerdictCannotCrashOrHangTheServer(t *testing.T) {
 // InstallPlugin call (from a top level) and keep a server with such a file in its plugins
 // folder from starting; one whose toString loops ran forever outside every limit.
 func TestPluginExceptionsCannotCrashOrHangTheServer(t *testing.T) {
-	t.Parallel()
+	// Not in parallel: a plugin's limits are real time and the process's memory, which other
+	// tests beside it would spend.
 	clock := webtest.NewClock()
 	s := webtest.Start(t, webtest.WithClock(clock))
 	owner := s.Join("owner")

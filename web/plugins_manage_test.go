@@ -23,7 +23,8 @@ func echo(prefix string) string {
 // A plugin's whole life: install (file written, bot made, plugins_changed to admins only),
 // replace, a failed replacement that changes nothing, disable, enable, delete.
 func TestPluginLifecycle(t *testing.T) {
-	t.Parallel()
+	// Not in parallel: a plugin's limits are real time and the process's memory, which other
+	// tests beside it would spend.
 	s := webtest.Start(t)
 	owner := s.Join("owner")
 	admin := s.Join("admin")
