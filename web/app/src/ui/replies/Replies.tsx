@@ -5,10 +5,8 @@
 // answered message where it was written; "Original message deleted" once it is gone.
 
 import type { Message } from "../../gen/svc/v1/types_pb";
-import type { Api } from "../../lib/api";
 import { plainText } from "../../lib/markdown";
 import { channelHash, navigate } from "../../lib/router";
-import type { Commands } from "../../state/commands";
 import { draftKey, setReplyTo, type ReplyRef } from "../../state/drafts";
 import { memberName, nameOf } from "../../state/selectors";
 import type { State, Store } from "../../state/store";
@@ -76,7 +74,7 @@ export function ReplyBar(props: { state: Names; reply: ReplyRef; onCancel: () =>
 }
 
 /** What a quote needs to open the answered message. */
-export type QuoteHost = { state: Names; store: Pick<Store, "view">; api: Api; act: Pick<Commands, "tell"> };
+export type QuoteHost = { state: Names; store: Pick<Store, "view"> };
 
 /** The quote above a reply: who and what it answers, a button that opens it. */
 export function ReplyQuote(props: { host: QuoteHost; message: Message }) {
@@ -96,7 +94,7 @@ export function ReplyQuote(props: { host: QuoteHost; message: Message }) {
   }
   const text = quoteText(host.state, ref.text);
   return (
-    <button type="button" class="reply-quote" aria-label={`Reply to ${name}: ${text.slice(0, 120)}. Show the message`} onClick={() => void openAnswered(host, m)}>
+    <button type="button" class="reply-quote" aria-label={`Reply to ${name}: ${text.slice(0, 120)}. Show the message`} onClick={() => openAnswered(host, m)}>
       <span aria-hidden="true" class="reply-quote-mark">
         ↱
       </span>
@@ -111,7 +109,7 @@ export function ReplyQuote(props: { host: QuoteHost; message: Message }) {
  * the same thread); else where the answered one is, which the quote says (MessageRef's
  * thread_root_id): the channel, or the thread of a thread reply a top-level message answers.
  */
-export async function openAnswered(host: QuoteHost, m: Message): Promise<void> {
+export function openAnswered(host: QuoteHost, m: Message): void {
   const id = m.replyTo?.id;
   if (!id) return;
   const { store } = host;

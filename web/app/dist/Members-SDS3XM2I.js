@@ -1,1 +1,0 @@
-import{a,b}from"./chunk-CP5GEWRB.js";import"./chunk-H5A2JM6Y.js";import"./chunk-4TBKB7SK.js";import"./chunk-NUO227Z7.js";import"./chunk-ADKZURFQ.js";import"./chunk-ODJFLF4L.js";export{b as MemberAdmin,a as MembersScreen};

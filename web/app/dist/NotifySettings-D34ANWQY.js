@@ -1,1 +1,0 @@
-import{b as a,c as b}from"./chunk-DHAZVEKP.js";import"./chunk-QETIZ2PB.js";import"./chunk-NUO227Z7.js";import"./chunk-ADKZURFQ.js";import"./chunk-ODJFLF4L.js";export{a as NOTIFY_SETTINGS,b as NotifySettingsPage};

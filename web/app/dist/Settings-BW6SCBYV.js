@@ -1,1 +1,0 @@
-import{a,b,c,d,e}from"./chunk-JBAFHA5Y.js";import"./chunk-2EUKUDT5.js";import"./chunk-NUO227Z7.js";import"./chunk-ADKZURFQ.js";import"./chunk-ODJFLF4L.js";export{a as LIMITS,c as ModeField,e as QuestionsField,b as SettingsScreen,d as questionsOver};
