@@ -88,6 +88,19 @@ type sharedBrowser struct {
 }
 
 func (b *sharedBrowser) start(extra ...chromedp.ExecAllocatorOption) error {
+	// Chromium's process has once died at start in CI, before it listened, with nothing printed
+	// but its usual D-Bus notices, while other tests' browsers were starting: a browser that never
+	// came up is a machine's hiccup, not the client's failure, so it gets two more tries.
+	var err error
+	for try := 0; try < 3; try++ {
+		if err = b.startOnce(extra...); err == nil || !strings.Contains(err.Error(), "chrome failed to start") {
+			return err
+		}
+	}
+	return err
+}
+
+func (b *sharedBrowser) startOnce(extra ...chromedp.ExecAllocatorOption) error {
 	dir, err := os.MkdirTemp("", "hearth-chromium-")
 	if err != nil {
 		return err
