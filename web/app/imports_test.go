@@ -437,3 +437,70 @@ func TestUnitsClaimPutsTheMemberInThePlaceholdersPlace(t *testing.T) {
 		t.Errorf("after the claim:\n%s\nwant:\n%s", got, want)
 	}
 }
+
+// TestBrowserClaimShowsInSearchAndThreads: what shows imported messages outside the channel
+// puts the member in the placeholder's place as soon as the claim comes: search results on
+// screen (Maria's question, claimed for Bob), and the thread inbox (Bob's thread on Tom's
+// answer, Tom claimed by the owner), each without a reload.
+func TestBrowserClaimShowsInSearchAndThreads(t *testing.T) {
+	browser := startBrowser(t)
+	srv, owner, _ := community(t)
+	bobClient := srv.Join("bob")
+	rename(t, bobClient, "Bob", "", "")
+	importTrips(t, srv)
+	ctx := context.Background()
+	ids := map[string]string{}
+	members, err := owner.Server.ListMembers(ctx, connect.NewRequest(&svcv1.ListMembersRequest{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range members.Msg.GetMembers() {
+		ids[m.GetUsername()] = m.GetId()
+	}
+	st, err := owner.Chat.GetState(ctx, connect.NewRequest(&svcv1.GetStateRequest{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var trips string
+	for _, c := range st.Msg.GetChannels() {
+		if c.GetName() == "trips" {
+			trips = c.GetId()
+		}
+	}
+	msgs, err := owner.Chat.ListMessages(ctx, connect.NewRequest(&svcv1.ListMessagesRequest{ChannelId: trips}))
+	if err != nil || len(msgs.Msg.GetMessages()) != 3 {
+		t.Fatalf("the imported messages: %v %v", msgs, err)
+	}
+	answer := msgs.Msg.GetMessages()[1] // Tom's "Me! Thanks @Maria"
+	if _, err := bobClient.Chat.SendMessage(ctx, connect.NewRequest(&svcv1.SendMessageRequest{ChannelId: trips, ThreadRootId: answer.GetId(), Text: "I'm in too"})); err != nil {
+		t.Fatal(err)
+	}
+	claim := func(placeholder, member string) {
+		t.Helper()
+		if _, err := owner.Server.ClaimMember(ctx, connect.NewRequest(&svcv1.ClaimMemberRequest{PlaceholderId: ids[placeholder], MemberId: ids[member]})); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	bob := openPage(t, browser, "bob", 1280, 800)
+	bob.signIn(srv, "bob")
+	bob.openChannel("general")
+
+	t.Log("the search's results on screen when Maria is claimed for Bob")
+	bob.run(press("k", 75, "", 2)) // Ctrl+K
+	bob.waitFor("the search, focused", `document.activeElement === document.querySelector('dialog[open] input[aria-label="Search messages"]')`)
+	bob.run(chromedp.KeyEvent("lake"))
+	authors := `[...document.querySelectorAll("dialog[open] .search-result .search-author")].map(a => a.textContent).join("|")`
+	bob.waitFor("Maria's question found", authors+` === "Maria"`)
+	claim("maria", "bob")
+	bob.waitFor("Bob in Maria's place in the results", authors+` === "Bob" && document.querySelector("dialog[open] .search-result").getAttribute("aria-label").startsWith("Bob in #trips")`)
+	bob.closeDialog()
+
+	t.Log("the thread inbox on screen when Tom is claimed by the owner")
+	bob.eval0(`location.hash = "#/threads"`)
+	row := `document.querySelector(".thread-inbox-list .thread-row")`
+	bob.waitFor("Bob's thread on Tom's answer", row+`?.querySelector(".thread-row-author").textContent === "Tom" && `+row+`.querySelector(".thread-row-reply").textContent.startsWith("Bob: I'm in too")`)
+	claim("tom", "olivia")
+	bob.waitFor("the owner in Tom's place in the inbox", row+`.querySelector(".thread-row-author").textContent === "olivia" && `+row+`.getAttribute("aria-label").startsWith("olivia in #trips")`)
+	bob.noErrors(srv.URL)
+}

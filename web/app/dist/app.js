@@ -1,1 +1,1 @@
-import{d as e,ib as i,ja as o}from"./chunk-I6NNIKHT.js";e(o(i,{}),document.getElementById("app"));
+import{d as e,ja as o,jb as i}from"./chunk-BPVID5G7.js";e(o(i,{}),document.getElementById("app"));

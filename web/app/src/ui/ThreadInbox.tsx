@@ -10,6 +10,7 @@ import { ChannelKind } from "../gen/svc/v1/types_pb";
 import { errorText, type Api } from "../lib/api";
 import { plainText } from "../lib/markdown";
 import { channelHash } from "../lib/router";
+import { claimed } from "../state/claims";
 import { channelTitle, memberName, nameOf, othersUnread, readState } from "../state/selectors";
 import { useStore, type State, type Store } from "../state/store";
 import { Avatar, ErrorRow, formatFull, formatTime, MenuButton } from "./common";
@@ -65,7 +66,10 @@ export function ThreadInbox(props: { store: Store; api: Api; onMenu: () => void 
     };
   }, []);
 
-  const unread = (threads ?? []).filter((t) => threadUnread(state, t)).length;
+  // An imported member claimed while the list shows, or while the claim moves their messages:
+  // the member in its place, as in the channels.
+  const shown = threads?.map((t) => claimedThread(t, state.claims)) ?? null;
+  const unread = (shown ?? []).filter((t) => threadUnread(state, t)).length;
   return (
     <section class="thread-inbox" aria-labelledby="threads-title">
       <header class="channel-head">
@@ -76,14 +80,14 @@ export function ThreadInbox(props: { store: Store; api: Api; onMenu: () => void 
           </span>
           <span class="channel-name">Threads</span>
         </h2>
-        {threads && <p class="channel-topic">{unread > 0 ? `${unread} with new replies` : "Threads you started or replied in"}</p>}
+        {shown && <p class="channel-topic">{unread > 0 ? `${unread} with new replies` : "Threads you started or replied in"}</p>}
       </header>
       <div class="thread-inbox-scroll" aria-busy={busy}>
         <ErrorRow error={error} />
-        {threads === null && !error && <p class="loading-row">Loading your threads…</p>}
-        {threads?.length === 0 && <p class="thread-inbox-empty muted">No threads yet. The threads you start or reply in show here, the newest reply first.</p>}
+        {shown === null && !error && <p class="loading-row">Loading your threads…</p>}
+        {shown?.length === 0 && <p class="thread-inbox-empty muted">No threads yet. The threads you start or reply in show here, the newest reply first.</p>}
         <ul class="thread-inbox-list" aria-label="Your threads">
-          {threads?.map((t) => (
+          {shown?.map((t) => (
             <ThreadRow key={t.root?.id} store={store} state={state} thread={t} />
           ))}
         </ul>
@@ -95,6 +99,13 @@ export function ThreadInbox(props: { store: Store; api: Api; onMenu: () => void 
       </div>
     </section>
   );
+}
+
+/** t with the claimed placeholders replaced by their members (state/claims.ts); t when none is. */
+function claimedThread(t: MyThread, claims: ReadonlyMap<string, string>): MyThread {
+  const root = t.root && claimed(t.root, claims);
+  const lastReply = t.lastReply && claimed(t.lastReply, claims);
+  return root === t.root && lastReply === t.lastReply ? t : { ...t, root, lastReply };
 }
 
 function ThreadRow(props: { store: Store; state: State; thread: MyThread }) {

@@ -10,6 +10,7 @@ import { ChannelKind, type Message } from "../../gen/svc/v1/types_pb";
 import { errorText, type Api } from "../../lib/api";
 import { LIMITS, limitError } from "../../lib/chars";
 import { plainText } from "../../lib/markdown";
+import { allClaimed } from "../../state/claims";
 import type { State } from "../../state/store";
 import { ErrorRow, formatFull } from "../common";
 import "./search.css";
@@ -20,7 +21,7 @@ const LIMIT = 50;
 const DEBOUNCE_MS = 250;
 
 /** The channels to search in and the names to show, as of the render. */
-type SearchState = Pick<State, "channels" | "members" | "me">;
+type SearchState = Pick<State, "channels" | "members" | "me" | "claims">;
 
 export function SearchDialogBody(props: { state: SearchState; api: Api; initialChannel?: string; onOpen: (m: Message) => void }) {
   const { state, api } = props;
@@ -92,6 +93,9 @@ export function SearchDialogBody(props: { state: SearchState; api: Api; initialC
     else if (i + delta < 0) (document.querySelector(".search-input") as HTMLInputElement | null)?.focus();
   };
   const words = highlightWords(searched);
+  // An imported member claimed while the results show, or while the claim moves their messages
+  // (the server answers some with the placeholder until it is done): the member in its place.
+  const shown = results && allClaimed(results, state.claims);
   return (
     <div class="search">
       <form
@@ -144,7 +148,7 @@ export function SearchDialogBody(props: { state: SearchState; api: Api; initialC
                   : `${results.length} ${results.length === 1 ? "message" : "messages"} found.`}
       </p>
       <ErrorRow error={error} />
-      {results && results.length > 0 && (
+      {shown && shown.length > 0 && (
         <ul
           class="search-results"
           ref={list}
@@ -156,7 +160,7 @@ export function SearchDialogBody(props: { state: SearchState; api: Api; initialC
             }
           }}
         >
-          {results.map((m) => (
+          {shown.map((m) => (
             <li key={m.id}>
               <Result state={state} message={m} words={words} onOpen={props.onOpen} />
             </li>

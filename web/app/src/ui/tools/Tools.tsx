@@ -83,6 +83,15 @@ export function ToolLinks(props: { store: Store; onTool: (t: ToolName) => void }
   );
 }
 
+/**
+ * The search's body, with the names and channels of the render: a rename, or an imported member
+ * claimed, shows in the results on screen.
+ */
+function SearchTool(props: { store: Store; api: Api; onOpen: (m: Message) => void }) {
+  const state = useStore(props.store, "channels", "members", "me");
+  return <SearchDialogBody state={state} api={props.api} onOpen={props.onOpen} />;
+}
+
 /** The open tool's dialog; closing it forgets the tool unless another was opened meanwhile. */
 export function ToolDialog(props: { store: Store; act: Pick<Commands, "deleteEmoji"> & ModerationCommands; api: Api; tool: ToolName | null; setTool: SetTool }) {
   const { store, api, tool } = props;
@@ -98,7 +107,7 @@ export function ToolDialog(props: { store: Store; act: Pick<Commands, "deleteEmo
     case "search":
       return (
         <Dialog key="search" title="Search" onClose={close} wide>
-          <SearchDialogBody state={state} api={api} onOpen={open} />
+          <SearchTool store={store} api={api} onOpen={open} />
         </Dialog>
       );
     case "emoji":

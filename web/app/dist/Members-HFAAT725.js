@@ -1,1 +1,0 @@
-import{a,b}from"./chunk-PTRXNAS4.js";import"./chunk-H5A2JM6Y.js";import"./chunk-GYLIEG2I.js";import"./chunk-SWO7WLNR.js";import"./chunk-AYVPNA7X.js";import"./chunk-I6NNIKHT.js";export{b as MemberAdmin,a as MembersScreen};

@@ -1,1 +1,0 @@
-import{b as a,c as b}from"./chunk-AR5XIFO3.js";import"./chunk-TSXESWI5.js";import"./chunk-SWO7WLNR.js";import"./chunk-AYVPNA7X.js";import"./chunk-I6NNIKHT.js";export{a as NOTIFY_SETTINGS,b as NotifySettingsPage};

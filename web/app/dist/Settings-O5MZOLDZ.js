@@ -1,1 +1,0 @@
-import{a,b,c,d,e}from"./chunk-RNFZOB3U.js";import"./chunk-HEUZBCB2.js";import"./chunk-SWO7WLNR.js";import"./chunk-AYVPNA7X.js";import"./chunk-I6NNIKHT.js";export{a as LIMITS,c as ModeField,e as QuestionsField,b as SettingsScreen,d as questionsOver};
