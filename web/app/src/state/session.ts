@@ -353,10 +353,10 @@ export class Session implements Store, Effects {
   }
 
   /**
-   * The live events after this.seq: over the WebSocket (GET /events, lib/events.ts), which costs
-   * the server about half what Subscribe over HTTP/2 does; over Subscribe where the WebSocket does not
-   * open and Subscribe then does (a proxy that does not pass the upgrade), for the rest of the
-   * session. A WebSocket that does not open because the server is away is tried again next time.
+   * The live events after this.seq: over the WebSocket (GET /events, lib/events.ts), which
+   * costs the server about half what Subscribe over HTTP/2 does; over Subscribe where the
+   * WebSocket does not open and Subscribe then does (a proxy that does not pass the upgrade),
+   * for the rest of the session. A WebSocket that does not open because the server is away is tried again next time.
    */
   private async *events(token: string | undefined, signal: AbortSignal): AsyncGenerator<Event> {
     if (this.subscribeOnly || !token || typeof WebSocket === "undefined") {
