@@ -136,9 +136,10 @@ func (e *Engine) streamEnded(ctx context.Context, s *stream, err error) (StreamE
 	why := StreamFailed
 	var ee *Error
 	switch {
-	case errors.Is(err, ErrSlowConsumer):
+	case errors.Is(err, ErrSlowConsumer), errors.Is(context.Cause(ctx), ErrSlowConsumer):
 		// Before the client's going away: a transport may cancel the request of a stream whose
-		// write missed its deadline (HTTP/2 resets it).
+		// write missed its deadline (HTTP/2 resets it), or whose client answered no ping in
+		// time (a WebSocket's reader ends the stream's context with that cause).
 		why, err = StreamSlowConsumer, ErrSlowStream
 	case !s.StoppedWith(err) && !errors.Is(err, ErrClosed) && clientWentAway(ctx):
 		why, err = StreamClientClosed, nil

@@ -376,6 +376,7 @@ func Open(ctx context.Context, cfg Config) (s *Server, err error) {
 		TrustedProxies: cfg.TrustedProxies,
 		WriteTimeout:   s.writeTimeout,
 		StalledAfter:   cfg.StalledAfter,
+		conns:          s.conns,
 	})
 	if err := s.openBackups(ctx, cfg, opts); err != nil {
 		return nil, err

@@ -63,15 +63,22 @@ func (l *connLimit) state(c net.Conn, st http.ConnState) {
 		l.open[key]++
 		l.conns[c] = key
 		l.mu.Unlock()
-	case http.StateClosed, http.StateHijacked:
-		l.mu.Lock()
-		if key, ok := l.conns[c]; ok {
-			delete(l.conns, c)
-			if l.open[key]--; l.open[key] <= 0 {
-				delete(l.open, key)
-			}
+	case http.StateClosed:
+		l.release(c)
+	}
+	// A hijacked connection (a WebSocket: GET /events) still counts, until its handler closes
+	// it and calls release.
+}
+
+// release stops counting c; again does nothing.
+func (l *connLimit) release(c net.Conn) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if key, ok := l.conns[c]; ok {
+		delete(l.conns, c)
+		if l.open[key]--; l.open[key] <= 0 {
+			delete(l.open, key)
 		}
-		l.mu.Unlock()
 	}
 }
 

@@ -61,6 +61,9 @@ type Options struct {
 	// StalledAfter: a request waiting on its client this long stops counting among its
 	// address's requests in flight (default 5 s; see Config.StalledAfter).
 	StalledAfter time.Duration
+	// conns is the cap on connections per client address, which the WebSocket streams keep
+	// counting once their connections are hijacked (nil: none).
+	conns *connLimit
 }
 
 // maxRequestBytes bounds one decoded request. The largest valid ones (a message of 8,000
@@ -113,6 +116,12 @@ func newHandler(opts Options) (http.Handler, *intake) {
 	mux.HandleFunc(previewImageRoute, servePreviewImage(opts.Engine))
 	mux.HandleFunc("GET /invite/{code}", inviteRedirect(webURL, base))
 	mux.HandleFunc("GET /i/{code}", inviteRedirect(webURL, base))
+	wt := opts.WriteTimeout
+	if wt == 0 {
+		wt = writeTimeout
+	}
+	mux.Handle(eventsRoute, &events{eng: opts.Engine, auth: a, origins: opts.CORSOrigins, conns: opts.conns, timeout: wt,
+		proto: codec{name: "proto", present: opts.Engine.SignURLs}, json: codec{name: "json", json: true, present: opts.Engine.SignURLs}})
 	mountApp(mux)
 	mountInstallable(mux, opts.Engine)
 	mountFrontDoor(mux, opts.Engine)

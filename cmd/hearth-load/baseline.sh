@@ -132,7 +132,8 @@ streams() {
 }
 
 # browsers: what a browser reaches, over TLS (a self-signed certificate): Subscribe over
-# HTTP/2 and over HTTP/1.1 (one connection per stream, as behind a proxy), in turns on one data directory per load whose members joined in a first run
+# HTTP/2, Subscribe over HTTP/1.1 (one connection per stream, as behind a proxy) and GET /events
+# (WebSocket), in turns on one data directory per load whose members joined in a first run
 # (so memory per stream is the streams' alone), a fresh server per run. ROUNDS (default 2),
 # LOADS (default "std fast").
 browsers() {
@@ -151,9 +152,10 @@ browsers() {
 		load "browsers-$load-join" "$data" "${args[@]:0:2}" -duration 0 -ca-cert "$WORK/cert.pem"
 		stop
 		for round in $(seq "${ROUNDS:-2}"); do
-			for mode in h2 http1; do
+			for mode in h2 http1 ws; do
 				local flags=()
 				[ $mode = http1 ] && flags=(-http1)
+				[ $mode = ws ] && flags=(-ws)
 				quiet
 				start "$data" small "${tls[@]}"
 				load "browsers-$load-$mode-$round" "$data" "${args[@]}" "${flags[@]}" -ca-cert "$WORK/cert.pem"

@@ -10,8 +10,9 @@ import (
 
 // TestLoadAgainstATestServer runs the tool's core against an in-process server: a handful of
 // members send for a second, every stream gets every message exactly once; a second run on
-// the same server finds the members and channels of the first. Both stream readers (the
-// tool's own and the Connect client) over h2c and over TLS HTTP/2, and HTTP/1.1 over TLS.
+// the same server finds the members and channels of the first. Every stream reader: the
+// tool's own and the Connect client over h2c and over TLS HTTP/2, HTTP/1.1 over TLS, and
+// GET /events (a WebSocket) over cleartext and over TLS.
 func TestLoadAgainstATestServer(t *testing.T) {
 	for _, tc := range []struct {
 		name         string
@@ -23,6 +24,8 @@ func TestLoadAgainstATestServer(t *testing.T) {
 		{"tls/h2", "h2", true, false},
 		{"tls/connect", "connect", true, false},
 		{"tls/http1", "connect", true, true},
+		{"ws", "ws", false, false},
+		{"tls/ws", "ws", true, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var s *webtest.Server

@@ -143,8 +143,10 @@ func parseArgs(args []string, stderr io.Writer) (Config, bool, bool, error) {
 	fs.StringVar(&c.Protocol, "protocol", "connect", "connect, grpc or grpcweb")
 	fs.BoolVar(&c.HTTP1, "http1", false, "use HTTP/1.1 (one connection per stream) instead of HTTP/2 (h2c for http://, by ALPN over TLS for https://)")
 	fs.StringVar(&caCert, "ca-cert", "", "with an https -url: a PEM file of the certificates to trust (the server's self-signed certificate); default: the system's roots")
+	var ws bool
+	fs.BoolVar(&ws, "ws", false, "read the events over GET /events, the browser's WebSocket stream (wss:// with an https:// URL), instead of Subscribe")
 	fs.StringVar(&codec, "codec", "proto", "proto or json")
-	fs.StringVar(&c.StreamClient, "stream-client", "", "what reads the streams: h2, the tool's own lean reader (Connect, proto, HTTP/2 over h2c or TLS only; the default there), or connect, the Connect client (the default otherwise)")
+	fs.StringVar(&c.StreamClient, "stream-client", "", "what reads the streams: h2, the tool's own lean reader (Connect, proto, HTTP/2 over h2c or TLS only; the default there), or connect, the Connect client (the default otherwise); -ws reads them with a WebSocket client")
 	fs.StringVar(&sourceIP, "source-ip", "127.0.0.2", "first loopback address members connect from; \"\" for the system's choice")
 	fs.IntVar(&c.JoinsPerAddr, "joins-per-addr", 10, "members per source address (the server lets 10 join a minute from one address)")
 	fs.IntVar(&c.Concurrency, "concurrency", 50, "joins or stream openings in flight at once")
@@ -177,6 +179,12 @@ func parseArgs(args []string, stderr io.Writer) (Config, bool, bool, error) {
 		return c, false, false, err
 	}
 	c.TLS = tlsConf
+	if ws {
+		if c.StreamClient != "" {
+			return c, false, false, errors.New("-ws reads the streams with a WebSocket client: drop -stream-client")
+		}
+		c.StreamClient = "ws"
+	}
 	if err := c.fill(codec, sourceIP); err != nil {
 		return c, false, false, err
 	}
@@ -238,7 +246,7 @@ func (c *Config) fill(codec, sourceIP string) error {
 		if !lean {
 			return errors.New("-stream-client h2 reads the Connect protocol with -codec proto over HTTP/2: drop -http1, -protocol or -codec, or use -stream-client connect")
 		}
-	case "connect":
+	case "connect", "ws":
 	default:
 		return fmt.Errorf("-stream-client %q: use h2 or connect", c.StreamClient)
 	}

@@ -47,9 +47,10 @@ type Config struct {
 	// TLS is set for an https URL (the roots the server's certificate must chain to), nil for
 	// http.
 	TLS *tls.Config
-	// StreamClient reads the Subscribe streams: "h2", the tool's own reader (h2Stream), for
-	// the Connect protocol's binary codec over HTTP/2 (h2c or TLS); "connect", the Connect
-	// client, for any protocol.
+	// StreamClient reads the streams: "h2", the tool's own reader (h2Stream), for the Connect
+	// protocol's binary codec over HTTP/2 (h2c or TLS); "connect", the Connect client, for any
+	// protocol; "ws", GET /events (the browser's stream) with a WebSocket client, in the codec
+	// of JSONCodec.
 	StreamClient string
 	// SourceIP, when set, is the first of the loopback addresses the members connect from:
 	// JoinsPerAddr members per address, so that Join's limit per address holds.

@@ -68,8 +68,11 @@ func (r *run) openStreams(ctx context.Context, afterSeq int64) error {
 }
 
 func (r *run) openStream(phase context.Context, i int, afterSeq int64) error {
-	if r.cfg.StreamClient == "h2" {
+	switch r.cfg.StreamClient {
+	case "h2":
 		return r.openH2Stream(phase, i, afterSeq)
+	case "ws":
+		return r.openWSStream(phase, i, afterSeq)
 	}
 	m := r.members[i]
 	ctx, cancel := context.WithCancel(r.streams.ctx)

@@ -43,7 +43,10 @@ func clientTLS(rawURL, caFile string) (*tls.Config, error) {
 // "http/1.1 over TLS".
 func (c *Config) transportName() string {
 	name := "h2c"
-	if c.HTTP1 {
+	if c.StreamClient == "ws" {
+		// The streams' transport; the sends go as -http1 says.
+		name = "websocket"
+	} else if c.HTTP1 {
 		name = "http/1.1"
 	} else if c.TLS != nil {
 		name = "h2"

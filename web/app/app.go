@@ -32,7 +32,7 @@ var dist embed.FS
 // ContentSecurityPolicy is sent with every file of the client.
 const ContentSecurityPolicy = "default-src 'none'; script-src 'self'; style-src 'self'; " +
 	"img-src 'self' https: http: data: blob:; media-src 'self' https: http: blob:; " +
-	"connect-src 'self' https: http:; manifest-src 'self'; base-uri 'none'; form-action 'self'; " +
+	"connect-src 'self' https: http: wss: ws:; manifest-src 'self'; base-uri 'none'; form-action 'self'; " +
 	"frame-ancestors 'none'; object-src 'none'"
 
 // file is one file of the bundle, with its gzipped form and its ETag computed on its first

@@ -199,6 +199,18 @@ func (p *page) collectErrors() {
 			p.mu.Unlock()
 		}
 	}()
+	// A WebSocket's handshake is no request to the Network domain: it has events of its own.
+	sockets := chromedp.Events(p.ctx, network.WebSocketCreated)
+	go func() {
+		for ev, err := range sockets {
+			if err != nil {
+				return
+			}
+			p.mu.Lock()
+			p.requests = append(p.requests, ev.URL)
+			p.mu.Unlock()
+		}
+	}()
 	messages := chromedp.Console(p.ctx)
 	go func() {
 		for m, err := range messages {
@@ -262,6 +274,16 @@ func (p *page) block(prefix string, on bool) {
 	}))
 }
 
+// cutStream makes the live event stream unable to open again (on), or lets it (off): Subscribe
+// fails at the page's network (block) and the server refuses the upgrade of GET /events, as a
+// proxy that does not pass it would, for every page of srv (a WebSocket is not the Fetch
+// domain's to pause).
+func (p *page) cutStream(srv *webtest.Server, on bool) {
+	p.t.Helper()
+	p.block(srv.URL+"/svc.v1.ChatService/Subscribe", on)
+	srv.StripUpgrades(on)
+}
+
 // fetchPatternEscaper escapes the wildcards of a Fetch domain's URL pattern.
 var fetchPatternEscaper = strings.NewReplacer(`\`, `\\`, "*", `\*`, "?", `\?`)
 
@@ -292,8 +314,9 @@ func (p *page) noErrors(origin string) {
 		p.t.Errorf("%s's page: %s", p.name, e)
 	}
 	p.errors = nil
+	wsOrigin := "ws" + strings.TrimPrefix(origin, "http") // the live events' WebSocket
 	for _, u := range p.requests {
-		if !strings.HasPrefix(u, origin+"/") && !strings.HasPrefix(u, "data:") && !strings.HasPrefix(u, "blob:") {
+		if !strings.HasPrefix(u, origin+"/") && !strings.HasPrefix(u, wsOrigin+"/") && !strings.HasPrefix(u, "data:") && !strings.HasPrefix(u, "blob:") {
 			p.t.Errorf("%s's page asked another host: %s", p.name, u)
 		}
 	}

@@ -436,7 +436,7 @@ func TestBrowserOutageShowsABannerAndUnknownPresence(t *testing.T) {
 	nameWidth := eval[float64](alice, `document.querySelector(".server-name").getBoundingClientRect().width`)
 
 	t.Log("the connection lost: the stream cannot open again")
-	alice.block(srv.URL+"/svc.v1.ChatService/Subscribe", true)
+	alice.cutStream(srv, true)
 	srv.Restart()
 	alice.waitFor("the banner", `document.querySelector(".main > .outage[role=alert] .outage-text")?.textContent.startsWith("No connection to the server. Reconnecting…")`)
 	alice.allNamed("the banner")
@@ -451,7 +451,7 @@ func TestBrowserOutageShowsABannerAndUnknownPresence(t *testing.T) {
 	}
 
 	t.Log("the connection back, at once with Try now")
-	alice.block(srv.URL+"/svc.v1.ChatService/Subscribe", false)
+	alice.cutStream(srv, false)
 	alice.click(".outage .outage-retry")
 	alice.waitFor("the banner gone, bob's presence as it is now", `!document.querySelector(".outage") && `+presenceOfJS("Bob")+` === "away"`)
 	alice.noErrors(srv.URL)

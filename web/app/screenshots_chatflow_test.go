@@ -127,7 +127,7 @@ func TestChatFlowScreenshots(t *testing.T) {
 			if !eval[bool](p, `!!document.querySelector(".people-panel")`) && eval[bool](p, `matchMedia("(min-width: 761px)").matches`) {
 				p.click(".channel-view .members-toggle")
 			}
-			p.block(srv.URL+"/svc.v1.ChatService/Subscribe", true)
+			p.cutStream(srv, true)
 			srv.Restart()
 			p.waitFor("the banner", `!!document.querySelector(".outage")`)
 		}},

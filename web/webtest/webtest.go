@@ -45,10 +45,16 @@ type Server struct {
 	cfg     web.Config
 	http    *httptest.Server
 	handler atomic.Pointer[http.Handler]
-	current atomic.Pointer[web.Server]
-	app     *web.Server
-	tls     bool
+	// noUpgrades strips requests of their Upgrade (StripUpgrades).
+	noUpgrades atomic.Bool
+	current    atomic.Pointer[web.Server]
+	app        *web.Server
+	tls        bool
 }
+
+// StripUpgrades makes the server see requests as a proxy that does not pass the WebSocket
+// upgrade forwards them (nginx without its Upgrade settings): without Upgrade and Connection.
+func (s *Server) StripUpgrades(on bool) { s.noUpgrades.Store(on) }
 
 // Option changes the engine options of a test server.
 type Option func(*engine.Options)
@@ -115,6 +121,10 @@ func start(t testing.TB, tls bool, config func(*web.Config), options ...Option) 
 	// The HTTP server outlives the assembled server, which a test may restart: its handler
 	// and its hook on connections are the current one's.
 	s.http.Config = web.NewHTTPServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if s.noUpgrades.Load() {
+			r.Header.Del("Upgrade")
+			r.Header.Del("Connection")
+		}
 		(*s.handler.Load()).ServeHTTP(w, r)
 	}), Logger(), s.cfg.WriteTimeout)
 	s.http.Config.ConnState = func(c net.Conn, st http.ConnState) { s.current.Load().ConnState(c, st) }

@@ -1,5 +1,5 @@
 // One signed-in connection to one Hearth: the community as GetState gave it, kept current by
-// the Subscribe stream. The stream starts from GetState's seq, reconnects with after_seq (so
+// the event stream (GET /events, a WebSocket; Subscribe where it cannot open). The stream starts from GetState's seq, reconnects with after_seq (so
 // nothing is lost or seen twice) and a growing delay, and on `resync` the state is loaded
 // again. Messages are sent from a queue (outbox.ts) that keeps each one's client_id across
 // retries and reloads, so a retry never makes a second message; what the person is told is in
@@ -15,6 +15,7 @@ import type { GetServerInfoResponse } from "../gen/svc/v1/server_pb";
 import { create } from "@bufbuild/protobuf";
 import { ChannelKind, PresenceBatchSchema, type Message, type VoiceState } from "../gen/svc/v1/types_pb";
 import { codeOf, errorText, fetchEmoji, makeApi, type Api } from "../lib/api";
+import { NeverOpened, websocketEvents } from "../lib/events";
 import { Emitter } from "../lib/emitter";
 import { plainText } from "../lib/markdown";
 import { fromWire } from "../lib/markdown";
@@ -54,6 +55,8 @@ export class Session implements Store, Effects {
   private views = new Map<string, MessageView>();
   /** The stream has been open in this session (a reconnect, not the first open, follows). */
   private everOnline = false;
+  /** The WebSocket did not open where Subscribe did: the events come by Subscribe (events). */
+  private subscribeOnly = false;
   /** Ends the wait before the next attempt to reconnect (reconnectNow). */
   private wake?: () => void;
   private closed = false;
@@ -306,7 +309,7 @@ export class Session implements Store, Effects {
         }
         kick();
         opened = await this.api.token();
-        for await (const ev of this.api.chat.subscribe({ afterSeq: this.seq }, { signal: ac.signal })) {
+        for await (const ev of this.events(opened, ac.signal)) {
           kick();
           if (!this.data.online) {
             this.dispatch({ case: "online", value: true });
@@ -346,6 +349,29 @@ export class Session implements Store, Effects {
       }
       if (this.data.online) this.dispatch({ case: "online", value: false });
       delay = resync ? 0 : delay ? Math.min(delay * 2, 30_000) : 500;
+    }
+  }
+
+  /**
+   * The live events after this.seq: over the WebSocket (GET /events, lib/events.ts), which
+   * costs the server about half what Subscribe over HTTP/2 does; over Subscribe where the
+   * WebSocket does not open and Subscribe then does (a proxy that does not pass the upgrade),
+   * for the rest of the session. A WebSocket that does not open because the server is away is tried again next time.
+   */
+  private async *events(token: string | undefined, signal: AbortSignal): AsyncGenerator<Event> {
+    if (this.subscribeOnly || !token || typeof WebSocket === "undefined") {
+      yield* this.api.chat.subscribe({ afterSeq: this.seq }, { signal });
+      return;
+    }
+    try {
+      yield* websocketEvents(this.base, token, this.seq, signal);
+      return;
+    } catch (e) {
+      if (!(e instanceof NeverOpened)) throw e;
+    }
+    for await (const ev of this.api.chat.subscribe({ afterSeq: this.seq }, { signal })) {
+      this.subscribeOnly = true;
+      yield ev;
     }
   }
 

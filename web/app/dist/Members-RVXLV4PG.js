@@ -1,1 +1,0 @@
-import{a,b}from"./chunk-5EHIEA22.js";import"./chunk-H5A2JM6Y.js";import"./chunk-S6LKMFV7.js";import"./chunk-2FVKKBWN.js";import"./chunk-QXBRUG7F.js";import"./chunk-BPVID5G7.js";export{b as MemberAdmin,a as MembersScreen};

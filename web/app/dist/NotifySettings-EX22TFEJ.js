@@ -1,1 +1,0 @@
-import{b as a,c as b}from"./chunk-P5XNKI46.js";import"./chunk-OTXHBR4C.js";import"./chunk-2FVKKBWN.js";import"./chunk-QXBRUG7F.js";import"./chunk-BPVID5G7.js";export{a as NOTIFY_SETTINGS,b as NotifySettingsPage};

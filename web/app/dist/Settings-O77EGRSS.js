@@ -1,1 +1,0 @@
-import{a,b,c,d,e}from"./chunk-5SRY2YC6.js";import"./chunk-HFZAFEYN.js";import"./chunk-2FVKKBWN.js";import"./chunk-QXBRUG7F.js";import"./chunk-BPVID5G7.js";export{a as LIMITS,c as ModeField,e as QuestionsField,b as SettingsScreen,d as questionsOver};

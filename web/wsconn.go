@@ -1,0 +1,184 @@
+package web
+
+import (
+	"bufio"
+	"net"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/lxzan/gws"
+)
+
+// heldConn is a hijacked connection whose writes can be held and written as one (a batch of
+// events: one write to the socket, one TLS record or a few), each within a write deadline.
+// The libraries write a frame at a time, each under their own lock; mu orders ours.
+type heldConn struct {
+	net.Conn
+	timeout time.Duration
+
+	mu       sync.Mutex
+	hold     bool
+	buf      []byte
+	deadline time.Time
+	// released is called once, when the connection is closed (the per-address count).
+	released func()
+	closed   bool
+}
+
+// maxHeld is the most a held write keeps before it writes through: a batch's first bytes go
+// then, the rest when the batch ends.
+const maxHeld = 64 << 10
+
+// keptHeld is the largest buffer a connection keeps between batches.
+const keptHeld = 4 << 10
+
+func (c *heldConn) Write(p []byte) (int, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.hold && len(c.buf)+len(p) <= maxHeld {
+		c.buf = append(c.buf, p...)
+		return len(p), nil
+	}
+	if err := c.flushLocked(); err != nil {
+		return 0, err
+	}
+	return c.writeLocked(p)
+}
+
+// holdWrites holds the writes that follow, until release.
+func (c *heldConn) holdWrites() {
+	c.mu.Lock()
+	c.hold = true
+	c.mu.Unlock()
+}
+
+// release writes what was held, as one write.
+func (c *heldConn) release() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.hold = false
+	return c.flushLocked()
+}
+
+func (c *heldConn) flushLocked() error {
+	if len(c.buf) == 0 {
+		return nil
+	}
+	_, err := c.writeLocked(c.buf)
+	if cap(c.buf) > keptHeld {
+		c.buf = nil
+	} else {
+		c.buf = c.buf[:0]
+	}
+	return err
+}
+
+// writeLocked writes p within the write deadline, moved to now+timeout before a write when
+// the one set is less than half of that away (as answerWriter does): a write that cannot go
+// is cut off between half a timeout and a timeout after it began.
+func (c *heldConn) writeLocked(p []byte) (int, error) {
+	if now := time.Now(); c.deadline.Sub(now) < c.timeout/2 {
+		c.deadline = now.Add(c.timeout)
+		c.Conn.SetWriteDeadline(c.deadline)
+	}
+	return c.Conn.Write(p)
+}
+
+// Close closes the connection, and gives back its place among its address's connections.
+func (c *heldConn) Close() error {
+	c.mu.Lock()
+	first := !c.closed
+	c.closed = true
+	c.mu.Unlock()
+	err := c.Conn.Close()
+	if first && c.released != nil {
+		c.released()
+	}
+	return err
+}
+
+// hijackWriter gives whoever hijacks the connection a heldConn.
+type hijackWriter struct {
+	http.ResponseWriter
+	timeout  time.Duration
+	released func(net.Conn)
+	conn     *heldConn
+}
+
+func (w *hijackWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
+	raw, brw, err := http.NewResponseController(w.ResponseWriter).Hijack()
+	if err != nil {
+		return nil, nil, err
+	}
+	w.conn = &heldConn{Conn: raw, timeout: w.timeout}
+	if w.released != nil {
+		w.conn.released = func() { w.released(raw) }
+	}
+	// What the client sent after its request stays in the reader; writes go to the heldConn.
+	return w.conn, bufio.NewReadWriter(brw.Reader, bufio.NewWriterSize(w.conn, 4<<10)), nil
+}
+
+func (w *hijackWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// wsConn is a GET /events connection, with github.com/lxzan/gws speaking the protocol (chosen
+// by benchmark: docs/decisions.md, "Live events for browsers: Subscribe or WebSocket"). Its
+// writes go to a heldConn: the sink holds them while it writes a batch of messages, which then
+// leaves as one write.
+type wsConn struct {
+	c *gws.Conn
+	h *wsEvents
+}
+
+// wsEvents is a connection's event handler: gws calls it on the reading goroutine (read).
+type wsEvents struct {
+	gws.BuiltinEventHandler
+	onPong func([]byte)
+	err    error
+}
+
+func (e *wsEvents) OnPong(_ *gws.Conn, p []byte)   { e.onPong(p) }
+func (e *wsEvents) OnClose(_ *gws.Conn, err error) { e.err = err }
+
+// acceptWS accepts a WebSocket upgrade on w, answering with subprotocol and refusing client
+// messages over readLimit bytes (1009); onPong is called, on the reading goroutine, with each
+// pong's payload. w's Hijack gives the library a heldConn (hijackWriter). On an error the
+// library has answered the request.
+func acceptWS(w http.ResponseWriter, r *http.Request, subprotocol string, readLimit int, onPong func([]byte)) (wsConn, error) {
+	h := &wsEvents{onPong: onPong}
+	up := gws.NewUpgrader(h, &gws.ServerOption{
+		SubProtocols:       []string{subprotocol},
+		ReadMaxPayloadSize: readLimit,
+		CheckUtf8Enabled:   true,
+	})
+	c, err := up.Upgrade(w, r)
+	if err != nil {
+		return wsConn{}, err
+	}
+	return wsConn{c, h}, nil
+}
+
+// write writes one data message: binary, or text.
+func (c wsConn) write(binary bool, b []byte) error {
+	op := gws.OpcodeText
+	if binary {
+		op = gws.OpcodeBinary
+	}
+	return c.c.WriteMessage(op, b)
+}
+
+// ping writes a ping.
+func (c wsConn) ping() error { return c.c.WritePing(nil) }
+
+// read reads the client's frames until the connection fails or closes: the library answers
+// pings and the close handshake, tells OnPong of each pong, drops data messages up to the read
+// limit and closes the connection on a larger one (1009).
+func (c wsConn) read() error {
+	c.c.ReadLoop()
+	return c.h.err
+}
+
+// close sends a close frame and closes the connection (the library does, once).
+func (c wsConn) close(code int, reason string) {
+	c.c.WriteClose(uint16(code), []byte(reason))
+}
