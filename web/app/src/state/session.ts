@@ -1,9 +1,9 @@
-// One signed-in connection to one Hearth: the community as GetState gave it, kept current by
-// the event stream (GET /events, a WebSocket; Subscribe where it cannot open). The stream starts from GetState's seq, reconnects with after_seq (so
-// nothing is lost or seen twice) and a growing delay, and on `resync` the state is loaded
-// again. Messages are sent from a queue (outbox.ts) that keeps each one's client_id across
-// retries and reloads, so a retry never makes a second message; what the person is told is in
-// notices.ts.
+// One signed-in connection to one Hearth: the community as GetState gave it, kept current by the
+// event stream (GET /events, a WebSocket; Subscribe where that cannot open). The stream starts
+// from GetState's seq, reconnects with after_seq (so nothing is lost or seen twice) and a
+// growing delay, and on `resync` the state is loaded again. Messages are sent from a queue
+// (outbox.ts) that keeps each one's client_id across retries and reloads, so a retry never makes
+// a second message; what the person is told is in notices.ts.
 //
 // The Session is the Store the screens read (store.ts) and holds the Commands they call
 // (commands.ts, as `act`); the events and the commands' answers change the State only through
@@ -356,7 +356,8 @@ export class Session implements Store, Effects {
    * The live events after this.seq: over the WebSocket (GET /events, lib/events.ts), which
    * costs the server about half what Subscribe over HTTP/2 does; over Subscribe where the
    * WebSocket does not open and Subscribe then does (a proxy that does not pass the upgrade),
-   * for the rest of the session. A WebSocket that does not open because the server is away is tried again next time.
+   * for the rest of the session. A WebSocket that does not open because the server is away is
+   * tried again at the next attempt.
    */
   private async *events(token: string | undefined, signal: AbortSignal): AsyncGenerator<Event> {
     if (this.subscribeOnly || !token || typeof WebSocket === "undefined") {
