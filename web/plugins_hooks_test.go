@@ -201,7 +201,9 @@ chat.on('joinRequest', r => {
 
 // chat.store keeps JSON per plugin across restarts, within 1 MB; DeletePlugin deletes it.
 func TestPluginStore(t *testing.T) {
-	t.Parallel()
+	// Not in parallel: a plugin's limits are real time and the process's heap growth while its
+	// hook runs, which tests beside it would spend (a local CI run once saw one of its hooks go
+	// without an answer beside the parallel tests).
 	clock := webtest.NewClock()
 	// A hook that stores 700 KB waits for its commit, within the 500 ms a hook may take; on a
 	// machine loaded many times over (the race detector, the disk's syncs) it went past that.
