@@ -373,15 +373,7 @@ func TestAWebSocketStreamEndsWhenItsTokenExpires(t *testing.T) {
 	s := webtest.Start(t, webtest.WithClock(clock), webtest.WithManualJobs())
 	alice := s.Join("alice")
 	ch := mustChannel(t, alice, "general", svcv1.ChannelKind_CHANNEL_KIND_TEXT)
-	short, err := s.Issuer.Mint("bob", "", 2*time.Minute)
-	if err != nil {
-		t.Fatal(err)
-	}
-	bob := s.Client(short)
-	if _, err := bob.Server.Join(ctx, req(&svcv1.JoinRequest{})); err != nil {
-		t.Fatal(err)
-	}
-	exp := time.Unix(int64(jwtClaims(t, short)["exp"].(float64)), 0)
+	short, exp := joinWithShortToken(t, s, "bob", 2*time.Minute)
 	st := mustDialEvents(t, s, short, wsOptions{afterSeq: s.Engine.Seq()})
 	clock.Set(exp.Add(-time.Second))
 	first := mustSend(t, alice, &svcv1.SendMessageRequest{ChannelId: ch.GetId(), Text: "a second before"})

@@ -33,15 +33,8 @@ func TestStreamEndsWhenItsTokenExpires(t *testing.T) {
 	s := webtest.Start(t, webtest.WithClock(clock), webtest.WithManualJobs())
 	alice := s.Join("alice")
 	ch := mustChannel(t, alice, "general", svcv1.ChannelKind_CHANNEL_KIND_TEXT)
-	short, err := s.Issuer.Mint("bob", "", 2*time.Minute)
-	if err != nil {
-		t.Fatal(err)
-	}
+	short, exp := joinWithShortToken(t, s, "bob", 2*time.Minute)
 	bob := s.Client(short)
-	if _, err := bob.Server.Join(ctx, req(&svcv1.JoinRequest{})); err != nil {
-		t.Fatal(err)
-	}
-	exp := time.Unix(int64(jwtClaims(t, short)["exp"].(float64)), 0)
 
 	st := bob.Subscribe(t, s.Engine.Seq())
 	st.Ephemeral = true
@@ -160,4 +153,18 @@ func (o *opsServer) waitMetrics(t *testing.T, want ...string) {
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
+}
+
+// joinWithShortToken joins sub with an access token that expires in ttl, and returns the token
+// and its exp.
+func joinWithShortToken(t *testing.T, s *webtest.Server, sub string, ttl time.Duration) (string, time.Time) {
+	t.Helper()
+	token, err := s.Issuer.Mint(sub, "", ttl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Client(token).Server.Join(ctx, req(&svcv1.JoinRequest{})); err != nil {
+		t.Fatal(err)
+	}
+	return token, time.Unix(int64(jwtClaims(t, token)["exp"].(float64)), 0)
 }
