@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"net/url"
 	"os"
@@ -65,6 +66,8 @@ type events struct {
 	auth    *authenticator
 	origins []string
 	conns   *connLimit
+	// running counts the streams among the handlers running (intake.running).
+	running *running
 	timeout time.Duration
 	proto   codec
 	json    codec
@@ -116,13 +119,19 @@ func (e *events) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 
 	live := &wsLive{timeout: e.timeout}
-	hw := &hijackWriter{ResponseWriter: w, timeout: e.timeout}
+	var released func(net.Conn)
 	if e.conns != nil {
-		hw.released = e.conns.release
+		released = e.conns.release
 	}
-	conn, err := acceptWS(hw, r, sub, wsReadLimit, live.pong)
+	held, br, err := hijackHeld(w, e.timeout, released)
 	if err != nil {
-		// The library answered the request (a handshake it refuses).
+		writeError(w, badEvents("GET /events is a WebSocket over HTTP/1.1: this connection cannot be taken over ("+err.Error()+")"))
+		return
+	}
+	hijacked(r.Context())
+	conn, err := acceptWS(held, br, r, sub, wsReadLimit, live.pong)
+	if err != nil {
+		// The library answered the request (a handshake it refuses) and closed the connection.
 		return
 	}
 	l := requestLogOf(ctx)
@@ -138,6 +147,22 @@ func (e *events) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 
+	// The connection is the stream's alone now, and the stream goes on without the request's
+	// goroutine: once the handler returns, net/http lets go of what it kept for the connection
+	// (its reader and writer, the request, the response, and that goroutine's stack, grown by
+	// the TLS handshake: docs/performance.md, "The browser's stream holds less"). It is counted
+	// among the running handlers still, so that a server shutting down waits for it.
+	e.running.enter()
+	go func() {
+		defer e.running.leave()
+		e.stream(context.WithoutCancel(ctx), conn, held, live, sub == wsJSON, afterSeq)
+	}()
+}
+
+// stream writes the events after afterSeq to an accepted connection, in JSON or protobuf,
+// until the stream or the connection ends, and closes the connection with the end's code.
+// ctx is the request's, with the caller.
+func (e *events) stream(ctx context.Context, conn wsConn, held *heldConn, live *wsLive, json bool, afterSeq int64) {
 	// The client's frames are read on a goroutine of their own: the pongs, its close, a
 	// message too large. Its end is the stream's, and so is a ping it leaves unanswered.
 	ctx, cancel := context.WithCancelCause(ctx)
@@ -150,9 +175,10 @@ func (e *events) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		cancel(conn.read())
 	}()
 
+	l := requestLogOf(ctx)
 	l.streamOpened(ctx, eventsRoute)
-	sink := &wsSink{conn: conn, held: hw.conn, live: live, timeout: e.timeout, codec: e.proto, binary: true}
-	if sub == wsJSON {
+	sink := &wsSink{conn: conn, held: held, live: live, timeout: e.timeout, codec: e.proto, binary: true}
+	if json {
 		sink.codec, sink.binary = e.json, false
 	}
 	end, err := e.eng.Subscribe(ctx, callerOf(ctx), afterSeq, sink)
@@ -169,7 +195,7 @@ func (e *events) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		// A connection whose write missed its deadline takes no close frame either.
 		conn.close(code, reason)
 	}
-	hw.conn.Close()
+	held.Close()
 	<-read
 }
 

@@ -27,14 +27,17 @@ import (
 func wsBenchServer(tb testing.TB) (*httptest.Server, chan *wsSink) {
 	sinks := make(chan *wsSink, 1)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		hw := &hijackWriter{ResponseWriter: w, timeout: 10 * time.Second}
+		held, br, err := hijackHeld(w, 10*time.Second, nil)
+		if err != nil {
+			return
+		}
 		live := &wsLive{timeout: 10 * time.Second, noPong: func() {}}
-		conn, err := acceptWS(hw, r, wsProto, wsReadLimit, live.pong)
+		conn, err := acceptWS(held, br, r, wsProto, wsReadLimit, live.pong)
 		if err != nil {
 			return
 		}
 		go conn.read()
-		sinks <- &wsSink{conn: conn, held: hw.conn, live: live, timeout: 10 * time.Second, codec: codec{name: "proto"}, binary: true}
+		sinks <- &wsSink{conn: conn, held: held, live: live, timeout: 10 * time.Second, codec: codec{name: "proto"}, binary: true}
 	}))
 	tb.Cleanup(srv.Close)
 	return srv, sinks

@@ -411,6 +411,16 @@ func (w *answerWriter) Flush() {
 // Unwrap lets http.ResponseController reach the real writer.
 func (w *answerWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
+// hijacked tells the intake that the handler took the connection over from net/http (a
+// WebSocket): the answer is no longer the intake's to bound, and a stream that outlives its
+// request keeps nothing of net/http's through the request's state (the response, and with it
+// the connection's buffers).
+func hijacked(ctx context.Context) {
+	if is := intakeOf(ctx); is != nil {
+		is.aw = answerWriter{}
+	}
+}
+
 // authenticated gives back the request's place among those in flight before authentication,
 // once its caller is known.
 func authenticated(ctx context.Context) {

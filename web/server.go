@@ -120,7 +120,11 @@ func newHandler(opts Options) (http.Handler, *intake) {
 	if wt == 0 {
 		wt = writeTimeout
 	}
-	mux.Handle(eventsRoute, &events{eng: opts.Engine, auth: a, origins: opts.CORSOrigins, conns: opts.conns, timeout: wt,
+	// The request log outermost, so that it sees every answer (the intake names the client
+	// address to it); CORS outside the intake, so that what the intake refuses still reaches a
+	// browser on another origin as a refusal.
+	in := &intake{proxies: opts.TrustedProxies, writeTimeout: opts.WriteTimeout}
+	mux.Handle(eventsRoute, &events{eng: opts.Engine, auth: a, origins: opts.CORSOrigins, conns: opts.conns, running: &in.running, timeout: wt,
 		proto: codec{name: "proto", present: opts.Engine.SignURLs}, json: codec{name: "json", json: true, present: opts.Engine.SignURLs}})
 	mountApp(mux)
 	mountInstallable(mux, opts.Engine)
@@ -130,10 +134,6 @@ func newHandler(opts Options) (http.Handler, *intake) {
 	if opts.Metrics != nil {
 		h = opts.Metrics.Routes(mux)
 	}
-	// The request log outermost, so that it sees every answer (the intake names the client
-	// address to it); CORS outside the intake, so that what the intake refuses still reaches a
-	// browser on another origin as a refusal.
-	in := &intake{proxies: opts.TrustedProxies, writeTimeout: opts.WriteTimeout}
 	if in.writeTimeout == 0 {
 		in.writeTimeout = writeTimeout
 	}

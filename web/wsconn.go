@@ -17,9 +17,10 @@ type heldConn struct {
 	net.Conn
 	timeout time.Duration
 
-	mu       sync.Mutex
-	hold     bool
-	buf      []byte
+	mu   sync.Mutex
+	hold bool
+	// buf holds a batch's writes, in a buffer of heldBufs' while it holds any.
+	buf      *[]byte
 	deadline time.Time
 	// released is called once, when the connection is closed (the per-address count).
 	released func()
@@ -30,20 +31,36 @@ type heldConn struct {
 // then, the rest when the batch ends.
 const maxHeld = 64 << 10
 
-// keptHeld is the largest buffer a connection keeps between batches.
-const keptHeld = 4 << 10
+// heldBufs are the buffers of the batches being written, shared by every connection: an idle
+// stream keeps none (a buffer a connection kept between batches was the most it held of its
+// own). One that grew past keptHeld is let go of rather than kept for the next.
+var heldBufs = sync.Pool{New: func() any { b := make([]byte, 0, 1<<10); return &b }}
+
+// keptHeld is the largest buffer heldBufs keeps.
+const keptHeld = 16 << 10
 
 func (c *heldConn) Write(p []byte) (int, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.hold && len(c.buf)+len(p) <= maxHeld {
-		c.buf = append(c.buf, p...)
+	if c.hold && c.held()+len(p) <= maxHeld {
+		if c.buf == nil {
+			c.buf = heldBufs.Get().(*[]byte)
+		}
+		*c.buf = append(*c.buf, p...)
 		return len(p), nil
 	}
 	if err := c.flushLocked(); err != nil {
 		return 0, err
 	}
 	return c.writeLocked(p)
+}
+
+// held is how many bytes are held.
+func (c *heldConn) held() int {
+	if c.buf == nil {
+		return 0
+	}
+	return len(*c.buf)
 }
 
 // holdWrites holds the writes that follow, until release.
@@ -61,15 +78,17 @@ func (c *heldConn) release() error {
 	return c.flushLocked()
 }
 
+// flushLocked writes what is held, and gives its buffer back.
 func (c *heldConn) flushLocked() error {
-	if len(c.buf) == 0 {
+	if c.buf == nil {
 		return nil
 	}
-	_, err := c.writeLocked(c.buf)
-	if cap(c.buf) > keptHeld {
-		c.buf = nil
-	} else {
-		c.buf = c.buf[:0]
+	b := c.buf
+	c.buf = nil
+	_, err := c.writeLocked(*b)
+	if cap(*b) <= keptHeld {
+		*b = (*b)[:0]
+		heldBufs.Put(b)
 	}
 	return err
 }
@@ -98,28 +117,29 @@ func (c *heldConn) Close() error {
 	return err
 }
 
-// hijackWriter gives whoever hijacks the connection a heldConn.
-type hijackWriter struct {
-	http.ResponseWriter
-	timeout  time.Duration
-	released func(net.Conn)
-	conn     *heldConn
-}
+// wsReadBuffer is the read buffer of a hijacked /events connection: its client sends only
+// pongs and a close, each a few bytes, so net/http's 4 KiB reader is not kept for it.
+const wsReadBuffer = 256
 
-func (w *hijackWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
-	raw, brw, err := http.NewResponseController(w.ResponseWriter).Hijack()
+// hijackHeld takes w's connection from net/http, for a WebSocket: writes go to the heldConn it
+// returns, within timeout; reads through the reader it returns, net/http's while that holds
+// what the client sent after its request, else a small one of its own. released, when not nil,
+// is called with the connection once it is closed.
+func hijackHeld(w http.ResponseWriter, timeout time.Duration, released func(net.Conn)) (*heldConn, *bufio.Reader, error) {
+	raw, brw, err := http.NewResponseController(w).Hijack()
 	if err != nil {
 		return nil, nil, err
 	}
-	w.conn = &heldConn{Conn: raw, timeout: w.timeout}
-	if w.released != nil {
-		w.conn.released = func() { w.released(raw) }
+	c := &heldConn{Conn: raw, timeout: timeout}
+	if released != nil {
+		c.released = func() { released(raw) }
 	}
-	// What the client sent after its request stays in the reader; writes go to the heldConn.
-	return w.conn, bufio.NewReadWriter(brw.Reader, bufio.NewWriterSize(w.conn, 4<<10)), nil
+	br := brw.Reader
+	if br.Buffered() == 0 {
+		br = bufio.NewReaderSize(c, wsReadBuffer)
+	}
+	return c, br, nil
 }
-
-func (w *hijackWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 // wsConn is a GET /events connection, with github.com/lxzan/gws speaking the protocol (chosen
 // by benchmark: docs/decisions.md, "Live events for browsers: Subscribe or WebSocket"). Its
@@ -140,22 +160,22 @@ type wsEvents struct {
 func (e *wsEvents) OnPong(_ *gws.Conn, p []byte)   { e.onPong(p) }
 func (e *wsEvents) OnClose(_ *gws.Conn, err error) { e.err = err }
 
-// acceptWS accepts a WebSocket upgrade on w, answering with subprotocol and refusing client
-// messages over readLimit bytes (1009); onPong is called, on the reading goroutine, with each
-// pong's payload. w's Hijack gives the library a heldConn (hijackWriter). On an error the
-// library has answered the request.
-func acceptWS(w http.ResponseWriter, r *http.Request, subprotocol string, readLimit int, onPong func([]byte)) (wsConn, error) {
+// acceptWS accepts a WebSocket upgrade of r on c, hijacked from net/http with br reading it
+// (hijackHeld), answering with subprotocol and refusing client messages over readLimit bytes
+// (1009); onPong is called, on the reading goroutine, with each pong's payload. On an error the
+// library has answered the request and closed c.
+func acceptWS(c *heldConn, br *bufio.Reader, r *http.Request, subprotocol string, readLimit int, onPong func([]byte)) (wsConn, error) {
 	h := &wsEvents{onPong: onPong}
 	up := gws.NewUpgrader(h, &gws.ServerOption{
 		SubProtocols:       []string{subprotocol},
 		ReadMaxPayloadSize: readLimit,
 		CheckUtf8Enabled:   true,
 	})
-	c, err := up.Upgrade(w, r)
+	ws, err := up.UpgradeFromConn(c, br, r)
 	if err != nil {
 		return wsConn{}, err
 	}
-	return wsConn{c, h}, nil
+	return wsConn{ws, h}, nil
 }
 
 // write writes one data message: binary, or text.
