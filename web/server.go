@@ -120,9 +120,8 @@ func newHandler(opts Options) (http.Handler, *intake) {
 	if wt == 0 {
 		wt = writeTimeout
 	}
-	// The request log outermost, so that it sees every answer (the intake names the client
-	// address to it); CORS outside the intake, so that what the intake refuses still reaches a
-	// browser on another origin as a refusal.
+	// The intake before the routes: /events counts its streams among the intake's running
+	// handlers.
 	in := &intake{proxies: opts.TrustedProxies, writeTimeout: opts.WriteTimeout}
 	mux.Handle(eventsRoute, &events{eng: opts.Engine, auth: a, origins: opts.CORSOrigins, conns: opts.conns, running: &in.running, timeout: wt,
 		proto: codec{name: "proto", present: opts.Engine.SignURLs}, json: codec{name: "json", json: true, present: opts.Engine.SignURLs}})
@@ -139,6 +138,9 @@ func newHandler(opts Options) (http.Handler, *intake) {
 	}
 	in.writes.timeout = in.writeTimeout
 	in.slots.stalledAfter = opts.StalledAfter
+	// The request log outermost, so that it sees every answer (the intake names the client
+	// address to it); CORS outside the intake, so that what the intake refuses still reaches a
+	// browser on another origin as a refusal.
 	return logRequests(opts.Log, opts.Metrics, withCORS(opts.CORSOrigins, in.wrap(h))), in
 }
 
