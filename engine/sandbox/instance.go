@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/tetratelabs/wazero/experimental"
 	"github.com/tetratelabs/wazero/sys"
 )
 
@@ -51,7 +52,7 @@ func (s *Sandbox) start() *instance {
 	s.instances.Add(1)
 	go func() {
 		defer s.instances.Done()
-		mod, err := s.rt.InstantiateModule(ctx, s.compiled, cfg)
+		mod, err := s.rt.InstantiateModule(experimental.WithMemoryAllocator(ctx, guestMemory), s.compiled, cfg)
 		if mod != nil {
 			_ = mod.Close(context.Background())
 		}
