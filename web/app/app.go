@@ -68,9 +68,10 @@ func (f *file) load() {
 	})
 }
 
-// Handler serves the client: GET {prefix}/ is index.html, {prefix}/app.js the script and so on.
-// prefix is where the handler is mounted, e.g. "/app".
-func Handler(prefix string) http.Handler {
+// bundle lists the embedded files, each read and compressed on its first request. It is the
+// process's, shared by every Handler: the files are compiled in, and a test process runs many
+// servers, each of which compressed the whole bundle again.
+var bundle = sync.OnceValue(func() map[string]*file {
 	files := map[string]*file{}
 	err := fs.WalkDir(dist, "dist", func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
@@ -83,6 +84,13 @@ func Handler(prefix string) http.Handler {
 		// The bundle is compiled in; a broken one is a build error, never a runtime condition.
 		panic("web/app: reading the embedded bundle: " + err.Error())
 	}
+	return files
+})
+
+// Handler serves the client: GET {prefix}/ is index.html, {prefix}/app.js the script and so on.
+// prefix is where the handler is mounted, e.g. "/app".
+func Handler(prefix string) http.Handler {
+	files := bundle()
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		name := strings.TrimPrefix(strings.TrimPrefix(r.URL.Path, prefix), "/")
 		if name == "" {
