@@ -14,6 +14,7 @@ import (
 // own message, not the older pages loaded as they scroll up (the list itself is not a live
 // region), not a window opened on another channel.
 func TestBrowserArrivalsAnnouncedPolitely(t *testing.T) {
+	t.Parallel()
 	browser := startBrowser(t)
 	srv := webtest.Start(t, func(o *engine.Options) { o.BotRate, o.BotBurst = 1e9, 1e9 })
 	g := &garden{t: t, owner: srv.Join("olivia")}
@@ -30,6 +31,10 @@ func TestBrowserArrivalsAnnouncedPolitely(t *testing.T) {
 	if !eval[bool](alice, region+`.getAttribute("aria-live") === "polite" && document.querySelector(".channel-view .message-list").getAttribute("aria-live") === "off"`) {
 		t.Fatalf("the arrivals region is not polite, or the list is live itself")
 	}
+
+	// Only what arrives once the channel's first window is in is told: a message that comes
+	// while it loads is in that window, as the older ones are.
+	alice.waitFor("general's first window", `document.querySelector(".channel-view .channel-intro") !== null && document.querySelector(".channel-view .message-list").getAttribute("aria-busy") === "false"`)
 
 	t.Log("another's message is told; one's own is not")
 	aliceID := alice.state(srv, "alice").GetMe().GetId()
