@@ -44,6 +44,7 @@ const resetButtonJS = `[...document.querySelectorAll("dialog[open] .reset-passwo
 // item on members below them, not on the owner, a bot or themselves; a member without a
 // password here gets the server's refusal as it says it.
 func TestBrowserPasswordResetLink(t *testing.T) {
+	t.Parallel()
 	browser := startBrowser(t)
 	srv := webtest.Start(t)
 	ctx := context.Background()
@@ -126,6 +127,7 @@ func TestBrowserPasswordResetLink(t *testing.T) {
 // TestBrowserAccountLink: signed in with the built-in issuer, the profile links to its account
 // page; signed in otherwise (a login link), it does not.
 func TestBrowserAccountLink(t *testing.T) {
+	t.Parallel()
 	browser := startBrowser(t)
 	srv, _, _ := community(t)
 	maya := openPage(t, browser, "maya", 1280, 800)

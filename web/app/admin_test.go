@@ -50,6 +50,7 @@ func (p *page) tabs() string {
 // through the setup wizard: name, description, invite only, the channel mode and the first
 // channels; finishing completes the setup and opens the first channel.
 func TestAdminSetupWizard(t *testing.T) {
+	t.Parallel()
 	browser := startBrowser(t)
 	srv := webtest.Start(t)
 	olivia := openPage(t, browser, "olivia", 1280, 800)
@@ -132,6 +133,7 @@ func (p *page) state(srv *webtest.Server, sub string) *svcv1.GetStateResponse {
 // it live. Deleting the role while it limits the channel is refused with the server's words.
 // The member is offered only the members page, and no rank or role controls.
 func TestAdminRoleLimitedChannel(t *testing.T) {
+	t.Parallel()
 	browser := startBrowser(t)
 	srv, owner, _ := community(t)
 	ctx := context.Background()
@@ -260,6 +262,7 @@ func TestAdminRoleLimitedChannel(t *testing.T) {
 // refused with the server's words, and the list shows the invite used up. Revoking an invite
 // takes it off the list.
 func TestAdminInviteOneUse(t *testing.T) {
+	t.Parallel()
 	browser := startBrowser(t)
 	srv, _, _ := community(t)
 	olivia := openPage(t, browser, "olivia", 1280, 800)
@@ -362,6 +365,7 @@ func TestAdminInviteOneUse(t *testing.T) {
 // channel a header image that a member sees, makes a private channel and adds and removes a
 // member, who then leaves it from the channel's own settings.
 func TestAdminChannels(t *testing.T) {
+	t.Parallel()
 	browser := startBrowser(t)
 	srv, _, ids := community(t)
 	mia := srv.Join("mia")

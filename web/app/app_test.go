@@ -39,6 +39,7 @@ func get(t *testing.T, url string, header map[string]string) *http.Response {
 // TestAppServed: the server serves the embedded client at /app/ with its security headers,
 // gzip, ETags, and nothing else under /app/.
 func TestAppServed(t *testing.T) {
+	t.Parallel()
 	srv := webtest.Start(t)
 
 	res := get(t, srv.URL+"/app", nil)

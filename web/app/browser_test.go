@@ -79,6 +79,7 @@ func (p *page) sendAPI(t *testing.T, c *webtest.Client, channelID, text string) 
 // a thread, share an image, keep a message that could not be sent until it goes (once), and
 // carry on after the server restarts without losing or doubling a message.
 func TestBrowserTwoPeopleChat(t *testing.T) {
+	t.Parallel()
 	browser := startBrowser(t)
 	srv, owner, ids := community(t)
 	alice := openPage(t, browser, "alice", 1280, 800)

@@ -20,6 +20,7 @@ globalThis.chars = { chars, utf8Bytes, measure, excess, limitError, LIMITS };
 // utf8.RuneCountInString: code points, so an emoji is one, not the two UTF-16 units of
 // .length) and bytes as UTF-8, and says what is too many in the server's terms.
 func TestUnitsCharsCountAsTheServer(t *testing.T) {
+	t.Parallel()
 	p := unitPageOf(t, charsEntry)
 	samples := []string{
 		"",

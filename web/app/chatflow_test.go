@@ -49,6 +49,7 @@ func (p *page) search(words string) {
 // away from the newest has its way back ("Jump to latest"). Both for a long channel (the
 // result's window is not the newest) and a short one (it is, but scrolled to the result).
 func TestBrowserBackToAChannelAfterASearchShowsTheLatest(t *testing.T) {
+	t.Parallel()
 	browser := startBrowser(t)
 	srv, owner, ids := community(t, func(o *engine.Options) { o.BotRate, o.BotBurst = 1e9, 1e9 })
 	bot := srv.CreateBot(owner, "archivist")
@@ -99,6 +100,7 @@ func TestBrowserBackToAChannelAfterASearchShowsTheLatest(t *testing.T) {
 // person sends is in sight, whole, after the message box had grown to many lines, and when they
 // had scrolled up (the list goes back to the end).
 func TestBrowserSenderSeesTheirOwnMessage(t *testing.T) {
+	t.Parallel()
 	browser := startBrowser(t)
 	srv, owner, ids := community(t, func(o *engine.Options) { o.BotRate, o.BotBurst = 1e9, 1e9 })
 	bot := srv.CreateBot(owner, "archivist")
@@ -142,6 +144,7 @@ func TestBrowserSenderSeesTheirOwnMessage(t *testing.T) {
 // first unread" leads back to the divider, and, when the new part starts before the messages
 // loaded, loads the page where it does.
 func TestBrowserNewMessagesDividerAndJumps(t *testing.T) {
+	t.Parallel()
 	browser := startBrowser(t)
 	srv, owner, ids := community(t, func(o *engine.Options) { o.BotRate, o.BotBurst = 1e9, 1e9 })
 	bot := srv.CreateBot(owner, "archivist")
@@ -221,6 +224,7 @@ func TestBrowserNewMessagesDividerAndJumps(t *testing.T) {
 // message cannot go, reads only that they cannot send messages in this DM: nothing on their page
 // speaks of a block (they were promised not to be told), nor says both blocked each other.
 func TestBrowserBlockedMemberIsNotToldOfTheBlock(t *testing.T) {
+	t.Parallel()
 	browser := startBrowser(t)
 	srv, owner, _ := community(t)
 	_, bob, carol := moderationCast(t, srv, owner)
@@ -333,6 +337,7 @@ const toolbarsJS = `[...document.querySelectorAll(".msg")].filter(m => { const a
 // the pointer over another; on a touch screen, a message tapped and another where the hover
 // stayed. Each time one toolbar shows, of the message the person is on.
 func TestBrowserOneMessageToolbarAtATime(t *testing.T) {
+	t.Parallel()
 	browser := startBrowser(t)
 	srv, owner, ids := community(t)
 	for _, text := range []string{"apples", "bananas", "cherries", "dates", "elderberries"} {
@@ -377,6 +382,7 @@ func TestBrowserOneMessageToolbarAtATime(t *testing.T) {
 // emoji" and "Status", stacked, follow each other without a gap (the emoji field's width basis
 // became its height).
 func TestBrowserPhoneProfileHasNoGap(t *testing.T) {
+	t.Parallel()
 	browser := startBrowser(t)
 	srv, _, _ := community(t)
 	p := openPage(t, browser, "alice", 390, 844)
@@ -413,6 +419,7 @@ func presenceOfJS(name string) string {
 // connection is back (sooner with "Try now") the banner goes and presence is as it is now,
 // changes made meanwhile included.
 func TestBrowserOutageShowsABannerAndUnknownPresence(t *testing.T) {
+	t.Parallel()
 	browser := startBrowser(t)
 	srv, owner, _ := community(t)
 	bob := srv.Join("bob")
@@ -463,6 +470,7 @@ func TestBrowserOutageShowsABannerAndUnknownPresence(t *testing.T) {
 // at once that the invite was revoked, with the invite's field to change. And a member kicked
 // comes back with an invite the moderator gives them, which their return does not use up.
 func TestBrowserRevokedInviteIsSaidAtOnce(t *testing.T) {
+	t.Parallel()
 	browser := startBrowser(t)
 	srv, owner, _ := community(t)
 	ctx := context.Background()
@@ -528,6 +536,7 @@ func TestBrowserRevokedInviteIsSaidAtOnce(t *testing.T) {
 // a file they uploaded there, are back after a reload, each in its box; a draft sent is gone for
 // good (not back after the next reload), and a sign-out forgets the others.
 func TestBrowserDraftsSurviveAReload(t *testing.T) {
+	t.Parallel()
 	browser := startBrowser(t)
 	srv, owner, ids := community(t)
 	root, err := owner.Chat.SendMessage(context.Background(), connect.NewRequest(&svcv1.SendMessageRequest{ChannelId: ids["general"], Text: "plans for saturday?"}))
@@ -582,6 +591,7 @@ func TestBrowserDraftsSurviveAReload(t *testing.T) {
 // person's own newest message (not another's newer one), Enter saves it, and the focus comes
 // back to the message box; the same in a thread. With text in the box, Up moves in the text.
 func TestBrowserUpEditsTheLastOwnMessage(t *testing.T) {
+	t.Parallel()
 	browser := startBrowser(t)
 	srv, owner, ids := community(t)
 	alice := joinedPage(t, browser, srv, "alice", "Alice")
@@ -626,6 +636,7 @@ func TestBrowserUpEditsTheLastOwnMessage(t *testing.T) {
 // the message where it is, for another person too: a channel's message highlighted in its
 // channel, a thread's reply in its thread.
 func TestBrowserCopyLinkToMessage(t *testing.T) {
+	t.Parallel()
 	browser := startBrowser(t)
 	srv, owner, ids := community(t, func(o *engine.Options) { o.BotRate, o.BotBurst = 1e9, 1e9 })
 	bot := srv.CreateBot(owner, "archivist")
@@ -669,6 +680,7 @@ func TestBrowserCopyLinkToMessage(t *testing.T) {
 // TestBrowserShortcutsList: `?` outside a text box, and Ctrl+/ anywhere, open the list of the
 // keyboard shortcuts; in the message box `?` is typed; Escape closes the list.
 func TestBrowserShortcutsList(t *testing.T) {
+	t.Parallel()
 	browser := startBrowser(t)
 	srv, _, _ := community(t)
 	alice := joinedPage(t, browser, srv, "alice", "Alice")
@@ -705,6 +717,7 @@ const peopleJS = `[...document.querySelectorAll(".people-panel .people-group")].
 // members only; the list stays shown across a reload; a name opens the member's card; on a
 // phone it covers the channel and its ✕ closes it.
 func TestBrowserMemberList(t *testing.T) {
+	t.Parallel()
 	browser := startBrowser(t)
 	srv, owner, ids := community(t, func(o *engine.Options) { o.PresenceGrace = 500 * time.Millisecond })
 	carol := srv.Join("carol")
@@ -783,6 +796,7 @@ const inboxJS = `[...document.querySelectorAll(".thread-inbox .thread-row")].map
 // brings its thread to the top, marked; opening it opens the thread beside its channel, and it
 // is no longer marked. A thread they are not in is not there.
 func TestBrowserThreadInbox(t *testing.T) {
+	t.Parallel()
 	browser := startBrowser(t)
 	srv, owner, ids := community(t)
 	carol := srv.Join("carol")
@@ -834,6 +848,7 @@ func TestBrowserThreadInbox(t *testing.T) {
 // its place (a placeholder the size of a preview card, so nothing below moves when it comes);
 // the preview then takes it; a link with no preview ends with nothing in its place.
 func TestBrowserLinkPreviewKeepsItsPlace(t *testing.T) {
+	t.Parallel()
 	browser := startBrowser(t)
 	srv, _, _ := community(t, webtest.WithPreviewAllowPrivate())
 	picture, err := os.ReadFile(writePNG(t, "lake.png", 120, 90))

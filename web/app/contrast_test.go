@@ -59,6 +59,7 @@ const lowContrastJS = `(() => {
 // mention badges, a channel with messages, a mention, reactions, a thread link, the composer)
 // reads at 4.5:1 or better against its background, in the light and the dark theme.
 func TestBrowserTextContrast(t *testing.T) {
+	t.Parallel()
 	browser := startBrowser(t)
 	srv, owner, ids := community(t)
 	g := &garden{t: t, owner: owner}

@@ -108,6 +108,7 @@ func (p *page) hover(what, find string) {
 // it is far back; an edit of the answered message changes the quote live, and its deletion
 // leaves "Original message deleted". In a thread, a reply answers the thread's root.
 func TestBrowserReplies(t *testing.T) {
+	t.Parallel()
 	browser := startBrowser(t)
 	srv, owner, ids := community(t, func(o *engine.Options) { o.BotRate, o.BotBurst = 1e9, 1e9 })
 	general := ids["general"]
@@ -197,6 +198,7 @@ func TestBrowserReplies(t *testing.T) {
 // is offered no Pin nor Unpin. A pin opens its message; Olivia unpins from the panel and
 // both panels empty. The 51st pin of a channel is refused with the server's words.
 func TestBrowserPins(t *testing.T) {
+	t.Parallel()
 	browser := startBrowser(t)
 	srv, owner, ids := community(t, func(o *engine.Options) { o.BotRate, o.BotBurst = 1e9, 1e9 })
 	general, random := ids["general"], ids["random"]
@@ -273,6 +275,7 @@ func optionJS(text string) string {
 // move live on both screens, who voted shows on hover; Bob changes his vote and takes it back;
 // Olivia closes the poll and it is final on both. A poll allowing several options takes them.
 func TestBrowserPolls(t *testing.T) {
+	t.Parallel()
 	browser := startBrowser(t)
 	srv, owner, _ := community(t)
 	olivia, bob, bobC := conversationPeople(t, browser, srv, owner, "general")
@@ -361,6 +364,7 @@ func TestBrowserPolls(t *testing.T) {
 // mention where he is not looking; Bob's @everyone stays his words. Once the community lets
 // members use them, Bob is offered them too.
 func TestBrowserGroupMentions(t *testing.T) {
+	t.Parallel()
 	browser := startBrowser(t)
 	srv, owner, _ := community(t)
 	mia := srv.Join("mia")
@@ -422,6 +426,7 @@ func TestBrowserGroupMentions(t *testing.T) {
 // Backspace (its words back in the box) or its ✕; in: is completed from the channels; a
 // malformed date is refused with the server's words naming it.
 func TestBrowserSearchFilters(t *testing.T) {
+	t.Parallel()
 	browser := startBrowser(t)
 	srv, owner, ids := community(t, func(o *engine.Options) { o.BotRate, o.BotBurst = 1e9, 1e9 })
 	maria := srv.Join("maria")
@@ -507,6 +512,7 @@ func TestBrowserSearchFilters(t *testing.T) {
 // mention chips that reached the person and one that did not, "Replying to", the search's
 // chips and suggestions) read at 4.5:1 or better, light and dark.
 func TestBrowserConversationContrast(t *testing.T) {
+	t.Parallel()
 	browser := startBrowser(t)
 	srv, owner, ids := community(t)
 	general := ids["general"]

@@ -26,6 +26,7 @@ globalThis.units = {
 // TestUnitsConversation: the pieces of replies, pins, group mentions, polls and search filters
 // that the browser tests cannot reach one case at a time.
 func TestUnitsConversation(t *testing.T) {
+	t.Parallel()
 	p := unitPageOf(t, conversationEntry)
 
 	t.Run("pins keep what the stream brought while ListPins was on its way", func(t *testing.T) {

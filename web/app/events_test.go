@@ -38,6 +38,7 @@ func webSockets(p *page) func() []string {
 // upgrade (the server sees GET /events without it, refuses it, and the WebSocket never opens),
 // the client takes Subscribe instead, and the next message comes live all the same.
 func TestBrowserLiveEventsOverAWebSocket(t *testing.T) {
+	t.Parallel()
 	browser := startBrowser(t)
 	srv, owner, ids := community(t)
 	eventsURL := "ws" + strings.TrimPrefix(srv.URL, "http") + "/events?after_seq="

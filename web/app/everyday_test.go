@@ -34,6 +34,7 @@ func field(label string) string {
 // presence, a profile change and a new picture seen by the other, and channel switching with
 // the keyboard.
 func TestBrowserEverydayActions(t *testing.T) {
+	t.Parallel()
 	browser := startBrowser(t)
 	srv, owner, _ := community(t, webtest.WithPreviewAllowPrivate())
 	alice := openPage(t, browser, "alice", 1280, 800)

@@ -70,6 +70,7 @@ func names(m *svcv1.Message) []string {
 // with its error, until the person uploads it again (then the message goes with it) or
 // removes it (then it goes without, as they chose).
 func TestBrowserFailedUploadHoldsTheMessageBack(t *testing.T) {
+	t.Parallel()
 	browser := startBrowser(t)
 	srv, owner, ids := community(t)
 	alice := openPage(t, browser, "alice", 1280, 800)
@@ -128,6 +129,7 @@ func TestBrowserFailedUploadHoldsTheMessageBack(t *testing.T) {
 // block lifted), it goes with the same file. While the box holds a draft of its own, Edit does
 // not replace it.
 func TestBrowserEditAMessageNotSent(t *testing.T) {
+	t.Parallel()
 	browser := startBrowser(t)
 	srv, _, _ := community(t)
 	aliceAPI := srv.Join("alice")
@@ -196,6 +198,7 @@ func TestBrowserEditAMessageNotSent(t *testing.T) {
 // its files (uploaded or failed), is still there after the person looks at another channel and
 // comes back; the other channel's box does not show it; and it sends as it was.
 func TestBrowserDraftKeepsItsFilesAcrossChannels(t *testing.T) {
+	t.Parallel()
 	browser := startBrowser(t)
 	srv, owner, ids := community(t)
 	alice := openPage(t, browser, "alice", 1280, 800)
@@ -232,6 +235,7 @@ func TestBrowserDraftKeepsItsFilesAcrossChannels(t *testing.T) {
 // sessionStorage) and its drafts; after the person signs out, the next one to sign in in that
 // tab neither sees them nor sends them as their own.
 func TestBrowserSignOutLeavesNothingForTheNext(t *testing.T) {
+	t.Parallel()
 	browser := startBrowser(t)
 	srv, owner, ids := community(t)
 	srv.Join("alice")
@@ -274,6 +278,7 @@ func TestBrowserSignOutLeavesNothingForTheNext(t *testing.T) {
 // the server (an unused upload goes after a day; one made more than 23 hours ago is named as
 // gone); a box that holds a draft is left as it is.
 func TestUnitsRestoreDraft(t *testing.T) {
+	t.Parallel()
 	p := unitPageOf(t, `
 import * as drafts from "./src/state/drafts";
 globalThis.drafts = drafts;

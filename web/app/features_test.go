@@ -89,6 +89,7 @@ func (p *page) downloadsTo(dir string) {
 // member sees the new emoji in the picker, reacts with one, and exports them all as a zip; a
 // deletion reaches the member's picker live. A member is offered neither upload nor deletion.
 func TestBrowserEmojiZip(t *testing.T) {
+	t.Parallel()
 	browser := startBrowser(t)
 	srv, owner, ids := community(t)
 	addEmoji(t, srv, owner.Token, "party", writePNG(t, "party.png", 64, 64))
@@ -182,6 +183,7 @@ func TestBrowserEmojiZip(t *testing.T) {
 // marks the words, narrows to one channel, and opens a result in context: an old message of a
 // long channel with its neighbours around it, and a thread reply in its thread.
 func TestBrowserSearchJump(t *testing.T) {
+	t.Parallel()
 	browser := startBrowser(t)
 	srv, owner, ids := community(t, func(o *engine.Options) { o.BotRate, o.BotBurst = 1e9, 1e9 })
 	bot := srv.CreateBot(owner, "archivist")
@@ -277,6 +279,7 @@ func TestBrowserSearchJump(t *testing.T) {
 // it live with the reason and is restarted; one from a file installs under the file's name;
 // disabling, enabling and deleting show in the list.
 func TestBrowserBotsAndPlugins(t *testing.T) {
+	t.Parallel()
 	browser := startBrowser(t)
 	srv, owner, ids := community(t)
 	ctx := context.Background()

@@ -94,6 +94,7 @@ const memberRowsJS = `[...document.querySelectorAll(".member-row")].map(b => b.q
 // mention of her and her reactions are Bob's, on the owner's page and live on Bob's. Then the
 // owner claims Tom as themselves with "This is me": Tom's 👍 is the owner's own reaction.
 func TestBrowserClaimImportedMember(t *testing.T) {
+	t.Parallel()
 	browser := startBrowser(t)
 	srv, _, _ := community(t)
 	rename(t, srv.Join("bob"), "Bob", "", "")
@@ -214,6 +215,7 @@ func adminShotLightDark(t *testing.T, p *page, name string) {
 // their profile, their messages (with the channel's name) and their file. The profile opened
 // again shows the same export; past the day's limit, the refusal says when they can again.
 func TestBrowserExportMyData(t *testing.T) {
+	t.Parallel()
 	browser := startBrowser(t)
 	srv, _, ids := community(t)
 	bobC := srv.Join("bob")
@@ -401,6 +403,7 @@ func holdExports(p *page, srv *webtest.Server) *atomic.Int64 {
 // mentions and the quotes. What is loaded or comes afterwards while the server is still moving
 // the messages (with the placeholder in them) is shown the same way.
 func TestUnitsClaimPutsTheMemberInThePlaceholdersPlace(t *testing.T) {
+	t.Parallel()
 	p := unitPage(t)
 	got := unitRun(t, p, `
 		const u = units, s = u.newSession();
@@ -443,6 +446,7 @@ func TestUnitsClaimPutsTheMemberInThePlaceholdersPlace(t *testing.T) {
 // screen (Maria's question, claimed for Bob), and the thread inbox (Bob's thread on Tom's
 // answer, Tom claimed by the owner), each without a reload.
 func TestBrowserClaimShowsInSearchAndThreads(t *testing.T) {
+	t.Parallel()
 	browser := startBrowser(t)
 	srv, owner, _ := community(t)
 	bobClient := srv.Join("bob")

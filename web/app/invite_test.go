@@ -17,6 +17,7 @@ import (
 // brought and an answer to the join question, browses the channels of an OPT_IN community and joins one, and finds the channel
 // list in the drawer.
 func TestBrowserInviteOptInPhone(t *testing.T) {
+	t.Parallel()
 	browser := startBrowser(t)
 	srv, owner, ids := community(t)
 	ctx := context.Background()

@@ -23,6 +23,7 @@ func (p *page) focusIs(what, find string) {
 // with Enter gives it back to Edit; a thread opened from a message has its reply box focused,
 // and Escape closes it with the focus back on the thread's root in the channel.
 func TestBrowserKeyboardKeepsItsPlace(t *testing.T) {
+	t.Parallel()
 	browser := startBrowser(t)
 	srv, _, _ := community(t)
 	alice := openPage(t, browser, "alice", 1280, 800)
@@ -106,6 +107,7 @@ func TestBrowserKeyboardKeepsItsPlace(t *testing.T) {
 // a conversation opened) gives the focus back to the control that opened it, as one closed
 // with Escape does, rather than dropping it to the top of the page.
 func TestBrowserDialogsGiveTheFocusBack(t *testing.T) {
+	t.Parallel()
 	browser := startBrowser(t)
 	srv, owner, ids := community(t)
 	alice := openPage(t, browser, "alice", 1280, 800)
@@ -156,6 +158,7 @@ const imeEnterJS = `document.activeElement.dispatchEvent(new KeyboardEvent("keyd
 // saves, Shift+Enter starts a new line, and the Enter that ends an input method's composition
 // (Chinese, Japanese, Korean typing) does neither.
 func TestBrowserEnterSendsShiftEnterBreaks(t *testing.T) {
+	t.Parallel()
 	browser := startBrowser(t)
 	srv, _, _ := community(t)
 	alice := openPage(t, browser, "alice", 1280, 800)
@@ -227,6 +230,7 @@ func (p *page) requestsWhere(match func(url string) bool) int {
 // and Escape in its mention list closes the list; neither closes the thread, which the next
 // Escape does.
 func TestBrowserEscapeInAThreadIsForWhatTookIt(t *testing.T) {
+	t.Parallel()
 	browser := startBrowser(t)
 	srv, _, _ := community(t)
 	alice := openPage(t, browser, "alice", 1280, 800)

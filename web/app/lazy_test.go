@@ -41,6 +41,7 @@ func (p *page) blockChunk(origin, prefix string) {
 // with Try again, and leaves the focus where it was; Try again, with the network back, opens
 // the dialog, which gives the focus back to what opened it when it closes.
 func TestBrowserScreensLoadOnFirstUse(t *testing.T) {
+	t.Parallel()
 	browser := startBrowser(t)
 	srv, _, _ := community(t)
 	alice := openPage(t, browser, "alice", 1280, 800)

@@ -54,6 +54,7 @@ func displayNameOn(t *testing.T, c *webtest.Client, username string) string {
 // is typed in full, counted as 60 and saved; one of 65 characters stays in the field as
 // typed, is said to be one too many, and cannot be saved: the server keeps the name before.
 func TestBrowserLimitsCountCharacters(t *testing.T) {
+	t.Parallel()
 	browser := startBrowser(t)
 	srv, owner, _ := community(t)
 	alice := openPage(t, browser, "alice", 1280, 800)
@@ -122,6 +123,7 @@ func TestBrowserLimitsCountCharacters(t *testing.T) {
 // pixels (33 bytes of PNG header) shows as a file to open, not as an image every viewer's
 // browser would decode unasked; an ordinary picture is drawn inline.
 func TestBrowserHugeImageIsAFile(t *testing.T) {
+	t.Parallel()
 	browser := startBrowser(t)
 	srv, _, _ := community(t)
 	alice := openPage(t, browser, "alice", 1280, 800)

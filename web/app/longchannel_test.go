@@ -21,6 +21,7 @@ const longChannelSize = 10_000
 // page never holds more than the window (250 messages), the message in sight stays in place as
 // pages load above it, and a jump lands on its message with the channel's start above it.
 func TestBrowserLongChannel(t *testing.T) {
+	t.Parallel()
 	browser := startBrowser(t)
 	srv := webtest.Start(t, func(o *engine.Options) { o.BotRate, o.BotBurst = 1e9, 1e9 })
 	owner := srv.Join("olivia")

@@ -35,6 +35,7 @@ globalThis.md = {
 // https and mailto addresses (with rel="noopener noreferrer nofollow ugc"), no picture, no
 // element of the message's own HTML, and no event handler: markup shows as the text it is.
 func TestUnitsMarkdownIsSafe(t *testing.T) {
+	t.Parallel()
 	p := unitPageOf(t, markdownEntry)
 	for _, in := range []string{
 		"[a](javascript:alert(1))",
@@ -109,6 +110,7 @@ func TestUnitsMarkdownIsSafe(t *testing.T) {
 // and a message built to be heavy (thousands of nested quotes or lists, runs of markers)
 // renders, nesting no deeper than the parser's limit.
 func TestUnitsMarkdownBlocks(t *testing.T) {
+	t.Parallel()
 	p := unitPageOf(t, markdownEntry)
 	for in, want := range map[string]string{
 		"**b** *i* _i_ ~~s~~ `c`":       `<strong>b</strong> <em>i</em> <em>i</em> <s>s</s> <code class="code">c</code>`,
@@ -161,6 +163,7 @@ func TestUnitsMarkdownBlocks(t *testing.T) {
 // reader's announcements, search results) has its words without the markers, and never what a
 // spoiler hides.
 func TestUnitsPlainTextOfRichMarkdown(t *testing.T) {
+	t.Parallel()
 	p := unitPageOf(t, markdownEntry)
 	for in, want := range map[string]string{
 		"> quoted\n- one\n- two\n\n1. first":        "quoted one two first",
@@ -178,6 +181,7 @@ func TestUnitsPlainTextOfRichMarkdown(t *testing.T) {
 // TestUnitsShortcodes: the standard shortcodes of Slack and GitHub, and the completion's order:
 // a name that starts with what was typed first, the emoji people use most before the others.
 func TestUnitsShortcodes(t *testing.T) {
+	t.Parallel()
 	p := unitPageOf(t, markdownEntry)
 	got := evalAwait[string](p, `md.table().then(t => [t.size > 2000, t.get("tada"), t.get("+1"), t.get("thumbsup"), t.get("heart"), t.get("smile"), t.get("joy"), t.get("slightly_smiling_face"), t.get("rainbow-flag"), t.get("rainbow_flag"), t.get("nope")].join(" "))`)
 	if want := "true 🎉 👍 👍 ❤️ 😄 😂 🙂 🏳️‍🌈 🏳️‍🌈 "; got != want {

@@ -65,6 +65,7 @@ func (p *page) openCard(name string) {
 // reports queue with the reporter and the note, opens it in its channel, deletes it and resolves
 // the report. What a member may not do is not offered to them.
 func TestBrowserReportAndResolve(t *testing.T) {
+	t.Parallel()
 	browser := startBrowser(t)
 	srv, owner, ids := community(t)
 	ctx := context.Background()
@@ -160,6 +161,7 @@ func TestBrowserReportAndResolve(t *testing.T) {
 // and lets them join again. Nobody is offered acting on a rank as high as their own. A block and
 // a mute show what they do to DMs and to the counts.
 func TestBrowserBanKickBlock(t *testing.T) {
+	t.Parallel()
 	browser := startBrowser(t)
 	srv, owner, ids := community(t)
 	_, bob, carol := moderationCast(t, srv, owner)

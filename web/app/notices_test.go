@@ -38,6 +38,7 @@ const watchAlerts = `(() => {
 // outlives it, unchanged and not announced again. With a thread open, Escape dismisses the
 // notice first and closes the thread only after.
 func TestBrowserErrorNoticesStayUntilDismissed(t *testing.T) {
+	t.Parallel()
 	browser := startBrowser(t)
 	srv, owner, ids := community(t)
 	ctx := context.Background()
@@ -145,6 +146,7 @@ func TestBrowserErrorNoticesStayUntilDismissed(t *testing.T) {
 // replaces the older, counted and newest; past three, the oldest info makes room first, then
 // the oldest error; a dismissed notice is gone, and dismissing it again changes nothing.
 func TestUnitsNoticesAreBounded(t *testing.T) {
+	t.Parallel()
 	p := unitPage(t)
 	p.eval0(`window.s = units.newSession()`)
 	shown := func() string {

@@ -161,6 +161,7 @@ const bannerJS = `document.querySelector(".push-banner")`
 // then reach that endpoint. A subscription the browser changed is registered again in place of
 // the old one at the next start, and one removed from another device stays off here.
 func TestBrowserPushAskedAfterActivityThenSubscribed(t *testing.T) {
+	t.Parallel()
 	browser := startBrowser(t)
 	srv, owner, ids := community(t, webtest.WithPushAllowPrivate())
 	ctx := context.Background()
@@ -259,6 +260,7 @@ func TestBrowserPushAskedAfterActivityThenSubscribed(t *testing.T) {
 
 // TestBrowserPushNotNowIsRemembered: "Not now" closes the banner, and a reload does not bring it back.
 func TestBrowserPushNotNowIsRemembered(t *testing.T) {
+	t.Parallel()
 	browser := startBrowser(t)
 	srv, _, _ := community(t)
 	p := openPage(t, browser, "olivia", 1000, 800)
@@ -285,6 +287,7 @@ func TestBrowserPushNotNowIsRemembered(t *testing.T) {
 // clicked while this tab was not under it) takes the tab to the message, or for a report's
 // notification (#/reports) to the reports.
 func TestBrowserInstallableWorkerBadgeAndOpen(t *testing.T) {
+	t.Parallel()
 	srv, owner, ids := community(t)
 	ctx := context.Background()
 	bob := srv.Join("bob")

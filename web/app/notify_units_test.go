@@ -38,6 +38,7 @@ globalThis.units = {
 // say nothing left out, as the server wants them), which messages notify, the app's badge, and
 // the device names.
 func TestUnitsNotificationPrefs(t *testing.T) {
+	t.Parallel()
 	p := unitPageOf(t, notifyUnits)
 	got := unitRun(t, p, `
 		const u = units, L = u.NotifyLevel, now = 1_000_000;
@@ -88,6 +89,7 @@ Chrome on Linux / Firefox on Android / Safari on iPhone / Edge on Windows / Safa
 // change) replaces the preferences and emits "prefs"; a mute's end emits it again when it
 // comes; the disk's state changes only when it changes.
 func TestUnitsNotificationPrefsEvents(t *testing.T) {
+	t.Parallel()
 	p := unitPageOf(t, notifyUnits)
 	got := unitRun(t, p, `
 		const u = units, s = u.newSession(), out = [];

@@ -62,6 +62,7 @@ func channelPref(t *testing.T, srv *webtest.Server, c *webtest.Client, channelID
 // sidebar shows a muted channel muted, and the person's other device (a phone) follows every
 // change live, and changes it back. The menu works from the keyboard.
 func TestBrowserChannelNotificationMenu(t *testing.T) {
+	t.Parallel()
 	browser := startBrowser(t)
 	srv, owner, ids := community(t)
 	general := ids["general"]
@@ -145,6 +146,7 @@ func TestBrowserChannelNotificationMenu(t *testing.T) {
 // server sends mail, with the address), lists the channels with settings of their own (reset
 // back to the default there) and the devices that get notifications, which can be removed.
 func TestBrowserNotificationSettings(t *testing.T) {
+	t.Parallel()
 	browser := startBrowser(t)
 	ms := mailtest.Start(t, mailtest.Options{})
 	srv := webtest.StartConfig(t, webtest.WithMail(ms), webtest.WithPushAllowPrivate())

@@ -14,6 +14,7 @@ import (
 // is in: a channel someone else makes, or renames, stays out of it; one they join on another
 // device comes into it.
 func TestBrowserOptInSidebarHoldsJoinedChannels(t *testing.T) {
+	t.Parallel()
 	browser := startBrowser(t)
 	srv, owner, ids := community(t)
 	ctx := context.Background()

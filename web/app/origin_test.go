@@ -17,6 +17,7 @@ import (
 // TestBrowserOtherOrigin: the client served by one Hearth talks to another one, named by the
 // link that opened it, across origins (runs where the server answers CORS preflights).
 func TestBrowserOtherOrigin(t *testing.T) {
+	t.Parallel()
 	browser := startBrowser(t)
 	home := webtest.Start(t)
 	away, owner, ids := community(t)

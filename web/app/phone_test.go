@@ -31,6 +31,7 @@ func insideJS(find string) string {
 // placeholder names the channel, stays one line high. A file with a long name takes one line
 // with its size whole beside it.
 func TestBrowserPhoneLongNames(t *testing.T) {
+	t.Parallel()
 	browser := startBrowser(t)
 	srv := webtest.Start(t)
 	g := &garden{t: t, owner: srv.Join("olivia")}
@@ -96,6 +97,7 @@ func TestBrowserPhoneLongNames(t *testing.T) {
 // channel behind is inert; Escape closes it with the focus back on the menu button; a channel
 // picked in it opens with the focus in its message box (on a touch screen, in its messages).
 func TestBrowserPhoneDrawerKeyboard(t *testing.T) {
+	t.Parallel()
 	browser := startBrowser(t)
 	srv, _, _ := community(t)
 	phone := openPage(t, browser, "alice on a phone", 375, 740)

@@ -34,6 +34,7 @@ const richCode = "func main() {\n\tfmt.Println(\"hello\") // greet\n}"
 // clicked, and a code block highlighted as Go whose copy button puts the code on the clipboard;
 // HTML and a javascript: link stay text.
 func TestBrowserRichMarkdown(t *testing.T) {
+	t.Parallel()
 	browser := startBrowser(t)
 	srv, _, _ := community(t)
 	alice, bob := twoInGeneral(t, browser, srv)
@@ -101,6 +102,7 @@ func TestBrowserRichMarkdown(t *testing.T) {
 // offered too, and put in as its :name:. A message written with shortcodes (:smile: :+1:)
 // shows the emoji to the other person, and so does a reaction made with one (:tada:).
 func TestBrowserEmojiShortcodes(t *testing.T) {
+	t.Parallel()
 	browser := startBrowser(t)
 	srv, owner, ids := community(t)
 	addEmoji(t, srv, owner.Token, "party", writePNG(t, "party.png", 64, 64))
@@ -161,6 +163,7 @@ func TestBrowserEmojiShortcodes(t *testing.T) {
 // goes back to the picture when Escape closes it; a click beside the picture closes it too.
 // On a phone, a swipe goes to the next one.
 func TestBrowserLightbox(t *testing.T) {
+	t.Parallel()
 	browser := startBrowser(t)
 	srv, _, _ := community(t)
 	alice, bob := twoInGeneral(t, browser, srv)
@@ -270,6 +273,7 @@ func swipe(p *page, x1, y1, x2, y2 float64) {
 // itself in the message box before it is sent, another file as a document mark; the picture's
 // object URL is let go when it is removed from the box, and when the message is sent.
 func TestBrowserThumbnailsBeforeSending(t *testing.T) {
+	t.Parallel()
 	browser := startBrowser(t)
 	srv, _, _ := community(t)
 	alice := openPage(t, browser, "alice", 1280, 800)

@@ -95,6 +95,7 @@ func (p *page) openAudit() {
 // person, and sees new entries come live. End timeout gives the member their composer back at
 // once, and a timeout that runs out does so by itself.
 func TestBrowserTimeoutFromTheCard(t *testing.T) {
+	t.Parallel()
 	browser := startBrowser(t)
 	srv, owner, ids := community(t)
 	ctx := context.Background()
@@ -212,6 +213,7 @@ func TestBrowserTimeoutFromTheCard(t *testing.T) {
 // stays), and a moderator is not slowed. A send refused for slowmode (the member sent from
 // another device) counts down from the server's Retry-After and goes when it may.
 func TestBrowserSlowmodeCountdown(t *testing.T) {
+	t.Parallel()
 	browser := startBrowser(t)
 	srv, owner, ids := community(t)
 	ctx := context.Background()
@@ -285,6 +287,7 @@ func TestBrowserSlowmodeCountdown(t *testing.T) {
 // sign-in), which a moderator sees but cannot change; a member's message with a blocked word is
 // refused, the refusal told and the text kept in the composer, and nothing is stored.
 func TestBrowserLockdownAndFilters(t *testing.T) {
+	t.Parallel()
 	browser := startBrowser(t)
 	srv, owner, ids := community(t)
 	ctx := context.Background()
@@ -363,6 +366,7 @@ func TestBrowserLockdownAndFilters(t *testing.T) {
 // whose tab counts them; one resolved there and one resolved by another moderator take the
 // count down, live.
 func TestBrowserReportsBadge(t *testing.T) {
+	t.Parallel()
 	browser := startBrowser(t)
 	srv, owner, ids := community(t)
 	ctx := context.Background()
@@ -442,6 +446,7 @@ globalThis.units.audit = (init) => create(AuditEntrySchema, init);
 // on its way; the list's answer keeps what came meanwhile; a resolution takes off that message's
 // reports once, whether it comes as the call's answer, as the audit entry, or both.
 func TestUnitsReportsCount(t *testing.T) {
+	t.Parallel()
 	p := unitPageOf(t, safetyUnits)
 	got := unitRun(t, p, `
 		const s = units.newSession();
@@ -475,6 +480,7 @@ func TestUnitsReportsCount(t *testing.T) {
 // member (not for a moderator, nor where there is none), a refusal's Retry-After sets it too,
 // and each ends on time; the person's own timeout ends by itself at its time.
 func TestUnitsSlowmodeAndTimeoutEnd(t *testing.T) {
+	t.Parallel()
 	p := unitPageOf(t, safetyUnits)
 	got := unitRun(t, p, `
 		const s = units.newSession();
@@ -513,6 +519,7 @@ func TestUnitsSlowmodeAndTimeoutEnd(t *testing.T) {
 //
 //	HEARTH_SCREENSHOTS=$PWD/docs/screenshots go test ./web/app -run TestSafetyScreenshots
 func TestSafetyScreenshots(t *testing.T) {
+	t.Parallel()
 	dir := os.Getenv("HEARTH_SCREENSHOTS")
 	if dir == "" {
 		t.Skip("HEARTH_SCREENSHOTS is not set")

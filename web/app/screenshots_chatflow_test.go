@@ -21,6 +21,7 @@ import (
 //
 //	HEARTH_SCREENSHOTS=$PWD/docs/screenshots go test ./web/app -run TestChatFlowScreenshots
 func TestChatFlowScreenshots(t *testing.T) {
+	t.Parallel()
 	dir := os.Getenv("HEARTH_SCREENSHOTS")
 	if dir == "" {
 		t.Skip("HEARTH_SCREENSHOTS is not set")

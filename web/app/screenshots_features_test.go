@@ -23,6 +23,7 @@ import (
 //
 //	HEARTH_SCREENSHOTS=$PWD/docs/screenshots go test ./web/app -run TestFeatureScreenshots
 func TestFeatureScreenshots(t *testing.T) {
+	t.Parallel()
 	dir := os.Getenv("HEARTH_SCREENSHOTS")
 	if dir == "" {
 		t.Skip("HEARTH_SCREENSHOTS is not set")

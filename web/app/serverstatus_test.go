@@ -82,6 +82,7 @@ func statJS(name string) string {
 // day, the storage, the last backup and the free disk, with a warning as it nears full; Refresh
 // loads it again. A member has no such page.
 func TestBrowserServerStatus(t *testing.T) {
+	t.Parallel()
 	browser := startBrowser(t)
 	disk := &testDisk{sp: diskspace.Space{Free: 300 << 20, Total: 1 << 30}}
 	srv := startOnTestDisk(t, disk)
@@ -196,6 +197,7 @@ func TestBrowserServerStatus(t *testing.T) {
 // in its place with the server's words, and reading goes on. Once space is freed, the message
 // goes by itself and the notice leaves.
 func TestBrowserDiskFullNotice(t *testing.T) {
+	t.Parallel()
 	browser := startBrowser(t)
 	disk := &testDisk{sp: diskspace.Space{Free: 500 << 20, Total: 1 << 30}}
 	srv := startOnTestDisk(t, disk)
@@ -256,6 +258,7 @@ func TestBrowserDiskFullNotice(t *testing.T) {
 // both themes: the banners (notifications, a full disk), a muted channel in the sidebar, a
 // channel's notifications menu, the notification settings, a reset link and the status screen.
 func TestBrowserNotifyAndStatusContrast(t *testing.T) {
+	t.Parallel()
 	browser := startBrowser(t)
 	disk := &testDisk{sp: diskspace.Space{Free: 100 << 20, Total: 1 << 30}}
 	srv := startOnTestDisk(t, disk)

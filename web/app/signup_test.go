@@ -17,6 +17,7 @@ import (
 // creates an account on the built-in issuer's page (the invite code already there), comes back
 // signed in and a member, stays signed in across a reload and a token refresh, and signs out.
 func TestBrowserSignUpWithInvite(t *testing.T) {
+	t.Parallel()
 	browser := startBrowser(t)
 	srv, owner, _ := community(t)
 	res, err := http.Get(srv.URL + "/oauth/issuers")
@@ -84,6 +85,7 @@ func TestBrowserSignUpWithInvite(t *testing.T) {
 // owner and is shown the setup wizard (the sidebar's note leads back to it); skipping it
 // finishes the setup, after which the others may come in.
 func TestBrowserOwnerFinishesSetup(t *testing.T) {
+	t.Parallel()
 	browser := startBrowser(t)
 	srv := webtest.Start(t)
 	olivia := openPage(t, browser, "olivia", 1280, 800)

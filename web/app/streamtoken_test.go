@@ -67,6 +67,7 @@ func (p *page) waitSubscribes(n int) {
 // token; it subscribes again with the new one from its last seq, at once: nothing missed,
 // nothing doubled, nothing shown to the person.
 func TestBrowserStreamOutlivesItsToken(t *testing.T) {
+	t.Parallel()
 	browser := startBrowser(t)
 	// The tokens are checked on the real clock; the stream's expiry on the engine's, which
 	// starts at the real time and moves only when told.
@@ -115,6 +116,7 @@ func TestBrowserStreamOutlivesItsToken(t *testing.T) {
 // counts on it (their clocks differ, say) is refreshed at once, not only once it comes near its
 // end by the client's clock, and the person stays signed in.
 func TestBrowserRefusedTokenIsRefreshed(t *testing.T) {
+	t.Parallel()
 	browser := startBrowser(t)
 	srv, owner, ids := community(t)
 	dana := openPage(t, browser, "dana", 1280, 800)

@@ -100,6 +100,7 @@ func unitPageOf(t *testing.T, entry string) *page {
 }
 
 func TestUnitsMentionsOnTheWire(t *testing.T) {
+	t.Parallel()
 	p := unitPage(t)
 	// alice is a member (id a1), bob is not known; a trailing dot ends a sentence.
 	cases := map[string]string{
@@ -132,6 +133,7 @@ func TestUnitsMentionsOnTheWire(t *testing.T) {
 // TestUnitsPlainText: the text read out or quoted is what the rendering shows, without the
 // markdown's markers; a marker that renders as itself (unmatched) stays.
 func TestUnitsPlainText(t *testing.T) {
+	t.Parallel()
 	p := unitPage(t)
 	cases := map[string]string{
 		"**bold** and *it* and _it_":             "bold and it and it",
@@ -157,6 +159,7 @@ func TestUnitsPlainText(t *testing.T) {
 }
 
 func TestUnitsSHA256Fallback(t *testing.T) {
+	t.Parallel()
 	p := unitPage(t)
 	// The PKCE challenge on a page without WebCrypto: the padding edges around 55/56/64 bytes.
 	for _, in := range []string{"", "abc", strings.Repeat("a", 55), strings.Repeat("b", 56), strings.Repeat("c", 64), strings.Repeat("é", 100), "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk"} {
@@ -168,6 +171,7 @@ func TestUnitsSHA256Fallback(t *testing.T) {
 }
 
 func TestUnitsRoutesServersEmoji(t *testing.T) {
+	t.Parallel()
 	p := unitPage(t)
 	for in, want := range map[string]string{
 		"http://localhost:8080/":      "http://localhost:8080",
@@ -204,6 +208,7 @@ func TestUnitsRoutesServersEmoji(t *testing.T) {
 // both were dropped: a person opening a channel as someone wrote in it did not see the
 // message.)
 func TestUnitsViewKeepsWhatCameWhileLoading(t *testing.T) {
+	t.Parallel()
 	p := unitPage(t)
 	got := unitRun(t, p, `
 		const m = (id, createdSeq, seq, text) => units.message({ id, channelId: "c1", createdSeq, seq, text });
@@ -227,6 +232,7 @@ func TestUnitsViewKeepsWhatCameWhileLoading(t *testing.T) {
 // the deletion's own event replaces it. (Before, the client waited for the event to show a
 // delete at all.)
 func TestUnitsADeletionStaysDeleted(t *testing.T) {
+	t.Parallel()
 	p := unitPage(t)
 	got := unitRun(t, p, `
 		const m = (seq, text, deleted) => units.message({ id: "m1", channelId: "c1", createdSeq: 1n, seq, text, deleted });
@@ -268,6 +274,7 @@ func unitRun(t *testing.T, p *page, body string) string {
 // it. (Before, the answer replaced it: a thread opened from a link as someone replied showed
 // one reply fewer above the replies.)
 func TestUnitsThreadRootKeepsWhatCameWhileLoading(t *testing.T) {
+	t.Parallel()
 	p := unitPage(t)
 	got := unitRun(t, p, `
 		const root = (seq, replyCount) => units.message({ id: "r1", channelId: "c1", createdSeq: 1n, seq, replyCount, text: "root" });
@@ -289,6 +296,7 @@ func TestUnitsThreadRootKeepsWhatCameWhileLoading(t *testing.T) {
 // those the answer already holds. (Before, the answer replaced what they had changed: a member
 // who joined meanwhile was missing, and their messages were by "someone who left".)
 func TestUnitsStateKeepsWhatCameWhileLoading(t *testing.T) {
+	t.Parallel()
 	p := unitPage(t)
 	got := unitRun(t, p, `
 		const s = units.newSession();
@@ -326,6 +334,7 @@ func TestUnitsStateKeepsWhatCameWhileLoading(t *testing.T) {
 // before MarkRead's answer, stays unread. (Before, the answer, which counted nothing unread,
 // replaced the read state: a channel left right after reading it showed no badge for it.)
 func TestUnitsMarkReadKeepsWhatCameAfter(t *testing.T) {
+	t.Parallel()
 	p := unitPage(t)
 	got := unitRun(t, p, `
 		const s = units.newSession();
@@ -352,6 +361,7 @@ func TestUnitsMarkReadKeepsWhatCameAfter(t *testing.T) {
 // answer to the first, read before the second change, is not kept when it comes last. (Before,
 // it was: an emoji deleted second came back until the next change.)
 func TestUnitsEmojiNewestListWins(t *testing.T) {
+	t.Parallel()
 	p := unitPage(t)
 	got := unitRun(t, p, `
 		const s = units.newSession();
@@ -378,6 +388,7 @@ func TestUnitsEmojiNewestListWins(t *testing.T) {
 // (Before, the invite just made vanished from the list, and a reload's older answer could
 // replace a newer one.)
 func TestUnitsLoadedListNewestAnswer(t *testing.T) {
+	t.Parallel()
 	p := unitPage(t)
 	got := unitRun(t, p, `
 		const until = async (f) => { for (let i = 0; i < 200 && !f(); i++) await new Promise((r) => setTimeout(r, 10)); };
@@ -410,6 +421,7 @@ func TestUnitsLoadedListNewestAnswer(t *testing.T) {
 // yet at the live end, did not take the message, and the page, read before it, ended without
 // it: the message was missing until the channel was loaded again; the edit was lost.)
 func TestUnitsViewKeepsWhatCameWhilePaging(t *testing.T) {
+	t.Parallel()
 	p := unitPage(t)
 	got := unitRun(t, p, `
 		const m = (id, createdSeq, seq, text) => units.message({ id, channelId: "c1", createdSeq, seq, text });
@@ -435,6 +447,7 @@ func TestUnitsViewKeepsWhatCameWhilePaging(t *testing.T) {
 // (Before, the root was set without a word: a thread opened from a search, whose jump answered
 // before the panel's effect ran, showed its replies without the root above them.)
 func TestUnitsThreadRootFromTheChannelIsShown(t *testing.T) {
+	t.Parallel()
 	p := unitPage(t)
 	got := unitRun(t, p, `
 		const root = units.message({ id: "r1", channelId: "c1", createdSeq: 1n, seq: 1n, text: "root" });
@@ -455,6 +468,7 @@ func TestUnitsThreadRootFromTheChannelIsShown(t *testing.T) {
 // mode the event of a text channel not held loads the state again (nothing in it says whether
 // the person joined it).
 func TestUnitsACommandShowsItsAnswerAsAnEventWould(t *testing.T) {
+	t.Parallel()
 	p := unitPage(t)
 	got := unitRun(t, p, `
 		const s = units.newSession();
@@ -486,6 +500,7 @@ func TestUnitsACommandShowsItsAnswerAsAnEventWould(t *testing.T) {
 // (no divider of its own), what arrives while they do not is counted for "Jump to latest" and
 // starts the new part; their own messages are never new.
 func TestUnitsViewTellsWhatIsNew(t *testing.T) {
+	t.Parallel()
 	p := unitPage(t)
 	got := unitRun(t, p, `
 		const m = (id, seq, authorId) => units.message({ id, channelId: "c1", createdSeq: seq, seq, authorId, text: id });
@@ -518,6 +533,7 @@ func TestUnitsViewTellsWhatIsNew(t *testing.T) {
 // newest 50 of a server, 10,000 characters of each at most, with their uploaded files; a sent
 // (emptied) draft is no longer kept; a sign-out forgets them all.
 func TestUnitsDraftsKeptBounded(t *testing.T) {
+	t.Parallel()
 	p := unitPage(t)
 	got := unitRun(t, p, `
 		units.newSession(); // the blank page gets a storage

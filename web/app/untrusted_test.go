@@ -34,6 +34,7 @@ globalThis.renderPreviews = (urls) => {
 // the href as the server sent it; only the page's Content-Security-Policy stood between a
 // javascript: preview and a click.)
 func TestUntrustedPreviewLinksAreWebLinks(t *testing.T) {
+	t.Parallel()
 	p := unitPageOf(t, untrustedEntry)
 	hostile := []string{
 		"javascript:alert(1)",
@@ -83,6 +84,7 @@ globalThis.signIn = (issuer) => {
 // client was pointed at lists: one that is not an http or https URL (javascript:, a scheme
 // that opens a program) is refused, and the page stays.
 func TestUntrustedIssuerEndpointsAreWebLinks(t *testing.T) {
+	t.Parallel()
 	p := unitPageOf(t, signInEntry)
 	for _, endpoint := range []string{"javascript:alert(1)", " JavaScript:alert(1)", "ms-msdt:/id PCWDiagnostic"} {
 		issuer := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

@@ -23,6 +23,7 @@ import (
 // ring shows); Inês's screen is voiceHook's canvas (drawnScreenHook): headless Chromium would
 // share its own window.
 func TestVoiceScreenshots(t *testing.T) {
+	t.Parallel()
 	dir := os.Getenv("HEARTH_SCREENSHOTS")
 	if dir == "" {
 		t.Skip("HEARTH_SCREENSHOTS is not set")

@@ -23,6 +23,7 @@ import (
 // another watches it (video frames decoded); one leaves and the others see them go. A member
 // without the role does not see the channel, and JoinVoice is refused to them.
 func TestBrowserVoice(t *testing.T) {
+	t.Parallel()
 	browser := startBrowser(t, voiceFlags...)
 	srv := webtest.StartVoice(t, nil)
 	ctx := context.Background()
@@ -144,6 +145,7 @@ func TestBrowserVoice(t *testing.T) {
 // server; the channel is full (25 people: the button waits until someone leaves); the member
 // is timed out.
 func TestBrowserVoiceRefusals(t *testing.T) {
+	t.Parallel()
 	browser := startBrowser(t, voiceFlags...)
 	ctx := context.Background()
 
@@ -206,6 +208,7 @@ func TestBrowserVoiceRefusals(t *testing.T) {
 // its ICE fails: the client asks for an ICE restart and answers the new offer, and the sound
 // flows again both ways.
 func TestBrowserVoiceRidesOutABlip(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	srv, ann, bob, a, b := twoInVoice(t, startBrowser(t, voiceFlags...))
 	joinedAt := func() int64 {
@@ -254,6 +257,7 @@ func TestBrowserVoiceRidesOutABlip(t *testing.T) {
 // push-to-talk on, the microphone is on only while the chosen key is held. Reloading the page
 // leaves the channel at once (the others see it), and the settings are there after.
 func TestBrowserVoiceDeafenVolumePushToTalk(t *testing.T) {
+	t.Parallel()
 	srv, ann, bob, a, b := twoInVoice(t, startBrowser(t, voiceFlags...))
 
 	t.Log("ann turns bob down")
@@ -310,6 +314,7 @@ func keyEvent(kind input.DispatchKeyEventType, key, code string, keyCode int64) 
 // drawer, joins it and hears the others; the call's buttons fit on the screen; in a text
 // channel the call's dock shows under the message box, whose buttons mute and leave.
 func TestBrowserVoiceOnAPhone(t *testing.T) {
+	t.Parallel()
 	browser := startBrowser(t, voiceFlags...)
 	srv := webtest.StartVoice(t, nil)
 	ctx := context.Background()

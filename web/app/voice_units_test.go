@@ -8,6 +8,7 @@ import "testing"
 // events of other members that come after it; a member's stale event changes nothing; a voice
 // channel that appears makes the client list who is in voice again.
 func TestUnitsVoiceStatesByVersion(t *testing.T) {
+	t.Parallel()
 	p := unitPage(t)
 	got := unitRun(t, p, `
 		const s = units.newSession();

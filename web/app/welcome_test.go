@@ -13,6 +13,7 @@ import (
 // ways to sign in (the network or the server is away), it says so and offers to try again,
 // instead of showing a community with no way in but a link; trying again lists them.
 func TestBrowserSignInSaysWhenTheWaysToSignInCannotBeLoaded(t *testing.T) {
+	t.Parallel()
 	browser := startBrowser(t)
 	srv, _, _ := community(t)
 	p := openPage(t, browser, "dana", 1280, 800)
