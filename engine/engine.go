@@ -380,6 +380,11 @@ func (e *Engine) Close() {
 	}
 	e.pub.hub.Close()
 	e.stopPolls()
+	// Who was active since the minute's jobs last stored it is stored now, while the writer
+	// still takes changes, rather than lost with the process (a full disk takes nothing).
+	if !e.diskFull() {
+		e.flushActivity()
+	}
 	close(e.closing)
 	e.cancel()
 	e.previews.close()

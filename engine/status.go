@@ -126,7 +126,7 @@ func (tx *Tx) countSent(e *Engine, author string) error {
 
 // flushActivity stores the active days only known in memory: members with a stream open now
 // are active today, and so are those who opened one since the last flush. The minute's jobs
-// call it; a full disk leaves it for a later minute.
+// call it, and Close; a full disk leaves it for a later minute.
 func (e *Engine) flushActivity() {
 	if e.loadActivity() != nil {
 		return

@@ -69,6 +69,25 @@ func TestServerStatusIsForAdmins(t *testing.T) {
 	}
 }
 
+// A member active by a stream alone, closed before any minute's jobs ran, is still active
+// after a restart: the engine stores who was active as it closes.
+func TestServerStatusActivityIsStoredAtShutdown(t *testing.T) {
+	t.Parallel()
+	clk := webtest.NewClock() // a manual clock: the minute's jobs never run
+	s := webtest.Start(t, webtest.WithClock(clk))
+	owner, reader := s.Join("owner"), s.Join("reader")
+	reader.Subscribe(t, 0).Close()
+	for deadline := time.Now().Add(webtest.Wait); s.Engine.Stats().Streams > 0; time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the server did not close the stream")
+		}
+	}
+	s.Restart()
+	if got := status(t, owner, 7); got.GetActiveToday() != 1 || got.GetActiveWeek() != 1 {
+		t.Errorf("after a restart: active today %d, this week %d; want 1 and 1 (the reader)", got.GetActiveToday(), got.GetActiveWeek())
+	}
+}
+
 // TestServerStatusCountsMembersActivityAndMessages: people and bots apart; a member is active
 // on a day they sent a message or had a stream open; messages are counted by day; all of it
 // survives a restart.
@@ -124,7 +143,8 @@ func TestServerStatusCountsMembersActivityAndMessages(t *testing.T) {
 		t.Errorf("two days on: %v", m)
 	}
 
-	// Kept across a restart: the minute's jobs stored the reader's stream day.
+	// Kept across a restart: the minute's jobs or the engine's close stored the reader's
+	// stream day.
 	s.Restart()
 	got = status(t, owner, 7)
 	if got.GetActiveToday() != 1 || got.GetActiveWeek() != 3 {
