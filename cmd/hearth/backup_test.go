@@ -205,6 +205,7 @@ func hearthCmdIn(t *testing.T, bin string, stdin io.Reader, want int, args ...st
 // tokens and file URLs issued before still work, the log replays from seq 1 without a gap,
 // and new events continue the seqs.
 func TestBackupDrill(t *testing.T) {
+	t.Parallel()
 	bin := hearthBinary(t)
 	dataA := t.TempDir()
 	_, urlA := startBinary(t, bin, "-data", dataA, "-addr", "127.0.0.1:0", "-base-url", drillBase)

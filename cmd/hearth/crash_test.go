@@ -47,6 +47,7 @@ func (l *ledger) put(id string, a acked) {
 // message and edit it acknowledged is there, the event log's seqs run 1, 2, 3... without a gap
 // or a repeat, and GetState, ListMessages and the log agree.
 func TestKill9LosesNoAcknowledgedMessage(t *testing.T) {
+	t.Parallel()
 	c := startCrashCommunity(t, "load", "sender-", "10.1.0.", crashSenders)
 	data, chID := c.data, c.chID
 	book := &ledger{msgs: map[string]acked{}}

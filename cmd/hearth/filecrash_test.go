@@ -50,6 +50,7 @@ func (l *fileLedger) note(f func()) {
 }
 
 func TestKill9LeavesNoRowWithoutItsFile(t *testing.T) {
+	t.Parallel()
 	c := startCrashCommunity(t, "files", "uploader-", "10.2.0.", fileCrashWorkers)
 	data, owner, chID := c.data, c.owner, c.chID
 	book := &fileLedger{content: map[string][]byte{}, sent: map[string]string{}, deleted: map[string]bool{}, emoji: map[string][]byte{}}

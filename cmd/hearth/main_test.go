@@ -139,6 +139,7 @@ func TestBadConfigurationIsOneLineAndExitCode2(t *testing.T) {
 // with `hearth token`, joins, holds a stream open, stops it with SIGTERM and starts it again on
 // the same data directory: the member is still there.
 func TestTheBinaryServesAndShutsDownCleanly(t *testing.T) {
+	t.Parallel()
 	bin := hearthBinary(t)
 	data := t.TempDir()
 	const base = "http://chat.test"

@@ -52,6 +52,7 @@ var memoryScripts = []struct{ name, src, want string }{
 // its limit named, and the server's peak RSS (VmHWM) stays within three heap limits (64 MB)
 // of what it was before the first ran.
 func TestPluginHooksStayInTheirMemory(t *testing.T) {
+	t.Parallel()
 	bin := hearthBinary(t)
 	data := t.TempDir()
 	const base = "http://chat.test"

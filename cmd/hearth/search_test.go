@@ -23,6 +23,7 @@ import (
 // index has folded anything into its lists), starts it again on the same data and searches:
 // every acknowledged message is found, by its current text only, and the deleted one is not.
 func TestSearchFindsEveryAcknowledgedSendAfterKill9(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds and runs the binary")
 	}

@@ -134,6 +134,7 @@ func partialFiles(t *testing.T, data string) []string {
 // refuses new connections at once, closes the idle one, ends the stream, commits what it
 // acknowledged and removes the upload's temporary file.
 func TestSlowClientsDoNotHoldUpAStop(t *testing.T) {
+	t.Parallel()
 	bin := hearthBinary(t)
 	data := t.TempDir()
 	srv, url := startBinary(t, bin, "-data", data, "-addr", "127.0.0.1:0", "-base-url", testBase)
@@ -287,6 +288,7 @@ func uploadFile(t *testing.T, url, token string, data []byte) string {
 // TestAnUploadCutByKillLeavesNoTemporaryFile: kill -9 in the middle of an upload leaves its
 // temporary file on disk (nothing can remove it then); the next start removes it.
 func TestAnUploadCutByKillLeavesNoTemporaryFile(t *testing.T) {
+	t.Parallel()
 	bin := hearthBinary(t)
 	data := t.TempDir()
 	srv, url := startBinary(t, bin, "-data", data, "-addr", "127.0.0.1:0", "-base-url", testBase)
