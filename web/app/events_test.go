@@ -36,7 +36,8 @@ func webSockets(p *page) func() []string {
 // TestBrowserLiveEventsOverAWebSocket: the client takes its live events over GET /events, a
 // WebSocket, and a message sent comes live over it. Behind a proxy that does not pass the
 // upgrade (the server sees GET /events without it, refuses it, and the WebSocket never opens),
-// the client takes Subscribe instead, and the next message comes live all the same.
+// the client takes Subscribe instead, and the next message comes live all the same; once the
+// upgrade passes again, the next reconnect takes the WebSocket.
 func TestBrowserLiveEventsOverAWebSocket(t *testing.T) {
 	t.Parallel()
 	browser := startBrowser(t)
@@ -69,6 +70,16 @@ func TestBrowserLiveEventsOverAWebSocket(t *testing.T) {
 	}
 	if eval[bool](bob, `document.querySelector(".outage") !== null`) {
 		t.Error("bob's page says it has no connection")
+	}
+
+	t.Log("the upgrade passes again: bob's next stream is a WebSocket")
+	srv.StripUpgrades(false)
+	tried := len(bobSockets())
+	srv.Restart() // ends the streams: the pages reconnect
+	send(t, owner, &svcv1.SendMessageRequest{ChannelId: ids["general"], Text: "Back on the WebSocket"})
+	bob.waitFor("the message, live", `!!`+messageJS(".channel-view", "Back on the WebSocket"))
+	if got := bobSockets(); len(got) <= tried || !strings.HasPrefix(got[len(got)-1], eventsURL) {
+		t.Errorf("bob's WebSockets: %q, want one more to %s... after the reconnect", got, eventsURL)
 	}
 	bob.noErrors(srv.URL)
 }

@@ -55,8 +55,6 @@ export class Session implements Store, Effects {
   private views = new Map<string, MessageView>();
   /** The stream has been open in this session (a reconnect, not the first open, follows). */
   private everOnline = false;
-  /** The WebSocket did not open where Subscribe did: the events come by Subscribe (events). */
-  private subscribeOnly = false;
   /** Ends the wait before the next attempt to reconnect (reconnectNow). */
   private wake?: () => void;
   private closed = false;
@@ -355,25 +353,21 @@ export class Session implements Store, Effects {
   /**
    * The live events after this.seq: over the WebSocket (GET /events, lib/events.ts), which
    * costs the server about half what Subscribe over HTTP/2 does; over Subscribe where the
-   * WebSocket does not open and Subscribe then does (a proxy that does not pass the upgrade),
-   * for the rest of the session. A WebSocket that does not open because the server is away is
-   * tried again at the next attempt.
+   * WebSocket does not open (a proxy that does not pass the upgrade), until the stream ends.
+   * Every reconnect tries the WebSocket first again, so that a page that once could not open
+   * it is not kept on Subscribe for the rest of its session; behind such a proxy that costs
+   * one refused upgrade per reconnect.
    */
   private async *events(token: string | undefined, signal: AbortSignal): AsyncGenerator<Event> {
-    if (this.subscribeOnly || !token || typeof WebSocket === "undefined") {
-      yield* this.api.chat.subscribe({ afterSeq: this.seq }, { signal });
-      return;
+    if (token && typeof WebSocket !== "undefined") {
+      try {
+        yield* websocketEvents(this.base, token, this.seq, signal);
+        return;
+      } catch (e) {
+        if (!(e instanceof NeverOpened)) throw e;
+      }
     }
-    try {
-      yield* websocketEvents(this.base, token, this.seq, signal);
-      return;
-    } catch (e) {
-      if (!(e instanceof NeverOpened)) throw e;
-    }
-    for await (const ev of this.api.chat.subscribe({ afterSeq: this.seq }, { signal })) {
-      this.subscribeOnly = true;
-      yield ev;
-    }
+    yield* this.api.chat.subscribe({ afterSeq: this.seq }, { signal });
   }
 
   /** Waits ms before the next attempt to reconnect, or less if the person asks (wake). */

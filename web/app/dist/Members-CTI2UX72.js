@@ -1,1 +1,0 @@
-import{a,b}from"./chunk-OPVV4C3R.js";import"./chunk-H5A2JM6Y.js";import"./chunk-SBWILSQX.js";import"./chunk-C66X2MVN.js";import"./chunk-HCO2X4PZ.js";import"./chunk-BWJXOC2V.js";export{b as MemberAdmin,a as MembersScreen};

@@ -1,1 +1,0 @@
-import{b as a,c as b}from"./chunk-RPFYXJKA.js";import"./chunk-WJLL2ZBV.js";import"./chunk-C66X2MVN.js";import"./chunk-HCO2X4PZ.js";import"./chunk-BWJXOC2V.js";export{a as NOTIFY_SETTINGS,b as NotifySettingsPage};

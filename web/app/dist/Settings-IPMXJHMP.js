@@ -1,1 +1,0 @@
-import{a,b,c,d,e}from"./chunk-NXABN25Y.js";import"./chunk-DUBA25MF.js";import"./chunk-C66X2MVN.js";import"./chunk-HCO2X4PZ.js";import"./chunk-BWJXOC2V.js";export{a as LIMITS,c as ModeField,e as QuestionsField,b as SettingsScreen,d as questionsOver};
