@@ -31,8 +31,8 @@ type codec struct {
 // stream, was most of the server's work in fan-out and saves a few hundred bytes at most.
 const compressMinBytes = 1024
 
-// gzip is github.com/klauspost/compress's, at its default level, in place of the standard
-// library's: the same format, output within 3% of the size, in 45 against 115 µs for a page of
+// gzipCompression makes Connect's gzip github.com/klauspost/compress's, at its default level,
+// in place of the standard library's: the same format, output within 3% of the size, in 45 against 115 µs for a page of
 // 100 messages in JSON (25 KB to 1.8 KB). Responses that large (GetState, history pages) were
 // compressed at 5% of the web tests' CPU.
 func gzipCompression() connect.HandlerOption {

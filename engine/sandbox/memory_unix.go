@@ -32,10 +32,12 @@ type mappedMemory struct {
 	usable int
 }
 
-// mapping is the reservation, apart from mappedMemory so that a cleanup can hold it.
+// mapping is the reservation, apart from mappedMemory so that a cleanup can hold it. freed is
+// atomic because the cleanup runs on a goroutine of the runtime's: a second unmap could take
+// the pages of a mapping made since at the same address.
 type mapping struct {
 	mem   []byte
-	freed bool
+	freed atomic.Bool
 }
 
 func allocateMapped(_, maxBytes uint64) experimental.LinearMemory {
@@ -62,7 +64,7 @@ func (m *mappedMemory) Reallocate(size uint64) []byte {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	mem := m.m.mem
-	if m.m.freed || size > uint64(len(mem)) {
+	if m.m.freed.Load() || size > uint64(len(mem)) {
 		return nil
 	}
 	if n := int(size); n > m.usable {
@@ -83,8 +85,7 @@ func (m *mappedMemory) Free() {
 }
 
 func (p *mapping) unmap() {
-	if !p.freed {
-		p.freed = true
+	if p.freed.CompareAndSwap(false, true) {
 		_ = unix.Munmap(p.mem)
 		mappedBytes.Add(-int64(len(p.mem)))
 	}
