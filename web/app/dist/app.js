@@ -1,1 +1,1 @@
-import{d as e,ja as o,jb as i}from"./chunk-ZLJCB3IE.js";e(o(i,{}),document.getElementById("app"));
+import{d as e,la as o,lb as i}from"./chunk-O53XLGCH.js";e(o(i,{}),document.getElementById("app"));

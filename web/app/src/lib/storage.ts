@@ -2,8 +2,9 @@
 // tabs), the server a tab shows (sessionStorage, falling back to the last one used), and the
 // tab's messages not yet sent, per server (sessionStorage: a reload of the tab retries them with
 // the same client_id, and two tabs never overwrite each other's), and the message boxes' drafts,
-// per server (localStorage: state/drafts.ts bounds them), and this browser's Web Push
-// subscription per server and member (localStorage).
+// per server (localStorage: state/drafts.ts bounds them), this browser's Web Push
+// subscription per server and member (localStorage), and the data export a member asked for,
+// until its link expires (localStorage, dropped at sign-out).
 
 const TOKENS = "hearth.tokens";
 const LAST = "hearth.lastServer";
@@ -12,6 +13,7 @@ const PENDING = "hearth.pending.";
 const DRAFTS = "hearth.drafts.";
 const FLAG = "hearth.show.";
 const PUSH = "hearth.push.";
+const EXPORT = "hearth.export.";
 
 /** Normalizes a server URL (http or https, no trailing slash), or returns "" if it is none. */
 export function normalizeServer(raw: string): string {
@@ -66,6 +68,10 @@ export function dropCreds(server: string): void {
   const all = readJSON<Record<string, Creds>>(localStorage, TOKENS, {});
   delete all[server];
   localStorage.setItem(TOKENS, JSON.stringify(all));
+  // A data export's link downloads the person's data: it goes with their sign-in.
+  for (const key of Object.keys(localStorage)) {
+    if (key.startsWith(EXPORT + server + " ")) localStorage.removeItem(key);
+  }
 }
 
 /** The access token for a server, as it is now (lib/oidc's accessToken refreshes it). */
@@ -152,4 +158,20 @@ export function getPushRecord(server: string, memberId: string): PushRecord | un
 export function setPushRecord(server: string, memberId: string, rec: PushRecord | undefined): void {
   if (rec) localStorage.setItem(PUSH + server + " " + memberId, JSON.stringify(rec));
   else localStorage.removeItem(PUSH + server + " " + memberId);
+}
+
+/** A data export a member asked for: its signed link, and when that expires (Unix ms). */
+export type DataExport = { url: string; expires: number };
+
+/** The member's data export on this server whose link still works, if any. */
+export function getExport(server: string, memberId: string): DataExport | undefined {
+  const ex = readJSON<DataExport | undefined>(localStorage, EXPORT + server + " " + memberId, undefined);
+  if (ex && typeof ex.url === "string" && ex.expires > Date.now()) return ex;
+  localStorage.removeItem(EXPORT + server + " " + memberId);
+  return undefined;
+}
+
+export function setExport(server: string, memberId: string, ex: DataExport | undefined): void {
+  if (ex) localStorage.setItem(EXPORT + server + " " + memberId, JSON.stringify(ex));
+  else localStorage.removeItem(EXPORT + server + " " + memberId);
 }

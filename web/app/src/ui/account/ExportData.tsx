@@ -2,23 +2,22 @@
 // their profile, the messages they wrote and the files they uploaded, made in the background,
 // and answers its signed link at once. The link answers 503 (with Retry-After) until the zip is
 // ready: it is asked (HEAD) until then, and the person gets the download and how long it works
-// (24 hours). Closed and opened again in the same page, the profile shows the same export; after
-// a reload, asking again while it is being made answers the same link.
+// (24 hours). The export is kept in the browser until its link expires (lib/storage.ts, dropped
+// at sign-out): the profile shows it again, opened later or after a reload, with "Export again"
+// for a newer one (within the server's few a day).
 
 import { useEffect, useId, useState } from "preact/hooks";
 import { Code } from "@connectrpc/connect";
 import { absUrl, codeOf, errorText, isWebUrl, retryAfterMs, type Api } from "../../lib/api";
 import { formatSize } from "../../lib/upload";
+import { getExport, setExport, type DataExport } from "../../lib/storage";
 import { ErrorRow, formatFull } from "../common";
 import "./account.css";
 
 /** How long the link of an export lasts, when it does not say (ExportMyData: 24 hours). */
 const LINK_MS = 24 * 3600 * 1000;
 
-type Export = { url: string; expires: number };
-
-/** The exports asked for in this page, by server and member. */
-const asked = new Map<string, Export>();
+type Export = DataExport;
 
 type Phase = { kind: "idle" } | { kind: "asking" } | { kind: "making"; ex: Export } | { kind: "ready"; ex: Export; size: number };
 
@@ -44,10 +43,10 @@ async function readiness(url: string): Promise<Readiness> {
 }
 
 export function ExportData(props: { base: string; api: Pick<Api, "server">; memberId: string }) {
-  const key = props.base + " " + props.memberId;
+  const { base, memberId } = props;
   const [phase, setPhase] = useState<Phase>(() => {
-    const ex = asked.get(key);
-    return ex && ex.expires > Date.now() ? { kind: "making", ex } : { kind: "idle" };
+    const ex = getExport(base, memberId);
+    return ex ? { kind: "making", ex } : { kind: "idle" };
   });
   const [error, setError] = useState("");
   const id = useId();
@@ -63,7 +62,7 @@ export function ExportData(props: { base: string; api: Pick<Api, "server">; memb
       if (stopped) return;
       if (r.ready) return setPhase({ kind: "ready", ex: making, size: r.size });
       if (r.failed) {
-        asked.delete(key);
+        setExport(base, memberId, undefined);
         setError(r.failed);
         return setPhase({ kind: "idle" });
       }
@@ -74,9 +73,11 @@ export function ExportData(props: { base: string; api: Pick<Api, "server">; memb
       stopped = true;
       clearTimeout(timer);
     };
-  }, [making, key]);
+  }, [making, base, memberId]);
 
   const ask = async () => {
+    // A refusal leaves the export shown before, if any: its link still works.
+    const before: Phase = phase.kind === "asking" ? { kind: "idle" } : phase;
     setError("");
     setPhase({ kind: "asking" });
     try {
@@ -85,7 +86,7 @@ export function ExportData(props: { base: string; api: Pick<Api, "server">; memb
       if (!isWebUrl(url)) throw new Error("the server sent no link to the export");
       const exp = Number(new URL(url).searchParams.get("exp")) * 1000;
       const ex = { url, expires: exp > 0 ? exp : Date.now() + LINK_MS };
-      asked.set(key, ex);
+      setExport(base, memberId, ex);
       setPhase({ kind: "making", ex });
     } catch (e) {
       const wait = retryAfterMs(e);
@@ -94,7 +95,7 @@ export function ExportData(props: { base: string; api: Pick<Api, "server">; memb
           ? `You have exported your data as often as a day allows. You can again from ${formatFull(Date.now() + wait)}.`
           : `Your data was not exported: ${errorText(e)}`,
       );
-      setPhase({ kind: "idle" });
+      setPhase(before);
     }
   };
 
@@ -123,6 +124,9 @@ export function ExportData(props: { base: string; api: Pick<Api, "server">; memb
             Download your data (zip{phase.size > 0 ? ", " + formatSize(phase.size) : ""})
           </a>
           <p class="muted small">The link works for 24 hours, until {formatFull(phase.ex.expires)}; then the zip is deleted.</p>
+          <button type="button" class="button" onClick={ask}>
+            Export again
+          </button>
         </>
       )}
       <ErrorRow error={error} />

@@ -1,1 +1,0 @@
-import{a,b}from"./chunk-NVBEIYEJ.js";import"./chunk-H5A2JM6Y.js";import"./chunk-WANFJPOF.js";import"./chunk-MS6WFA5J.js";import"./chunk-HPPSUL6H.js";import"./chunk-ZLJCB3IE.js";export{b as MemberAdmin,a as MembersScreen};

@@ -1,1 +1,0 @@
-import{b as a,c as b}from"./chunk-JJELRKOL.js";import"./chunk-P7BXKOTS.js";import"./chunk-MS6WFA5J.js";import"./chunk-HPPSUL6H.js";import"./chunk-ZLJCB3IE.js";export{a as NOTIFY_SETTINGS,b as NotifySettingsPage};

@@ -1,1 +1,0 @@
-import{a,b,c,d,e}from"./chunk-LNO2RPWP.js";import"./chunk-RRELWLHJ.js";import"./chunk-MS6WFA5J.js";import"./chunk-HPPSUL6H.js";import"./chunk-ZLJCB3IE.js";export{a as LIMITS,c as ModeField,e as QuestionsField,b as SettingsScreen,d as questionsOver};
