@@ -156,8 +156,13 @@ export function getPushRecord(server: string, memberId: string): PushRecord | un
 }
 
 export function setPushRecord(server: string, memberId: string, rec: PushRecord | undefined): void {
-  if (rec) localStorage.setItem(PUSH + server + " " + memberId, JSON.stringify(rec));
-  else localStorage.removeItem(PUSH + server + " " + memberId);
+  writeOrRemove(PUSH + server + " " + memberId, rec);
+}
+
+/** Keeps value under key in localStorage, or removes the key for undefined. */
+function writeOrRemove(key: string, value: unknown): void {
+  if (value !== undefined) localStorage.setItem(key, JSON.stringify(value));
+  else localStorage.removeItem(key);
 }
 
 /** A data export a member asked for: its signed link, and when that expires (Unix ms). */
@@ -172,6 +177,5 @@ export function getExport(server: string, memberId: string): DataExport | undefi
 }
 
 export function setExport(server: string, memberId: string, ex: DataExport | undefined): void {
-  if (ex) localStorage.setItem(EXPORT + server + " " + memberId, JSON.stringify(ex));
-  else localStorage.removeItem(EXPORT + server + " " + memberId);
+  writeOrRemove(EXPORT + server + " " + memberId, ex);
 }

@@ -17,9 +17,7 @@ import "./account.css";
 /** How long the link of an export lasts, when it does not say (ExportMyData: 24 hours). */
 const LINK_MS = 24 * 3600 * 1000;
 
-type Export = DataExport;
-
-type Phase = { kind: "idle" } | { kind: "asking" } | { kind: "making"; ex: Export } | { kind: "ready"; ex: Export; size: number };
+type Phase = { kind: "idle" } | { kind: "asking" } | { kind: "making"; ex: DataExport } | { kind: "ready"; ex: DataExport; size: number };
 
 /** Where an export's zip is: ready (with its size), still being made (wait ms), or gone (why). */
 type Readiness = { ready: true; size: number } | { ready: false; wait: number; failed?: string };

@@ -1,1 +1,0 @@
-import{a,b}from"./chunk-ZI37UP6I.js";import"./chunk-H5A2JM6Y.js";import"./chunk-PMDFXMAV.js";import"./chunk-ZSRBZCPP.js";import"./chunk-TWKOPOUL.js";import"./chunk-O53XLGCH.js";export{b as MemberAdmin,a as MembersScreen};

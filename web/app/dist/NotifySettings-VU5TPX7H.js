@@ -1,1 +1,0 @@
-import{b as a,c as b}from"./chunk-SATWOOME.js";import"./chunk-PBXVKASF.js";import"./chunk-ZSRBZCPP.js";import"./chunk-TWKOPOUL.js";import"./chunk-O53XLGCH.js";export{a as NOTIFY_SETTINGS,b as NotifySettingsPage};

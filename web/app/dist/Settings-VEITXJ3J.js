@@ -1,1 +1,0 @@
-import{a,b,c,d,e}from"./chunk-GHJ4RVU3.js";import"./chunk-FND77E5M.js";import"./chunk-ZSRBZCPP.js";import"./chunk-TWKOPOUL.js";import"./chunk-O53XLGCH.js";export{a as LIMITS,c as ModeField,e as QuestionsField,b as SettingsScreen,d as questionsOver};
