@@ -46,7 +46,7 @@ const (
 var StreamEnds = []StreamEnd{StreamClientClosed, StreamShutdown, StreamResync, StreamLeft, StreamCapped, StreamTokenExpired, StreamSlowConsumer, StreamFailed}
 
 // Sink is where a stream's frames go: each transport has one (fanout.Sink). Its Write is
-// called by the stream's one writer, the goroutine that called Subscribe.
+// called by the stream's one writer: the goroutine that called Subscribe, or SubscribeAsync's.
 type Sink = fanout.Sink
 
 // ErrSlowConsumer is what a sink's write that missed its deadline wraps (fanout).
@@ -90,42 +90,87 @@ type stream = fanout.Stream[Delivery]
 // moment when it comes before the next heartbeat (no timer of its own, nothing per delivery).
 // The client subscribes again with a new token from its last seq, losing nothing.
 func (e *Engine) Subscribe(ctx context.Context, c Caller, afterSeq int64, sink Sink) (StreamEnd, error) {
+	o, end, err := e.openStream(ctx, c, afterSeq, sink)
+	if o == nil {
+		return end, err
+	}
+	return o.ended(ctx, o.s.Serve(ctx, o.sink))
+}
+
+// SubscribeAsync is Subscribe without a goroutine that waits for the stream's end: it returns
+// at once, the stream's writer is a goroutine started only while something is queued for it
+// (fanout.Stream.Run), and done is called once with what Subscribe would have returned, on
+// that goroutine (or on the caller's, for a stream that never opened). A transport that owns
+// its connection (GET /events) holds no goroutine for an idle stream this way.
+func (e *Engine) SubscribeAsync(ctx context.Context, c Caller, afterSeq int64, sink Sink, done func(StreamEnd, error)) {
+	o, end, err := e.openStream(ctx, c, afterSeq, sink)
+	if o == nil {
+		done(end, err)
+		return
+	}
+	o.s.Run(ctx, o.sink, func(err error) { done(o.ended(ctx, err)) })
+}
+
+// openStream is a Subscribe stream, set up and started, for its writer to write to sink.
+type openStream struct {
+	e    *Engine
+	s    *stream
+	sink Sink
+	c    Caller
+	b    *beats // nil for a stream that ends at once (resync)
+}
+
+// openStream sets up c's stream and starts it; nil, with how it ended, for one that never
+// opened.
+func (e *Engine) openStream(ctx context.Context, c Caller, afterSeq int64, sink Sink) (*openStream, StreamEnd, error) {
 	me, err := e.snap.Load().caller(c)
 	if err != nil {
-		return StreamRefused, err
+		return nil, StreamRefused, err
 	}
 	e.streams.Add(1)
-	defer e.streams.Add(-1)
 	s := fanout.NewStream[Delivery](fanout.StreamOptions{MaxQueued: e.opts.StreamQueue, Fold: foldPresence, Last: e.lastFrame})
 	e.open.track(c.ID, s)
-	defer e.open.untrack(c.ID, s)
+	o := &openStream{e: e, s: s, sink: sink, c: c}
 	if afterSeq > 0 && afterSeq < me.GetJoinedSeq() {
 		// The client's state is from before the member left and came back: what changed for
 		// them meanwhile (channels left, roles reset) is in no event they may see.
 		s.End(ErrResync)
-		return e.streamEnded(ctx, s, s.Serve(ctx, sink))
+		return o, "", nil
 	}
 	f, err := e.Follow(FollowOptions{AfterSeq: afterSeq, Member: c.ID})
 	if errors.Is(err, ErrResync) {
 		s.End(ErrResync)
-		return e.streamEnded(ctx, s, s.Serve(ctx, sink))
+		return o, "", nil
 	}
 	if err != nil {
-		return e.streamEnded(ctx, s, err)
+		end, err := o.ended(ctx, err)
+		return nil, end, err
 	}
 	e.presence.opened(c.ID)
-	defer e.presence.closed(c.ID)
-	b := &beats{e: e, s: s}
+	o.b = &beats{e: e, s: s}
 	if !c.Expires.IsZero() {
-		b.expires = c.Expires.UnixNano()
+		o.b.expires = c.Expires.UnixNano()
 	}
-	if err := b.start(); err != nil {
+	if err := o.b.start(); err != nil {
 		f.Close()
-		return e.streamEnded(ctx, s, err)
+		end, err := o.ended(ctx, err)
+		return nil, end, err
 	}
-	defer b.stop()
+	o.sink = beatingSink{sink, o.b}
 	s.Start(f, e.deliverers)
-	return e.streamEnded(ctx, s, s.Serve(ctx, beatingSink{sink, b}))
+	return o, "", nil
+}
+
+// ended tells how the stream ended (streamEnded) and lets go of what it held.
+func (o *openStream) ended(ctx context.Context, err error) (StreamEnd, error) {
+	end, err := o.e.streamEnded(ctx, o.s, err)
+	if o.b != nil {
+		o.b.stop()
+		o.e.presence.closed(o.c.ID)
+	}
+	o.e.open.untrack(o.c.ID, o.s)
+	o.e.streams.Add(-1)
+	return end, err
 }
 
 // streamEnded tells how a stream ended, from what ended it, and reports it to the Observer:

@@ -153,27 +153,24 @@ func (e *events) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// the TLS handshake: docs/performance.md, "The browser's stream holds less"). It is counted
 	// among the running handlers still, so that a server shutting down waits for it.
 	e.running.enter()
-	go func() {
-		defer e.running.leave()
-		e.stream(context.WithoutCancel(ctx), conn, held, live, sub == wsJSON, afterSeq)
-	}()
+	reader := e.stream(context.WithoutCancel(ctx), conn, held, live, sub == wsJSON, afterSeq)
+	// The connection's reader is a goroutine of its own, whose stack grows only as deep as
+	// reading needs: this one's was grown by the TLS handshake and the stream's opening.
+	go reader.read()
 }
 
-// stream writes the events after afterSeq to an accepted connection, in JSON or protobuf,
-// until the stream or the connection ends, and closes the connection with the end's code.
-// ctx is the request's, with the caller.
-func (e *events) stream(ctx context.Context, conn wsConn, held *heldConn, live *wsLive, json bool, afterSeq int64) {
-	// The client's frames are read on a goroutine of their own: the pongs, its close, a
-	// message too large. Its end is the stream's, and so is a ping it leaves unanswered.
+// stream opens the stream of the events after afterSeq on an accepted connection, in JSON or
+// protobuf, and returns the connection's reader, whose read runs on a goroutine of its own
+// until the stream and the connection end; the stream ends with the connection, and closes it
+// with its end's code. ctx is the request's, with the caller.
+//
+// The reader is the connection's one goroutine for as long as the stream lasts: it reads the
+// client's frames (the pongs, its close, a message too large), whose end is the stream's, and
+// so is a ping left unanswered. The stream's writer is a goroutine started only while there is
+// something to write (engine.SubscribeAsync): an idle stream holds one goroutine, not two.
+func (e *events) stream(ctx context.Context, conn wsConn, held *heldConn, live *wsLive, json bool, afterSeq int64) *wsReader {
 	ctx, cancel := context.WithCancelCause(ctx)
-	defer cancel(nil)
 	live.noPong = func() { cancel(errNoPong) }
-	defer live.stop()
-	read := make(chan struct{})
-	go func() {
-		defer close(read)
-		cancel(conn.read())
-	}()
 
 	l := requestLogOf(ctx)
 	l.streamOpened(ctx, eventsRoute)
@@ -181,22 +178,44 @@ func (e *events) stream(ctx context.Context, conn wsConn, held *heldConn, live *
 	if json {
 		sink.codec, sink.binary = e.json, false
 	}
-	end, err := e.eng.Subscribe(ctx, callerOf(ctx), afterSeq, sink)
-	err = toConnect(err)
-	if l != nil {
-		l.end = end
-		l.logStreamEnd(ctx, eventsRoute, err)
-	}
-	code, reason := wsCloseCode(err)
-	if end == engine.StreamShutdown {
-		code = 1001
-	}
-	if !sink.stuck {
-		// A connection whose write missed its deadline takes no close frame either.
-		conn.close(code, reason)
-	}
-	held.Close()
-	<-read
+	ended := make(chan struct{})
+	e.eng.SubscribeAsync(ctx, callerOf(ctx), afterSeq, sink, func(end engine.StreamEnd, err error) {
+		defer close(ended)
+		live.stop()
+		err = toConnect(err)
+		if l != nil {
+			l.end = end
+			l.logStreamEnd(ctx, eventsRoute, err)
+		}
+		code, reason := wsCloseCode(err)
+		if end == engine.StreamShutdown {
+			code = 1001
+		}
+		if !sink.stuck {
+			// A connection whose write missed its deadline takes no close frame either.
+			conn.close(code, reason)
+		}
+		// Closing the connection ends the reader's read.
+		held.Close()
+		cancel(nil)
+	})
+	return &wsReader{conn: conn, cancel: cancel, ended: ended, running: e.running}
+}
+
+// wsReader is a /events connection's reader (events.stream).
+type wsReader struct {
+	conn    wsConn
+	cancel  context.CancelCauseFunc
+	ended   chan struct{}
+	running *running
+}
+
+// read reads the client's frames until the connection ends, which ends the stream, and
+// returns once the stream has ended.
+func (r *wsReader) read() {
+	defer r.running.leave()
+	r.cancel(r.conn.read())
+	<-r.ended
 }
 
 // wsCloseCode is the close code and reason that tell the client how its stream ended: 1000

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -366,17 +367,48 @@ func (k *wire) waitFor(t *testing.T, n int) []string {
 	}
 }
 
-// serve starts s on its follower and its writer on k; the writer's end comes on the channel.
-func serve(ctx context.Context, l *testLog, d *Deliverers[entry], s *Stream[entry], f *Follower[entry], k *wire) chan error {
-	done := make(chan error, 1)
+// writer is one of the two ways a stream is written: write starts it on k, and its end comes
+// on the channel.
+type writer struct {
+	name  string
+	write func(ctx context.Context, s *Stream[entry], k *wire) chan error
+}
+
+// writers: Serve, on a goroutine that waits for as long as the stream lasts, and Run, whose
+// writers are started while there is something to write.
+var writers = []writer{
+	{"Serve", func(ctx context.Context, s *Stream[entry], k *wire) chan error {
+		done := make(chan error, 1)
+		go func() { done <- s.Serve(ctx, k) }()
+		return done
+	}},
+	{"Run", func(ctx context.Context, s *Stream[entry], k *wire) chan error {
+		done := make(chan error, 1)
+		s.Run(ctx, k, func(err error) { done <- err })
+		return done
+	}},
+}
+
+// forEachWriter runs test with each writer.
+func forEachWriter(t *testing.T, test func(t *testing.T, w writer)) {
+	for _, w := range writers {
+		t.Run(w.name, func(t *testing.T) { test(t, w) })
+	}
+}
+
+// serve starts s on its follower, then its writer on k; the writer's end comes on the channel.
+func serve(w writer, ctx context.Context, l *testLog, d *Deliverers[entry], s *Stream[entry], f *Follower[entry], k *wire) chan error {
 	s.Start(f, d)
-	go func() { done <- s.Serve(ctx, k) }()
-	return done
+	return w.write(ctx, s, k)
 }
 
 // TestStreamWritesEveryEventOnceInOrder: a stream that replays while more is published, then
 // goes live, writes every event once and in order, several to a write when they wait together.
 func TestStreamWritesEveryEventOnceInOrder(t *testing.T) {
+	forEachWriter(t, testStreamWritesEveryEventOnceInOrder)
+}
+
+func testStreamWritesEveryEventOnceInOrder(t *testing.T, w writer) {
 	l := newTestLog(8192)
 	d := NewDeliverers(l.hub)
 	want := texts(nil, 40)
@@ -385,7 +417,7 @@ func TestStreamWritesEveryEventOnceInOrder(t *testing.T) {
 	k.block = make(chan struct{})
 	ctx, cancel := context.WithCancel(context.Background())
 	s := NewStream[entry](StreamOptions{MaxQueued: 8})
-	done := serve(ctx, l, d, s, l.follow(0, nil), k)
+	done := serve(w, ctx, l, d, s, l.follow(0, nil), k)
 	l.publish(want[30:35]...)
 	close(k.block)
 	k.waitFor(t, 35)
@@ -419,16 +451,20 @@ func TestStreamWritesEveryEventOnceInOrder(t *testing.T) {
 // in the ring and of what it queued, and holds up no other stream. Its writer returns the
 // reason once the sink gives up.
 func TestANeverReadingClientCannotPinEvents(t *testing.T) {
+	forEachWriter(t, testANeverReadingClientCannotPinEvents)
+}
+
+func testANeverReadingClientCannotPinEvents(t *testing.T, w writer) {
 	l := newTestLog(8192)
 	d := NewDeliverers(l.hub)
 	stuck, fine := newWire(), newWire()
 	stuck.block = make(chan struct{})
 	s := NewStream[entry](StreamOptions{MaxQueued: 8})
-	done := serve(context.Background(), l, d, s, l.follow(0, nil), stuck)
+	done := serve(w, context.Background(), l, d, s, l.follow(0, nil), stuck)
 	other := NewStream[entry](StreamOptions{})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	serve(ctx, l, d, other, l.follow(0, nil), fine)
+	serve(w, ctx, l, d, other, l.follow(0, nil), fine)
 	want := texts(nil, 30)
 	for _, text := range want {
 		l.publish(text)
@@ -458,7 +494,9 @@ func TestANeverReadingClientCannotPinEvents(t *testing.T) {
 
 // TestAReplayWaitsForItsClient: a replay far longer than the queue goes at the writer's pace,
 // never ended as slow.
-func TestAReplayWaitsForItsClient(t *testing.T) {
+func TestAReplayWaitsForItsClient(t *testing.T) { forEachWriter(t, testAReplayWaitsForItsClient) }
+
+func testAReplayWaitsForItsClient(t *testing.T, w writer) {
 	l := newTestLog(8192)
 	d := NewDeliverers(l.hub)
 	want := texts(nil, 200)
@@ -468,7 +506,7 @@ func TestAReplayWaitsForItsClient(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	s := NewStream[entry](StreamOptions{MaxQueued: 4})
-	serve(ctx, l, d, s, l.follow(0, nil), k)
+	serve(w, ctx, l, d, s, l.follow(0, nil), k)
 	go func() {
 		for range 300 {
 			k.block <- struct{}{}
@@ -486,12 +524,16 @@ func TestAReplayWaitsForItsClient(t *testing.T) {
 // TestAStoppedStreamSendsNothingMore: once Stop returns, nothing more reaches the stream,
 // what it had queued included, and its writer returns the cause.
 func TestAStoppedStreamSendsNothingMore(t *testing.T) {
+	forEachWriter(t, testAStoppedStreamSendsNothingMore)
+}
+
+func testAStoppedStreamSendsNothingMore(t *testing.T, w writer) {
 	l := newTestLog(8192)
 	d := NewDeliverers(l.hub)
 	k := newWire()
 	k.block = make(chan struct{})
 	s := NewStream[entry](StreamOptions{})
-	done := serve(context.Background(), l, d, s, l.follow(0, nil), k)
+	done := serve(w, context.Background(), l, d, s, l.follow(0, nil), k)
 	l.publish("first")
 	<-k.writing // the writer took it, and waits for its client
 	l.publish("queued")
@@ -527,6 +569,10 @@ func waitQueued(t *testing.T, s *Stream[entry], n int) {
 // fallen off the ring) ends its stream once what it queued is written, with the Last frame
 // for its reason.
 func TestAnEndedFollowerEndsTheStreamAfterWhatItQueued(t *testing.T) {
+	forEachWriter(t, testAnEndedFollowerEndsTheStreamAfterWhatItQueued)
+}
+
+func testAnEndedFollowerEndsTheStreamAfterWhatItQueued(t *testing.T, w writer) {
 	l := newTestLog(16)
 	d := NewDeliverers(l.hub)
 	last := func(err error) *Frame {
@@ -537,11 +583,11 @@ func TestAnEndedFollowerEndsTheStreamAfterWhatItQueued(t *testing.T) {
 	}
 	bob := newWire()
 	bobs := NewStream[entry](StreamOptions{Last: last})
-	bobDone := serve(context.Background(), l, d, bobs, l.follow(0, only("bob")), bob)
+	bobDone := serve(w, context.Background(), l, d, bobs, l.follow(0, only("bob")), bob)
 	slow := newWire()
 	slow.block = make(chan struct{})
 	slows := NewStream[entry](StreamOptions{Last: last})
-	slowDone := serve(context.Background(), l, d, slows, l.follow(0, nil), slow)
+	slowDone := serve(w, context.Background(), l, d, slows, l.follow(0, nil), slow)
 	l.publish("hello", "bye bob", "after bob")
 	if err := <-bobDone; !errors.Is(err, ErrGone) {
 		t.Fatalf("bob's stream ended with %v, want ErrGone", err)
@@ -574,30 +620,47 @@ func (panicky) Receives(e *entry) (bool, bool) {
 }
 
 // TestAPanicReadingTheLogIsTheStreamsWriters: a panic while a deliverer reads a stream's
-// follower panics on the stream's writer (where the server's handler ends that request), and
-// the deliverers go on for the other streams.
+// follower panics on the stream's writer, Serve (where the server's handler ends that request),
+// or comes to Run's done as an error (Run's writers are goroutines no server recovers); the
+// deliverers go on for the other streams.
 func TestAPanicReadingTheLogIsTheStreamsWriters(t *testing.T) {
+	forEachWriter(t, testAPanicReadingTheLogIsTheStreamsWriters)
+}
+
+func testAPanicReadingTheLogIsTheStreamsWriters(t *testing.T, w writer) {
 	l := newTestLog(8192)
 	d := NewDeliverers(l.hub)
 	broken := NewStream[entry](StreamOptions{})
-	broken.Start(l.follow(0, panicky{}), d)
 	panicked := make(chan any, 1)
-	go func() {
-		defer func() { panicked <- recover() }()
-		broken.Serve(context.Background(), newWire())
-	}()
+	if w.name == "Serve" {
+		broken.Start(l.follow(0, panicky{}), d)
+		go func() {
+			defer func() { panicked <- recover() }()
+			broken.Serve(context.Background(), newWire())
+		}()
+	} else {
+		broken.Start(l.follow(0, panicky{}), d)
+		broken.Run(context.Background(), newWire(), func(err error) {
+			var p followPanic
+			if errors.As(err, &p) {
+				panicked <- p.value
+			} else {
+				panicked <- err
+			}
+		})
+	}
 	fine := newWire()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	serve(ctx, l, d, NewStream[entry](StreamOptions{}), l.follow(0, nil), fine)
+	serve(w, ctx, l, d, NewStream[entry](StreamOptions{}), l.follow(0, nil), fine)
 	l.publish("first", "boom", "after")
 	select {
 	case p := <-panicked:
 		if p != "boom" {
-			t.Fatalf("the writer recovered %v, want the panic", p)
+			t.Fatalf("the writer got %v, want the panic", p)
 		}
 	case <-time.After(10 * time.Second):
-		t.Fatal("the writer did not panic")
+		t.Fatal("the writer was not told of the panic")
 	}
 	l.publish("later")
 	if got := fine.waitFor(t, 4); strings.Join(got, ",") != "first,boom,after,later" {
@@ -605,15 +668,61 @@ func TestAPanicReadingTheLogIsTheStreamsWriters(t *testing.T) {
 	}
 }
 
+// TestARunStreamHoldsAGoroutineOnlyWhileItWrites: Run's streams have no goroutine while nothing
+// is queued for them; each write starts one that ends with it, events still in order, and
+// the client's going away ends an idle stream, with its context's error.
+func TestARunStreamHoldsAGoroutineOnlyWhileItWrites(t *testing.T) {
+	l := newTestLog(8192)
+	d := NewDeliverers(l.hub)
+	ctx, cancel := context.WithCancel(context.Background())
+	const streams = 20
+	var wires []*wire
+	var ends []chan error
+	for range streams {
+		k := newWire()
+		wires = append(wires, k)
+		ends = append(ends, serve(writers[1], ctx, l, d, NewStream[entry](StreamOptions{}), l.follow(0, nil), k))
+	}
+	want := texts(nil, 50)
+	for _, text := range want {
+		l.publish(text)
+	}
+	for i, k := range wires {
+		if got := k.waitFor(t, len(want)); !slices.Equal(got, want) {
+			t.Fatalf("stream %d got %q, want %q", i, got, want)
+		}
+	}
+	writing := func() int {
+		buf := make([]byte, 1<<20)
+		return strings.Count(string(buf[:runtime.Stack(buf, true)]), "fanout.(*Stream[...]).writeOut(")
+	}
+	for deadline := time.Now().Add(10 * time.Second); writing() > 0; time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d writers still run for %d idle streams, want none", writing(), streams)
+		}
+	}
+	cancel()
+	for i, done := range ends {
+		if err := <-done; !errors.Is(err, context.Canceled) {
+			t.Fatalf("stream %d ended with %v, want its context's end", i, err)
+		}
+	}
+	if d.Streams() != 0 {
+		t.Fatalf("the deliverers still have %d streams", d.Streams())
+	}
+}
+
 // TestAWritersOwnEndIsNotAStop: a stream whose writer ended it (its client went away, its
 // sink failed) was not stopped with that error; one stopped first keeps its cause.
-func TestAWritersOwnEndIsNotAStop(t *testing.T) {
+func TestAWritersOwnEndIsNotAStop(t *testing.T) { forEachWriter(t, testAWritersOwnEndIsNotAStop) }
+
+func testAWritersOwnEndIsNotAStop(t *testing.T, w writer) {
 	l := newTestLog(64)
 	d := NewDeliverers(l.hub)
 	k := newWire()
 	k.fail = errors.New("broken pipe")
 	s := NewStream[entry](StreamOptions{})
-	done := serve(context.Background(), l, d, s, l.follow(0, nil), k)
+	done := serve(w, context.Background(), l, d, s, l.follow(0, nil), k)
 	l.publish("one")
 	if err := <-done; err != k.fail || s.StoppedWith(err) {
 		t.Fatalf("ended with %v, stopped with it: %v", err, s.StoppedWith(err))
@@ -621,7 +730,7 @@ func TestAWritersOwnEndIsNotAStop(t *testing.T) {
 	cause := errors.New("gone")
 	stopped := NewStream[entry](StreamOptions{})
 	stopped.Stop(cause)
-	done = serve(context.Background(), l, d, stopped, l.follow(int64(len(l.entries)), nil), newWire())
+	done = serve(w, context.Background(), l, d, stopped, l.follow(int64(len(l.entries)), nil), newWire())
 	if err := <-done; err != cause || !stopped.StoppedWith(cause) {
 		t.Fatalf("a stopped stream ended with %v, stopped with it: %v", err, stopped.StoppedWith(cause))
 	}

@@ -43,8 +43,10 @@ type StreamOptions struct {
 }
 
 // A Stream is one client's stream of the log: its Follower, read by the replay and then by a
-// deliverer, puts what the client may see on a bounded queue, and one writer (Serve, on the
-// transport's goroutine) takes everything queued and writes it to the Sink as one write.
+// deliverer, puts what the client may see on a bounded queue, and one writer takes everything
+// queued and writes it to the Sink as one write: Serve, on the transport's goroutine for as
+// long as the stream lasts, or Run's, a goroutine started only while there is something to
+// write.
 //
 //   - Replay: a goroutine of its own reads the log's chunks and queues them, waiting for room
 //     (the writer sets the pace), then hands the follower to the deliverers and ends.
@@ -84,6 +86,19 @@ type Stream[E Entry] struct {
 	// or when the stream ends.
 	room   chan struct{}
 	wanted bool
+
+	// run is set by Run: the stream has no writer waiting on ready, and one is started when
+	// something is queued or the stream ends, while none is writing (writing, under qmu).
+	run     *runner
+	writing bool
+}
+
+// runner is what Run keeps for the writers it starts.
+type runner struct {
+	ctx  context.Context
+	sink Sink
+	done func(error)
+	stop func() bool // the context's AfterFunc
 }
 
 // NewStream makes a stream; Start gives it its follower, Serve writes it.
@@ -224,10 +239,10 @@ func (s *Stream[E]) queueEntries(ds []E, wait bool) bool {
 		}
 		ds = ds[n:]
 		s.wanted = len(ds) > 0
-		s.qmu.Unlock()
 		if n > 0 {
-			ring(s.ready)
+			s.wakeLocked()
 		}
+		s.qmu.Unlock()
 		if len(ds) > 0 {
 			<-s.room
 		}
@@ -245,8 +260,8 @@ func (s *Stream[E]) Send(frames ...*Frame) bool {
 		return false
 	}
 	s.queue = append(s.queue, frames...)
+	s.wakeLocked()
 	s.qmu.Unlock()
-	ring(s.ready)
 	return true
 }
 
@@ -284,8 +299,21 @@ func (s *Stream[E]) endLocked(err error, drop bool) {
 		clear(s.queue)
 		s.queue = s.queue[:0]
 	}
-	ring(s.ready)
+	s.wakeLocked()
 	ring(s.room)
+}
+
+// wakeLocked tells the writer that something is queued or the stream ended: Serve's waits on
+// ready; with Run, one is started unless one is writing. s.qmu held.
+func (s *Stream[E]) wakeLocked() {
+	if s.run == nil {
+		ring(s.ready)
+		return
+	}
+	if !s.writing {
+		s.writing = true
+		go s.writeOut()
+	}
 }
 
 // StoppedWith reports whether err is the end the stream was given (Stop, End, the follower's
@@ -301,11 +329,7 @@ func (s *Stream[E]) StoppedWith(err error) bool {
 // went away), or the sink's. Then it lets go of everything the stream held.
 func (s *Stream[E]) Serve(ctx context.Context, sink Sink) error {
 	err := s.serve(ctx, sink)
-	s.endByWriter(err)
-	if s.d != nil {
-		s.d.leave(s)
-	}
-	s.closeFollower()
+	s.release(err)
 	if p, ok := err.(followPanic); ok {
 		panic(p.value)
 	}
@@ -336,35 +360,93 @@ func (s *Stream[E]) serve(ctx context.Context, sink Sink) error {
 	}
 }
 
+// release lets go of everything the stream held once its writer is done with err.
+func (s *Stream[E]) release(err error) {
+	s.endByWriter(err)
+	if s.d != nil {
+		s.d.leave(s)
+	}
+	s.closeFollower()
+}
+
+// Run is Serve without a goroutine that waits: it returns at once, and a writer is started
+// when something is queued or the stream ends, while none is writing, and ends once it has
+// written everything queued. An idle stream holds no goroutine (an open stream's goroutine
+// and its stack were most of what it held: docs/performance.md). done is called once, on the
+// last writer's goroutine, with what Serve would have returned; a panic reading the log is
+// handed to it as an error rather than panicking on a goroutine no server recovers. Call it
+// once, in the place of Serve and as Serve after Start (a writer lets go of the stream's place
+// among the deliverers, which Start gives it); what was queued before it waits for it.
+func (s *Stream[E]) Run(ctx context.Context, sink Sink, done func(error)) {
+	r := &runner{ctx: ctx, sink: sink, done: done}
+	s.qmu.Lock()
+	s.run = r
+	// The context's end is the writer's, as Serve's.
+	r.stop = context.AfterFunc(ctx, func() { s.endByWriter(ctx.Err()) })
+	if len(s.queue) > 0 || s.ended {
+		s.wakeLocked()
+	}
+	s.qmu.Unlock()
+}
+
+// writeOut is one of Run's writers: it writes what is queued until nothing is, or the stream
+// ends.
+func (s *Stream[E]) writeOut() {
+	r := s.run
+	var written []*Frame
+	for {
+		batch, done, err, ok := s.takeQueued(written)
+		if !ok {
+			return
+		}
+		if len(batch) > 0 {
+			if s.opts.Fold != nil {
+				batch = s.opts.Fold(batch)
+			}
+			if werr := r.sink.Write(batch); werr != nil {
+				err, done = werr, true
+			}
+		}
+		if done {
+			r.stop()
+			s.release(err)
+			r.done(err)
+			return
+		}
+		written = batch
+	}
+}
+
+// takeQueued is Run's take: it takes what is queued without waiting; ok is false, and the
+// writer ends, when nothing is (writing is cleared under the lock that queues, so what is
+// queued after finds no writer and starts one).
+func (s *Stream[E]) takeQueued(written []*Frame) (batch []*Frame, done bool, err error, ok bool) {
+	written = emptied(written)
+	s.qmu.Lock()
+	if written != nil {
+		s.spare = written[:0]
+	}
+	if len(s.queue) == 0 && !s.ended {
+		s.writing = false
+		s.qmu.Unlock()
+		return nil, false, nil, false
+	}
+	batch, done, err = s.takeLocked()
+	return batch, done, err, true
+}
+
 // take waits for frames or the end (on ready, which ctx's end rings too: serve), and takes all
-// that is queued: the batch, and done with the stream's end when nothing follows it (the Last
-// frame, if any, ends the batch). written, the batch written last, becomes the queue after the
+// that is queued (takeLocked). written, the batch written last, becomes the queue after the
 // next, emptied, while it is small: a burst's buffer stays with no idle stream.
 func (s *Stream[E]) take(ctx context.Context, written []*Frame) (batch []*Frame, done bool, err error) {
-	if cap(written) > keepQueue {
-		written = nil
-	}
-	clear(written[:cap(written)])
+	written = emptied(written)
 	for {
 		s.qmu.Lock()
 		if written != nil {
 			s.spare, written = written[:0], nil
 		}
 		if len(s.queue) > 0 || s.ended {
-			batch, s.queue, s.spare = s.queue, s.spare, nil
-			done, err = s.ended, s.end
-			if done && !s.drop && s.opts.Last != nil {
-				if f := s.opts.Last(err); f != nil {
-					batch = append(batch, f)
-				}
-			}
-			wanted := s.wanted
-			s.wanted = false
-			s.qmu.Unlock()
-			if wanted {
-				ring(s.room)
-			}
-			return batch, done, err
+			return s.takeLocked()
 		}
 		s.qmu.Unlock()
 		<-s.ready
@@ -372,6 +454,36 @@ func (s *Stream[E]) take(ctx context.Context, written []*Frame) (batch []*Frame,
 			return nil, true, err
 		}
 	}
+}
+
+// takeLocked takes all that is queued: the batch, and done with the stream's end when nothing
+// follows it (the Last frame, if any, ends the batch). It unlocks s.qmu, which its caller
+// holds, and wakes a replay that waits for room.
+func (s *Stream[E]) takeLocked() (batch []*Frame, done bool, err error) {
+	batch, s.queue, s.spare = s.queue, s.spare, nil
+	done, err = s.ended, s.end
+	if done && !s.drop && s.opts.Last != nil {
+		if f := s.opts.Last(err); f != nil {
+			batch = append(batch, f)
+		}
+	}
+	wanted := s.wanted
+	s.wanted = false
+	s.qmu.Unlock()
+	if wanted {
+		ring(s.room)
+	}
+	return batch, done, err
+}
+
+// emptied is a written batch made ready to be a queue again, or nil when it is too large to
+// keep (keepQueue).
+func emptied(written []*Frame) []*Frame {
+	if cap(written) > keepQueue {
+		return nil
+	}
+	clear(written[:cap(written)])
+	return written
 }
 
 func (s *Stream[E]) closeFollower() {
