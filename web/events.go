@@ -129,7 +129,7 @@ func (e *events) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	hijacked(r.Context())
-	conn, err := acceptWS(held, br, r, sub, wsReadLimit, live.pong)
+	conn, err := acceptWS(held, br, r, sub, live.pong)
 	if err != nil {
 		// The library answered the request (a handshake it refuses) and closed the connection.
 		return

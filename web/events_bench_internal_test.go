@@ -32,7 +32,7 @@ func wsBenchServer(tb testing.TB) (*httptest.Server, chan *wsSink) {
 			return
 		}
 		live := &wsLive{timeout: 10 * time.Second, noPong: func() {}}
-		conn, err := acceptWS(held, br, r, wsProto, wsReadLimit, live.pong)
+		conn, err := acceptWS(held, br, r, wsProto, live.pong)
 		if err != nil {
 			return
 		}

@@ -150,31 +150,54 @@ type wsConn struct {
 	h *wsEvents
 }
 
-// wsEvents is a connection's event handler: gws calls it on the reading goroutine (read).
+// wsEvents is a connection's own part of the event handler, kept as its gws session (which
+// Hearth stores nothing else in): the library calls the one handler, wsHandler, on the
+// connection's reading goroutine (read).
 type wsEvents struct {
-	gws.BuiltinEventHandler
 	onPong func([]byte)
 	err    error
 }
 
-func (e *wsEvents) OnPong(_ *gws.Conn, p []byte)   { e.onPong(p) }
-func (e *wsEvents) OnClose(_ *gws.Conn, err error) { e.err = err }
+// The session's storage holds nothing: the connection's state is wsEvents' fields.
+func (*wsEvents) Len() int                     { return 0 }
+func (*wsEvents) Load(string) (any, bool)      { return nil, false }
+func (*wsEvents) Delete(string)                {}
+func (*wsEvents) Store(string, any)            {}
+func (*wsEvents) Range(func(string, any) bool) {}
+
+// wsHandler hands gws's events to the connection's wsEvents.
+type wsHandler struct{ gws.BuiltinEventHandler }
+
+func (wsHandler) OnPong(c *gws.Conn, p []byte)   { c.Session().(*wsEvents).onPong(p) }
+func (wsHandler) OnClose(c *gws.Conn, err error) { c.Session().(*wsEvents).err = err }
+
+// wsUpgraders are the upgraders of the two subprotocols, made once: an upgrader made per
+// connection left its options, its configuration and a buffer pool with each connection.
+// They refuse client messages over wsReadLimit bytes (1009).
+var wsUpgraders = sync.OnceValue(func() map[string]*gws.Upgrader {
+	up := func(subprotocol string) *gws.Upgrader {
+		return gws.NewUpgrader(wsHandler{}, &gws.ServerOption{
+			SubProtocols:       []string{subprotocol},
+			ReadMaxPayloadSize: wsReadLimit,
+			CheckUtf8Enabled:   true,
+			NewSession:         func() gws.SessionStorage { return &wsEvents{} },
+		})
+	}
+	return map[string]*gws.Upgrader{wsProto: up(wsProto), wsJSON: up(wsJSON)}
+})
 
 // acceptWS accepts a WebSocket upgrade of r on c, hijacked from net/http with br reading it
-// (hijackHeld), answering with subprotocol and refusing client messages over readLimit bytes
-// (1009); onPong is called, on the reading goroutine, with each pong's payload. On an error the
-// library has answered the request and closed c.
-func acceptWS(c *heldConn, br *bufio.Reader, r *http.Request, subprotocol string, readLimit int, onPong func([]byte)) (wsConn, error) {
-	h := &wsEvents{onPong: onPong}
-	up := gws.NewUpgrader(h, &gws.ServerOption{
-		SubProtocols:       []string{subprotocol},
-		ReadMaxPayloadSize: readLimit,
-		CheckUtf8Enabled:   true,
-	})
-	ws, err := up.UpgradeFromConn(c, br, r)
+// (hijackHeld), answering with subprotocol (wsProto or wsJSON); onPong is called, on the
+// reading goroutine, with each pong's payload. On an error the library has answered the
+// request and closed c.
+func acceptWS(c *heldConn, br *bufio.Reader, r *http.Request, subprotocol string, onPong func([]byte)) (wsConn, error) {
+	ws, err := wsUpgraders()[subprotocol].UpgradeFromConn(c, br, r)
 	if err != nil {
 		return wsConn{}, err
 	}
+	// Before the connection's first read (read), so before any pong.
+	h := ws.Session().(*wsEvents)
+	h.onPong = onPong
 	return wsConn{ws, h}, nil
 }
 
