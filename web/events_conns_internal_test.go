@@ -22,6 +22,7 @@ import (
 // connections until it closes, so that streams opened over WebSockets cannot get around the
 // cap on connections per address.
 func TestWebSocketConnectionsCountAgainstTheAddressCap(t *testing.T) {
+	t.Parallel()
 	s, base := serveInternal(t, Config{MaxConnsPerAddr: 2}, func(s *Server) { s.conns.local = true })
 	ctx := context.Background()
 	token, err := s.Issuer.Mint("alice", "", time.Hour)

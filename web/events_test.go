@@ -199,6 +199,7 @@ func wantClose(t *testing.T, what string, st *wsStream, code int, reason string)
 // over TLS too: a heartbeat first, the replay after after_seq, live events in order, and resync
 // for a position outside the log (then a normal close).
 func TestEventsOverAWebSocket(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name      string
 		tls, json bool
@@ -244,6 +245,7 @@ func TestEventsOverAWebSocket(t *testing.T) {
 // upgrade goes through and the stream closes at once with 4000 + the Connect code and the
 // message, which a browser can read.
 func TestEventsRefuseWhatSubscribeRefuses(t *testing.T) {
+	t.Parallel()
 	s := webtest.Start(t)
 	s.Join("alice")
 	for _, tc := range []struct {
@@ -264,6 +266,7 @@ func TestEventsRefuseWhatSubscribeRefuses(t *testing.T) {
 // call may not open the stream either (cross-site WebSocket hijacking needs no preflight); its
 // own origin, and a client that is no page, may.
 func TestEventsFromAPageOfAnotherOriginAreRefused(t *testing.T) {
+	t.Parallel()
 	s := webtest.Start(t)
 	alice := s.Join("alice")
 	s.SetCORSOrigins("https://chat.example")
@@ -283,6 +286,7 @@ func TestEventsFromAPageOfAnotherOriginAreRefused(t *testing.T) {
 // as slow_consumer by its queue's bound or its write's deadline, letting go of its place in the
 // event ring; a client that reads gets everything meanwhile.
 func TestAWebSocketClientThatNeverReadsIsEndedAsASlowConsumer(t *testing.T) {
+	t.Parallel()
 	const timeout = time.Second
 	clock := webtest.NewClock()
 	log, config := loggedConfig(t, timeout)
@@ -319,6 +323,7 @@ func TestAWebSocketClientThatNeverReadsIsEndedAsASlowConsumer(t *testing.T) {
 // consumer (4014) within the write timeout of the ping that went with a heartbeat; one that
 // answers stays.
 func TestAWebSocketClientThatAnswersNoPingIsCutOff(t *testing.T) {
+	t.Parallel()
 	const timeout = 300 * time.Millisecond
 	clock := webtest.NewClock()
 	log, config := loggedConfig(t, timeout)
@@ -347,6 +352,7 @@ func TestAWebSocketClientThatAnswersNoPingIsCutOff(t *testing.T) {
 // message over the read limit closes the connection with 1009 instead of being read into
 // memory.
 func TestAWebSocketMessageTooLargeFromTheClientIsRefused(t *testing.T) {
+	t.Parallel()
 	s := webtest.Start(t)
 	alice := s.Join("alice")
 	st := mustDialEvents(t, s, alice.Token, wsOptions{})
@@ -372,6 +378,7 @@ func TestAWebSocketMessageTooLargeFromTheClientIsRefused(t *testing.T) {
 // the access token it was opened with: it closes with 4016 and the message, and a new stream
 // with a new token from the last seq brings what came meanwhile.
 func TestAWebSocketStreamEndsWhenItsTokenExpires(t *testing.T) {
+	t.Parallel()
 	clock := webtest.NewClockAt(time.Now())
 	s := webtest.Start(t, webtest.WithClock(clock), webtest.WithManualJobs())
 	alice := s.Join("alice")

@@ -35,6 +35,7 @@ func threadsOf(t *testing.T, c *webtest.Client, limit int32, before int64) ([]st
 // and a root without replies are not listed. Pages follow next_before without repeating a
 // thread; the limits are checked.
 func TestListMyThreads(t *testing.T) {
+	t.Parallel()
 	c := newCommunity(t)
 	general := c.channel("general").GetId()
 	random := c.channel("random").GetId()
@@ -113,6 +114,7 @@ func TestListMyThreads(t *testing.T) {
 // that reaches the bound ends there with next_before, and the pages that follow it find the
 // threads further back, each once.
 func TestListMyThreadsIsBounded(t *testing.T) {
+	t.Parallel()
 	c := newCommunity(t, func(o *engine.Options) { o.ThreadsScan = 50 })
 	general := c.channel("general").GetId()
 	alice, bob := c.join("alice"), c.join("bob")

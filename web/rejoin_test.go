@@ -19,6 +19,7 @@ import (
 // newcomer still lets the newcomer in. A kick keeps its weight: the kicked member's own
 // invite, used up by their first join, does not bring them back.
 func TestReturningMembersTakeNoInviteUse(t *testing.T) {
+	t.Parallel()
 	c := newCommunity(t)
 	mod := c.member(svcv1.MemberRole_MEMBER_ROLE_MODERATOR)
 	if _, err := c.owner.Server.UpdateServerSettings(ctx, req(&svcv1.UpdateServerSettingsRequest{InviteOnly: ptr(true)})); err != nil {
@@ -99,6 +100,7 @@ func usesOf(t *testing.T, by *webtest.Client, code string) int32 {
 // works for members. A good invite says nothing, and nothing is checked when the community is
 // not invite only.
 func TestSignUpPageSaysAtOnceWhenTheInviteWillNotDo(t *testing.T) {
+	t.Parallel()
 	c := newCommunity(t)
 	if _, err := c.owner.Server.UpdateServerSettings(ctx, req(&svcv1.UpdateServerSettingsRequest{InviteOnly: ptr(true)})); err != nil {
 		t.Fatal(err)

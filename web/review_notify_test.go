@@ -74,6 +74,7 @@ func TestPushRetriesWaitingAreBounded(t *testing.T) {
 // the VAPID key pair browsers bound their subscriptions to, and the subscriptions: a push after
 // the restore is signed with the same key and decrypts on the same device.
 func TestPushKeyAndDevicesComeBackWithARestore(t *testing.T) {
+	t.Parallel()
 	s, ps, alice := startPush(t, nil)
 	bob := s.Join("bob")
 	general := mustChannel(t, alice, "general", svcv1.ChannelKind_CHANNEL_KIND_TEXT)
