@@ -40,6 +40,7 @@ func wantSigned(t *testing.T, what string, s *webtest.Server, clock *webtest.Clo
 }
 
 func TestAttachments(t *testing.T) {
+	t.Parallel()
 	forBuckets(t, func(t *testing.T, bucket webtest.Option) {
 		c := newCommunity(t, bucket)
 		s, clock, owner := c.s, c.clock, c.owner

@@ -33,11 +33,12 @@ import (
 	"hearth/web/webtest"
 )
 
-// forBuckets runs a test on a file bucket and on S3 (versitygw, see blobtest.StartS3), each
-// with a server of its own: the file endpoints must behave the same on every bucket.
+// forBuckets runs a test on a file bucket and on S3 (versitygw, see blobtest.SharedS3: a
+// bucket of the test's own), each with a server of its own: the file endpoints must behave the
+// same on every bucket.
 func forBuckets(t *testing.T, test func(t *testing.T, bucket webtest.Option)) {
 	t.Run("file", func(t *testing.T) { test(t, func(*engine.Options) {}) })
-	t.Run("s3", func(t *testing.T) { test(t, webtest.WithBucketURL(t, blobtest.StartS3(t))) })
+	t.Run("s3", func(t *testing.T) { test(t, webtest.WithBucketURL(t, blobtest.SharedS3(t))) })
 }
 
 // uploaded is the answer to POST /upload.

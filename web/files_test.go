@@ -24,6 +24,7 @@ import (
 // A file URL works exactly as signed: any change to its id, exp or sig, or its age, makes it
 // a 403 that says nothing of the file.
 func TestFileLinkForgeries(t *testing.T) {
+	t.Parallel()
 	forBuckets(t, func(t *testing.T, bucket webtest.Option) {
 		clock := webtest.NewClock()
 		s := webtest.Start(t, webtest.WithClock(clock), bucket)
@@ -76,6 +77,7 @@ func TestFileLinkForgeries(t *testing.T) {
 // An upload nobody used is deleted a day after it was made, in bounded batches, on the
 // engine's clock; a used one stays.
 func TestUnusedUploadsExpire(t *testing.T) {
+	t.Parallel()
 	forBuckets(t, func(t *testing.T, bucket webtest.Option) {
 		c := newCommunity(t, bucket, webtest.WithManualJobs())
 		s, clock := c.s, c.clock
@@ -162,6 +164,7 @@ func TestOrphanSweep(t *testing.T) {
 
 // On S3 too, with an age of zero.
 func TestOrphanSweepS3(t *testing.T) {
+	t.Parallel()
 	forBuckets(t, func(t *testing.T, bucket webtest.Option) {
 		s := webtest.Start(t, bucket, func(o *engine.Options) { o.OrphanAge = time.Nanosecond })
 		owner := s.Join("owner")
@@ -181,6 +184,7 @@ func TestOrphanSweepS3(t *testing.T) {
 
 // The retention purge deletes the files of the messages it deletes.
 func TestRetentionDeletesFiles(t *testing.T) {
+	t.Parallel()
 	forBuckets(t, func(t *testing.T, bucket webtest.Option) {
 		c := newCommunity(t, bucket, webtest.WithManualJobs())
 		ch := c.channel("general")
@@ -208,6 +212,7 @@ func TestRetentionDeletesFiles(t *testing.T) {
 // bucket: media as stored, anything else with an attachment disposition. A file bucket
 // cannot sign, so it keeps streaming.
 func TestFilesRedirect(t *testing.T) {
+	t.Parallel()
 	forBuckets(t, func(t *testing.T, bucket webtest.Option) {
 		s := webtest.Start(t, bucket)
 		s.SetFilesRedirect(true)

@@ -38,6 +38,7 @@ func wantGone(t *testing.T, what string, s *webtest.Server, a *svcv1.Attachment)
 }
 
 func TestSettingsImages(t *testing.T) {
+	t.Parallel()
 	forBuckets(t, func(t *testing.T, bucket webtest.Option) {
 		c := newCommunity(t, bucket)
 		s, clock, owner := c.s, c.clock, c.owner
@@ -138,6 +139,7 @@ func TestSettingsImages(t *testing.T) {
 }
 
 func TestSettingsImageRefusals(t *testing.T) {
+	t.Parallel()
 	forBuckets(t, func(t *testing.T, bucket webtest.Option) {
 		c := newCommunity(t, bucket)
 		s, clock, owner := c.s, c.clock, c.owner

@@ -13,6 +13,7 @@ import (
 )
 
 func TestUploadAndDownload(t *testing.T) {
+	t.Parallel()
 	forBuckets(t, func(t *testing.T, bucket webtest.Option) {
 		clock := webtest.NewClock()
 		s := webtest.Start(t, webtest.WithClock(clock), bucket)
@@ -101,6 +102,7 @@ func TestUploadUnreadableIsOctetStream(t *testing.T) {
 }
 
 func TestUploadRefusals(t *testing.T) {
+	t.Parallel()
 	forBuckets(t, func(t *testing.T, bucket webtest.Option) {
 		clock := webtest.NewClock()
 		s := webtest.Start(t, webtest.WithClock(clock), bucket)

@@ -28,8 +28,8 @@ const (
 	buildTimeout = 8 * time.Minute
 )
 
-// StartS3 starts versitygw on a free 127.0.0.1 port, serving one empty bucket kept in a
-// temporary folder, and returns that bucket's URL for blob.Open. The server is stopped
+// StartS3 starts versitygw on a free 127.0.0.1 port, serving one empty bucket, "hearth", kept
+// in a temporary folder, and returns that bucket's URL for blob.Open. The server is stopped
 // when the test ends.
 //
 // versitygw is taken from PATH, then $(go env GOPATH)/bin, then a build cached in the
@@ -39,42 +39,124 @@ const (
 // gocloud's s3 driver reads credentials only from the environment (or AWS files), so
 // StartS3 sets them with tb.Setenv, along with settings that keep a developer's own AWS
 // configuration out. They are restored when the test ends; the test must not be parallel.
+// SharedS3 is for tests that are.
 func StartS3(tb testing.TB) string {
+	tb.Helper()
+	srv := startS3(tb)
+	tb.Cleanup(srv.stop)
+	if err := srv.newBucket("hearth"); err != nil {
+		tb.Fatal(err)
+	}
+	for k, v := range srv.env() {
+		tb.Setenv(k, v)
+	}
+	return srv.bucketURL("hearth")
+}
+
+// SharedS3 is StartS3 for tests that run in parallel: the tests of a process that ask share
+// one versitygw, each given an empty bucket of its own (hearth-1, hearth-2, ...). Its
+// credentials and settings are set in the process's environment once it starts, for the rest
+// of the process (a test that sets them otherwise with t.Setenv is not parallel, and puts them
+// back). It stops when the last test using it ends, and starts again for the next.
+func SharedS3(tb testing.TB) string {
+	tb.Helper()
+	shared.mu.Lock()
+	defer shared.mu.Unlock()
+	if shared.users == 0 {
+		shared.srv = startS3(tb)
+	}
+	srv := shared.srv
+	shared.users++
+	tb.Cleanup(func() {
+		shared.mu.Lock()
+		defer shared.mu.Unlock()
+		if shared.users--; shared.users == 0 {
+			srv.stop()
+		}
+	})
+	for k, v := range srv.env() {
+		os.Setenv(k, v)
+	}
+	shared.buckets++
+	name := fmt.Sprintf("hearth-%d", shared.buckets)
+	if err := srv.newBucket(name); err != nil {
+		tb.Fatal(err)
+	}
+	return srv.bucketURL(name)
+}
+
+// shared is SharedS3's server, with how many tests use it.
+var shared struct {
+	mu      sync.Mutex
+	srv     *s3Server
+	users   int
+	buckets int
+}
+
+// s3Server is a running versitygw serving the folders of root as buckets.
+type s3Server struct {
+	addr, root     string
+	access, secret string
+	stop           func()
+}
+
+// startS3 starts versitygw over a new folder; the caller stops it. It skips or fails tb when
+// versitygw cannot be had (unavailable).
+func startS3(tb testing.TB) *s3Server {
 	tb.Helper()
 	bin, err := findVersitygw(tb)
 	if err != nil {
 		unavailable(tb, "%v", err)
 	}
-	root := tb.TempDir()
-	const bucket = "hearth"
-	if err := os.Mkdir(filepath.Join(root, bucket), 0o700); err != nil {
+	// Not tb.TempDir: SharedS3's server outlives the test that started it.
+	base, err := os.MkdirTemp("", "hearth-s3-")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	root := filepath.Join(base, "buckets")
+	if err := os.Mkdir(root, 0o700); err != nil {
 		tb.Fatal(err)
 	}
 	args := []string{"--quiet", "posix"}
 	if !xattrSupported(root) {
 		// versitygw keeps object metadata (content type) in extended attributes.
-		args = append(args, "--sidecar", tb.TempDir())
+		sidecar := filepath.Join(base, "sidecar")
+		if err := os.Mkdir(sidecar, 0o700); err != nil {
+			tb.Fatal(err)
+		}
+		args = append(args, "--sidecar", sidecar)
 	}
 	args = append(args, root)
-	access, secret := randomHex(tb, 10), randomHex(tb, 20)
+	srv := &s3Server{root: root, access: randomHex(tb, 10), secret: randomHex(tb, 20)}
 
-	var addr string
 	// A port found free may be taken before versitygw binds it: try a few.
 	for attempt := 1; ; attempt++ {
-		addr = freeLoopbackAddr(tb)
-		err := startVersitygw(tb, bin, addr, access, secret, args)
+		srv.addr = freeLoopbackAddr(tb)
+		stop, err := startVersitygw(bin, srv.addr, srv.access, srv.secret, args)
 		if err == nil {
-			break
+			srv.stop = func() {
+				stop()
+				os.RemoveAll(base)
+			}
+			return srv
 		}
 		if attempt == 3 {
+			os.RemoveAll(base)
 			tb.Fatalf("start versitygw: %v", err)
 		}
 	}
+}
 
-	env := map[string]string{
-		"AWS_ACCESS_KEY_ID":     access,
-		"AWS_SECRET_ACCESS_KEY": secret,
-		// Whatever the developer's machine says, this test talks to this server only.
+// newBucket makes an empty bucket: a folder of the server's root.
+func (s *s3Server) newBucket(name string) error { return os.Mkdir(filepath.Join(s.root, name), 0o700) }
+
+// env is what gocloud's s3 driver must find in the environment to reach the server, and
+// settings that keep a developer's own AWS configuration out.
+func (s *s3Server) env() map[string]string {
+	return map[string]string{
+		"AWS_ACCESS_KEY_ID":     s.access,
+		"AWS_SECRET_ACCESS_KEY": s.secret,
+		// Whatever the developer's machine says, the tests talk to this server only.
 		"AWS_SESSION_TOKEN":           "",
 		"AWS_PROFILE":                 "",
 		"AWS_DEFAULT_PROFILE":         "",
@@ -82,25 +164,26 @@ func StartS3(tb testing.TB) string {
 		"AWS_DEFAULT_REGION":          "",
 		"AWS_ENDPOINT_URL":            "",
 		"AWS_ENDPOINT_URL_S3":         "",
-		"AWS_CONFIG_FILE":             filepath.Join(root, "no-aws-config"),
-		"AWS_SHARED_CREDENTIALS_FILE": filepath.Join(root, "no-aws-credentials"),
+		"AWS_CONFIG_FILE":             filepath.Join(s.root, "no-aws-config"),
+		"AWS_SHARED_CREDENTIALS_FILE": filepath.Join(s.root, "no-aws-credentials"),
 		"AWS_EC2_METADATA_DISABLED":   "true",
 	}
-	for k, v := range env {
-		tb.Setenv(k, v)
-	}
+}
+
+// bucketURL is the blob.Open URL of the server's bucket name.
+func (s *s3Server) bucketURL(name string) string {
 	q := url.Values{
-		"endpoint":       {"http://" + addr},
+		"endpoint":       {"http://" + s.addr},
 		"use_path_style": {"true"},
 		"disable_https":  {"true"},
 		"region":         {"us-east-1"},
 	}
-	return "s3://" + bucket + "?" + q.Encode()
+	return "s3://" + name + "?" + q.Encode()
 }
 
-// startVersitygw runs the server and waits until it answers HTTP. On success the server
-// is stopped (killed and waited for) when the test ends.
-func startVersitygw(tb testing.TB, bin, addr, access, secret string, args []string) error {
+// startVersitygw runs the server and waits until it answers HTTP. On success it returns the
+// function that stops it (kills it and waits for it).
+func startVersitygw(bin, addr, access, secret string, args []string) (stop func(), err error) {
 	cmd := exec.Command(bin, append([]string{"--port", addr}, args...)...)
 	// A small environment of our own: versitygw also reads settings from VGW_* and
 	// ROOT_* variables, which must not leak in. The keys go by environment, not argv, so
@@ -114,7 +197,7 @@ func startVersitygw(tb testing.TB, bin, addr, access, secret string, args []stri
 	var out lockedBuffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Start(); err != nil {
-		return err
+		return nil, err
 	}
 	exited := make(chan error, 1)
 	go func() { exited <- cmd.Wait() }()
@@ -124,7 +207,7 @@ func startVersitygw(tb testing.TB, bin, addr, access, secret string, args []stri
 	for {
 		select {
 		case err := <-exited:
-			return fmt.Errorf("versitygw exited (%v): %s", err, strings.TrimSpace(out.String()))
+			return nil, fmt.Errorf("versitygw exited (%v): %s", err, strings.TrimSpace(out.String()))
 		default:
 		}
 		// Any HTTP answer, even 403 to an unsigned request, means it is serving.
@@ -136,15 +219,14 @@ func startVersitygw(tb testing.TB, bin, addr, access, secret string, args []stri
 		if time.Now().After(deadline) {
 			cmd.Process.Kill()
 			<-exited
-			return fmt.Errorf("versitygw did not answer on %s within 15s: %v: %s", addr, err, strings.TrimSpace(out.String()))
+			return nil, fmt.Errorf("versitygw did not answer on %s within 15s: %v: %s", addr, err, strings.TrimSpace(out.String()))
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	tb.Cleanup(func() {
+	return func() {
 		cmd.Process.Kill()
 		<-exited
-	})
-	return nil
+	}, nil
 }
 
 // findVersitygw returns the path of a versitygw binary, building it if need be.

@@ -243,7 +243,7 @@ func (s *Server) App() *web.Server { return s.app }
 // Bucket is the server's file bucket.
 func (s *Server) Bucket() *blob.Bucket { return s.app.Bucket }
 
-// WithBucketURL runs the server on the bucket at u (for instance blobtest.StartS3's) instead
+// WithBucketURL runs the server on the bucket at u (for instance blobtest.SharedS3's) instead
 // of a file bucket in the test's folder. The bucket is closed when the test ends.
 func WithBucketURL(t testing.TB, u string) Option {
 	t.Helper()
