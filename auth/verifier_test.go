@@ -99,6 +99,8 @@ func TestVerifyRefuses(t *testing.T) {
 		{"HS256 with the public key", iss.SignHS256WithPublicKey(claims(iss, now)), auth.ErrAlgorithm, "unsupported signing algorithm HS256"},
 		{"alg other than the key's", iss.SignAlg("RS384", claims(iss, now)), auth.ErrAlgorithm, "signing algorithm RS384 does not fit signing key k1"},
 		{"tampered claims", tamper(iss.Sign(claims(iss, now)), claims(iss, now, set("sub", "mallory"))), auth.ErrSignature, "invalid token signature"},
+		{"tampered header", tamperHeader(iss.Sign(claims(iss, now))), auth.ErrSignature, "invalid token signature"},
+		{"another token's signature", swapSignature(iss.Sign(claims(iss, now, set("sub", "mallory"))), iss.Sign(claims(iss, now))), auth.ErrSignature, "invalid token signature"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -109,6 +111,29 @@ func TestVerifyRefuses(t *testing.T) {
 }
 
 // tamper replaces the payload of a signed token, keeping its header and signature.
+// tamperHeader adds a field to token's header, keeping its claims and signature.
+func tamperHeader(token string) string {
+	parts := strings.Split(token, ".")
+	b, err := base64.RawURLEncoding.DecodeString(parts[0])
+	if err != nil {
+		panic(err)
+	}
+	var h map[string]any
+	if err := json.Unmarshal(b, &h); err != nil {
+		panic(err)
+	}
+	h["x-tampered"] = true
+	if b, err = json.Marshal(h); err != nil {
+		panic(err)
+	}
+	return base64.RawURLEncoding.EncodeToString(b) + "." + parts[1] + "." + parts[2]
+}
+
+// swapSignature is token with the signature of another.
+func swapSignature(token, another string) string {
+	return token[:strings.LastIndex(token, ".")] + another[strings.LastIndex(another, "."):]
+}
+
 func tamper(token string, claims map[string]any) string {
 	parts := strings.Split(token, ".")
 	b, err := json.Marshal(claims)
