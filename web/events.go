@@ -182,6 +182,8 @@ func (e *events) stream(ctx context.Context, conn wsConn, held *heldConn, live *
 	e.eng.SubscribeAsync(ctx, callerOf(ctx), afterSeq, sink, func(end engine.StreamEnd, err error) {
 		defer close(ended)
 		live.stop()
+		// What an internal error was (a panic reading the log, among others) goes to the log.
+		noteCause(ctx, err)
 		err = toConnect(err)
 		if l != nil {
 			l.end = end
