@@ -94,7 +94,10 @@ func (e *Engine) Subscribe(ctx context.Context, c Caller, afterSeq int64, sink S
 	if o == nil {
 		return end, err
 	}
-	return o.ended(ctx, o.s.Serve(ctx, o.sink))
+	// Deferred: Serve panics with a panic reading the log, and the stream's member, place and
+	// timer must go all the same.
+	defer o.release()
+	return e.streamEnded(ctx, o.s, o.s.Serve(ctx, o.sink))
 }
 
 // SubscribeAsync is Subscribe without a goroutine that waits for the stream's end: it returns
@@ -164,13 +167,19 @@ func (e *Engine) openStream(ctx context.Context, c Caller, afterSeq int64, sink 
 // ended tells how the stream ended (streamEnded) and lets go of what it held.
 func (o *openStream) ended(ctx context.Context, err error) (StreamEnd, error) {
 	end, err := o.e.streamEnded(ctx, o.s, err)
+	o.release()
+	return end, err
+}
+
+// release lets go of what the stream held in the engine: its heartbeats' timer, its member's
+// presence, its place among the member's streams.
+func (o *openStream) release() {
 	if o.b != nil {
 		o.b.stop()
 		o.e.presence.closed(o.c.ID)
 	}
 	o.e.open.untrack(o.c.ID, o.s)
 	o.e.streams.Add(-1)
-	return end, err
 }
 
 // streamEnded tells how a stream ended, from what ended it, and reports it to the Observer:

@@ -153,7 +153,16 @@ func (e *events) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// the TLS handshake: docs/performance.md, "The browser's stream holds less"). It is counted
 	// among the running handlers still, so that a server shutting down waits for it.
 	e.running.enter()
-	reader := e.stream(context.WithoutCancel(ctx), conn, held, live, sub == wsJSON, afterSeq)
+	var reader *wsReader
+	defer func() {
+		if reader == nil {
+			// Opening the stream panicked (net/http recovers it): the connection, hijacked,
+			// is ours to close, and a shutdown must not wait for it.
+			held.Close()
+			e.running.leave()
+		}
+	}()
+	reader = e.stream(context.WithoutCancel(ctx), conn, held, live, sub == wsJSON, afterSeq)
 	// The connection's reader is a goroutine of its own, whose stack grows only as deep as
 	// reading needs: this one's was grown by the TLS handshake and the stream's opening.
 	go reader.read()

@@ -113,6 +113,12 @@ func startS3(tb testing.TB) *s3Server {
 	if err != nil {
 		tb.Fatal(err)
 	}
+	started := false
+	defer func() {
+		if !started {
+			os.RemoveAll(base)
+		}
+	}()
 	root := filepath.Join(base, "buckets")
 	if err := os.Mkdir(root, 0o700); err != nil {
 		tb.Fatal(err)
@@ -134,6 +140,7 @@ func startS3(tb testing.TB) *s3Server {
 		srv.addr = freeLoopbackAddr(tb)
 		stop, err := startVersitygw(bin, srv.addr, srv.access, srv.secret, args)
 		if err == nil {
+			started = true
 			srv.stop = func() {
 				stop()
 				os.RemoveAll(base)
@@ -141,7 +148,6 @@ func startS3(tb testing.TB) *s3Server {
 			return srv
 		}
 		if attempt == 3 {
-			os.RemoveAll(base)
 			tb.Fatalf("start versitygw: %v", err)
 		}
 	}
@@ -196,6 +202,8 @@ func startVersitygw(bin, addr, access, secret string, args []string) (stop func(
 	}
 	var out lockedBuffer
 	cmd.Stdout, cmd.Stderr = &out, &out
+	// Killed with the test process however it ends (a panic or -timeout runs no cleanup).
+	cmd.SysProcAttr = dieWithParent()
 	if err := cmd.Start(); err != nil {
 		return nil, err
 	}
