@@ -26,7 +26,7 @@ import (
 type wsStream struct {
 	t      testing.TB
 	c      *gws.Conn
-	events chan *svcv1.Event
+	events *webtest.Inbox[*svcv1.Event]
 	done   chan struct{}
 	err    error
 }
@@ -77,7 +77,7 @@ func (h *wsReader) OnMessage(c *gws.Conn, m *gws.Message) {
 		c.NetConn().Close()
 		return
 	}
-	h.st.events <- ev
+	h.st.events.Put(ev)
 }
 
 func (h *wsReader) OnClose(_ *gws.Conn, err error) {
@@ -115,7 +115,7 @@ func dialEvents(t testing.TB, s *webtest.Server, token string, o wsOptions) (*ws
 	if strings.HasPrefix(s.URL, "https:") {
 		opts.TlsConfig = s.TLSConfig("http/1.1")
 	}
-	st := &wsStream{t: t, events: make(chan *svcv1.Event, 100_000), done: make(chan struct{})}
+	st := &wsStream{t: t, events: webtest.NewInbox[*svcv1.Event](), done: make(chan struct{})}
 	c, res, err := gws.NewClient(&wsReader{st: st, o: o}, opts)
 	if err != nil {
 		if res != nil {
@@ -146,20 +146,14 @@ func mustDialEvents(t testing.TB, s *webtest.Server, token string, o wsOptions) 
 // next is the next event (heartbeats, presence and typing included).
 func (s *wsStream) next() *svcv1.Event {
 	s.t.Helper()
-	select {
-	case ev := <-s.events:
-		return ev
-	case <-s.done:
-		select {
-		case ev := <-s.events:
-			return ev
-		default:
-		}
+	ev, err := s.events.Wait(s.done, time.Now().Add(webtest.Wait))
+	switch {
+	case errors.Is(err, webtest.ErrEnded):
 		s.t.Fatalf("the stream ended (%v) while an event was expected", s.err)
-	case <-time.After(webtest.Wait):
+	case err != nil:
 		s.t.Fatalf("no event within %s", webtest.Wait)
 	}
-	return nil
+	return ev
 }
 
 // logged is the next logged event (or resync), past heartbeats, presence and typing.

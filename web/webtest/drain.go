@@ -9,13 +9,12 @@ func (s *Stream) Rest() []*svcv1.Event {
 	s.Ended()
 	var out []*svcv1.Event
 	for {
-		select {
-		case ev := <-s.events:
-			if !s.dropped(ev) {
-				out = append(out, ev)
-			}
-		default:
+		ev, ok := s.events.Take()
+		if !ok {
 			return out
+		}
+		if !s.dropped(ev) {
+			out = append(out, ev)
 		}
 	}
 }

@@ -2,6 +2,7 @@ package webtest
 
 import (
 	"context"
+	"errors"
 	"testing"
 	"time"
 
@@ -16,7 +17,7 @@ const Wait = 10 * time.Second
 // Stream is an open Subscribe stream read in the background.
 type Stream struct {
 	t      testing.TB
-	events chan *svcv1.Event
+	events *Inbox[*svcv1.Event]
 	done   chan struct{}
 	err    error
 	cancel context.CancelFunc
@@ -38,12 +39,12 @@ func (c *Client) Subscribe(t testing.TB, afterSeq int64) *Stream {
 		cancel()
 		t.Fatalf("subscribe: %v", err)
 	}
-	s := &Stream{t: t, events: make(chan *svcv1.Event, 100_000), done: make(chan struct{}), cancel: cancel}
+	s := &Stream{t: t, events: NewInbox[*svcv1.Event](), done: make(chan struct{}), cancel: cancel}
 	go func() {
 		defer close(s.done)
 		defer st.Close()
 		for st.Receive() {
-			s.events <- st.Msg()
+			s.events.Put(st.Msg())
 		}
 		s.err = st.Err()
 	}()
@@ -70,30 +71,20 @@ func (s *Stream) dropped(ev *svcv1.Event) bool {
 // if none arrives in time or the stream ends.
 func (s *Stream) Next() *svcv1.Event {
 	s.t.Helper()
-	timeout := time.After(Wait)
+	deadline := time.Now().Add(Wait)
 	for {
-		select {
-		case ev := <-s.events:
-			if s.dropped(ev) {
-				continue
-			}
-			return ev
-		case <-s.done:
-			// Drain what arrived before the end.
-			select {
-			case ev := <-s.events:
-				if s.dropped(ev) {
-					continue
-				}
-				return ev
-			default:
-			}
+		ev, err := s.events.Wait(s.done, deadline)
+		switch {
+		case errors.Is(err, ErrEnded):
 			s.t.Fatalf("the stream ended (%v) while an event was expected", s.err)
 			return nil
-		case <-timeout:
+		case err != nil:
 			s.t.Fatalf("no event within %s", Wait)
 			return nil
+		case s.dropped(ev):
+			continue
 		}
+		return ev
 	}
 }
 
