@@ -200,19 +200,35 @@ func (p *Peer) connect(o Options) error {
 // peer that closed.
 func (p *Peer) report(what string, err error) {
 	if err != nil && p.ctx.Err() == nil && connect.CodeOf(err) != connect.CodeNotFound {
-		p.onError(fmt.Errorf("%s: %s: %w", p.Member, what, err))
+		if what != "" {
+			err = fmt.Errorf("%s: %w", what, err)
+		}
+		p.onError(fmt.Errorf("%s: %w", p.Member, err))
 	}
 }
 
-// signal reads the Signal stream and answers each offer.
+// signal reads the Signal stream and answers each offer. An answer refused for want of
+// permission is reported only if the session's end does not come next: a member removed while
+// answering an offer (kicked, or out of the channel's sight) is refused the answer, the
+// session's end being on its way.
 func (p *Peer) signal(stream *connect.ServerStreamForClient[svcv1.SignalEvent]) {
 	defer stream.Close()
+	var refused error
+	defer func() { p.report("", refused) }()
 	for stream.Receive() {
 		ev := stream.Msg()
 		switch {
 		case ev.GetOffer() != nil:
-			p.report(fmt.Sprintf("answering offer %d", ev.GetOffer().GetRevision()), p.answer(ev.GetOffer()))
+			p.report("", refused)
+			refused = nil
+			what := fmt.Sprintf("answering offer %d", ev.GetOffer().GetRevision())
+			if err := p.answer(ev.GetOffer()); connect.CodeOf(err) == connect.CodePermissionDenied {
+				refused = fmt.Errorf("%s: %w", what, err)
+			} else {
+				p.report(what, err)
+			}
 		case ev.GetEnded() != nil:
+			refused = nil
 			p.mu.Lock()
 			p.ended = ev.GetEnded()
 			p.mu.Unlock()
