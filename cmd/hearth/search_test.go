@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net/http"
 	"os/exec"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -24,17 +23,7 @@ import (
 // every acknowledged message is found, by its current text only, and the deleted one is not.
 func TestSearchFindsEveryAcknowledgedSendAfterKill9(t *testing.T) {
 	t.Parallel()
-	if testing.Short() {
-		t.Skip("builds and runs the binary")
-	}
-	goTool, err := exec.LookPath("go")
-	if err != nil {
-		t.Skip("no go tool on PATH to build the binary with")
-	}
-	bin := filepath.Join(t.TempDir(), "hearth")
-	if out, err := exec.Command(goTool, "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := hearthBinary(t)
 	data := t.TempDir()
 	const base = "http://chat.test"
 	srv, url := startBinary(t, bin, "-data", data, "-addr", "127.0.0.1:0", "-base-url", base)
