@@ -3,9 +3,11 @@
 // with a bar, the count and the share of the voters, and who voted on hover or focus. The
 // results follow the message's message_updated, so they move live on every screen. A poll
 // closed, or past its closing time, shows its final results; its author and moderators may
-// close it early.
+// close it early. Choices made while a vote is on its way are kept, shown at once, and sent when
+// it is answered (the last one counts): two options clicked quickly in a poll of several are
+// both voted for.
 
-import { useEffect, useState } from "preact/hooks";
+import { useEffect, useRef, useState } from "preact/hooks";
 import type { Message, Poll } from "../../gen/svc/v1/types_pb";
 import { canDeleteMessageOf } from "../../lib/ranks";
 import type { Commands } from "../../state/commands";
@@ -50,19 +52,44 @@ export function PollView(props: { state: Pick<State, "me" | "members">; act: Pol
   const me = state.me?.id ?? "";
   const now = useNow(p);
   const closed = pollClosed(p, now);
-  const [busy, setBusy] = useState(false);
+  // What the person chose that the server has not answered yet, shown in place of their votes
+  // (a ref too, for a second click before the page renders the first), and the choice waiting
+  // for the vote on its way to be answered.
+  const [wanted, setWanted] = useState<string[] | null>(null);
+  const latest = useRef<string[] | null>(null);
+  const sending = useRef(false);
+  const queued = useRef<string[] | null>(null);
   const [confirming, setConfirming] = useState(false);
   const voters = new Set(p.options.flatMap((o) => o.voterIds));
-  const mine = p.options.filter((o) => o.voterIds.includes(me)).map((o) => o.id);
+  const mine = wanted ?? p.options.filter((o) => o.voterIds.includes(me)).map((o) => o.id);
   const top = Math.max(0, ...p.options.map((o) => o.voterIds.length));
   // As for deleting it: its author, or a moderator who outranks the author (or the author left).
   const mayClose = !closed && canDeleteMessageOf(state, m.authorId);
 
   const choose = (id: string) => {
-    if (closed || busy) return;
-    const next = p.multiple ? (mine.includes(id) ? mine.filter((x) => x !== id) : [...mine, id]) : mine.includes(id) ? [] : [id];
-    setBusy(true);
-    void act.vote(m, next).finally(() => setBusy(false));
+    if (closed) return;
+    const from = latest.current ?? mine;
+    const next = p.multiple ? (from.includes(id) ? from.filter((x) => x !== id) : [...from, id]) : from.includes(id) ? [] : [id];
+    latest.current = next;
+    setWanted(next);
+    queued.current = next;
+    if (!sending.current) void send();
+  };
+  // Sends the choice queued, and the next one made meanwhile, until none is left; then the votes
+  // shown are the server's again (each answer has updated the message; a refusal, with its
+  // notice, leaves them as they were).
+  const send = async () => {
+    sending.current = true;
+    try {
+      for (let next = queued.current; next; next = queued.current) {
+        queued.current = null;
+        await act.vote(m, next);
+      }
+    } finally {
+      sending.current = false;
+      latest.current = null;
+      setWanted(null);
+    }
   };
 
   const total = voters.size;
@@ -89,7 +116,7 @@ export function PollView(props: { state: Pick<State, "me" | "members">; act: Pol
                 type="button"
                 class={cls.join(" ")}
                 aria-pressed={chosen}
-                aria-disabled={closed || busy}
+                aria-disabled={closed}
                 aria-label={`${o.text}: ${n} ${n === 1 ? "vote" : "votes"}, ${pct}%`}
                 aria-describedby={n > 0 ? whoId : undefined}
                 onClick={() => choose(o.id)}

@@ -1,1 +1,0 @@
-import{a,b}from"./chunk-I62PUADD.js";import"./chunk-H5A2JM6Y.js";import"./chunk-4TR5XHKE.js";import"./chunk-UQT2SZJE.js";import"./chunk-2EZMXL2G.js";import"./chunk-TT6P6TXG.js";export{b as MemberAdmin,a as MembersScreen};

@@ -1,1 +1,0 @@
-import{b as a,c as b}from"./chunk-JNOPHKJ5.js";import"./chunk-7PQ2WVSR.js";import"./chunk-UQT2SZJE.js";import"./chunk-2EZMXL2G.js";import"./chunk-TT6P6TXG.js";export{a as NOTIFY_SETTINGS,b as NotifySettingsPage};

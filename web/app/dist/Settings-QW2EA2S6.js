@@ -1,1 +1,0 @@
-import{a,b,c,d,e}from"./chunk-3FBJEUCH.js";import"./chunk-LDFBLAM2.js";import"./chunk-UQT2SZJE.js";import"./chunk-2EZMXL2G.js";import"./chunk-TT6P6TXG.js";export{a as LIMITS,c as ModeField,e as QuestionsField,b as SettingsScreen,d as questionsOver};
