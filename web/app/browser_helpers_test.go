@@ -334,11 +334,12 @@ func (p *page) run(actions ...chromedp.Action[chromedp.Void]) {
 	}
 }
 
-// describe is what the page shows, for a failure message.
+// describe is what the page shows, for a failure message: its address, what has the focus,
+// the message list's scroll and its text.
 func (p *page) describe() string {
 	ctx, cancel := context.WithTimeout(p.ctx, 3*time.Second)
 	defer cancel()
-	text, err := chromedp.Run(ctx, chromedp.Evaluate[string](`(() => { const s = document.querySelector(".message-scroller"); return location.href + "\n" + (s ? JSON.stringify({top: s.scrollTop, height: s.scrollHeight, client: s.clientHeight, n: document.querySelectorAll("article.msg").length, busy: document.querySelector(".message-list")?.getAttribute("aria-busy")}) + "\n" : "") + (document.body?.innerText ?? "").slice(0, 3000); })()`))
+	text, err := chromedp.Run(ctx, chromedp.Evaluate[string](`(() => { const s = document.querySelector(".message-scroller"); const a = document.activeElement; return location.href + "\nfocus: " + (a ? a.tagName.toLowerCase() + (a.className ? "." + String(a.className).split(" ").join(".") : "") + (a.getAttribute("aria-label") ? " [" + a.getAttribute("aria-label") + "]" : "") : "none") + "\n" + (s ? JSON.stringify({top: s.scrollTop, height: s.scrollHeight, client: s.clientHeight, n: document.querySelectorAll("article.msg").length, busy: document.querySelector(".message-list")?.getAttribute("aria-busy")}) + "\n" : "") + (document.body?.innerText ?? "").slice(0, 3000); })()`))
 	if err != nil {
 		return "(page text unavailable: " + err.Error() + ")"
 	}
