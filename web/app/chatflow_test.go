@@ -629,6 +629,26 @@ func TestBrowserUpEditsTheLastOwnMessage(t *testing.T) {
 	alice.focusIs("the reply's edit box", `document.querySelector('.thread-panel textarea[aria-label="Edit message"]')`)
 	alice.run(press("Escape", 27, "", 0))
 	alice.focusIs("the thread's message box again", `document.querySelector(".thread-panel .composer .composer-input")`)
+
+	t.Log("Up the moment a reply shows, before the page has painted it: the reply's edit")
+	// The keydown comes from a mutation observer, which runs once the reply's element is in
+	// the page and before the browser paints: a listener that comes after the paint misses it.
+	alice.eval0(`(() => {
+		const list = document.querySelector(".thread-panel .message-list");
+		const seen = new Set([...list.querySelectorAll("article.msg[data-id]")].map((a) => a.dataset.id));
+		const watch = new MutationObserver(() => {
+			if (![...list.querySelectorAll("article.msg[data-mine]")].some((a) => !seen.has(a.dataset.id))) return;
+			watch.disconnect();
+			document.querySelector(".thread-panel .composer .composer-input").dispatchEvent(new KeyboardEvent("keydown", { key: "ArrowUp", bubbles: true, cancelable: true }));
+		});
+		watch.observe(list, { childList: true, subtree: true });
+	})()`)
+	alice.send("another reply", ".thread-panel")
+	threadEdit := `document.querySelector('.thread-panel textarea[aria-label="Edit message"]')`
+	alice.focusIs("the new reply's edit box", threadEdit)
+	if got := eval[string](alice, threadEdit+`.value`); got != "another reply" {
+		t.Errorf("Up opened the edit of %q, want the new reply", got)
+	}
 	alice.noErrors(srv.URL)
 }
 

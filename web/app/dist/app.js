@@ -1,1 +1,1 @@
-import{d as e,la as o,lb as i}from"./chunk-R4SOIUVI.js";e(o(i,{}),document.getElementById("app"));
+import{d as e,la as o,lb as i}from"./chunk-22MT47GS.js";e(o(i,{}),document.getElementById("app"));

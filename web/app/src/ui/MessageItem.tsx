@@ -73,9 +73,11 @@ export function MessageItem(props: {
   const [viewing, setViewing] = useState(-1);
   const article = useRef<HTMLElement>(null);
   useKeptFocus(article, editing, confirming);
-  // Editing asked for from the message box: the focus goes back there when the edit ends.
+  // Editing asked for from the message box: the focus goes back there when the edit ends. The
+  // listener is there as soon as the message is on the page (a layout effect runs before the
+  // browser does anything else), so an Up pressed right after a message shows edits it.
   const back = useRef<HTMLElement | null>(null);
-  useEffect(() => {
+  useLayoutEffect(() => {
     const el = article.current;
     const on = (e: Event) => {
       back.current = (e as EditRequest).detail?.back ?? null;

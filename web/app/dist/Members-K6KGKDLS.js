@@ -1,1 +1,0 @@
-import{a,b}from"./chunk-PHHJGIWV.js";import"./chunk-H5A2JM6Y.js";import"./chunk-YZSGXBVI.js";import"./chunk-VUGOSEPK.js";import"./chunk-XFXV3QNQ.js";import"./chunk-R4SOIUVI.js";export{b as MemberAdmin,a as MembersScreen};

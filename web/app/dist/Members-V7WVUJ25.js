@@ -1,0 +1,1 @@
+import{a,b}from"./chunk-5BTE7OPQ.js";import"./chunk-H5A2JM6Y.js";import"./chunk-VIT6HFVK.js";import"./chunk-P3EGGS7M.js";import"./chunk-WPMKOIE5.js";import"./chunk-22MT47GS.js";export{b as MemberAdmin,a as MembersScreen};

@@ -1,0 +1,1 @@
+import{b as a,c as b}from"./chunk-DSEIB7KL.js";import"./chunk-K4HQ2ZL4.js";import"./chunk-P3EGGS7M.js";import"./chunk-WPMKOIE5.js";import"./chunk-22MT47GS.js";export{a as NOTIFY_SETTINGS,b as NotifySettingsPage};

@@ -1,1 +1,0 @@
-import{b as a,c as b}from"./chunk-DKY2SDSN.js";import"./chunk-OO62DSLP.js";import"./chunk-VUGOSEPK.js";import"./chunk-XFXV3QNQ.js";import"./chunk-R4SOIUVI.js";export{a as NOTIFY_SETTINGS,b as NotifySettingsPage};

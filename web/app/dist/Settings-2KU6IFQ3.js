@@ -1,0 +1,1 @@
+import{a,b,c,d,e}from"./chunk-UB7W25EP.js";import"./chunk-YK3V2ER5.js";import"./chunk-P3EGGS7M.js";import"./chunk-WPMKOIE5.js";import"./chunk-22MT47GS.js";export{a as LIMITS,c as ModeField,e as QuestionsField,b as SettingsScreen,d as questionsOver};

@@ -1,1 +1,0 @@
-import{a,b,c,d,e}from"./chunk-XAE22T72.js";import"./chunk-H5SUTF5K.js";import"./chunk-VUGOSEPK.js";import"./chunk-XFXV3QNQ.js";import"./chunk-R4SOIUVI.js";export{a as LIMITS,c as ModeField,e as QuestionsField,b as SettingsScreen,d as questionsOver};
