@@ -16,21 +16,20 @@ import (
 // so it finds what the restore brought back.
 func (s *Server) RestoreFresh(r io.Reader) backup.Summary {
 	s.t.Helper()
-	s.app.CloseStreams()
-	s.close()
-	entries, err := os.ReadDir(s.Dir)
-	if err != nil {
-		s.t.Fatal(err)
-	}
-	for _, e := range entries {
-		if err := os.RemoveAll(filepath.Join(s.Dir, e.Name())); err != nil {
+	var res backup.Summary
+	s.RestartAfter(func() {
+		entries, err := os.ReadDir(s.Dir)
+		if err != nil {
 			s.t.Fatal(err)
 		}
-	}
-	res, err := backup.Restore(context.Background(), r, s.Dir, Logger())
-	if err != nil {
-		s.t.Fatalf("restore: %v", err)
-	}
-	s.open()
+		for _, e := range entries {
+			if err := os.RemoveAll(filepath.Join(s.Dir, e.Name())); err != nil {
+				s.t.Fatal(err)
+			}
+		}
+		if res, err = backup.Restore(context.Background(), r, s.Dir, Logger()); err != nil {
+			s.t.Fatalf("restore: %v", err)
+		}
+	})
 	return res
 }

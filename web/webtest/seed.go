@@ -18,25 +18,24 @@ import (
 // Seed stops the server, runs fn in one transaction of its database, and starts it again.
 func (s *Server) Seed(fn func(b *store.Batch) error) {
 	s.t.Helper()
-	s.app.CloseStreams()
-	s.close()
-	db, err := store.Open(filepath.Join(s.Dir, "db"), store.ProfileSmall, Logger())
-	if err != nil {
-		s.t.Fatal(err)
-	}
-	b := db.NewBatch()
-	err = fn(b)
-	if err == nil {
-		err = b.Commit()
-	}
-	b.Discard()
-	if err != nil {
-		s.t.Fatalf("seed: %v", err)
-	}
-	if err := db.Close(); err != nil {
-		s.t.Fatal(err)
-	}
-	s.open()
+	s.RestartAfter(func() {
+		db, err := store.Open(filepath.Join(s.Dir, "db"), store.ProfileSmall, Logger())
+		if err != nil {
+			s.t.Fatal(err)
+		}
+		b := db.NewBatch()
+		err = fn(b)
+		if err == nil {
+			err = b.Commit()
+		}
+		b.Discard()
+		if err != nil {
+			s.t.Fatalf("seed: %v", err)
+		}
+		if err := db.Close(); err != nil {
+			s.t.Fatal(err)
+		}
+	})
 }
 
 // SeedRanks gives the members of clients the ranks asked for (and updates their Member).

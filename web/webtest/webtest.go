@@ -134,9 +134,19 @@ func start(t testing.TB, tls bool, config func(*web.Config), options ...Option) 
 				return
 			}
 		}
-		(*s.handler.Load()).ServeHTTP(w, r)
+		h := s.handler.Load()
+		if h == nil { // the test is over (release)
+			http.Error(w, "the test server is closed", http.StatusServiceUnavailable)
+			return
+		}
+		(*h).ServeHTTP(w, r)
 	}), Logger(), s.cfg.WriteTimeout)
-	s.http.Config.ConnState = func(c net.Conn, st http.ConnState) { s.current.Load().ConnState(c, st) }
+	s.http.Config.ConnState = func(c net.Conn, st http.ConnState) {
+		// A connection accepted as the test ends may come after release.
+		if cur := s.current.Load(); cur != nil {
+			cur.ConnState(c, st)
+		}
+	}
 	s.open()
 	if tls {
 		s.http.EnableHTTP2 = true
@@ -326,7 +336,8 @@ func (s *Server) Restart() {
 }
 
 // RestartAfter is Restart with fn run while the server is stopped: a test moves the clock
-// there, as time passes while a server is down.
+// there, as time passes while a server is down, or writes the database (Seed), or restores a
+// backup (RestoreFresh).
 func (s *Server) RestartAfter(fn func()) {
 	s.t.Helper()
 	reopened := make(chan struct{})
