@@ -208,9 +208,9 @@ func (p *Peer) report(what string, err error) {
 }
 
 // signal reads the Signal stream and answers each offer. An answer refused for want of
-// permission is reported only if the session's end does not come next: a member removed while
-// answering an offer (kicked, or out of the channel's sight) is refused the answer, the
-// session's end being on its way.
+// permission is reported unless the session's end comes next, saying the member was removed:
+// a member removed while answering an offer (kicked, or out of the channel's sight) is refused
+// the answer, the session's end being on its way.
 func (p *Peer) signal(stream *connect.ServerStreamForClient[svcv1.SignalEvent]) {
 	defer stream.Close()
 	var refused error
@@ -228,7 +228,9 @@ func (p *Peer) signal(stream *connect.ServerStreamForClient[svcv1.SignalEvent]) 
 				p.report(what, err)
 			}
 		case ev.GetEnded() != nil:
-			refused = nil
+			if ev.GetEnded().GetReason() == svcv1.VoiceEndReason_VOICE_END_REASON_REMOVED {
+				refused = nil
+			}
 			p.mu.Lock()
 			p.ended = ev.GetEnded()
 			p.mu.Unlock()
