@@ -115,6 +115,10 @@ func (b *sharedBrowser) startOnce(extra ...chromedp.ExecAllocatorOption) error {
 		chromedp.Flag("disable-sync", true),
 		chromedp.Flag("disable-background-networking", true),
 		chromedp.Flag("lang", "en-US"),
+		// Its temporary files (the folder of its single-instance socket, which it removes only
+		// when it exits by itself, not when the test ends it) in the profile's folder, which
+		// stop removes: under /tmp they were left behind, some twenty a run.
+		chromedp.Env("TMPDIR="+dir),
 	)
 	opts = append(opts, extra...)
 	alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
