@@ -33,26 +33,7 @@ type tab struct {
 
 func newTab(t *testing.T) *tab {
 	t.Helper()
-	const chromium = "/usr/bin/chromium"
-	if _, err := os.Stat(chromium); err != nil {
-		if os.Getenv("HEARTH_REQUIRE_BROWSER") != "" {
-			t.Fatalf("HEARTH_REQUIRE_BROWSER is set but %s is missing", chromium)
-		}
-		t.Skipf("no browser at %s", chromium)
-	}
-	opts := append(chromedp.DefaultExecAllocatorOptions[:],
-		chromedp.ExecPath(chromium),
-		chromedp.UserDataDir(t.TempDir()),
-		chromedp.NoSandbox,
-		chromedp.DisableGPU,
-		chromedp.WindowSize(520, 900),
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-	)
-	alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	t.Cleanup(cancelAlloc)
-	browser, cancelBrowser := chromedp.NewContext(alloc)
-	t.Cleanup(cancelBrowser)
+	browser := webtest.StartChromium(t, chromedp.WindowSize(520, 900))
 	ctx, cancel := context.WithTimeout(browser, 2*time.Minute)
 	t.Cleanup(cancel)
 	b := &tab{t: t, ctx: ctx}

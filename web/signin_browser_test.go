@@ -3,11 +3,12 @@ package web_test
 import (
 	"context"
 	"net/url"
-	"os"
 	"testing"
 	"time"
 
 	"github.com/chromedp/chromedp"
+
+	"hearth/web/webtest"
 )
 
 // TestSignInPageFocusInABrowser: in Chromium, under the page's CSP, a failed sign-in comes
@@ -16,29 +17,12 @@ import (
 // browser does what the HTML asks.) Skipped without Chromium unless HEARTH_REQUIRE_BROWSER.
 func TestSignInPageFocusInABrowser(t *testing.T) {
 	t.Parallel()
-	const chromium = "/usr/bin/chromium"
-	if _, err := os.Stat(chromium); err != nil {
-		if os.Getenv("HEARTH_REQUIRE_BROWSER") != "" {
-			t.Fatalf("HEARTH_REQUIRE_BROWSER is set but %s is missing", chromium)
-		}
-		t.Skipf("no browser at %s", chromium)
-	}
+	webtest.RequireChromium(t)
 	s, _ := newOpenCommunity(t)
 	s.SignUp(t, "taken", pw, nil)
 	o := s.OAuth()
 
-	opts := append(chromedp.DefaultExecAllocatorOptions[:],
-		chromedp.ExecPath(chromium),
-		chromedp.UserDataDir(t.TempDir()),
-		chromedp.NoSandbox,
-		chromedp.DisableGPU,
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-	)
-	alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	defer cancelAlloc()
-	browser, cancelBrowser := chromedp.NewContext(alloc)
-	defer cancelBrowser()
+	browser := webtest.StartChromium(t)
 	ctx, cancel := context.WithTimeout(browser, 60*time.Second)
 	defer cancel()
 

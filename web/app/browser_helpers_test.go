@@ -24,8 +24,6 @@ import (
 // The browser tests drive Debian's Chromium (apt-get install chromium) against a real server.
 // Without it they skip, except where HEARTH_REQUIRE_BROWSER is set (CI), where they fail.
 
-const chromiumPath = "/usr/bin/chromium"
-
 // waitLimit bounds every wait for the page to reach a state; the waits end as soon as it does.
 const waitLimit = 20 * time.Second
 
@@ -36,7 +34,7 @@ const waitLimit = 20 * time.Second
 // needs flags of its own (extra: voice's fake media) gets a Chromium of its own, ended with it.
 func startBrowser(t *testing.T, extra ...chromedp.ExecAllocatorOption) context.Context {
 	t.Helper()
-	requireBrowser(t)
+	webtest.RequireChromium(t)
 	if len(extra) > 0 {
 		return startOwnBrowser(t, extra...)
 	}
@@ -52,23 +50,12 @@ func startBrowser(t *testing.T, extra ...chromedp.ExecAllocatorOption) context.C
 	return shared.browser
 }
 
-// requireBrowser skips the test where there is no Chromium, or fails it where CI asks for one.
-func requireBrowser(t *testing.T) {
-	t.Helper()
-	if _, err := os.Stat(chromiumPath); err != nil {
-		if os.Getenv("HEARTH_REQUIRE_BROWSER") != "" {
-			t.Fatalf("HEARTH_REQUIRE_BROWSER is set but %s is missing: apt-get install -y chromium", chromiumPath)
-		}
-		t.Skipf("no browser at %s (apt-get install -y chromium)", chromiumPath)
-	}
-}
-
 // startOwnBrowser starts a Chromium for the test alone, ended with it: for flags of its own, and
 // for a test that uses the browser's own profile (an installed client, a service worker), where
 // what earlier tests left (a worker registered for an address a server had before) would stay.
 func startOwnBrowser(t *testing.T, extra ...chromedp.ExecAllocatorOption) context.Context {
 	t.Helper()
-	requireBrowser(t)
+	webtest.RequireChromium(t)
 	own := &sharedBrowser{}
 	if err := own.start(extra...); err != nil {
 		t.Fatalf("start chromium: %v", err)
@@ -105,23 +92,7 @@ func (b *sharedBrowser) startOnce(extra ...chromedp.ExecAllocatorOption) error {
 	if err != nil {
 		return err
 	}
-	opts := append(chromedp.DefaultExecAllocatorOptions[:],
-		chromedp.ExecPath(chromiumPath),
-		chromedp.UserDataDir(dir),
-		chromedp.NoSandbox,
-		chromedp.DisableGPU,
-		chromedp.Flag("disable-quic", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("lang", "en-US"),
-		// Its temporary files (the folder of its single-instance socket, which it removes only
-		// when it exits by itself, not when the test ends it) in the profile's folder, which
-		// stop removes: under /tmp they were left behind, some twenty a run.
-		chromedp.Env("TMPDIR="+dir),
-	)
-	opts = append(opts, extra...)
-	alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(), webtest.ChromiumOptions(dir, extra...)...)
 	browser, cancelBrowser := chromedp.NewContext(alloc)
 	b.browser, b.dir = browser, dir
 	b.cancel = func() {
