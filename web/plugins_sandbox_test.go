@@ -15,8 +15,7 @@ import (
 // checked; the bystander and the server go on.
 func TestPluginBuiltinTricksAreStoppedOrBounded(t *testing.T) {
 	// Not in parallel: a plugin's limits are real time and the process's memory, which other
-	// tests beside it would spend (a local CI run once saw the copier's hook take more than a second past
-	// its limit to stop, beside the parallel tests).
+	// tests beside it would spend.
 	s := webtest.Start(t)
 	owner := s.Join("owner")
 	general := mustChannel(t, owner, "general", svcv1.ChannelKind_CHANNEL_KIND_TEXT)
@@ -32,7 +31,13 @@ func TestPluginBuiltinTricksAreStoppedOrBounded(t *testing.T) {
 	st := owner.Subscribe(t, s.Engine.Seq())
 
 	mustSend(t, owner, &svcv1.SendMessageRequest{ChannelId: general.GetId(), Text: "!flip"})
-	stoppedWith(t, owner, "copier", "stopped: hook message")
+	// The copier's one native step stops at the next check of the limits goja makes; on a
+	// machine busy enough that it comes more than a second past the time limit, the hook is
+	// abandoned (and ends at that check all the same): either is the limit stopping it.
+	if p := waitListed(t, owner, "copier", func(p *svcv1.Plugin) bool { return !p.GetRunning() }); !p.GetEnabled() ||
+		!strings.Contains(p.GetError(), "stopped: hook message") && !strings.Contains(p.GetError(), "stopped: a hook did not stop within 1s of its time limit") {
+		t.Fatalf("plugin copier stopped as %v, want an error saying its hook was stopped by a limit", p)
+	}
 	stoppedWith(t, owner, "scanner", "stopped: hook message ran longer than 500ms")
 	mustSend(t, owner, &svcv1.SendMessageRequest{ChannelId: general.GetId(), Text: "!echo x"})
 	var got []string

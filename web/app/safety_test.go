@@ -100,8 +100,9 @@ func TestBrowserTimeoutFromTheCard(t *testing.T) {
 	srv, owner, ids := community(t)
 	ctx := context.Background()
 	mia, bob, carol := moderationCast(t, srv, owner)
-	// Carol's timeout runs out while the test goes on.
-	carolUntil := time.Now().Add(15 * time.Second)
+	// Carol's timeout runs out while the test goes on: late enough that three people sign in and
+	// open the channel before it, on a loaded machine too (15 s was once not enough in CI's run).
+	carolUntil := time.Now().Add(30 * time.Second)
 	seedTimeout(t, srv, carol, carolUntil)
 	miaPage := openPage(t, browser, "mia", 1280, 800)
 	bobPage := openPage(t, browser, "bob", 1280, 800)
@@ -200,6 +201,7 @@ func TestBrowserTimeoutFromTheCard(t *testing.T) {
 	bobPage.seesOnce("sorry about the links")
 
 	t.Log("carol's timeout runs out by itself")
+	time.Sleep(time.Until(carolUntil))
 	carolPage.waitFor("carol's composer back", `!`+composerJS+`.disabled && !`+holdJS+` && !!`+mias+`.querySelector('[aria-label="Report message"]')`)
 	carolPage.send("back again")
 	carolPage.seesOnce("back again")
