@@ -40,6 +40,11 @@ func ChromiumOptions(dir string, extra ...chromedp.ExecAllocatorOption) []chrome
 		chromedp.Flag("disable-sync", true),
 		chromedp.Flag("disable-background-networking", true),
 		chromedp.Flag("lang", "en-US"),
+		// chromedp's defaults (Translate, BlinkGenPropertyTrees), and the address bar's popup,
+		// which Chromium 156 draws as a web page of its own (chrome://omnibox-popup.top-chrome)
+		// preloaded in a renderer of its own for every window, a person's browser context being
+		// one: about a third of the CPU a two-person test spent, for a popup no test opens.
+		chromedp.Flag("disable-features", "Translate,BlinkGenPropertyTrees,WebUIOmniboxPopup,WebUIOmniboxAimPopup"),
 	)
 	return append(opts, extra...)
 }
