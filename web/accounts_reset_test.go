@@ -229,6 +229,9 @@ func TestForgotPasswordAnswersTheSameAndMailsAVerifiedAddress(t *testing.T) {
 	// address.
 	forgot("quinn")
 	wantPage(t, forgot("quinn"), http.StatusOK, "If that account has a confirmed email address")
+	// The third mail of the hour is sent as the first ask is answered, on a loaded machine
+	// later than 200 ms: waited for, then no fourth after it.
+	ms.Wait(t, 4)
 	time.Sleep(200 * time.Millisecond)
 	if ms.Count() != 4 {
 		t.Fatalf("%d mails, want 4 (3 an hour for one account)", ms.Count())
