@@ -105,7 +105,10 @@ func startUpload(t *testing.T, url, data, token string) net.Conn {
 	if _, err := conn.Write(append([]byte(head), make([]byte, 300<<10)...)); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(20 * time.Second)
+	// The file is written once the sandbox has looked at its head, and a server's first look
+	// compiles the sandbox's guest (its cache is in the data folder, new for each test): 20 s
+	// were once not enough for that on a loaded machine.
+	deadline := time.Now().Add(60 * time.Second)
 	for len(partialFiles(t, data)) == 0 {
 		if time.Now().After(deadline) {
 			t.Fatal("the upload's temporary file did not appear")
