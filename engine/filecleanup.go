@@ -21,7 +21,9 @@ const (
 	// orphanEvery is how many job ticks (minutes) pass between two orphan sweeps: each lists
 	// the whole files/ prefix of the bucket.
 	orphanEvery = 6 * 60
-	// deleteTimeout bounds deleting the objects of one change.
+	// deleteTimeout bounds deleting one object of a change. Each has its own: one bound for a
+	// whole batch of 256 left its tail to the sweep whenever the bucket was slow (an S3 on a
+	// loaded machine took more than 30 s for 256).
 	deleteTimeout = 30 * time.Second
 )
 
@@ -138,16 +140,23 @@ func (e *Engine) deleteObjects(ids []string) { e.deleteObjectsUnder(blob.FileKey
 // deleteObjectsUnder deletes the objects key(id) of rows a committed change deleted (files,
 // emoji, preview images). It runs on the caller's goroutine, never the writer's, and outlives
 // the caller's context: the rows are gone already. An object it fails to delete is an orphan
-// for the sweep.
+// for the sweep; after a delete the bucket did not answer in time it leaves the rest to the
+// sweep too, rather than wait as long again for each.
 func (e *Engine) deleteObjectsUnder(key func(id string) string, what string, ids []string) {
 	if len(ids) == 0 || e.opts.Bucket == nil {
 		return
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), deleteTimeout)
-	defer cancel()
-	for _, id := range ids {
-		if err := e.opts.Bucket.Delete(ctx, key(id)); err != nil {
+	for i, id := range ids {
+		ctx, cancel := context.WithTimeout(context.Background(), deleteTimeout)
+		err := e.opts.Bucket.Delete(ctx, key(id))
+		late := ctx.Err() != nil
+		cancel()
+		if err != nil {
 			e.log.Warn("deleting "+what+"; the cleanup will retry", "err", err)
+		}
+		if err != nil && late {
+			e.log.Warn("the bucket did not answer within "+deleteTimeout.String()+"; the cleanup will delete the rest", "left", len(ids)-i-1)
+			return
 		}
 	}
 }
